@@ -1,0 +1,68 @@
+"""What the run runtime needs from an adapter, stated in the core so the core never imports ``adapters``.
+
+``adapters.base.AgentAdapter`` is the base class every agent module extends; it satisfies :class:`Adapter`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Protocol
+
+if TYPE_CHECKING:
+    from acp_mux.events import BaseEvent
+    from acp_mux.parse_context import ParseContext
+    from acp_mux.process import ExitStatus, SpawnSpec
+    from acp_mux.prompt import Prompt
+
+ApprovalMode = Literal["prompt", "yolo", "deny"]
+
+
+@dataclass
+class RunOptions:
+    """Everything one run needs; the server fills it from the ACP session and the command line."""
+
+    agent: str
+    cwd: str
+    prompt: "Prompt | None" = None
+    model: str | None = None
+    mode: str | None = None
+    session_id: str | None = None  # the agent's native session to resume
+    binary: str | None = None
+    env: dict[str, str] | None = None
+    extra_args: list[str] = field(default_factory=list)
+    mcp_servers: list[dict[str, Any]] = field(default_factory=list)
+    approval_mode: ApprovalMode = "prompt"
+    timeout_s: float | None = None
+    inactivity_timeout_s: float | None = None
+    grace_period_s: float = 5.0
+    max_turns: int | None = None
+    event_buffer_size: int = 1000
+    collect_events: bool = False
+    debug: bool = False
+    run_id: str | None = None
+    tags: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ApprovalDecision:
+    """The user's answer to an approval request, as the adapter must relay it."""
+
+    approve: bool
+    reason: str | None = None
+    always: bool = False
+    updated_input: Any = None
+
+
+class Adapter(Protocol):
+    name: str
+
+    def build_spawn(self, options: RunOptions) -> "SpawnSpec": ...
+    def start(self, options: RunOptions, ctx: "ParseContext") -> None: ...
+    def parse_line(self, line: str, ctx: "ParseContext") -> "Iterable[BaseEvent]": ...
+    def stderr_events(self, line: str, ctx: "ParseContext") -> "Iterable[BaseEvent]": ...
+    def send_prompt(self, prompt: "Prompt", ctx: "ParseContext") -> None: ...
+    def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: "ParseContext") -> None: ...
+    def respond_input(self, interaction_id: str, text: str, ctx: "ParseContext") -> None: ...
+    def interrupt(self, ctx: "ParseContext") -> bool: ...
+    def set_mode(self, mode: str, ctx: "ParseContext") -> bool: ...
+    def finish(self, status: "ExitStatus", ctx: "ParseContext") -> "Iterable[BaseEvent]": ...

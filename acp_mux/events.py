@@ -1,0 +1,698 @@
+"""The normalized AgentEvent union: 67 event types in 18 categories (spec 000).
+
+Every adapter turns its agent's native output into these events, and only these; translation to ACP reads only
+these. Field names are snake_case in Python and camelCase on the wire (aliases), so a run can be written as JSONL
+and read back losslessly. Models use ``defer_build`` so importing this module stays cheap: a schema is built the
+first time its event type is used.
+
+Adapters build events without ``run_id``/``agent``/``timestamp``; the run runtime stamps them (the spec's
+"event enrichment" step), which is why those fields have empty defaults.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import cache
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, model_serializer
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "AgentEvent",
+    "AgentEventType",
+    "BaseEvent",
+    "CATEGORIES",
+    "CostRecord",
+    "ErrorCode",
+    "EVENT_TYPES",
+    "EVENT_CLASSES",
+    "UnknownEvent",
+    "category_of",
+    "dump_event",
+    "event_to_json",
+    "is_terminal_event",
+    "now_ms",
+    "parse_event",
+    "parse_event_json",
+]
+
+
+def now_ms() -> int:
+    """Unix epoch milliseconds, the spec's timestamp unit."""
+    return time.time_ns() // 1_000_000
+
+
+_CONFIG = ConfigDict(
+    alias_generator=to_camel,
+    populate_by_name=True,
+    defer_build=True,
+    extra="ignore",
+    ser_json_inf_nan="constants",
+)
+
+
+class CostRecord(BaseModel):
+    """Aggregated cost and token usage for a run, turn or subagent (spec 000 §3)."""
+
+    model_config = _CONFIG
+    total_usd: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    thinking_tokens: int | None = None
+    cached_tokens: int | None = None
+
+
+class BaseEvent(BaseModel):
+    """Fields every event carries. ``type`` is the discriminant; ``raw`` is the native line in debug mode."""
+
+    model_config = _CONFIG
+    type: str
+    run_id: str = ""
+    agent: str = ""
+    timestamp: int = 0
+    raw: str | None = None
+
+
+# ── Session lifecycle (5) ──────────────────────────────────────────────────────────────────────────────────────
+class SessionStartEvent(BaseEvent):
+    type: Literal["session_start"] = "session_start"
+    session_id: str
+    resumed: bool = False
+    forked_from: str | None = None
+
+
+class SessionResumeEvent(BaseEvent):
+    type: Literal["session_resume"] = "session_resume"
+    session_id: str
+    prior_turn_count: int = 0
+
+
+class SessionForkEvent(BaseEvent):
+    type: Literal["session_fork"] = "session_fork"
+    session_id: str
+    forked_from: str
+
+
+class SessionCheckpointEvent(BaseEvent):
+    type: Literal["session_checkpoint"] = "session_checkpoint"
+    session_id: str
+    checkpoint_id: str
+
+
+class SessionEndEvent(BaseEvent):
+    type: Literal["session_end"] = "session_end"
+    session_id: str
+    turn_count: int = 0
+    cost: CostRecord | None = None
+
+
+# ── Turn / step lifecycle (4) ──────────────────────────────────────────────────────────────────────────────────
+class TurnStartEvent(BaseEvent):
+    type: Literal["turn_start"] = "turn_start"
+    turn_index: int
+
+
+class TurnEndEvent(BaseEvent):
+    type: Literal["turn_end"] = "turn_end"
+    turn_index: int
+    cost: CostRecord | None = None
+
+
+class StepStartEvent(BaseEvent):
+    type: Literal["step_start"] = "step_start"
+    turn_index: int
+    step_index: int
+    step_type: str
+
+
+class StepEndEvent(BaseEvent):
+    type: Literal["step_end"] = "step_end"
+    turn_index: int
+    step_index: int
+
+
+# ── Text / message streaming (3) ───────────────────────────────────────────────────────────────────────────────
+class MessageStartEvent(BaseEvent):
+    type: Literal["message_start"] = "message_start"
+
+
+class _AccumulatingDelta(BaseEvent):
+    """A delta whose ``accumulated`` text is shared, not copied: streaming N deltas costs O(N), not O(N²).
+
+    Built with :meth:`lazy` the event keeps a reference to the growing list of parts and how many belong to it;
+    ``accumulated`` is joined only when someone reads or serializes it.
+    """
+
+    delta: str
+    accumulated_text: str | None = Field(default=None, alias="accumulated")
+    _parts: list[str] | None = PrivateAttr(default=None)
+    _count: int = PrivateAttr(default=0)
+
+    @classmethod
+    def lazy(cls, delta: str, parts: list[str]):
+        event = cls(delta=delta)
+        event._parts, event._count = parts, len(parts)
+        return event
+
+    @property
+    def accumulated(self) -> str:
+        if self.accumulated_text is None:
+            parts = self._parts
+            self.accumulated_text = "".join(parts[: self._count]) if parts is not None else self.delta
+        return self.accumulated_text
+
+    @model_serializer(mode="wrap")
+    def _with_accumulated(self, handler):
+        self.accumulated  # noqa: B018  (materialize before dumping)
+        return handler(self)
+
+
+class TextDeltaEvent(_AccumulatingDelta):
+    type: Literal["text_delta"] = "text_delta"
+
+
+class MessageStopEvent(BaseEvent):
+    type: Literal["message_stop"] = "message_stop"
+    text: str
+
+
+# ── Thinking / reasoning (3) ───────────────────────────────────────────────────────────────────────────────────
+class ThinkingStartEvent(BaseEvent):
+    type: Literal["thinking_start"] = "thinking_start"
+    effort: str | None = None
+
+
+class ThinkingDeltaEvent(_AccumulatingDelta):
+    type: Literal["thinking_delta"] = "thinking_delta"
+
+
+class ThinkingStopEvent(BaseEvent):
+    type: Literal["thinking_stop"] = "thinking_stop"
+    thinking: str
+
+
+# ── Tool calling (5) ───────────────────────────────────────────────────────────────────────────────────────────
+class ToolCallStartEvent(BaseEvent):
+    type: Literal["tool_call_start"] = "tool_call_start"
+    tool_call_id: str
+    tool_name: str
+    input_accumulated: str = ""
+
+
+class ToolInputDeltaEvent(BaseEvent):
+    type: Literal["tool_input_delta"] = "tool_input_delta"
+    tool_call_id: str
+    delta: str
+    input_accumulated: str = ""
+
+
+class ToolCallReadyEvent(BaseEvent):
+    type: Literal["tool_call_ready"] = "tool_call_ready"
+    tool_call_id: str
+    tool_name: str
+    input: Any = None
+
+
+class ToolResultEvent(BaseEvent):
+    type: Literal["tool_result"] = "tool_result"
+    tool_call_id: str
+    tool_name: str
+    output: Any = None
+    duration_ms: int = 0
+
+
+class ToolErrorEvent(BaseEvent):
+    type: Literal["tool_error"] = "tool_error"
+    tool_call_id: str
+    tool_name: str
+    error: str
+
+
+# ── File operations (5) ────────────────────────────────────────────────────────────────────────────────────────
+class FileReadEvent(BaseEvent):
+    type: Literal["file_read"] = "file_read"
+    path: str
+
+
+class FileWriteEvent(BaseEvent):
+    type: Literal["file_write"] = "file_write"
+    path: str
+    byte_count: int = 0
+
+
+class FileCreateEvent(BaseEvent):
+    type: Literal["file_create"] = "file_create"
+    path: str
+    byte_count: int = 0
+
+
+class FileDeleteEvent(BaseEvent):
+    type: Literal["file_delete"] = "file_delete"
+    path: str
+
+
+class FilePatchEvent(BaseEvent):
+    type: Literal["file_patch"] = "file_patch"
+    path: str
+    diff: str
+
+
+# ── Shell operations (4) ───────────────────────────────────────────────────────────────────────────────────────
+class ShellStartEvent(BaseEvent):
+    type: Literal["shell_start"] = "shell_start"
+    command: str
+    cwd: str = ""
+
+
+class ShellStdoutDeltaEvent(BaseEvent):
+    type: Literal["shell_stdout_delta"] = "shell_stdout_delta"
+    delta: str
+
+
+class ShellStderrDeltaEvent(BaseEvent):
+    type: Literal["shell_stderr_delta"] = "shell_stderr_delta"
+    delta: str
+
+
+class ShellExitEvent(BaseEvent):
+    type: Literal["shell_exit"] = "shell_exit"
+    exit_code: int
+    duration_ms: int = 0
+
+
+# ── MCP tool calling (3) ───────────────────────────────────────────────────────────────────────────────────────
+class McpToolCallStartEvent(BaseEvent):
+    type: Literal["mcp_tool_call_start"] = "mcp_tool_call_start"
+    tool_call_id: str
+    server: str
+    tool_name: str
+    input: Any = None
+
+
+class McpToolResultEvent(BaseEvent):
+    type: Literal["mcp_tool_result"] = "mcp_tool_result"
+    tool_call_id: str
+    server: str
+    tool_name: str
+    output: Any = None
+
+
+class McpToolErrorEvent(BaseEvent):
+    type: Literal["mcp_tool_error"] = "mcp_tool_error"
+    tool_call_id: str
+    server: str
+    tool_name: str
+    error: str
+
+
+# ── Subagent dispatch (3) ──────────────────────────────────────────────────────────────────────────────────────
+class SubagentSpawnEvent(BaseEvent):
+    type: Literal["subagent_spawn"] = "subagent_spawn"
+    subagent_id: str
+    agent_name: str
+    prompt: str
+
+
+class SubagentResultEvent(BaseEvent):
+    type: Literal["subagent_result"] = "subagent_result"
+    subagent_id: str
+    agent_name: str
+    summary: str
+    cost: CostRecord | None = None
+
+
+class SubagentErrorEvent(BaseEvent):
+    type: Literal["subagent_error"] = "subagent_error"
+    subagent_id: str
+    agent_name: str
+    error: str
+
+
+# ── Plugin events (3) ──────────────────────────────────────────────────────────────────────────────────────────
+class PluginLoadedEvent(BaseEvent):
+    type: Literal["plugin_loaded"] = "plugin_loaded"
+    plugin_id: str
+    plugin_name: str
+    version: str = ""
+
+
+class PluginInvokedEvent(BaseEvent):
+    type: Literal["plugin_invoked"] = "plugin_invoked"
+    plugin_id: str
+    plugin_name: str
+
+
+class PluginErrorEvent(BaseEvent):
+    type: Literal["plugin_error"] = "plugin_error"
+    plugin_id: str
+    plugin_name: str
+    error: str
+
+
+# ── Skill / agent doc loading (3) ──────────────────────────────────────────────────────────────────────────────
+class SkillLoadedEvent(BaseEvent):
+    type: Literal["skill_loaded"] = "skill_loaded"
+    skill_name: str
+    source: str = "built-in"
+
+
+class SkillInvokedEvent(BaseEvent):
+    type: Literal["skill_invoked"] = "skill_invoked"
+    skill_name: str
+
+
+class AgentdocReadEvent(BaseEvent):
+    type: Literal["agentdoc_read"] = "agentdoc_read"
+    path: str
+
+
+# ── Multimodal (2) ─────────────────────────────────────────────────────────────────────────────────────────────
+class ImageOutputEvent(BaseEvent):
+    type: Literal["image_output"] = "image_output"
+    mime_type: str
+    base64: str | None = None
+    file_path: str | None = None
+
+
+class ImageInputAckEvent(BaseEvent):
+    type: Literal["image_input_ack"] = "image_input_ack"
+    mime_type: str
+
+
+# ── Cost and tokens (2) ────────────────────────────────────────────────────────────────────────────────────────
+class CostEvent(BaseEvent):
+    type: Literal["cost"] = "cost"
+    cost: CostRecord
+
+
+class TokenUsageEvent(BaseEvent):
+    type: Literal["token_usage"] = "token_usage"
+    input_tokens: int = 0
+    output_tokens: int = 0
+    thinking_tokens: int | None = None
+    cached_tokens: int | None = None
+
+
+# ── Interaction / waiting (4) ──────────────────────────────────────────────────────────────────────────────────
+class InputRequiredEvent(BaseEvent):
+    type: Literal["input_required"] = "input_required"
+    interaction_id: str
+    question: str
+    context: str | None = None
+    source: Literal["agent", "tool"] = "agent"
+
+
+class ApprovalRequestEvent(BaseEvent):
+    """An agent asks to run something. ``tool_call_id`` (an extension) links it to the announced tool call;
+    ``input`` carries the tool input so "allow always" rules can match on command or path."""
+
+    type: Literal["approval_request"] = "approval_request"
+    interaction_id: str
+    action: str
+    detail: str = ""
+    tool_name: str | None = None
+    risk_level: Literal["low", "medium", "high"] = "medium"
+    tool_call_id: str | None = None
+    input: Any = None
+
+
+class ApprovalGrantedEvent(BaseEvent):
+    type: Literal["approval_granted"] = "approval_granted"
+    interaction_id: str
+
+
+class ApprovalDeniedEvent(BaseEvent):
+    type: Literal["approval_denied"] = "approval_denied"
+    interaction_id: str
+    reason: str | None = None
+
+
+# ── Rate / context limits (4) ──────────────────────────────────────────────────────────────────────────────────
+class RateLimitedEvent(BaseEvent):
+    type: Literal["rate_limited"] = "rate_limited"
+    retry_after_ms: int | None = None
+
+
+class ContextLimitWarningEvent(BaseEvent):
+    type: Literal["context_limit_warning"] = "context_limit_warning"
+    used_tokens: int
+    max_tokens: int
+    pct_used: float
+
+
+class ContextCompactedEvent(BaseEvent):
+    type: Literal["context_compacted"] = "context_compacted"
+    summary: str = ""
+    tokens_saved: int = 0
+
+
+class RetryEvent(BaseEvent):
+    type: Literal["retry"] = "retry"
+    attempt: int
+    max_attempts: int
+    reason: str
+    delay_ms: int = 0
+
+
+# ── Run lifecycle / control (7) ────────────────────────────────────────────────────────────────────────────────
+class InterruptedEvent(BaseEvent):
+    type: Literal["interrupted"] = "interrupted"
+
+
+class AbortedEvent(BaseEvent):
+    type: Literal["aborted"] = "aborted"
+
+
+class PausedEvent(BaseEvent):
+    type: Literal["paused"] = "paused"
+
+
+class ResumedEvent(BaseEvent):
+    type: Literal["resumed"] = "resumed"
+
+
+class TimeoutEvent(BaseEvent):
+    type: Literal["timeout"] = "timeout"
+    kind: Literal["run", "inactivity"]
+
+
+class TurnLimitEvent(BaseEvent):
+    type: Literal["turn_limit"] = "turn_limit"
+    max_turns: int
+
+
+class StreamFallbackEvent(BaseEvent):
+    type: Literal["stream_fallback"] = "stream_fallback"
+    capability: Literal["text", "tool_calls", "thinking"]
+    reason: str
+
+
+# ── Errors (5) ─────────────────────────────────────────────────────────────────────────────────────────────────
+class AuthErrorEvent(BaseEvent):
+    type: Literal["auth_error"] = "auth_error"
+    message: str
+    guidance: str = ""
+
+
+class RateLimitErrorEvent(BaseEvent):
+    type: Literal["rate_limit_error"] = "rate_limit_error"
+    message: str
+    retry_after_ms: int | None = None
+
+
+class ContextExceededEvent(BaseEvent):
+    type: Literal["context_exceeded"] = "context_exceeded"
+    used_tokens: int = 0
+    max_tokens: int = 0
+
+
+class CrashEvent(BaseEvent):
+    type: Literal["crash"] = "crash"
+    exit_code: int
+    stderr: str = ""
+
+
+class ErrorEvent(BaseEvent):
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+    recoverable: bool = False
+
+
+# ── Debug (2) ──────────────────────────────────────────────────────────────────────────────────────────────────
+class DebugEvent(BaseEvent):
+    type: Literal["debug"] = "debug"
+    level: Literal["verbose", "info", "warn"] = "info"
+    message: str
+
+
+class LogEvent(BaseEvent):
+    type: Literal["log"] = "log"
+    source: Literal["stdout", "stderr"] = "stderr"
+    line: str
+
+
+class UnknownEvent(BaseEvent):
+    """An event of a type this version does not know (the union is additive-only): kept, never fatal."""
+
+    model_config = ConfigDict(**{**_CONFIG, "extra": "allow"})
+
+
+CATEGORIES: dict[str, tuple[type[BaseEvent], ...]] = {
+    "session": (SessionStartEvent, SessionResumeEvent, SessionForkEvent, SessionCheckpointEvent, SessionEndEvent),
+    "turn": (TurnStartEvent, TurnEndEvent, StepStartEvent, StepEndEvent),
+    "text": (MessageStartEvent, TextDeltaEvent, MessageStopEvent),
+    "thinking": (ThinkingStartEvent, ThinkingDeltaEvent, ThinkingStopEvent),
+    "tool": (ToolCallStartEvent, ToolInputDeltaEvent, ToolCallReadyEvent, ToolResultEvent, ToolErrorEvent),
+    "file": (FileReadEvent, FileWriteEvent, FileCreateEvent, FileDeleteEvent, FilePatchEvent),
+    "shell": (ShellStartEvent, ShellStdoutDeltaEvent, ShellStderrDeltaEvent, ShellExitEvent),
+    "mcp": (McpToolCallStartEvent, McpToolResultEvent, McpToolErrorEvent),
+    "subagent": (SubagentSpawnEvent, SubagentResultEvent, SubagentErrorEvent),
+    "plugin": (PluginLoadedEvent, PluginInvokedEvent, PluginErrorEvent),
+    "skill": (SkillLoadedEvent, SkillInvokedEvent, AgentdocReadEvent),
+    "multimodal": (ImageOutputEvent, ImageInputAckEvent),
+    "cost": (CostEvent, TokenUsageEvent),
+    "interaction": (InputRequiredEvent, ApprovalRequestEvent, ApprovalGrantedEvent, ApprovalDeniedEvent),
+    "rate_limit": (RateLimitedEvent, ContextLimitWarningEvent, ContextCompactedEvent, RetryEvent),
+    "run_lifecycle": (
+        InterruptedEvent,
+        AbortedEvent,
+        PausedEvent,
+        ResumedEvent,
+        TimeoutEvent,
+        TurnLimitEvent,
+        StreamFallbackEvent,
+    ),
+    "error": (AuthErrorEvent, RateLimitErrorEvent, ContextExceededEvent, CrashEvent, ErrorEvent),
+    "debug": (DebugEvent, LogEvent),
+}
+
+EVENT_CLASSES: dict[str, type[BaseEvent]] = {
+    cls.model_fields["type"].default: cls for group in CATEGORIES.values() for cls in group
+}
+EVENT_TYPES: frozenset[str] = frozenset(EVENT_CLASSES)
+_CATEGORY_BY_TYPE: dict[str, str] = {
+    cls.model_fields["type"].default: name for name, group in CATEGORIES.items() for cls in group
+}
+
+
+class _TypeConstants:
+    """``AgentEventType.TEXT_DELTA == "text_delta"``: the spec's constant table, derived from the classes."""
+
+    def __init__(self, types: frozenset[str]) -> None:
+        for t in types:
+            setattr(self, t.upper(), t)
+
+    def __iter__(self):
+        return iter(sorted(EVENT_TYPES))
+
+
+AgentEventType = _TypeConstants(EVENT_TYPES)
+
+AgentEvent = Annotated[
+    Union[tuple(cls for group in CATEGORIES.values() for cls in group)],  # type: ignore[valid-type]
+    Field(discriminator="type"),
+]
+
+
+class ErrorCode:
+    """Machine-readable codes carried by ``error`` events and RunResult errors (open set: agents may add)."""
+
+    AGENT_CRASH = "AGENT_CRASH"
+    AGENT_ERROR = "AGENT_ERROR"
+    AUTH_ERROR = "AUTH_ERROR"
+    CAPABILITY_ERROR = "CAPABILITY_ERROR"
+    CONTEXT_EXCEEDED = "CONTEXT_EXCEEDED"
+    INACTIVITY_TIMEOUT = "INACTIVITY_TIMEOUT"
+    INTERACTION_NOT_FOUND = "INTERACTION_NOT_FOUND"
+    INTERNAL = "INTERNAL"
+    INVALID_STATE_TRANSITION = "INVALID_STATE_TRANSITION"
+    MAX_TOKENS = "MAX_TOKENS"
+    NO_PENDING_INTERACTION = "NO_PENDING_INTERACTION"
+    PARSE_ERROR = "PARSE_ERROR"
+    PROTOCOL_ERROR = "PROTOCOL_ERROR"
+    RATE_LIMITED = "RATE_LIMITED"
+    REFUSAL = "REFUSAL"
+    RUN_NOT_ACTIVE = "RUN_NOT_ACTIVE"
+    SPAWN_ERROR = "SPAWN_ERROR"
+    STDIN_NOT_AVAILABLE = "STDIN_NOT_AVAILABLE"
+    TIMEOUT = "TIMEOUT"
+    TURN_LIMIT = "TURN_LIMIT"
+
+
+# ── Guards ─────────────────────────────────────────────────────────────────────────────────────────────────────
+def category_of(event: BaseEvent) -> str | None:
+    """The category name of an event (``"tool"``, ``"error"``, ...), None for unknown types."""
+    return _CATEGORY_BY_TYPE.get(event.type)
+
+
+def _category_guard(name: str):
+    def guard(event: BaseEvent) -> bool:
+        return _CATEGORY_BY_TYPE.get(event.type) == name
+
+    guard.__name__ = f"is_{name}_event"
+    guard.__doc__ = f"True when the event belongs to the {name!r} category."
+    return guard
+
+
+is_session_event = _category_guard("session")
+is_turn_event = _category_guard("turn")
+is_text_event = _category_guard("text")
+is_thinking_event = _category_guard("thinking")
+is_tool_event = _category_guard("tool")
+is_file_event = _category_guard("file")
+is_shell_event = _category_guard("shell")
+is_mcp_event = _category_guard("mcp")
+is_subagent_event = _category_guard("subagent")
+is_plugin_event = _category_guard("plugin")
+is_skill_event = _category_guard("skill")
+is_multimodal_event = _category_guard("multimodal")
+is_cost_event = _category_guard("cost")
+is_interaction_event = _category_guard("interaction")
+is_rate_limit_event = _category_guard("rate_limit")
+is_run_lifecycle_event = _category_guard("run_lifecycle")
+is_error_event = _category_guard("error")
+is_debug_event = _category_guard("debug")
+
+_TERMINAL_TYPES = frozenset(
+    {"interrupted", "aborted", "timeout", "turn_limit", "auth_error", "context_exceeded", "crash"}
+)
+
+
+def is_terminal_event(event: BaseEvent) -> bool:
+    """True when the run ends after this event (spec 000 §28)."""
+    if event.type == "error":
+        return not getattr(event, "recoverable", False)
+    return event.type in _TERMINAL_TYPES
+
+
+# ── Serialization ──────────────────────────────────────────────────────────────────────────────────────────────
+@cache
+def _adapter() -> TypeAdapter:
+    return TypeAdapter(AgentEvent)
+
+
+def dump_event(event: BaseEvent) -> dict[str, Any]:
+    """The wire form: camelCase keys, unset optionals omitted."""
+    return event.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def event_to_json(event: BaseEvent) -> str:
+    return event.model_dump_json(by_alias=True, exclude_none=True)
+
+
+def parse_event(data: dict[str, Any]) -> BaseEvent:
+    """Read one wire-form event. Unknown types become :class:`UnknownEvent` instead of failing."""
+    if data.get("type") not in EVENT_TYPES:
+        try:
+            return UnknownEvent.model_validate(data)
+        except ValidationError:
+            return UnknownEvent(type=str(data.get("type", "unknown")))
+    return _adapter().validate_python(data)
+
+
+def parse_event_json(line: str) -> BaseEvent:
+    import json
+
+    return parse_event(json.loads(line))

@@ -1,0 +1,249 @@
+"""Per-run parse state shared by every adapter, and the helpers that keep the ordering contract.
+
+Adapters call these helpers instead of building events by hand, so that for every agent: a turn is open before
+text or tools, ``message_start`` precedes the first ``text_delta`` and ``message_stop`` closes it, a tool call goes
+start → ready → result|error exactly once, and whatever is still open at exit is closed. Messages an adapter must
+send to the agent go on :attr:`ParseContext.outbox`; the runtime writes them after each parsed line.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from acp_mux.events import (
+    BaseEvent,
+    CostRecord,
+    CrashEvent,
+    MessageStartEvent,
+    MessageStopEvent,
+    SessionStartEvent,
+    TextDeltaEvent,
+    ThinkingDeltaEvent,
+    ThinkingStartEvent,
+    ThinkingStopEvent,
+    ToolCallReadyEvent,
+    ToolCallStartEvent,
+    ToolErrorEvent,
+    ToolInputDeltaEvent,
+    ToolResultEvent,
+    TurnEndEvent,
+    TurnStartEvent,
+    now_ms,
+)
+
+
+@dataclass
+class ToolState:
+    """A tool call between start and result."""
+
+    name: str
+    input_json: str = ""
+    input: Any = None
+    ready: bool = False
+    started_ms: int = field(default_factory=now_ms)
+
+
+@dataclass
+class ParseContext:
+    run_id: str
+    agent: str
+    cwd: str = ""
+    session_id: str | None = None
+    turn_index: int = -1
+    in_turn: bool = False
+    step_index: int = -1
+    outbox: list[str] = field(default_factory=list)
+    tools: dict[str, ToolState] = field(default_factory=dict)
+    approvals: dict[str, Any] = field(default_factory=dict)  # interaction id → adapter's native handle
+    state: dict[str, Any] = field(default_factory=dict)  # adapter-private scratch space
+    stderr_tail: Callable[[], str] = lambda: ""
+    saw_terminal: bool = False
+    _text: list[str] | None = None
+    _thinking: list[str] | None = None
+    _text_len: int = 0
+
+    # ── output to the agent ────────────────────────────────────────────────────────────────────────────────────
+    def send(self, message: Any) -> None:
+        """Queue a JSON message (one line) for the agent's stdin."""
+        self.outbox.append(json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n")
+
+    def send_raw(self, text: str) -> None:
+        self.outbox.append(text)
+
+    def take_outbox(self) -> list[str]:
+        out, self.outbox = self.outbox, []
+        return out
+
+    # ── session and turns ──────────────────────────────────────────────────────────────────────────────────────
+    def session_start(self, session_id: str, resumed: bool = False) -> list[BaseEvent]:
+        """Emit ``session_start`` once per run; later calls only update the id."""
+        first = self.session_id is None or not self.state.get("_session_started")
+        self.session_id = session_id
+        if not first:
+            return []
+        self.state["_session_started"] = True
+        return [SessionStartEvent(session_id=session_id, resumed=resumed)]
+
+    def begin_turn(self) -> list[BaseEvent]:
+        if self.in_turn:
+            return []
+        self.in_turn = True
+        self.turn_index += 1
+        self.step_index = -1
+        return [TurnStartEvent(turn_index=self.turn_index)]
+
+    def end_turn(self, cost: CostRecord | None = None, *, tool_error: str = "turn ended") -> list[BaseEvent]:
+        """Close open message/thinking/tools, then ``turn_end``. No-op when no turn is open."""
+        if not self.in_turn:
+            return []
+        events = self.close_open(tool_error)
+        self.in_turn = False
+        events.append(TurnEndEvent(turn_index=self.turn_index, cost=cost))
+        return events
+
+    def close_open(self, tool_error: str = "interrupted") -> list[BaseEvent]:
+        events = self.end_thinking() + self.end_text()
+        for tool_id in list(self.tools):
+            events += self.tool_error(tool_id, tool_error)
+        return events
+
+    # ── text and thinking ──────────────────────────────────────────────────────────────────────────────────────
+    def text_delta(self, delta: str) -> list[BaseEvent]:
+        if not delta:
+            return []
+        events = self.begin_turn() + self.end_thinking()
+        if self._text is None:
+            self._text, self._text_len = [], 0
+            events.append(MessageStartEvent())
+        self._text.append(delta)
+        events.append(_text_delta(delta, self._text))
+        return events
+
+    def end_text(self) -> list[BaseEvent]:
+        if self._text is None:
+            return []
+        text, self._text = "".join(self._text), None
+        return [MessageStopEvent(text=text)]
+
+    @property
+    def text_open(self) -> bool:
+        return self._text is not None
+
+    def thinking_delta(self, delta: str) -> list[BaseEvent]:
+        if not delta:
+            return []
+        events = self.begin_turn() + self.end_text()
+        if self._thinking is None:
+            self._thinking = []
+            events.append(ThinkingStartEvent())
+        self._thinking.append(delta)
+        events.append(_thinking_delta(delta, self._thinking))
+        return events
+
+    def end_thinking(self) -> list[BaseEvent]:
+        if self._thinking is None:
+            return []
+        text, self._thinking = "".join(self._thinking), None
+        return [ThinkingStopEvent(thinking=text)]
+
+    # ── tools ──────────────────────────────────────────────────────────────────────────────────────────────────
+    def tool_start(self, tool_id: str, name: str, tool_input: Any = None) -> list[BaseEvent]:
+        """Announce a tool call; with a complete ``tool_input`` it is also ready at once."""
+        if tool_id in self.tools:
+            return self.tool_ready(tool_id, tool_input) if tool_input is not None else []
+        events = self.begin_turn() + self.end_thinking() + self.end_text()
+        state = ToolState(name=name)
+        self.tools[tool_id] = state
+        if tool_input is not None:
+            state.input_json = _as_json(tool_input)
+        events.append(ToolCallStartEvent(tool_call_id=tool_id, tool_name=name, input_accumulated=state.input_json))
+        if tool_input is not None:
+            events += self.tool_ready(tool_id, tool_input)
+        return events
+
+    def tool_input_delta(self, tool_id: str, delta: str) -> list[BaseEvent]:
+        state = self.tools.get(tool_id)
+        if state is None or state.ready or not delta:
+            return []
+        state.input_json += delta
+        return [ToolInputDeltaEvent(tool_call_id=tool_id, delta=delta, input_accumulated=state.input_json)]
+
+    def tool_ready(self, tool_id: str, tool_input: Any = None) -> list[BaseEvent]:
+        state = self.tools.get(tool_id)
+        if state is None or state.ready:
+            return []
+        if tool_input is None:
+            tool_input = _parse_json(state.input_json)
+        state.input, state.ready = tool_input, True
+        return [ToolCallReadyEvent(tool_call_id=tool_id, tool_name=state.name, input=tool_input)]
+
+    def tool_result(self, tool_id: str, output: Any) -> list[BaseEvent]:
+        state = self.tools.get(tool_id)
+        if state is None:
+            return []
+        events = self.tool_ready(tool_id)
+        del self.tools[tool_id]
+        events.append(
+            ToolResultEvent(
+                tool_call_id=tool_id, tool_name=state.name, output=output, duration_ms=now_ms() - state.started_ms
+            )
+        )
+        return events
+
+    def tool_error(self, tool_id: str, error: str) -> list[BaseEvent]:
+        state = self.tools.get(tool_id)
+        if state is None:
+            return []
+        events = self.tool_ready(tool_id)
+        del self.tools[tool_id]
+        events.append(ToolErrorEvent(tool_call_id=tool_id, tool_name=state.name, error=error or "tool failed"))
+        return events
+
+    def tool_name(self, tool_id: str) -> str | None:
+        state = self.tools.get(tool_id)
+        return state.name if state else None
+
+    def tool_input(self, tool_id: str) -> Any:
+        state = self.tools.get(tool_id)
+        return state.input if state else None
+
+    # ── exit ───────────────────────────────────────────────────────────────────────────────────────────────────
+    def finish(self, status: Any) -> list[BaseEvent]:
+        """Default end of a run: a clean exit closes the turn; a silent failure becomes a ``crash``."""
+        code = getattr(status, "code", None)
+        if code == 0 or self.saw_terminal:
+            return self.end_turn(tool_error="the agent exited")
+        events = self.close_open("the agent exited")
+        self.in_turn = False
+        stderr = self.stderr_tail()
+        exit_code = code if code is not None else -1
+        events.append(CrashEvent(exit_code=exit_code, stderr=stderr))
+        return events
+
+
+def _text_delta(delta: str, parts: list[str]) -> BaseEvent:
+    return TextDeltaEvent.lazy(delta, parts)
+
+
+def _thinking_delta(delta: str, parts: list[str]) -> BaseEvent:
+    return ThinkingDeltaEvent.lazy(delta, parts)
+
+
+def _as_json(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _parse_json(text: str) -> Any:
+    if not text:
+        return {}
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

@@ -1,0 +1,68 @@
+"""A user prompt as adapters receive it: ordered parts, independent of ACP's wire shapes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+
+@dataclass(frozen=True)
+class TextPart:
+    text: str
+
+
+@dataclass(frozen=True)
+class ImagePart:
+    data: str  # base64
+    mime_type: str
+    uri: str | None = None
+
+
+@dataclass(frozen=True)
+class AudioPart:
+    data: str  # base64
+    mime_type: str
+
+
+@dataclass(frozen=True)
+class ResourcePart:
+    """A file the user attached: embedded (``text``/``blob`` present) or only linked (``uri``)."""
+
+    uri: str
+    name: str = ""
+    text: str | None = None
+    blob: str | None = None
+    mime_type: str | None = None
+
+
+Part = Union[TextPart, ImagePart, AudioPart, ResourcePart]
+
+
+@dataclass(frozen=True)
+class Prompt:
+    parts: tuple[Part, ...]
+
+    @classmethod
+    def of_text(cls, text: str) -> "Prompt":
+        return cls((TextPart(text),))
+
+    def as_text(self) -> str:
+        """Flatten to plain text for agents that take only text: resources become tagged context blocks."""
+        chunks: list[str] = []
+        for part in self.parts:
+            if isinstance(part, TextPart):
+                chunks.append(part.text)
+            elif isinstance(part, ResourcePart):
+                if part.text is not None:
+                    chunks.append(f'<context uri="{part.uri}">\n{part.text}\n</context>')
+                else:
+                    chunks.append(f"@{_path_of(part.uri)}")
+        return "\n\n".join(c for c in chunks if c)
+
+    @property
+    def images(self) -> list[ImagePart]:
+        return [p for p in self.parts if isinstance(p, ImagePart)]
+
+
+def _path_of(uri: str) -> str:
+    return uri[len("file://") :] if uri.startswith("file://") else uri

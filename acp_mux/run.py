@@ -1,0 +1,638 @@
+"""RunHandle: one agent process, observed as events and steered by control calls (spec 002).
+
+A handle is an async iterable of events (fan-out, late iterators replay the buffer), an emitter (``on``/``off``/
+``once`` with synchronous handlers), and awaitable for its :class:`RunResult`, which never raises. All I/O with the
+agent happens in the handle's own task: native lines go through the adapter into events, and whatever the adapter
+queued on the parse context's outbox is written back to the agent's stdin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, AsyncIterator, Callable, Literal
+
+from ulid import ULID
+
+from acp_mux import events as ev
+from acp_mux.contract import Adapter, ApprovalDecision, RunOptions
+from acp_mux.errors import AgentMuxError
+from acp_mux.event_buffer import EventBuffer
+from acp_mux.events import BaseEvent, ErrorCode, now_ms
+from acp_mux.interaction import Approve, Deny, InteractionChannel, InteractionResponse, PendingInteraction, TextInput
+from acp_mux.parse_context import ParseContext
+from acp_mux.process import AgentProcess, ExitStatus, SpawnError, spawn
+from acp_mux.prompt import Prompt
+
+log = logging.getLogger(__name__)
+
+Boundary = Literal["next-turn", "after-tool", "after-response"]
+
+
+class RunState(StrEnum):
+    SPAWNED = "spawned"
+    RUNNING = "running"
+    PAUSED = "paused"
+    INTERRUPTED = "interrupted"
+    ABORTED = "aborted"
+    TIMED_OUT = "timed-out"
+    COMPLETED = "completed"
+    CRASHED = "crashed"
+    KILLED = "killed"
+
+
+TERMINAL_STATES = frozenset({RunState.ABORTED, RunState.TIMED_OUT, RunState.COMPLETED, RunState.CRASHED, RunState.KILLED})
+_ALWAYS_DELIVERED = frozenset({"debug", "log", "session_end"})
+_ACTIVITY_EXEMPT = frozenset({"debug", "paused", "resumed"})
+
+
+@dataclass(frozen=True)
+class TokenUsageSummary:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    thinking_tokens: int = 0
+    cached_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens + self.thinking_tokens
+
+
+@dataclass(frozen=True)
+class RunError:
+    code: str
+    message: str
+    stderr: str = ""
+    recoverable: bool = False
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_id: str
+    agent: str
+    model: str | None
+    session_id: str | None
+    text: str
+    cost: ev.CostRecord | None
+    duration_ms: int
+    exit_code: int | None
+    signal: str | None
+    exit_reason: str
+    token_usage: TokenUsageSummary | None
+    turn_count: int
+    error: RunError | None
+    events: list[BaseEvent] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+
+
+class _Accumulator:
+    """Builds the RunResult from the events as they pass (text, cost, tokens, turns, last error)."""
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.cost: ev.CostRecord | None = None
+        self.tokens: list[int] | None = None
+        self.turns = 0
+        self.error: RunError | None = None
+        self.session_id: str | None = None
+
+    def add(self, event: BaseEvent) -> None:
+        t = event.type
+        if t == "text_delta":
+            self.text.append(event.delta)  # type: ignore[attr-defined]
+        elif t == "turn_end":
+            self.turns += 1
+            if event.cost is not None:  # type: ignore[attr-defined]
+                self.cost = event.cost  # type: ignore[attr-defined]
+        elif t == "cost":
+            self.cost = event.cost  # type: ignore[attr-defined]
+        elif t == "token_usage":
+            e: Any = event
+            tokens = self.tokens or [0, 0, 0, 0]
+            tokens[0] += e.input_tokens
+            tokens[1] += e.output_tokens
+            tokens[2] += e.thinking_tokens or 0
+            tokens[3] += e.cached_tokens or 0
+            self.tokens = tokens
+        elif t in ("session_start", "session_resume", "session_fork"):
+            self.session_id = event.session_id  # type: ignore[attr-defined]
+        elif ev.category_of(event) == "error" or t == "timeout":
+            self.error = _run_error(event)
+
+
+def _run_error(event: BaseEvent) -> RunError:
+    e: Any = event
+    match event.type:
+        case "auth_error":
+            return RunError(ErrorCode.AUTH_ERROR, f"{e.message} {e.guidance}".strip())
+        case "rate_limit_error":
+            return RunError(ErrorCode.RATE_LIMITED, e.message, recoverable=True)
+        case "context_exceeded":
+            return RunError(ErrorCode.CONTEXT_EXCEEDED, "the context window is full")
+        case "crash":
+            return RunError(ErrorCode.AGENT_CRASH, f"agent exited with code {e.exit_code}", stderr=e.stderr)
+        case "timeout":
+            return RunError(ErrorCode.TIMEOUT, f"{e.kind} timeout")
+        case _:
+            return RunError(e.code, e.message, recoverable=e.recoverable)
+
+
+class RunHandle:
+    """Create with :func:`start_run` (needs a running event loop); the process is spawned at once."""
+
+    def __init__(self, adapter: Adapter, options: RunOptions) -> None:
+        self.adapter = adapter
+        self.options = options
+        self.run_id = options.run_id or str(ULID())
+        self.agent = options.agent
+        self.model = options.model
+        self.state = RunState.SPAWNED
+        self.interaction = InteractionChannel(self)
+        self.ctx = ParseContext(run_id=self.run_id, agent=self.agent, cwd=options.cwd)
+        self._buffer: EventBuffer[BaseEvent] = EventBuffer(options.event_buffer_size, self._on_overflow)
+        self._handlers: dict[str, list[Callable[[BaseEvent], None]]] = {}
+        self._acc = _Accumulator()
+        self._collected: list[BaseEvent] | None = [] if options.collect_events else None
+        self._proc: AgentProcess | None = None
+        self._write_lock = asyncio.Lock()
+        self._last_ts = 0
+        self._started = asyncio.get_running_loop().time()
+        self._last_activity = self._started
+        self._busy = options.prompt is not None  # a turn is expected: inactivity counts only then
+        self._queued: list[tuple[Boundary, Prompt]] = []
+        self._abort_requested = False
+        self._timeout_kind: str | None = None
+        self._terminal_emitted = False
+        self._terminal_type: str | None = None
+        self._interrupted = False
+        self._exit: ExitStatus | None = None
+        self._result_future: asyncio.Future[RunResult] = asyncio.get_running_loop().create_future()
+        self._task = asyncio.get_running_loop().create_task(self._main(), name=f"run-{self.run_id}")
+
+    # ── consumption ────────────────────────────────────────────────────────────────────────────────────────────
+    def __aiter__(self) -> AsyncIterator[BaseEvent]:
+        return self._buffer.iterate(from_start=True)
+
+    def events(self, *, from_start: bool = True) -> AsyncIterator[BaseEvent]:
+        """An independent iterator; ``from_start=False`` sees only events emitted after this call."""
+        return self._buffer.iterate(from_start=from_start)
+
+    def on(self, event_type: str, handler: Callable[[Any], None]) -> "RunHandle":
+        self._handlers.setdefault(event_type, []).append(handler)
+        return self
+
+    def off(self, event_type: str, handler: Callable[[Any], None]) -> "RunHandle":
+        handlers = self._handlers.get(event_type, [])
+        for i, h in enumerate(handlers):
+            if h is handler or getattr(h, "_once_of", None) is handler:
+                del handlers[i]
+                break
+        return self
+
+    def once(self, event_type: str, handler: Callable[[Any], None]) -> "RunHandle":
+        def wrapper(event: Any) -> None:
+            self.off(event_type, wrapper)
+            handler(event)
+
+        wrapper._once_of = handler  # type: ignore[attr-defined]
+        return self.on(event_type, wrapper)
+
+    def __await__(self):
+        return self.result().__await__()
+
+    async def result(self) -> RunResult:
+        return await asyncio.shield(self._result_future)
+
+    @property
+    def done(self) -> bool:
+        return self._result_future.done()
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.state in TERMINAL_STATES
+
+    @property
+    def busy(self) -> bool:
+        """True while a turn is in flight (between a prompt and its ``turn_end``)."""
+        return self._busy
+
+    # ── input ──────────────────────────────────────────────────────────────────────────────────────────────────
+    async def send(self, text: str) -> None:
+        self._require_active()
+        if not text:
+            raise ValueError("send() needs non-empty text")
+        await self._write([text if text.endswith("\n") else text + "\n"])
+
+    async def continue_(self, prompt: Prompt | str) -> None:
+        """Start the next turn in a live process (persistent agents)."""
+        self._require_active()
+        if isinstance(prompt, str):
+            prompt = Prompt.of_text(prompt)
+        try:
+            self.adapter.send_prompt(prompt, self.ctx)
+        except NotImplementedError as exc:
+            raise AgentMuxError(ErrorCode.STDIN_NOT_AVAILABLE, str(exc)) from exc
+        self._busy = True
+        self._last_activity = asyncio.get_running_loop().time()
+        if self.state == RunState.INTERRUPTED:
+            self.state = RunState.RUNNING
+            self._interrupted = False
+        await self._flush()
+
+    async def queue(self, prompt: Prompt | str, when: Boundary = "next-turn") -> None:
+        self._require_active()
+        self._queued.append((when, Prompt.of_text(prompt) if isinstance(prompt, str) else prompt))
+
+    async def steer(self, prompt: Prompt | str, when: Boundary = "after-response") -> None:
+        await self.queue(prompt, when)
+
+    async def approve(self, detail: str | None = None) -> None:
+        await self.interaction.respond(self._latest_approval(), Approve(detail=detail))
+
+    async def deny(self, reason: str | None = None) -> None:
+        await self.interaction.respond(self._latest_approval(), Deny(reason=reason))
+
+    def _latest_approval(self) -> str:
+        self._require_active()
+        approvals = [p for p in self.interaction.pending if p.type == "approval"]
+        if not approvals:
+            raise AgentMuxError(ErrorCode.NO_PENDING_INTERACTION, "no approval request is pending")
+        return approvals[-1].id
+
+    async def set_mode(self, mode: str) -> bool:
+        """Apply a permission mode to the live process; False when the adapter needs a new process for it."""
+        self._require_active()
+        applied = self.adapter.set_mode(mode, self.ctx)
+        await self._flush()
+        return applied
+
+    # ── control ────────────────────────────────────────────────────────────────────────────────────────────────
+    async def interrupt(self) -> None:
+        self._require_active()
+        self.state = RunState.INTERRUPTED
+        self._interrupted = True
+        self._emit(ev.InterruptedEvent())
+        if not self.adapter.interrupt(self.ctx) and self._proc is not None:
+            self._proc.interrupt()
+        await self._flush()
+
+    async def abort(self, grace_s: float | None = None) -> None:
+        """SIGTERM the process group, SIGKILL after the grace period; a no-op once terminal."""
+        if self.is_terminal or self._abort_requested:
+            await self._wait_quietly()
+            return
+        self._abort_requested = True
+        self.state = RunState.ABORTED
+        self._emit_terminal(ev.AbortedEvent())
+        await self._stop_process(grace_s)
+
+    async def pause(self) -> None:
+        self._require_active()
+        if self.state == RunState.PAUSED:
+            raise AgentMuxError(ErrorCode.INVALID_STATE_TRANSITION, "the run is already paused")
+        if self._proc is not None:
+            self._proc.suspend()
+        self.state = RunState.PAUSED
+        self._emit(ev.PausedEvent())
+
+    async def resume(self) -> None:
+        self._require_active()
+        if self.state != RunState.PAUSED:
+            raise AgentMuxError(ErrorCode.INVALID_STATE_TRANSITION, "the run is not paused")
+        if self._proc is not None:
+            self._proc.resume()
+        self.state = RunState.RUNNING
+        self._last_activity = asyncio.get_running_loop().time()
+        self._emit(ev.ResumedEvent())
+
+    async def close(self, grace_s: float = 2.0) -> None:
+        """End a live process politely: close stdin, wait a little, then terminate the group."""
+        if self.done:
+            return
+        if self._proc is not None:
+            try:
+                await self._proc.close_stdin()
+            except Exception:
+                pass
+        try:
+            await asyncio.wait_for(asyncio.shield(self._result_future), timeout=grace_s)
+        except asyncio.TimeoutError:
+            await self._stop_process(grace_s)
+
+    def _require_active(self) -> None:
+        if self.is_terminal or self.done:
+            raise AgentMuxError(ErrorCode.RUN_NOT_ACTIVE, f"run {self.run_id} is {self.state.value}")
+
+    async def _wait_quietly(self) -> None:
+        await asyncio.shield(self._result_future)
+
+    async def _stop_process(self, grace_s: float | None) -> None:
+        grace = self.options.grace_period_s if grace_s is None else grace_s
+        if self._proc is not None:
+            await self._proc.terminate(grace)
+        await self._wait_quietly()
+
+    # ── emission ───────────────────────────────────────────────────────────────────────────────────────────────
+    def _stamp(self, event: BaseEvent) -> BaseEvent:
+        event.run_id = self.run_id
+        event.agent = self.agent
+        ts = now_ms()
+        self._last_ts = ts = ts if ts > self._last_ts else self._last_ts
+        event.timestamp = ts
+        return event
+
+    def _emit(self, event: BaseEvent) -> None:
+        if self._terminal_emitted and event.type not in _ALWAYS_DELIVERED:
+            return  # nothing follows a terminal event but session_end and diagnostics
+        self._stamp(event)
+        if event.type not in _ACTIVITY_EXEMPT:
+            self._last_activity = asyncio.get_running_loop().time()
+        self._acc.add(event)
+        if self._collected is not None:
+            self._collected.append(event)
+        self._dispatch(event)
+        self._buffer.append(event)
+        if ev.is_terminal_event(event) and event.type != "interrupted":
+            self._terminal_emitted = True
+            self._terminal_type = event.type
+            self.ctx.saw_terminal = True
+        self._after_emit(event)
+
+    def _emit_terminal(self, event: BaseEvent) -> None:
+        if not self._terminal_emitted:
+            self._emit(event)
+
+    def _dispatch(self, event: BaseEvent) -> None:
+        for handler in list(self._handlers.get(event.type, ())):
+            try:
+                handler(event)
+            except Exception as exc:  # spec 002 §12.2: report, keep delivering
+                if event.type != "debug":
+                    self._warn(f'Handler error for event "{event.type}": {exc}')
+
+    def _warn(self, message: str) -> None:
+        self._emit(ev.DebugEvent(level="warn", message=message))
+
+    def _on_overflow(self, dropped: int) -> None:
+        warning = self._stamp(ev.DebugEvent(level="warn", message=f"Event buffer overflow: {dropped} events dropped"))
+        self._dispatch(warning)
+
+    def _after_emit(self, event: BaseEvent) -> None:
+        t = event.type
+        if t == "approval_request":
+            self._on_approval_request(event)  # type: ignore[arg-type]
+        elif t == "input_required":
+            e: Any = event
+            self.interaction._add(
+                PendingInteraction(
+                    id=e.interaction_id,
+                    type="input",
+                    run_id=self.run_id,
+                    description=e.question,
+                    detail={"kind": "input", "question": e.question, "context": e.context, "source": e.source},
+                )
+            )
+        elif t == "turn_end":
+            self._busy = False
+        elif t == "turn_start":
+            max_turns = self.options.max_turns
+            if max_turns is not None and event.turn_index >= max_turns:  # type: ignore[attr-defined]
+                self._emit_terminal(ev.TurnLimitEvent(max_turns=max_turns))
+                asyncio.get_running_loop().create_task(self._stop_process(None))
+        if self._queued:
+            self._release_queued(t)
+
+    def _on_approval_request(self, event: ev.ApprovalRequestEvent) -> None:
+        item = PendingInteraction(
+            id=event.interaction_id,
+            type="approval",
+            run_id=self.run_id,
+            description=event.action,
+            detail={"kind": "approval", "action": event.detail, "tool_name": event.tool_name, "risk_level": event.risk_level},
+            tool_call_id=event.tool_call_id,
+            tool_name=event.tool_name,
+            input=event.input,
+        )
+        mode = self.options.approval_mode
+        if mode == "prompt":
+            self.interaction._add(item)
+        else:  # yolo / deny answer before anything reaches ``pending``
+            self._answer(item, Approve() if mode == "yolo" else Deny(reason="denied by approval mode"))
+
+    def _release_queued(self, event_type: str) -> None:
+        due: list[Prompt] = []
+        keep: list[tuple[Boundary, Prompt]] = []
+        for when, prompt in self._queued:
+            hit = (
+                (when == "after-tool" and event_type in ("tool_result", "tool_error"))
+                or (when == "after-response" and event_type == "message_stop")
+                or (when == "next-turn" and event_type in ("turn_end", "message_stop"))
+            )
+            (due.append(prompt) if hit else keep.append((when, prompt)))
+        self._queued = keep
+        for prompt in due:
+            try:
+                self.adapter.send_prompt(prompt, self.ctx)
+                self._busy = True
+            except NotImplementedError as exc:
+                self._warn(f"queued prompt dropped: {exc}")
+
+    # ── interaction answers ────────────────────────────────────────────────────────────────────────────────────
+    def _answer(self, item: PendingInteraction, response: InteractionResponse) -> None:
+        """Relay an answer through the adapter (queued on the outbox) and record it as an event."""
+        if isinstance(response, TextInput):
+            self.adapter.respond_input(item.id, response.text, self.ctx)
+            return
+        approve = isinstance(response, Approve)
+        decision = ApprovalDecision(
+            approve=approve,
+            reason=None if approve else response.reason,  # type: ignore[union-attr]
+            always=response.always,
+            updated_input=response.updated_input if approve else None,  # type: ignore[union-attr]
+        )
+        self.adapter.respond_approval(item.id, decision, self.ctx)
+        if approve:
+            self._emit(ev.ApprovalGrantedEvent(interaction_id=item.id))
+        else:
+            self._emit(ev.ApprovalDeniedEvent(interaction_id=item.id, reason=decision.reason))
+
+    async def _deliver_response(self, item: PendingInteraction, response: InteractionResponse) -> None:
+        self._answer(item, response)
+        await self._flush()
+
+    # ── I/O ────────────────────────────────────────────────────────────────────────────────────────────────────
+    async def _flush(self) -> None:
+        out = self.ctx.take_outbox()
+        if out:
+            await self._write(out)
+
+    async def _write(self, chunks: list[str]) -> None:
+        proc = self._proc
+        if proc is None or proc.exited:
+            return
+        async with self._write_lock:
+            for chunk in chunks:
+                try:
+                    await proc.write(chunk)
+                except Exception as exc:  # the agent closed its stdin: its exit will tell the story
+                    self._warn(f"could not write to the agent: {exc}")
+                    return
+
+    def _on_stderr_line(self, line: str) -> None:
+        if self.done:
+            return
+        self._emit(ev.LogEvent(source="stderr", line=line))
+        try:
+            for event in self.adapter.stderr_events(line, self.ctx):
+                self._emit(event)
+        except Exception as exc:
+            self._warn(f"stderr parse error: {exc}")
+
+    async def _main(self) -> None:
+        started = now_ms()
+        try:
+            await self._drive()
+        except Exception as exc:  # the runtime itself failed: still end the run with a readable error
+            log.exception("run %s failed", self.run_id)
+            self._emit_terminal(ev.ErrorEvent(code=ErrorCode.INTERNAL, message=f"acp-mux internal error: {exc}"))
+            if self._proc is not None:
+                self._proc.kill()
+            if self.state not in TERMINAL_STATES:
+                self.state = RunState.CRASHED
+        finally:
+            self._finalize(started)
+
+    async def _drive(self) -> None:
+        spec = self.adapter.build_spawn(self.options)
+        try:
+            self._proc = await spawn(spec)
+        except SpawnError as exc:
+            self.state = RunState.CRASHED
+            self._emit_terminal(ev.CrashEvent(exit_code=-1, stderr=str(exc)))
+            return
+        proc = self._proc
+        self.ctx.stderr_tail = proc.stderr_tail
+        proc.on_stderr_line = self._on_stderr_line
+        if self._abort_requested:
+            await proc.terminate(0)
+        watchdog = asyncio.get_running_loop().create_task(self._watchdog())
+        try:
+            self.adapter.start(self.options, self.ctx)
+            await self._flush()
+            async for line in proc.lines():
+                if self.state == RunState.SPAWNED:
+                    self.state = RunState.RUNNING
+                self._handle_line(line)
+                await self._flush()
+            self._exit = await proc.wait()
+        finally:
+            watchdog.cancel()
+        for event in self._safe_finish(self._exit):
+            self._emit(event)
+        self._settle_state(self._exit)
+
+    def _handle_line(self, line: str) -> None:
+        try:
+            events = list(self.adapter.parse_line(line, self.ctx))
+        except Exception as exc:  # bad agent output never crashes the bridge
+            log.debug("parse error on %r", line[:200], exc_info=True)
+            self._warn(f"could not parse agent output ({type(exc).__name__}: {exc}): {line[:200]}")
+            return
+        raw = line if self.options.debug else None
+        for event in events:
+            if raw is not None and event.raw is None:
+                event.raw = raw
+            self._emit(event)
+
+    def _safe_finish(self, status: ExitStatus) -> list[BaseEvent]:
+        try:
+            return list(self.adapter.finish(status, self.ctx))
+        except Exception as exc:
+            self._warn(f"adapter finish failed: {exc}")
+            return list(self.ctx.finish(status))
+
+    def _settle_state(self, status: ExitStatus) -> None:
+        if self.state in TERMINAL_STATES:
+            return
+        if status.code == 0:
+            self.state = RunState.COMPLETED
+        elif status.signal is not None and not self._acc.error:
+            self.state = RunState.KILLED
+        else:
+            self.state = RunState.CRASHED
+
+    async def _watchdog(self) -> None:
+        """Run timeout and inactivity timeout (the latter only while a turn is in flight and not paused)."""
+        loop = asyncio.get_running_loop()
+        run_limit, idle_limit = self.options.timeout_s, self.options.inactivity_timeout_s
+        if run_limit is None and idle_limit is None:
+            return
+        while True:
+            now = loop.time()
+            waits = []
+            if run_limit is not None:
+                if now - self._started >= run_limit:
+                    return await self._time_out("run")
+                waits.append(run_limit - (now - self._started))
+            if idle_limit is not None:
+                if self.state == RunState.PAUSED or not self._busy:
+                    self._last_activity = now
+                elif now - self._last_activity >= idle_limit:
+                    return await self._time_out("inactivity")
+                waits.append(idle_limit - (now - self._last_activity))
+            await asyncio.sleep(max(0.05, min(waits)))
+
+    async def _time_out(self, kind: Literal["run", "inactivity"]) -> None:
+        if self.is_terminal:
+            return
+        self.state = RunState.TIMED_OUT
+        self._timeout_kind = kind
+        self._emit_terminal(ev.TimeoutEvent(kind=kind))
+        if self._proc is not None:
+            await self._proc.terminate(self.options.grace_period_s)
+
+    def _finalize(self, started_ms: int) -> None:
+        if self.ctx.session_id and self.ctx.state.get("_session_started") and not self.ctx.state.get("_session_ended"):
+            self.ctx.state["_session_ended"] = True
+            self._emit(ev.SessionEndEvent(session_id=self.ctx.session_id, turn_count=self._acc.turns, cost=self._acc.cost))
+        self.interaction._expire_all()
+        self._buffer.close()
+        status = self._exit or ExitStatus(code=None, signal=None)
+        reason = {
+            RunState.ABORTED: "aborted",
+            RunState.TIMED_OUT: "inactivity" if self._timeout_kind == "inactivity" else "timeout",
+            RunState.COMPLETED: "completed",
+            RunState.CRASHED: "crashed",
+            RunState.KILLED: "killed",
+        }.get(self.state, "crashed")
+        if self._terminal_type == "turn_limit":
+            reason = "turn_limit"
+        elif reason == "completed" and self._interrupted:
+            reason = "interrupted"
+        tokens = self._acc.tokens
+        result = RunResult(
+            run_id=self.run_id,
+            agent=self.agent,
+            model=self.model,
+            session_id=self._acc.session_id or self.ctx.session_id,
+            text="".join(self._acc.text),
+            cost=self._acc.cost,
+            duration_ms=now_ms() - started_ms,
+            exit_code=status.code,
+            signal=status.signal,
+            exit_reason=reason,
+            token_usage=TokenUsageSummary(*tokens) if tokens else None,
+            turn_count=self._acc.turns,
+            error=None if reason == "completed" else self._acc.error,
+            events=self._collected or [],
+            tags=list(self.options.tags),
+        )
+        if not self._result_future.done():
+            self._result_future.set_result(result)
+
+
+def start_run(adapter: Adapter, options: RunOptions) -> RunHandle:
+    """Spawn the agent and return its handle at once (call inside a running event loop)."""
+    return RunHandle(adapter, options)

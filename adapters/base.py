@@ -1,0 +1,190 @@
+"""The one contract every agent module implements.
+
+An adapter is synchronous and knows nothing about ACP: it builds a spawn spec, turns each native stdout line into
+normalized events, and answers the runtime's control requests (next prompt, approval decision, interrupt, mode) by
+queueing native messages on the parse context's outbox. The run runtime does all I/O: it writes the outbox to the
+agent's stdin after each line, so one mechanism serves both transport families — line-stream agents (stdout lines
+in, stdin control messages out) and bidirectional protocol agents (JSON-RPC or ACP both ways, see ``json_rpc.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Literal
+
+from acp_mux.events import BaseEvent
+from acp_mux.process import ExitStatus, SpawnSpec
+from acp_mux.contract import ApprovalDecision, ApprovalMode, RunOptions
+from acp_mux.parse_context import ParseContext
+from acp_mux.prompt import Prompt
+
+ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"]
+
+
+@dataclass(frozen=True)
+class AgentCapabilities:
+    """What an agent can do (spec 06 AgentCapabilities, trimmed to what the bridge uses)."""
+
+    supports_text_streaming: bool = True
+    supports_thinking: bool = False
+    supports_thinking_streaming: bool = False
+    supports_tool_call_streaming: bool = False
+    requires_pty: bool = False
+    can_resume: bool = False
+    can_fork: bool = False
+    native_acp: bool = False
+    supports_approval: bool = False
+    supports_stdin_injection: bool = False
+    persistent_process: bool = False  # one process serves many turns (continue_ sends the next prompt)
+    supports_images: bool = False
+    supports_audio: bool = False
+    supports_embedded_context: bool = True
+    supports_mcp_http: bool = False
+    supports_mcp_sse: bool = False
+    supports_interrupt_in_protocol: bool = False
+
+
+@dataclass(frozen=True)
+class ModeInfo:
+    """A permission/approval mode the agent supports, offered to the editor as an ACP session mode."""
+
+    id: str
+    name: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class DiffSpec:
+    """One file edit shown to the user: ``old_text`` None means a new file."""
+
+    path: str
+    new_text: str
+    old_text: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """How one native tool looks in the editor: truthful kind, a human title, where it points, how it edits."""
+
+    kind: ToolKind = "other"
+    title: Callable[[dict[str, Any]], str] | str | None = None
+    path_args: tuple[str, ...] = ()
+    line_arg: str | None = None
+    command_arg: str | None = None
+    diff: Callable[[dict[str, Any]], list[DiffSpec]] | None = None
+    is_plan: bool = False  # a todo tool whose input becomes an ACP plan
+
+    def render_title(self, name: str, tool_input: Any) -> str:
+        args = tool_input if isinstance(tool_input, dict) else {}
+        if callable(self.title):
+            try:
+                return self.title(args) or name
+            except Exception:  # a malformed input must not lose the tool call
+                return name
+        if isinstance(self.title, str):
+            try:
+                return self.title.format_map(_Missing(args))
+            except Exception:
+                return self.title
+        return name
+
+
+class _Missing(dict):
+    def __missing__(self, key: str) -> str:
+        return "…"
+
+
+@dataclass(frozen=True)
+class ToolTable:
+    """Tool name → :class:`ToolSpec`, with a fallback for tools this table has never seen."""
+
+    tools: dict[str, ToolSpec] = field(default_factory=dict)
+    default: ToolSpec = ToolSpec()
+
+    def lookup(self, name: str) -> ToolSpec:
+        return self.tools.get(name) or self.tools.get(name.lower()) or self.default
+
+
+class AgentAdapter:
+    """Base class for every agent module. Subclasses set the class attributes and override the hooks they need."""
+
+    name: str = ""
+    display_name: str = ""
+    binary: str = ""
+    package: str = ""  # where to get it, for doctor and errors
+    install_hint: str = ""
+    login_args: tuple[str, ...] = ()  # the agent's own terminal login, e.g. ("login",)
+    auth_hint: str = ""
+    capabilities: AgentCapabilities = AgentCapabilities()
+    tool_table: ToolTable = ToolTable()
+    modes: tuple[ModeInfo, ...] = ()
+    default_mode: str | None = None
+    models: tuple[str, ...] = ()
+    transport: str = "line-stream"
+
+    # ── discovery ──────────────────────────────────────────────────────────────────────────────────────────────
+    def bin_env_var(self) -> str:
+        return f"ACP_MUX_{self.name.upper()}_BIN"
+
+    def resolve_binary(self, override: str | None = None, env: dict[str, str] | None = None) -> str:
+        """The command to run: explicit override, then ``ACP_MUX_<NAME>_BIN``, then the default on PATH."""
+        env = os.environ if env is None else env
+        chosen = override or env.get(self.bin_env_var()) or self.binary
+        return shutil.which(chosen, path=env.get("PATH")) or chosen
+
+    # ── the run ────────────────────────────────────────────────────────────────────────────────────────────────
+    def build_spawn(self, options: RunOptions) -> SpawnSpec:
+        raise NotImplementedError
+
+    def start(self, options: RunOptions, ctx: ParseContext) -> None:
+        """Called once the process is spawned: queue the handshake and first prompt on ``ctx.outbox``."""
+
+    def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
+        raise NotImplementedError
+
+    def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
+        """Queue the next user turn for a persistent process."""
+        raise NotImplementedError(f"{self.name} starts a new process for every turn")
+
+    def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
+        """Queue the native answer to an approval request this adapter emitted."""
+        raise NotImplementedError(f"{self.name} has no approval protocol")
+
+    def respond_input(self, interaction_id: str, text: str, ctx: ParseContext) -> None:
+        raise NotImplementedError(f"{self.name} cannot answer questions")
+
+    def interrupt(self, ctx: ParseContext) -> bool:
+        """Interrupt in-protocol (queue a message) and return True, or return False to have SIGINT sent."""
+        return False
+
+    def set_mode(self, mode: str, ctx: ParseContext) -> bool:
+        """Change the permission mode of a live process; False when it needs a restart to apply."""
+        return False
+
+    def finish(self, status: ExitStatus, ctx: ParseContext) -> Iterable[BaseEvent]:
+        """Events owed at process exit: close what is open; a silent non-zero exit becomes a crash."""
+        return ctx.finish(status)
+
+    def stderr_events(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
+        """Recognise errors an agent only reports on stderr (auth, rate limits). Default: nothing."""
+        return ()
+
+
+def json_line(obj: Any) -> str:
+    """One compact JSON line for an agent's stdin."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+def try_json(line: str) -> dict[str, Any] | None:
+    """Parse a native line as a JSON object; anything else (banners, blank lines) is None."""
+    line = line.strip()
+    if not line or line[0] != "{":
+        return None
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
