@@ -1,0 +1,254 @@
+"""JSON-RPC 2.0 over newline-delimited stdio, both directions, with no third-party imports.
+
+Why not the SDK's server side: importing ``acp`` costs ~0.7 s before ``initialize`` can be answered, and its
+router has traps this bridge must not have (``_meta`` keys splatted over params, no response when a handler is
+cancelled, a non-object line killing the connection, O_NONBLOCK on inherited fds). This module reads and writes
+with one thread each on the real fds, so the event loop never blocks and nothing else can write to the protocol
+stream: :func:`protect_stdout` moves fd 1 aside and points it at stderr for everything else in the process.
+Tests drive the server with the SDK's *client* side, which validates every message shape we send.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import queue
+import sys
+import threading
+from typing import Any, Awaitable, Callable
+
+log = logging.getLogger(__name__)
+
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
+
+Handler = Callable[[dict[str, Any]], Awaitable[Any]]
+NotificationHandler = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class RpcError(Exception):
+    """An error answer: raised by a handler, or received for a request we sent."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+    def to_json(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+class AfterResponse:
+    """A handler result plus work that must reach the client only after the response (ACP: updates after new)."""
+
+    def __init__(self, result: Any, then: Callable[[], Awaitable[None]]) -> None:
+        self.result, self.then = result, then
+
+
+def protect_stdout() -> tuple[int, int]:
+    """Keep the protocol fds for ourselves; make fd 0/1 harmless for everything else (prints, children)."""
+    proto_in = os.dup(0)
+    proto_out = os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return proto_in, proto_out
+
+
+class Connection:
+    def __init__(self, in_fd: int, out_fd: int) -> None:
+        self._in_fd, self._out_fd = in_fd, out_fd
+        self._methods: dict[str, Handler] = {}
+        self._notifications: dict[str, NotificationHandler] = {}
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._next_id = 0
+        self._out: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closed = asyncio.Event()
+        self._writer_done = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.on_message: Callable[[str, dict[str, Any]], None] | None = None  # protocol log hook
+
+    def method(self, name: str, handler: Handler) -> None:
+        self._methods[name] = handler
+
+    def notification(self, name: str, handler: NotificationHandler) -> None:
+        self._notifications[name] = handler
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
+    # ── outgoing ───────────────────────────────────────────────────────────────────────────────────────────────
+    def _send(self, message: dict[str, Any]) -> None:
+        if self.on_message is not None:
+            self.on_message("out", message)
+        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+        self._out.put(data.encode("utf-8", "replace") + b"\n")
+
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        if not self.closed:
+            self._send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    async def request(self, method: str, params: dict[str, Any]) -> Any:
+        if self.closed:
+            raise ConnectionError("the client has gone away")
+        self._next_id += 1
+        request_id = self._next_id
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        try:
+            return await future
+        finally:
+            self._pending.pop(request_id, None)
+
+    # ── incoming ───────────────────────────────────────────────────────────────────────────────────────────────
+    async def serve(self) -> None:
+        """Run until the client closes stdin; handlers still running are cancelled after that."""
+        self._loop = asyncio.get_running_loop()
+        lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+        threading.Thread(target=self._read_thread, args=(lines,), name="acp-stdin", daemon=True).start()
+        writer = threading.Thread(target=self._write_thread, name="acp-stdout", daemon=True)
+        writer.start()
+        try:
+            while True:
+                line = await lines.get()
+                if line is None:
+                    break
+                self._dispatch_line(line)
+        finally:
+            self._closed.set()
+            for future in self._pending.values():
+                if not future.done():
+                    future.set_exception(ConnectionError("the client has gone away"))
+
+    async def drain(self, timeout: float = 1.0) -> None:
+        """Let queued output reach the client before the process exits."""
+        self._out.put(None)
+        await asyncio.get_running_loop().run_in_executor(None, self._writer_done.wait, timeout)
+
+    def _read_thread(self, lines: "asyncio.Queue[bytes | None]") -> None:
+        assert self._loop is not None
+        buffer = bytearray()
+        while True:
+            try:
+                chunk = os.read(self._in_fd, 1 << 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            buffer += chunk
+            start = 0
+            while (end := buffer.find(b"\n", start)) != -1:
+                self._loop.call_soon_threadsafe(lines.put_nowait, bytes(buffer[start:end]))
+                start = end + 1
+            del buffer[:start]
+        if buffer.strip():
+            self._loop.call_soon_threadsafe(lines.put_nowait, bytes(buffer))
+        self._loop.call_soon_threadsafe(lines.put_nowait, None)
+
+    def _write_thread(self) -> None:
+        while True:
+            data = self._out.get()
+            if data is None:
+                break
+            view = memoryview(data)
+            try:
+                while view:
+                    written = os.write(self._out_fd, view)
+                    view = view[written:]
+            except OSError:  # the client closed its end: nothing more can be said
+                break
+        self._writer_done.set()
+
+    def _dispatch_line(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        try:
+            message = json.loads(line)
+        except ValueError:
+            self._send({"jsonrpc": "2.0", "id": None, "error": {"code": PARSE_ERROR, "message": "Parse error"}})
+            return
+        if not isinstance(message, dict):
+            self._send({"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": "Invalid Request"}})
+            return
+        if self.on_message is not None:
+            self.on_message("in", message)
+        if "method" in message:
+            self._spawn(self._handle_call(message))
+        elif "id" in message:
+            self._handle_response(message)
+
+    def _spawn(self, coro: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _handle_response(self, message: dict[str, Any]) -> None:
+        future = self._pending.get(message.get("id"))  # type: ignore[arg-type]
+        if future is None or future.done():
+            return
+        if "error" in message and isinstance(message["error"], dict):
+            error = message["error"]
+            future.set_exception(RpcError(error.get("code", INTERNAL_ERROR), str(error.get("message", "")), error.get("data")))
+        else:
+            future.set_result(message.get("result"))
+
+    async def _handle_call(self, message: dict[str, Any]) -> None:
+        method = message.get("method")
+        params = message.get("params")
+        is_request = "id" in message
+        request_id = message.get("id")
+        if not isinstance(method, str) or (params is not None and not isinstance(params, dict)):
+            if is_request:
+                self._reply_error(request_id, RpcError(INVALID_REQUEST, "Invalid Request"))
+            return
+        params = params or {}
+        if not is_request:
+            handler = self._notifications.get(method)
+            if handler is not None:
+                try:
+                    await handler(params)
+                except Exception:
+                    log.exception("notification %s failed", method)
+            return
+        handler = self._methods.get(method)
+        if handler is None:
+            self._reply_error(request_id, RpcError(METHOD_NOT_FOUND, f"Method not found: {method}", {"method": method}))
+            return
+        try:
+            result = await handler(params)
+        except RpcError as exc:
+            self._reply_error(request_id, exc)
+            return
+        except asyncio.CancelledError:  # never leave a request unanswered
+            self._reply_error(request_id, RpcError(-32800, "Request cancelled"))
+            raise
+        except Exception as exc:
+            log.exception("%s failed", method)
+            self._reply_error(request_id, RpcError(INTERNAL_ERROR, f"Internal error: {exc}"))
+            return
+        then = None
+        if isinstance(result, AfterResponse):
+            result, then = result.result, result.then
+        self._send({"jsonrpc": "2.0", "id": request_id, "result": result if result is not None else {}})
+        if then is not None:
+            try:
+                await then()
+            except Exception:
+                log.exception("post-response work for %s failed", method)
+
+    def _reply_error(self, request_id: Any, error: RpcError) -> None:
+        self._send({"jsonrpc": "2.0", "id": request_id, "error": error.to_json()})
+
+    async def cancel_handlers(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=1.0)

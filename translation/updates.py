@@ -1,0 +1,417 @@
+"""Events → ACP ``session/update`` payloads (wire-form dicts), one event at a time.
+
+The translator keeps only what ACP needs to stay truthful across a session: which tool calls the editor has been
+shown and their state, and the bounded output of running commands. Tool kinds, titles, locations and diffs come
+from the adapter's tool table, so this module knows no agent. Updates are plain dicts in ACP's camelCase wire form
+(built without the SDK's pydantic models: the hot path stays cheap; tests validate every shape with ``acp.schema``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from translation.diffs import diffs_for, relative_title, resolve
+from translation.output import BoundedOutput, cap_text, cap_value
+from translation.plans import plan_entries
+
+LIVE_OUTPUT_INTERVAL_S = 0.1
+TITLE_CHARS = 120
+
+
+class ToolTableLike(Protocol):
+    def lookup(self, name: str) -> Any: ...
+
+
+@dataclass
+class ToolView:
+    """What the editor has been told about one tool call."""
+
+    id: str
+    name: str
+    spec: Any
+    kind: str
+    title: str
+    status: str = "pending"
+    input: Any = None
+    content: list[dict[str, Any]] = field(default_factory=list)
+    output: BoundedOutput | None = None
+    last_flush: float = 0.0
+    dirty: bool = False
+    terminal: bool = False
+
+
+def text_chunk(kind: str, text: str) -> dict[str, Any]:
+    return {"sessionUpdate": kind, "content": {"type": "text", "text": text}}
+
+
+def notice(text: str) -> dict[str, Any]:
+    """A visible line in the conversation for things the user must not miss (errors, retries)."""
+    return text_chunk("agent_message_chunk", text)
+
+
+class UpdateTranslator:
+    def __init__(
+        self,
+        tool_table: ToolTableLike,
+        cwd: str,
+        *,
+        terminal_output_meta: bool = False,
+        context_window: int = 200_000,
+    ) -> None:
+        self.tools_table = tool_table
+        self.cwd = cwd
+        self.terminal_meta = terminal_output_meta
+        self.context_window = context_window
+        self.tools: dict[str, ToolView] = {}
+        self._plan_tools: set[str] = set()
+        self._shell_stack: list[str] = []
+        self._synthetic = 0
+        self._used_tokens = 0
+        self._approval_tools: dict[str, str] = {}
+
+    # ── the dispatcher ─────────────────────────────────────────────────────────────────────────────────────────
+    def translate(self, event: Any) -> list[dict[str, Any]]:
+        handler = getattr(self, "_on_" + event.type, None)
+        return handler(event) if handler is not None else []
+
+    def _on_text_delta(self, e: Any) -> list[dict[str, Any]]:
+        return [text_chunk("agent_message_chunk", e.delta)]
+
+    def _on_thinking_delta(self, e: Any) -> list[dict[str, Any]]:
+        return [text_chunk("agent_thought_chunk", e.delta)]
+
+    # ── tools ──────────────────────────────────────────────────────────────────────────────────────────────────
+    def _on_tool_call_start(self, e: Any) -> list[dict[str, Any]]:
+        return self.announce(e.tool_call_id, e.tool_name, None)
+
+    def _on_mcp_tool_call_start(self, e: Any) -> list[dict[str, Any]]:
+        if e.tool_call_id in self.tools:
+            return []
+        return self.announce(e.tool_call_id, f"mcp__{e.server}__{e.tool_name}", e.input) + self._ready(
+            e.tool_call_id, e.input
+        )
+
+    def announce(self, tool_id: str, name: str, tool_input: Any) -> list[dict[str, Any]]:
+        """``tool_call``: the editor learns of the tool as soon as the agent starts it."""
+        if tool_id in self.tools or tool_id in self._plan_tools:
+            return []
+        spec = self.tools_table.lookup(name)
+        if getattr(spec, "is_plan", False):
+            self._plan_tools.add(tool_id)
+            return []
+        view = ToolView(id=tool_id, name=name, spec=spec, kind=spec.kind, title=self._title(spec, name, tool_input))
+        self.tools[tool_id] = view
+        update: dict[str, Any] = {
+            "sessionUpdate": "tool_call",
+            "toolCallId": tool_id,
+            "title": view.title,
+            "kind": view.kind,
+            "status": "pending",
+        }
+        if tool_input is not None:
+            update["rawInput"] = cap_value(tool_input)
+        return [update]
+
+    def _on_tool_call_ready(self, e: Any) -> list[dict[str, Any]]:
+        if e.tool_call_id in self._plan_tools:
+            entries = plan_entries(e.input)
+            return [{"sessionUpdate": "plan", "entries": entries}] if entries is not None else []
+        out = self.announce(e.tool_call_id, e.tool_name, None)
+        return out + self._ready(e.tool_call_id, e.input)
+
+    def _ready(self, tool_id: str, tool_input: Any) -> list[dict[str, Any]]:
+        view = self.tools.get(tool_id)
+        if view is None:
+            return []
+        view.input = tool_input
+        spec = view.spec
+        update: dict[str, Any] = {"sessionUpdate": "tool_call_update", "toolCallId": tool_id}
+        title = self._title(spec, view.name, tool_input)
+        if title != view.title:
+            view.title = update["title"] = title
+        update["rawInput"] = cap_value(tool_input)
+        locations = self._locations(spec, tool_input)
+        if locations:
+            update["locations"] = locations
+        if spec.diff is not None and isinstance(tool_input, dict):
+            try:
+                view.content = diffs_for(spec.diff(tool_input), self.cwd)
+            except Exception:  # malformed edit input: show the tool without a diff rather than lose it
+                view.content = []
+            if view.content:
+                update["content"] = view.content
+        return [update]
+
+    def _on_tool_result(self, e: Any) -> list[dict[str, Any]]:
+        return self._finish(e.tool_call_id, "completed", e.output)
+
+    def _on_mcp_tool_result(self, e: Any) -> list[dict[str, Any]]:
+        return self._finish(e.tool_call_id, "completed", e.output)
+
+    def _on_tool_error(self, e: Any) -> list[dict[str, Any]]:
+        return self._finish(e.tool_call_id, "failed", e.error)
+
+    def _on_mcp_tool_error(self, e: Any) -> list[dict[str, Any]]:
+        return self._finish(e.tool_call_id, "failed", e.error)
+
+    def _finish(self, tool_id: str, status: str, output: Any) -> list[dict[str, Any]]:
+        if tool_id in self._plan_tools:
+            self._plan_tools.discard(tool_id)
+            return []
+        view = self.tools.pop(tool_id, None)
+        if view is None:
+            return []
+        if tool_id in self._shell_stack:
+            self._shell_stack.remove(tool_id)
+        out = self._in_progress(view)
+        update: dict[str, Any] = {"sessionUpdate": "tool_call_update", "toolCallId": tool_id, "status": status}
+        if output is not None:
+            update["rawOutput"] = cap_value(output)
+        content = self._final_content(view, status, output)
+        if content is not None:
+            update["content"] = content
+        view.status = status
+        out.append(update)
+        return out
+
+    def _final_content(self, view: ToolView, status: str, output: Any) -> list[dict[str, Any]] | None:
+        if view.output is not None:  # a command: its bounded output (or the live terminal) is the content
+            if view.terminal:
+                return None
+            return [_text_content(_fenced(view.output.render()))] if view.output.total_chars else None
+        if view.kind == "edit" and view.content and status == "completed":
+            return None  # the diff shown at announce time stays
+        text = _output_text(output)
+        if not text:
+            return view.content or None if status == "failed" else None
+        text = cap_text(text)
+        if view.kind == "execute":
+            text = _fenced(text)
+        return view.content + [_text_content(text)] if status == "failed" else [_text_content(text)]
+
+    def _in_progress(self, view: ToolView) -> list[dict[str, Any]]:
+        if view.status != "pending":
+            return []
+        view.status = "in_progress"
+        return [{"sessionUpdate": "tool_call_update", "toolCallId": view.id, "status": "in_progress"}]
+
+    def _on_approval_granted(self, e: Any) -> list[dict[str, Any]]:
+        tool_id = self._approval_tools.pop(e.interaction_id, None)
+        view = self.tools.get(tool_id) if tool_id else None
+        return self._in_progress(view) if view is not None else []
+
+    def remember_approval(self, interaction_id: str, tool_id: str) -> None:
+        """Link an approval to its tool call, so the grant moves that call to in_progress."""
+        self._approval_tools[interaction_id] = tool_id
+
+    # ── shell output ───────────────────────────────────────────────────────────────────────────────────────────
+    def _on_shell_start(self, e: Any) -> list[dict[str, Any]]:
+        tool_id = self._current_command_tool()
+        out: list[dict[str, Any]] = []
+        if tool_id is None:  # an agent reported a command without a tool call: show one
+            self._synthetic += 1
+            tool_id = f"shell-{self._synthetic}"
+            out += self.announce(tool_id, "shell", {"command": e.command})
+            view = self.tools[tool_id]
+            view.kind, view.title = "execute", _shorten(e.command)
+        view = self.tools[tool_id]
+        view.output = BoundedOutput()
+        self._shell_stack.append(tool_id)
+        out += self._in_progress(view)
+        if self.terminal_meta:
+            view.terminal = True
+            out.append(
+                {
+                    "sessionUpdate": "tool_call_update",
+                    "toolCallId": tool_id,
+                    "content": [{"type": "terminal", "terminalId": tool_id}],
+                    "_meta": {"terminal_info": {"terminal_id": tool_id, "cwd": e.cwd or self.cwd}},
+                }
+            )
+        return out
+
+    def _current_command_tool(self) -> str | None:
+        for tool_id in reversed(list(self.tools)):
+            view = self.tools[tool_id]
+            if view.kind == "execute" and view.output is None:
+                return tool_id
+        return None
+
+    def _on_shell_stdout_delta(self, e: Any) -> list[dict[str, Any]]:
+        return self._shell_output(e.delta)
+
+    def _on_shell_stderr_delta(self, e: Any) -> list[dict[str, Any]]:
+        return self._shell_output(e.delta)
+
+    def _shell_output(self, delta: str) -> list[dict[str, Any]]:
+        if not self._shell_stack:
+            return []
+        view = self.tools.get(self._shell_stack[-1])
+        if view is None or view.output is None:
+            return []
+        view.output.append(delta)
+        if view.terminal:  # append-only deltas: nothing is ever sent twice
+            return [
+                {
+                    "sessionUpdate": "tool_call_update",
+                    "toolCallId": view.id,
+                    "_meta": {"terminal_output": {"terminal_id": view.id, "data": delta}},
+                }
+            ]
+        view.dirty = True
+        return self._live_output(view, force=False)
+
+    def _live_output(self, view: ToolView, force: bool) -> list[dict[str, Any]]:
+        now = time.monotonic()
+        if not view.dirty or (not force and now - view.last_flush < LIVE_OUTPUT_INTERVAL_S):
+            return []
+        view.dirty, view.last_flush = False, now
+        assert view.output is not None
+        return [
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": view.id,
+                "content": [_text_content(_fenced(view.output.render()))],
+            }
+        ]
+
+    def flush_live_output(self) -> list[dict[str, Any]]:
+        """Called when the stream goes quiet: show output that the throttle held back."""
+        out: list[dict[str, Any]] = []
+        for tool_id in self._shell_stack:
+            view = self.tools.get(tool_id)
+            if view is not None and view.dirty:
+                out += self._live_output(view, force=True)
+        return out
+
+    def _on_shell_exit(self, e: Any) -> list[dict[str, Any]]:
+        if not self._shell_stack:
+            return []
+        view = self.tools.get(self._shell_stack[-1])
+        if view is None:
+            return []
+        out = self._live_output(view, force=True) if not view.terminal else []
+        if view.terminal:
+            out.append(
+                {
+                    "sessionUpdate": "tool_call_update",
+                    "toolCallId": view.id,
+                    "_meta": {"terminal_exit": {"terminal_id": view.id, "exit_code": e.exit_code, "signal": None}},
+                }
+            )
+        if view.id.startswith("shell-"):  # a synthetic tool call ends with its command
+            out += self._finish(view.id, "completed" if e.exit_code == 0 else "failed", None)
+        return out
+
+    # ── usage ──────────────────────────────────────────────────────────────────────────────────────────────────
+    def _on_token_usage(self, e: Any) -> list[dict[str, Any]]:
+        self._used_tokens = e.input_tokens + (e.cached_tokens or 0) + e.output_tokens
+        return [{"sessionUpdate": "usage_update", "used": self._used_tokens, "size": self.context_window}]
+
+    def _on_cost(self, e: Any) -> list[dict[str, Any]]:
+        cost = e.cost
+        used = self._used_tokens or cost.input_tokens + (cost.cached_tokens or 0) + cost.output_tokens
+        return [
+            {
+                "sessionUpdate": "usage_update",
+                "used": used,
+                "size": self.context_window,
+                "cost": {"amount": cost.total_usd, "currency": "USD"},
+            }
+        ]
+
+    def _on_context_limit_warning(self, e: Any) -> list[dict[str, Any]]:
+        self.context_window = e.max_tokens or self.context_window
+        return [{"sessionUpdate": "usage_update", "used": e.used_tokens, "size": self.context_window}]
+
+    # ── visible notes ──────────────────────────────────────────────────────────────────────────────────────────
+    def _on_context_compacted(self, e: Any) -> list[dict[str, Any]]:
+        return [notice(f"\n\n_(context compacted{': ' + e.summary if e.summary else ''})_\n\n")]
+
+    def _on_rate_limited(self, e: Any) -> list[dict[str, Any]]:
+        wait = f" for {e.retry_after_ms / 1000:.0f}s" if e.retry_after_ms else ""
+        return [notice(f"\n\n_(rate limited by the model provider; waiting{wait})_\n\n")]
+
+    def _on_retry(self, e: Any) -> list[dict[str, Any]]:
+        return [notice(f"\n\n_(retrying, attempt {e.attempt}/{e.max_attempts}: {e.reason})_\n\n")]
+
+    def _on_subagent_spawn(self, e: Any) -> list[dict[str, Any]]:
+        return []  # the Task/Agent tool call already shows it
+
+    # ── end of turn ────────────────────────────────────────────────────────────────────────────────────────────
+    def close_open_tools(self, status: str = "failed") -> list[dict[str, Any]]:
+        """Every tool call the editor saw must end: at turn end anything still open is closed."""
+        out: list[dict[str, Any]] = []
+        for tool_id in list(self.tools):
+            out += self._finish(tool_id, status, None)
+        self._plan_tools.clear()
+        return out
+
+    # ── helpers ────────────────────────────────────────────────────────────────────────────────────────────────
+    def _title(self, spec: Any, name: str, tool_input: Any) -> str:
+        if tool_input is None:
+            return name
+        title = spec.render_title(name, _relativize(tool_input, self.cwd, spec))
+        return _shorten(title)
+
+    def _locations(self, spec: Any, tool_input: Any) -> list[dict[str, Any]]:
+        if not isinstance(tool_input, dict):
+            return []
+        out = []
+        for arg in spec.path_args:
+            value = tool_input.get(arg)
+            if isinstance(value, str) and value:
+                location: dict[str, Any] = {"path": resolve(value, self.cwd)}
+                line = tool_input.get(spec.line_arg) if spec.line_arg else None
+                if isinstance(line, int) and line > 0:
+                    location["line"] = line
+                out.append(location)
+        return out
+
+    def tool_status(self, tool_id: str) -> str | None:
+        view = self.tools.get(tool_id)
+        return view.status if view else None
+
+
+def _relativize(tool_input: Any, cwd: str, spec: Any) -> Any:
+    if not isinstance(tool_input, dict) or not spec.path_args:
+        return tool_input
+    shown = dict(tool_input)
+    for arg in spec.path_args:
+        if isinstance(shown.get(arg), str):
+            shown[arg] = relative_title(shown[arg], cwd)
+    return shown
+
+
+def _shorten(text: str) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1] + "…"
+
+
+def _text_content(text: str) -> dict[str, Any]:
+    return {"type": "content", "content": {"type": "text", "text": text}}
+
+
+def _fenced(text: str) -> str:
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}console\n{text}\n{fence}"
+
+
+def _output_text(output: Any) -> str:
+    if output is None:
+        return ""
+    if isinstance(output, str):
+        return output
+    if isinstance(output, list) and all(isinstance(x, dict) for x in output):  # content blocks
+        texts = [x.get("text", "") for x in output if isinstance(x.get("text"), str)]
+        if texts:
+            return "\n".join(texts)
+    try:
+        return json.dumps(output, ensure_ascii=False, indent=1)
+    except (TypeError, ValueError):
+        return str(output)
