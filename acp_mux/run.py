@@ -214,6 +214,11 @@ class RunHandle:
         return self.state in TERMINAL_STATES
 
     @property
+    def usable(self) -> bool:
+        """Whether the live process can take another prompt (not ended, no terminal event seen)."""
+        return not self.done and not self.is_terminal and not self._terminal_emitted
+
+    @property
     def busy(self) -> bool:
         """True while a turn is in flight (between a prompt and its ``turn_end``)."""
         return self._busy

@@ -85,7 +85,7 @@ class UpdateTranslator:
 
     # ── tools ──────────────────────────────────────────────────────────────────────────────────────────────────
     def _on_tool_call_start(self, e: Any) -> list[dict[str, Any]]:
-        return self.announce(e.tool_call_id, e.tool_name, None)
+        return self.announce(e.tool_call_id, e.tool_name, _complete_json(e.input_accumulated))
 
     def _on_mcp_tool_call_start(self, e: Any) -> list[dict[str, Any]]:
         if e.tool_call_id in self.tools:
@@ -374,6 +374,16 @@ class UpdateTranslator:
     def tool_status(self, tool_id: str) -> str | None:
         view = self.tools.get(tool_id)
         return view.status if view else None
+
+
+def _complete_json(text: str) -> Any:
+    """The tool input when it already arrived whole (buffered agents), else None (it is still streaming)."""
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 def _relativize(tool_input: Any, cwd: str, spec: Any) -> Any:

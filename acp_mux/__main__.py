@@ -1,0 +1,3 @@
+from acp_mux.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,596 @@
+"""Process layer: spawn agent CLIs in their own process group and talk to them.
+
+Pipe mode lives here; PTY mode is in :mod:`acp_mux.pty` and shares the
+:class:`AgentProcess` base.  Everything is plain asyncio (no reader threads).
+Our own stdin/stdout carry JSON-RPC, so a child never inherits them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import errno
+import logging
+import os
+import shutil
+import signal
+import sys
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+CHUNK = 1 << 20          # read size; also the StreamReader limit (pauses at 2x)
+DEFAULT_EOF_LINGER = 0.5  # seconds to wait for pipe EOF once the leader exited
+# Dispositions a child must not inherit as SIG_IGN (nohup/`cmd &` set some).
+_RESET_SIGNALS = tuple(getattr(signal, n) for n in (
+    "SIGINT", "SIGQUIT", "SIGTERM", "SIGHUP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGPIPE"))
+
+
+@dataclass(frozen=True)
+class SpawnSpec:
+    command: str
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] | None = None   # full environment; None = inherit
+    cwd: str | None = None
+    use_pty: bool = False
+
+
+class SpawnError(Exception):
+    """The agent could not be started; the message is meant for humans."""
+
+    def __init__(self, message: str, command: str = "") -> None:
+        super().__init__(message)
+        self.command = command
+
+
+class ProcessInputClosed(ConnectionError):
+    """The child's stdin/pty is gone; raised instead of BrokenPipe & co."""
+
+
+@dataclass(frozen=True)
+class ExitStatus:
+    code: int | None      # None when killed by a signal
+    signal: str | None    # e.g. "SIGTERM"; None on a normal exit
+
+    @classmethod
+    def from_returncode(cls, rc: int) -> "ExitStatus":
+        if rc >= 0:
+            return cls(rc, None)
+        return cls(None, _signame(-rc))
+
+    @property
+    def returncode(self) -> int:
+        """Popen-style: negative signal number when signalled."""
+        if self.code is not None:
+            return self.code
+        try:
+            return -int(getattr(signal, self.signal or ""))
+        except (TypeError, ValueError):
+            return -1
+
+
+def _signame(num: int) -> str:
+    try:
+        return signal.Signals(num).name
+    except ValueError:
+        return f"SIG{num}"
+
+
+# --------------------------------------------------------------- group helpers
+def _killpg(pgid: int, sig: int) -> None:
+    """killpg that can never hit our own group or init, and ignores the dead."""
+    if pgid <= 1 or pgid == os.getpgrp():
+        return
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _group_alive(pgid: int) -> bool:
+    """True if a non-zombie member of the group exists.
+
+    killpg(0) alone counts zombies (an unreaped leader, or orphans that a
+    non-reaping PID 1 never collects), so on Linux /proc refines the answer.
+    """
+    if pgid <= 1:
+        return False
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                rest = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(rest) > 2 and int(rest[2]) == pgid and rest[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+# ------------------------------------------------------------------ buffering
+class LineSplitter:
+    """Splits a byte stream on b"\\n" in linear time (never rescans).
+
+    ``max_line`` (optional) force-flushes an over-long partial line so memory
+    stays bounded where we do not need lines intact (stderr).
+    """
+
+    def __init__(self, max_line: int | None = None) -> None:
+        self._pending = bytearray()
+        self._max = max_line
+
+    def feed(self, data: bytes) -> list[bytes | bytearray]:
+        out: list[bytes | bytearray] = []
+        start = 0
+        while (i := data.find(b"\n", start)) >= 0:
+            if self._pending:
+                self._pending += data[start:i]
+                out.append(_chop_cr(self._pending))
+                self._pending = bytearray()
+            else:
+                end = i - 1 if i > start and data[i - 1] == 0x0D else i
+                out.append(data[start:end])
+            start = i + 1
+        if start < len(data):
+            self._pending += data[start:]
+            if self._max is not None and len(self._pending) > self._max:
+                out.append(self._pending)
+                self._pending = bytearray()
+        return out
+
+    def flush(self) -> bytes | bytearray | None:
+        """The final unterminated line, if any."""
+        if not self._pending:
+            return None
+        line, self._pending = _chop_cr(self._pending), bytearray()
+        return line
+
+
+def _chop_cr(buf: bytearray) -> bytearray:
+    if buf.endswith(b"\r"):
+        del buf[-1:]
+    return buf
+
+
+class TailBuffer:
+    """Keeps the last ``limit`` bytes of a stream (the 64 KB ring of spec §24.3)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(0, limit)
+        self._buf = bytearray()
+        self.total = 0      # bytes ever fed
+        self.dropped = 0    # bytes discarded from the front
+
+    def feed(self, data: bytes) -> None:
+        self.total += len(data)
+        self._buf += data[-self.limit:] if self.limit else b""
+        over = len(self._buf) - self.limit
+        if over > 0:
+            del self._buf[:over]
+        self.dropped = self.total - len(self._buf)
+
+    def text(self) -> str:
+        data = bytes(self._buf)
+        if self.dropped:  # we may have cut a UTF-8 sequence in half
+            i = 0
+            while i < min(3, len(data)) and 0x80 <= data[i] <= 0xBF:
+                i += 1
+            data = data[i:]
+        return data.decode("utf-8", "replace")
+
+
+class _LingeringReader:
+    """Reads chunks until EOF -- or until ``linger`` s after the leader exited.
+
+    A grandchild that inherited the pipe/pty may keep it open forever; the
+    agent is done when the leader is, so we stop waiting shortly after.
+    Cancellation-safe: an interrupted read is resumed by the next call.
+    """
+
+    def __init__(self, read: Callable[[], Awaitable[bytes]], exited: asyncio.Future[Any],
+                 linger: Callable[[], float], abandon: Callable[[], None]) -> None:
+        self._read, self._exited, self._linger, self._abandon = read, exited, linger, abandon
+        self._task: asyncio.Future[bytes] | None = None
+        self.eof = False
+
+    async def read(self) -> bytes:
+        if self.eof:
+            return b""
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._read())
+        task = self._task
+        if not self._exited.done():
+            await asyncio.wait([task, self._exited], return_when=asyncio.FIRST_COMPLETED)
+        if not task.done():
+            await asyncio.wait([task], timeout=self._linger())
+        if not task.done():
+            task.cancel()
+            self._task, self.eof = None, True
+            self._abandon()
+            return b""
+        self._task = None
+        data = task.result()
+        self.eof = not data
+        return data
+
+
+# ------------------------------------------------------------------- base API
+class AgentProcess:
+    """What the runtime drives: line output, stdin, and group-wide signals."""
+
+    pid: int
+    pgid: int
+    on_stderr_line: Callable[[str], None] | None
+
+    def __init__(self, pid: int, *, stderr_tail_bytes: int = 65536) -> None:
+        self.pid = pid
+        self.pgid = pid            # setsid() in the child makes it a group leader
+        self.on_stderr_line = None
+        self.eof_linger = DEFAULT_EOF_LINGER
+        self._loop = asyncio.get_running_loop()
+        self._exit: asyncio.Future[ExitStatus] = self._loop.create_future()
+        self._exit.add_done_callback(lambda _f: TRACKER.unregister(self))
+        self._tail = TailBuffer(stderr_tail_bytes)
+        self._splitter = LineSplitter()
+        self._ready: deque[bytes | bytearray] = deque()
+        self._stdout: _LingeringReader | None = None   # set by subclasses
+        self._terminating: asyncio.Future[ExitStatus] | None = None
+
+    # --- output
+    async def lines(self) -> AsyncIterator[str]:
+        """stdout lines, decoded with errors="replace", without line endings.
+
+        One consumer at a time; a later call resumes where the last one stopped.
+        """
+        assert self._stdout is not None
+        while True:
+            while self._ready:
+                yield self._decode(self._ready.popleft())
+            if self._stdout.eof:
+                return
+            chunk = await self._stdout.read()
+            if chunk:
+                self._ready.extend(self._splitter.feed(chunk))
+            elif (last := self._splitter.flush()) is not None:
+                self._ready.append(last)
+
+    def _decode(self, line: bytes | bytearray) -> str:
+        return line.decode("utf-8", "replace")
+
+    def stderr_tail(self) -> str:
+        return self._tail.text()
+
+    @property
+    def stderr_dropped_bytes(self) -> int:
+        """Bytes that fell out of the tail ring (for a 'data loss' warn event)."""
+        return self._tail.dropped
+
+    def _emit_stderr(self, line: bytes | bytearray) -> None:
+        cb = self.on_stderr_line
+        if cb is None:
+            return
+        try:
+            cb(line.decode("utf-8", "replace"))
+        except Exception:  # a bad callback must not stop the drain
+            log.exception("on_stderr_line callback failed")
+
+    # --- input (subclasses)
+    async def write(self, data: str | bytes) -> None:
+        raise NotImplementedError
+
+    async def close_stdin(self) -> None:
+        raise NotImplementedError
+
+    # --- signals
+    def send_signal_to_group(self, sig: int) -> None:
+        _killpg(self.pgid, sig)
+
+    def interrupt(self) -> None:
+        self.send_signal_to_group(signal.SIGINT)
+
+    def suspend(self) -> None:
+        """SIGTSTP, then SIGSTOP.
+
+        Our child is a session leader, so its group is *orphaned*: Linux and
+        BSD discard default-action SIGTSTP there, and the agent would keep
+        running.  SIGTSTP still reaches programs that handle it; SIGSTOP makes
+        the pause actually happen.
+        """
+        self.send_signal_to_group(signal.SIGTSTP)
+        self.send_signal_to_group(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self.send_signal_to_group(signal.SIGCONT)
+
+    def kill(self) -> None:
+        self.send_signal_to_group(signal.SIGKILL)
+
+    def group_alive(self) -> bool:
+        return _group_alive(self.pgid)
+
+    # --- lifecycle
+    @property
+    def exited(self) -> bool:
+        return self._exit.done()
+
+    @property
+    def returncode(self) -> int | None:
+        return self._exit.result().returncode if self._exit.done() else None
+
+    async def wait(self) -> ExitStatus:
+        """Exit of the leader; does not wait for pipes held by grandchildren."""
+        return await asyncio.shield(self._exit)
+
+    async def terminate(self, grace: float = 5.0) -> ExitStatus:
+        """SIGTERM the group, SIGKILL whatever is left after ``grace`` s. Idempotent."""
+        if self._terminating is None:
+            self._terminating = asyncio.ensure_future(self._terminate(grace))
+        return await asyncio.shield(self._terminating)
+
+    async def _terminate(self, grace: float) -> ExitStatus:
+        if self.group_alive() or not self.exited:
+            deadline = self._loop.time() + grace
+            self.send_signal_to_group(signal.SIGTERM)
+            self.send_signal_to_group(signal.SIGCONT)  # stopped processes can't die of TERM
+            await asyncio.wait([self._exit], timeout=grace)
+            while self.group_alive() and self._loop.time() < deadline:
+                await asyncio.sleep(0.02)
+            if self.group_alive() or not self.exited:
+                self.kill()
+            await asyncio.wait([self._exit], timeout=2.0)
+            if not self.exited:  # the leader left its group (setpgid/setsid)
+                try:
+                    os.kill(self.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        status = await self.wait()
+        for _ in range(50):  # SIGKILL is asynchronous; give the group <= 1 s
+            if not self.group_alive():
+                break
+            await asyncio.sleep(0.02)
+        return status
+
+
+# ------------------------------------------------------------------ pipe mode
+class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """Reports the leader's exit at once; Process.wait() also waits for pipes."""
+
+    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=limit, loop=loop)
+        self.exited: asyncio.Future[int] = loop.create_future()
+
+    def process_exited(self) -> None:
+        rc = self._transport.get_returncode() if self._transport else None
+        if not self.exited.done():
+            self.exited.set_result(-1 if rc is None else rc)
+        super().process_exited()
+
+
+class PipeProcess(AgentProcess):
+    def __init__(self, transport: asyncio.SubprocessTransport, proto: _Protocol,
+                 *, stderr_tail_bytes: int) -> None:
+        super().__init__(transport.get_pid(), stderr_tail_bytes=stderr_tail_bytes)
+        self._transport, self._proto = transport, proto
+        proto.exited.add_done_callback(
+            lambda f: self._exit.done() or self._exit.set_result(ExitStatus.from_returncode(f.result())))
+        assert proto.stdout and proto.stderr and proto.stdin
+        self._stdin = proto.stdin
+        out, err = proto.stdout, proto.stderr
+        self._stdout = _LingeringReader(lambda: out.read(CHUNK), self._exit,
+                                        lambda: self.eof_linger, lambda: self._close_pipe(1))
+        self._stderr = _LingeringReader(lambda: err.read(CHUNK), self._exit,
+                                        lambda: self.eof_linger, lambda: self._close_pipe(2))
+        self._drain = asyncio.ensure_future(self._drain_stderr())
+
+    def _close_pipe(self, fd: int) -> None:
+        pipe = self._transport.get_pipe_transport(fd)
+        if pipe is not None:
+            pipe.close()
+
+    async def _drain_stderr(self) -> None:
+        """Always running, so a chatty child never blocks on a full stderr pipe."""
+        splitter = LineSplitter(max_line=max(self._tail.limit, 4096))
+        while chunk := await self._stderr.read():
+            self._tail.feed(chunk)
+            for line in splitter.feed(chunk):
+                self._emit_stderr(line)
+        if (last := splitter.flush()) is not None:
+            self._emit_stderr(last)
+
+    async def write(self, data: str | bytes) -> None:
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        if self._stdin.is_closing():  # asyncio would silently drop the data
+            raise ProcessInputClosed(f"stdin of pid {self.pid} is closed")
+        try:
+            self._stdin.write(data)
+            await self._stdin.drain()
+        except (BrokenPipeError, ConnectionResetError, OSError) as e:
+            raise ProcessInputClosed(f"stdin of pid {self.pid} is closed: {e}") from e
+
+    async def close_stdin(self) -> None:
+        if self._stdin.is_closing():
+            return
+        self._stdin.close()
+        try:
+            await self._stdin.wait_closed()
+        except OSError:
+            pass
+
+
+# ---------------------------------------------------------------------- spawn
+def resolve_command(spec: SpawnSpec) -> str:
+    """Absolute path of the executable, or SpawnError saying what is wrong."""
+    if spec.cwd is not None and not os.path.isdir(spec.cwd):
+        what = "is not a directory" if os.path.exists(spec.cwd) else "does not exist"
+        raise SpawnError(f"working directory '{spec.cwd}' {what}", spec.command)
+    cmd = spec.command
+    if not cmd:
+        raise SpawnError("empty agent command", cmd)
+    if os.sep in cmd:
+        path = os.path.join(spec.cwd or os.getcwd(), cmd)
+        if not os.path.exists(path):
+            raise SpawnError(f"agent binary '{cmd}' not found", cmd)
+        if os.path.isdir(path) or not os.access(path, os.X_OK):
+            raise SpawnError(f"permission denied executing {path}", cmd)
+        return os.path.abspath(path)
+    env_path = (spec.env if spec.env is not None else os.environ).get("PATH", os.defpath)
+    found = shutil.which(cmd, path=env_path)
+    if found:
+        return os.path.abspath(found)
+    for d in env_path.split(os.pathsep):  # present but not executable?
+        cand = os.path.join(d or ".", cmd)
+        if os.path.isfile(cand):
+            raise SpawnError(f"permission denied executing {cand}", cmd)
+    raise SpawnError(f"agent binary '{cmd}' not found on PATH", cmd)
+
+
+def spawn_error_from_os(exc: OSError, path: str, spec: SpawnSpec) -> SpawnError:
+    command = spec.command
+    if spec.cwd is not None and exc.filename == spec.cwd:
+        return SpawnError(f"cannot use working directory '{spec.cwd}': {exc.strerror}", command)
+    if isinstance(exc, PermissionError):
+        return SpawnError(f"permission denied executing {path}", command)
+    if isinstance(exc, FileNotFoundError):
+        return SpawnError(f"agent binary '{command}' not found ({exc.strerror or exc})", command)
+    if exc.errno == errno.ENOEXEC:
+        return SpawnError(f"cannot execute {path}: exec format error (missing #! line?)", command)
+    return SpawnError(f"failed to start {path}: {exc.strerror or exc}", command)
+
+
+def child_preexec() -> Callable[[], None] | None:
+    """Undo SIG_IGN dispositions we would otherwise pass on (None if none)."""
+    ignored = [s for s in _RESET_SIGNALS if signal.getsignal(s) is signal.SIG_IGN]
+    if not ignored:
+        return None
+
+    def reset() -> None:
+        for s in ignored:
+            signal.signal(s, signal.SIG_DFL)
+    return reset
+
+
+async def spawn(spec: SpawnSpec, *, stderr_tail_bytes: int = 65536,
+                on_stderr_line: Callable[[str], None] | None = None) -> AgentProcess:
+    """Start the agent in a new session/process group and register it.
+
+    ``on_stderr_line`` may also be assigned right after this returns (before
+    the next await) without missing a line.
+    """
+    path = resolve_command(spec)
+    if spec.use_pty:
+        from .pty import spawn_pty
+        proc: AgentProcess = await spawn_pty(spec, path, stderr_tail_bytes=stderr_tail_bytes)
+    else:
+        loop = asyncio.get_running_loop()
+        try:
+            transport, proto = await loop.subprocess_exec(
+                lambda: _Protocol(CHUNK, loop), path, *spec.args,
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, start_new_session=True,
+                env=spec.env, cwd=spec.cwd, preexec_fn=child_preexec())
+        except OSError as e:
+            raise spawn_error_from_os(e, path, spec) from e
+        proc = PipeProcess(transport, proto, stderr_tail_bytes=stderr_tail_bytes)
+    proc.on_stderr_line = on_stderr_line
+    if not proc.exited:
+        TRACKER.register(proc)
+    return proc
+
+
+# -------------------------------------------------------------------- tracker
+class ProcessTracker:
+    """Every live agent group, so none outlives us (spec §6.4).
+
+    Exit-time handlers wait at most ``exit_grace`` s between SIGTERM and SIGKILL.
+    """
+
+    def __init__(self) -> None:
+        self._procs: dict[int, AgentProcess] = {}
+        self._installed = False
+        self.exit_grace = 1.0
+
+    def register(self, proc: AgentProcess) -> None:
+        self.install_handlers()
+        self._procs[proc.pid] = proc
+
+    def unregister(self, proc: AgentProcess) -> None:
+        if self._procs.get(proc.pid) is proc:
+            del self._procs[proc.pid]
+
+    @property
+    def active_count(self) -> int:
+        return len(self._procs)
+
+    def kill_all(self, grace: float = 0.0) -> None:
+        """Synchronous (atexit/signal-handler safe): TERM, wait <= grace, KILL."""
+        procs = list(self._procs.values())
+        self._procs.clear()
+        groups = {p.pgid for p in procs}
+        for g in groups:
+            _killpg(g, signal.SIGTERM)
+            _killpg(g, signal.SIGCONT)
+        deadline = time.monotonic() + grace
+        while groups and time.monotonic() < deadline:
+            groups = {g for g in groups if _group_alive(g)}
+            if groups:
+                time.sleep(0.01)
+        for g in groups:
+            if _group_alive(g):
+                _killpg(g, signal.SIGKILL)
+
+    def install_handlers(self) -> None:
+        """atexit + SIGTERM/SIGINT + sys.excepthook; idempotent.
+
+        A previous Python-level signal handler is called after kill_all (so
+        SIGINT still raises KeyboardInterrupt, asyncio still cancels); with
+        SIG_DFL we exit 128+signum; a SIG_IGN disposition is left alone.
+        Signals are skipped off the main thread.
+        """
+        if self._installed:
+            return
+        self._installed = True
+        atexit.register(lambda: self.kill_all(self.exit_grace))
+        prev_hook = sys.excepthook
+
+        def excepthook(tp: Any, val: Any, tb: Any) -> None:
+            try:
+                self.kill_all(self.exit_grace)
+            finally:
+                prev_hook(tp, val, tb)
+        sys.excepthook = excepthook
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            try:
+                prev = signal.getsignal(sig)
+                if prev is signal.SIG_IGN:
+                    continue
+                signal.signal(sig, self._make_handler(prev))
+            except (ValueError, OSError):  # not the main thread / no signals
+                pass
+
+    def _make_handler(self, prev: Any) -> Callable[[int, Any], None]:
+        def handler(signum: int, frame: Any) -> None:
+            self.kill_all(self.exit_grace)
+            if callable(prev):
+                prev(signum, frame)
+            else:
+                sys.exit(128 + signum)
+        return handler
+
+
+TRACKER = ProcessTracker()

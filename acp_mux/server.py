@@ -1,0 +1,296 @@
+"""The ACP agent the editor talks to: thin methods that validate, then delegate to live sessions.
+
+``initialize`` is answered from the adapter's declared capabilities without spawning anything. Sessions are kept
+in the store so list/load/resume work after a restart; the agent process starts with the first prompt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import Any
+
+from ulid import ULID
+
+from acp_mux import __version__
+from acp_mux.jsonrpc import INVALID_PARAMS, AfterResponse, Connection, RpcError
+from acp_mux.session import BridgeConfig, LiveSession
+from acp_mux.sessions import SessionRecord, SessionStore
+from adapters.base import AgentAdapter
+
+log = logging.getLogger(__name__)
+
+PROTOCOL_VERSION = 1
+RESOURCE_NOT_FOUND = -32002
+PAGE_SIZE = 50
+
+
+class AcpServer:
+    def __init__(self, conn: Connection, adapter: AgentAdapter, config: BridgeConfig, store: SessionStore) -> None:
+        self.conn = conn
+        self.adapter = adapter
+        self.config = config
+        self.store = store
+        self.sessions: dict[str, LiveSession] = {}
+        self.client_capabilities: dict[str, Any] = {}
+        for method, handler in {
+            "initialize": self.initialize,
+            "authenticate": self.authenticate,
+            "session/new": self.new_session,
+            "session/load": self.load_session,
+            "session/resume": self.resume_session,
+            "session/list": self.list_sessions,
+            "session/close": self.close_session,
+            "session/delete": self.delete_session,
+            "session/prompt": self.prompt,
+            "session/set_mode": self.set_mode,
+            "session/set_config_option": self.set_config_option,
+        }.items():
+            conn.method(method, handler)
+        conn.notification("session/cancel", self.cancel)
+        conn.notification("$/cancel_request", self._ignore)
+
+    # ── initialize and auth ────────────────────────────────────────────────────────────────────────────────────
+    async def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        requested = params.get("protocolVersion")
+        if not isinstance(requested, int):
+            raise RpcError(INVALID_PARAMS, "initialize needs an integer protocolVersion")
+        self.client_capabilities = params.get("clientCapabilities") or {}
+        meta = self.client_capabilities.get("_meta") or {}
+        self.config.terminal_output_meta = bool(meta.get("terminal_output"))
+        caps = self.adapter.capabilities
+        return {
+            "protocolVersion": min(requested, PROTOCOL_VERSION),
+            "agentCapabilities": {
+                "loadSession": True,
+                "promptCapabilities": {
+                    "image": caps.supports_images,
+                    "audio": caps.supports_audio,
+                    "embeddedContext": caps.supports_embedded_context,
+                },
+                "mcpCapabilities": {"http": caps.supports_mcp_http, "sse": caps.supports_mcp_sse},
+                "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
+            },
+            "authMethods": self._auth_methods(),
+            "agentInfo": {"name": "acp-mux", "title": f"acp-mux: {self.adapter.display_name}", "version": __version__},
+        }
+
+    def _auth_methods(self) -> list[dict[str, Any]]:
+        if not self.adapter.login_args:
+            return []
+        name = self.adapter.name
+        args = ["--agent", name, "--login"]
+        label = f"Log in to {self.adapter.display_name}"
+        if (self.client_capabilities.get("auth") or {}).get("terminal"):
+            return [{"id": f"{name}-login", "name": label, "description": self.adapter.auth_hint, "type": "terminal", "args": args}]
+        return [
+            {
+                "id": f"{name}-login",
+                "name": label,
+                "description": f"{self.adapter.auth_hint} In a terminal: acp-mux {' '.join(args)}",
+                "_meta": {"terminal-auth": {"command": "acp-mux", "args": args, "label": label}},
+            }
+        ]
+
+    async def authenticate(self, params: dict[str, Any]) -> dict[str, Any]:
+        method = params.get("methodId")
+        if method != f"{self.adapter.name}-login":
+            raise RpcError(INVALID_PARAMS, f"unknown auth method {method!r}")
+        return {}  # the login itself runs in a terminal (`acp-mux --agent X --login`); nothing to do in-band
+
+    # ── sessions ───────────────────────────────────────────────────────────────────────────────────────────────
+    async def new_session(self, params: dict[str, Any]) -> AfterResponse:
+        cwd = _require_cwd(params)
+        record = SessionRecord(
+            session_id=str(ULID()), agent=self.adapter.name, cwd=cwd, mode=self.config.mode, model=self.config.model
+        )
+        self.store.save(record)
+        session = self._live(record, params)
+        return AfterResponse(self._session_state(session), lambda: self._announce(session))
+
+    async def load_session(self, params: dict[str, Any]) -> AfterResponse:
+        record = self._stored(params)
+        record.cwd = _require_cwd(params)
+        session = self._live(record, params)
+        for update in self.store.transcript(record.session_id):  # ACP: replay everything, then answer
+            self.conn.notify("session/update", {"sessionId": record.session_id, "update": update})
+        return AfterResponse(self._session_state(session), lambda: self._announce(session))
+
+    async def resume_session(self, params: dict[str, Any]) -> AfterResponse:
+        record = self._stored(params)
+        record.cwd = _require_cwd(params)
+        session = self._live(record, params)
+        return AfterResponse(self._session_state(session), lambda: self._announce(session))
+
+    async def list_sessions(self, params: dict[str, Any]) -> dict[str, Any]:
+        records = self.store.list(agent=self.adapter.name, cwd=params.get("cwd"))
+        cursor = params.get("cursor")
+        try:
+            start = int(cursor) if cursor else 0
+        except ValueError:
+            raise RpcError(INVALID_PARAMS, f"invalid cursor {cursor!r}") from None
+        page = records[start : start + PAGE_SIZE]
+        result: dict[str, Any] = {
+            "sessions": [
+                {"sessionId": r.session_id, "cwd": r.cwd, "updatedAt": r.updated_at, **({"title": r.title} if r.title else {})}
+                for r in page
+            ]
+        }
+        if start + PAGE_SIZE < len(records):
+            result["nextCursor"] = str(start + PAGE_SIZE)
+        return result
+
+    async def close_session(self, params: dict[str, Any]) -> dict[str, Any]:
+        session = self.sessions.pop(str(params.get("sessionId")), None)
+        if session is not None:
+            await session.close()
+        return {}
+
+    async def delete_session(self, params: dict[str, Any]) -> dict[str, Any]:
+        session_id = str(params.get("sessionId"))
+        await self.close_session(params)
+        self.store.delete(session_id)
+        return {}
+
+    # ── turns ──────────────────────────────────────────────────────────────────────────────────────────────────
+    async def prompt(self, params: dict[str, Any]) -> dict[str, Any]:
+        session = self._session(params)
+        return await session.prompt(params.get("prompt"))  # type: ignore[arg-type]
+
+    async def cancel(self, params: dict[str, Any]) -> None:
+        session = self.sessions.get(str(params.get("sessionId")))
+        if session is not None:
+            await session.cancel()
+
+    async def set_mode(self, params: dict[str, Any]) -> dict[str, Any]:
+        session = self._session(params)
+        mode = self._valid_mode(params.get("modeId"))
+        await session.set_mode(mode)
+        self._notify(session.id, {"sessionUpdate": "current_mode_update", "currentModeId": mode})
+        self._notify(session.id, {"sessionUpdate": "config_option_update", "configOptions": self._config_options(session)})
+        return {}
+
+    async def set_config_option(self, params: dict[str, Any]) -> dict[str, Any]:
+        session = self._session(params)
+        config_id, value = params.get("configId"), params.get("value")
+        if config_id == "mode":
+            mode = self._valid_mode(value)
+            await session.set_mode(mode)
+            self._notify(session.id, {"sessionUpdate": "current_mode_update", "currentModeId": mode})
+        elif config_id == "model":
+            if not isinstance(value, str) or (self.adapter.models and value not in self.adapter.models):
+                raise RpcError(INVALID_PARAMS, f"unknown model {value!r}; choose one of {list(self.adapter.models)}")
+            await session.set_model(value)
+        else:
+            raise RpcError(INVALID_PARAMS, f"unknown config option {config_id!r}")
+        return {"configOptions": self._config_options(session)}
+
+    async def _ignore(self, params: dict[str, Any]) -> None:
+        return None
+
+    # ── helpers ────────────────────────────────────────────────────────────────────────────────────────────────
+    def _live(self, record: SessionRecord, params: dict[str, Any]) -> LiveSession:
+        existing = self.sessions.get(record.session_id)
+        if existing is not None:
+            return existing
+        session = LiveSession(
+            record,
+            self.adapter,
+            self.config,
+            self.store,
+            send_update=self._notify,
+            request=self.conn.request,
+            mcp_servers=params.get("mcpServers") or [],
+        )
+        self.sessions[record.session_id] = session
+        return session
+
+    def _stored(self, params: dict[str, Any]) -> SessionRecord:
+        session_id = str(params.get("sessionId"))
+        record = self.store.get(session_id)
+        if record is None or record.agent != self.adapter.name:
+            raise RpcError(RESOURCE_NOT_FOUND, f"no {self.adapter.name} session {session_id!r}", {"uri": session_id})
+        return record
+
+    def _session(self, params: dict[str, Any]) -> LiveSession:
+        session_id = str(params.get("sessionId"))
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise RpcError(RESOURCE_NOT_FOUND, f"unknown session {session_id!r}", {"uri": session_id})
+        return session
+
+    def _notify(self, session_id: str, update: dict[str, Any]) -> None:
+        self.conn.notify("session/update", {"sessionId": session_id, "update": update})
+
+    def _valid_mode(self, mode: Any) -> str:
+        ids = [m.id for m in self.adapter.modes]
+        if mode not in ids:
+            raise RpcError(INVALID_PARAMS, f"unknown mode {mode!r}; choose one of {ids}")
+        return str(mode)
+
+    def _current_mode(self, session: LiveSession) -> str | None:
+        return session.record.mode or self.adapter.default_mode or (self.adapter.modes[0].id if self.adapter.modes else None)
+
+    def _session_state(self, session: LiveSession) -> dict[str, Any]:
+        state: dict[str, Any] = {"sessionId": session.id}
+        if self.adapter.modes:
+            state["modes"] = {
+                "currentModeId": self._current_mode(session),
+                "availableModes": [{"id": m.id, "name": m.name, "description": m.description} for m in self.adapter.modes],
+            }
+        options = self._config_options(session)
+        if options:
+            state["configOptions"] = options
+        return state
+
+    def _config_options(self, session: LiveSession) -> list[dict[str, Any]]:
+        options = []
+        if self.adapter.modes:
+            options.append(
+                {
+                    "id": "mode",
+                    "name": "Mode",
+                    "category": "mode",
+                    "type": "select",
+                    "currentValue": self._current_mode(session),
+                    "options": [{"value": m.id, "name": m.name, "description": m.description} for m in self.adapter.modes],
+                }
+            )
+        if self.adapter.models:
+            current = session.record.model or self.adapter.models[0]
+            options.append(
+                {
+                    "id": "model",
+                    "name": "Model",
+                    "category": "model",
+                    "type": "select",
+                    "currentValue": current,
+                    "options": [{"value": m, "name": m} for m in self.adapter.models],
+                }
+            )
+        return options
+
+    async def _announce(self, session: LiveSession) -> None:
+        """After new/load/resume: the commands the user can type (agent commands are added as the agent reports)."""
+        commands = getattr(self.adapter, "slash_commands", ())
+        if commands:
+            self._notify(
+                session.id,
+                {
+                    "sessionUpdate": "available_commands_update",
+                    "availableCommands": [{"name": n, "description": d} for n, d in commands],
+                },
+            )
+
+    async def shutdown(self) -> None:
+        await asyncio.gather(*(s.close() for s in list(self.sessions.values())), return_exceptions=True)
+
+
+def _require_cwd(params: dict[str, Any]) -> str:
+    cwd = params.get("cwd")
+    if not isinstance(cwd, str) or not os.path.isabs(cwd):
+        raise RpcError(INVALID_PARAMS, "cwd must be an absolute path")
+    if not os.path.isdir(cwd):
+        raise RpcError(INVALID_PARAMS, f"cwd {cwd!r} is not a directory")
+    return cwd

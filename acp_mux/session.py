@@ -1,0 +1,304 @@
+"""One live ACP session: its agent process, its prompt turns, its permissions, its cancel.
+
+Flow of a turn: ACP content → adapter prompt → RunHandle (new process, or the next turn of a live one) → events →
+translator → ``session/update``. Approval events become ``session/request_permission`` for the tool call the
+editor was already shown; "always" answers are remembered here. Every turn ends: cancel interrupts, then escalates
+to terminating the process group within a bounded time, and the prompt answers ``cancelled``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from acp_mux.contract import RunOptions
+from acp_mux.interaction import Approve, Deny
+from acp_mux.jsonrpc import INVALID_PARAMS, RpcError
+from acp_mux.run import RunHandle, start_run
+from acp_mux.sessions import SessionRecord, SessionStore, TranscriptBuffer
+from adapters.base import AgentAdapter
+from translation.permissions import PermissionRules, decode_outcome, permission_options, scope_for
+from translation.prompt import UnsupportedContent, prompt_to_blocks, to_prompt
+from translation.stop_reasons import TurnOutcome, outcome_for
+from translation.updates import UpdateTranslator, notice
+
+log = logging.getLogger(__name__)
+
+CANCEL_INTERRUPT_WAIT_S = 3.0  # how long an interrupted agent gets to end its turn before we terminate it
+TERMINATE_GRACE_S = 1.5
+IDLE_FLUSH_S = 0.1
+
+
+@dataclass
+class BridgeConfig:
+    """What the command line fixed for every session of this bridge."""
+
+    agent: str
+    binary: str | None = None
+    model: str | None = None
+    mode: str | None = None
+    extra_args: list[str] = field(default_factory=list)
+    env: dict[str, str] | None = None
+    inactivity_timeout_s: float | None = 600.0
+    terminal_output_meta: bool = False
+
+
+class LiveSession:
+    def __init__(
+        self,
+        record: SessionRecord,
+        adapter: AgentAdapter,
+        config: BridgeConfig,
+        store: SessionStore,
+        send_update: Callable[[str, dict[str, Any]], None],
+        request: Callable[[str, dict[str, Any]], Any],
+        mcp_servers: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.record = record
+        self.adapter = adapter
+        self.config = config
+        self.store = store
+        self._send_update = send_update
+        self._request = request
+        self.mcp_servers = mcp_servers or []
+        self.rules = PermissionRules()
+        self.translator = UpdateTranslator(
+            adapter.tool_table, record.cwd, terminal_output_meta=config.terminal_output_meta
+        )
+        self.handle: RunHandle | None = None
+        self._turn_lock = asyncio.Lock()
+        self._cancel = asyncio.Event()
+        self._permission_tasks: set[asyncio.Task[None]] = set()
+        self._transcript = TranscriptBuffer()
+
+    @property
+    def id(self) -> str:
+        return self.record.session_id
+
+    def update(self, payload: dict[str, Any]) -> None:
+        self._transcript.add(payload)
+        self._send_update(self.id, payload)
+
+    # ── the turn ───────────────────────────────────────────────────────────────────────────────────────────────
+    async def prompt(self, blocks: list[Any]) -> dict[str, Any]:
+        if self._turn_lock.locked():
+            raise RpcError(INVALID_PARAMS, "a prompt is already running in this session; cancel it or wait")
+        caps = self.adapter.capabilities
+        try:
+            prompt = to_prompt(
+                blocks,
+                agent=self.adapter.name,
+                images=caps.supports_images,
+                audio=caps.supports_audio,
+                embedded=caps.supports_embedded_context,
+            )
+        except UnsupportedContent as exc:
+            raise RpcError(INVALID_PARAMS, str(exc)) from exc
+        async with self._turn_lock:
+            self._cancel.clear()
+            for block in prompt_to_blocks(prompt):
+                self._transcript.add({"sessionUpdate": "user_message_chunk", "content": block})
+            self._maybe_title(prompt.as_text())
+            try:
+                return await self._run_turn(prompt)
+            finally:
+                await self._end_permissions()
+                for payload in self.translator.close_open_tools("failed"):
+                    self.update(payload)
+                self.store.append_transcript(self.id, self._transcript.take())
+                self.store.save(self.record)
+
+    async def _run_turn(self, prompt: Any) -> dict[str, Any]:
+        handle = self.handle
+        if handle is not None and handle.usable:
+            events = handle.events(from_start=False)
+            try:
+                await handle.continue_(prompt)
+            except Exception as exc:  # the process died between turns: start a fresh one
+                log.info("live process unusable (%s); starting a new one", exc)
+                await handle.abort(0.5)
+                handle = None
+        else:
+            handle = None
+        if handle is None:
+            if self.handle is not None:
+                await self.handle.abort(0.5)
+            handle = self.handle = start_run(self.adapter, self._run_options(prompt))
+            events = handle.events(from_start=True)
+            handle.on("session_start", self._on_native_session)
+        return await self._consume(handle, events)
+
+    async def _consume(self, handle: RunHandle, events: Any) -> dict[str, Any]:
+        outcome: TurnOutcome | None = None
+        iterator = events.__aiter__()
+        next_event: asyncio.Task[Any] | None = None
+        try:
+            while True:
+                if next_event is None:
+                    next_event = asyncio.ensure_future(iterator.__anext__())
+                done, _ = await asyncio.wait({next_event}, timeout=IDLE_FLUSH_S)
+                if not done:  # quiet stream: let throttled live output through
+                    for payload in self.translator.flush_live_output():
+                        self.update(payload)
+                    continue
+                try:
+                    event = next_event.result()
+                except StopAsyncIteration:
+                    break
+                finally:
+                    next_event = None
+                if event.type == "approval_request":
+                    self._ask_permission(handle, event)
+                for payload in self.translator.translate(event):
+                    self.update(payload)
+                turn_outcome = outcome_for(event)
+                if turn_outcome is not None:
+                    if turn_outcome.notice and not self._cancel.is_set():
+                        self.update(notice(turn_outcome.notice))
+                    outcome = turn_outcome
+                if event.type == "turn_end":
+                    break
+        finally:
+            if next_event is not None:
+                next_event.cancel()
+            await iterator.aclose()
+        if self._cancel.is_set():
+            return {"stopReason": "cancelled"}
+        if outcome is not None and outcome.error_code is not None:
+            raise RpcError(outcome.error_code, outcome.error_message or "agent error", outcome.error_data)
+        return {"stopReason": outcome.stop_reason if outcome else "end_turn"}
+
+    def _run_options(self, prompt: Any) -> RunOptions:
+        return RunOptions(
+            agent=self.adapter.name,
+            cwd=self.record.cwd,
+            prompt=prompt,
+            model=self.record.model or self.config.model,
+            mode=self.record.mode or self.config.mode,
+            session_id=self.record.native_session_id,
+            binary=self.config.binary,
+            env=self.config.env,
+            extra_args=list(self.config.extra_args),
+            mcp_servers=self.mcp_servers,
+            approval_mode="prompt",
+            inactivity_timeout_s=self.config.inactivity_timeout_s,
+            grace_period_s=TERMINATE_GRACE_S,
+        )
+
+    def _on_native_session(self, event: Any) -> None:
+        if self.record.native_session_id != event.session_id:
+            self.record.native_session_id = event.session_id
+            self.store.save(self.record)
+
+    def _maybe_title(self, text: str) -> None:
+        if self.record.title or not text.strip():
+            return
+        title = " ".join(text.split())[:80]
+        self.record.title = title
+        self._send_update(self.id, {"sessionUpdate": "session_info_update", "title": title})
+
+    # ── permissions ────────────────────────────────────────────────────────────────────────────────────────────
+    def _ask_permission(self, handle: RunHandle, event: Any) -> None:
+        task = asyncio.ensure_future(self._permission(handle, event))
+        self._permission_tasks.add(task)
+        task.add_done_callback(self._permission_tasks.discard)
+
+    async def _permission(self, handle: RunHandle, event: Any) -> None:
+        tool_id = event.tool_call_id
+        if not tool_id or tool_id not in self.translator.tools:  # never ask about a tool the editor has not seen
+            tool_id = tool_id or f"approval-{event.interaction_id}"
+            for payload in self.translator.announce(tool_id, event.tool_name or event.action, event.input):
+                self.update(payload)
+        view = self.translator.tools.get(tool_id)
+        kind = view.kind if view else "other"
+        remembered = self.rules.match(event.tool_name, kind, event.input)
+        if remembered is not None:
+            await self._answer(handle, event.interaction_id, remembered == "allow", always=True)
+            return
+        self.translator.remember_approval(event.interaction_id, tool_id)
+        scope = scope_for(event.tool_name, kind, event.input)
+        tool_call: dict[str, Any] = {"toolCallId": tool_id, "status": "pending"}
+        if view is not None:
+            tool_call.update(title=view.title, kind=view.kind)
+            if view.content:
+                tool_call["content"] = view.content
+        request = asyncio.ensure_future(
+            self._request(
+                "session/request_permission",
+                {"sessionId": self.id, "toolCall": tool_call, "options": permission_options(scope)},
+            )
+        )
+        cancelled = asyncio.ensure_future(self._cancel.wait())
+        try:
+            await asyncio.wait({request, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            cancelled.cancel()
+        if not request.done():  # cancel withdrew the question: the agent hears "no", the turn is ending anyway
+            request.cancel()
+            await self._answer(handle, event.interaction_id, False, reason="The turn was cancelled.")
+            return
+        try:
+            answer = decode_outcome(request.result())
+        except Exception as exc:  # the client errored or went away: deny, never approve by accident
+            log.warning("permission request failed: %s", exc)
+            answer = decode_outcome(None)
+        if answer.always:
+            self.rules.remember(scope, "allow" if answer.approve else "reject")
+        await self._answer(handle, event.interaction_id, answer.approve, always=answer.always)
+
+    async def _answer(self, handle: RunHandle, interaction_id: str, approve: bool, *, always: bool = False, reason: str | None = None) -> None:
+        response = Approve(always=always) if approve else Deny(reason=reason or "The user rejected this action.", always=always)
+        try:
+            await handle.interaction.respond(interaction_id, response)
+        except Exception as exc:  # the run ended meanwhile
+            log.debug("approval answer not delivered: %s", exc)
+
+    async def _end_permissions(self) -> None:
+        for task in list(self._permission_tasks):
+            task.cancel()
+        if self._permission_tasks:
+            await asyncio.wait(list(self._permission_tasks), timeout=1.0)
+
+    # ── cancel, modes, close ───────────────────────────────────────────────────────────────────────────────────
+    async def cancel(self) -> None:
+        """Interrupt the agent; if the turn has not ended soon, terminate the process group."""
+        if not self._turn_lock.locked():
+            return
+        self._cancel.set()
+        handle = self.handle
+        if handle is None or handle.done:
+            return
+        try:
+            await handle.interrupt()
+        except Exception as exc:
+            log.debug("interrupt failed: %s", exc)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + CANCEL_INTERRUPT_WAIT_S
+        while self._turn_lock.locked() and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+        if self._turn_lock.locked() and not handle.done:
+            log.info("agent ignored the interrupt; terminating its process group")
+            await handle.abort(TERMINATE_GRACE_S)
+
+    async def set_mode(self, mode: str) -> None:
+        self.record.mode = mode
+        self.store.save(self.record)
+        if self.handle is not None and self.handle.usable:
+            if not await self.handle.set_mode(mode):
+                await self.handle.close(0.5)  # the next prompt starts a process in the new mode
+                self.handle = None
+
+    async def set_model(self, model: str) -> None:
+        self.record.model = model
+        self.store.save(self.record)
+        if self.handle is not None and not self.handle.done:
+            await self.handle.close(0.5)  # models are a spawn argument: the next prompt resumes with the new one
+            self.handle = None
+
+    async def close(self) -> None:
+        await self.cancel()
+        if self.handle is not None:
+            await self.handle.close(1.0)
+            self.handle = None

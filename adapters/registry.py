@@ -1,0 +1,65 @@
+"""Agent name → adapter. The one place the server and ``doctor`` learn which agents exist.
+
+Adapters are imported on first use, so starting the bridge for one agent never imports the other nine.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adapters.base import AgentAdapter
+
+AGENT_NAMES: tuple[str, ...] = (
+    "claude",
+    "codex",
+    "gemini",
+    "copilot",
+    "cursor",
+    "opencode",
+    "pi",
+    "omp",
+    "openclaw",
+    "hermes",
+)
+
+# The bundled scripted agent behind `acp-mux demo` and the bridge's own tests.
+DEMO_AGENT = "demo"
+
+_MODULES: dict[str, str] = {
+    "claude": "adapters.claude:ClaudeAdapter",
+    "codex": "adapters.codex:CodexAdapter",
+    DEMO_AGENT: "adapters.scripted:ScriptedAdapter",
+}
+
+
+class UnknownAgent(LookupError):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"unknown agent {name!r}; choose one of: {', '.join(AGENT_NAMES)}")
+
+
+class AgentNotAvailable(LookupError):
+    """A known agent whose adapter this version does not ship yet."""
+
+
+def known(name: str) -> bool:
+    return name in AGENT_NAMES or name == DEMO_AGENT
+
+
+def available(name: str) -> bool:
+    return name in _MODULES
+
+
+@cache
+def get_adapter(name: str) -> "AgentAdapter":
+    if not known(name):
+        raise UnknownAgent(name)
+    target = _MODULES.get(name)
+    if target is None:
+        raise AgentNotAvailable(
+            f"acp-mux does not support {name} yet (supported now: {', '.join(n for n in AGENT_NAMES if n in _MODULES)})"
+        )
+    module_name, _, class_name = target.partition(":")
+    return getattr(importlib.import_module(module_name), class_name)()

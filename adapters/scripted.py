@@ -1,0 +1,194 @@
+"""Adapter for the bundled scripted agent (``adapters/scripted_agent.py``): the demo and the bridge's test double.
+
+It is a line-stream agent with a persistent process, in-protocol approvals and interrupt — the same shape as
+Claude's stream-json — so everything the server does is exercised through the real adapter contract.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Iterable
+
+from acp_mux.contract import ApprovalDecision, RunOptions
+from acp_mux.events import (
+    AuthErrorEvent,
+    BaseEvent,
+    CostEvent,
+    CostRecord,
+    DebugEvent,
+    ErrorEvent,
+    RateLimitErrorEvent,
+    ShellExitEvent,
+    ShellStartEvent,
+    ShellStdoutDeltaEvent,
+    TokenUsageEvent,
+    ApprovalRequestEvent,
+    TurnLimitEvent,
+)
+from acp_mux.parse_context import ParseContext
+from acp_mux.process import SpawnSpec
+from acp_mux.prompt import Prompt
+from adapters.base import AgentAdapter, AgentCapabilities, DiffSpec, ModeInfo, ToolSpec, ToolTable, try_json
+
+TOOLS = ToolTable(
+    {
+        "Write": ToolSpec(
+            kind="edit",
+            title="Write {file_path}",
+            path_args=("file_path",),
+            diff=lambda a: [DiffSpec(a["file_path"], a.get("content", ""), None)],
+        ),
+        "Edit": ToolSpec(
+            kind="edit",
+            title="Edit {file_path}",
+            path_args=("file_path",),
+            diff=lambda a: [DiffSpec(a["file_path"], a.get("new_string", ""), a.get("old_string", ""))],
+        ),
+        "Read": ToolSpec(kind="read", title="Read {file_path}", path_args=("file_path",)),
+        "Bash": ToolSpec(kind="execute", title="{command}", command_arg="command"),
+        "TodoWrite": ToolSpec(kind="think", title="Update plan", is_plan=True),
+    }
+)
+
+
+class ScriptedAdapter(AgentAdapter):
+    name = "demo"
+    display_name = "Scripted demo agent"
+    binary = sys.executable
+    package = "bundled with acp-mux"
+    install_hint = "nothing to install"
+    auth_hint = "no login needed"
+    login_args = ()
+    transport = "line-stream (bundled)"
+    capabilities = AgentCapabilities(
+        supports_thinking=True,
+        supports_thinking_streaming=True,
+        can_resume=True,
+        supports_approval=True,
+        persistent_process=True,
+        supports_interrupt_in_protocol=True,
+    )
+    tool_table = TOOLS
+    modes = (
+        ModeInfo("default", "Ask", "Ask before every edit and command"),
+        ModeInfo("bypass", "Bypass permissions", "Run everything without asking"),
+    )
+    default_mode = "default"
+    models = ("scripted-1",)
+
+    def build_spawn(self, options: RunOptions) -> SpawnSpec:
+        args = ["-m", "adapters.scripted_agent"]
+        if options.session_id:
+            args += ["--resume", options.session_id]
+        if options.mode:
+            args += ["--mode", options.mode]
+        return SpawnSpec(
+            command=options.binary or self.binary, args=args + options.extra_args, env=options.env, cwd=options.cwd
+        )
+
+    def start(self, options: RunOptions, ctx: ParseContext) -> None:
+        if options.prompt is not None:
+            self.send_prompt(options.prompt, ctx)
+
+    def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
+        ctx.send({"type": "prompt", "text": prompt.as_text()})
+
+    def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
+        native = ctx.approvals.pop(interaction_id, interaction_id)
+        ctx.send({"type": "approval", "id": native, "allow": decision.approve})
+
+    def interrupt(self, ctx: ParseContext) -> bool:
+        ctx.send({"type": "interrupt"})
+        return True
+
+    def set_mode(self, mode: str, ctx: ParseContext) -> bool:
+        ctx.send({"type": "mode", "mode": mode})
+        return True
+
+    def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
+        msg = try_json(line)
+        if msg is None:
+            return [DebugEvent(level="verbose", message=f"non-JSON output: {line[:120]}")] if line.strip() else []
+        handler = getattr(self, "_on_" + str(msg.get("type")), None)
+        return handler(msg, ctx) if handler is not None else []
+
+    # ── native events ──────────────────────────────────────────────────────────────────────────────────────────
+    def _on_ready(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        return ctx.session_start(str(m["session"]), resumed=bool(m.get("resumed")))
+
+    def _on_turn_start(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        return ctx.begin_turn()
+
+    def _on_text(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        return ctx.text_delta(str(m.get("text", "")))
+
+    def _on_thinking(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        return ctx.thinking_delta(str(m.get("text", "")))
+
+    def _on_plan(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        tool_id = f"plan-{ctx.turn_index}-{len(ctx.state)}"
+        ctx.state[tool_id] = True
+        return ctx.tool_start(tool_id, "TodoWrite", {"todos": m.get("entries", [])}) + ctx.tool_result(tool_id, "ok")
+
+    def _on_tool_use(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        return ctx.tool_start(str(m["id"]), str(m["name"]), m.get("input") or {})
+
+    def _on_approval_request(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        native_id = str(m["id"])
+        ctx.approvals[native_id] = native_id
+        name = str(m.get("name", "tool"))
+        tool_input = m.get("input") or {}
+        kind = self.tool_table.lookup(name).kind
+        return [
+            ApprovalRequestEvent(
+                interaction_id=native_id,
+                action=f"{name} {tool_input.get('file_path') or tool_input.get('command') or ''}".strip(),
+                detail=str(tool_input),
+                tool_name=name,
+                risk_level="medium" if kind in ("edit", "execute") else "low",
+                tool_call_id=m.get("tool_id"),
+                input=tool_input,
+            )
+        ]
+
+    def _on_tool_result(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        tool_id = str(m["id"])
+        if m.get("ok"):
+            return ctx.tool_result(tool_id, m.get("output"))
+        return ctx.tool_error(tool_id, str(m.get("output", "failed")))
+
+    def _on_shell_start(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        return [ShellStartEvent(command=str(m.get("command", "")), cwd=ctx.cwd)]
+
+    def _on_shell_output(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        return [ShellStdoutDeltaEvent(delta=str(m.get("text", "")))]
+
+    def _on_shell_exit(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        return [ShellExitEvent(exit_code=int(m.get("code", 0)), duration_ms=int(m.get("ms", 0)))]
+
+    def _on_usage(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        tokens_in, tokens_out = int(m.get("input_tokens", 0)), int(m.get("output_tokens", 0))
+        return [
+            TokenUsageEvent(input_tokens=tokens_in, output_tokens=tokens_out),
+            CostEvent(cost=CostRecord(total_usd=float(m.get("cost_usd", 0)), input_tokens=tokens_in, output_tokens=tokens_out)),
+        ]
+
+    def _on_error(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        message = str(m.get("message", "error"))
+        if m.get("kind") == "auth":
+            return ctx.close_open() + [AuthErrorEvent(message=message, guidance="Run `acp-mux --agent demo --login`.")]
+        if m.get("kind") == "rate":
+            return [RateLimitErrorEvent(message=message, retry_after_ms=m.get("retry_after_ms"))]
+        return [ErrorEvent(code="AGENT_ERROR", message=message, recoverable=True)]
+
+    def _on_turn_end(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        stop = m.get("stop")
+        events: list[BaseEvent] = []
+        if stop == "refusal":
+            events.append(ErrorEvent(code="REFUSAL", message="The agent declined this request.", recoverable=True))
+        elif stop == "max_tokens":
+            events.append(ErrorEvent(code="MAX_TOKENS", message="The response hit the token limit.", recoverable=True))
+        elif stop == "max_turns":
+            return events + ctx.end_turn() + [TurnLimitEvent(max_turns=1)]
+        return events + ctx.end_turn()
+

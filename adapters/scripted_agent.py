@@ -1,0 +1,223 @@
+"""A small scripted coding agent: the bundled agent behind ``acp-mux demo`` and the bridge's own tests.
+
+It is a real subprocess speaking its own JSONL protocol (stdin: prompt / approval / interrupt / mode; stdout:
+events), does real work in its cwd (writes and edits files, runs commands), and can misbehave on request, so the
+bridge is exercised end to end without any third-party CLI. The scenario is chosen by a keyword in the prompt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+_inbox: "queue.Queue[dict]" = queue.Queue()
+_approvals: dict[str, "queue.Queue[bool]"] = {}
+_interrupted = threading.Event()
+_mode = "default"
+
+
+def emit(**event: object) -> None:
+    sys.stdout.write(json.dumps(event) + "\n")
+    sys.stdout.flush()
+
+
+def _reader() -> None:
+    global _mode
+    for line in sys.stdin:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            emit(type="log", message=f"ignored input: {line.strip()[:80]}")
+            continue
+        kind = message.get("type")
+        if kind == "interrupt":
+            _interrupted.set()
+        elif kind == "approval":
+            _approvals.setdefault(message.get("id", ""), queue.Queue()).put(bool(message.get("allow")))
+        elif kind == "mode":
+            _mode = str(message.get("mode", "default"))
+        else:
+            _inbox.put(message)
+    _inbox.put({"type": "eof"})
+
+
+def pause(seconds: float) -> bool:
+    """Sleep, but wake up for an interrupt; True when interrupted."""
+    return _interrupted.wait(seconds)
+
+
+def stream_text(text: str, kind: str = "text", delay: float = 0.01) -> bool:
+    for word in text.split(" "):
+        emit(type=kind, text=word + " ")
+        if pause(delay):
+            return True
+    return False
+
+
+def ask(tool_id: str, name: str, tool_input: dict) -> bool:
+    """Request approval unless the mode says otherwise; block until answered or interrupted."""
+    if _mode == "bypass":
+        return True
+    approval_id = uuid.uuid4().hex[:8]
+    answers = _approvals.setdefault(approval_id, queue.Queue())
+    emit(type="approval_request", id=approval_id, tool_id=tool_id, name=name, input=tool_input)
+    while not _interrupted.is_set():
+        try:
+            return answers.get(timeout=0.05)
+        except queue.Empty:
+            continue
+    return False
+
+
+def tool(name: str, tool_input: dict, run) -> bool:
+    """Announce a tool, ask, run it; False when rejected or interrupted."""
+    tool_id = "tool_" + uuid.uuid4().hex[:10]
+    emit(type="tool_use", id=tool_id, name=name, input=tool_input)
+    if not ask(tool_id, name, tool_input):
+        emit(type="tool_result", id=tool_id, ok=False, output="The user rejected this action.")
+        return False
+    try:
+        output = run(tool_id)
+    except Exception as exc:  # report tool failures like a real agent would
+        emit(type="tool_result", id=tool_id, ok=False, output=str(exc))
+        return False
+    emit(type="tool_result", id=tool_id, ok=True, output=output)
+    return True
+
+
+def run_command(tool_id: str, command: str) -> str:
+    emit(type="shell_start", id=tool_id, command=command)
+    started = time.monotonic()
+    proc = subprocess.Popen(command, shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.stdout is not None
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        emit(type="shell_output", id=tool_id, text=line)
+    code = proc.wait()
+    emit(type="shell_exit", id=tool_id, code=code, ms=int((time.monotonic() - started) * 1000))
+    return "".join(lines[-50:])
+
+
+def scenario_write(cwd: str) -> str:
+    path = os.path.join(cwd, "notes.txt")
+    if stream_text("The user wants a notes file; write it, then fix the second line.", "thinking"):
+        return "cancelled"
+    if stream_text("I'll create notes.txt, then edit it."):
+        return "cancelled"
+    emit(type="plan", entries=[{"content": "Write notes.txt", "status": "in_progress"}, {"content": "Edit line 2", "status": "pending"}])
+
+    def write(_tool_id: str) -> str:
+        with open(path, "w") as fh:
+            fh.write("alpha\nbeta\n")
+        return f"Wrote {path}"
+
+    if not tool("Write", {"file_path": path, "content": "alpha\nbeta\n"}, write):
+        stream_text("\nOkay, I will not write the file.")
+        return "cancelled" if _interrupted.is_set() else "end_turn"
+
+    def edit(_tool_id: str) -> str:
+        with open(path) as fh:
+            text = fh.read()
+        with open(path, "w") as fh:
+            fh.write(text.replace("beta", "gamma"))
+        return f"Edited {path}"
+
+    if not tool("Edit", {"file_path": path, "old_string": "beta", "new_string": "gamma"}, edit):
+        stream_text("\nOkay, leaving the file as it is.")
+        return "cancelled" if _interrupted.is_set() else "end_turn"
+    emit(type="plan", entries=[{"content": "Write notes.txt", "status": "completed"}, {"content": "Edit line 2", "status": "completed"}])
+    tool("Bash", {"command": "cat notes.txt"}, lambda tid: run_command(tid, f"cat {path!r}"))
+    stream_text("\nDone: notes.txt now reads alpha, gamma.")
+    return "end_turn"
+
+
+def scenario_shell(lines: int, delay: float) -> str:
+    command = f"{sys.executable} -c \"import time,sys\nfor i in range({lines}):\n print('line', i, flush=True); time.sleep({delay})\""
+    tool("Bash", {"command": f"count to {lines}"}, lambda tid: run_command(tid, command))
+    stream_text("Counted.")
+    return "end_turn"
+
+
+def handle_prompt(text: str, cwd: str) -> None:
+    _interrupted.clear()
+    lowered = text.lower()
+    emit(type="turn_start")
+    stop = "end_turn"
+    if "auth" in lowered:
+        emit(type="error", kind="auth", message="401 Unauthorized: invalid API key")
+        sys.exit(1)
+    elif "crash" in lowered:
+        sys.stderr.write("panic: the scripted agent fell over\nstack: main.go:42\n")
+        sys.stderr.flush()
+        emit(type="text", text="About to fail...")
+        os._exit(3)
+    elif "rate" in lowered:
+        emit(type="error", kind="rate", message="429 Too Many Requests", retry_after_ms=30000)
+    elif "hang" in lowered:
+        emit(type="text", text="Thinking very hard...")
+        while not _interrupted.is_set():
+            time.sleep(0.05)
+        stop = "cancelled"
+    elif "refuse" in lowered:
+        stream_text("I can't help with that.")
+        stop = "refusal"
+    elif "overflow" in lowered:
+        stop = "max_tokens"
+    elif "maxturns" in lowered:
+        stop = "max_turns"
+    elif "garbage" in lowered:
+        sys.stdout.write("not json at all\n{\"type\": \"text\", \"text\": \n[1,2]\n\x00\xff\n")
+        sys.stdout.flush()
+        emit(type="text", text="Still here.")
+    elif "slow" in lowered:
+        for i in range(400):
+            emit(type="text", text=f"word{i} ")
+            if pause(0.02):
+                stop = "cancelled"
+                break
+    elif "bigshell" in lowered:
+        stop = scenario_shell(20000, 0)
+    elif "shell" in lowered:
+        stop = scenario_shell(5, 0.2)
+    elif "write" in lowered or "demo" in lowered:
+        stop = scenario_write(cwd)
+    else:
+        stop = "cancelled" if stream_text(f"You said: {text}") else "end_turn"
+    if _interrupted.is_set():
+        stop = "cancelled"
+    emit(type="usage", input_tokens=1200, output_tokens=80, cost_usd=0.0042)
+    emit(type="turn_end", stop=stop)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="scripted-agent")
+    parser.add_argument("--resume")
+    parser.add_argument("--mode", default="default")
+    parser.add_argument("--ignore-sigterm", action="store_true")
+    args, _ = parser.parse_known_args()
+    global _mode
+    _mode = args.mode
+    signal.signal(signal.SIGINT, lambda *_: _interrupted.set())
+    if args.ignore_sigterm:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    threading.Thread(target=_reader, daemon=True).start()
+    emit(type="ready", session=args.resume or str(uuid.uuid4()), resumed=bool(args.resume))
+    while True:
+        message = _inbox.get()
+        if message.get("type") == "eof":
+            return
+        if message.get("type") == "prompt":
+            handle_prompt(str(message.get("text", "")), os.getcwd())
+
+
+if __name__ == "__main__":
+    main()
