@@ -363,6 +363,9 @@ class RunHandle:
             self._terminal_emitted = True
             self._terminal_type = event.type
             self.ctx.saw_terminal = True
+            if event.type not in ("aborted", "timeout", "crash") and self._proc is not None and not self._proc.exited:
+                # a terminal error halts the run (spec 000 §21): a persistent process must not linger
+                asyncio.get_running_loop().create_task(self._stop_process(self.options.grace_period_s))
         self._after_emit(event)
 
     def _emit_terminal(self, event: BaseEvent) -> None:
@@ -405,7 +408,6 @@ class RunHandle:
             max_turns = self.options.max_turns
             if max_turns is not None and event.turn_index >= max_turns:  # type: ignore[attr-defined]
                 self._emit_terminal(ev.TurnLimitEvent(max_turns=max_turns))
-                asyncio.get_running_loop().create_task(self._stop_process(None))
         if self._queued:
             self._release_queued(t)
 

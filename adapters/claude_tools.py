@@ -1,18 +1,43 @@
-"""How Claude Code's tools look in the editor, and the small renderings the Claude adapter needs for them.
+"""Claude Code's tools: how each looks in the editor, and which richer events each one's call projects to.
 
 Kept apart from ``claude.py`` because it answers a different question ("what is this tool?", not "how does Claude
 speak?"). Titles are human and carry absolute paths: making them relative to the session's cwd is a translation
 concern (``translation.diffs.relative_title``). Kinds are truthful, since clients auto-approve by kind: anything
 that runs a command is ``execute``, anything that changes a file is ``edit``.
+
+Every tool call keeps the generic start → ready → result|error events (the translation shows tool calls from
+those alone); the projections add ``shell_*`` (Bash, nested between ready and result), ``file_*`` (after the
+result), ``mcp_tool_*``, ``subagent_*`` and ``skill_invoked``.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from acp_mux.events import (
+    BaseEvent,
+    FileCreateEvent,
+    FilePatchEvent,
+    FileReadEvent,
+    FileWriteEvent,
+    McpToolCallStartEvent,
+    McpToolErrorEvent,
+    McpToolResultEvent,
+    ShellExitEvent,
+    ShellStartEvent,
+    ShellStderrDeltaEvent,
+    ShellStdoutDeltaEvent,
+    SkillInvokedEvent,
+    SubagentErrorEvent,
+    SubagentResultEvent,
+    SubagentSpawnEvent,
+    now_ms,
+)
+from acp_mux.parse_context import ParseContext
 from adapters.base import DiffSpec, ToolKind, ToolSpec, ToolTable
 
 __all__ = [
@@ -26,6 +51,9 @@ __all__ = [
     "risk_for",
     "structured_patch_to_diff",
     "text_diff",
+    "tool_ready",
+    "tool_result",
+    "tool_start",
 ]
 
 TITLE_MAX = 80
@@ -250,3 +278,149 @@ def text_diff(path: str, old: str | None, new: str) -> str:
         lineterm="",
     )
     return "\n".join(lines) + "\n"
+
+
+# ── tool call events and their projections ──────────────────────────────────────────────────────────────────────
+_FINISHED = "claude.finished_tools"  # ctx.state key: ids whose result was emitted (late duplicates are ignored)
+_TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
+_EXIT_CODE = re.compile(r"\s*Exit code (-?\d+)\s*\n?")
+
+
+def _finished(ctx: ParseContext) -> set[str]:
+    return ctx.state.setdefault(_FINISHED, set())
+
+
+def tool_start(ctx: ParseContext, tool_id: str, name: str, tool_input: Any = None) -> list[BaseEvent]:
+    """Announce a tool call once (streamed or whole); with a complete input it is ready at once."""
+    if tool_id in _finished(ctx):
+        return []
+    events: list[BaseEvent] = []
+    if ctx.tool_name(tool_id) is None:
+        events = ctx.tool_start(tool_id, name, tool_input)  # with input: start carries it, then ready
+        return events + _on_ready(ctx, tool_id, name, tool_input) if tool_input is not None else events
+    return events + tool_ready(ctx, tool_id, tool_input) if tool_input is not None else events
+
+
+def tool_ready(ctx: ParseContext, tool_id: str, tool_input: Any = None) -> list[BaseEvent]:
+    """Mark a tool's input complete (parsing the streamed JSON when no input is given), plus its projections."""
+    name = ctx.tool_name(tool_id)
+    events = ctx.tool_ready(tool_id, tool_input)
+    if not events or name is None:
+        return events
+    return events + _on_ready(ctx, tool_id, name, ctx.tool_input(tool_id))
+
+
+def _on_ready(ctx: ParseContext, tool_id: str, name: str, tool_input: Any) -> list[BaseEvent]:
+    args = tool_input if isinstance(tool_input, dict) else {}
+    if name == "Bash":
+        return [ShellStartEvent(command=str(args.get("command") or ""), cwd=ctx.cwd)]
+    if name in SUBAGENT_TOOLS:
+        agent = str(args.get("subagent_type") or name)
+        return [SubagentSpawnEvent(subagent_id=tool_id, agent_name=agent, prompt=str(args.get("prompt") or ""))]
+    if name == "Skill" and args.get("skill"):
+        return [SkillInvokedEvent(skill_name=str(args["skill"]))]
+    parts = mcp_parts(name)
+    if parts is not None:
+        return [McpToolCallStartEvent(tool_call_id=tool_id, server=parts[0], tool_name=parts[1], input=tool_input)]
+    return []
+
+
+def content_text(content: Any) -> str:
+    """A tool_result's ``content`` (a string or a list of blocks) as plain text."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text") or "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return "" if content is None else str(content)
+
+
+def tool_result(
+    ctx: ParseContext, tool_id: str, content: Any, is_error: bool, sidecar: Any
+) -> list[BaseEvent]:
+    """A tool's outcome: shell output nested before the result, file/MCP/subagent events after it."""
+    name = ctx.tool_name(tool_id)
+    if name is None:  # already finished, or a tool we never saw announced
+        return []
+    events = tool_ready(ctx, tool_id)
+    state = ctx.tools[tool_id]
+    args = state.input if isinstance(state.input, dict) else {}
+    duration = now_ms() - state.started_ms
+    side = sidecar if isinstance(sidecar, dict) else {}
+    text = content_text(content)
+    if name == "Bash":
+        events += _shell_output(text, is_error, side, duration)
+    if is_error:
+        error = _TOOL_ERROR_TAG.sub("", text).strip() or (sidecar if isinstance(sidecar, str) else "") or "failed"
+        events += ctx.tool_error(tool_id, error)
+    else:
+        has_only_text = isinstance(content, str) or (
+            isinstance(content, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in content)
+        )
+        events += ctx.tool_result(tool_id, text if has_only_text else content)
+    _finished(ctx).add(tool_id)
+    return events + _after_result(tool_id, name, args, text, is_error, side)
+
+
+def _shell_output(text: str, is_error: bool, side: dict[str, Any], duration: int) -> list[BaseEvent]:
+    stdout, stderr = side.get("stdout"), side.get("stderr")
+    code = 0
+    if is_error:
+        match = _EXIT_CODE.match(text)
+        code = int(match.group(1)) if match else 1
+        if stdout is None and stderr is None:
+            stderr = text[match.end() :] if match else text
+    elif stdout is None and stderr is None:
+        stdout = text
+    elif side.get("interrupted"):
+        code = -1  # killed (timeout or interrupt)
+    events: list[BaseEvent] = []
+    if stdout:
+        events.append(ShellStdoutDeltaEvent(delta=str(stdout)))
+    if stderr:
+        events.append(ShellStderrDeltaEvent(delta=str(stderr)))
+    return events + [ShellExitEvent(exit_code=code, duration_ms=duration)]
+
+
+def _after_result(
+    tool_id: str, name: str, args: dict[str, Any], text: str, is_error: bool, side: dict[str, Any]
+) -> list[BaseEvent]:
+    parts = mcp_parts(name)
+    if parts is not None:
+        server, tool = parts
+        if is_error:
+            return [McpToolErrorEvent(tool_call_id=tool_id, server=server, tool_name=tool, error=text or "failed")]
+        return [McpToolResultEvent(tool_call_id=tool_id, server=server, tool_name=tool, output=text)]
+    if name in SUBAGENT_TOOLS:
+        agent = str(args.get("subagent_type") or name)
+        if is_error:
+            return [SubagentErrorEvent(subagent_id=tool_id, agent_name=agent, error=text or "failed")]
+        return [SubagentResultEvent(subagent_id=tool_id, agent_name=agent, summary=text)]
+    if is_error:
+        return []
+    path = str(side.get("filePath") or args.get("file_path") or args.get("notebook_path") or "")
+    if not path:
+        return []
+    if name == "Read":
+        return [FileReadEvent(path=path)]
+    if name == "Write":
+        body = str(side.get("content") if side.get("content") is not None else args.get("content") or "")
+        size = len(body.encode("utf-8"))
+        if side.get("type") == "create":
+            return [FileCreateEvent(path=path, byte_count=size)]
+        events: list[BaseEvent] = [FileWriteEvent(path=path, byte_count=size)]
+        if side.get("structuredPatch"):
+            events.append(FilePatchEvent(path=path, diff=structured_patch_to_diff(path, side["structuredPatch"])))
+        return events
+    if name in ("Edit", "MultiEdit"):
+        if side.get("structuredPatch"):
+            return [FilePatchEvent(path=path, diff=structured_patch_to_diff(path, side["structuredPatch"]))]
+        edits = args.get("edits") if name == "MultiEdit" and isinstance(args.get("edits"), list) else [args]
+        diff = "".join(
+            text_diff(path, str(e.get("old_string") or ""), str(e.get("new_string") or ""))
+            for e in edits
+            if isinstance(e, dict)
+        )
+        return [FilePatchEvent(path=path, diff=diff)]
+    if name == "NotebookEdit":
+        return [FileWriteEvent(path=path, byte_count=len(str(args.get("new_source") or "").encode("utf-8")))]
+    return []

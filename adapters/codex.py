@@ -20,83 +20,59 @@ Mapping decisions worth knowing:
   has ``is_plan`` so translation can turn it into an ACP plan.
 - ``token_usage`` carries the *last request's* usage (the runtime sums these events); ``input_tokens`` is codex's
   number, which includes ``cached_tokens`` (OpenAI convention), and ``output_tokens`` includes reasoning tokens.
-- A failed turn ends with ``turn_end`` and then the classified error (spec 000 §25.6); generic failures are
-  ``recoverable`` because the thread stays usable.
+- A failed turn's error is typed from ``codexErrorInfo``/the message (auth, rate limit, context window) and placed
+  by ``end_failed_turn`` (see ``codex_exec.py``); generic failures are ``recoverable``: the thread stays usable.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from typing import Any, Iterable
 
 from acp_mux.contract import ApprovalDecision, RunOptions
 from acp_mux.events import (
     ApprovalRequestEvent,
-    AuthErrorEvent,
     BaseEvent,
     ContextCompactedEvent,
-    ContextExceededEvent,
     ContextLimitWarningEvent,
     DebugEvent,
     ErrorCode,
     ErrorEvent,
-    FileCreateEvent,
-    FileDeleteEvent,
-    FilePatchEvent,
     FileReadEvent,
-    FileWriteEvent,
     McpToolCallStartEvent,
     McpToolErrorEvent,
     McpToolResultEvent,
-    RateLimitedEvent,
-    RateLimitErrorEvent,
-    RetryEvent,
-    ShellExitEvent,
-    ShellStartEvent,
     ShellStdoutDeltaEvent,
     TokenUsageEvent,
 )
 from acp_mux.parse_context import ParseContext
 from acp_mux.process import ExitStatus, SpawnSpec
 from acp_mux.prompt import ImagePart, Prompt
-from adapters.base import AgentAdapter, AgentCapabilities, DiffSpec, ModeInfo, ToolSpec, ToolTable, try_json
+from adapters.base import AgentAdapter, AgentCapabilities, try_json
+from adapters.codex_exec import (
+    AUTH_GUIDANCE,
+    CODEX_TOOLS,
+    MODE_POLICIES,
+    MODES,
+    SANDBOX_POLICIES,
+    changes_summary,
+    classify_failure,
+    end_failed_turn,
+    file_events,
+    normalize_changes,
+    plan_tool,
+    resolve_mode,
+    retry_events,
+    shell_begin,
+    shell_end,
+)
 from adapters.json_rpc import METHOD_NOT_FOUND, JsonRpcPeer, error_message
 
-AUTH_GUIDANCE = "Set OPENAI_API_KEY or run `codex login`"
+_PLAN_STATUS = {"inProgress": "in_progress", "in_progress": "in_progress", "completed": "completed"}
 CLIENT_INFO = {"name": "acp-mux", "title": "acp-mux", "version": "0.1.0"}
 
-# codex-acp's approval presets (zed-industries/codex-acp): mode id → (approvalPolicy, sandbox mode).
-MODES = (
-    ModeInfo("read-only", "Read Only", "Codex can read files; edits and commands outside the sandbox need approval."),
-    ModeInfo("auto", "Auto", "Codex can edit and run commands in the workspace; it asks before leaving it."),
-    ModeInfo("full-access", "Full Access", "Codex can edit files and run commands anywhere, without asking."),
-)
-MODE_POLICIES: dict[str, tuple[str, str]] = {
-    "read-only": ("on-request", "read-only"),
-    "auto": ("on-request", "workspace-write"),
-    "full-access": ("never", "danger-full-access"),
-}
-_MODE_ALIASES = {"default": "auto", "agent": "auto", "agent-full-access": "full-access", "readonly": "read-only"}
-SANDBOX_POLICIES: dict[str, dict[str, Any]] = {  # turn/start takes the tagged-object form
-    "read-only": {"type": "readOnly"},
-    "workspace-write": {"type": "workspaceWrite"},
-    "danger-full-access": {"type": "dangerFullAccess"},
-}
-_PLAN_STATUS = {"inProgress": "in_progress", "in_progress": "in_progress", "completed": "completed"}
-_RETRY_RE = re.compile(r"(\d+)\s*/\s*(\d+)")
 
-
-def resolve_mode(mode: str | None) -> str | None:
-    """A known mode id for ``mode`` (None → the default ``auto``), or None when it is unknown."""
-    if mode is None:
-        return "auto"
-    mode = _MODE_ALIASES.get(mode, mode)
-    return mode if mode in MODE_POLICIES else None
-
-
-# ── helpers shared with codex_exec ─────────────────────────────────────────────────────────────────────────────
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -107,183 +83,6 @@ def _str(value: Any) -> str:
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _error_info(info: Any) -> tuple[str, int | None]:
-    """``codexErrorInfo`` is ``"unauthorized"`` or ``{"httpConnectionFailed": {"httpStatusCode": 401}}``."""
-    if isinstance(info, str):
-        return info, None
-    if isinstance(info, dict) and info:
-        name, body = next(iter(info.items()))
-        return str(name), _int(_dict(body).get("httpStatusCode"))
-    return "", None
-
-
-def classify_failure(message: str, info: Any = None, ctx: ParseContext | None = None) -> list[BaseEvent]:
-    """One error event for a failed turn: auth, rate limit and context overflow get their own types."""
-    name, status = _error_info(info)
-    lowered = message.lower()
-    if name == "unauthorized" or status == 401 or "401" in message or "unauthorized" in lowered:
-        return [AuthErrorEvent(message=message or "not authenticated", guidance=AUTH_GUIDANCE)]
-    if name == "usageLimitExceeded" or status == 429 or "429" in message or "rate limit" in lowered:
-        return [RateLimitErrorEvent(message=message or "rate limited")]
-    if name == "contextWindowExceeded" or "context window" in lowered or "context_length_exceeded" in lowered:
-        used, size = (ctx.state.get("codex_context") if ctx else None) or (0, 0)
-        return [ContextExceededEvent(used_tokens=used, max_tokens=size)]
-    return [ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message or "codex turn failed", recoverable=True)]
-
-
-def retry_events(message: str, ctx: ParseContext, info: Any = None) -> list[BaseEvent]:
-    """A transient error codex retries by itself ("Reconnecting... 2/5 (…)"): ``rate_limited``? + ``retry``."""
-    name, status = _error_info(info)
-    events: list[BaseEvent] = []
-    if status == 429 or "429" in message or "rate limit" in message.lower() or name == "usageLimitExceeded":
-        events.append(RateLimitedEvent())
-    match = _RETRY_RE.search(message)
-    count = int(ctx.state.get("codex_retries", 0)) + 1
-    ctx.state["codex_retries"] = count
-    attempt, limit = (int(match.group(1)), int(match.group(2))) if match else (count, 0)
-    events.append(RetryEvent(attempt=attempt, max_attempts=limit, reason=message))
-    return events
-
-
-def normalize_changes(changes: Any) -> list[dict[str, Any]]:
-    """File changes as ``[{path, kind: add|delete|update, diff?, move_path?}]`` from app-server or exec shapes."""
-    out: list[dict[str, Any]] = []
-    for change in changes if isinstance(changes, list) else ():
-        change = _dict(change)
-        kind = change.get("kind")
-        move_path = None
-        if isinstance(kind, dict):  # app-server: {"type": "update", "move_path": …}
-            move_path = kind.get("move_path") or kind.get("movePath")
-            kind = kind.get("type")
-        entry: dict[str, Any] = {"path": _str(change.get("path")), "kind": _str(kind) or "update"}
-        if isinstance(change.get("diff"), str):
-            entry["diff"] = change["diff"]
-        if move_path:
-            entry["move_path"] = move_path
-        out.append(entry)
-    return out
-
-
-def changes_summary(changes: list[dict[str, Any]]) -> str:
-    verbs = {"add": "added", "delete": "deleted", "update": "updated"}
-    return "\n".join(f"{verbs.get(c['kind'], c['kind'])} {c.get('move_path') or c['path']}" for c in changes)
-
-
-def file_events(changes: list[dict[str, Any]]) -> list[BaseEvent]:
-    """What a completed patch did to each file (exec mode has no diff text: updates become ``file_write``)."""
-    events: list[BaseEvent] = []
-    for c in changes:
-        path, diff = c.get("move_path") or c["path"], c.get("diff")
-        if c["kind"] == "add":
-            events.append(FileCreateEvent(path=path, byte_count=len((diff or "").encode())))
-        elif c["kind"] == "delete":
-            events.append(FileDeleteEvent(path=path))
-        elif diff:
-            events.append(FilePatchEvent(path=path, diff=diff))
-        else:
-            events.append(FileWriteEvent(path=path))
-    return events
-
-
-def plan_tool(ctx: ParseContext, tool_id: str, steps: list[dict[str, str]], explanation: Any = None) -> list[BaseEvent]:
-    """A plan update as a complete ``update_plan`` tool call (the is_plan ToolSpec makes it an ACP plan)."""
-    tool_input: dict[str, Any] = {"plan": steps}
-    if isinstance(explanation, str) and explanation:
-        tool_input["explanation"] = explanation
-    return ctx.tool_start(tool_id, "update_plan", tool_input) + ctx.tool_result(tool_id, "Plan updated")
-
-
-def shell_begin(ctx: ParseContext, item_id: str) -> list[BaseEvent]:
-    """``shell_start`` for a command that is now known to run (once per item)."""
-    started: set[str] = ctx.state.setdefault("codex_shell_started", set())
-    if item_id in started:
-        return []
-    started.add(item_id)
-    tool_input = ctx.tool_input(item_id) or {}
-    return [ShellStartEvent(command=_str(tool_input.get("command")), cwd=_str(tool_input.get("cwd")) or ctx.cwd)]
-
-
-def shell_end(
-    ctx: ParseContext, item_id: str, status: str, output: str, exit_code: int | None, duration_ms: int | None
-) -> list[BaseEvent]:
-    """Close a command item: output (unless it streamed), ``shell_exit``, then the tool's result or error."""
-    if status == "declined":
-        return ctx.tool_error(item_id, "declined by user")
-    events = shell_begin(ctx, item_id)
-    if output and item_id not in ctx.state.setdefault("codex_streamed", set()):
-        events.append(ShellStdoutDeltaEvent(delta=output))
-    code = exit_code if exit_code is not None else (0 if status == "completed" else -1)
-    events.append(ShellExitEvent(exit_code=code, duration_ms=duration_ms or 0))
-    if status == "completed" and code == 0:
-        return events + ctx.tool_result(item_id, output)
-    error = f"{output.rstrip()}\n(exit code {code})" if output.strip() else f"command failed (exit code {code})"
-    return events + ctx.tool_error(item_id, error)
-
-
-# ── tool table ─────────────────────────────────────────────────────────────────────────────────────────────────
-def _hunks(diff: str) -> list[tuple[str, str]]:
-    """(old, new) text of each ``@@`` hunk of a unified diff; empty when the text has no hunks."""
-    hunks: list[tuple[list[str], list[str]]] = []
-    for line in diff.splitlines(keepends=True):
-        if line.startswith("@@"):
-            hunks.append(([], []))
-        elif hunks and not line.startswith("\\"):
-            old, new = hunks[-1]
-            tag, body = line[:1], line[1:]
-            if tag in (" ", ""):
-                old.append(body)
-                new.append(body)
-            elif tag == "-":
-                old.append(body)
-            elif tag == "+":
-                new.append(body)
-    return [("".join(o), "".join(n)) for o, n in hunks]
-
-
-def patch_diffs(args: dict[str, Any]) -> list[DiffSpec]:
-    """Per-change diffs for an ``apply_patch`` input: add → new file, delete → emptied, update → one per hunk."""
-    specs: list[DiffSpec] = []
-    for c in normalize_changes(args.get("changes")):
-        path, diff = c.get("move_path") or c["path"], c.get("diff")
-        if diff is None:
-            continue
-        if c["kind"] == "add":
-            specs.append(DiffSpec(path=path, new_text=diff, old_text=None))
-        elif c["kind"] == "delete":
-            specs.append(DiffSpec(path=path, new_text="", old_text=diff))
-        else:
-            specs += [DiffSpec(path=path, new_text=n, old_text=o) for o, n in _hunks(diff)] or [
-                DiffSpec(path=path, new_text=diff, old_text=None)  # not a unified diff: show the raw patch
-            ]
-    return specs
-
-
-def _patch_title(args: dict[str, Any]) -> str:
-    paths = [c.get("move_path") or c["path"] for c in normalize_changes(args.get("changes"))]
-    return "Edit " + ", ".join(paths) if paths else "Edit files"
-
-
-def _search_title(args: dict[str, Any]) -> str:
-    query = args.get("query")
-    return f"Search the web: {query}" if query else "Searching the web"
-
-
-_SHELL = ToolSpec(kind="execute", title=lambda a: _str(a.get("command")) or "Run command", command_arg="command")
-_PATCH = ToolSpec(kind="edit", title=_patch_title, diff=patch_diffs)
-CODEX_TOOLS = ToolTable(
-    tools={
-        "shell": _SHELL,
-        "exec_command": _SHELL,
-        "apply_patch": _PATCH,
-        "edit": _PATCH,
-        "update_plan": ToolSpec(kind="think", title="Update plan", is_plan=True),
-        "web_search": ToolSpec(kind="fetch", title=_search_title),
-        "view_image": ToolSpec(kind="read", title="View image {path}", path_args=("path",)),
-    },
-    default=ToolSpec(kind="other"),  # MCP tools arrive as mcp__<server>__<tool>
-)
 
 
 # ── the adapter ────────────────────────────────────────────────────────────────────────────────────────────────
@@ -322,12 +121,8 @@ class CodexAdapter(AgentAdapter):
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
         ctx.state["codex_mode"] = resolve_mode(options.mode) or "auto"
         ctx.state["codex_pending_prompts"] = [options.prompt] if options.prompt is not None else []
-        capabilities = {"experimentalApi": True}  # needed for availableDecisions on command approvals
         self._peer(ctx).request(
-            ctx,
-            "initialize",
-            {"clientInfo": CLIENT_INFO, "capabilities": capabilities},
-            lambda result, error: self._on_initialized(options, ctx, error),
+            ctx, "initialize", {"clientInfo": CLIENT_INFO}, lambda result, error: self._on_initialized(options, ctx, error)
         )
 
     def _on_initialized(self, options: RunOptions, ctx: ParseContext, error: dict | None) -> list[BaseEvent]:
@@ -350,9 +145,10 @@ class CodexAdapter(AgentAdapter):
         thread_id = _str(_dict(_dict(result).get("thread")).get("id"))
         if error is not None or not thread_id:
             message = f"codex could not {'resume' if resumed else 'start'} the thread: {error_message(error)}"
-            return classify_failure(message, _dict(_dict(error).get("data")).get("codexErrorInfo"), ctx)[:1] if (
-                "401" in message or "nauthorized" in message
-            ) else [ErrorEvent(code=ErrorCode.PROTOCOL_ERROR, message=message)]
+            events = classify_failure(message, _dict(_dict(error).get("data")).get("codexErrorInfo"), ctx)
+            if events[0].type == "error":  # without a thread the session cannot go on: not recoverable
+                events = [ErrorEvent(code=ErrorCode.PROTOCOL_ERROR, message=message)]
+            return events
         ctx.state["codex_thread"] = thread_id
         events = ctx.session_start(thread_id, resumed=resumed)
         for prompt in ctx.state.pop("codex_pending_prompts", []):
@@ -371,14 +167,17 @@ class CodexAdapter(AgentAdapter):
             approval, sandbox = MODE_POLICIES[ctx.state["codex_mode"]]
             params["approvalPolicy"] = approval
             params["sandboxPolicy"] = SANDBOX_POLICIES[sandbox]
+        ctx.state["codex_turn_requested"] = True
         self._peer(ctx).request(ctx, "turn/start", params, lambda result, error: self._on_turn(ctx, result, error))
 
     def _on_turn(self, ctx: ParseContext, result: Any, error: dict | None) -> list[BaseEvent]:
-        if error is not None:
+        if error is not None:  # no turn will run: open and close one so the prompt still gets its turn_end
+            ctx.state.pop("codex_turn_requested", None)
             message = f"codex rejected the prompt: {error_message(error)}"
-            return ctx.end_turn() + [ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message, recoverable=True)]
+            error_event = ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message, recoverable=True)
+            return ctx.begin_turn() + end_failed_turn(ctx, [error_event])
         turn_id = _str(_dict(_dict(result).get("turn")).get("id"))
-        if turn_id and not ctx.state.get("codex_turn_done") == turn_id:
+        if turn_id and turn_id != ctx.state.get("codex_turn_done"):  # the response may trail turn/completed
             self._turn_known(ctx, turn_id)
         return []
 
@@ -388,13 +187,14 @@ class CodexAdapter(AgentAdapter):
             self._send_interrupt(ctx)
 
     def interrupt(self, ctx: ParseContext) -> bool:
+        """Always in-protocol: a signal would kill the whole app-server (and the session) instead of the turn."""
         if ctx.state.get("codex_turn"):
             self._send_interrupt(ctx)
-            return True
-        if ctx.state.get("codex_thread") or ctx.state.get("codex_peer"):
-            ctx.state["codex_interrupt_pending"] = True  # the turn id is not known yet: interrupt when it is
-            return True
-        return False
+        elif ctx.state.get("codex_turn_requested"):
+            ctx.state["codex_interrupt_pending"] = True  # turn/start is in flight: interrupt once its id is known
+        else:
+            ctx.state["codex_pending_prompts"] = []  # still in the handshake: just do not start the queued prompt
+        return True
 
     def _send_interrupt(self, ctx: ParseContext) -> None:
         params = {"threadId": ctx.state.get("codex_thread"), "turnId": ctx.state.get("codex_turn")}
@@ -516,14 +316,17 @@ class CodexAdapter(AgentAdapter):
         status = _str(turn.get("status"))
         ctx.state["codex_turn_done"] = ctx.state.pop("codex_turn", None) or _str(turn.get("id"))
         ctx.state.pop("codex_interrupt_pending", None)
+        ctx.state.pop("codex_turn_requested", None)
         ctx.state["codex_retries"] = 0
-        pending_error = ctx.state.pop("codex_error", None)
+        pending_error = _dict(ctx.state.pop("codex_error", None))
         if status == "interrupted":
             return ctx.end_turn(tool_error="interrupted")
-        events = ctx.end_turn()
         if status == "failed":
-            error = _dict(turn.get("error")) or _dict(pending_error)
-            events += classify_failure(_str(error.get("message")), error.get("codexErrorInfo"), ctx)
+            error = _dict(turn.get("error")) or pending_error
+            return end_failed_turn(ctx, classify_failure(_str(error.get("message")), error.get("codexErrorInfo"), ctx))
+        events = ctx.end_turn()
+        if pending_error:
+            events.append(DebugEvent(level="warn", message=f"codex: {_str(pending_error.get('message'))}"))
         return events
 
     def _error(self, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
@@ -694,9 +497,7 @@ class CodexAdapter(AgentAdapter):
                     input=permissions,
                 )
             )
-        elif method == "mcpServer/elicitation/request" and _dict(params.get("_meta") or params.get("meta")).get(
-            "codex_approval_kind"
-        ) == "mcp_tool_call":
+        elif method == "mcpServer/elicitation/request" and _approval_elicitation(params):
             pending.update(kind="elicitation")
             events.append(
                 ApprovalRequestEvent(
@@ -708,17 +509,17 @@ class CodexAdapter(AgentAdapter):
                 )
             )
         else:  # questions, dynamic tools, elicitation forms: not bridged yet, so never leave codex waiting
-            self._peer(ctx).respond_error(ctx, rpc_id, METHOD_NOT_FOUND, f"acp-mux does not support {method}")
+            if method == "mcpServer/elicitation/request":
+                self._peer(ctx).respond(ctx, rpc_id, {"action": "decline", "content": None})
+            else:
+                self._peer(ctx).respond_error(ctx, rpc_id, METHOD_NOT_FOUND, f"acp-mux does not support {method}")
             return [DebugEvent(level="warn", message=f"codex: declined unsupported request {method}")]
         ctx.approvals[interaction_id] = pending
         return events
 
     def finish(self, status: ExitStatus, ctx: ParseContext) -> Iterable[BaseEvent]:
-        events = self._peer(ctx).fail_pending("codex app-server exited")
-        return [e for e in events if e.type == "debug"] + list(ctx.finish(status))
-
-    def stderr_events(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
-        return ()
+        self._peer(ctx).pending.clear()  # nothing will answer our requests any more
+        return ctx.finish(status)
 
 
 def _decision(decision: ApprovalDecision, available: Any) -> Any:
@@ -733,6 +534,12 @@ def _decision(decision: ApprovalDecision, available: Any) -> Any:
         if isinstance(option, dict) and "acceptWithExecpolicyAmendment" in option:
             return option
     return "accept"
+
+
+def _approval_elicitation(params: dict[str, Any]) -> bool:
+    """MCP tool-call approvals arrive as elicitations tagged ``codex_approval_kind: "mcp_tool_call"``."""
+    meta = _dict(params.get("_meta")) or _dict(params.get("meta"))
+    return meta.get("codex_approval_kind") == "mcp_tool_call"
 
 
 def _command_risk(actions: Any) -> str:

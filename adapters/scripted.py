@@ -189,6 +189,6 @@ class ScriptedAdapter(AgentAdapter):
         elif stop == "max_tokens":
             events.append(ErrorEvent(code="MAX_TOKENS", message="The response hit the token limit.", recoverable=True))
         elif stop == "max_turns":
-            return events + ctx.end_turn() + [TurnLimitEvent(max_turns=1)]
+            return ctx.close_open("turn limit reached") + [TurnLimitEvent(max_turns=1)]
         return events + ctx.end_turn()
 

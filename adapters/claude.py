@@ -1,0 +1,663 @@
+"""Claude Code (``claude -p``) in stream-json mode: how Claude speaks, and how we answer it.
+
+One long-lived process serves the whole session: prompts go in as ``user`` lines on stdin, permission prompts come
+out as ``control_request{subtype:"can_use_tool"}`` (thanks to ``--permission-prompt-tool stdio``) and are answered
+with ``control_response`` lines, and every prompt ends with one ``result`` line. Verified against the real
+transcripts in ``tests/fixtures/claude/`` (see ``/work/shared/reference/agent-clis.md`` §1).
+
+Mapping decisions, each for a reason:
+
+* **Partial messages own the text.** With ``--include-partial-messages`` the raw SSE deltas arrive as
+  ``stream_event`` lines, and each finished content block is *also* repeated as a whole ``assistant`` line (before
+  its ``content_block_stop``). Once a message id has been seen streaming, its text and thinking come only from the
+  deltas; the whole line just completes tool inputs (``tool_call_ready`` with the parsed input). Without partial
+  messages the whole blocks are emitted as they come. Keyed by message id, not by block index, because whole
+  lines do not carry their block index.
+* **Every tool keeps the generic tool events** (start → ready → result|error), because the translation shows tool
+  calls from those alone. Richer projections are emitted *in addition*: ``shell_*`` for Bash (nested between ready
+  and result), ``file_*`` after the result of Read/Write/Edit/MultiEdit/NotebookEdit, ``mcp_tool_*`` for
+  ``mcp__server__tool``, ``subagent_*`` for Task/Agent, ``skill_invoked`` for Skill.
+* **Subagent chatter stays inside the subagent.** Lines with a ``parent_tool_use_id`` come from a Task subagent:
+  their tool calls are shown (they act on the user's files and may ask for permission), their text is not.
+* **Errors are never lost and never end a turn silently.** The synthetic ``assistant`` error line is remembered
+  and typed when ``result`` arrives (or at exit if it never does). Recoverable errors (rate limit, refusal,
+  max_tokens, any other agent error) come just before that prompt's ``turn_end``, so the next prompt still works;
+  ``auth_error`` and ``context_exceeded`` end the run (open items are closed first, no ``turn_end`` follows);
+  ``error_max_turns`` gives ``turn_end`` then ``turn_limit``.
+* **Cost:** ``total_cost_usd`` and ``modelUsage`` are cumulative for the process (anthropics/claude-code#83239),
+  so the ``cost`` event carries the running total and ``token_usage``/``turn_end.cost`` carry this turn's share.
+  ``input_tokens`` includes cache reads and writes (OpenAI-style); ``cached_tokens`` is the cache reads.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from acp_mux.contract import ApprovalDecision, RunOptions
+from acp_mux.events import (
+    ApprovalRequestEvent,
+    AuthErrorEvent,
+    BaseEvent,
+    ContextCompactedEvent,
+    ContextExceededEvent,
+    CostEvent,
+    CostRecord,
+    DebugEvent,
+    ErrorCode,
+    ErrorEvent,
+    LogEvent,
+    PluginLoadedEvent,
+    RateLimitedEvent,
+    RateLimitErrorEvent,
+    RetryEvent,
+    SkillLoadedEvent,
+    TokenUsageEvent,
+    TurnLimitEvent,
+)
+from acp_mux.parse_context import ParseContext
+from acp_mux.process import ExitStatus, SpawnSpec
+from acp_mux.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart
+from adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, try_json
+from adapters.claude_tools import (
+    CLAUDE_TOOLS,
+    approval_action,
+    approval_detail,
+    risk_for,
+    tool_ready,
+    tool_result,
+    tool_start,
+)
+
+__all__ = ["ClaudeAdapter", "AUTH_GUIDANCE"]
+
+AUTH_GUIDANCE = (
+    "Run `claude auth login` in a terminal (or `acp-mux --agent claude --login`), "
+    "or set ANTHROPIC_API_KEY in the agent's environment."
+)
+BASE_ARGS = (
+    "-p",
+    "--output-format", "stream-json",
+    "--input-format", "stream-json",
+    "--verbose",
+    "--include-partial-messages",
+    "--permission-prompt-tool", "stdio",
+)  # fmt: skip
+# Commands that only make sense in Claude's own TUI (the same list claude-agent-acp hides).
+HIDDEN_COMMANDS = frozenset(
+    {"cost", "keybindings-help", "login", "logout", "output-style:new", "release-notes", "todos", "exit", "quit"}
+)
+_AUTH_TEXT = re.compile(r"invalid api key|authentication|/login|oauth token|invalid bearer|x-api-key", re.I)
+_CONTEXT_TEXT = re.compile(r"prompt is too long|context (window|length)|too many tokens", re.I)
+_TOKENS_OVER = re.compile(r"(\d[\d,]*)\s*tokens?\s*>\s*(\d[\d,]*)")
+_USAGE_LIMIT = re.compile(r"usage limit reached\|(\d{9,})", re.I)
+
+
+@dataclass
+class _State:
+    """Claude's private parse state (``ctx.state["claude"]``)."""
+
+    resume_id: str | None = None
+    init: dict[str, Any] = field(default_factory=dict)
+    initialize: dict[str, Any] = field(default_factory=dict)
+    streamed: set[str] = field(default_factory=set)  # message ids seen as stream_event
+    current: dict[str | None, str] = field(default_factory=dict)  # parent tool id → streaming message id
+    stream_blocks: dict[tuple[str, int], tuple[str, str | None]] = field(default_factory=dict)  # → (kind, tool id)
+    requests: int = 0
+    interrupting: bool = False
+    pending_error: tuple[str, str] | None = None  # (error kind, text) from a synthetic assistant line
+    rate_reset_ms: int | None = None
+    totals: tuple[float, int, int, int] = (0.0, 0, 0, 0)  # cumulative usd, input, output, cached
+    turn_text: bool = False
+    turn_error: bool = False  # this (or the last) turn already reported an error
+    terminal: bool = False
+    unknown: set[str] = field(default_factory=set)
+    announced_init: bool = False
+
+
+def _state(ctx: ParseContext) -> _State:
+    st = ctx.state.get("claude")
+    if not isinstance(st, _State):
+        st = ctx.state["claude"] = _State()
+    return st
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _num(value: Any) -> int:
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+class ClaudeAdapter(AgentAdapter):
+    name = "claude"
+    display_name = "Claude Code"
+    binary = "claude"
+    package = "@anthropic-ai/claude-code"
+    install_hint = "npm install -g @anthropic-ai/claude-code"
+    # `claude auth login` is Claude's own terminal sign-in (browser OAuth; `--console` for API billing).
+    login_args = ("auth", "login")
+    auth_hint = AUTH_GUIDANCE
+    capabilities = AgentCapabilities(
+        supports_text_streaming=True,
+        supports_thinking=True,
+        supports_thinking_streaming=True,
+        supports_tool_call_streaming=True,
+        can_resume=True,
+        supports_approval=True,
+        persistent_process=True,
+        supports_images=True,
+        supports_embedded_context=True,
+        supports_mcp_http=True,
+        supports_mcp_sse=True,
+        supports_interrupt_in_protocol=True,
+    )
+    tool_table = CLAUDE_TOOLS
+    modes = (
+        ModeInfo("default", "Default", "Ask before edits and commands that are not already allowed"),
+        ModeInfo("acceptEdits", "Accept edits", "Apply file edits without asking; still ask before commands"),
+        ModeInfo("plan", "Plan mode", "Read and plan only: no edits, no commands"),
+        ModeInfo("bypassPermissions", "Bypass permissions", "Run every tool without asking"),
+    )
+    default_mode = "default"
+    models = ("default", "sonnet", "opus", "haiku")
+
+    # ── spawn and stdin ────────────────────────────────────────────────────────────────────────────────────────
+    def build_spawn(self, options: RunOptions) -> SpawnSpec:
+        args = list(BASE_ARGS)
+        if options.mcp_servers:  # variadic flag: keep it before the other flags, never last before positionals
+            args += ["--mcp-config", json.dumps(mcp_config(options.mcp_servers), separators=(",", ":"))]
+        if options.session_id:
+            args += ["--resume", options.session_id]
+        if options.model and options.model != "default":  # "default" means: let Claude choose
+            args += ["--model", options.model]
+        if options.mode:
+            args += ["--permission-mode", options.mode]
+        args += list(options.extra_args)
+        return SpawnSpec(
+            command=self.resolve_binary(options.binary, options.env),
+            args=args,
+            env=options.env,
+            cwd=options.cwd,
+        )
+
+    def start(self, options: RunOptions, ctx: ParseContext) -> None:
+        st = _state(ctx)
+        st.resume_id = options.session_id
+        if options.cwd and not ctx.cwd:
+            ctx.cwd = options.cwd
+        self._control(ctx, {"subtype": "initialize", "hooks": None})
+        if options.prompt is not None:
+            self.send_prompt(options.prompt, ctx)
+
+    def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
+        st = _state(ctx)
+        st.turn_text = st.turn_error = False
+        ctx.send(
+            {
+                "type": "user",
+                "session_id": ctx.session_id or "",
+                "message": {"role": "user", "content": prompt_blocks(prompt)},
+                "parent_tool_use_id": None,
+            }
+        )
+
+    def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
+        info = ctx.approvals.pop(interaction_id, None)
+        info = info if isinstance(info, dict) else {}
+        request_id = info.get("request_id", interaction_id)
+        if decision.approve:
+            response: dict[str, Any] = {"behavior": "allow"}
+            updated = decision.updated_input if decision.updated_input is not None else info.get("input")
+            if isinstance(updated, dict):  # never send {}: that would run the tool with no arguments
+                response["updatedInput"] = updated
+            if decision.always and info.get("suggestions"):
+                response["updatedPermissions"] = info["suggestions"]  # Claude persists the rule itself
+        else:
+            response = {
+                "behavior": "deny",
+                "message": decision.reason or "The user rejected this action",
+                "interrupt": False,  # a single rejection lets Claude carry on (and explain or try another way)
+            }
+        ctx.send(
+            {
+                "type": "control_response",
+                "response": {"subtype": "success", "request_id": request_id, "response": response},
+            }
+        )
+
+    def interrupt(self, ctx: ParseContext) -> bool:
+        _state(ctx).interrupting = True
+        self._control(ctx, {"subtype": "interrupt"})
+        return True
+
+    def set_mode(self, mode: str, ctx: ParseContext) -> bool:
+        self._control(ctx, {"subtype": "set_permission_mode", "mode": mode})
+        return True
+
+    def _control(self, ctx: ParseContext, request: dict[str, Any]) -> str:
+        st = _state(ctx)
+        st.requests += 1
+        request_id = f"req_{st.requests}_{request.get('subtype', 'request')}"
+        ctx.send({"type": "control_request", "request_id": request_id, "request": request})
+        return request_id
+
+    def available_commands(self, ctx: ParseContext) -> list[tuple[str, str]]:
+        """Slash commands for the editor: the initialize answer (with descriptions), else init's bare names."""
+        st = _state(ctx)
+        out: list[tuple[str, str]] = []
+        commands = st.initialize.get("commands")
+        if isinstance(commands, list) and commands:
+            for c in commands:
+                if isinstance(c, dict) and c.get("name"):
+                    out.append((str(c["name"]).lstrip("/"), str(c.get("description") or "")))
+        else:
+            for name in st.init.get("slash_commands") or []:
+                out.append((str(name).lstrip("/"), ""))
+        seen: set[str] = set()
+        return [(n, d) for n, d in out if n not in HIDDEN_COMMANDS and not (n in seen or seen.add(n))]
+
+    # ── stdout ─────────────────────────────────────────────────────────────────────────────────────────────────
+    def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
+        msg = try_json(line)
+        if msg is None:
+            text = line.strip()
+            return [LogEvent(source="stdout", line=text[:2000])] if text else []
+        kind = msg.get("type")
+        handler = _HANDLERS.get(kind if isinstance(kind, str) else "")
+        if handler is not None:
+            return handler(self, msg, ctx)
+        st = _state(ctx)
+        if str(kind) in st.unknown:
+            return []
+        st.unknown.add(str(kind))
+        return [DebugEvent(level="verbose", message=f"claude: ignoring unknown line type {kind!r}")]
+
+    def _on_system(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        st = _state(ctx)
+        sub = m.get("subtype")
+        if sub == "init":
+            st.init = m
+            if not ctx.cwd and m.get("cwd"):
+                ctx.cwd = str(m["cwd"])
+            sid = str(m.get("session_id") or "")
+            if not sid:
+                return []
+            events = ctx.session_start(sid, resumed=bool(st.resume_id) and sid == st.resume_id)
+            if not st.announced_init:
+                st.announced_init = True
+                events += [SkillLoadedEvent(skill_name=str(s)) for s in m.get("skills") or []]
+                for p in m.get("plugins") or []:
+                    p = p if isinstance(p, dict) else {"name": str(p)}
+                    name = str(p.get("name") or p.get("path") or "plugin")
+                    events.append(PluginLoadedEvent(plugin_id=str(p.get("path") or name), plugin_name=name))
+            return events
+        if sub == "compact_boundary":
+            meta = _dict(m.get("compact_metadata") or m.get("compactMetadata"))
+            pre = _num(meta.get("pre_tokens", meta.get("preTokens")))
+            post = _num(meta.get("post_tokens", meta.get("postTokens")))
+            trigger = meta.get("trigger") or "auto"
+            summary = f"Conversation compacted ({trigger})" + (f" from {pre} tokens" if pre else "")
+            return [ContextCompactedEvent(summary=summary, tokens_saved=max(pre - post, 0) if post else 0)]
+        if sub == "api_retry":
+            delay = _num(m.get("retry_delay_ms"))
+            reason = str(m.get("error") or m.get("error_status") or "api error")
+            events: list[BaseEvent] = []
+            if m.get("error_status") == 429 or m.get("error") == "rate_limit":
+                events.append(RateLimitedEvent(retry_after_ms=delay or None))
+            attempt, max_attempts = _num(m.get("attempt")), _num(m.get("max_retries"))
+            return events + [RetryEvent(attempt=attempt, max_attempts=max_attempts, reason=reason, delay_ms=delay)]
+        if sub == "status" and m.get("status") == "compacting":
+            return [DebugEvent(level="info", message="claude: compacting the conversation")]
+        return []
+
+    def _on_rate_limit_event(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        info = _dict(m.get("rate_limit_info"))
+        status = info.get("status")
+        resets = _num(info.get("resetsAt"))
+        retry_ms = max(resets * 1000 - int(time.time() * 1000), 0) if resets else None
+        if status == "rejected":
+            _state(ctx).rate_reset_ms = retry_ms
+            return [RateLimitedEvent(retry_after_ms=retry_ms)]
+        if status == "allowed_warning":
+            kind = info.get("rateLimitType") or "usage"
+            return [DebugEvent(level="warn", message=f"claude: close to the {kind} limit")]
+        return []
+
+    # ── assistant output ───────────────────────────────────────────────────────────────────────────────────────
+    def _on_stream_event(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        st = _state(ctx)
+        ev = _dict(m.get("event"))
+        parent = m.get("parent_tool_use_id")
+        t = ev.get("type")
+        if t == "message_start":
+            msg_id = str(_dict(ev.get("message")).get("id") or f"anon-{len(st.streamed)}")
+            st.current[parent] = msg_id
+            st.streamed.add(msg_id)
+            return []
+        msg_id = st.current.get(parent)
+        if msg_id is None or t not in ("content_block_start", "content_block_delta", "content_block_stop"):
+            return []
+        key = (msg_id, _num(ev.get("index")))
+        if t == "content_block_start":
+            block = _dict(ev.get("content_block"))
+            kind = str(block.get("type"))
+            if kind in ("tool_use", "server_tool_use", "mcp_tool_use") and block.get("id"):
+                tool_id = str(block["id"])
+                st.stream_blocks[key] = (kind, tool_id)
+                return tool_start(ctx, tool_id, str(block.get("name") or "tool"))
+            st.stream_blocks[key] = (kind, None)
+            if kind == "text" and block.get("text") and parent is None:
+                return self._text(ctx, str(block["text"]))
+            return []
+        kind, tool_id = st.stream_blocks.get(key, ("", None))
+        if t == "content_block_delta":
+            delta = _dict(ev.get("delta"))
+            dt = delta.get("type")
+            if dt == "text_delta" and parent is None:
+                return self._text(ctx, str(delta.get("text") or ""))
+            if dt == "thinking_delta" and parent is None:
+                return ctx.thinking_delta(str(delta.get("thinking") or ""))
+            if dt == "input_json_delta" and tool_id:
+                return ctx.tool_input_delta(tool_id, str(delta.get("partial_json") or ""))
+            return []
+        st.stream_blocks.pop(key, None)  # content_block_stop
+        if tool_id:
+            return tool_ready(ctx, tool_id)
+        if kind == "text" and parent is None:
+            return ctx.end_text()
+        if kind == "thinking" and parent is None:
+            return ctx.end_thinking()
+        return []
+
+    def _on_assistant(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        st = _state(ctx)
+        msg = _dict(m.get("message"))
+        content = msg.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        blocks = [b for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
+        if m.get("error"):  # synthetic error message: typed when the result line arrives
+            text = " ".join(str(b.get("text") or "") for b in blocks if b.get("type") == "text").strip()
+            st.pending_error = (str(m["error"]), text)
+            return []
+        parent = m.get("parent_tool_use_id")
+        streamed = str(msg.get("id")) in st.streamed
+        events: list[BaseEvent] = []
+        for block in blocks:
+            kind = block.get("type")
+            if kind in ("tool_use", "server_tool_use", "mcp_tool_use") and block.get("id"):
+                events += tool_start(ctx, str(block["id"]), str(block.get("name") or "tool"), block.get("input"))
+            elif kind in ("web_search_tool_result", "web_fetch_tool_result") and block.get("tool_use_id"):
+                events += tool_result(ctx, str(block["tool_use_id"]), block.get("content"), False, None)
+            elif parent is not None or streamed:
+                continue  # subagent chatter, or text the stream events already delivered
+            elif kind == "text":
+                events += self._text(ctx, str(block.get("text") or "")) + ctx.end_text()
+            elif kind == "thinking":
+                events += ctx.thinking_delta(str(block.get("thinking") or "")) + ctx.end_thinking()
+        return events
+
+    def _text(self, ctx: ParseContext, text: str) -> list[BaseEvent]:
+        if text:
+            _state(ctx).turn_text = True
+        return ctx.text_delta(text)
+
+    def _on_user(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        content = _dict(m.get("message")).get("content")
+        if isinstance(content, str):  # output of a local slash command (/context, /cost …), else an echo
+            match = re.search(r"<local-command-stdout>(.*?)</local-command-stdout>", content, re.S)
+            return self._text(ctx, match.group(1).strip()) + ctx.end_text() if match else []
+        results = [b for b in content or [] if isinstance(b, dict) and b.get("type") == "tool_result"]
+        sidecar = m.get("tool_use_result") if len(results) == 1 else None
+        events: list[BaseEvent] = []
+        for block in results:
+            tool_id = str(block.get("tool_use_id") or "")
+            events += tool_result(ctx, tool_id, block.get("content"), bool(block.get("is_error")), sidecar)
+        return events
+
+    # ── control protocol ───────────────────────────────────────────────────────────────────────────────────────
+    def _on_control_request(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        request_id = str(m.get("request_id") or "")
+        req = _dict(m.get("request"))
+        if req.get("subtype") != "can_use_tool":
+            # We register no hooks and no SDK MCP servers, so nothing else should come; never leave Claude waiting.
+            ctx.send(
+                {
+                    "type": "control_response",
+                    "response": {"subtype": "error", "request_id": request_id, "error": "not supported by acp-mux"},
+                }
+            )
+            return [DebugEvent(level="warn", message=f"claude: unsupported control request {req.get('subtype')!r}")]
+        name = str(req.get("tool_name") or "tool")
+        tool_input = req.get("input") if isinstance(req.get("input"), dict) else {}
+        tool_id = str(req.get("tool_use_id") or "") or None
+        # The request must point at an announced tool call: announce it now if the assistant line has not.
+        events = tool_start(ctx, tool_id, name, tool_input) if tool_id else []
+        ctx.approvals[request_id] = {
+            "request_id": request_id,
+            "input": tool_input,
+            "tool_name": name,
+            "tool_use_id": tool_id,
+            "suggestions": req.get("permission_suggestions") or None,
+        }
+        events.append(
+            ApprovalRequestEvent(
+                interaction_id=request_id,
+                action=approval_action(name, tool_input),
+                detail=approval_detail(name, tool_input, req.get("description")),
+                tool_name=name,
+                risk_level=risk_for(name),
+                tool_call_id=tool_id,
+                input=tool_input,
+            )
+        )
+        return events
+
+    def _on_control_cancel_request(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        request_id = str(m.get("request_id") or "")
+        ctx.approvals.pop(request_id, None)
+        return [DebugEvent(level="info", message=f"claude withdrew permission request {request_id}")]
+
+    def _on_control_response(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        resp = _dict(m.get("response"))
+        request_id = str(resp.get("request_id") or "")
+        if resp.get("subtype") == "error":
+            return [DebugEvent(level="warn", message=f"claude rejected {request_id}: {resp.get('error')}")]
+        if "initialize" in request_id:
+            _state(ctx).initialize = _dict(resp.get("response"))
+        return []
+
+    # ── end of a prompt ────────────────────────────────────────────────────────────────────────────────────────
+    def _on_result(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        st = _state(ctx)
+        usage_events, turn_cost = self._usage(m, st)
+        interrupted, st.interrupting = st.interrupting, False
+        pending, st.pending_error = st.pending_error, None
+        text = str(m.get("result") or "")
+        errors = [] if interrupted else self._result_errors(m, pending, text, st)
+        st.turn_error = bool(errors)
+        if errors and errors[-1].type in ("auth_error", "context_exceeded"):
+            st.terminal = True
+            events = ctx.close_open("the agent stopped") + usage_events + errors
+            ctx.in_turn = False
+            return events
+        events = ctx.begin_turn()
+        if not errors and not st.turn_text and text and m.get("subtype") == "success" and not m.get("is_error"):
+            events += self._text(ctx, text) + ctx.end_text()  # a prompt answered without assistant lines
+        tool_error = "interrupted" if interrupted else "the turn ended before the tool finished"
+        if errors and errors[-1].type == "turn_limit":
+            return events + usage_events + ctx.end_turn(turn_cost, tool_error=tool_error) + errors
+        return events + usage_events + errors + ctx.end_turn(turn_cost, tool_error=tool_error)
+
+    def _usage(self, m: dict[str, Any], st: _State) -> tuple[list[BaseEvent], CostRecord]:
+        usage = _dict(m.get("usage"))
+        model_usage = [_dict(v) for v in _dict(m.get("modelUsage")).values()]
+        prev_usd, prev_in, prev_out, prev_cached = st.totals
+        if model_usage:  # cumulative per process
+            cached = sum(_num(u.get("cacheReadInputTokens")) for u in model_usage)
+            tok_in = cached + sum(
+                _num(u.get("inputTokens")) + _num(u.get("cacheCreationInputTokens")) for u in model_usage
+            )
+            tok_out = sum(_num(u.get("outputTokens")) for u in model_usage)
+        else:  # only this query's usage
+            turn_cached = _num(usage.get("cache_read_input_tokens"))
+            turn_in = _num(usage.get("input_tokens")) + _num(usage.get("cache_creation_input_tokens")) + turn_cached
+            tok_in, tok_out = prev_in + turn_in, prev_out + _num(usage.get("output_tokens"))
+            cached = prev_cached + turn_cached
+        try:
+            usd = float(m.get("total_cost_usd") or 0.0)
+        except (TypeError, ValueError):
+            usd = prev_usd
+        usd = max(usd, prev_usd)
+        st.totals = (usd, tok_in, tok_out, cached)
+        d_in, d_out, d_cached = max(tok_in - prev_in, 0), max(tok_out - prev_out, 0), max(cached - prev_cached, 0)
+        turn = CostRecord(
+            total_usd=round(usd - prev_usd, 10), input_tokens=d_in, output_tokens=d_out, cached_tokens=d_cached
+        )
+        total = CostRecord(total_usd=usd, input_tokens=tok_in, output_tokens=tok_out, cached_tokens=cached)
+        usage_event = TokenUsageEvent(input_tokens=d_in, output_tokens=d_out, cached_tokens=d_cached)
+        return [usage_event, CostEvent(cost=total)], turn
+
+    def _result_errors(
+        self, m: dict[str, Any], pending: tuple[str, str] | None, text: str, st: _State
+    ) -> list[BaseEvent]:
+        subtype = str(m.get("subtype") or "")
+        status = m.get("api_error_status")
+        kind, pending_text = pending or ("", "")
+        message = text or pending_text or "; ".join(str(e) for e in m.get("errors") or []) or subtype
+        if subtype == "error_max_turns":
+            return [TurnLimitEvent(max_turns=_num(m.get("num_turns")))]
+        if not m.get("is_error") and not subtype.startswith("error") and not pending:
+            stop = m.get("stop_reason")
+            if stop == "refusal":
+                return [ErrorEvent(code=ErrorCode.REFUSAL, message="Claude declined this request.", recoverable=True)]
+            if stop == "max_tokens":
+                msg = "The response hit the output token limit."
+                return [ErrorEvent(code=ErrorCode.MAX_TOKENS, message=msg, recoverable=True)]
+            return []
+        return [classify_error(kind, status, message, m, st.rate_reset_ms)]
+
+    # ── exit ───────────────────────────────────────────────────────────────────────────────────────────────────
+    def finish(self, status: ExitStatus, ctx: ParseContext) -> Iterable[BaseEvent]:
+        st = _state(ctx)
+        if st.terminal:
+            ctx.in_turn = False
+            return []
+        events: list[BaseEvent] = []
+        if st.pending_error is not None:  # the error line came, the result never did
+            kind, text = st.pending_error
+            st.pending_error = None
+            error = classify_error(kind, None, text, {}, st.rate_reset_ms)
+            if error.type in ("auth_error", "context_exceeded"):
+                st.terminal = True
+                events = ctx.close_open("the agent exited") + [error]
+                ctx.in_turn = False
+                return events
+            events, st.turn_error = [error], True
+        if st.turn_error and status.code not in (0, None):
+            # The exit is the consequence of an error already reported in full: no second, vaguer crash.
+            return events + ctx.end_turn(tool_error="the agent exited")
+        return events + list(ctx.finish(status))
+
+
+_HANDLERS = {
+    "system": ClaudeAdapter._on_system,
+    "stream_event": ClaudeAdapter._on_stream_event,
+    "assistant": ClaudeAdapter._on_assistant,
+    "user": ClaudeAdapter._on_user,
+    "result": ClaudeAdapter._on_result,
+    "control_request": ClaudeAdapter._on_control_request,
+    "control_response": ClaudeAdapter._on_control_response,
+    "control_cancel_request": ClaudeAdapter._on_control_cancel_request,
+    "rate_limit_event": ClaudeAdapter._on_rate_limit_event,
+}
+
+
+def classify_error(
+    kind: str, status: Any, message: str, result: dict[str, Any], rate_reset_ms: int | None
+) -> BaseEvent:
+    """One Claude failure → the most specific normalized error (auth, rate limit, context, else agent error)."""
+    message = message or "Claude reported an error"
+    if kind == "authentication_failed" or status in (401, 403) or (not status and _AUTH_TEXT.search(message)):
+        return AuthErrorEvent(message=message, guidance=AUTH_GUIDANCE)
+    if kind == "rate_limit" or status == 429 or "rate limit" in message.lower() or _USAGE_LIMIT.search(message):
+        retry = rate_reset_ms
+        limit = _USAGE_LIMIT.search(message)
+        if limit:
+            retry = max(int(limit.group(1)) * 1000 - int(time.time() * 1000), 0)
+            message = "Claude usage limit reached"
+        return RateLimitErrorEvent(message=message, retry_after_ms=retry)
+    if _CONTEXT_TEXT.search(message):
+        used, most = 0, 0
+        over = _TOKENS_OVER.search(message)
+        if over:
+            used, most = (int(g.replace(",", "")) for g in over.groups())
+        if not most:
+            most = max((_num(_dict(u).get("contextWindow")) for u in _dict(result.get("modelUsage")).values()), default=0)
+        return ContextExceededEvent(used_tokens=used, max_tokens=most)
+    return ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message, recoverable=True)
+
+
+def mcp_config(servers: list[dict[str, Any]]) -> dict[str, Any]:
+    """ACP ``McpServer`` dicts → Claude's ``{"mcpServers": {name: {...}}}`` (stdio, http and sse)."""
+
+    def pairs(items: Any) -> dict[str, str]:
+        if isinstance(items, dict):
+            return {str(k): str(v) for k, v in items.items()}
+        return {str(p["name"]): str(p.get("value", "")) for p in items or [] if isinstance(p, dict) and "name" in p}
+
+    out: dict[str, Any] = {}
+    for i, server in enumerate(servers):
+        if not isinstance(server, dict):
+            continue
+        name = str(server.get("name") or f"server{i + 1}")
+        kind = server.get("type")
+        if kind in ("http", "sse") or (server.get("url") and not server.get("command")):
+            out[name] = {"type": kind or "http", "url": str(server.get("url") or ""), "headers": pairs(server.get("headers"))}
+        else:
+            out[name] = {
+                "type": "stdio",
+                "command": str(server.get("command") or ""),
+                "args": [str(a) for a in server.get("args") or []],
+                "env": pairs(server.get("env")),
+            }
+    return {"mcpServers": out}
+
+
+def prompt_blocks(prompt: Prompt) -> list[dict[str, Any]]:
+    """A prompt → Anthropic content blocks: text, base64 images, embedded files as tagged context, links as @path."""
+    blocks: list[dict[str, Any]] = []
+    for part in prompt.parts:
+        if isinstance(part, TextPart):
+            if part.text:
+                blocks.append({"type": "text", "text": part.text})
+        elif isinstance(part, ImagePart):
+            if part.data:
+                source = {"type": "base64", "media_type": part.mime_type, "data": part.data}
+            else:
+                source = {"type": "url", "url": part.uri or ""}
+            blocks.append({"type": "image", "source": source})
+        elif isinstance(part, ResourcePart):
+            blocks.append(_resource_block(part))
+        elif isinstance(part, AudioPart):
+            blocks.append({"type": "text", "text": "[an audio clip was attached; Claude Code cannot hear audio]"})
+    return blocks or [{"type": "text", "text": ""}]
+
+
+def _resource_block(part: ResourcePart) -> dict[str, Any]:
+    mime = part.mime_type or ""
+    if part.text is not None:
+        return {"type": "text", "text": Prompt((part,)).as_text()}
+    if part.blob and mime.startswith("image/"):
+        return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": part.blob}}
+    if part.blob and mime == "application/pdf":
+        return {"type": "document", "source": {"type": "base64", "media_type": mime, "data": part.blob}}
+    path = part.uri[len("file://") :] if part.uri.startswith("file://") else part.uri
+    return {"type": "text", "text": f"@{path}"}

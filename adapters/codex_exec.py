@@ -1,0 +1,435 @@
+"""Codex's shared vocabulary, and the fallback transport: one ``codex exec --json`` process per turn.
+
+This module holds what both Codex transports agree on (modes, the tool table, error classification, how a
+command/patch/plan item becomes normalized events) so ``codex.py`` can stay about the app-server JSON-RPC protocol,
+plus :class:`CodexExecAdapter` for when ``codex app-server`` is unusable.
+
+Why a fallback at all: ``exec --json`` is the oldest, most stable headless interface of the Codex CLI. It is also
+much poorer (captures ``codex-exec-*.jsonl``, codex 0.169.0): no text/reasoning deltas (whole items only), no
+command output streaming, file changes without diff text, and no approvals at all (exec has no ``-a``; approval is
+effectively ``never``), so the mode only chooses the sandbox. Some failures appear only on stderr (a read-only
+sandbox rejecting ``apply_patch``), which :meth:`CodexExecAdapter.stderr_events` surfaces as warnings.
+
+Invocation facts: ``codex -c sandbox_mode="…" exec --json --skip-git-repo-check [-m MODEL] [EXTRA] [resume] --
+[ID] PROMPT``. ``--json``/``-m``/``--skip-git-repo-check`` are global exec flags, but ``--sandbox`` is not accepted
+after ``resume``, so the sandbox goes in as a root ``-c sandbox_mode`` override, which works for both forms. codex
+exec also reads stdin until EOF whenever stdin is not a TTY ("Reading additional input from stdin..."), and the
+runtime keeps the child's stdin pipe open, so the command runs under ``/bin/sh -c 'exec "$0" "$@" </dev/null'``.
+
+Error convention (same as ``claude.py``): a recoverable error is emitted just before its turn's ``turn_end`` so the
+next prompt still works; a terminal one (``auth_error``, ``context_exceeded``) closes what is open and ends the
+run with no ``turn_end`` after it (the runtime would drop it anyway).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+from acp_mux.contract import RunOptions
+from acp_mux.events import (
+    AuthErrorEvent,
+    BaseEvent,
+    ContextExceededEvent,
+    DebugEvent,
+    ErrorCode,
+    ErrorEvent,
+    FileCreateEvent,
+    FileDeleteEvent,
+    FilePatchEvent,
+    FileWriteEvent,
+    RateLimitedEvent,
+    RateLimitErrorEvent,
+    RetryEvent,
+    ShellExitEvent,
+    ShellStartEvent,
+    ShellStdoutDeltaEvent,
+    TokenUsageEvent,
+    is_terminal_event,
+)
+from acp_mux.parse_context import ParseContext
+from acp_mux.process import ExitStatus, SpawnSpec
+from adapters.base import AgentAdapter, AgentCapabilities, DiffSpec, ModeInfo, ToolSpec, ToolTable, try_json
+
+AUTH_GUIDANCE = "Set OPENAI_API_KEY or run `codex login`"
+CLIENT_INFO = {"name": "acp-mux", "title": "acp-mux", "version": "0.1.0"}
+
+# codex-acp's approval presets (zed-industries/codex-acp): mode id → (approvalPolicy, sandbox mode).
+MODES = (
+    ModeInfo("read-only", "Read Only", "Codex can read files; edits and commands outside the sandbox need approval."),
+    ModeInfo("auto", "Auto", "Codex can edit and run commands in the workspace; it asks before leaving it."),
+    ModeInfo("full-access", "Full Access", "Codex can edit files and run commands anywhere, without asking."),
+)
+MODE_POLICIES: dict[str, tuple[str, str]] = {
+    "read-only": ("on-request", "read-only"),
+    "auto": ("on-request", "workspace-write"),
+    "full-access": ("never", "danger-full-access"),
+}
+_MODE_ALIASES = {"default": "auto", "agent": "auto", "agent-full-access": "full-access", "readonly": "read-only"}
+SANDBOX_POLICIES: dict[str, dict[str, Any]] = {  # turn/start takes the tagged-object form
+    "read-only": {"type": "readOnly"},
+    "workspace-write": {"type": "workspaceWrite"},
+    "danger-full-access": {"type": "dangerFullAccess"},
+}
+_PLAN_STATUS = {"inProgress": "in_progress", "in_progress": "in_progress", "completed": "completed"}
+_RETRY_RE = re.compile(r"(\d+)\s*/\s*(\d+)")
+
+
+def resolve_mode(mode: str | None) -> str | None:
+    """A known mode id for ``mode`` (None → the default ``auto``), or None when it is unknown."""
+    if mode is None:
+        return "auto"
+    mode = _MODE_ALIASES.get(mode, mode)
+    return mode if mode in MODE_POLICIES else None
+
+
+# ── helpers shared with codex.py ─────────────────────────────────────────────────────────────────────────────
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _error_info(info: Any) -> tuple[str, int | None]:
+    """``codexErrorInfo`` is ``"unauthorized"`` or ``{"httpConnectionFailed": {"httpStatusCode": 401}}``."""
+    if isinstance(info, str):
+        return info, None
+    if isinstance(info, dict) and info:
+        name, body = next(iter(info.items()))
+        return str(name), _int(_dict(body).get("httpStatusCode"))
+    return "", None
+
+
+def classify_failure(message: str, info: Any = None, ctx: ParseContext | None = None) -> list[BaseEvent]:
+    """One error event for a failed turn: auth, rate limit and context overflow get their own types."""
+    name, status = _error_info(info)
+    lowered = message.lower()
+    if name == "unauthorized" or status == 401 or "401" in message or "unauthorized" in lowered:
+        return [AuthErrorEvent(message=message or "not authenticated", guidance=AUTH_GUIDANCE)]
+    if name == "usageLimitExceeded" or status == 429 or "429" in message or "rate limit" in lowered:
+        return [RateLimitErrorEvent(message=message or "rate limited")]
+    if name == "contextWindowExceeded" or "context window" in lowered or "context_length_exceeded" in lowered:
+        used, size = (ctx.state.get("codex_context") if ctx else None) or (0, 0)
+        return [ContextExceededEvent(used_tokens=used, max_tokens=size)]
+    return [ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message or "codex turn failed", recoverable=True)]
+
+
+def end_failed_turn(ctx: ParseContext, errors: list[BaseEvent], tool_error: str = "turn failed") -> list[BaseEvent]:
+    """Close a failed turn: recoverable errors just before ``turn_end``, terminal ones instead of it."""
+    events = ctx.close_open(tool_error)
+    if any(is_terminal_event(e) for e in errors):
+        ctx.in_turn = False
+        return events + errors
+    return events + errors + ctx.end_turn()
+
+
+def retry_events(message: str, ctx: ParseContext, info: Any = None) -> list[BaseEvent]:
+    """A transient error codex retries by itself ("Reconnecting... 2/5 (…)"): ``rate_limited``? + ``retry``."""
+    name, status = _error_info(info)
+    events: list[BaseEvent] = []
+    if status == 429 or "429" in message or "rate limit" in message.lower() or name == "usageLimitExceeded":
+        events.append(RateLimitedEvent())
+    match = _RETRY_RE.search(message)
+    count = int(ctx.state.get("codex_retries", 0)) + 1
+    ctx.state["codex_retries"] = count
+    attempt, limit = (int(match.group(1)), int(match.group(2))) if match else (count, 0)
+    events.append(RetryEvent(attempt=attempt, max_attempts=limit, reason=message))
+    return events
+
+
+def normalize_changes(changes: Any) -> list[dict[str, Any]]:
+    """File changes as ``[{path, kind: add|delete|update, diff?, move_path?}]`` from app-server or exec shapes."""
+    out: list[dict[str, Any]] = []
+    for change in changes if isinstance(changes, list) else ():
+        change = _dict(change)
+        kind = change.get("kind")
+        move_path = None
+        if isinstance(kind, dict):  # app-server: {"type": "update", "move_path": …}
+            move_path = kind.get("move_path") or kind.get("movePath")
+            kind = kind.get("type")
+        entry: dict[str, Any] = {"path": _str(change.get("path")), "kind": _str(kind) or "update"}
+        if isinstance(change.get("diff"), str):
+            entry["diff"] = change["diff"]
+        if move_path:
+            entry["move_path"] = move_path
+        out.append(entry)
+    return out
+
+
+def changes_summary(changes: list[dict[str, Any]]) -> str:
+    verbs = {"add": "added", "delete": "deleted", "update": "updated"}
+    return "\n".join(f"{verbs.get(c['kind'], c['kind'])} {c.get('move_path') or c['path']}" for c in changes)
+
+
+def file_events(changes: list[dict[str, Any]]) -> list[BaseEvent]:
+    """What a completed patch did to each file (exec mode has no diff text: updates become ``file_write``)."""
+    events: list[BaseEvent] = []
+    for c in changes:
+        path, diff = c.get("move_path") or c["path"], c.get("diff")
+        if c["kind"] == "add":
+            events.append(FileCreateEvent(path=path, byte_count=len((diff or "").encode())))
+        elif c["kind"] == "delete":
+            events.append(FileDeleteEvent(path=path))
+        elif diff:
+            events.append(FilePatchEvent(path=path, diff=diff))
+        else:
+            events.append(FileWriteEvent(path=path))
+    return events
+
+
+def plan_tool(ctx: ParseContext, tool_id: str, steps: list[dict[str, str]], explanation: Any = None) -> list[BaseEvent]:
+    """A plan update as a complete ``update_plan`` tool call (the is_plan ToolSpec makes it an ACP plan)."""
+    tool_input: dict[str, Any] = {"plan": steps}
+    if isinstance(explanation, str) and explanation:
+        tool_input["explanation"] = explanation
+    return ctx.tool_start(tool_id, "update_plan", tool_input) + ctx.tool_result(tool_id, "Plan updated")
+
+
+def shell_begin(ctx: ParseContext, item_id: str) -> list[BaseEvent]:
+    """``shell_start`` for a command that is now known to run (once per item)."""
+    started: set[str] = ctx.state.setdefault("codex_shell_started", set())
+    if item_id in started:
+        return []
+    started.add(item_id)
+    tool_input = ctx.tool_input(item_id) or {}
+    return [ShellStartEvent(command=_str(tool_input.get("command")), cwd=_str(tool_input.get("cwd")) or ctx.cwd)]
+
+
+def shell_end(
+    ctx: ParseContext, item_id: str, status: str, output: str, exit_code: int | None, duration_ms: int | None
+) -> list[BaseEvent]:
+    """Close a command item: output (unless it streamed), ``shell_exit``, then the tool's result or error."""
+    if status == "declined":
+        return ctx.tool_error(item_id, "declined by user")
+    events = shell_begin(ctx, item_id)
+    if output and item_id not in ctx.state.setdefault("codex_streamed", set()):
+        events.append(ShellStdoutDeltaEvent(delta=output))
+    code = exit_code if exit_code is not None else (0 if status == "completed" else -1)
+    events.append(ShellExitEvent(exit_code=code, duration_ms=duration_ms or 0))
+    if status == "completed" and code == 0:
+        return events + ctx.tool_result(item_id, output)
+    error = f"{output.rstrip()}\n(exit code {code})" if output.strip() else f"command failed (exit code {code})"
+    return events + ctx.tool_error(item_id, error)
+
+
+# ── tool table ─────────────────────────────────────────────────────────────────────────────────────────────────
+def _hunks(diff: str) -> list[tuple[str, str]]:
+    """(old, new) text of each ``@@`` hunk of a unified diff; empty when the text has no hunks."""
+    hunks: list[tuple[list[str], list[str]]] = []
+    for line in diff.splitlines(keepends=True):
+        if line.startswith("@@"):
+            hunks.append(([], []))
+        elif hunks and not line.startswith("\\"):
+            old, new = hunks[-1]
+            tag, body = line[:1], line[1:]
+            if tag in (" ", ""):
+                old.append(body)
+                new.append(body)
+            elif tag == "-":
+                old.append(body)
+            elif tag == "+":
+                new.append(body)
+    return [("".join(o), "".join(n)) for o, n in hunks]
+
+
+def patch_diffs(args: dict[str, Any]) -> list[DiffSpec]:
+    """Per-change diffs for an ``apply_patch`` input: add → new file, delete → emptied, update → one per hunk."""
+    specs: list[DiffSpec] = []
+    for c in normalize_changes(args.get("changes")):
+        path, diff = c.get("move_path") or c["path"], c.get("diff")
+        if diff is None:
+            continue
+        if c["kind"] == "add":
+            specs.append(DiffSpec(path=path, new_text=diff, old_text=None))
+        elif c["kind"] == "delete":
+            specs.append(DiffSpec(path=path, new_text="", old_text=diff))
+        else:
+            specs += [DiffSpec(path=path, new_text=n, old_text=o) for o, n in _hunks(diff)] or [
+                DiffSpec(path=path, new_text=diff, old_text=None)  # not a unified diff: show the raw patch
+            ]
+    return specs
+
+
+def _patch_title(args: dict[str, Any]) -> str:
+    paths = [c.get("move_path") or c["path"] for c in normalize_changes(args.get("changes"))]
+    return "Edit " + ", ".join(paths) if paths else "Edit files"
+
+
+def _search_title(args: dict[str, Any]) -> str:
+    query = args.get("query")
+    return f"Search the web: {query}" if query else "Searching the web"
+
+
+_SHELL = ToolSpec(kind="execute", title=lambda a: _str(a.get("command")) or "Run command", command_arg="command")
+_PATCH = ToolSpec(kind="edit", title=_patch_title, diff=patch_diffs)
+CODEX_TOOLS = ToolTable(
+    tools={
+        "shell": _SHELL,
+        "exec_command": _SHELL,
+        "apply_patch": _PATCH,
+        "edit": _PATCH,
+        "update_plan": ToolSpec(kind="think", title="Update plan", is_plan=True),
+        "web_search": ToolSpec(kind="fetch", title=_search_title),
+        "view_image": ToolSpec(kind="read", title="View image {path}", path_args=("path",)),
+    },
+    default=ToolSpec(kind="other"),  # MCP tools arrive as mcp__<server>__<tool>
+)
+
+
+# ── the exec adapter ─────────────────────────────────────────────────────────────────────────────────────────
+_STDIN_FROM_DEV_NULL = 'exec "$0" "$@" </dev/null'
+_STDERR_PATTERNS = ("patch rejected", "unsupported custom tool call", "blocked by", "sandbox")
+
+
+class CodexExecAdapter(AgentAdapter):
+    name = "codex"
+    display_name = "Codex (exec)"
+    binary = "codex"
+    package = "@openai/codex"
+    install_hint = "npm install -g @openai/codex"
+    login_args = ("login",)
+    auth_hint = AUTH_GUIDANCE
+    capabilities = AgentCapabilities(supports_thinking=True, can_resume=True, persistent_process=False)
+    tool_table = CODEX_TOOLS
+    modes = MODES
+    default_mode = "auto"
+    models = ("gpt-5.5", "gpt-5.5-codex", "gpt-5.2-codex")
+    transport = "line-stream (codex exec --json)"
+
+    def start(self, options: RunOptions, ctx: ParseContext) -> None:
+        ctx.state["codex_resuming"] = bool(options.session_id)  # nothing to send: the prompt is on the argv
+
+    def build_spawn(self, options: RunOptions) -> SpawnSpec:
+        codex = self.resolve_binary(options.binary, options.env)
+        _, sandbox = MODE_POLICIES[resolve_mode(options.mode) or "auto"]
+        args = ["-c", f'sandbox_mode="{sandbox}"', "exec", "--json", "--skip-git-repo-check"]
+        if options.model:
+            args += ["-m", options.model]
+        args += options.extra_args
+        prompt = options.prompt
+        for image in prompt.images if prompt else ():  # exec takes image files only (embedded data is dropped)
+            if image.uri and image.uri.startswith("file://"):
+                args += ["-i", image.uri[len("file://") :]]
+        if options.session_id:
+            args += ["resume", "--", options.session_id]
+        else:
+            args.append("--")
+        args.append(prompt.as_text() if prompt else "")
+        return SpawnSpec(
+            command="/bin/sh", args=["-c", _STDIN_FROM_DEV_NULL, codex, *args], env=options.env, cwd=options.cwd
+        )
+
+    def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
+        msg = try_json(line)
+        if msg is None:
+            return []
+        try:
+            return self._parse(msg, ctx)
+        except Exception as exc:  # malformed lines never take the run down
+            return [DebugEvent(level="warn", message=f"codex exec: could not handle {line[:200]!r}: {exc!r}")]
+
+    def _parse(self, msg: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        kind = _str(msg.get("type"))
+        if kind == "thread.started":
+            thread_id = _str(msg.get("thread_id"))
+            resumed = bool(ctx.state.get("codex_resuming"))
+            return ctx.session_start(thread_id, resumed=resumed) if thread_id else []
+        if kind == "turn.started":
+            return ctx.begin_turn()
+        if kind == "turn.completed":
+            return self._usage(_dict(msg.get("usage"))) + ctx.end_turn()
+        if kind == "turn.failed":
+            message = _str(_dict(msg.get("error")).get("message")) or _str(ctx.state.pop("codex_error", ""))
+            ctx.state.pop("codex_error", None)
+            ctx.state["codex_failed"] = True
+            return end_failed_turn(ctx, classify_failure(message, None, ctx))
+        if kind == "error":
+            message = _str(msg.get("message"))
+            if message.startswith("Reconnecting"):
+                return retry_events(message, ctx)
+            ctx.state["codex_error"] = message  # turn.failed repeats it; report it once, there
+            return []
+        if kind in ("item.started", "item.updated", "item.completed"):
+            return self._item(kind, _dict(msg.get("item")), ctx)
+        return []
+
+    def _usage(self, usage: dict[str, Any]) -> list[BaseEvent]:
+        if not usage:
+            return []
+        return [
+            TokenUsageEvent(
+                input_tokens=_int(usage.get("input_tokens")) or 0,
+                output_tokens=_int(usage.get("output_tokens")) or 0,
+                thinking_tokens=_int(usage.get("reasoning_output_tokens")),
+                cached_tokens=_int(usage.get("cached_input_tokens")),
+            )
+        ]
+
+    def _item(self, phase: str, item: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        kind, item_id, status = _str(item.get("type")), _str(item.get("id")), _str(item.get("status"))
+        done = phase == "item.completed"
+        if kind == "agent_message":
+            return ctx.text_delta(_str(item.get("text"))) + ctx.end_text() if done else []
+        if kind == "reasoning":
+            return ctx.thinking_delta(_str(item.get("text"))) + ctx.end_thinking() if done else []
+        if kind == "command_execution":
+            tool_input = {"command": _str(item.get("command")), "cwd": ctx.cwd}
+            events = ctx.tool_start(item_id, "shell", tool_input) if ctx.tool_name(item_id) is None else []
+            if not done:  # exec never asks: the command runs now
+                return events + shell_begin(ctx, item_id)
+            output = _str(item.get("aggregated_output"))
+            return events + shell_end(ctx, item_id, status, output, _int(item.get("exit_code")), None)
+        if kind == "file_change":
+            changes = normalize_changes(item.get("changes"))
+            events = ctx.tool_start(item_id, "apply_patch", {"changes": changes}) if ctx.tool_name(item_id) is None else []
+            if not done:
+                return events
+            if status == "declined":
+                return events + ctx.tool_error(item_id, "declined by user")
+            if status == "failed":
+                return events + ctx.tool_error(item_id, "the patch could not be applied")
+            return events + ctx.tool_result(item_id, changes_summary(changes)) + file_events(changes)
+        if kind == "mcp_tool_call":
+            name = f"mcp__{_str(item.get('server'))}__{_str(item.get('tool'))}"
+            args = item.get("arguments")
+            events = ctx.tool_start(item_id, name, args if args is not None else {}) if ctx.tool_name(item_id) is None else []
+            if not done:
+                return events
+            error = item.get("error")
+            if status == "failed" or error:
+                return events + ctx.tool_error(item_id, _str(_dict(error).get("message")) or "MCP tool call failed")
+            return events + ctx.tool_result(item_id, item.get("result"))
+        if kind == "web_search":
+            events = ctx.tool_start(item_id, "web_search", {"query": _str(item.get("query"))}) if ctx.tool_name(item_id) is None else []
+            return events + (ctx.tool_result(item_id, item.get("action") or _str(item.get("query"))) if done else [])
+        if kind == "todo_list":
+            seq = ctx.state["codex_plan_seq"] = ctx.state.get("codex_plan_seq", 0) + 1
+            steps = [
+                {"step": _str(_dict(t).get("text")), "status": "completed" if _dict(t).get("completed") else "pending"}
+                for t in item.get("items") or ()
+            ]
+            return plan_tool(ctx, f"{item_id}-plan-{seq}", steps)
+        if kind == "error" and done:  # non-fatal notices, e.g. unknown model metadata
+            return [DebugEvent(level="warn", message=f"codex: {_str(item.get('message'))}")]
+        return []
+
+    def finish(self, status: ExitStatus, ctx: ParseContext) -> Iterable[BaseEvent]:
+        if ctx.state.get("codex_failed"):  # turn.failed already told the story; exit code 1 is not a crash
+            return ctx.end_turn(tool_error="the agent exited")
+        message = ctx.state.pop("codex_error", None)
+        if message and status.code != 0:  # died after an error line but before turn.failed
+            ctx.state["codex_failed"] = True
+            return end_failed_turn(ctx, classify_failure(message, None, ctx), "the agent exited")
+        return ctx.finish(status)
+
+    def stderr_events(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
+        if " ERROR " in line and any(p in line for p in _STDERR_PATTERNS):
+            detail = line.split("error=", 1)[-1].strip()
+            return [DebugEvent(level="warn", message=f"codex: {detail}")]
+        return ()

@@ -1,0 +1,66 @@
+"""A recording ACP client (the official SDK's client side) that drives ``acp-mux`` as a subprocess."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Callable
+
+import acp
+from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+
+
+@dataclass
+class RecordingClient:
+    """Records every update synchronously (the SDK delivers notifications concurrently) and answers permissions."""
+
+    choose: Callable[[list[Any], Any], str | None] = lambda options, call: "allow_once"
+    updates: list[Any] = field(default_factory=list)
+    permissions: list[tuple[Any, list[Any]]] = field(default_factory=list)
+    permission_event: asyncio.Event = field(default_factory=asyncio.Event)
+    hold_permissions: bool = False
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append(update)
+
+    async def request_permission(self, options: list[Any], session_id: str, tool_call: Any, **kwargs: Any) -> Any:
+        self.permissions.append((tool_call, options))
+        self.permission_event.set()
+        if self.hold_permissions:
+            await asyncio.sleep(3600)
+        option = self.choose(options, tool_call)
+        if option is None:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=option))
+
+    async def write_text_file(self, **kwargs: Any) -> None:
+        return None
+
+    async def read_text_file(self, **kwargs: Any) -> Any:
+        raise acp.RequestError.method_not_found("fs/read_text_file")
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        return None
+
+    def of(self, kind: str) -> list[Any]:
+        return [u for u in self.updates if u.session_update == kind]
+
+    def text(self, kind: str = "agent_message_chunk") -> str:
+        return "".join(u.content.text for u in self.of(kind))
+
+
+@asynccontextmanager
+async def bridge(
+    client: RecordingClient, *args: str, cwd: str, state_dir: str, env: dict[str, str] | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
+    full_env = dict(os.environ, ACP_MUX_STATE_DIR=state_dir, **(env or {}))
+    async with acp.spawn_agent_process(
+        client, sys.executable, "-m", "acp_mux", *args, env=full_env, cwd=cwd, transport_kwargs={"stderr": None}
+    ) as (conn, proc):
+        yield conn, proc
