@@ -1,0 +1,127 @@
+"""The event union: 67 types in 18 categories, lossless JSONL round trip, unknown types tolerated."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from acp_mux import events as ev
+
+SAMPLES: dict[str, dict[str, Any]] = {
+    "session_start": {"sessionId": "s1", "resumed": True, "forkedFrom": "s0"},
+    "session_resume": {"sessionId": "s1", "priorTurnCount": 3},
+    "session_fork": {"sessionId": "s2", "forkedFrom": "s1"},
+    "session_checkpoint": {"sessionId": "s1", "checkpointId": "c1"},
+    "session_end": {"sessionId": "s1", "turnCount": 2, "cost": {"totalUsd": 0.5, "inputTokens": 10, "outputTokens": 5}},
+    "turn_start": {"turnIndex": 0},
+    "turn_end": {"turnIndex": 0, "cost": {"totalUsd": 0.1, "inputTokens": 1, "outputTokens": 2, "thinkingTokens": 3, "cachedTokens": 4}},
+    "step_start": {"turnIndex": 0, "stepIndex": 1, "stepType": "tool_use"},
+    "step_end": {"turnIndex": 0, "stepIndex": 1},
+    "message_start": {},
+    "text_delta": {"delta": "lo", "accumulated": "hello"},
+    "message_stop": {"text": "hello"},
+    "thinking_start": {"effort": "high"},
+    "thinking_delta": {"delta": "hm", "accumulated": "hmm"},
+    "thinking_stop": {"thinking": "hmm"},
+    "tool_call_start": {"toolCallId": "t1", "toolName": "Write", "inputAccumulated": "{\"a\""},
+    "tool_input_delta": {"toolCallId": "t1", "delta": ":1}", "inputAccumulated": "{\"a\":1}"},
+    "tool_call_ready": {"toolCallId": "t1", "toolName": "Write", "input": {"a": 1}},
+    "tool_result": {"toolCallId": "t1", "toolName": "Write", "output": {"ok": True}, "durationMs": 12},
+    "tool_error": {"toolCallId": "t1", "toolName": "Write", "error": "denied"},
+    "file_read": {"path": "/a"},
+    "file_write": {"path": "/a", "byteCount": 3},
+    "file_create": {"path": "/a", "byteCount": 3},
+    "file_delete": {"path": "/a"},
+    "file_patch": {"path": "/a", "diff": "--- a\n+++ b\n"},
+    "shell_start": {"command": "ls", "cwd": "/w"},
+    "shell_stdout_delta": {"delta": "out"},
+    "shell_stderr_delta": {"delta": "err"},
+    "shell_exit": {"exitCode": 1, "durationMs": 5},
+    "mcp_tool_call_start": {"toolCallId": "m1", "server": "fs", "toolName": "read", "input": [1]},
+    "mcp_tool_result": {"toolCallId": "m1", "server": "fs", "toolName": "read", "output": "x"},
+    "mcp_tool_error": {"toolCallId": "m1", "server": "fs", "toolName": "read", "error": "boom"},
+    "subagent_spawn": {"subagentId": "a1", "agentName": "explorer", "prompt": "look"},
+    "subagent_result": {"subagentId": "a1", "agentName": "explorer", "summary": "found", "cost": {"totalUsd": 0, "inputTokens": 0, "outputTokens": 0}},
+    "subagent_error": {"subagentId": "a1", "agentName": "explorer", "error": "lost"},
+    "plugin_loaded": {"pluginId": "p", "pluginName": "P", "version": "1.0"},
+    "plugin_invoked": {"pluginId": "p", "pluginName": "P"},
+    "plugin_error": {"pluginId": "p", "pluginName": "P", "error": "x"},
+    "skill_loaded": {"skillName": "s", "source": "/skills/s.md"},
+    "skill_invoked": {"skillName": "s"},
+    "agentdoc_read": {"path": "AGENTS.md"},
+    "image_output": {"mimeType": "image/png", "base64": "aGk=", "filePath": "/i.png"},
+    "image_input_ack": {"mimeType": "image/png"},
+    "cost": {"cost": {"totalUsd": 1.5, "inputTokens": 100, "outputTokens": 50}},
+    "token_usage": {"inputTokens": 100, "outputTokens": 50, "thinkingTokens": 5, "cachedTokens": 7},
+    "input_required": {"interactionId": "i1", "question": "which?", "context": "ctx", "source": "tool"},
+    "approval_request": {"interactionId": "i2", "action": "Run", "detail": "ls", "toolName": "Bash", "riskLevel": "high", "toolCallId": "t1", "input": {"command": "ls"}},
+    "approval_granted": {"interactionId": "i2"},
+    "approval_denied": {"interactionId": "i2", "reason": "no"},
+    "rate_limited": {"retryAfterMs": 1000},
+    "context_limit_warning": {"usedTokens": 900, "maxTokens": 1000, "pctUsed": 90.0},
+    "context_compacted": {"summary": "older turns", "tokensSaved": 400},
+    "retry": {"attempt": 1, "maxAttempts": 3, "reason": "rate_limited", "delayMs": 500},
+    "interrupted": {},
+    "aborted": {},
+    "paused": {},
+    "resumed": {},
+    "timeout": {"kind": "inactivity"},
+    "turn_limit": {"maxTurns": 5},
+    "stream_fallback": {"capability": "thinking", "reason": "buffered"},
+    "auth_error": {"message": "401", "guidance": "log in"},
+    "rate_limit_error": {"message": "429", "retryAfterMs": 2000},
+    "context_exceeded": {"usedTokens": 1001, "maxTokens": 1000},
+    "crash": {"exitCode": 3, "stderr": "panic"},
+    "error": {"code": "AGENT_ERROR", "message": "bad", "recoverable": True},
+    "debug": {"level": "warn", "message": "careful"},
+    "log": {"source": "stderr", "line": "hello"},
+}
+
+
+def test_there_are_67_types_in_18_categories():
+    assert len(ev.EVENT_TYPES) == 67
+    assert len(ev.CATEGORIES) == 18
+    assert sum(len(group) for group in ev.CATEGORIES.values()) == 67
+    assert set(SAMPLES) == set(ev.EVENT_TYPES)
+    assert ev.AgentEventType.TOOL_CALL_READY == "tool_call_ready"
+    assert sorted(ev.AgentEventType) == sorted(ev.EVENT_TYPES)
+
+
+@pytest.mark.parametrize("event_type", sorted(SAMPLES))
+def test_every_type_round_trips_through_jsonl(event_type):
+    wire = {"type": event_type, "runId": "01J0000000000000000000000A", "agent": "claude", "timestamp": 1700000000000, **SAMPLES[event_type]}
+    event = ev.parse_event_json(json.dumps(wire))
+    assert type(event) is ev.EVENT_CLASSES[event_type]
+    assert ev.category_of(event) is not None
+    line = ev.event_to_json(event)
+    assert json.loads(line) == wire
+    assert ev.parse_event_json(line) == event
+
+
+def test_unknown_future_types_do_not_crash_a_reader():
+    event = ev.parse_event({"type": "hologram_output", "runId": "r", "agent": "x", "timestamp": 1, "frames": 3})
+    assert isinstance(event, ev.UnknownEvent)
+    assert event.type == "hologram_output"
+    assert ev.dump_event(event)["frames"] == 3
+    assert ev.category_of(event) is None and not ev.is_terminal_event(event)
+
+
+def test_terminal_guard_and_category_guards():
+    assert ev.is_terminal_event(ev.CrashEvent(exit_code=1))
+    assert ev.is_terminal_event(ev.ErrorEvent(code="X", message="m", recoverable=False))
+    assert not ev.is_terminal_event(ev.ErrorEvent(code="X", message="m", recoverable=True))
+    assert not ev.is_terminal_event(ev.RateLimitErrorEvent(message="429"))
+    assert ev.is_tool_event(ev.ToolErrorEvent(tool_call_id="t", tool_name="n", error="e"))
+    assert ev.is_skill_event(ev.AgentdocReadEvent(path="AGENTS.md"))
+    assert not ev.is_text_event(ev.ThinkingDeltaEvent(delta="x"))
+
+
+def test_accumulated_text_is_shared_not_copied():
+    parts = ["a"]
+    first = ev.TextDeltaEvent.lazy("a", parts)
+    parts.append("b")
+    second = ev.TextDeltaEvent.lazy("b", parts)
+    assert first.accumulated == "a" and second.accumulated == "ab"
+    assert ev.dump_event(second)["accumulated"] == "ab"

@@ -1,0 +1,290 @@
+"""RunHandle over small fake agent programs: ordering, terminal states, control, timeouts, fan-out, handlers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Iterable
+
+import pytest
+
+from acp_mux import events as ev
+from acp_mux.contract import ApprovalDecision, RunOptions
+from acp_mux.errors import AgentMuxError
+from acp_mux.interaction import Approve, Deny
+from acp_mux.parse_context import ParseContext
+from acp_mux.process import ExitStatus, SpawnSpec
+from acp_mux.run import RunState, start_run
+from adapters.base import AgentAdapter
+from adapters.registry import get_adapter
+
+PROGRAMS = Path(__file__).parent.parent / "fakes" / "programs"
+pytestmark = pytest.mark.asyncio
+
+
+class LinesAdapter(AgentAdapter):
+    """Native format of the fakes: JSON lines {"t": "text"|"tool"|"result"|"approval"|"session"|"end", ...}."""
+
+    name = "fake"
+
+    def __init__(self, program: str, *args: str) -> None:
+        self.program, self.args = program, list(args)
+        self.answers: list[tuple[str, bool]] = []
+
+    def build_spawn(self, options: RunOptions) -> SpawnSpec:
+        return SpawnSpec(sys.executable, [str(PROGRAMS / self.program), *self.args], cwd=options.cwd)
+
+    def parse_line(self, line: str, ctx: ParseContext) -> Iterable[ev.BaseEvent]:
+        if line.startswith("RAISE"):
+            raise ValueError("adapter bug")
+        try:
+            m = json.loads(line)
+        except ValueError:
+            return [ev.LogEvent(source="stdout", line=line)]
+        t = m.get("t")
+        if t == "session":
+            return ctx.session_start(m["id"])
+        if t == "text":
+            return ctx.text_delta(m["v"])
+        if t == "tool":
+            return ctx.tool_start(m["id"], m["name"], m.get("input", {}))
+        if t == "result":
+            return ctx.tool_result(m["id"], m.get("v"))
+        if t == "approval":
+            return [ev.ApprovalRequestEvent(interaction_id=m["id"], action="run", tool_call_id=m.get("tool"))]
+        if t == "end":
+            return ctx.end_turn()
+        return []
+
+    def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
+        self.answers.append((interaction_id, decision.approve))
+
+    def finish(self, status: ExitStatus, ctx: ParseContext) -> Iterable[ev.BaseEvent]:
+        return ctx.finish(status)
+
+
+def lines(*objs: Any) -> list[str]:
+    return [json.dumps(o) for o in objs]
+
+
+def options(tmp_path: Path, **kw: Any) -> RunOptions:
+    return RunOptions(agent="fake", cwd=str(tmp_path), **kw)
+
+
+STORY = lines(
+    {"t": "session", "id": "s-1"},
+    {"t": "text", "v": "Hel"},
+    {"t": "text", "v": "lo"},
+    {"t": "tool", "id": "t1", "name": "Bash", "input": {"command": "ls"}},
+    {"t": "result", "id": "t1", "v": "ok"},
+    {"t": "text", "v": "Done"},
+    {"t": "end"},
+)
+
+
+async def test_completed_run_keeps_the_ordering_contract(tmp_path):
+    handle = start_run(LinesAdapter("emit_lines.py", *STORY), options(tmp_path, collect_events=True))
+    seen = [e async for e in handle]
+    result = await handle
+    types = [e.type for e in seen if e.type not in ("debug", "log")]
+    assert types == [
+        "session_start", "turn_start", "message_start", "text_delta", "text_delta", "message_stop",
+        "tool_call_start", "tool_call_ready", "tool_result", "message_start", "text_delta", "message_stop",
+        "turn_end", "session_end",
+    ]
+    assert all(e.run_id == handle.run_id and e.agent == "fake" for e in seen)
+    stamps = [e.timestamp for e in seen]
+    assert stamps == sorted(stamps)
+    assert result.exit_reason == "completed" and result.exit_code == 0
+    assert result.text == "HelloDone" and result.turn_count == 1 and result.session_id == "s-1"
+    assert seen[2].type == "message_start" and seen[4].accumulated == "Hello"
+    assert len(result.events) == len(seen)
+    assert handle.state == RunState.COMPLETED
+
+
+async def test_fan_out_iterators_and_late_replay(tmp_path):
+    handle = start_run(LinesAdapter("emit_lines.py", *STORY), options(tmp_path))
+    first, second = handle.events(), handle.events()
+    a = [e.type async for e in first]
+    b = [e.type async for e in second]
+    late = [e.type async for e in handle]  # after completion: the buffer replays
+    assert a == b == late and "turn_end" in a
+
+
+async def test_handlers_on_once_off_and_a_raising_handler(tmp_path):
+    handle = start_run(LinesAdapter("emit_lines.py", "--delay", "0.05", *STORY), options(tmp_path))
+    every, once = [], []
+
+    def boom(event: Any) -> None:
+        raise RuntimeError("handler exploded")
+
+    handle.on("text_delta", lambda e: every.append(e.delta)).once("text_delta", lambda e: once.append(e.delta))
+    handle.on("text_delta", boom)
+    seen = [e async for e in handle]
+    assert every == ["Hel", "lo", "Done"] and once == ["Hel"]
+    warnings = [e.message for e in seen if e.type == "debug" and e.level == "warn"]
+    assert any('Handler error for event "text_delta": handler exploded' in w for w in warnings)
+
+
+async def test_crash_mid_stream_reports_exit_code_and_stderr(tmp_path):
+    handle = start_run(LinesAdapter("crash.py", "--code", "7", "--stderr", "kaboom"), options(tmp_path))
+    seen = [e async for e in handle]
+    result = await handle
+    crash = [e for e in seen if e.type == "crash"]
+    assert crash and crash[0].exit_code == 7 and "kaboom" in crash[0].stderr
+    assert result.exit_reason == "crashed" and result.error.code == "AGENT_CRASH"
+
+
+async def test_missing_binary_is_a_crash_with_minus_one(tmp_path):
+    adapter = LinesAdapter("emit_lines.py")
+    adapter.build_spawn = lambda o: SpawnSpec("definitely-not-an-agent-binary")  # type: ignore[method-assign]
+    handle = start_run(adapter, options(tmp_path))
+    seen = [e async for e in handle]
+    assert [e.type for e in seen] == ["crash"]
+    assert seen[0].exit_code == -1 and "definitely-not-an-agent-binary" in seen[0].stderr
+    assert (await handle).exit_reason == "crashed"
+
+
+async def test_abort_kills_the_whole_group(tmp_path):
+    handle = start_run(LinesAdapter("hang.py", "--ignore-term", "--grandchild"), options(tmp_path, grace_period_s=0.5))
+    async for event in handle:
+        if event.type == "log" and event.line.startswith("grandchild"):
+            break
+    proc = handle._proc
+    assert proc is not None and proc.group_alive()
+    await handle.abort()
+    result = await handle
+    assert result.exit_reason == "aborted" and handle.state == RunState.ABORTED
+    assert not proc.group_alive()
+    with pytest.raises(AgentMuxError) as err:
+        await handle.pause()
+    assert err.value.code == "RUN_NOT_ACTIVE"
+    await handle.abort()  # a second abort is a no-op
+
+
+async def proc_state_becomes(pid: int, ok: Any, within: float = 2.0) -> bool:
+    for _ in range(int(within / 0.02)):
+        if ok(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]):
+            return True
+        await asyncio.sleep(0.02)
+    return False
+
+
+async def test_interrupt_pause_resume_and_state_errors(tmp_path):
+    handle = start_run(LinesAdapter("hang.py"), options(tmp_path, grace_period_s=0.5))
+    await asyncio.sleep(0.3)
+    with pytest.raises(AgentMuxError) as err:
+        await handle.resume()
+    assert err.value.code == "INVALID_STATE_TRANSITION"
+    await handle.pause()
+    assert await proc_state_becomes(handle._proc.pid, lambda s: s == "T")
+    with pytest.raises(AgentMuxError):
+        await handle.pause()
+    await handle.resume()
+    assert await proc_state_becomes(handle._proc.pid, lambda s: s != "T")
+    await handle.interrupt()  # hang.py reports the SIGINT on stdout and keeps running
+    assert handle.state == RunState.INTERRUPTED
+    async for event in handle.events():
+        if event.type == "log" and "sigint" in event.line.lower():
+            break
+    await handle.abort()
+    result = await asyncio.wait_for(handle.result(), 5)
+    types = [e.type async for e in handle]
+    assert types.index("paused") < types.index("resumed") < types.index("interrupted") < types.index("aborted")
+    assert result.exit_reason == "aborted"
+
+
+async def test_run_timeout_and_inactivity_timeout(tmp_path):
+    run_limited = start_run(LinesAdapter("hang.py"), options(tmp_path, timeout_s=0.5, grace_period_s=0.3))
+    assert (await asyncio.wait_for(run_limited.result(), 5)).exit_reason == "timeout"
+    idle = start_run(
+        LinesAdapter("hang.py"),
+        options(tmp_path, inactivity_timeout_s=0.5, grace_period_s=0.3, prompt=None),
+    )
+    idle._busy = True  # a turn is in flight
+    result = await asyncio.wait_for(idle.result(), 5)
+    assert result.exit_reason == "inactivity"
+    assert [e.kind async for e in idle if e.type == "timeout"] == ["inactivity"]
+
+
+async def test_paused_run_does_not_time_out_for_inactivity(tmp_path):
+    handle = start_run(LinesAdapter("hang.py"), options(tmp_path, inactivity_timeout_s=0.4, grace_period_s=0.3))
+    handle._busy = True
+    await handle.pause()
+    await asyncio.sleep(1.0)
+    assert not handle.done
+    await handle.abort()
+
+
+async def test_approvals_prompt_yolo_and_deny(tmp_path):
+    story = lines({"t": "tool", "id": "t1", "name": "Bash"}, {"t": "approval", "id": "a1", "tool": "t1"})
+    adapter = LinesAdapter("emit_lines.py", "--delay", "0.3", *story, '{"t": "end"}')
+    handle = start_run(adapter, options(tmp_path))
+    pending = []
+    handle.interaction.on_pending(pending.append)
+    while not pending:
+        await asyncio.sleep(0.02)
+    assert pending[0].tool_call_id == "t1" and handle.interaction.pending[0].id == "a1"
+    await handle.interaction.respond("a1", Deny(reason="nope"))
+    assert adapter.answers == [("a1", False)] and handle.interaction.pending == []
+    with pytest.raises(AgentMuxError) as err:
+        await handle.interaction.respond("a1", Approve())
+    assert err.value.code == "INTERACTION_NOT_FOUND"
+    seen = [e.type async for e in handle]
+    assert seen.index("approval_request") < seen.index("approval_denied")
+    for mode, expected in (("yolo", True), ("deny", False)):
+        auto = LinesAdapter("emit_lines.py", *story)
+        h = start_run(auto, options(tmp_path, approval_mode=mode))
+        await h
+        assert auto.answers == [("a1", expected)] and h.interaction.pending == []
+
+
+async def test_parser_errors_and_huge_and_invalid_output_never_crash(tmp_path):
+    huge = start_run(LinesAdapter("huge_line.py", "20"), options(tmp_path))
+    big = [e for e in [x async for x in huge] if e.type == "log"]
+    assert max(len(e.line) for e in big) >= 20 * 1024 * 1024
+    assert (await huge).exit_reason == "completed"
+    broken = start_run(LinesAdapter("emit_lines.py", "RAISE now", '{"t": "text", "v": "after"}'), options(tmp_path))
+    seen = [e async for e in broken]
+    assert any(e.type == "debug" and "adapter bug" in e.message for e in seen)
+    assert (await broken).text == "after"
+    utf = start_run(LinesAdapter("bad_utf8.py"), options(tmp_path))
+    assert (await utf).exit_reason == "completed"
+
+
+async def test_buffer_high_water_mark_drops_with_a_warning(tmp_path):
+    many = [json.dumps({"t": "text", "v": f"w{i} "}) for i in range(300)]
+    handle = start_run(LinesAdapter("emit_lines.py", *many), options(tmp_path, event_buffer_size=50))
+    warnings: list[str] = []
+    handle.on("debug", lambda e: warnings.append(e.message))
+    stalled = handle.events()
+    await handle
+    got = [e async for e in stalled]
+    assert len(got) <= 51
+    assert any("Event buffer overflow" in w for w in warnings)
+    assert (await handle).text.count("w") == 300  # the result is unaffected by drops
+
+
+async def test_scripted_agent_persistent_turns_and_in_protocol_interrupt(tmp_path):
+    from acp_mux.prompt import Prompt
+
+    adapter = get_adapter("demo")
+    handle = start_run(adapter, RunOptions(agent="demo", cwd=str(tmp_path), prompt=Prompt.of_text("hello one")))
+    turn_one = handle.events()
+    async for event in turn_one:
+        if event.type == "turn_end":
+            break
+    events = handle.events(from_start=False)
+    await handle.continue_("slow")
+    async for event in events:
+        if event.type == "text_delta" and "word3" in event.delta:
+            await handle.interrupt()
+        if event.type == "turn_end":
+            break
+    assert handle.usable
+    await handle.close(2.0)
+    result = await handle
+    assert result.turn_count == 2 and "You said: hello one" in result.text and "word399" not in result.text
