@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import errno
 import logging
 import os
@@ -44,7 +45,7 @@ class SpawnError(Exception):
 
     def __init__(self, message: str, command: str = "") -> None:
         super().__init__(message)
-        self.command = command
+        self.command = command  # SpawnSpec.command as given
 
 
 class ProcessInputClosed(ConnectionError):
@@ -58,37 +59,21 @@ class ExitStatus:
 
     @classmethod
     def from_returncode(cls, rc: int) -> "ExitStatus":
+        """Popen-style rc (negative = signal number) to an ExitStatus."""
         if rc >= 0:
             return cls(rc, None)
-        return cls(None, _signame(-rc))
-
-    @property
-    def returncode(self) -> int:
-        """Popen-style: negative signal number when signalled."""
-        if self.code is not None:
-            return self.code
         try:
-            return -int(getattr(signal, self.signal or ""))
-        except (TypeError, ValueError):
-            return -1
-
-
-def _signame(num: int) -> str:
-    try:
-        return signal.Signals(num).name
-    except ValueError:
-        return f"SIG{num}"
+            return cls(None, signal.Signals(-rc).name)
+        except ValueError:
+            return cls(None, f"SIG{-rc}")
 
 
 # --------------------------------------------------------------- group helpers
 def _killpg(pgid: int, sig: int) -> None:
     """killpg that can never hit our own group or init, and ignores the dead."""
-    if pgid <= 1 or pgid == os.getpgrp():
-        return
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
+    if pgid > 1 and pgid != os.getpgrp():
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, sig)
 
 
 def _group_alive(pgid: int) -> bool:
@@ -97,27 +82,21 @@ def _group_alive(pgid: int) -> bool:
     killpg(0) alone counts zombies (an unreaped leader, or orphans that a
     non-reaping PID 1 never collects), so on Linux /proc refines the answer.
     """
-    if pgid <= 1:
-        return False
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return True
-    for name in entries:
-        if not name.isdigit():
-            continue
+    if pgid <= 1 or not os.path.isdir("/proc"):
+        return pgid > 1
+    for name in filter(str.isdigit, os.listdir("/proc")):
         try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                rest = f.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
+            with open(f"/proc/{name}/stat", "rb") as f:  # "pid (comm) S ppid pgrp ..."
+                state, _ppid, pgrp = f.read().rsplit(b")", 1)[1].split()[:3]
+        except (OSError, IndexError, ValueError):
             continue
-        if len(rest) > 2 and int(rest[2]) == pgid and rest[0] not in (b"Z", b"X"):
+        if int(pgrp) == pgid and state not in (b"Z", b"X"):
             return True
     return False
 
@@ -155,10 +134,8 @@ class LineSplitter:
 
     def flush(self) -> bytes | bytearray | None:
         """The final unterminated line, if any."""
-        if not self._pending:
-            return None
-        line, self._pending = _chop_cr(self._pending), bytearray()
-        return line
+        line, self._pending = self._pending, bytearray()
+        return _chop_cr(line) if line else None
 
 
 def _chop_cr(buf: bytearray) -> bytearray:
@@ -179,18 +156,14 @@ class TailBuffer:
     def feed(self, data: bytes) -> None:
         self.total += len(data)
         self._buf += data[-self.limit:] if self.limit else b""
-        over = len(self._buf) - self.limit
-        if over > 0:
-            del self._buf[:over]
+        del self._buf[:max(0, len(self._buf) - self.limit)]
         self.dropped = self.total - len(self._buf)
 
     def text(self) -> str:
         data = bytes(self._buf)
-        if self.dropped:  # we may have cut a UTF-8 sequence in half
-            i = 0
-            while i < min(3, len(data)) and 0x80 <= data[i] <= 0xBF:
-                i += 1
-            data = data[i:]
+        if self.dropped:  # skip a UTF-8 sequence cut in half at the front
+            data = data[next((i for i in range(min(3, len(data))) if not 0x80 <= data[i] <= 0xBF),
+                             min(3, len(data))):]
         return data.decode("utf-8", "replace")
 
 
@@ -245,6 +218,7 @@ class AgentProcess:
         self._loop = asyncio.get_running_loop()
         self._exit: asyncio.Future[ExitStatus] = self._loop.create_future()
         self._exit.add_done_callback(lambda _f: TRACKER.unregister(self))
+        self._rc: int | None = None
         self._tail = TailBuffer(stderr_tail_bytes)
         self._splitter = LineSplitter()
         self._ready: deque[bytes | bytearray] = deque()
@@ -281,13 +255,11 @@ class AgentProcess:
         return self._tail.dropped
 
     def _emit_stderr(self, line: bytes | bytearray) -> None:
-        cb = self.on_stderr_line
-        if cb is None:
-            return
-        try:
-            cb(line.decode("utf-8", "replace"))
-        except Exception:  # a bad callback must not stop the drain
-            log.exception("on_stderr_line callback failed")
+        if (cb := self.on_stderr_line) is not None:
+            try:
+                cb(line.decode("utf-8", "replace"))
+            except Exception:  # a bad callback must not stop the drain
+                log.exception("on_stderr_line callback failed")
 
     # --- input (subclasses)
     async def write(self, data: str | bytes) -> None:
@@ -324,13 +296,19 @@ class AgentProcess:
         return _group_alive(self.pgid)
 
     # --- lifecycle
+    def _set_exit(self, rc: int) -> None:
+        if not self._exit.done():
+            self._rc = rc
+            self._exit.set_result(ExitStatus.from_returncode(rc))
+
     @property
     def exited(self) -> bool:
         return self._exit.done()
 
     @property
     def returncode(self) -> int | None:
-        return self._exit.result().returncode if self._exit.done() else None
+        """Popen-style: negative signal number when signalled; None while running."""
+        return self._rc
 
     async def wait(self) -> ExitStatus:
         """Exit of the leader; does not wait for pipes held by grandchildren."""
@@ -354,10 +332,8 @@ class AgentProcess:
                 self.kill()
             await asyncio.wait([self._exit], timeout=2.0)
             if not self.exited:  # the leader left its group (setpgid/setsid)
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.kill(self.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
         status = await self.wait()
         for _ in range(50):  # SIGKILL is asynchronous; give the group <= 1 s
             if not self.group_alive():
@@ -386,8 +362,7 @@ class PipeProcess(AgentProcess):
                  *, stderr_tail_bytes: int) -> None:
         super().__init__(transport.get_pid(), stderr_tail_bytes=stderr_tail_bytes)
         self._transport, self._proto = transport, proto
-        proto.exited.add_done_callback(
-            lambda f: self._exit.done() or self._exit.set_result(ExitStatus.from_returncode(f.result())))
+        proto.exited.add_done_callback(lambda f: self._set_exit(f.result()))
         assert proto.stdout and proto.stderr and proto.stdin
         self._stdin = proto.stdin
         out, err = proto.stdout, proto.stderr
@@ -398,8 +373,7 @@ class PipeProcess(AgentProcess):
         self._drain = asyncio.ensure_future(self._drain_stderr())
 
     def _close_pipe(self, fd: int) -> None:
-        pipe = self._transport.get_pipe_transport(fd)
-        if pipe is not None:
+        if (pipe := self._transport.get_pipe_transport(fd)) is not None:
             pipe.close()
 
     async def _drain_stderr(self) -> None:
@@ -424,13 +398,10 @@ class PipeProcess(AgentProcess):
             raise ProcessInputClosed(f"stdin of pid {self.pid} is closed: {e}") from e
 
     async def close_stdin(self) -> None:
-        if self._stdin.is_closing():
-            return
-        self._stdin.close()
-        try:
-            await self._stdin.wait_closed()
-        except OSError:
-            pass
+        if not self._stdin.is_closing():
+            self._stdin.close()
+            with contextlib.suppress(OSError):
+                await self._stdin.wait_closed()
 
 
 # ---------------------------------------------------------------------- spawn

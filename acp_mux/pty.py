@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from ptyprocess import PtyProcess
 
-from .process import (AgentProcess, ExitStatus, ProcessInputClosed, SpawnError, SpawnSpec,
+from .process import (AgentProcess, ProcessInputClosed, SpawnError, SpawnSpec,
                       TailBuffer, _LingeringReader, child_preexec, spawn_error_from_os)
 
 COLS, ROWS = 120, 40
@@ -146,8 +146,7 @@ class PtyAgentProcess(AgentProcess):
             return False
         rc = os.waitstatus_to_exitcode(status)
         self._pp.terminated = True
-        if not self._exit.done():
-            self._exit.set_result(ExitStatus.from_returncode(rc))
+        self._set_exit(rc)
         # a grandchild may keep the slave open: don't wait for EIO forever
         self._loop.call_later(self.eof_linger + 0.5, self._abandon_if_quiet)
         self._maybe_close_fd()

@@ -1,0 +1,384 @@
+"""Process layer: pipe and PTY mode, signals, process groups, ProcessTracker."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import stat
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from acp_mux.process import (TRACKER, AgentProcess, ExitStatus, LineSplitter, ProcessInputClosed,
+                             SpawnError, SpawnSpec, TailBuffer, spawn)
+from acp_mux.pty import strip_terminal
+
+ROOT = Path(__file__).resolve().parents[2]
+PROGS = ROOT / "tests" / "fakes" / "programs"
+PY = sys.executable
+
+
+def prog(name: str, *args: str, pty: bool = False) -> SpawnSpec:
+    return SpawnSpec(PY, [str(PROGS / name), *args], use_pty=pty)
+
+
+@pytest.fixture
+async def procs() -> AsyncIterator[list[AgentProcess]]:
+    """Collects spawned processes and kills their groups whatever happens."""
+    started: list[AgentProcess] = []
+    yield started
+    for p in started:
+        p.kill()
+        try:
+            await asyncio.wait_for(p.wait(), 5)
+        except asyncio.TimeoutError:
+            pass
+
+
+async def start(procs: list[AgentProcess], spec: SpawnSpec, **kw) -> AgentProcess:
+    p = await asyncio.wait_for(spawn(spec, **kw), 10)
+    procs.append(p)
+    return p
+
+
+async def collect(p: AgentProcess, timeout: float = 10) -> list[str]:
+    async def run() -> list[str]:
+        return [line async for line in p.lines()]
+    return await asyncio.wait_for(run(), timeout)
+
+
+async def read_until(p: AgentProcess, want: str, timeout: float = 10) -> list[str]:
+    seen: list[str] = []
+
+    async def run() -> list[str]:
+        async for line in p.lines():
+            seen.append(line)
+            if line == want:
+                return seen
+        raise AssertionError(f"EOF before {want!r}; got {seen!r}")
+    return await asyncio.wait_for(run(), timeout)
+
+
+def pid_state(pid: int) -> str | None:
+    """Process state letter from /proc, or None if the pid is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+def pid_dead(pid: int) -> bool:
+    return pid_state(pid) in (None, "Z", "X")
+
+
+async def eventually(check, timeout: float = 1.0) -> bool:
+    """Poll ``check`` (signals are delivered asynchronously)."""
+    deadline = time.monotonic() + timeout
+    while not check() and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    return bool(check())
+
+
+# ------------------------------------------------------------------ pure units
+def test_line_splitter_handles_crlf_and_chunk_boundaries() -> None:
+    s = LineSplitter()
+    out = s.feed(b"a\r\nb") + s.feed(b"c\r") + s.feed(b"\nd\n\n") + s.feed(b"tail\r")
+    assert [bytes(x) for x in out] == [b"a", b"bc", b"d", b""]
+    assert bytes(s.flush() or b"") == b"tail"
+    assert s.flush() is None
+
+
+def test_tail_buffer_is_bounded_and_utf8_safe() -> None:
+    t = TailBuffer(10)
+    t.feed("é".encode() * 20)
+    assert len(t.text().encode()) <= 10 and "\ufffd" not in t.text()
+    assert t.total == 40 and t.dropped == 30
+
+
+def test_strip_terminal() -> None:
+    assert strip_terminal("\x1b]0;title\x07\x1b(B\x1b[1;31mred\x1b[0m \x1b[38;5;202mx\x1b[K") == "red x"
+    assert strip_terminal("p 10%\rp 50%\r\x1b[2Kp 100%") == "p 100%"
+    assert strip_terminal("a\tb\x07\x1b7\x1b=c\x1bP1$r\x1b\\") == "a\tbc"
+
+
+# ------------------------------------------------------------------ pipe mode
+async def test_lines_in_order_and_unterminated_last_line(procs) -> None:
+    p = await start(procs, prog("emit_lines.py", "--delay", "0.01", "--no-final-newline",
+                                 "one", "two", "", "three"))
+    assert await collect(p) == ["one", "two", "", "three"]
+    assert await asyncio.wait_for(p.wait(), 5) == ExitStatus(0, None)
+    assert p.exited and p.returncode == 0
+
+
+async def test_huge_line_intact_and_fast(procs) -> None:
+    t0 = time.monotonic()
+    p = await start(procs, prog("huge_line.py", "50", "--crlf"))
+    lines = await collect(p, timeout=20)
+    assert [len(x) for x in lines] == [50 * 1024 * 1024, 4]
+    assert lines[1] == "done" and lines[0][:3] == "xxx" and lines[0][-3:] == "xxx"
+    assert time.monotonic() - t0 < 10
+
+
+async def test_invalid_utf8_is_replaced(procs) -> None:
+    p = await start(procs, prog("bad_utf8.py"))
+    lines = await collect(p)
+    assert lines[0] == "ok" and lines[-1] == "done"
+    assert lines[1].startswith("bad:") and lines[1].endswith("end") and "\ufffd" in lines[1]
+    assert lines[2] == "caf\u00e9 \u2713"
+    assert lines[3].startswith("trunc") and "\ufffd" in lines[3]
+
+
+async def test_chatty_stderr_is_drained_and_tail_bounded(procs) -> None:
+    seen: list[str] = []
+    p = await start(procs, prog("chatty_stderr.py", "5"), stderr_tail_bytes=4096)
+    p.on_stderr_line = seen.append   # set right after spawn: nothing missed
+    lines = await collect(p, timeout=15)
+    assert lines[-1] == "done" and lines[0] == "out 0"
+    await asyncio.wait_for(p.wait(), 5)
+    assert await eventually(lambda: bool(seen) and seen[-1] == "err-last")  # drain may trail
+    assert seen[0].startswith("err 000000") and seen[-1] == "err-last"
+    assert len(seen) > 50_000
+    tail = p.stderr_tail()
+    assert len(tail.encode()) <= 4096 and tail.endswith("err-last\n")
+    assert p.stderr_dropped_bytes > 5 * 1024 * 1024 - 4096
+
+
+async def test_crash_exit_code_stderr_and_signal_status(procs) -> None:
+    p = await start(procs, prog("crash.py", "--code", "3", "--stderr", "kaboom"))
+    assert await collect(p) == ["starting"]
+    assert await asyncio.wait_for(p.wait(), 5) == ExitStatus(3, None)
+    assert await eventually(lambda: p.stderr_tail() == "kaboom\n")
+    q = await start(procs, prog("crash.py", "--signal", "SIGSEGV"))
+    assert await asyncio.wait_for(q.wait(), 5) == ExitStatus(None, "SIGSEGV")
+    assert q.returncode == -signal.SIGSEGV
+
+
+async def test_write_and_close_stdin(procs) -> None:
+    p = await start(procs, prog("echo_stdin.py", "--prefix", ">"))
+    assert await read_until(p, "ready") == ["ready"]
+    await p.write("hello\n")
+    await p.write(b"w\xc3\xb6rld\n")
+    assert await read_until(p, ">wörld") == [">hello", ">wörld"]
+    await p.close_stdin()
+    assert await collect(p) == ["eof"]
+    with pytest.raises(ProcessInputClosed):
+        await p.write("late\n")
+
+
+async def test_write_after_exit_raises_process_input_closed(procs) -> None:
+    p = await start(procs, prog("emit_lines.py", "x"))
+    await asyncio.wait_for(p.wait(), 5)
+    with pytest.raises(ProcessInputClosed):
+        for _ in range(50):  # the EPIPE may need a round trip to surface
+            await p.write(b"y" * 65536)
+            await asyncio.sleep(0.01)
+
+
+async def test_spawn_missing_binary() -> None:
+    before = TRACKER.active_count
+    with pytest.raises(SpawnError, match="'no-such-agent-xyz' not found on PATH"):
+        await spawn(SpawnSpec("no-such-agent-xyz"))
+    with pytest.raises(SpawnError, match="not found"):
+        await spawn(SpawnSpec("/nonexistent/dir/agent"))
+    assert TRACKER.active_count == before
+
+
+async def test_spawn_not_executable_and_bad_cwd(tmp_path: Path) -> None:
+    before = TRACKER.active_count
+    f = tmp_path / "agent"
+    f.write_text("#!/bin/sh\necho hi\n")
+    f.chmod(0o644)
+    with pytest.raises(SpawnError, match=f"permission denied executing {f}"):
+        await spawn(SpawnSpec(str(f)))
+    env = {"PATH": str(tmp_path)}
+    with pytest.raises(SpawnError, match="permission denied executing"):
+        await spawn(SpawnSpec("agent", env=env))
+    with pytest.raises(SpawnError, match="working directory"):
+        await spawn(SpawnSpec(PY, ["-c", "pass"], cwd=str(tmp_path / "missing")))
+    f.chmod(f.stat().st_mode | stat.S_IXUSR)
+    noshebang = tmp_path / "noshebang"
+    noshebang.write_bytes(b"\x7fELF garbage")
+    noshebang.chmod(0o755)
+    with pytest.raises(SpawnError, match="exec format error"):
+        await spawn(SpawnSpec(str(noshebang)))
+    for use_pty in (False, True):
+        with pytest.raises(SpawnError, match="permission denied"):
+            await spawn(SpawnSpec(str(tmp_path), use_pty=use_pty))
+    assert TRACKER.active_count == before
+
+
+async def test_spawn_resolves_via_env_path_and_uses_cwd(procs, tmp_path: Path) -> None:
+    (tmp_path / "myagent").symlink_to(PY)
+    p = await start(procs, SpawnSpec("myagent", ["-c", "import os; print(os.getcwd())"],
+                                     env={"PATH": str(tmp_path)}, cwd=str(tmp_path)))
+    assert await collect(p) == [str(tmp_path)]
+
+
+async def test_child_never_shares_our_stdio_and_has_own_group(procs) -> None:
+    code = ("import os,sys; print(os.getpgrp()==os.getpid(), os.getsid(0)==os.getpid(), "
+            "os.fstat(0).st_ino != %d)" % os.fstat(0).st_ino)
+    p = await start(procs, SpawnSpec(PY, ["-c", code]))
+    assert await collect(p) == ["True True True"]
+    assert p.pgid == p.pid
+
+
+async def test_interrupt_delivers_sigint(procs) -> None:
+    p = await start(procs, prog("hang.py"))
+    await read_until(p, "ready")
+    p.interrupt()
+    await read_until(p, "got-sigint")
+    assert not p.exited
+
+
+async def test_terminate_escalates_and_kills_grandchild(procs) -> None:
+    p = await start(procs, prog("hang.py", "--ignore-term", "--grandchild", "--grandchild-ignore-term"))
+    lines = await read_until(p, "ready")
+    gpid = int(lines[0].split()[1])
+    assert not pid_dead(gpid) and p.group_alive()
+    t0 = time.monotonic()
+    status = await asyncio.wait_for(p.terminate(grace=0.5), 5)
+    assert time.monotonic() - t0 < 0.5 + 1.0
+    assert status == ExitStatus(None, "SIGKILL")
+    assert not p.group_alive() and pid_dead(gpid)
+    assert await asyncio.wait_for(p.terminate(), 1) == status   # idempotent
+    assert p.pid not in [q.pid for q in TRACKER._procs.values()]
+
+
+async def test_terminate_graceful_child_is_fast(procs) -> None:
+    p = await start(procs, prog("hang.py", "--grandchild"))
+    await read_until(p, "ready")
+    t0 = time.monotonic()
+    a, b = await asyncio.wait_for(asyncio.gather(p.terminate(5), p.terminate(5)), 5)
+    assert a == b == ExitStatus(None, "SIGTERM")
+    assert time.monotonic() - t0 < 1.0 and not p.group_alive()
+
+
+async def test_leader_exit_ends_lines_even_if_grandchild_holds_pipe(procs) -> None:
+    p = await start(procs, prog("hang.py", "--grandchild", "--exit-after", "0.2"))
+    lines = await collect(p, timeout=5)
+    assert lines[1:] == ["ready"]
+    assert await asyncio.wait_for(p.wait(), 2) == ExitStatus(0, None)
+    assert p.group_alive()                 # the grandchild lingers in the group...
+    await asyncio.wait_for(p.terminate(grace=1), 3)
+    assert not p.group_alive()             # ...until terminate sweeps it
+
+
+async def test_suspend_and_resume(procs) -> None:
+    p = await start(procs, prog("hang.py"))
+    await read_until(p, "ready")
+    p.suspend()
+    assert await eventually(lambda: pid_state(p.pid) == "T")
+    p.resume()
+    assert await eventually(lambda: pid_state(p.pid) in ("S", "R"))
+    p.suspend()
+    await asyncio.sleep(0.05)
+    assert (await asyncio.wait_for(p.terminate(grace=2), 5)).signal == "SIGTERM"
+
+
+async def test_tracker_registers_unregisters_and_kill_all(procs) -> None:
+    base = TRACKER.active_count
+    a = await start(procs, prog("hang.py", "--grandchild", "--grandchild-ignore-term"))
+    b = await start(procs, prog("hang.py", "--ignore-term"))
+    assert TRACKER.active_count == base + 2
+    gpid = int((await read_until(a, "ready"))[0].split()[1])
+    await read_until(b, "ready")
+    t0 = time.monotonic()
+    TRACKER.kill_all(grace=0.3)
+    assert time.monotonic() - t0 < 2
+    assert TRACKER.active_count == 0
+    await asyncio.wait_for(asyncio.gather(a.wait(), b.wait()), 5)
+    assert await eventually(lambda: not a.group_alive() and not b.group_alive() and pid_dead(gpid))
+    assert (await b.wait()).signal == "SIGKILL"
+    c = await start(procs, prog("emit_lines.py", "x"))
+    assert TRACKER.active_count == 1
+    await asyncio.wait_for(c.wait(), 5)
+    await asyncio.sleep(0)
+    assert TRACKER.active_count == 0
+
+
+@pytest.mark.parametrize("mode", ["normal", "sigterm", "exception"])
+async def test_tracker_cleans_up_when_host_dies(mode: str) -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    host = await asyncio.create_subprocess_exec(
+        PY, str(PROGS / "tracker_host.py"), mode, env=env, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    leader = gpid = 0
+    try:
+        first = (await asyncio.wait_for(host.stdout.readline(), 10)).decode().split()
+        assert first[0] == "pids", first
+        leader, gpid = int(first[1]), int(first[2])
+        assert not pid_dead(leader) and not pid_dead(gpid)
+        if mode == "sigterm":
+            assert (await asyncio.wait_for(host.stdout.readline(), 5)) == b"waiting\n"
+            host.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(host.communicate(), 10)
+        expected = {"normal": 0, "sigterm": 128 + signal.SIGTERM, "exception": 1}[mode]
+        assert host.returncode == expected, err.decode()
+        if mode == "exception":
+            assert b"host crashed on purpose" in err
+        assert await eventually(lambda: pid_dead(leader) and pid_dead(gpid), 2.0)
+    finally:
+        if host.returncode is None:
+            host.kill()
+            await host.wait()
+        for pid in (leader, gpid):  # never leave orphans behind, even on failure
+            if pid and not pid_dead(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+# ------------------------------------------------------------------- PTY mode
+async def test_pty_isatty_ansi_stripped_write_and_interrupt(procs) -> None:
+    p = await start(procs, prog("pty_probe.py", pty=True))
+    lines = await read_until(p, "ready")
+    assert lines == ["isatty=True", "term=xterm-256color", "size=120x40", "red text",
+                     "progress 100%", "ready"]
+    await p.write("hello pty\n")
+    assert await read_until(p, "input:hello pty") == ["input:hello pty"]  # echo is off
+    p.interrupt()
+    await read_until(p, "got-sigint")
+    await p.close_stdin()
+    await read_until(p, "eof")
+    assert await asyncio.wait_for(p.wait(), 5) == ExitStatus(0, None)
+    assert await collect(p, timeout=3) == []
+    assert "input:hello pty" in p.stderr_tail() and "\x1b" not in p.stderr_tail()
+    await asyncio.sleep(0)
+    assert p.pid not in TRACKER._procs
+    with pytest.raises(ProcessInputClosed):
+        await p.write("late\n")
+
+
+async def test_pty_terminate_group_and_suspend(procs) -> None:
+    p = await start(procs, prog("hang.py", "--ignore-term", "--grandchild", pty=True))
+    lines = await read_until(p, "ready")
+    gpid = int(lines[0].split()[1])
+    assert p.pgid == p.pid and os.getpgid(gpid) == p.pgid
+    p.suspend()
+    assert await eventually(lambda: pid_state(p.pid) == "T")
+    p.resume()
+    assert await eventually(lambda: pid_state(p.pid) in ("S", "R"))
+    t0 = time.monotonic()
+    status = await asyncio.wait_for(p.terminate(grace=0.5), 5)
+    assert status == ExitStatus(None, "SIGKILL") and time.monotonic() - t0 < 1.5
+    assert not p.group_alive() and pid_dead(gpid)
+    assert await collect(p, timeout=3) == []
+
+
+async def test_pty_control_keys_are_written_not_signalled(procs) -> None:
+    """With ISIG off (a TUI in raw mode) Ctrl-C/Ctrl-Z must arrive as bytes."""
+    p = await start(procs, prog("pty_probe.py", "--raw", pty=True))
+    await read_until(p, "ready")
+    p.interrupt()
+    await p.write("\n")
+    assert await read_until(p, "key-ctrl-c") == ["key-ctrl-c"]
+    await p.write(b"\x1a\n")
+    assert await read_until(p, "key-ctrl-z") == ["key-ctrl-z"]
+
+
+async def test_pty_crash_output_and_exit_code(procs) -> None:
+    p = await start(procs, prog("crash.py", "--code", "7", "--stderr", "\x1b[31mbad\x1b[0m", pty=True))
+    assert sorted(await collect(p)) == ["bad", "starting"]
+    assert await asyncio.wait_for(p.wait(), 5) == ExitStatus(7, None)

@@ -1,0 +1,1 @@
+"""Fakes used by the test suite (scripted model server and its scenarios)."""

@@ -1,0 +1,38 @@
+"""Host program for ProcessTracker tests: spawns hang.py through acp_mux.
+
+usage: tracker_host.py MODE   (MODE: normal | sigterm | exception)
+
+Spawns `hang.py --grandchild --ignore-term --grandchild-ignore-term` via
+acp_mux.process.spawn, prints "pids <leader> <grandchild>", then:
+normal -> returns (atexit cleans up); sigterm -> prints "waiting" and sleeps
+until signalled; exception -> raises RuntimeError uncaught.
+Needs acp_mux importable (PYTHONPATH).
+"""
+import asyncio
+import os
+import sys
+
+from acp_mux.process import TRACKER, SpawnSpec, spawn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+async def main(mode: str) -> None:
+    TRACKER.exit_grace = 0.3
+    proc = await spawn(SpawnSpec(sys.executable, [os.path.join(HERE, "hang.py"), "--grandchild",
+                                                  "--ignore-term", "--grandchild-ignore-term"]))
+    gpid = None
+    async for line in proc.lines():
+        if line.startswith("grandchild "):
+            gpid = int(line.split()[1])
+        if line == "ready":
+            break
+    print(f"pids {proc.pid} {gpid}", flush=True)
+    if mode == "sigterm":
+        print("waiting", flush=True)
+        await asyncio.sleep(60)
+    elif mode == "exception":
+        raise RuntimeError("host crashed on purpose")
+
+
+asyncio.run(main(sys.argv[1]))
