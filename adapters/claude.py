@@ -38,26 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from acp_mux.contract import ApprovalDecision, RunOptions
-from acp_mux.events import (
-    ApprovalRequestEvent,
-    AuthErrorEvent,
-    BaseEvent,
-    ContextCompactedEvent,
-    ContextExceededEvent,
-    CostEvent,
-    CostRecord,
-    DebugEvent,
-    ErrorCode,
-    ErrorEvent,
-    LogEvent,
-    PluginLoadedEvent,
-    RateLimitedEvent,
-    RateLimitErrorEvent,
-    RetryEvent,
-    SkillLoadedEvent,
-    TokenUsageEvent,
-    TurnLimitEvent,
-)
+from acp_mux import events as ev
+from acp_mux.events import BaseEvent, CostRecord, ErrorCode
 from acp_mux.parse_context import ParseContext
 from acp_mux.process import ExitStatus, SpawnSpec
 from acp_mux.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart
@@ -129,6 +111,16 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _parent(m: dict[str, Any]) -> str | None:
+    """The Task tool call a line belongs to (a subagent's output), None for the main agent."""
+    parent = m.get("parent_tool_use_id")
+    return parent if isinstance(parent, str) and parent else None
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _num(value: Any) -> int:
     try:
         return int(value or 0)
@@ -181,12 +173,8 @@ class ClaudeAdapter(AgentAdapter):
         if options.mode:
             args += ["--permission-mode", options.mode]
         args += list(options.extra_args)
-        return SpawnSpec(
-            command=self.resolve_binary(options.binary, options.env),
-            args=args,
-            env=options.env,
-            cwd=options.cwd,
-        )
+        command = self.resolve_binary(options.binary, options.env)
+        return SpawnSpec(command=command, args=args, env=options.env, cwd=options.cwd)
 
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
         st = _state(ctx)
@@ -198,16 +186,9 @@ class ClaudeAdapter(AgentAdapter):
             self.send_prompt(options.prompt, ctx)
 
     def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
-        st = _state(ctx)
-        st.turn_text = st.turn_error = False
-        ctx.send(
-            {
-                "type": "user",
-                "session_id": ctx.session_id or "",
-                "message": {"role": "user", "content": prompt_blocks(prompt)},
-                "parent_tool_use_id": None,
-            }
-        )
+        _state(ctx).turn_error = False  # a new prompt: an earlier error no longer explains an exit
+        message = {"role": "user", "content": prompt_blocks(prompt)}
+        ctx.send({"type": "user", "session_id": ctx.session_id or "", "message": message, "parent_tool_use_id": None})
 
     def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
         info = ctx.approvals.pop(interaction_id, None)
@@ -226,12 +207,7 @@ class ClaudeAdapter(AgentAdapter):
                 "message": decision.reason or "The user rejected this action",
                 "interrupt": False,  # a single rejection lets Claude carry on (and explain or try another way)
             }
-        ctx.send(
-            {
-                "type": "control_response",
-                "response": {"subtype": "success", "request_id": request_id, "response": response},
-            }
-        )
+        ctx.send({"type": "control_response", "response": {"subtype": "success", "request_id": request_id, "response": response}})
 
     def interrupt(self, ctx: ParseContext) -> bool:
         _state(ctx).interrupting = True
@@ -252,24 +228,21 @@ class ClaudeAdapter(AgentAdapter):
     def available_commands(self, ctx: ParseContext) -> list[tuple[str, str]]:
         """Slash commands for the editor: the initialize answer (with descriptions), else init's bare names."""
         st = _state(ctx)
-        out: list[tuple[str, str]] = []
-        commands = st.initialize.get("commands")
-        if isinstance(commands, list) and commands:
-            for c in commands:
-                if isinstance(c, dict) and c.get("name"):
-                    out.append((str(c["name"]).lstrip("/"), str(c.get("description") or "")))
-        else:
-            for name in st.init.get("slash_commands") or []:
-                out.append((str(name).lstrip("/"), ""))
-        seen: set[str] = set()
-        return [(n, d) for n, d in out if n not in HIDDEN_COMMANDS and not (n in seen or seen.add(n))]
+        commands = [c for c in _list(st.initialize.get("commands")) if isinstance(c, dict) and c.get("name")]
+        pairs = [(str(c["name"]), str(c.get("description") or "")) for c in commands]
+        pairs = pairs or [(str(name), "") for name in _list(st.init.get("slash_commands"))]
+        unique: dict[str, str] = {}
+        for name, description in pairs:
+            if name.lstrip("/") not in HIDDEN_COMMANDS:
+                unique.setdefault(name.lstrip("/"), description)
+        return list(unique.items())
 
     # ── stdout ─────────────────────────────────────────────────────────────────────────────────────────────────
     def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
         msg = try_json(line)
         if msg is None:
             text = line.strip()
-            return [LogEvent(source="stdout", line=text[:2000])] if text else []
+            return [ev.LogEvent(source="stdout", line=text[:2000])] if text else []
         kind = msg.get("type")
         handler = _HANDLERS.get(kind if isinstance(kind, str) else "")
         if handler is not None:
@@ -278,7 +251,7 @@ class ClaudeAdapter(AgentAdapter):
         if str(kind) in st.unknown:
             return []
         st.unknown.add(str(kind))
-        return [DebugEvent(level="verbose", message=f"claude: ignoring unknown line type {kind!r}")]
+        return [ev.DebugEvent(level="verbose", message=f"claude: ignoring unknown line type {kind!r}")]
 
     def _on_system(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         st = _state(ctx)
@@ -293,11 +266,11 @@ class ClaudeAdapter(AgentAdapter):
             events = ctx.session_start(sid, resumed=bool(st.resume_id) and sid == st.resume_id)
             if not st.announced_init:
                 st.announced_init = True
-                events += [SkillLoadedEvent(skill_name=str(s)) for s in m.get("skills") or []]
-                for p in m.get("plugins") or []:
+                events += [ev.SkillLoadedEvent(skill_name=str(s)) for s in _list(m.get("skills"))]
+                for p in _list(m.get("plugins")):
                     p = p if isinstance(p, dict) else {"name": str(p)}
                     name = str(p.get("name") or p.get("path") or "plugin")
-                    events.append(PluginLoadedEvent(plugin_id=str(p.get("path") or name), plugin_name=name))
+                    events.append(ev.PluginLoadedEvent(plugin_id=str(p.get("path") or name), plugin_name=name))
             return events
         if sub == "compact_boundary":
             meta = _dict(m.get("compact_metadata") or m.get("compactMetadata"))
@@ -305,17 +278,17 @@ class ClaudeAdapter(AgentAdapter):
             post = _num(meta.get("post_tokens", meta.get("postTokens")))
             trigger = meta.get("trigger") or "auto"
             summary = f"Conversation compacted ({trigger})" + (f" from {pre} tokens" if pre else "")
-            return [ContextCompactedEvent(summary=summary, tokens_saved=max(pre - post, 0) if post else 0)]
+            return [ev.ContextCompactedEvent(summary=summary, tokens_saved=max(pre - post, 0) if post else 0)]
         if sub == "api_retry":
             delay = _num(m.get("retry_delay_ms"))
             reason = str(m.get("error") or m.get("error_status") or "api error")
             events: list[BaseEvent] = []
             if m.get("error_status") == 429 or m.get("error") == "rate_limit":
-                events.append(RateLimitedEvent(retry_after_ms=delay or None))
+                events.append(ev.RateLimitedEvent(retry_after_ms=delay or None))
             attempt, max_attempts = _num(m.get("attempt")), _num(m.get("max_retries"))
-            return events + [RetryEvent(attempt=attempt, max_attempts=max_attempts, reason=reason, delay_ms=delay)]
+            return events + [ev.RetryEvent(attempt=attempt, max_attempts=max_attempts, reason=reason, delay_ms=delay)]
         if sub == "status" and m.get("status") == "compacting":
-            return [DebugEvent(level="info", message="claude: compacting the conversation")]
+            return [ev.DebugEvent(level="info", message="claude: compacting the conversation")]
         return []
 
     def _on_rate_limit_event(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
@@ -325,29 +298,29 @@ class ClaudeAdapter(AgentAdapter):
         retry_ms = max(resets * 1000 - int(time.time() * 1000), 0) if resets else None
         if status == "rejected":
             _state(ctx).rate_reset_ms = retry_ms
-            return [RateLimitedEvent(retry_after_ms=retry_ms)]
+            return [ev.RateLimitedEvent(retry_after_ms=retry_ms)]
         if status == "allowed_warning":
             kind = info.get("rateLimitType") or "usage"
-            return [DebugEvent(level="warn", message=f"claude: close to the {kind} limit")]
+            return [ev.DebugEvent(level="warn", message=f"claude: close to the {kind} limit")]
         return []
 
     # ── assistant output ───────────────────────────────────────────────────────────────────────────────────────
     def _on_stream_event(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         st = _state(ctx)
-        ev = _dict(m.get("event"))
-        parent = m.get("parent_tool_use_id")
-        t = ev.get("type")
+        sse = _dict(m.get("event"))
+        parent = _parent(m)
+        t = sse.get("type")
         if t == "message_start":
-            msg_id = str(_dict(ev.get("message")).get("id") or f"anon-{len(st.streamed)}")
+            msg_id = str(_dict(sse.get("message")).get("id") or f"anon-{len(st.streamed)}")
             st.current[parent] = msg_id
             st.streamed.add(msg_id)
             return []
         msg_id = st.current.get(parent)
         if msg_id is None or t not in ("content_block_start", "content_block_delta", "content_block_stop"):
             return []
-        key = (msg_id, _num(ev.get("index")))
+        key = (msg_id, _num(sse.get("index")))
         if t == "content_block_start":
-            block = _dict(ev.get("content_block"))
+            block = _dict(sse.get("content_block"))
             kind = str(block.get("type"))
             if kind in ("tool_use", "server_tool_use", "mcp_tool_use") and block.get("id"):
                 tool_id = str(block["id"])
@@ -356,10 +329,12 @@ class ClaudeAdapter(AgentAdapter):
             st.stream_blocks[key] = (kind, None)
             if kind == "text" and block.get("text") and parent is None:
                 return self._text(ctx, str(block["text"]))
+            if kind == "thinking" and block.get("thinking") and parent is None:
+                return ctx.thinking_delta(str(block["thinking"]))
             return []
         kind, tool_id = st.stream_blocks.get(key, ("", None))
         if t == "content_block_delta":
-            delta = _dict(ev.get("delta"))
+            delta = _dict(sse.get("delta"))
             dt = delta.get("type")
             if dt == "text_delta" and parent is None:
                 return self._text(ctx, str(delta.get("text") or ""))
@@ -387,7 +362,7 @@ class ClaudeAdapter(AgentAdapter):
             text = " ".join(str(b.get("text") or "") for b in blocks if b.get("type") == "text").strip()
             st.pending_error = (str(m["error"]), text)
             return []
-        parent = m.get("parent_tool_use_id")
+        parent = _parent(m)
         streamed = str(msg.get("id")) in st.streamed
         events: list[BaseEvent] = []
         for block in blocks:
@@ -414,7 +389,7 @@ class ClaudeAdapter(AgentAdapter):
         if isinstance(content, str):  # output of a local slash command (/context, /cost …), else an echo
             match = re.search(r"<local-command-stdout>(.*?)</local-command-stdout>", content, re.S)
             return self._text(ctx, match.group(1).strip()) + ctx.end_text() if match else []
-        results = [b for b in content or [] if isinstance(b, dict) and b.get("type") == "tool_result"]
+        results = [b for b in _list(content) if isinstance(b, dict) and b.get("type") == "tool_result"]
         sidecar = m.get("tool_use_result") if len(results) == 1 else None
         events: list[BaseEvent] = []
         for block in results:
@@ -428,27 +403,18 @@ class ClaudeAdapter(AgentAdapter):
         req = _dict(m.get("request"))
         if req.get("subtype") != "can_use_tool":
             # We register no hooks and no SDK MCP servers, so nothing else should come; never leave Claude waiting.
-            ctx.send(
-                {
-                    "type": "control_response",
-                    "response": {"subtype": "error", "request_id": request_id, "error": "not supported by acp-mux"},
-                }
-            )
-            return [DebugEvent(level="warn", message=f"claude: unsupported control request {req.get('subtype')!r}")]
+            error = {"subtype": "error", "request_id": request_id, "error": "not supported by acp-mux"}
+            ctx.send({"type": "control_response", "response": error})
+            return [ev.DebugEvent(level="warn", message=f"claude: unsupported control request {req.get('subtype')!r}")]
         name = str(req.get("tool_name") or "tool")
         tool_input = req.get("input") if isinstance(req.get("input"), dict) else {}
         tool_id = str(req.get("tool_use_id") or "") or None
         # The request must point at an announced tool call: announce it now if the assistant line has not.
         events = tool_start(ctx, tool_id, name, tool_input) if tool_id else []
-        ctx.approvals[request_id] = {
-            "request_id": request_id,
-            "input": tool_input,
-            "tool_name": name,
-            "tool_use_id": tool_id,
-            "suggestions": req.get("permission_suggestions") or None,
-        }
+        suggestions = req.get("permission_suggestions") or None  # what "always allow" hands back to Claude
+        ctx.approvals[request_id] = {"request_id": request_id, "input": tool_input, "suggestions": suggestions}
         events.append(
-            ApprovalRequestEvent(
+            ev.ApprovalRequestEvent(
                 interaction_id=request_id,
                 action=approval_action(name, tool_input),
                 detail=approval_detail(name, tool_input, req.get("description")),
@@ -463,15 +429,16 @@ class ClaudeAdapter(AgentAdapter):
     def _on_control_cancel_request(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         request_id = str(m.get("request_id") or "")
         ctx.approvals.pop(request_id, None)
-        return [DebugEvent(level="info", message=f"claude withdrew permission request {request_id}")]
+        return [ev.DebugEvent(level="info", message=f"claude withdrew permission request {request_id}")]
 
     def _on_control_response(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         resp = _dict(m.get("response"))
         request_id = str(resp.get("request_id") or "")
         if resp.get("subtype") == "error":
-            return [DebugEvent(level="warn", message=f"claude rejected {request_id}: {resp.get('error')}")]
-        if "initialize" in request_id:
-            _state(ctx).initialize = _dict(resp.get("response"))
+            return [ev.DebugEvent(level="warn", message=f"claude rejected {request_id}: {resp.get('error')}")]
+        body = _dict(resp.get("response"))
+        if "commands" in body or "init" in request_id:  # the answer to our initialize
+            _state(ctx).initialize = body
         return []
 
     # ── end of a prompt ────────────────────────────────────────────────────────────────────────────────────────
@@ -480,6 +447,9 @@ class ClaudeAdapter(AgentAdapter):
         usage_events, turn_cost = self._usage(m, st)
         interrupted, st.interrupting = st.interrupting, False
         pending, st.pending_error = st.pending_error, None
+        turn_text, st.turn_text = st.turn_text, False
+        st.streamed.clear()  # every message of this prompt is complete
+        st.current.clear()
         text = str(m.get("result") or "")
         errors = [] if interrupted else self._result_errors(m, pending, text, st)
         st.turn_error = bool(errors)
@@ -489,7 +459,7 @@ class ClaudeAdapter(AgentAdapter):
             ctx.in_turn = False
             return events
         events = ctx.begin_turn()
-        if not errors and not st.turn_text and text and m.get("subtype") == "success" and not m.get("is_error"):
+        if not (errors or turn_text or interrupted) and text and m.get("subtype") == "success" and not m.get("is_error"):
             events += self._text(ctx, text) + ctx.end_text()  # a prompt answered without assistant lines
         tool_error = "interrupted" if interrupted else "the turn ended before the tool finished"
         if errors and errors[-1].type == "turn_limit":
@@ -522,8 +492,8 @@ class ClaudeAdapter(AgentAdapter):
             total_usd=round(usd - prev_usd, 10), input_tokens=d_in, output_tokens=d_out, cached_tokens=d_cached
         )
         total = CostRecord(total_usd=usd, input_tokens=tok_in, output_tokens=tok_out, cached_tokens=cached)
-        usage_event = TokenUsageEvent(input_tokens=d_in, output_tokens=d_out, cached_tokens=d_cached)
-        return [usage_event, CostEvent(cost=total)], turn
+        usage_event = ev.TokenUsageEvent(input_tokens=d_in, output_tokens=d_out, cached_tokens=d_cached)
+        return [usage_event, ev.CostEvent(cost=total)], turn
 
     def _result_errors(
         self, m: dict[str, Any], pending: tuple[str, str] | None, text: str, st: _State
@@ -531,16 +501,16 @@ class ClaudeAdapter(AgentAdapter):
         subtype = str(m.get("subtype") or "")
         status = m.get("api_error_status")
         kind, pending_text = pending or ("", "")
-        message = text or pending_text or "; ".join(str(e) for e in m.get("errors") or []) or subtype
+        message = text or pending_text or "; ".join(str(e) for e in _list(m.get("errors"))) or subtype
         if subtype == "error_max_turns":
-            return [TurnLimitEvent(max_turns=_num(m.get("num_turns")))]
+            return [ev.TurnLimitEvent(max_turns=_num(m.get("num_turns")))]
         if not m.get("is_error") and not subtype.startswith("error") and not pending:
             stop = m.get("stop_reason")
             if stop == "refusal":
-                return [ErrorEvent(code=ErrorCode.REFUSAL, message="Claude declined this request.", recoverable=True)]
+                return [ev.ErrorEvent(code=ErrorCode.REFUSAL, message="Claude declined this request.", recoverable=True)]
             if stop == "max_tokens":
                 msg = "The response hit the output token limit."
-                return [ErrorEvent(code=ErrorCode.MAX_TOKENS, message=msg, recoverable=True)]
+                return [ev.ErrorEvent(code=ErrorCode.MAX_TOKENS, message=msg, recoverable=True)]
             return []
         return [classify_error(kind, status, message, m, st.rate_reset_ms)]
 
@@ -586,14 +556,16 @@ def classify_error(
     """One Claude failure → the most specific normalized error (auth, rate limit, context, else agent error)."""
     message = message or "Claude reported an error"
     if kind == "authentication_failed" or status in (401, 403) or (not status and _AUTH_TEXT.search(message)):
-        return AuthErrorEvent(message=message, guidance=AUTH_GUIDANCE)
+        return ev.AuthErrorEvent(message=message, guidance=AUTH_GUIDANCE)
     if kind == "rate_limit" or status == 429 or "rate limit" in message.lower() or _USAGE_LIMIT.search(message):
         retry = rate_reset_ms
         limit = _USAGE_LIMIT.search(message)
         if limit:
             retry = max(int(limit.group(1)) * 1000 - int(time.time() * 1000), 0)
             message = "Claude usage limit reached"
-        return RateLimitErrorEvent(message=message, retry_after_ms=retry)
+        return ev.RateLimitErrorEvent(message=message, retry_after_ms=retry)
+    if kind == "max_output_tokens":
+        return ev.ErrorEvent(code=ErrorCode.MAX_TOKENS, message=message, recoverable=True)
     if _CONTEXT_TEXT.search(message):
         used, most = 0, 0
         over = _TOKENS_OVER.search(message)
@@ -601,8 +573,8 @@ def classify_error(
             used, most = (int(g.replace(",", "")) for g in over.groups())
         if not most:
             most = max((_num(_dict(u).get("contextWindow")) for u in _dict(result.get("modelUsage")).values()), default=0)
-        return ContextExceededEvent(used_tokens=used, max_tokens=most)
-    return ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message, recoverable=True)
+        return ev.ContextExceededEvent(used_tokens=used, max_tokens=most)
+    return ev.ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message, recoverable=True)
 
 
 def mcp_config(servers: list[dict[str, Any]]) -> dict[str, Any]:
@@ -611,7 +583,7 @@ def mcp_config(servers: list[dict[str, Any]]) -> dict[str, Any]:
     def pairs(items: Any) -> dict[str, str]:
         if isinstance(items, dict):
             return {str(k): str(v) for k, v in items.items()}
-        return {str(p["name"]): str(p.get("value", "")) for p in items or [] if isinstance(p, dict) and "name" in p}
+        return {str(p["name"]): str(p.get("value", "")) for p in _list(items) if isinstance(p, dict) and "name" in p}
 
     out: dict[str, Any] = {}
     for i, server in enumerate(servers):
@@ -625,7 +597,7 @@ def mcp_config(servers: list[dict[str, Any]]) -> dict[str, Any]:
             out[name] = {
                 "type": "stdio",
                 "command": str(server.get("command") or ""),
-                "args": [str(a) for a in server.get("args") or []],
+                "args": [str(a) for a in _list(server.get("args"))],
                 "env": pairs(server.get("env")),
             }
     return {"mcpServers": out}

@@ -247,7 +247,7 @@ def approval_detail(name: str, tool_input: Any, description: str | None = None) 
         if args.get(key):
             return str(args[key])
     if description:
-        return description
+        return str(description)
     try:
         text = json.dumps(tool_input, ensure_ascii=False)
     except (TypeError, ValueError):
@@ -264,7 +264,8 @@ def structured_patch_to_diff(path: str, hunks: Any, *, new_file: bool = False) -
             continue
         os_, ol, ns, nl = (_int(hunk.get(k)) or 0 for k in ("oldStart", "oldLines", "newStart", "newLines"))
         out.append(f"@@ -{os_},{ol} +{ns},{nl} @@")
-        out.extend(str(line) for line in hunk.get("lines") or [])
+        lines = hunk.get("lines")
+        out.extend(str(line) for line in (lines if isinstance(lines, list) else []))
     return "\n".join(out) + "\n"
 
 

@@ -435,7 +435,7 @@ class CodexAdapter(AgentAdapter):
         events: list[BaseEvent] = []
         if method in ("item/commandExecution/requestApproval", "execCommandApproval"):
             legacy = method == "execCommandApproval"
-            item_id = _str(params.get("callId" if legacy else "itemId"))
+            item_id = _str(params.get("callId" if legacy else "itemId")) or f"codex-call-{rpc_id}"
             command = params.get("command")
             command = shlex.join(command) if isinstance(command, list) else _str(command)
             tool_input = {"command": command, "cwd": _str(params.get("cwd")) or ctx.cwd}
@@ -460,7 +460,7 @@ class CodexAdapter(AgentAdapter):
             )
         elif method in ("item/fileChange/requestApproval", "applyPatchApproval"):
             legacy = method == "applyPatchApproval"
-            item_id = _str(params.get("callId" if legacy else "itemId"))
+            item_id = _str(params.get("callId" if legacy else "itemId")) or f"codex-call-{rpc_id}"
             if ctx.tool_name(item_id) is None:
                 changes = [
                     {"path": path, **_dict(change)} for path, change in _dict(params.get("fileChanges")).items()

@@ -52,7 +52,6 @@ from acp_mux.process import ExitStatus, SpawnSpec
 from adapters.base import AgentAdapter, AgentCapabilities, DiffSpec, ModeInfo, ToolSpec, ToolTable, try_json
 
 AUTH_GUIDANCE = "Set OPENAI_API_KEY or run `codex login`"
-CLIENT_INFO = {"name": "acp-mux", "title": "acp-mux", "version": "0.1.0"}
 
 # codex-acp's approval presets (zed-industries/codex-acp): mode id → (approvalPolicy, sandbox mode).
 MODES = (
@@ -71,8 +70,10 @@ SANDBOX_POLICIES: dict[str, dict[str, Any]] = {  # turn/start takes the tagged-o
     "workspace-write": {"type": "workspaceWrite"},
     "danger-full-access": {"type": "dangerFullAccess"},
 }
-_PLAN_STATUS = {"inProgress": "in_progress", "in_progress": "in_progress", "completed": "completed"}
 _RETRY_RE = re.compile(r"(\d+)\s*/\s*(\d+)")
+_AUTH_RE = re.compile(r"\b401\b|unauthori[sz]ed|invalid[_ ]api[_ ]key|incorrect api key", re.I)
+_RATE_RE = re.compile(r"\b429\b|too many requests|rate[_ ]limit|usage limit|quota", re.I)
+_CONTEXT_RE = re.compile(r"context[_ ]window|context_length_exceeded|maximum context length", re.I)
 
 
 def resolve_mode(mode: str | None) -> str | None:
@@ -109,12 +110,11 @@ def _error_info(info: Any) -> tuple[str, int | None]:
 def classify_failure(message: str, info: Any = None, ctx: ParseContext | None = None) -> list[BaseEvent]:
     """One error event for a failed turn: auth, rate limit and context overflow get their own types."""
     name, status = _error_info(info)
-    lowered = message.lower()
-    if name == "unauthorized" or status == 401 or "401" in message or "unauthorized" in lowered:
+    if name == "unauthorized" or status == 401 or _AUTH_RE.search(message):
         return [AuthErrorEvent(message=message or "not authenticated", guidance=AUTH_GUIDANCE)]
-    if name == "usageLimitExceeded" or status == 429 or "429" in message or "rate limit" in lowered:
+    if name == "usageLimitExceeded" or status == 429 or _RATE_RE.search(message):
         return [RateLimitErrorEvent(message=message or "rate limited")]
-    if name == "contextWindowExceeded" or "context window" in lowered or "context_length_exceeded" in lowered:
+    if name == "contextWindowExceeded" or _CONTEXT_RE.search(message):
         used, size = (ctx.state.get("codex_context") if ctx else None) or (0, 0)
         return [ContextExceededEvent(used_tokens=used, max_tokens=size)]
     return [ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message or "codex turn failed", recoverable=True)]
@@ -133,7 +133,7 @@ def retry_events(message: str, ctx: ParseContext, info: Any = None) -> list[Base
     """A transient error codex retries by itself ("Reconnecting... 2/5 (…)"): ``rate_limited``? + ``retry``."""
     name, status = _error_info(info)
     events: list[BaseEvent] = []
-    if status == 429 or "429" in message or "rate limit" in message.lower() or name == "usageLimitExceeded":
+    if status == 429 or name == "usageLimitExceeded" or _RATE_RE.search(message):
         events.append(RateLimitedEvent())
     match = _RETRY_RE.search(message)
     count = int(ctx.state.get("codex_retries", 0)) + 1
@@ -144,19 +144,22 @@ def retry_events(message: str, ctx: ParseContext, info: Any = None) -> list[Base
 
 
 def normalize_changes(changes: Any) -> list[dict[str, Any]]:
-    """File changes as ``[{path, kind: add|delete|update, diff?, move_path?}]`` from app-server or exec shapes."""
+    """File changes as ``[{path, kind: add|delete|update, diff?, move_path?}]`` from any codex shape: app-server
+    (``kind: {type, move_path}``, ``diff``), exec (``kind: "add"``), legacy v1 (``type``, ``content``/``unified_diff``)
+    or an already normalized list."""
     out: list[dict[str, Any]] = []
     for change in changes if isinstance(changes, list) else ():
         change = _dict(change)
-        kind = change.get("kind")
-        move_path = None
-        if isinstance(kind, dict):  # app-server: {"type": "update", "move_path": …}
-            move_path = kind.get("move_path") or kind.get("movePath")
+        kind = change.get("kind", change.get("type"))
+        move_path = change.get("move_path")
+        if isinstance(kind, dict):
+            move_path = kind.get("move_path") or kind.get("movePath") or move_path
             kind = kind.get("type")
         entry: dict[str, Any] = {"path": _str(change.get("path")), "kind": _str(kind) or "update"}
-        if isinstance(change.get("diff"), str):
-            entry["diff"] = change["diff"]
-        if move_path:
+        diff = next((change[k] for k in ("diff", "unified_diff", "content") if isinstance(change.get(k), str)), None)
+        if diff is not None:
+            entry["diff"] = diff
+        if isinstance(move_path, str) and move_path:
             entry["move_path"] = move_path
         out.append(entry)
     return out
@@ -284,7 +287,7 @@ CODEX_TOOLS = ToolTable(
 
 # ── the exec adapter ─────────────────────────────────────────────────────────────────────────────────────────
 _STDIN_FROM_DEV_NULL = 'exec "$0" "$@" </dev/null'
-_STDERR_PATTERNS = ("patch rejected", "unsupported custom tool call", "blocked by", "sandbox")
+_STDERR_ERROR = re.compile(r"\bERROR\b.*(patch rejected|unsupported custom tool call|blocked by|sandbox)")
 
 
 class CodexExecAdapter(AgentAdapter):
@@ -429,7 +432,7 @@ class CodexExecAdapter(AgentAdapter):
         return ctx.finish(status)
 
     def stderr_events(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
-        if " ERROR " in line and any(p in line for p in _STDERR_PATTERNS):
+        if _STDERR_ERROR.search(line):
             detail = line.split("error=", 1)[-1].strip()
             return [DebugEvent(level="warn", message=f"codex: {detail}")]
         return ()

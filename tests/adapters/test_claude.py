@@ -1,0 +1,588 @@
+"""The Claude adapter over real Claude Code 2.1.197 transcripts, plus the lines no capture has (said so inline).
+
+Transcripts live in ``tests/fixtures/claude/shared-captures/`` (copied from the research captures; see the README
+there). Freshly recorded fixtures in ``tests/fixtures/claude/*.jsonl`` are picked up by the contract test at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from acp_mux.contract import ApprovalDecision, RunOptions
+from acp_mux.events import CostRecord, is_terminal_event
+from acp_mux.process import ExitStatus
+from acp_mux.prompt import ImagePart, Prompt, ResourcePart, TextPart
+from adapters.claude import AUTH_GUIDANCE, BASE_ARGS, ClaudeAdapter, mcp_config
+from adapters.claude_tools import CLAUDE_TOOLS, structured_patch_to_diff
+from tests.adapters.helpers import (
+    FIXTURES,
+    assert_ordering,
+    brief,
+    capture_lines,
+    feed,
+    make_ctx,
+    sent,
+    stdin_annotations,
+    types,
+)
+
+CAPTURES = FIXTURES / "claude" / "shared-captures"
+CWD = "/home/user/project"
+NOTE = f"{CWD}/note.txt"
+BASH_INPUT = {"command": "echo hello-from-tool", "description": "Print greeting"}
+WRITE_INPUT = {"file_path": NOTE, "content": "alpha\nbeta\n"}
+EDIT_INPUT = {"replace_all": False, "file_path": NOTE, "old_string": "beta", "new_string": "gamma"}
+WRITE_OK = f"File created successfully at: {NOTE} (file state is current in your context — no need to Read it back)"
+EDIT_OK = f"The file {NOTE} has been updated successfully. (file state is current in your context — no need to Read it back)"
+EDIT_DIFF = f"--- {NOTE}\n+++ {NOTE}\n@@ -1,2 +1,2 @@\n alpha\n-beta\n+gamma\n"
+NO_FILE = f"File does not exist. Note: your current working directory is {CWD}."
+THOUGHT = "User said hi. I will run a shell command."
+FINAL = "All done: ran echo, wrote and edited note.txt."
+
+
+@pytest.fixture
+def adapter() -> ClaudeAdapter:
+    return ClaudeAdapter()
+
+
+def run_capture(adapter: ClaudeAdapter, name: str, *, exit_code: int | None = 0, **options):
+    ctx = make_ctx("claude", CWD)
+    adapter.start(RunOptions(agent="claude", cwd=CWD, **options), ctx)
+    ctx.take_outbox()
+    events = feed(adapter, capture_lines(CAPTURES / f"claude-{name}.jsonl"), ctx, exit_code=exit_code)
+    return [e for e in events if e.type != "skill_loaded"], ctx
+
+
+def bash_turn_prefix(session: str, *, streamed: bool = False) -> list[tuple]:
+    text = [("text_delta", "Let me run"), ("text_delta", " a command.")] if streamed else [("text_delta", "Let me run a command.")]
+    deltas = [("tool_input_delta", "toolu_fake_0", '{"com'), ("tool_input_delta", "toolu_fake_0", 'mand": "echo hello-from-tool", "description": "Print greeting"}')]
+    return [
+        ("session_start", session, False),
+        ("turn_start", 0),
+        ("thinking_start",), ("thinking_delta", THOUGHT), ("thinking_stop", THOUGHT),
+        ("message_start",), *text, ("message_stop", "Let me run a command."),
+        ("tool_call_start", "toolu_fake_0", "Bash"), *(deltas if streamed else []),
+        ("tool_call_ready", "toolu_fake_0", BASH_INPUT),
+        ("shell_start", "echo hello-from-tool", CWD), ("shell_stdout_delta", "hello-from-tool"), ("shell_exit", 0),
+        ("tool_result", "toolu_fake_0", "hello-from-tool"),
+    ]  # fmt: skip
+
+
+RESULT_TAIL = [
+    ("message_start",), ("text_delta", FINAL), ("message_stop", FINAL),
+    ("token_usage", 44, 68), ("cost", CostRecord(total_usd=0.001152, input_tokens=44, output_tokens=68, cached_tokens=0)),
+    ("turn_end", 0),
+]  # fmt: skip
+
+
+# ── real transcripts ────────────────────────────────────────────────────────────────────────────────────────────
+def test_control_allow_transcript(adapter: ClaudeAdapter) -> None:
+    events, ctx = run_capture(adapter, "control-allow")
+    assert brief(events) == bash_turn_prefix("6525e8a2-b560-4fcb-ae0b-4cfbe941aa28") + [
+        ("message_start",), ("text_delta", "Now writing a file."), ("message_stop", "Now writing a file."),
+        ("tool_call_start", "toolu_fake_1", "Write"), ("tool_call_ready", "toolu_fake_1", WRITE_INPUT),
+        ("approval_request", "6539b299-e04d-4972-ba3e-046901dc0490", "toolu_fake_1"),
+        ("tool_result", "toolu_fake_1", WRITE_OK),
+        ("file_create", NOTE, 11),
+        ("tool_call_start", "toolu_fake_2", "Edit"), ("tool_call_ready", "toolu_fake_2", EDIT_INPUT),
+        ("approval_request", "fa01432d-5e96-4d09-ae31-b957e4d7ecdf", "toolu_fake_2"),
+        ("tool_result", "toolu_fake_2", EDIT_OK),
+        ("file_patch", NOTE, EDIT_DIFF),
+        *RESULT_TAIL,
+    ]  # fmt: skip
+    write_req = next(e for e in events if e.type == "approval_request")
+    assert (write_req.action, write_req.detail, write_req.tool_name, write_req.risk_level) == (
+        f"Write {NOTE}", NOTE, "Write", "medium"
+    )
+    assert write_req.input == WRITE_INPUT
+    assert not is_terminal_event(events[-1])
+    assert_ordering(events)
+
+
+def test_approval_answers_match_what_real_claude_accepted(adapter: ClaudeAdapter) -> None:
+    """Our control_response lines equal the ones the recording driver sent (and claude acted on)."""
+    ctx = make_ctx("claude", CWD)
+    recorded = [m for m in stdin_annotations(CAPTURES / "claude-control-allow.jsonl") if m["type"] == "control_response"]
+    ours = []
+    for line in capture_lines(CAPTURES / "claude-control-allow.jsonl"):
+        for event in adapter.parse_line(line, ctx):
+            if event.type == "approval_request":
+                adapter.respond_approval(event.interaction_id, ApprovalDecision(approve=True), ctx)
+                ours += sent(ctx)
+    assert ours == recorded
+    assert ctx.approvals == {}
+
+    ctx = make_ctx("claude", CWD)
+    (recorded,) = [m for m in stdin_annotations(CAPTURES / "claude-control-deny.jsonl") if m["type"] == "control_response"]
+    events = feed(adapter, capture_lines(CAPTURES / "claude-control-deny.jsonl")[:10], ctx)
+    assert events[-1].type == "approval_request"
+    adapter.respond_approval(events[-1].interaction_id, ApprovalDecision(approve=False, reason="User denied via ACP"), ctx)
+    (ours,) = sent(ctx)
+    recorded["response"]["response"]["interrupt"] = False
+    assert ours == recorded
+
+
+def test_control_deny_transcript(adapter: ClaudeAdapter) -> None:
+    events, _ = run_capture(adapter, "control-deny")
+    assert brief(events) == bash_turn_prefix("f2c94f68-c17a-42ed-a91c-d9f8adddcc96") + [
+        ("message_start",), ("text_delta", "Now writing a file."), ("message_stop", "Now writing a file."),
+        ("tool_call_start", "toolu_fake_1", "Write"), ("tool_call_ready", "toolu_fake_1", WRITE_INPUT),
+        ("approval_request", "da1b1c25-cf72-4357-b889-9309e3ce4222", "toolu_fake_1"),
+        ("tool_error", "toolu_fake_1", "User denied via ACP"),
+        ("tool_call_start", "toolu_fake_2", "Edit"), ("tool_call_ready", "toolu_fake_2", EDIT_INPUT),
+        ("tool_error", "toolu_fake_2", NO_FILE),
+        *RESULT_TAIL,
+    ]  # fmt: skip
+    assert_ordering(events)
+
+
+def test_partial_messages_are_streamed_once(adapter: ClaudeAdapter) -> None:
+    events, _ = run_capture(adapter, "partial-acceptedits")
+    write_deltas = ['{"fil', 'e_path": "/home/user/project/note.txt", "content": "alpha\\nbeta\\n"}']
+    edit_deltas = ['{"fil', 'e_path": "/home/user/project/note.txt", "old_string": "beta", "new_string": "gamma"}']
+    assert brief(events) == bash_turn_prefix("700e70a0-9277-457c-91e1-45d251a7dbf5", streamed=True) + [
+        ("message_start",), ("text_delta", "Now writi"), ("text_delta", "ng a file."), ("message_stop", "Now writing a file."),
+        ("tool_call_start", "toolu_fake_1", "Write"),
+        *[("tool_input_delta", "toolu_fake_1", d) for d in write_deltas],
+        ("tool_call_ready", "toolu_fake_1", WRITE_INPUT),
+        ("tool_result", "toolu_fake_1", WRITE_OK), ("file_create", NOTE, 11),
+        ("tool_call_start", "toolu_fake_2", "Edit"),
+        *[("tool_input_delta", "toolu_fake_2", d) for d in edit_deltas],
+        ("tool_call_ready", "toolu_fake_2", EDIT_INPUT),
+        ("tool_result", "toolu_fake_2", EDIT_OK), ("file_patch", NOTE, EDIT_DIFF),
+        ("message_start",), ("text_delta", "All done: ran echo, wro"), ("text_delta", "te and edited note.txt."),
+        ("message_stop", FINAL),
+        *RESULT_TAIL[3:],
+    ]  # fmt: skip
+    text = "".join(e.delta for e in events if e.type == "text_delta")
+    assert text == "Let me run a command.Now writing a file." + FINAL  # no block doubled by the whole lines
+    assert [e.accumulated for e in events if e.type == "text_delta"][-1] == FINAL
+    assert_ordering(events)
+
+
+def test_default_mode_refusal_is_a_tool_error_without_approval(adapter: ClaudeAdapter) -> None:
+    events, _ = run_capture(adapter, "default-perm")
+    refused = "Claude requested permissions to write to /home/user/project/note.txt, but you haven't granted it yet."
+    assert ("tool_error", "toolu_fake_1", refused) in brief(events)
+    assert "approval_request" not in types(events) and "file_create" not in types(events)
+    assert_ordering(events)
+
+
+def test_resume_keeps_the_session_id(adapter: ClaudeAdapter) -> None:
+    sid = "700e70a0-9277-457c-91e1-45d251a7dbf5"
+    events, ctx = run_capture(adapter, "resume", session_id=sid)
+    assert brief(events) == [
+        ("session_start", sid, True),
+        ("turn_start", 0),
+        ("message_start",), ("text_delta", FINAL), ("message_stop", FINAL),
+        ("token_usage", 11, 17), ("cost", CostRecord(total_usd=0.000288, input_tokens=11, output_tokens=17, cached_tokens=0)),
+        ("turn_end", 0),
+    ]  # fmt: skip
+    assert ctx.session_id == sid
+    assert adapter.build_spawn(RunOptions(agent="claude", cwd=CWD, session_id=sid)).args[-2:] == ["--resume", sid]
+    # Without a resume request the same line is a fresh session.
+    fresh, _ = run_capture(adapter, "resume")
+    assert brief(fresh)[0] == ("session_start", sid, False)
+
+
+def test_auth_error_is_terminal_with_guidance(adapter: ClaudeAdapter) -> None:
+    events, _ = run_capture(adapter, "auth-error", exit_code=1)
+    assert brief(events) == [
+        ("session_start", "f98bd5fc-552e-4579-9a5a-0a93650cd8e3", False),
+        ("token_usage", 0, 0),
+        ("cost", CostRecord(total_usd=0.0, cached_tokens=0)),
+        ("auth_error", "Invalid API key · Fix external API key"),
+    ]  # the synthetic assistant line is not shown as agent text; exit 1 adds no crash
+    assert events[-1].guidance == AUTH_GUIDANCE and "claude auth login" in AUTH_GUIDANCE
+    assert is_terminal_event(events[-1])
+    assert_ordering(events)
+
+
+def test_auth_error_without_result_line_is_reported_at_exit(adapter: ClaudeAdapter) -> None:
+    lines = capture_lines(CAPTURES / "claude-auth-error.jsonl")[:2]  # init + synthetic error; no result
+    events = feed(adapter, lines, exit_code=1)
+    assert types(events)[-1] == "auth_error" and "crash" not in types(events)
+
+
+def test_available_commands(adapter: ClaudeAdapter) -> None:
+    ctx = make_ctx("claude", CWD)
+    feed(adapter, capture_lines(CAPTURES / "claude-control-allow.jsonl")[:2], ctx)
+    commands = dict(adapter.available_commands(ctx))
+    assert commands["debug"] == "Enable debug logging for this session and help diagnose issues"
+    assert "compact" in commands and not {"login", "logout", "cost"} & set(commands)
+    ctx = make_ctx("claude", CWD)  # no initialize answer: init's bare names
+    feed(adapter, capture_lines(CAPTURES / "claude-partial-acceptedits.jsonl")[:1], ctx)
+    assert ("compact", "") in adapter.available_commands(ctx)
+
+
+# ── lines no capture has (synthesized from the documented shapes) ─────────────────────────────────────────────
+SID = "s-1"
+INIT = {"type": "system", "subtype": "init", "session_id": SID, "cwd": CWD, "tools": [], "slash_commands": []}
+
+
+def assistant(block: dict, msg_id: str = "msg_1", parent: str | None = None) -> dict:
+    return {"type": "assistant", "message": {"id": msg_id, "role": "assistant", "content": [block]}, "parent_tool_use_id": parent, "session_id": SID}  # fmt: skip
+
+
+def tool_use(tool_id: str, name: str, tool_input: dict, **kw) -> dict:
+    return assistant({"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}, **kw)
+
+
+def tool_result(tool_id: str, content, is_error: bool = False, sidecar=None) -> dict:
+    line = {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": content, "is_error": is_error}]}}  # fmt: skip
+    if sidecar is not None:
+        line["tool_use_result"] = sidecar
+    return line
+
+
+def result(**kw) -> dict:
+    base = {"type": "result", "subtype": "success", "is_error": False, "result": "", "session_id": SID,
+            "total_cost_usd": 0.0, "usage": {"input_tokens": 0, "output_tokens": 0}}  # fmt: skip
+    return {**base, **kw}
+
+
+# The real 429 result line from agent-clis.md §1 "Errors (verified)" (no capture file kept it), preceded by a
+# synthetic assistant line shaped like the auth capture's with ``error: "rate_limit"``.
+RATE_LIMIT_RESULT = '{"type": "result", "subtype": "success", "is_error": true, "api_error_status": 429, "duration_ms": 180, "duration_api_ms": 0, "num_turns": 1, "result": "API Error: Request rejected (429) · Rate limited (fake)", "stop_reason": "stop_sequence", "session_id": "25b50e6c-6550-41f2-9ada-ad406d690325", "total_cost_usd": 0, "usage": {"input_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 0}, "modelUsage": {}, "permission_denials": [], "terminal_reason": "completed"}'
+RATE_LIMIT_ASSISTANT = {"type": "assistant", "message": {"id": "x", "model": "<synthetic>", "role": "assistant", "content": [{"type": "text", "text": "API Error: Request rejected (429) · Rate limited (fake)"}]}, "error": "rate_limit", "session_id": SID}  # fmt: skip
+
+
+def test_rate_limit_is_recoverable_and_ends_the_turn(adapter: ClaudeAdapter) -> None:
+    events = feed(adapter, [INIT, RATE_LIMIT_ASSISTANT, RATE_LIMIT_RESULT], exit_code=0)
+    assert types(events) == ["session_start", "turn_start", "token_usage", "cost", "rate_limit_error", "turn_end"]
+    err = events[4]
+    assert err.message == "API Error: Request rejected (429) · Rate limited (fake)" and err.retry_after_ms is None
+    assert not is_terminal_event(err)
+
+
+def test_rate_limit_signals_carry_retry_after(adapter: ClaudeAdapter) -> None:
+    # Shapes: rate_limit_event as printed by 2.x; api_retry as documented in agent-clis.md §1.
+    reset = int(__import__("time").time()) + 60
+    retry = {"type": "system", "subtype": "api_retry", "attempt": 1, "max_retries": 10, "retry_delay_ms": 500, "error_status": 429, "error": "rate_limit"}  # fmt: skip
+    limit = {"type": "rate_limit_event", "rate_limit_info": {"status": "rejected", "resetsAt": reset, "rateLimitType": "five_hour"}}  # fmt: skip
+    events = feed(adapter, [INIT, retry, limit, RATE_LIMIT_ASSISTANT, RATE_LIMIT_RESULT])
+    assert brief(events)[:3] == [("session_start", SID, False), ("rate_limited",), ("retry", 1, "rate_limit")]
+    assert events[1].retry_after_ms == 500 and events[2].delay_ms == 500
+    assert events[3].type == "rate_limited" and 55_000 < events[3].retry_after_ms <= 60_000
+    err = next(e for e in events if e.type == "rate_limit_error")
+    assert 55_000 < err.retry_after_ms <= 60_000
+
+
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        (result(is_error=True, api_error_status=400, result="Prompt is too long: 210,000 tokens > 200000 maximum"),
+         ("context_exceeded", 210000, 200000)),
+        (result(subtype="error_during_execution", is_error=True, errors=["tool crashed"]), ("error", "AGENT_ERROR", True)),
+        (result(stop_reason="refusal", result="I can't help with that."), ("error", "REFUSAL", True)),
+        (result(stop_reason="max_tokens", result="partial"), ("error", "MAX_TOKENS", True)),
+        (result(is_error=True, result="Claude AI usage limit reached|9999999999"), ("rate_limit_error", "Claude usage limit reached")),
+        (result(is_error=True, api_error_status=401, result="OAuth token has expired"), ("auth_error", "OAuth token has expired")),
+    ],
+)  # fmt: skip
+def test_result_errors(adapter: ClaudeAdapter, line: dict, expected: tuple) -> None:
+    events = feed(adapter, [INIT, line])
+    errors = [b for b in brief(events) if b[0] in ("error", "context_exceeded", "rate_limit_error", "auth_error")]
+    assert errors == [expected]
+    if expected[0] in ("context_exceeded", "auth_error"):
+        assert types(events)[-1] == expected[0]  # terminal: the turn is not ended normally
+    else:
+        assert types(events)[-2:] == [expected[0], "turn_end"]  # before turn_end: the next prompt still works
+
+
+def test_max_turns_ends_the_turn_then_the_run(adapter: ClaudeAdapter) -> None:
+    events = feed(adapter, [INIT, result(subtype="error_max_turns", is_error=True, num_turns=3)])
+    assert brief(events)[-2:] == [("turn_end", 0), ("turn_limit", 3)]
+
+
+def test_recoverable_error_then_nonzero_exit_is_not_a_crash(adapter: ClaudeAdapter) -> None:
+    events = feed(adapter, [INIT, result(subtype="error_during_execution", is_error=True)], exit_code=1)
+    assert "crash" not in types(events)
+    events = feed(adapter, [INIT, assistant({"type": "text", "text": "hi"})], exit_code=1)  # silent death: crash
+    assert types(events)[-1] == "crash"
+
+
+def test_interrupt_closes_the_turn_without_an_error(adapter: ClaudeAdapter) -> None:
+    ctx = make_ctx("claude", CWD)
+    feed(adapter, [INIT, tool_use("t1", "Bash", {"command": "sleep 100"})], ctx)
+    assert adapter.interrupt(ctx) is True
+    assert sent(ctx) == [{"type": "control_request", "request_id": "req_1_interrupt", "request": {"subtype": "interrupt"}}]
+    events = feed(adapter, [result(subtype="error_during_execution", is_error=True)], ctx)
+    assert brief(events) == [
+        ("token_usage", 0, 0), ("cost", CostRecord(cached_tokens=0)),
+        ("shell_exit", 0)][:2] + [("tool_error", "t1", "interrupted"), ("turn_end", 0)]  # fmt: skip
+
+
+def test_multi_turn_cost_is_cumulative_and_usage_per_turn(adapter: ClaudeAdapter) -> None:
+    ctx = make_ctx("claude", CWD)
+    turn1 = result(total_cost_usd=0.01, usage={"input_tokens": 10, "output_tokens": 5},
+                   modelUsage={"m": {"inputTokens": 10, "outputTokens": 5, "cacheReadInputTokens": 100}})
+    turn2 = result(total_cost_usd=0.03, usage={"input_tokens": 20, "output_tokens": 7},
+                   modelUsage={"m": {"inputTokens": 30, "outputTokens": 12, "cacheReadInputTokens": 300}})  # fmt: skip
+    events = feed(adapter, [INIT, turn1, turn2], ctx)
+    usage = [(e.input_tokens, e.output_tokens, e.cached_tokens) for e in events if e.type == "token_usage"]
+    assert usage == [(110, 5, 100), (220, 7, 200)]
+    assert [e.cost.total_usd for e in events if e.type == "cost"] == [0.01, 0.03]
+    assert [round(e.cost.total_usd, 6) for e in events if e.type == "turn_end"] == [0.01, 0.02]
+    assert [e.turn_index for e in events if e.type == "turn_end"] == [0, 1]
+
+
+def test_result_text_without_assistant_lines_is_shown(adapter: ClaudeAdapter) -> None:
+    events = feed(adapter, [INIT, result(result="Total cost: $0.00")])
+    assert ("message_stop", "Total cost: $0.00") in brief(events)
+
+
+def test_tool_projections(adapter: ClaudeAdapter) -> None:
+    lines = [
+        INIT,
+        tool_use("r1", "Read", {"file_path": NOTE, "offset": 3, "limit": 10}),
+        tool_result("r1", [{"type": "text", "text": "     3\tgamma"}]),
+        tool_use("b1", "Bash", {"command": "false"}),
+        tool_result("b1", "Exit code 2\nboom", is_error=True, sidecar="Error: Exit code 2\nboom"),
+        tool_use("m1", "mcp__github__search_issues", {"q": "bug"}),
+        tool_result("m1", [{"type": "text", "text": "3 issues"}]),
+        tool_use("w1", "Write", {"file_path": NOTE, "content": "new\n"}),
+        tool_result("w1", "ok", sidecar={"type": "update", "filePath": NOTE, "content": "new\n",
+                                         "structuredPatch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-old", "+new"]}]}),
+        tool_use("e1", "MultiEdit", {"file_path": NOTE, "edits": [{"old_string": "a", "new_string": "b"}]}),
+        tool_result("e1", "ok"),
+        tool_use("k1", "Task", {"description": "Explore", "prompt": "find it", "subagent_type": "Explore"}),
+        assistant({"type": "text", "text": "subagent musing"}, msg_id="sub", parent="k1"),
+        tool_use("k1r", "Read", {"file_path": NOTE}, msg_id="sub", parent="k1"),
+        tool_result("k1r", "x"),
+        tool_result("k1", [{"type": "text", "text": "found it"}]),
+    ]  # fmt: skip
+    events = feed(adapter, lines)
+    got = [b for b in brief(events) if b[0] not in ("tool_call_start", "tool_call_ready", "turn_start", "session_start")]
+    assert got == [
+        ("tool_result", "r1", "     3\tgamma"), ("file_read", NOTE),
+        ("shell_start", "false", CWD), ("shell_stderr_delta", "boom"), ("shell_exit", 2), ("tool_error", "b1", "Exit code 2\nboom"),
+        ("mcp_tool_call_start", "m1", "github", "search_issues"), ("tool_result", "m1", "3 issues"), ("mcp_tool_result", "m1", "3 issues"),
+        ("tool_result", "w1", "ok"), ("file_write", NOTE, 4), ("file_patch", NOTE, f"--- {NOTE}\n+++ {NOTE}\n@@ -1,1 +1,1 @@\n-old\n+new\n"),
+        ("tool_result", "e1", "ok"), ("file_patch", NOTE, f"--- {NOTE}\n+++ {NOTE}\n@@ -1 +1 @@\n-a\n+b\n"),
+        ("subagent_spawn", "k1", "Explore"),
+        ("tool_result", "k1r", "x"), ("file_read", NOTE),
+        ("tool_result", "k1", "found it"), ("subagent_result", "k1", "found it"),
+    ]  # fmt: skip
+    assert "subagent musing" not in json.dumps([e.model_dump() for e in events])
+    assert_ordering(events)
+
+
+def test_approval_for_an_unannounced_tool_announces_it_first(adapter: ClaudeAdapter) -> None:
+    request = {"type": "control_request", "request_id": "r-1", "request": {"subtype": "can_use_tool", "tool_name": "Bash",
+               "input": {"command": "rm -rf build"}, "tool_use_id": "t9", "permission_suggestions": [{"type": "addRules"}]}}  # fmt: skip
+    ctx = make_ctx("claude", CWD)
+    events = feed(adapter, [INIT, request], ctx)
+    assert types(events)[-4:] == ["tool_call_start", "tool_call_ready", "shell_start", "approval_request"]
+    req = events[-1]
+    assert (req.action, req.detail, req.risk_level, req.tool_call_id) == ("Run rm -rf build", "rm -rf build", "high", "t9")
+    adapter.respond_approval("r-1", ApprovalDecision(approve=True, always=True, updated_input={"command": "rm -rf ./build"}), ctx)
+    assert sent(ctx) == [{"type": "control_response", "response": {"subtype": "success", "request_id": "r-1", "response": {
+        "behavior": "allow", "updatedInput": {"command": "rm -rf ./build"}, "updatedPermissions": [{"type": "addRules"}]}}}]  # fmt: skip
+
+
+def test_other_control_requests_are_answered_with_an_error(adapter: ClaudeAdapter) -> None:
+    ctx = make_ctx("claude", CWD)
+    events = feed(adapter, [{"type": "control_request", "request_id": "h1", "request": {"subtype": "hook_callback"}}], ctx)
+    assert types(events) == ["debug"]
+    assert sent(ctx)[0]["response"] == {"subtype": "error", "request_id": "h1", "error": "not supported by acp-mux"}
+
+
+def test_compaction(adapter: ClaudeAdapter) -> None:
+    line = {"type": "system", "subtype": "compact_boundary", "compact_metadata": {"trigger": "auto", "pre_tokens": 150000}}
+    (event,) = feed(adapter, [line])
+    assert event.type == "context_compacted" and "150000" in event.summary
+
+
+@pytest.mark.parametrize(
+    "junk",
+    ["", "   ", "Warning: something on stdout", "{", '{"type": "assistant", "message": {"content": [{"type": "te',
+     "[1, 2]", "null", '{"type": 5}', '{"type": "assistant", "message": null}', '{"type": "assistant", "message": {"content": 7}}',
+     '{"type": "user", "message": {"content": [null, 1, {"type": "tool_result"}]}}', '{"type": "stream_event", "event": []}',
+     '{"type": "stream_event", "event": {"type": "content_block_delta", "index": "x", "delta": null}}',
+     '{"type": "result", "usage": [], "modelUsage": {"m": 3}, "total_cost_usd": "lots"}',
+     '{"type": "control_request", "request": {"subtype": "can_use_tool", "input": "nope"}}',
+     '{"type": "system", "subtype": "init", "plugins": [1, {"x": 2}], "skills": "abc"}', '{"type": "brand_new_type"}'],
+)  # fmt: skip
+def test_garbage_never_raises(adapter: ClaudeAdapter, junk: str) -> None:
+    ctx = make_ctx("claude", CWD)
+    feed(adapter, capture_lines(CAPTURES / "claude-partial-acceptedits.jsonl")[:12] + [junk], ctx)
+    adapter.finish(ExitStatus(code=0, signal=None), ctx)
+
+
+@pytest.mark.parametrize("name", ["control-allow", "partial-acceptedits", "auth-error"])
+def test_every_truncated_or_mangled_line_is_survivable(adapter: ClaudeAdapter, name: str) -> None:
+    lines = capture_lines(CAPTURES / f"claude-{name}.jsonl")
+    for i, line in enumerate(lines):
+        for cut in (1, len(line) // 2, len(line) - 1):
+            feed(adapter, lines[:i] + [line[:cut]] + lines[i + 1 :], exit_code=0)
+        for mangled in _mangled(json.loads(line)):
+            feed(adapter, lines[:i] + [json.dumps(mangled)] + lines[i + 1 :], exit_code=1)
+
+
+def _mangled(obj: dict):
+    """Each top-level and second-level value replaced by each wrong type in turn."""
+    for key, value in obj.items():
+        for weird in (None, 7, "x", [], {}):
+            yield {**obj, key: weird}
+        if isinstance(value, dict):
+            for sub in value:
+                for weird in (None, 7, "x", [], {}):
+                    yield {**obj, key: {**value, sub: weird}}
+        if isinstance(value, list) and value and isinstance(value[0], dict):  # e.g. message.content[0]
+            for sub in value[0]:
+                for weird in (None, 7, "x", [], {}):
+                    yield {**obj, key: [{**value[0], sub: weird}, *value[1:]]}
+
+
+# ── stdin and spawn ─────────────────────────────────────────────────────────────────────────────────────────────
+def test_build_spawn(adapter: ClaudeAdapter, tmp_path: Path) -> None:
+    fake = tmp_path / "claude"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    env = {"PATH": str(tmp_path), "ANTHROPIC_API_KEY": "k"}
+    servers = [
+        {"name": "fs", "command": "mcp-fs", "args": ["--root", "/"], "env": [{"name": "TOKEN", "value": "t"}]},
+        {"type": "http", "name": "gh", "url": "https://x/mcp", "headers": [{"name": "Authorization", "value": "b"}]},
+        {"type": "sse", "name": "old", "url": "https://y/sse", "headers": []},
+    ]
+    opts = RunOptions(agent="claude", cwd=CWD, env=env, model="opus", mode="plan", session_id="abc",
+                      mcp_servers=servers, extra_args=["--effort", "high"])  # fmt: skip
+    spec = adapter.build_spawn(opts)
+    assert spec.command == str(fake) and spec.env == env and spec.cwd == CWD and not spec.use_pty
+    config = json.dumps(mcp_config(servers), separators=(",", ":"))
+    assert spec.args == [*BASE_ARGS, "--mcp-config", config, "--resume", "abc", "--model", "opus",
+                         "--permission-mode", "plan", "--effort", "high"]  # fmt: skip
+    assert list(BASE_ARGS) == ["-p", "--output-format", "stream-json", "--input-format", "stream-json", "--verbose",
+                               "--include-partial-messages", "--permission-prompt-tool", "stdio"]  # fmt: skip
+    assert json.loads(config) == {"mcpServers": {
+        "fs": {"type": "stdio", "command": "mcp-fs", "args": ["--root", "/"], "env": {"TOKEN": "t"}},
+        "gh": {"type": "http", "url": "https://x/mcp", "headers": {"Authorization": "b"}},
+        "old": {"type": "sse", "url": "https://y/sse", "headers": {}},
+    }}  # fmt: skip
+    plain = adapter.build_spawn(RunOptions(agent="claude", cwd=CWD, model="default", binary="/opt/claude"))
+    assert plain.args == list(BASE_ARGS) and plain.command == "/opt/claude" and plain.env is None
+
+
+def test_start_queues_initialize_then_the_prompt(adapter: ClaudeAdapter) -> None:
+    ctx = make_ctx("claude", CWD)
+    adapter.start(RunOptions(agent="claude", cwd=CWD, prompt=Prompt.of_text("hi")), ctx)
+    recorded = stdin_annotations(CAPTURES / "claude-control-allow.jsonl")[:2]  # what real claude was sent
+    init, user = sent(ctx)
+    assert init == {**recorded[0], "request_id": "req_1_initialize"}
+    assert user == {**recorded[1], "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}}
+    adapter.start(RunOptions(agent="claude", cwd=CWD), ctx := make_ctx("claude", CWD))
+    assert [m["type"] for m in sent(ctx)] == ["control_request"]
+
+
+def test_send_prompt_blocks(adapter: ClaudeAdapter) -> None:
+    ctx = make_ctx("claude", CWD)
+    ctx.session_id = SID
+    prompt = Prompt((
+        TextPart("look"),
+        ImagePart(data="iVBORw0=", mime_type="image/png"),
+        ResourcePart(uri="file:///p/a.py", name="a.py", text="print(1)"),
+        ResourcePart(uri="file:///p/b.py", name="b.py"),
+        ResourcePart(uri="file:///p/c.png", blob="AAAA", mime_type="image/png"),
+    ))  # fmt: skip
+    adapter.send_prompt(prompt, ctx)
+    (msg,) = sent(ctx)
+    assert msg["session_id"] == SID and msg["parent_tool_use_id"] is None
+    assert msg["message"]["content"] == [
+        {"type": "text", "text": "look"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0="}},
+        {"type": "text", "text": '<context uri="file:///p/a.py">\nprint(1)\n</context>'},
+        {"type": "text", "text": "@/p/b.py"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}},
+    ]
+
+
+def test_deny_default_message_and_mode_switch(adapter: ClaudeAdapter) -> None:
+    ctx = make_ctx("claude", CWD)
+    ctx.approvals["q"] = {"request_id": "q", "input": {"command": "ls"}}
+    adapter.respond_approval("q", ApprovalDecision(approve=False), ctx)
+    assert adapter.set_mode("acceptEdits", ctx) is True
+    deny, mode = sent(ctx)
+    assert deny["response"]["response"] == {"behavior": "deny", "message": "The user rejected this action", "interrupt": False}
+    assert mode == {"type": "control_request", "request_id": "req_1_set_permission_mode",
+                    "request": {"subtype": "set_permission_mode", "mode": "acceptEdits"}}  # fmt: skip
+
+
+# ── tool table ──────────────────────────────────────────────────────────────────────────────────────────────────
+@pytest.mark.parametrize(
+    "name, args, kind, title",
+    [
+        ("Read", {"file_path": NOTE}, "read", f"Read {NOTE}"),
+        ("Read", {"file_path": NOTE, "offset": 5, "limit": 10}, "read", f"Read {NOTE} (5 - 14)"),
+        ("Read", {"file_path": NOTE, "offset": 5}, "read", f"Read {NOTE} (from line 5)"),
+        ("Write", WRITE_INPUT, "edit", f"Write {NOTE}"),
+        ("Edit", EDIT_INPUT, "edit", f"Edit {NOTE}"),
+        ("MultiEdit", {"file_path": NOTE, "edits": [{}, {}]}, "edit", f"Edit {NOTE} (2 edits)"),
+        ("NotebookEdit", {"notebook_path": "/n.ipynb"}, "edit", "Edit notebook /n.ipynb"),
+        ("Bash", {"command": "x" * 100}, "execute", "x" * 79 + "…"),
+        ("Bash", {"description": "List files"}, "execute", "List files"),
+        ("BashOutput", {"bash_id": "b1"}, "execute", "Read output of shell b1"),
+        ("KillShell", {"shell_id": "b1"}, "execute", "Stop shell b1"),
+        ("Glob", {"pattern": "**/*.py", "path": "/src"}, "search", "Find **/*.py in /src"),
+        ("Grep", {"pattern": "TODO"}, "search", "Search TODO"),
+        ("LS", {"path": "/src"}, "search", "List /src"),
+        ("WebFetch", {"url": "https://a.b"}, "fetch", "Fetch https://a.b"),
+        ("WebSearch", {"query": "acp"}, "fetch", "Search the web: acp"),
+        ("TodoWrite", {"todos": []}, "think", "Update plan"),
+        ("Task", {"description": "Find the bug"}, "think", "Find the bug"),
+        ("Agent", {"description": "Review"}, "think", "Review"),
+        ("ExitPlanMode", {"plan": "p"}, "switch_mode", "Ready to code?"),
+        ("mcp__github__search_issues", {"q": 1}, "other", "github: search_issues"),
+        ("SomethingNew", {}, "other", "SomethingNew"),
+    ],
+)  # fmt: skip
+def test_tool_table(name: str, args: dict, kind: str, title: str) -> None:
+    spec = CLAUDE_TOOLS.lookup(name)
+    assert (spec.kind, spec.render_title(name, args)) == (kind, title)
+
+
+def test_tool_table_details() -> None:
+    assert CLAUDE_TOOLS.lookup("TodoWrite").is_plan
+    assert CLAUDE_TOOLS.lookup("Read").path_args == ("file_path",) and CLAUDE_TOOLS.lookup("Read").line_arg == "offset"
+    assert CLAUDE_TOOLS.lookup("Bash").command_arg == "command"
+    write, edit, multi = (CLAUDE_TOOLS.lookup(n).diff for n in ("Write", "Edit", "MultiEdit"))
+    assert [(d.path, d.new_text, d.old_text) for d in write(WRITE_INPUT)] == [(NOTE, "alpha\nbeta\n", None)]
+    assert [(d.new_text, d.old_text) for d in edit(EDIT_INPUT)] == [("gamma", "beta")]
+    two = {"file_path": NOTE, "edits": [{"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d"}]}
+    assert [(d.old_text, d.new_text) for d in multi(two)] == [("a", "b"), ("c", "d")]
+    assert structured_patch_to_diff("/f", [], new_file=True) == "--- /dev/null\n+++ /f\n"
+
+
+def test_static_metadata(adapter: ClaudeAdapter) -> None:
+    assert (adapter.name, adapter.binary, adapter.package) == ("claude", "claude", "@anthropic-ai/claude-code")
+    assert adapter.login_args == ("auth", "login")
+    assert [m.id for m in adapter.modes] == ["default", "acceptEdits", "plan", "bypassPermissions"]
+    assert adapter.default_mode == "default" and "sonnet" in adapter.models
+    caps = adapter.capabilities
+    assert caps.persistent_process and caps.supports_approval and caps.supports_interrupt_in_protocol
+    assert caps.supports_tool_call_streaming and caps.supports_thinking_streaming and caps.can_resume
+
+
+# ── every transcript keeps the ordering contract (fresh recordings included when present) ───────────────────────
+FRESH = sorted((FIXTURES / "claude").glob("*.jsonl")) if (FIXTURES / "claude").is_dir() else []
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(CAPTURES.glob("claude-*.jsonl")) + FRESH,
+    ids=lambda p: os.path.relpath(p, FIXTURES),
+)
+def test_transcripts_keep_the_ordering_contract(adapter: ClaudeAdapter, path: Path) -> None:
+    ctx = make_ctx("claude", CWD)
+    events = feed(adapter, capture_lines(path), ctx, exit_code=0)
+    assert_ordering(events)
+    assert any(e.type == "session_start" for e in events)
+    results = [json.loads(line) for line in capture_lines(path) if line.startswith('{"type":"result"') or line.startswith('{"type": "result"')]
+    if results and not results[-1].get("is_error"):
+        assert types(events)[-1] == "turn_end"
+        shown = "".join(e.delta for e in events if e.type == "text_delta")
+        assert shown.endswith(str(results[-1].get("result") or "")) and shown.count(str(results[-1].get("result") or "\0")) == 1
