@@ -1,0 +1,769 @@
+"""A scripted fake model server for tests that drive the real agent CLIs.
+
+The CLIs (claude, codex, ...) are pointed at this server on 127.0.0.1 instead of a real model API, so a test
+decides exactly what "the model" says and the CLI's native output becomes reproducible. Standard library only,
+so it runs anywhere the test suite runs and can be started as a subprocess too.
+
+Wire formats (all streaming over SSE, with a plain JSON answer when the request has ``"stream": false``):
+
+* **Anthropic Messages**: ``POST /v1/messages`` (claude adds ``?beta=true``) and ``/v1/messages/count_tokens``.
+* **OpenAI Responses**: ``POST /v1/responses`` (codex).
+* **OpenAI Chat Completions**: ``POST /v1/chat/completions`` (copilot, pi, ... ; cheap to have).
+
+Scenario
+--------
+A scenario is a JSON file (or the equivalent dict)::
+
+    {"steps": [                                     # one entry per model call of the agent loop
+        {"blocks": [                                # rendered in order, in every wire format
+            {"thinking": "..."},                    # Anthropic thinking(+signature) / Responses reasoning summary
+            {"text": "...", "deltas": 4},           # text split into 4 deltas; or "text": ["a", "b"] (explicit deltas)
+            {"tool_use": {"name": "Write", "input": {...}}}   # Anthropic tool_use / Responses function_call
+        ]},
+        {"error": "rate"}                           # this step fails instead (auth | rate | stall)
+     ],
+     "error": "auth",          # optional: every model request fails this way
+     "delta_delay": 0.01,      # seconds slept after each delta event (lets a test cancel mid-stream)
+     "stall_max": 30,          # stall mode: give up after this many seconds and drop the connection
+     "retry_after": "0",       # value of the retry-after header on 429s
+     "helper_text": "...",     # answer to helper requests (no tools)
+     "done_text": "..."}       # answer once the steps are used up
+
+**Which step answers a request?** The number of tool results already in the request (Anthropic ``tool_result``
+blocks, Responses ``function_call_output`` items, Chat ``role:"tool"`` messages). Agents resend the whole history
+on every call, so this count is exactly "how far the script has got", whether the tool was allowed, denied or
+failed, and it survives a resumed session. Nothing is kept between requests, so concurrent or repeated requests
+cannot desynchronise the script.
+
+**Helper requests** (claude asks for titles and the like without any tools) get ``helper_text`` and do not consume a
+step.
+
+**Variables**: every ``{name}`` in a scenario string is replaced with ``variables[name]`` (only names that are
+given; other braces are left alone). Scenarios use ``{cwd}`` for absolute file paths because claude's Write/Edit
+tools need them.
+
+Usage::
+
+    with ModelServer("claude_write_edit", variables={"cwd": str(workdir)}) as srv:
+        run_cli(env={"ANTHROPIC_BASE_URL": srv.url, ...})
+        assert srv.requests[-1]["step"] == 2
+
+    python -m tests.fakes.model_server --scenario claude_text --port 8765 [--var cwd=/x] [--log requests.jsonl]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import math
+import select
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = ["ModelServer", "SCENARIO_DIR", "load_scenario", "parse_sse"]
+
+SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
+
+ERROR_MODES = ("auth", "rate", "stall")
+
+DEFAULTS: dict[str, Any] = {
+    "delta_delay": 0.005,
+    "stall_max": 30.0,
+    "retry_after": "0",
+    "helper_text": "Fake helper reply",
+    "done_text": "All done.",
+    "model": None,  # echo the requested model unless a scenario pins one
+}
+
+Event = tuple[str | None, Any]  # (SSE event name or None, data: dict or a literal string such as "[DONE]")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Scenarios
+# --------------------------------------------------------------------------------------------------------------
+
+
+def load_scenario(source: str | Path | dict[str, Any], variables: dict[str, str] | None = None) -> dict[str, Any]:
+    """Return a validated, variable-substituted copy of a scenario.
+
+    ``source`` may be a dict, a path to a JSON file, or the bare name of a file in ``scenarios/`` ("claude_text").
+    Validation happens here, at load time, so a typo in a scenario fails the test that uses it with a clear
+    message instead of surfacing as a confusing CLI error halfway through a run.
+    """
+    if isinstance(source, dict):
+        raw = copy.deepcopy(source)
+    else:
+        path = Path(source)
+        if not path.exists() and not path.suffix:
+            path = SCENARIO_DIR / f"{source}.json"
+        raw = json.loads(path.read_text())
+    scenario = {**DEFAULTS, **raw}
+    scenario.setdefault("steps", [])
+    _validate(scenario)
+    return _substitute(scenario, variables or {})
+
+
+def _validate(scenario: dict[str, Any]) -> None:
+    """Reject unknown error modes and malformed blocks early."""
+    if scenario.get("error") not in (None, *ERROR_MODES):
+        raise ValueError(f"scenario error must be one of {ERROR_MODES}, got {scenario['error']!r}")
+    for i, step in enumerate(scenario["steps"]):
+        if step.get("error") not in (None, *ERROR_MODES):
+            raise ValueError(f"step {i}: error must be one of {ERROR_MODES}")
+        for block in step.get("blocks", []):
+            kinds = {"thinking", "text", "tool_use"} & block.keys()
+            if len(kinds) != 1:
+                raise ValueError(f"step {i}: a block needs exactly one of thinking/text/tool_use: {block}")
+            if "tool_use" in block and "name" not in block["tool_use"]:
+                raise ValueError(f"step {i}: tool_use needs a name: {block}")
+
+
+def _substitute(obj: Any, variables: dict[str, str]) -> Any:
+    """Replace ``{name}`` placeholders in every string (plain str.replace, so JSON braces are safe)."""
+    if isinstance(obj, str):
+        for name, value in variables.items():
+            obj = obj.replace("{" + name + "}", value)
+        return obj
+    if isinstance(obj, list):
+        return [_substitute(v, variables) for v in obj]
+    if isinstance(obj, dict):
+        return {k: _substitute(v, variables) for k, v in obj.items()}
+    return obj
+
+
+def step_for(scenario: dict[str, Any], n_results: int) -> dict[str, Any]:
+    """The step that answers a request carrying ``n_results`` tool results (the final text once exhausted)."""
+    steps = scenario["steps"]
+    if n_results < len(steps):
+        return steps[n_results]
+    return {"blocks": [{"text": scenario["done_text"]}]}
+
+
+def text_deltas(block: dict[str, Any]) -> list[str]:
+    """Split a text/thinking block into the deltas to stream (default: two, like a short real reply)."""
+    value = block.get("text", block.get("thinking", ""))
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    n = max(1, min(int(block.get("deltas", 2)), len(value) or 1))
+    size = math.ceil(len(value) / n) if value else 1
+    return [value[i : i + size] for i in range(0, len(value), size)] or [""]
+
+
+def full_text(block: dict[str, Any]) -> str:
+    return "".join(text_deltas(block))
+
+
+def split_json(value: Any, parts: int = 3) -> list[str]:
+    """Serialise tool input and cut it into a few chunks, as real APIs stream partial JSON."""
+    raw = value if isinstance(value, str) else json.dumps(value)
+    size = max(1, math.ceil(len(raw) / parts))
+    return [raw[i : i + size] for i in range(0, len(raw), size)] or [""]
+
+
+def parse_sse(raw: str | bytes) -> list[tuple[str | None, Any]]:
+    """Parse an SSE body into ``(event, data)`` pairs; ``data`` is decoded JSON when it parses.
+
+    Used by the unit tests, and handy when debugging what a CLI was sent.
+    """
+    text = raw.decode() if isinstance(raw, bytes) else raw
+    out: list[tuple[str | None, Any]] = []
+    for frame in text.split("\n\n"):
+        event, data_lines = None, []
+        for line in frame.split("\n"):
+            if line.startswith("event:"):
+                event = line[6:].strip()
+            elif line.startswith("data:"):
+                data_lines.append(line[5:].lstrip())
+        if not data_lines:
+            continue
+        data = "\n".join(data_lines)
+        try:
+            out.append((event, json.loads(data)))
+        except json.JSONDecodeError:
+            out.append((event, data))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Counting tool results (the step index) per wire format
+# --------------------------------------------------------------------------------------------------------------
+
+_RESPONSES_RESULT_TYPES = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
+
+
+def anthropic_tool_results(body: dict[str, Any]) -> int:
+    return sum(
+        1
+        for message in body.get("messages") or []
+        if isinstance(message.get("content"), list)
+        for block in message["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    )
+
+
+def responses_tool_results(body: dict[str, Any]) -> int:
+    items = body.get("input")
+    if not isinstance(items, list):
+        return 0
+    return sum(1 for item in items if isinstance(item, dict) and item.get("type") in _RESPONSES_RESULT_TYPES)
+
+
+def chat_tool_results(body: dict[str, Any]) -> int:
+    return sum(1 for message in body.get("messages") or [] if message.get("role") == "tool")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Renderers: a step's blocks -> the wire format's SSE events (pure generators, no I/O)
+# --------------------------------------------------------------------------------------------------------------
+
+ANTHROPIC_USAGE = {"input_tokens": 11, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+RESPONSES_USAGE = {
+    "input_tokens": 120,
+    "input_tokens_details": {"cached_tokens": 20},
+    "output_tokens": 30,
+    "output_tokens_details": {"reasoning_tokens": 5},
+    "total_tokens": 150,
+}
+CHAT_USAGE = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+FAKE_SIGNATURE = "ZmFrZS1zaWduYXR1cmU="  # claude requires a signature_delta on thinking blocks; any base64 works
+
+
+def anthropic_events(blocks: list[dict[str, Any]], msg_id: str, model: str) -> Iterator[Event]:
+    """Anthropic Messages stream: message_start, ping, one content block per scenario block, message_delta/stop."""
+    message = {
+        "id": msg_id, "type": "message", "role": "assistant", "model": model, "content": [],
+        "stop_reason": None, "stop_sequence": None, "usage": dict(ANTHROPIC_USAGE),
+    }
+    yield "message_start", {"type": "message_start", "message": message}
+    yield "ping", {"type": "ping"}
+    has_tool = False
+    for index, block in enumerate(blocks):
+        if "thinking" in block:
+            start = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [{"type": "thinking_delta", "thinking": d} for d in text_deltas(block)]
+            deltas.append({"type": "signature_delta", "signature": FAKE_SIGNATURE})
+        elif "text" in block:
+            start = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": d} for d in text_deltas(block)]
+        else:
+            has_tool = True
+            tool = block["tool_use"]
+            start = {"type": "tool_use", "id": f"toolu_{msg_id[4:]}_{index}", "name": tool["name"], "input": {}}
+            deltas = [{"type": "input_json_delta", "partial_json": c} for c in split_json(tool.get("input", {}))]
+        yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": start}
+        for delta in deltas:
+            yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+        yield "content_block_stop", {"type": "content_block_stop", "index": index}
+    stop_reason = "tool_use" if has_tool else "end_turn"
+    yield "message_delta", {
+        "type": "message_delta",
+        "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+        "usage": {"output_tokens": 17},
+    }
+    yield "message_stop", {"type": "message_stop"}
+
+
+def anthropic_message(blocks: list[dict[str, Any]], msg_id: str, model: str) -> dict[str, Any]:
+    """The non-streaming equivalent of :func:`anthropic_events`."""
+    content: list[dict[str, Any]] = []
+    for index, block in enumerate(blocks):
+        if "thinking" in block:
+            content.append({"type": "thinking", "thinking": full_text(block), "signature": FAKE_SIGNATURE})
+        elif "text" in block:
+            content.append({"type": "text", "text": full_text(block)})
+        else:
+            tool = block["tool_use"]
+            content.append({"type": "tool_use", "id": f"toolu_{msg_id[4:]}_{index}", "name": tool["name"],
+                            "input": tool.get("input", {})})
+    has_tool = any(c["type"] == "tool_use" for c in content)
+    return {
+        "id": msg_id, "type": "message", "role": "assistant", "model": model, "content": content,
+        "stop_reason": "tool_use" if has_tool else "end_turn", "stop_sequence": None,
+        "usage": {**ANTHROPIC_USAGE, "output_tokens": 17},
+    }
+
+
+def _responses_items(blocks: list[dict[str, Any]], tag: str) -> Iterator[tuple[dict[str, Any], list[Event]]]:
+    """For each block: the finished Responses output item and the events that stream it (between added/done)."""
+    for k, block in enumerate(blocks):
+        if "thinking" in block:
+            item_id = f"rs_{tag}_{k}"
+            text = full_text(block)
+            base = {"item_id": item_id, "summary_index": 0}
+            events: list[Event] = [("response.reasoning_summary_part.added", {
+                "type": "response.reasoning_summary_part.added", **base, "part": {"type": "summary_text", "text": ""}})]
+            events += [("response.reasoning_summary_text.delta", {
+                "type": "response.reasoning_summary_text.delta", **base, "delta": d}) for d in text_deltas(block)]
+            events.append(("response.reasoning_summary_text.done", {
+                "type": "response.reasoning_summary_text.done", **base, "text": text}))
+            events.append(("response.reasoning_summary_part.done", {
+                "type": "response.reasoning_summary_part.done", **base, "part": {"type": "summary_text", "text": text}}))
+            item = {"type": "reasoning", "id": item_id, "summary": [{"type": "summary_text", "text": text}]}
+        elif "text" in block:
+            item_id = f"msg_{tag}_{k}"
+            text = full_text(block)
+            base = {"item_id": item_id, "content_index": 0}
+            part = {"type": "output_text", "text": text, "annotations": []}
+            events = [("response.content_part.added", {
+                "type": "response.content_part.added", **base, "part": {**part, "text": ""}})]
+            events += [("response.output_text.delta", {
+                "type": "response.output_text.delta", **base, "delta": d}) for d in text_deltas(block)]
+            events.append(("response.output_text.done", {"type": "response.output_text.done", **base, "text": text}))
+            events.append(("response.content_part.done", {"type": "response.content_part.done", **base, "part": part}))
+            item = {"type": "message", "id": item_id, "role": "assistant", "status": "completed", "content": [part]}
+        else:
+            tool = block["tool_use"]
+            call_id = f"call_{tag}_{k}"
+            tool_input = tool.get("input", {})
+            if tool.get("custom"):  # freeform "custom" tool (raw string input), e.g. apply_patch in some codex builds
+                item = {"type": "custom_tool_call", "id": f"ctc_{tag}_{k}", "call_id": call_id,
+                        "name": tool["name"], "input": tool_input, "status": "completed"}
+                events = []
+            else:
+                arguments = tool_input if isinstance(tool_input, str) else json.dumps(tool_input)
+                item = {"type": "function_call", "id": f"fc_{tag}_{k}", "call_id": call_id, "name": tool["name"],
+                        "arguments": arguments, "status": "completed"}
+                events = [("response.function_call_arguments.delta", {
+                    "type": "response.function_call_arguments.delta", "item_id": item["id"], "delta": c})
+                    for c in split_json(arguments)]
+                events.append(("response.function_call_arguments.done", {
+                    "type": "response.function_call_arguments.done", "item_id": item["id"], "arguments": arguments}))
+        yield item, events
+
+
+def _in_progress(item: dict[str, Any]) -> dict[str, Any]:
+    """The ``output_item.added`` form of a finished item: same identity, nothing generated yet."""
+    empty = {"reasoning": {"summary": []}, "message": {"content": [], "status": "in_progress"},
+             "function_call": {"arguments": "", "status": "in_progress"},
+             "custom_tool_call": {"input": "", "status": "in_progress"}}
+    return {**item, **empty[item["type"]]}
+
+
+def responses_events(blocks: list[dict[str, Any]], resp_id: str, model: str) -> Iterator[Event]:
+    """OpenAI Responses stream as codex consumes it: created, per item added/deltas/done, completed(+usage)."""
+    tag = resp_id.removeprefix("resp_")
+    response = {"id": resp_id, "object": "response", "created_at": 0, "status": "in_progress", "model": model,
+                "output": []}
+    yield "response.created", {"type": "response.created", "response": response}
+    yield "response.in_progress", {"type": "response.in_progress", "response": response}
+    output = []
+    for index, (item, events) in enumerate(_responses_items(blocks, tag)):
+        yield "response.output_item.added", {"type": "response.output_item.added", "output_index": index,
+                                             "item": _in_progress(item)}
+        for name, data in events:
+            yield name, {**data, "output_index": index}
+        yield "response.output_item.done", {"type": "response.output_item.done", "output_index": index, "item": item}
+        output.append(item)
+    done = {**response, "status": "completed", "output": output, "usage": dict(RESPONSES_USAGE)}
+    yield "response.completed", {"type": "response.completed", "response": done}
+
+
+def responses_object(blocks: list[dict[str, Any]], resp_id: str, model: str) -> dict[str, Any]:
+    """The non-streaming equivalent of :func:`responses_events`."""
+    output = [item for item, _ in _responses_items(blocks, resp_id.removeprefix("resp_"))]
+    return {"id": resp_id, "object": "response", "created_at": 0, "status": "completed", "model": model,
+            "output": output, "usage": dict(RESPONSES_USAGE)}
+
+
+def chat_events(blocks: list[dict[str, Any]], chat_id: str, model: str) -> Iterator[Event]:
+    """Chat Completions stream: role chunk, reasoning/content/tool_call deltas, finish, usage chunk, [DONE]."""
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> Event:
+        return None, {"id": chat_id, "object": "chat.completion.chunk", "created": 0, "model": model,
+                      "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    yield chunk({"role": "assistant", "content": ""})
+    tool_index = 0
+    for k, block in enumerate(blocks):
+        if "thinking" in block:
+            for d in text_deltas(block):
+                yield chunk({"reasoning_content": d})
+        elif "text" in block:
+            for d in text_deltas(block):
+                yield chunk({"content": d})
+        else:
+            tool = block["tool_use"]
+            yield chunk({"tool_calls": [{"index": tool_index, "id": f"call_{chat_id}_{k}", "type": "function",
+                                         "function": {"name": tool["name"], "arguments": ""}}]})
+            for piece in split_json(tool.get("input", {})):
+                yield chunk({"tool_calls": [{"index": tool_index, "function": {"arguments": piece}}]})
+            tool_index += 1
+    yield chunk({}, "tool_calls" if tool_index else "stop")
+    yield None, {"id": chat_id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": [],
+                 "usage": dict(CHAT_USAGE)}
+    yield None, "[DONE]"
+
+
+def chat_object(blocks: list[dict[str, Any]], chat_id: str, model: str) -> dict[str, Any]:
+    """The non-streaming equivalent of :func:`chat_events`."""
+    text = "".join(full_text(b) for b in blocks if "text" in b) or None
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    calls = [{"id": f"call_{chat_id}_{k}", "type": "function",
+              "function": {"name": b["tool_use"]["name"], "arguments": json.dumps(b["tool_use"].get("input", {}))}}
+             for k, b in enumerate(blocks) if "tool_use" in b]
+    if calls:
+        message["tool_calls"] = calls
+    return {"id": chat_id, "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+            "usage": dict(CHAT_USAGE)}
+
+
+def _is_delta(data: Any) -> bool:
+    """Events after which ``delta_delay`` is slept: the ones carrying generated text or JSON."""
+    if not isinstance(data, dict):
+        return False
+    if data.get("object") == "chat.completion.chunk":
+        return bool(data.get("choices"))
+    return str(data.get("type", "")).endswith("delta")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Error bodies (shapes copied from the real APIs so the CLIs classify them as they would in production)
+# --------------------------------------------------------------------------------------------------------------
+
+
+def error_response(api: str, mode: str) -> tuple[int, dict[str, Any]]:
+    """Status and JSON body for an ``auth`` (401) or ``rate`` (429) failure in the given wire format."""
+    status = 401 if mode == "auth" else 429
+    if api == "anthropic":
+        kind, message = (("authentication_error", "invalid x-api-key") if mode == "auth"
+                         else ("rate_limit_error", "Rate limited (fake)"))
+        return status, {"type": "error", "error": {"type": kind, "message": message},
+                        "request_id": "req_fake_error"}
+    if mode == "auth":
+        return status, {"error": {"message": "Incorrect API key provided: sk-fake.", "type": "invalid_request_error",
+                                  "param": None, "code": "invalid_api_key"}}
+    return status, {"error": {"message": "Rate limit reached for requests (fake).", "type": "requests",
+                              "param": None, "code": "rate_limit_exceeded"}}
+
+
+# --------------------------------------------------------------------------------------------------------------
+# HTTP plumbing
+# --------------------------------------------------------------------------------------------------------------
+
+# api name -> (tool-result counter, SSE renderer, JSON builder, id prefix)
+_APIS: dict[str, tuple[Callable, Callable, Callable, str]] = {
+    "anthropic": (anthropic_tool_results, anthropic_events, anthropic_message, "msg_"),
+    "responses": (responses_tool_results, responses_events, responses_object, "resp_"),
+    "chat": (chat_tool_results, chat_events, chat_object, "chatcmpl_"),
+}
+
+
+def _api_for(path: str) -> str | None:
+    """Map a request path (any prefix, e.g. ``/v1``, and any query string) to its wire format."""
+    route = urlsplit(path).path.rstrip("/")
+    if route.endswith("/messages/count_tokens"):
+        return "count_tokens"
+    for suffix, api in (("/messages", "anthropic"), ("/responses", "responses"), ("/chat/completions", "chat")):
+        if route.endswith(suffix):
+            return api
+    return None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """One HTTP request. All scenario logic lives in :class:`ModelServer`; this class only does I/O."""
+
+    protocol_version = "HTTP/1.1"
+    server: _HTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's signature
+        if self.server.owner.verbose:
+            sys.stderr.write("model_server: " + (format % args) + "\n")
+
+    # -- routing ------------------------------------------------------------------------------------------------
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        record = self.server.owner._new_record(self, None)
+        try:
+            if urlsplit(self.path).path.rstrip("/").endswith("/models"):
+                self.send_json(200, {"object": "list", "data": [
+                    {"id": "fake-model", "object": "model", "created": 0, "owned_by": "fake",
+                     "type": "model", "display_name": "Fake model"}], "has_more": False})
+            else:
+                self.send_json(200, {"ok": True})
+        finally:
+            self.server.owner._finish(record)
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            body = {"_raw": raw.decode(errors="replace")}
+        owner = self.server.owner
+        record = owner._new_record(self, body)
+        try:
+            owner._answer(self, record, body)
+        except (BrokenPipeError, ConnectionResetError):
+            record["outcome"] = "disconnected"
+        finally:
+            owner._finish(record)
+
+    # -- writing ------------------------------------------------------------------------------------------------
+
+    def send_json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def start_sse(self) -> None:
+        """SSE headers. The body is delimited by closing the connection, which every client accepts."""
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("connection", "close")
+        self.end_headers()
+        self.close_connection = True
+
+    def send_event(self, event: str | None, data: Any) -> None:
+        frame = f"event: {event}\n" if event else ""
+        frame += "data: " + (data if isinstance(data, str) else json.dumps(data)) + "\n\n"
+        self.wfile.write(frame.encode())
+
+    def client_gone(self) -> bool:
+        """True once the client has closed its end (a zero-byte peek), without reading anything."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except (OSError, ValueError):
+            return True
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    owner: ModelServer
+
+
+class ModelServer:
+    """The fake model API. Use as a context manager (or call :meth:`start`/:meth:`stop`).
+
+    Attributes:
+        url: base URL without a path, e.g. ``http://127.0.0.1:40123`` (claude: ANTHROPIC_BASE_URL; codex: add ``/v1``).
+        requests: snapshot list of request records (see :meth:`_new_record`), oldest first.
+    """
+
+    def __init__(
+        self,
+        scenario: str | Path | dict[str, Any],
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        variables: dict[str, str] | None = None,
+        log_path: str | Path | None = None,
+        verbose: bool = False,
+        **overrides: Any,
+    ) -> None:
+        """``overrides`` replace top-level scenario settings (``delta_delay=0``, ``error="rate"``, ...)."""
+        base = load_scenario(scenario, variables)
+        self.scenario = load_scenario({**base, **overrides})
+        self.host, self.port = host, port
+        self.log_path = Path(log_path) if log_path else None
+        self.verbose = verbose
+        self._records: list[dict[str, Any]] = []
+        self._lock = threading.Condition()
+        self._stopping = threading.Event()
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------------------------------
+
+    def start(self) -> ModelServer:
+        self._httpd = _HTTPServer((self.host, self.port), _Handler)
+        self._httpd.owner = self
+        self.port = self._httpd.server_address[1]
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="model-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving; stalled or slow streams notice ``_stopping`` and end promptly."""
+        self._stopping.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> ModelServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    # -- request log ----------------------------------------------------------------------------------------------
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self._records)
+
+    def wait_for(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 10.0) -> dict[str, Any] | None:
+        """Block until some request record satisfies ``predicate`` (records are re-checked as they change)."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while True:
+                for record in self._records:
+                    if predicate(record):
+                        return record
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                self._lock.wait(remaining)
+
+    def _new_record(self, handler: _Handler, body: Any) -> dict[str, Any]:
+        """Log a request as it arrives; later fields are filled in while it is answered."""
+        with self._lock:
+            record = {
+                "seq": len(self._records),
+                "time": time.time(),
+                "method": handler.command,
+                "path": handler.path,
+                "api": _api_for(handler.path),
+                "headers": dict(handler.headers),
+                "body": body,
+                "kind": None,      # "step" | "helper" | "count_tokens" | "other"
+                "step": None,      # index of the scenario step used (tool results in the request)
+                "error": None,     # error mode applied, if any
+                "status": None,    # HTTP status sent
+                "events": 0,       # SSE events written
+                "outcome": None,   # "completed" | "disconnected" | "stall_timeout" | "stopped"
+            }
+            self._records.append(record)
+            self._lock.notify_all()
+        return record
+
+    def _update(self, record: dict[str, Any], **fields: Any) -> None:
+        with self._lock:
+            record.update(fields)
+            self._lock.notify_all()
+
+    def _finish(self, record: dict[str, Any]) -> None:
+        with self._lock:
+            if record["outcome"] is None:
+                record["outcome"] = "completed"
+            self._lock.notify_all()
+            if self.log_path:
+                with self.log_path.open("a") as fh:
+                    fh.write(json.dumps(record) + "\n")
+
+    # -- answering ------------------------------------------------------------------------------------------------
+
+    def _answer(self, handler: _Handler, record: dict[str, Any], body: dict[str, Any]) -> None:
+        """Pick the step for this request and send it (or the scenario's error) in the request's wire format."""
+        api = record["api"]
+        if api is None:
+            self._update(record, kind="other", status=404)
+            handler.send_json(404, {"error": {"message": f"fake model server: no route for {handler.path}"}})
+            return
+        if api == "count_tokens":
+            self._update(record, kind="count_tokens", status=200)
+            handler.send_json(200, {"input_tokens": max(1, len(json.dumps(body)) // 4)})
+            return
+
+        count, render, build, prefix = _APIS[api]
+        if body.get("tools"):
+            step_no = count(body)
+            step = step_for(self.scenario, step_no)
+            kind, error = "step", step.get("error") or self.scenario.get("error")
+            blocks, tag = step.get("blocks", []), f"fake_{record['seq']}"
+        else:  # helper call (title, summary, ...): fixed short text, never consumes a step
+            step_no, kind, error = None, "helper", self.scenario.get("error")
+            blocks, tag = [{"text": self.scenario["helper_text"]}], f"fake_helper_{record['seq']}"
+        self._update(record, kind=kind, step=step_no, error=error)
+        model = self.scenario["model"] or body.get("model") or "fake-model"
+        response_id = prefix + tag
+
+        if error in ("auth", "rate"):
+            status, payload = error_response(api, error)
+            self._update(record, status=status)
+            handler.send_json(status, payload, {"retry-after": str(self.scenario["retry_after"])}
+                              if error == "rate" else None)
+            return
+        if not body.get("stream"):
+            self._update(record, status=200)
+            handler.send_json(200, build(blocks, response_id, model))
+            return
+        self._stream(handler, record, render(blocks, response_id, model), stall=error == "stall")
+
+    def _stream(self, handler: _Handler, record: dict[str, Any], events: Iterator[Event], stall: bool) -> None:
+        """Write SSE events, sleeping ``delta_delay`` after each delta; in stall mode stop after the first event."""
+        handler.start_sse()
+        self._update(record, status=200)
+        delay = float(self.scenario["delta_delay"])
+        for event, data in events:
+            handler.send_event(event, data)
+            self._update(record, events=record["events"] + 1)
+            if stall:
+                self._stall(handler, record)
+                return
+            if delay and _is_delta(data) and self._stopping.wait(delay):
+                self._update(record, outcome="stopped")
+                return
+
+    def _stall(self, handler: _Handler, record: dict[str, Any]) -> None:
+        """Hold the stream open, sending nothing, until the client hangs up, ``stall_max`` passes, or we stop."""
+        deadline = time.monotonic() + float(self.scenario["stall_max"])
+        while time.monotonic() < deadline:
+            if handler.client_gone():
+                self._update(record, outcome="disconnected")
+                return
+            if self._stopping.wait(0.05):
+                self._update(record, outcome="stopped")
+                return
+        self._update(record, outcome="stall_timeout")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Command line
+# --------------------------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenario", required=True, help="scenario JSON file or a name from tests/fakes/scenarios")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port (printed on stdout)")
+    parser.add_argument("--var", action="append", default=[], metavar="NAME=VALUE", help="scenario variable")
+    parser.add_argument("--log", help="append every request record to this JSONL file")
+    parser.add_argument("--delta-delay", type=float, help="override the scenario's delta_delay (seconds)")
+    parser.add_argument("--error", choices=ERROR_MODES, help="override the scenario's error mode")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log each request on stderr")
+    args = parser.parse_args(argv)
+
+    overrides: dict[str, Any] = {}
+    if args.delta_delay is not None:
+        overrides["delta_delay"] = args.delta_delay
+    if args.error:
+        overrides["error"] = args.error
+    variables = dict(v.split("=", 1) for v in args.var)
+    server = ModelServer(args.scenario, host=args.host, port=args.port, variables=variables, log_path=args.log,
+                         verbose=args.verbose, **overrides)
+    with server:
+        print(f"model_server listening on {server.url}", flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
