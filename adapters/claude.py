@@ -138,19 +138,11 @@ class ClaudeAdapter(AgentAdapter):
     login_args = ("auth", "login")
     auth_hint = AUTH_GUIDANCE
     capabilities = AgentCapabilities(
-        supports_text_streaming=True,
-        supports_thinking=True,
-        supports_thinking_streaming=True,
-        supports_tool_call_streaming=True,
-        can_resume=True,
-        supports_approval=True,
-        persistent_process=True,
-        supports_images=True,
-        supports_embedded_context=True,
-        supports_mcp_http=True,
-        supports_mcp_sse=True,
+        supports_text_streaming=True, supports_thinking=True, supports_thinking_streaming=True,
+        supports_tool_call_streaming=True, can_resume=True, supports_approval=True, persistent_process=True,
+        supports_images=True, supports_embedded_context=True, supports_mcp_http=True, supports_mcp_sse=True,
         supports_interrupt_in_protocol=True,
-    )
+    )  # fmt: skip
     tool_table = CLAUDE_TOOLS
     modes = (
         ModeInfo("default", "Default", "Ask before edits and commands that are not already allowed"),
@@ -207,7 +199,8 @@ class ClaudeAdapter(AgentAdapter):
                 "message": decision.reason or "The user rejected this action",
                 "interrupt": False,  # a single rejection lets Claude carry on (and explain or try another way)
             }
-        ctx.send({"type": "control_response", "response": {"subtype": "success", "request_id": request_id, "response": response}})
+        answer = {"subtype": "success", "request_id": request_id, "response": response}
+        ctx.send({"type": "control_response", "response": answer})
 
     def interrupt(self, ctx: ParseContext) -> bool:
         _state(ctx).interrupting = True
@@ -244,9 +237,9 @@ class ClaudeAdapter(AgentAdapter):
             text = line.strip()
             return [ev.LogEvent(source="stdout", line=text[:2000])] if text else []
         kind = msg.get("type")
-        handler = _HANDLERS.get(kind if isinstance(kind, str) else "")
+        handler = getattr(self, f"_on_{kind}", None) if isinstance(kind, str) and kind.isidentifier() else None
         if handler is not None:
-            return handler(self, msg, ctx)
+            return handler(msg, ctx)
         st = _state(ctx)
         if str(kind) in st.unknown:
             return []
@@ -459,7 +452,7 @@ class ClaudeAdapter(AgentAdapter):
             ctx.in_turn = False
             return events
         events = ctx.begin_turn()
-        if not (errors or turn_text or interrupted) and text and m.get("subtype") == "success" and not m.get("is_error"):
+        if text and not (errors or turn_text or interrupted or m.get("is_error")) and m.get("subtype") == "success":
             events += self._text(ctx, text) + ctx.end_text()  # a prompt answered without assistant lines
         tool_error = "interrupted" if interrupted else "the turn ended before the tool finished"
         if errors and errors[-1].type == "turn_limit":
@@ -507,7 +500,8 @@ class ClaudeAdapter(AgentAdapter):
         if not m.get("is_error") and not subtype.startswith("error") and not pending:
             stop = m.get("stop_reason")
             if stop == "refusal":
-                return [ev.ErrorEvent(code=ErrorCode.REFUSAL, message="Claude declined this request.", recoverable=True)]
+                msg = "Claude declined this request."
+                return [ev.ErrorEvent(code=ErrorCode.REFUSAL, message=msg, recoverable=True)]
             if stop == "max_tokens":
                 msg = "The response hit the output token limit."
                 return [ev.ErrorEvent(code=ErrorCode.MAX_TOKENS, message=msg, recoverable=True)]
@@ -537,19 +531,6 @@ class ClaudeAdapter(AgentAdapter):
         return events + list(ctx.finish(status))
 
 
-_HANDLERS = {
-    "system": ClaudeAdapter._on_system,
-    "stream_event": ClaudeAdapter._on_stream_event,
-    "assistant": ClaudeAdapter._on_assistant,
-    "user": ClaudeAdapter._on_user,
-    "result": ClaudeAdapter._on_result,
-    "control_request": ClaudeAdapter._on_control_request,
-    "control_response": ClaudeAdapter._on_control_response,
-    "control_cancel_request": ClaudeAdapter._on_control_cancel_request,
-    "rate_limit_event": ClaudeAdapter._on_rate_limit_event,
-}
-
-
 def classify_error(
     kind: str, status: Any, message: str, result: dict[str, Any], rate_reset_ms: int | None
 ) -> BaseEvent:
@@ -572,7 +553,8 @@ def classify_error(
         if over:
             used, most = (int(g.replace(",", "")) for g in over.groups())
         if not most:
-            most = max((_num(_dict(u).get("contextWindow")) for u in _dict(result.get("modelUsage")).values()), default=0)
+            windows = [_num(_dict(u).get("contextWindow")) for u in _dict(result.get("modelUsage")).values()]
+            most = max(windows, default=0)
         return ev.ContextExceededEvent(used_tokens=used, max_tokens=most)
     return ev.ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message, recoverable=True)
 
@@ -592,7 +574,8 @@ def mcp_config(servers: list[dict[str, Any]]) -> dict[str, Any]:
         name = str(server.get("name") or f"server{i + 1}")
         kind = server.get("type")
         if kind in ("http", "sse") or (server.get("url") and not server.get("command")):
-            out[name] = {"type": kind or "http", "url": str(server.get("url") or ""), "headers": pairs(server.get("headers"))}
+            url = str(server.get("url") or "")
+            out[name] = {"type": kind or "http", "url": url, "headers": pairs(server.get("headers"))}
         else:
             out[name] = {
                 "type": "stdio",

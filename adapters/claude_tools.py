@@ -284,7 +284,7 @@ def text_diff(path: str, old: str | None, new: str) -> str:
 # ── tool call events and their projections ──────────────────────────────────────────────────────────────────────
 _FINISHED = "claude.finished_tools"  # ctx.state key: ids whose result was emitted (late duplicates are ignored)
 _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
-_EXIT_CODE = re.compile(r"\s*Exit code (-?\d+)\s*\n?")
+_EXIT_CODE = re.compile(r"\s*Exit code (-?\d+)[ \t]*\n?")
 
 
 def _finished(ctx: ParseContext) -> set[str]:
@@ -295,11 +295,10 @@ def tool_start(ctx: ParseContext, tool_id: str, name: str, tool_input: Any = Non
     """Announce a tool call once (streamed or whole); with a complete input it is ready at once."""
     if tool_id in _finished(ctx):
         return []
-    events: list[BaseEvent] = []
-    if ctx.tool_name(tool_id) is None:
-        events = ctx.tool_start(tool_id, name, tool_input)  # with input: start carries it, then ready
-        return events + _on_ready(ctx, tool_id, name, tool_input) if tool_input is not None else events
-    return events + tool_ready(ctx, tool_id, tool_input) if tool_input is not None else events
+    if ctx.tool_name(tool_id) is not None:  # already announced (streamed): a complete input makes it ready
+        return tool_ready(ctx, tool_id, tool_input) if tool_input is not None else []
+    events = ctx.tool_start(tool_id, name, tool_input)  # with an input: start carries it, then ready at once
+    return events + _on_ready(ctx, tool_id, name, tool_input) if tool_input is not None else events
 
 
 def tool_ready(ctx: ParseContext, tool_id: str, tool_input: Any = None) -> list[BaseEvent]:

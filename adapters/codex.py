@@ -21,7 +21,13 @@ Mapping decisions worth knowing:
 - ``token_usage`` carries the *last request's* usage (the runtime sums these events); ``input_tokens`` is codex's
   number, which includes ``cached_tokens`` (OpenAI convention), and ``output_tokens`` includes reasoning tokens.
 - A failed turn's error is typed from ``codexErrorInfo``/the message (auth, rate limit, context window) and placed
-  by ``end_failed_turn`` (see ``codex_exec.py``); generic failures are ``recoverable``: the thread stays usable.
+  by ``end_failed_turn`` (see ``codex_exec.py``, which also holds the modes, tool table and item helpers both Codex
+  transports share); generic failures are ``recoverable``: the thread stays usable.
+- Approvals: ``interaction_id`` is ``codex-approval-<json-rpc id>`` and ``tool_call_id`` the item id (the tool is
+  announced first if codex did not). "Always" answers ``acceptForSession`` when codex offers it (or lists nothing),
+  else the exec-policy amendment codex proposed (a persistent rule), else ``accept``; a denial is ``decline`` (the
+  turn goes on; ``cancel`` would end it). Requests we cannot bridge are answered with an error, never left pending.
+- Interrupt is always in-protocol (a signal would kill the app-server and the session with it).
 """
 
 from __future__ import annotations
@@ -121,13 +127,13 @@ class CodexAdapter(AgentAdapter):
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
         ctx.state["codex_mode"] = resolve_mode(options.mode) or "auto"
         ctx.state["codex_pending_prompts"] = [options.prompt] if options.prompt is not None else []
-        self._peer(ctx).request(
-            ctx, "initialize", {"clientInfo": CLIENT_INFO}, lambda result, error: self._on_initialized(options, ctx, error)
-        )
+        on_result = lambda _result, error: self._on_initialized(options, ctx, error)  # noqa: E731
+        self._peer(ctx).request(ctx, "initialize", {"clientInfo": CLIENT_INFO}, on_result)
 
     def _on_initialized(self, options: RunOptions, ctx: ParseContext, error: dict | None) -> list[BaseEvent]:
         if error is not None:
-            return [ErrorEvent(code=ErrorCode.PROTOCOL_ERROR, message=f"codex initialize failed: {error_message(error)}")]
+            message = f"codex initialize failed: {error_message(error)}"
+            return [ErrorEvent(code=ErrorCode.PROTOCOL_ERROR, message=message)]
         peer = self._peer(ctx)
         peer.notify(ctx, "initialized")
         approval, sandbox = MODE_POLICIES[ctx.state["codex_mode"]]
@@ -289,10 +295,7 @@ class CodexAdapter(AgentAdapter):
             return self._usage(_dict(params.get("tokenUsage")), ctx)
         if method == "turn/plan/updated":
             seq = ctx.state["codex_plan_seq"] = ctx.state.get("codex_plan_seq", 0) + 1
-            steps = [
-                {"step": _str(_dict(s).get("step")), "status": _PLAN_STATUS.get(_str(_dict(s).get("status")), "pending")}
-                for s in params.get("plan") or ()
-            ]
+            steps = [_plan_step(step) for step in params.get("plan") or ()]
             return plan_tool(ctx, f"plan-{seq}", steps, params.get("explanation"))
         if method == "turn/diff/updated":
             ctx.state["codex_diff"] = _str(params.get("diff"))
@@ -356,7 +359,8 @@ class CodexAdapter(AgentAdapter):
         used, size = _int(last.get("totalTokens")) or 0, _int(usage.get("modelContextWindow")) or 0
         ctx.state["codex_context"] = (used, size)
         if size and used / size >= 0.8:
-            events.append(ContextLimitWarningEvent(used_tokens=used, max_tokens=size, pct_used=round(100 * used / size, 1)))
+            pct = round(100 * used / size, 1)
+            events.append(ContextLimitWarningEvent(used_tokens=used, max_tokens=size, pct_used=pct))
         return events
 
     # ── items ──────────────────────────────────────────────────────────────────────────────────────────────────
@@ -394,7 +398,8 @@ class CodexAdapter(AgentAdapter):
         if kind == "commandExecution":
             events = self._item_started(item, ctx) if ctx.tool_name(item_id) is None else []
             output = _str(item.get("aggregatedOutput"))
-            return events + shell_end(ctx, item_id, status, output, _int(item.get("exitCode")), _int(item.get("durationMs")))
+            code, duration = _int(item.get("exitCode")), _int(item.get("durationMs"))
+            return events + shell_end(ctx, item_id, status, output, code, duration)
         if kind == "fileChange":
             events = self._item_started(item, ctx) if ctx.tool_name(item_id) is None else []
             changes = normalize_changes(item.get("changes"))
@@ -422,7 +427,8 @@ class CodexAdapter(AgentAdapter):
             return events + ctx.tool_result(item_id, item.get("action") or _str(item.get("query")))
         if kind == "imageView":
             events = self._item_started(item, ctx) if ctx.tool_name(item_id) is None else []
-            return events + ctx.tool_result(item_id, _str(item.get("path"))) + [FileReadEvent(path=_str(item.get("path")))]
+            path = _str(item.get("path"))
+            return events + ctx.tool_result(item_id, path) + [FileReadEvent(path=path)]
         if kind == "contextCompaction":
             return [ContextCompactedEvent()]
         return []
@@ -467,7 +473,8 @@ class CodexAdapter(AgentAdapter):
                 ]
                 events += ctx.tool_start(item_id, "apply_patch", {"changes": normalize_changes(changes)})
             tool_input = ctx.tool_input(item_id) or {}
-            paths = [f"{c['kind']} {c.get('move_path') or c['path']}" for c in normalize_changes(tool_input.get("changes"))]
+            changes = normalize_changes(tool_input.get("changes"))
+            paths = [f"{c['kind']} {c.get('move_path') or c['path']}" for c in changes]
             grant_root, reason = _str(params.get("grantRoot")), _str(params.get("reason"))
             if grant_root:
                 paths.append(f"and allow writes under {grant_root} for this session")
@@ -493,7 +500,7 @@ class CodexAdapter(AgentAdapter):
                     detail=json.dumps(permissions, ensure_ascii=False),
                     tool_name="request_permissions",
                     risk_level="high",
-                    tool_call_id=_str(params.get("itemId")) or None,
+                    tool_call_id=_str(params.get("itemId")) if ctx.tool_name(_str(params.get("itemId"))) else None,
                     input=permissions,
                 )
             )
@@ -534,6 +541,12 @@ def _decision(decision: ApprovalDecision, available: Any) -> Any:
         if isinstance(option, dict) and "acceptWithExecpolicyAmendment" in option:
             return option
     return "accept"
+
+
+def _plan_step(step: Any) -> dict[str, str]:
+    """A ``turn/plan/updated`` step in codex's own ``update_plan`` tool shape (snake_case status)."""
+    step = _dict(step)
+    return {"step": _str(step.get("step")), "status": _PLAN_STATUS.get(_str(step.get("status")), "pending")}
 
 
 def _approval_elicitation(params: dict[str, Any]) -> bool:

@@ -8,7 +8,8 @@ Why a fallback at all: ``exec --json`` is the oldest, most stable headless inter
 much poorer (captures ``codex-exec-*.jsonl``, codex 0.169.0): no text/reasoning deltas (whole items only), no
 command output streaming, file changes without diff text, and no approvals at all (exec has no ``-a``; approval is
 effectively ``never``), so the mode only chooses the sandbox. Some failures appear only on stderr (a read-only
-sandbox rejecting ``apply_patch``), which :meth:`CodexExecAdapter.stderr_events` surfaces as warnings.
+sandbox rejecting ``apply_patch``), which :meth:`CodexExecAdapter.stderr_events` surfaces as warnings. Usage comes
+only in ``turn.completed`` and is the thread's running total, so a resumed thread reports earlier turns again.
 
 Invocation facts: ``codex -c sandbox_mode="…" exec --json --skip-git-repo-check [-m MODEL] [EXTRA] [resume] --
 [ID] PROMPT``. ``--json``/``-m``/``--skip-git-repo-check`` are global exec flags, but ``--sandbox`` is not accepted
@@ -316,13 +317,16 @@ class CodexExecAdapter(AgentAdapter):
             args += ["-m", options.model]
         args += options.extra_args
         prompt = options.prompt
-        for image in prompt.images if prompt else ():  # exec takes image files only (embedded data is dropped)
-            if image.uri and image.uri.startswith("file://"):
-                args += ["-i", image.uri[len("file://") :]]
-        if options.session_id:
-            args += ["resume", "--", options.session_id]
+        images = [  # exec takes image files only: embedded image data cannot be passed
+            arg
+            for image in (prompt.images if prompt else ())
+            if image.uri and image.uri.startswith("file://")
+            for arg in ("-i", image.uri[len("file://") :])
+        ]
+        if options.session_id:  # resume has its own --image option, so images go after it
+            args += ["resume", *images, "--", options.session_id]
         else:
-            args.append("--")
+            args += [*images, "--"]
         args.append(prompt.as_text() if prompt else "")
         return SpawnSpec(
             command="/bin/sh", args=["-c", _STDIN_FROM_DEV_NULL, codex, *args], env=options.env, cwd=options.cwd
@@ -383,14 +387,14 @@ class CodexExecAdapter(AgentAdapter):
             return ctx.thinking_delta(_str(item.get("text"))) + ctx.end_thinking() if done else []
         if kind == "command_execution":
             tool_input = {"command": _str(item.get("command")), "cwd": ctx.cwd}
-            events = ctx.tool_start(item_id, "shell", tool_input) if ctx.tool_name(item_id) is None else []
+            events = ctx.tool_start(item_id, "shell", tool_input)
             if not done:  # exec never asks: the command runs now
                 return events + shell_begin(ctx, item_id)
             output = _str(item.get("aggregated_output"))
             return events + shell_end(ctx, item_id, status, output, _int(item.get("exit_code")), None)
         if kind == "file_change":
             changes = normalize_changes(item.get("changes"))
-            events = ctx.tool_start(item_id, "apply_patch", {"changes": changes}) if ctx.tool_name(item_id) is None else []
+            events = ctx.tool_start(item_id, "apply_patch", {"changes": changes})  # [] when already announced
             if not done:
                 return events
             if status == "declined":
@@ -401,7 +405,7 @@ class CodexExecAdapter(AgentAdapter):
         if kind == "mcp_tool_call":
             name = f"mcp__{_str(item.get('server'))}__{_str(item.get('tool'))}"
             args = item.get("arguments")
-            events = ctx.tool_start(item_id, name, args if args is not None else {}) if ctx.tool_name(item_id) is None else []
+            events = ctx.tool_start(item_id, name, args if args is not None else {})
             if not done:
                 return events
             error = item.get("error")
@@ -409,7 +413,7 @@ class CodexExecAdapter(AgentAdapter):
                 return events + ctx.tool_error(item_id, _str(_dict(error).get("message")) or "MCP tool call failed")
             return events + ctx.tool_result(item_id, item.get("result"))
         if kind == "web_search":
-            events = ctx.tool_start(item_id, "web_search", {"query": _str(item.get("query"))}) if ctx.tool_name(item_id) is None else []
+            events = ctx.tool_start(item_id, "web_search", {"query": _str(item.get("query"))})
             return events + (ctx.tool_result(item_id, item.get("action") or _str(item.get("query"))) if done else [])
         if kind == "todo_list":
             seq = ctx.state["codex_plan_seq"] = ctx.state.get("codex_plan_seq", 0) + 1

@@ -562,6 +562,7 @@ def test_permissions_and_mcp_elicitation_approvals() -> None:
         {"method": "mcpServer/elicitation/request", "id": 6, "params": {"threadId": "T1", "serverName": "gh", "mode": "form", "message": "Allow gh/create_issue?", "_meta": {"codex_approval_kind": "mcp_tool_call"}}},
     ], ctx)  # fmt: skip
     assert [(e.action, e.tool_name) for e in events] == [("Select a root", "request_permissions"), ("Allow gh/create_issue?", "mcp")]
+    assert [e.tool_call_id for e in events] == [None, None]  # never point at a tool call that was not announced
     adapter.respond_approval("codex-approval-5", ApprovalDecision(approve=True, always=True), ctx)
     adapter.respond_approval("codex-approval-6", ApprovalDecision(approve=False), ctx)
     assert [m["result"] for m in sent(ctx)] == [
@@ -920,5 +921,5 @@ def test_fresh_recordings_parse_cleanly(path: Path) -> None:
     else:
         events = feed(CodexExecAdapter(), text.splitlines())
     assert events, "a recording should produce events"
-    assert "debug" not in types(e for e in events if e.type == "debug" and "could not handle" in e.message)
+    assert not [e for e in events if e.type == "debug" and "could not handle" in e.message]
     assert_ordering(events)
