@@ -97,6 +97,7 @@ class _Accumulator:
         self.turns = 0
         self.error: RunError | None = None
         self.session_id: str | None = None
+        self.saw_cost_event = False
 
     def add(self, event: BaseEvent) -> None:
         t = event.type
@@ -104,9 +105,10 @@ class _Accumulator:
             self.text.append(event.delta)  # type: ignore[attr-defined]
         elif t == "turn_end":
             self.turns += 1
-            if event.cost is not None:  # type: ignore[attr-defined]
+            if event.cost is not None and not self.saw_cost_event:  # type: ignore[attr-defined]
                 self.cost = event.cost  # type: ignore[attr-defined]
-        elif t == "cost":
+        elif t == "cost":  # the authoritative running total (spec 000 §17.1): per-turn costs never overwrite it
+            self.saw_cost_event = True
             self.cost = event.cost  # type: ignore[attr-defined]
         elif t == "token_usage":
             e: Any = event

@@ -47,6 +47,7 @@ __all__ = [
     "SUBAGENT_TOOLS",
     "approval_action",
     "approval_detail",
+    "content_text",
     "mcp_parts",
     "risk_for",
     "structured_patch_to_diff",

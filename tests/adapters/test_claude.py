@@ -59,7 +59,8 @@ def run_capture(adapter: ClaudeAdapter, name: str, *, exit_code: int | None = 0,
 
 def bash_turn_prefix(session: str, *, streamed: bool = False) -> list[tuple]:
     text = [("text_delta", "Let me run"), ("text_delta", " a command.")] if streamed else [("text_delta", "Let me run a command.")]
-    deltas = [("tool_input_delta", "toolu_fake_0", '{"com'), ("tool_input_delta", "toolu_fake_0", 'mand": "echo hello-from-tool", "description": "Print greeting"}')]
+    parts = ['{"com', 'mand": "echo hello-from-tool", "description": "Print greeting"}']
+    deltas = [("tool_input_delta", "toolu_fake_0", part) for part in parts]
     return [
         ("session_start", session, False),
         ("turn_start", 0),
@@ -225,7 +226,8 @@ INIT = {"type": "system", "subtype": "init", "session_id": SID, "cwd": CWD, "too
 
 
 def assistant(block: dict, msg_id: str = "msg_1", parent: str | None = None) -> dict:
-    return {"type": "assistant", "message": {"id": msg_id, "role": "assistant", "content": [block]}, "parent_tool_use_id": parent, "session_id": SID}  # fmt: skip
+    message = {"id": msg_id, "role": "assistant", "content": [block]}
+    return {"type": "assistant", "message": message, "parent_tool_use_id": parent, "session_id": SID}
 
 
 def tool_use(tool_id: str, name: str, tool_input: dict, **kw) -> dict:
@@ -233,7 +235,8 @@ def tool_use(tool_id: str, name: str, tool_input: dict, **kw) -> dict:
 
 
 def tool_result(tool_id: str, content, is_error: bool = False, sidecar=None) -> dict:
-    line = {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": content, "is_error": is_error}]}}  # fmt: skip
+    block = {"type": "tool_result", "tool_use_id": tool_id, "content": content, "is_error": is_error}
+    line = {"type": "user", "message": {"role": "user", "content": [block]}}
     if sidecar is not None:
         line["tool_use_result"] = sidecar
     return line
@@ -247,23 +250,35 @@ def result(**kw) -> dict:
 
 # The real 429 result line from agent-clis.md §1 "Errors (verified)" (no capture file kept it), preceded by a
 # synthetic assistant line shaped like the auth capture's with ``error: "rate_limit"``.
-RATE_LIMIT_RESULT = '{"type": "result", "subtype": "success", "is_error": true, "api_error_status": 429, "duration_ms": 180, "duration_api_ms": 0, "num_turns": 1, "result": "API Error: Request rejected (429) · Rate limited (fake)", "stop_reason": "stop_sequence", "session_id": "25b50e6c-6550-41f2-9ada-ad406d690325", "total_cost_usd": 0, "usage": {"input_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 0}, "modelUsage": {}, "permission_denials": [], "terminal_reason": "completed"}'
-RATE_LIMIT_ASSISTANT = {"type": "assistant", "message": {"id": "x", "model": "<synthetic>", "role": "assistant", "content": [{"type": "text", "text": "API Error: Request rejected (429) · Rate limited (fake)"}]}, "error": "rate_limit", "session_id": SID}  # fmt: skip
+RATE_LIMIT_TEXT = "API Error: Request rejected (429) · Rate limited (fake)"
+RATE_LIMIT_RESULT = json.dumps({
+    "type": "result", "subtype": "success", "is_error": True, "api_error_status": 429, "duration_ms": 180,
+    "duration_api_ms": 0, "num_turns": 1, "result": RATE_LIMIT_TEXT, "stop_reason": "stop_sequence",
+    "session_id": "25b50e6c-6550-41f2-9ada-ad406d690325", "total_cost_usd": 0,
+    "usage": {"input_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 0},
+    "modelUsage": {}, "permission_denials": [], "terminal_reason": "completed",
+})  # fmt: skip
+RATE_LIMIT_ASSISTANT = {
+    "type": "assistant", "error": "rate_limit", "session_id": SID,
+    "message": {"id": "x", "model": "<synthetic>", "role": "assistant", "content": [{"type": "text", "text": RATE_LIMIT_TEXT}]},
+}  # fmt: skip
 
 
 def test_rate_limit_is_recoverable_and_ends_the_turn(adapter: ClaudeAdapter) -> None:
     events = feed(adapter, [INIT, RATE_LIMIT_ASSISTANT, RATE_LIMIT_RESULT], exit_code=0)
     assert types(events) == ["session_start", "turn_start", "token_usage", "cost", "rate_limit_error", "turn_end"]
     err = events[4]
-    assert err.message == "API Error: Request rejected (429) · Rate limited (fake)" and err.retry_after_ms is None
+    assert err.message == RATE_LIMIT_TEXT and err.retry_after_ms is None
     assert not is_terminal_event(err)
 
 
 def test_rate_limit_signals_carry_retry_after(adapter: ClaudeAdapter) -> None:
     # Shapes: rate_limit_event as printed by 2.x; api_retry as documented in agent-clis.md §1.
     reset = int(__import__("time").time()) + 60
-    retry = {"type": "system", "subtype": "api_retry", "attempt": 1, "max_retries": 10, "retry_delay_ms": 500, "error_status": 429, "error": "rate_limit"}  # fmt: skip
-    limit = {"type": "rate_limit_event", "rate_limit_info": {"status": "rejected", "resetsAt": reset, "rateLimitType": "five_hour"}}  # fmt: skip
+    retry = {"type": "system", "subtype": "api_retry", "attempt": 1, "max_retries": 10, "retry_delay_ms": 500,
+             "error_status": 429, "error": "rate_limit"}  # fmt: skip
+    info = {"status": "rejected", "resetsAt": reset, "rateLimitType": "five_hour"}
+    limit = {"type": "rate_limit_event", "rate_limit_info": info}
     events = feed(adapter, [INIT, retry, limit, RATE_LIMIT_ASSISTANT, RATE_LIMIT_RESULT])
     assert brief(events)[:3] == [("session_start", SID, False), ("rate_limited",), ("retry", 1, "rate_limit")]
     assert events[1].retry_after_ms == 500 and events[2].delay_ms == 500
@@ -311,7 +326,9 @@ def test_interrupt_closes_the_turn_without_an_error(adapter: ClaudeAdapter) -> N
     feed(adapter, [INIT, tool_use("t1", "Bash", {"command": "sleep 100"})], ctx)
     assert adapter.interrupt(ctx) is True
     assert sent(ctx) == [{"type": "control_request", "request_id": "req_1_interrupt", "request": {"subtype": "interrupt"}}]
-    events = feed(adapter, [result(subtype="error_during_execution", is_error=True, result="[Request interrupted by user]")], ctx)
+    # What claude 2.1.197 really sends after an interrupt (checked live against the fake model server).
+    after_interrupt = result(subtype="error_during_execution", is_error=True, result="[Request interrupted by user]")
+    events = feed(adapter, [after_interrupt], ctx)
     assert brief(events) == [
         ("token_usage", 0, 0), ("cost", CostRecord(cached_tokens=0)), ("tool_error", "t1", "interrupted"), ("turn_end", 0),
     ]  # fmt: skip — no error event and no "interrupted" text: the runtime already emitted `interrupted`
@@ -346,8 +363,8 @@ def test_tool_projections(adapter: ClaudeAdapter) -> None:
         tool_use("m1", "mcp__github__search_issues", {"q": "bug"}),
         tool_result("m1", [{"type": "text", "text": "3 issues"}]),
         tool_use("w1", "Write", {"file_path": NOTE, "content": "new\n"}),
-        tool_result("w1", "ok", sidecar={"type": "update", "filePath": NOTE, "content": "new\n",
-                                         "structuredPatch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-old", "+new"]}]}),
+        tool_result("w1", "ok", sidecar={"type": "update", "filePath": NOTE, "content": "new\n", "structuredPatch": [
+            {"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-old", "+new"]}]}),
         tool_use("e1", "MultiEdit", {"file_path": NOTE, "edits": [{"old_string": "a", "new_string": "b"}]}),
         tool_result("e1", "ok"),
         tool_use("k1", "Task", {"description": "Explore", "prompt": "find it", "subagent_type": "Explore"}),
@@ -361,8 +378,10 @@ def test_tool_projections(adapter: ClaudeAdapter) -> None:
     assert got == [
         ("tool_result", "r1", "     3\tgamma"), ("file_read", NOTE),
         ("shell_start", "false", CWD), ("shell_stderr_delta", "boom"), ("shell_exit", 2), ("tool_error", "b1", "Exit code 2\nboom"),
-        ("mcp_tool_call_start", "m1", "github", "search_issues"), ("tool_result", "m1", "3 issues"), ("mcp_tool_result", "m1", "3 issues"),
-        ("tool_result", "w1", "ok"), ("file_write", NOTE, 4), ("file_patch", NOTE, f"--- {NOTE}\n+++ {NOTE}\n@@ -1,1 +1,1 @@\n-old\n+new\n"),
+        ("mcp_tool_call_start", "m1", "github", "search_issues"),
+        ("tool_result", "m1", "3 issues"), ("mcp_tool_result", "m1", "3 issues"),
+        ("tool_result", "w1", "ok"), ("file_write", NOTE, 4),
+        ("file_patch", NOTE, f"--- {NOTE}\n+++ {NOTE}\n@@ -1,1 +1,1 @@\n-old\n+new\n"),
         ("tool_result", "e1", "ok"), ("file_patch", NOTE, f"--- {NOTE}\n+++ {NOTE}\n@@ -1 +1 @@\n-a\n+b\n"),
         ("subagent_spawn", "k1", "Explore"),
         ("tool_result", "k1r", "x"), ("file_read", NOTE),
@@ -373,16 +392,17 @@ def test_tool_projections(adapter: ClaudeAdapter) -> None:
 
 
 def test_approval_for_an_unannounced_tool_announces_it_first(adapter: ClaudeAdapter) -> None:
-    request = {"type": "control_request", "request_id": "r-1", "request": {"subtype": "can_use_tool", "tool_name": "Bash",
-               "input": {"command": "rm -rf build"}, "tool_use_id": "t9", "permission_suggestions": [{"type": "addRules"}]}}  # fmt: skip
+    ask = {"subtype": "can_use_tool", "tool_name": "Bash", "input": {"command": "rm -rf build"}, "tool_use_id": "t9",
+           "permission_suggestions": [{"type": "addRules"}]}  # fmt: skip
+    request = {"type": "control_request", "request_id": "r-1", "request": ask}
     ctx = make_ctx("claude", CWD)
     events = feed(adapter, [INIT, request], ctx)
     assert types(events)[-4:] == ["tool_call_start", "tool_call_ready", "shell_start", "approval_request"]
     req = events[-1]
     assert (req.action, req.detail, req.risk_level, req.tool_call_id) == ("Run rm -rf build", "rm -rf build", "high", "t9")
     adapter.respond_approval("r-1", ApprovalDecision(approve=True, always=True, updated_input={"command": "rm -rf ./build"}), ctx)
-    assert sent(ctx) == [{"type": "control_response", "response": {"subtype": "success", "request_id": "r-1", "response": {
-        "behavior": "allow", "updatedInput": {"command": "rm -rf ./build"}, "updatedPermissions": [{"type": "addRules"}]}}}]  # fmt: skip
+    allow = {"behavior": "allow", "updatedInput": {"command": "rm -rf ./build"}, "updatedPermissions": [{"type": "addRules"}]}
+    assert sent(ctx) == [{"type": "control_response", "response": {"subtype": "success", "request_id": "r-1", "response": allow}}]
 
 
 def test_other_control_requests_are_answered_with_an_error(adapter: ClaudeAdapter) -> None:
@@ -437,7 +457,8 @@ def test_permission_request_mid_stream_completes_the_tool_input(adapter: ClaudeA
     lines = [
         INIT,
         sse({"type": "message_start", "message": {"id": "m7"}}),
-        sse({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "b7", "name": "Bash", "input": {}}}),
+        sse({"type": "content_block_start", "index": 0,
+             "content_block": {"type": "tool_use", "id": "b7", "name": "Bash", "input": {}}}),
         sse({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"comm'}}),
         request,
         sse({"type": "content_block_stop", "index": 0}),
