@@ -18,8 +18,9 @@ Mapping decisions worth knowing:
 - ``turn/plan/updated`` becomes a synthetic ``update_plan`` tool call (start+ready+result) whose input is codex's
   own ``update_plan`` argument shape ``{plan:[{step,status}], explanation}`` with snake_case statuses; its ToolSpec
   has ``is_plan`` so translation can turn it into an ACP plan.
-- ``token_usage`` carries the *last request's* usage (the runtime sums these events); ``input_tokens`` is codex's
-  number, which includes ``cached_tokens`` (OpenAI convention), and ``output_tokens`` includes reasoning tokens.
+- ``token_usage`` carries the *last request's* usage (the runtime sums these events); repeated snapshots and the
+  one ``thread/resume`` sends to restore old totals are skipped. ``input_tokens`` is codex's number, which includes
+  ``cached_tokens`` (OpenAI convention), and ``output_tokens`` includes reasoning tokens.
 - A failed turn's error is typed from ``codexErrorInfo``/the message (auth, rate limit, context window) and placed
   by ``end_failed_turn`` (see ``codex_exec.py``, which also holds the modes, tool table and item helpers both Codex
   transports share); generic failures are ``recoverable``: the thread stays usable.
@@ -345,9 +346,12 @@ class CodexAdapter(AgentAdapter):
     def _usage(self, usage: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         total, last = _dict(usage.get("total")), _dict(usage.get("last"))
         total_tokens = _int(total.get("totalTokens"))
-        if total_tokens is not None and total_tokens == ctx.state.get("codex_usage_total"):
-            return []  # the same snapshot again
+        used, size = _int(last.get("totalTokens")) or 0, _int(usage.get("modelContextWindow")) or 0
+        ctx.state["codex_context"] = (used, size)
+        repeated = total_tokens is not None and total_tokens == ctx.state.get("codex_usage_total")
         ctx.state["codex_usage_total"] = total_tokens
+        if repeated or not ctx.in_turn:  # a repeat, or thread/resume restoring the old totals: nothing new was spent
+            return []
         events: list[BaseEvent] = [
             TokenUsageEvent(
                 input_tokens=_int(last.get("inputTokens")) or 0,
@@ -356,8 +360,6 @@ class CodexAdapter(AgentAdapter):
                 cached_tokens=_int(last.get("cachedInputTokens")),
             )
         ]
-        used, size = _int(last.get("totalTokens")) or 0, _int(usage.get("modelContextWindow")) or 0
-        ctx.state["codex_context"] = (used, size)
         if size and used / size >= 0.8:
             pct = round(100 * used / size, 1)
             events.append(ContextLimitWarningEvent(used_tokens=used, max_tokens=size, pct_used=pct))

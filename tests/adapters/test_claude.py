@@ -641,7 +641,7 @@ def test_static_metadata(adapter: ClaudeAdapter) -> None:
 
 # ── every transcript keeps the ordering contract (fresh recordings included when present) ───────────────────────
 SHARED = sorted(CAPTURES.glob("claude-*.jsonl"))
-FRESH = sorted((FIXTURES / "claude").glob("**/*.jsonl"))
+FRESH = sorted(p for p in (FIXTURES / "claude").glob("*.jsonl") if not p.name.endswith(".stdin.jsonl"))
 FRESH = [p for p in FRESH if p.parent != CAPTURES]
 NO_FRESH = pytest.param(None, marks=pytest.mark.skip(reason="no fresh claude recordings in tests/fixtures/claude yet"))
 

@@ -908,18 +908,220 @@ def test_capabilities_and_metadata() -> None:
     assert CodexExecAdapter().transport == "line-stream (codex exec --json)"
 
 
-# ── fresh recordings (tests/fixtures/codex/*.jsonl), when the capture script has produced them ───────────────────
-FRESH = sorted((FIXTURES / "codex").glob("*.jsonl"))
+# ── fresh recordings (tests/fixtures/codex/<name>.jsonl + <name>.stdin.jsonl, recorded by the capture script) ────
+FRESH_DIR = FIXTURES / "codex"
+FRESH = sorted(p for p in FRESH_DIR.glob("*.jsonl") if not p.name.endswith(".stdin.jsonl"))
+needs_fresh = pytest.mark.skipif(not (FRESH_DIR / "manifest.json").exists(), reason="no fresh codex recordings yet")
+FRESH_CWD = "/work/project"
+TASK = "Create notes.txt containing alpha and beta, then change beta to gamma."
+GAMMA = "Done: notes.txt now contains alpha and gamma."
+
+
+def replay_fresh(name: str, *, interrupt_at: str | None = None) -> tuple[list[BaseEvent], list[dict], list[dict]]:
+    """Replay ``<name>.jsonl`` (stdout) with the prompt/resume/approval answers its ``<name>.stdin.jsonl`` recorded.
+    ``interrupt_at``: call interrupt() right after the first notification with that method. Returns events, what
+    we sent, and what the recorder sent."""
+    recorded = [json.loads(line) for line in (FRESH_DIR / f"{name}.stdin.jsonl").read_text().splitlines() if line]
+    requests = {m["method"]: m for m in recorded if "method" in m}
+    answers = {m["id"]: m["result"] for m in recorded if "result" in m}
+    thread = requests.get("thread/resume", {}).get("params", {}).get("threadId")
+    text = requests["turn/start"]["params"]["input"][0]["text"]
+    adapter, ctx = CodexAdapter(), make_ctx("codex", cwd=FRESH_CWD)
+    adapter.start(RunOptions(agent="codex", cwd=FRESH_CWD, prompt=Prompt.of_text(text), model="gpt-5.5", session_id=thread), ctx)
+    out, events, interrupted = sent(ctx), [], False
+    for line in (FRESH_DIR / f"{name}.jsonl").read_text().splitlines():
+        msg = json.loads(line)
+        events += adapter.parse_line(line, ctx)
+        if "method" in msg and "id" in msg:  # a server request: answer as the recorder did
+            iid = next(k for k, v in ctx.approvals.items() if v["rpc_id"] == msg["id"])
+            approve, always = _DECISIONS.get(answers[msg["id"]]["decision"], (False, False))
+            adapter.respond_approval(iid, ApprovalDecision(approve=approve, always=always), ctx)
+        if interrupt_at is not None and interrupt_at == msg.get("method") and not interrupted:
+            interrupted = adapter.interrupt(ctx)
+        out += sent(ctx)
+    assert_ordering(events)
+    return events, out, recorded
+
+
+def _thread(recorded: list[dict]) -> str:
+    """The thread id of a recording (re-recording changes it, so tests read it instead of hardcoding it)."""
+    return next(m["params"]["threadId"] for m in recorded if m.get("method") == "turn/start")
+
+
+def _same_wire(ours: list[dict], recorded: list[dict]) -> None:
+    """Same requests (ids and methods) in the same order; approval answers and interrupts byte for byte."""
+    assert [(m.get("id"), m.get("method")) for m in ours] == [(m.get("id"), m.get("method")) for m in recorded]
+    for mine, theirs in zip(ours, recorded):
+        if "result" in theirs or theirs.get("method") == "turn/interrupt":
+            assert {k: v for k, v in mine.items() if k != "jsonrpc"} == theirs
+
+
+PATCH_UPDATE = "@@ -1,2 +1,2 @@\n alpha\n-beta\n+gamma\n"
+NOTES = f"{FRESH_CWD}/notes.txt"
+FRESH_THINK = [
+    ("thinking_start",),
+    ("thinking_delta", "First look around with"),
+    ("thinking_delta", " a harmless command, t"),
+    ("thinking_delta", "hen write notes.txt."),
+    ("thinking_stop", "First look around with a harmless command, then write notes.txt."),
+]
+FRESH_ECHO = "/bin/bash -lc 'echo hello-from-codex'"
+
+
+def _fresh_shell() -> list[tuple]:
+    return [
+        ("tool_call_start", "call_fake_0_2", "shell"),
+        ("tool_call_ready", "call_fake_0_2", {"command": FRESH_ECHO, "cwd": FRESH_CWD}),
+        ("approval_request", "codex-approval-0", "call_fake_0_2"),
+    ]
+
+
+def _fresh_add() -> list[tuple]:
+    return [
+        ("tool_call_start", "call_fake_1_1", "apply_patch"),
+        ("tool_call_ready", "call_fake_1_1", {"changes": [{"path": NOTES, "kind": "add", "diff": "alpha\nbeta\n"}]}),
+        ("approval_request", "codex-approval-1", "call_fake_1_1"),
+    ]
+
+
+@needs_fresh
+def test_fresh_write_edit_allow() -> None:
+    events, out, recorded = replay_fresh("write_edit_allow")
+    update = {"changes": [{"path": NOTES, "kind": "update", "diff": PATCH_UPDATE}]}
+    assert brief(events) == [
+        ("debug",),
+        ("session_start", _thread(recorded), False),
+        ("turn_start", 0),
+        *FRESH_THINK,
+        *message("Let me che", "ck the she", "ll works."),
+        *_fresh_shell(),
+        ("shell_start", FRESH_ECHO, FRESH_CWD),
+        ("shell_stdout_delta", "hello-from-codex\n"),
+        ("shell_exit", 0),
+        ("tool_result", "call_fake_0_2", "hello-from-codex\n"),
+        ("token_usage", 120, 30),
+        *message("Creating n", "otes.txt."),
+        *_fresh_add(),
+        ("tool_result", "call_fake_1_1", f"added {NOTES}"),
+        ("file_create", NOTES, 11),
+        ("token_usage", 120, 30),
+        ("tool_call_start", "call_fake_2_0", "apply_patch"),
+        ("tool_call_ready", "call_fake_2_0", update),
+        ("approval_request", "codex-approval-2", "call_fake_2_0"),
+        ("tool_result", "call_fake_2_0", f"updated {NOTES}"),
+        ("file_patch", NOTES, PATCH_UPDATE),
+        ("token_usage", 120, 30),
+        *message("Done: notes.", "txt now cont", "ains alpha a", "nd gamma."),
+        ("token_usage", 120, 30),
+        ("turn_end", 0),
+    ]
+    _same_wire(out, recorded)
+    assert patch_diffs(update) == [DiffSpec(path=NOTES, new_text="alpha\ngamma\n", old_text="alpha\nbeta\n")]
+
+
+@needs_fresh
+def test_fresh_write_edit_deny() -> None:
+    events, out, recorded = replay_fresh("write_edit_deny")
+    assert brief(events) == [
+        ("debug",),
+        ("session_start", _thread(recorded), False),
+        ("turn_start", 0),
+        *FRESH_THINK,
+        *message("Let me che", "ck the she", "ll works."),
+        *_fresh_shell(),
+        ("tool_error", "call_fake_0_2", "declined by user"),
+        ("token_usage", 120, 30),
+        *message("Creating n", "otes.txt."),
+        *_fresh_add(),
+        ("tool_error", "call_fake_1_1", "declined by user"),
+        ("token_usage", 120, 30),
+        ("token_usage", 120, 30),
+        *message("Done: notes.", "txt now cont", "ains alpha a", "nd gamma."),
+        ("token_usage", 120, 30),
+        ("turn_end", 0),
+    ]
+    _same_wire(out, recorded)
+
+
+@needs_fresh
+def test_fresh_cancel_sends_the_recorded_turn_interrupt() -> None:
+    events, out, recorded = replay_fresh("cancel", interrupt_at="item/agentMessage/delta")
+    line = "Line 001 of a long streamed answer.\n"
+    assert brief(events) == [
+        ("debug",),
+        ("session_start", _thread(recorded), False),
+        ("turn_start", 0),
+        *message(line),
+        ("turn_end", 0),
+    ]
+    _same_wire(out, recorded)  # includes {"id": 4, "method": "turn/interrupt", "params": {threadId, turnId}}
+
+
+@needs_fresh
+def test_fresh_resume_does_not_recount_restored_usage() -> None:
+    events, out, recorded = replay_fresh("resume")
+    assert brief(events) == [
+        ("debug",),  # configWarning
+        ("debug",),  # deprecationNotice about full-history hydration on thread/resume
+        ("session_start", _thread(recorded), True),
+        ("turn_start", 0),
+        *message("Done: notes.", "txt now cont", "ains alpha a", "nd gamma."),
+        ("token_usage", 120, 30),  # the restored 600-token total before the turn is not spent again
+        ("turn_end", 0),
+    ]
+    _same_wire(out, recorded)
+    assert out[2]["params"]["threadId"] == recorded[2]["params"]["threadId"]
+    first, _, _ = replay_fresh("resume.first")
+    assert first[1].session_id == _thread(recorded) and types(first)[-1] == "turn_end"  # the thread resumed above
+
+
+@needs_fresh
+def test_fresh_auth_error() -> None:
+    events, out, recorded = replay_fresh("auth_error")
+    msg = "unexpected status 401 Unauthorized: Incorrect API key provided: sk-fake., url: http://127.0.0.1:PORT/v1/responses"
+    assert brief(events) == [
+        ("debug",),
+        ("session_start", _thread(recorded), False),
+        ("turn_start", 0),
+        ("auth_error", msg),  # terminal: the error notification and turn/completed{failed} give one event
+    ]
+    assert events[-1].guidance == AUTH_GUIDANCE
+    _same_wire(out, recorded)
+
+
+@needs_fresh
+def test_fresh_rate_limit() -> None:
+    events, out, recorded = replay_fresh("rate_limit")
+    assert brief(events) == [
+        ("debug",),
+        ("session_start", _thread(recorded), False),
+        ("turn_start", 0),
+        ("rate_limit_error", "exceeded retry limit, last status: 429 Too Many Requests"),
+        ("turn_end", 0),  # recoverable: the thread takes the next prompt
+    ]
+    _same_wire(out, recorded)
+
+
+@needs_fresh
+def test_fresh_long_text_streams_every_delta() -> None:
+    events, out, recorded = replay_fresh("text")
+    deltas = [e.delta for e in events if e.type == "text_delta"]
+    assert len(deltas) == 200 and deltas[0] == "Line 001 of a long streamed answer.\n"
+    stop = next(e for e in events if e.type == "message_stop")
+    assert stop.text == "".join(deltas) and stop.text.endswith("Line 200 of a long streamed answer.\n")
+    assert types(events)[:3] == ["debug", "session_start", "turn_start"] and types(events)[-2:] == ["token_usage", "turn_end"]
+    _same_wire(out, recorded)
 
 
 @pytest.mark.skipif(not FRESH, reason="no fresh codex recordings in tests/fixtures/codex yet")
 @pytest.mark.parametrize("path", FRESH, ids=[p.name for p in FRESH])
-def test_fresh_recordings_parse_cleanly(path: Path) -> None:
-    text = path.read_text()
-    if '"method"' in text:  # app-server transcript
-        events, _, _ = replay(path)
+def test_every_fresh_recording_replays_cleanly(path: Path) -> None:
+    """Any recording the capture script adds later is at least parsed cleanly and in contract order."""
+    name = path.name.removesuffix(".jsonl")
+    if (FRESH_DIR / f"{name}.stdin.jsonl").exists():
+        events, _, _ = replay_fresh(name)
     else:
-        events = feed(CodexExecAdapter(), text.splitlines())
+        events = feed(CodexExecAdapter(), path.read_text().splitlines())
+        assert_ordering(events)
     assert events, "a recording should produce events"
     assert not [e for e in events if e.type == "debug" and "could not handle" in e.message]
-    assert_ordering(events)

@@ -99,7 +99,9 @@ def _resolve(name: str, install: bool) -> Path | None:
     override = os.environ.get(f"ACP_MUX_{name.upper()}_BIN")
     if override:
         path = Path(override)
-        return path if os.access(path, os.X_OK) else _fail(name, f"ACP_MUX_{name.upper()}_BIN={override} is not executable")
+        if os.access(path, os.X_OK):
+            return path
+        return _fail(name, f"ACP_MUX_{name.upper()}_BIN={override} is not executable")
     found = _installed_bin(name)
     if found or not install:
         return found or _fail(name, f"{name} {PINS[name][1]} is not installed in {cache_dir()} (installs disabled)")
@@ -224,6 +226,16 @@ def codex_config_toml(server_url: str, cwd: Path | None = None) -> str:
         "",
         "[feedback]",
         "enabled = false",
+        "",
+        # Features that reach OpenAI/GitHub services at startup (curated plugin sync via git + api.github.com +
+        # chatgpt.com, apps/connectors) or spawn background helpers. Off: tests must stay on loopback.
+        "[features]",
+        "plugins = false",
+        "remote_plugin = false",
+        "plugin_sharing = false",
+        "apps = false",
+        "in_app_updates = false",
+        "daemon_auto_start = false",
         "",
         "[otel]",
         'exporter = "none"',

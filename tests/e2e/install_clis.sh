@@ -19,8 +19,8 @@ CACHE="${ACP_MUX_CLI_CACHE:-$HOME/.cache/acp-mux-clis}"
 
 declare -A PKG=([claude]="@anthropic-ai/claude-code" [codex]="@openai/codex")
 declare -A VER=([claude]="2.1.197" [codex]="0.169.0")
-# Install steps are run with --ignore-scripts (no package may run arbitrary code
-# or reach the network during install). claude's postinstall is needed though:
+# Install steps run with --ignore-scripts (no package install script may run code
+# or reach the network). claude's postinstall is needed though:
 # it only hard-links the native binary from the platform optional dependency over
 # the bin/claude.exe stub, so we run that one script explicitly.
 declare -A POSTINSTALL=([claude]="@anthropic-ai/claude-code/install.cjs")

@@ -18,7 +18,9 @@ A scenario is a JSON file (or the equivalent dict)::
         {"blocks": [                                # rendered in order, in every wire format
             {"thinking": "..."},                    # Anthropic thinking(+signature) / Responses reasoning summary
             {"text": "...", "deltas": 4},           # text split into 4 deltas; or "text": ["a", "b"] (explicit deltas)
-            {"tool_use": {"name": "Write", "input": {...}}}   # Anthropic tool_use / Responses function_call
+            {"tool_use": {"name": "Write", "input": {...}}},  # Anthropic tool_use / Responses function_call
+            {"tool_use": {"name": "apply_patch", "custom": true, "input": "*** Begin Patch..."}}
+                                                    # Responses custom_tool_call (codex's freeform apply_patch)
         ]},
         {"error": "rate"}                           # this step fails instead (auth | rate | stall)
      ],
@@ -41,6 +43,11 @@ step.
 **Variables**: every ``{name}`` in a scenario string is replaced with ``variables[name]`` (only names that are
 given; other braces are left alone). Scenarios use ``{cwd}`` for absolute file paths because claude's Write/Edit
 tools need them.
+
+Every request is recorded (``srv.requests``; optionally appended to a JSONL file): path, headers, body, which step
+answered it, the error applied, SSE events written and the outcome (``completed``, ``disconnected`` when the client
+hung up mid-stream, ``stall_timeout``, ``stopped``). ``srv.wait_for(predicate)`` blocks until a record matches,
+e.g. "the stream has started", which is what a cancel test needs before it interrupts.
 
 Usage::
 
@@ -161,11 +168,20 @@ def full_text(block: dict[str, Any]) -> str:
     return "".join(text_deltas(block))
 
 
-def split_json(value: Any, parts: int = 3) -> list[str]:
-    """Serialise tool input and cut it into a few chunks, as real APIs stream partial JSON."""
+def split_json(value: Any) -> list[str]:
+    """Serialise tool input into the chunks to stream, as real APIs stream partial JSON.
+
+    Objects are cut after each top-level member (``{"a": 1`` / ``, "b": 2}``) and raw strings (custom tools) per
+    line. String values are never split, so a recorded fixture's paths can still be rewritten as whole strings.
+    The chunks always concatenate to ``json.dumps(value)`` (or the raw string).
+    """
+    if isinstance(value, dict) and value:
+        chunks = [json.dumps(k) + ": " + json.dumps(v) for k, v in value.items()]
+        chunks = ["{" + chunks[0]] + [", " + c for c in chunks[1:]]
+        chunks[-1] += "}"
+        return chunks
     raw = value if isinstance(value, str) else json.dumps(value)
-    size = max(1, math.ceil(len(raw) / parts))
-    return [raw[i : i + size] for i in range(0, len(raw), size)] or [""]
+    return raw.splitlines(keepends=True) or [raw]
 
 
 def parse_sse(raw: str | bytes) -> list[tuple[str | None, Any]]:
@@ -224,7 +240,9 @@ def chat_tool_results(body: dict[str, Any]) -> int:
 # Renderers: a step's blocks -> the wire format's SSE events (pure generators, no I/O)
 # --------------------------------------------------------------------------------------------------------------
 
-ANTHROPIC_USAGE = {"input_tokens": 11, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+ANTHROPIC_USAGE = {
+    "input_tokens": 11, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+}
 RESPONSES_USAGE = {
     "input_tokens": 120,
     "input_tokens_details": {"cached_tokens": 20},
@@ -305,7 +323,8 @@ def _responses_items(blocks: list[dict[str, Any]], tag: str) -> Iterator[tuple[d
             events.append(("response.reasoning_summary_text.done", {
                 "type": "response.reasoning_summary_text.done", **base, "text": text}))
             events.append(("response.reasoning_summary_part.done", {
-                "type": "response.reasoning_summary_part.done", **base, "part": {"type": "summary_text", "text": text}}))
+                "type": "response.reasoning_summary_part.done", **base,
+                "part": {"type": "summary_text", "text": text}}))
             item = {"type": "reasoning", "id": item_id, "summary": [{"type": "summary_text", "text": text}]}
         elif "text" in block:
             item_id = f"msg_{tag}_{k}"
@@ -326,14 +345,18 @@ def _responses_items(blocks: list[dict[str, Any]], tag: str) -> Iterator[tuple[d
             if tool.get("custom"):  # freeform "custom" tool (raw string input), e.g. apply_patch in some codex builds
                 item = {"type": "custom_tool_call", "id": f"ctc_{tag}_{k}", "call_id": call_id,
                         "name": tool["name"], "input": tool_input, "status": "completed"}
-                events = []
+                events = [("response.custom_tool_call_input.delta", {
+                    "type": "response.custom_tool_call_input.delta", "item_id": item["id"], "delta": c})
+                    for c in split_json(tool_input)]
+                events.append(("response.custom_tool_call_input.done", {
+                    "type": "response.custom_tool_call_input.done", "item_id": item["id"], "input": tool_input}))
             else:
                 arguments = tool_input if isinstance(tool_input, str) else json.dumps(tool_input)
                 item = {"type": "function_call", "id": f"fc_{tag}_{k}", "call_id": call_id, "name": tool["name"],
                         "arguments": arguments, "status": "completed"}
                 events = [("response.function_call_arguments.delta", {
                     "type": "response.function_call_arguments.delta", "item_id": item["id"], "delta": c})
-                    for c in split_json(arguments)]
+                    for c in split_json(tool_input)]
                 events.append(("response.function_call_arguments.done", {
                     "type": "response.function_call_arguments.done", "item_id": item["id"], "arguments": arguments}))
         yield item, events
@@ -481,16 +504,19 @@ class _Handler(BaseHTTPRequestHandler):
     # -- routing ------------------------------------------------------------------------------------------------
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib naming
-        record = self.server.owner._new_record(self, None)
+        owner = self.server.owner
+        record = owner._new_record(self, None)
         try:
             if urlsplit(self.path).path.rstrip("/").endswith("/models"):
+                owner._update(record, kind="models", status=200)
                 self.send_json(200, {"object": "list", "data": [
                     {"id": "fake-model", "object": "model", "created": 0, "owned_by": "fake",
                      "type": "model", "display_name": "Fake model"}], "has_more": False})
             else:
+                owner._update(record, kind="other", status=200)
                 self.send_json(200, {"ok": True})
         finally:
-            self.server.owner._finish(record)
+            owner._finish(record)
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib naming
         length = int(self.headers.get("content-length") or 0)
@@ -504,7 +530,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             owner._answer(self, record, body)
         except (BrokenPipeError, ConnectionResetError):
-            record["outcome"] = "disconnected"
+            owner._update(record, outcome="disconnected")
         finally:
             owner._finish(record)
 
@@ -586,7 +612,9 @@ class ModelServer:
         self._httpd = _HTTPServer((self.host, self.port), _Handler)
         self._httpd.owner = self
         self.port = self._httpd.server_address[1]
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="model-server", daemon=True)
+        # A short poll interval keeps stop() (and so every test using the server) fast.
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                                        name="model-server", daemon=True)
         self._thread.start()
         return self
 
@@ -639,7 +667,7 @@ class ModelServer:
                 "api": _api_for(handler.path),
                 "headers": dict(handler.headers),
                 "body": body,
-                "kind": None,      # "step" | "helper" | "count_tokens" | "other"
+                "kind": None,      # "step" | "helper" | "count_tokens" | "models" | "other"
                 "step": None,      # index of the scenario step used (tool results in the request)
                 "error": None,     # error mode applied, if any
                 "status": None,    # HTTP status sent
