@@ -13,10 +13,12 @@ import sys
 import tempfile
 from typing import Any, Sequence
 
+from acp_mux.client_base import PlainClient
+
 DEMO_PROMPT = "Please write the demo notes file, then fix its second line."
 
 
-class TerminalClient:
+class TerminalClient(PlainClient):
     def __init__(self, interactive: bool) -> None:
         self.interactive = interactive
         self._last = ""
@@ -66,20 +68,6 @@ class TerminalClient:
         else:
             self._print("tool", "    (not a terminal: choosing 1)\n")
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=options[choice - 1].option_id))
-
-    async def write_text_file(self, **kwargs: Any) -> None:
-        return None
-
-    async def read_text_file(self, **kwargs: Any) -> Any:
-        import acp
-
-        raise acp.RequestError.method_not_found("fs/read_text_file")
-
-    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        return {}
-
-    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
-        return None
 
 
 async def _demo(prompt: str) -> int:

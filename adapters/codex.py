@@ -37,6 +37,7 @@ import json
 import shlex
 from typing import Any, Iterable
 
+from acp_mux import __version__
 from acp_mux.contract import ApprovalDecision, RunOptions
 from acp_mux.events import (
     ApprovalRequestEvent,
@@ -63,6 +64,9 @@ from adapters.codex_exec import (
     MODE_POLICIES,
     MODES,
     SANDBOX_POLICIES,
+    _dict,
+    _int,
+    _str,
     changes_summary,
     classify_failure,
     end_failed_turn,
@@ -77,19 +81,7 @@ from adapters.codex_exec import (
 from adapters.json_rpc import METHOD_NOT_FOUND, JsonRpcPeer, error_message
 
 _PLAN_STATUS = {"inProgress": "in_progress", "in_progress": "in_progress", "completed": "completed"}
-CLIENT_INFO = {"name": "acp-mux", "title": "acp-mux", "version": "0.1.0"}
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+CLIENT_INFO = {"name": "acp-mux", "title": "acp-mux", "version": __version__}
 
 
 # ── the adapter ────────────────────────────────────────────────────────────────────────────────────────────────

@@ -12,9 +12,11 @@ from typing import Any, AsyncIterator, Callable
 import acp
 from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
+from acp_mux.client_base import PlainClient
+
 
 @dataclass
-class RecordingClient:
+class RecordingClient(PlainClient):
     """Records every update synchronously (the SDK delivers notifications concurrently) and answers permissions."""
 
     choose: Callable[[list[Any], Any], str | None] = lambda options, call: "allow_once"
@@ -35,18 +37,6 @@ class RecordingClient:
         if option is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=option))
-
-    async def write_text_file(self, **kwargs: Any) -> None:
-        return None
-
-    async def read_text_file(self, **kwargs: Any) -> Any:
-        raise acp.RequestError.method_not_found("fs/read_text_file")
-
-    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        return {}
-
-    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
-        return None
 
     def of(self, kind: str) -> list[Any]:
         return [u for u in self.updates if u.session_update == kind]
