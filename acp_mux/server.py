@@ -88,7 +88,7 @@ class AcpServer:
             {
                 "id": f"{name}-login",
                 "name": label,
-                "description": f"{self.adapter.auth_hint} In a terminal: acp-mux {' '.join(args)}",
+                "description": f"{self.adapter.auth_hint} In a terminal: {self.adapter.login_command}",
                 "_meta": {"terminal-auth": {"command": "acp-mux", "args": args, "label": label}},
             }
         ]

@@ -153,7 +153,7 @@ class LiveSession:
                     self._ask_permission(handle, event)
                 for payload in self.translator.translate(event):
                     self.update(payload)
-                turn_outcome = outcome_for(event)
+                turn_outcome = outcome_for(event, self.adapter.login_command)
                 if turn_outcome is not None:
                     if turn_outcome.notice and not self._cancel.is_set():
                         self.update(notice(turn_outcome.notice))

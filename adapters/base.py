@@ -126,6 +126,12 @@ class AgentAdapter:
     transport: str = "line-stream"
 
     # ── discovery ──────────────────────────────────────────────────────────────────────────────────────────────
+
+    @property
+    def login_command(self) -> str | None:
+        """The one command that signs this agent in from a terminal (what ACP terminal auth runs)."""
+        return f"acp-mux --agent {self.name} --login" if self.login_args else None
+
     def bin_env_var(self) -> str:
         return f"ACP_MUX_{self.name.upper()}_BIN"
 

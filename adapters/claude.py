@@ -57,8 +57,7 @@ from adapters.claude_tools import (
 __all__ = ["ClaudeAdapter", "AUTH_GUIDANCE"]
 
 AUTH_GUIDANCE = (
-    "Run `claude auth login` in a terminal (or `acp-mux --agent claude --login`), "
-    "or set ANTHROPIC_API_KEY in the agent's environment."
+    "Run `claude auth login`, or set ANTHROPIC_API_KEY in the agent's environment."
 )
 BASE_ARGS = (
     "-p",

@@ -23,17 +23,26 @@ class TurnOutcome:
     error_data: dict[str, Any] | None = None
 
 
-def outcome_for(event: Any) -> TurnOutcome | None:
-    """The outcome an event imposes on the current turn, or None when it is not turn-ending."""
+def outcome_for(event: Any, login_command: str | None = None) -> TurnOutcome | None:
+    """The outcome an event imposes on the current turn, or None when it is not turn-ending.
+
+    ``login_command`` (e.g. ``acp-mux --agent codex --login``) is offered on auth errors so the user always
+    learns one command that fixes it, whatever the agent's own hint says.
+    """
     t = event.type
     if t == "auth_error":
         message = f"Authentication failed: {event.message}"
         hint = event.guidance or ""
+        if login_command and login_command not in hint:
+            hint = f"{hint.rstrip('.')}. In a terminal: {login_command}" if hint else f"In a terminal: {login_command}"
+        data: dict[str, Any] = {"guidance": hint}
+        if login_command:
+            data["login"] = login_command
         return TurnOutcome(
             notice=f"\n\n**{message}**\n{hint}\n",
             error_code=AUTH_REQUIRED,
             error_message=f"{message}. {hint}".strip(),
-            error_data={"guidance": hint},
+            error_data=data,
         )
     if t == "rate_limit_error":
         wait = f" Retry after {event.retry_after_ms / 1000:.0f}s." if event.retry_after_ms else ""

@@ -134,8 +134,6 @@ class UpdateTranslator:
             view.title = update["title"] = title
         update["rawInput"] = cap_value(tool_input)
         locations = self._locations(spec, tool_input)
-        if locations:
-            update["locations"] = locations
         if spec.diff is not None and isinstance(tool_input, dict):
             try:
                 view.content = diffs_for(spec.diff(tool_input), self.cwd)
@@ -143,6 +141,11 @@ class UpdateTranslator:
                 view.content = []
             if view.content:
                 update["content"] = view.content
+            if not locations:  # patch-style tools name their files only inside the patch
+                paths = dict.fromkeys(d["path"] for d in view.content if d.get("type") == "diff")
+                locations = [{"path": path} for path in paths]
+        if locations:
+            update["locations"] = locations
         return [update]
 
     def _on_tool_result(self, e: Any) -> list[dict[str, Any]]:

@@ -1,0 +1,105 @@
+"""One real agent CLI behind acp-mux, driven by the SDK client, against the scripted model server.
+
+``RealAgent`` owns everything one end-to-end test needs: a private HOME (the CLI's config and credentials live
+there and nowhere else), a project dir, the bridge's session store, the fake model server and the complete
+environment the bridge (and therefore the CLI) runs with. Processes are found afterwards through that unique
+HOME in ``/proc/<pid>/environ``, so "nothing of ours is left" is checked on the real process table.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import acp
+import pytest
+
+from tests.e2e.clis import cli_env, cli_unavailable_reason, ensure_cli
+from tests.fakes.model_server import ModelServer, load_scenario
+from tests.server.client import RecordingClient
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "fakes" / "scenarios"
+
+
+def require_cli(name: str) -> Path:
+    """The pinned CLI's binary, or skip the test saying exactly why it cannot be had here."""
+    binary = ensure_cli(name)
+    if binary is None:
+        pytest.skip(f"{name} CLI unavailable: {cli_unavailable_reason(name)}")
+    return binary
+
+
+@dataclass
+class RealAgent:
+    name: str
+    binary: Path
+    root: Path
+    server: ModelServer | None = None
+    extra_args: tuple[str, ...] = ()
+    home: Path = field(init=False)
+    cwd: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.home = self.root / "home"
+        self.cwd = self.root / "project"
+        self.cwd.mkdir(parents=True, exist_ok=True)
+
+    def serve(self, scenario: str, **overrides: Any) -> ModelServer:
+        """Start the model server on ``scenario`` (a name under tests/fakes/scenarios)."""
+        self.server = ModelServer(SCENARIOS / f"{scenario}.json", variables={"cwd": str(self.cwd)}, **overrides)
+        return self.server.start()
+
+    def rescript(self, scenario: str, **overrides: Any) -> None:
+        """Switch the running server to another scenario (for the next model request)."""
+        assert self.server is not None
+        base = load_scenario(SCENARIOS / f"{scenario}.json", {"cwd": str(self.cwd)})
+        self.server.scenario = load_scenario({**base, **overrides})
+
+    def env(self) -> dict[str, str]:
+        assert self.server is not None, "serve() first"
+        env = cli_env(self.name, self.server.url, self.home, cwd=self.cwd)
+        env["ACP_MUX_STATE_DIR"] = str(self.root / "state")
+        env[f"ACP_MUX_{self.name.upper()}_BIN"] = str(self.binary)
+        return env
+
+    @asynccontextmanager
+    async def bridge(self, client: RecordingClient) -> AsyncIterator[tuple[Any, Any]]:
+        """``acp-mux --agent NAME`` as a subprocess with the SDK client connected to it."""
+        args = ["-m", "acp_mux", "--agent", self.name, "--log-level", "debug",
+                "--log-file", str(self.root / "acp-mux.log"), *self.extra_args]
+        async with acp.spawn_agent_process(client, sys.executable, *args, env=self.env(), cwd=str(self.cwd),
+                                           transport_kwargs={"stderr": None}) as (conn, proc):
+            yield conn, proc
+
+    async def session(self, conn: Any) -> str:
+        init = await conn.initialize(protocol_version=1, client_capabilities=None)
+        assert init.protocol_version == 1
+        return (await conn.new_session(cwd=str(self.cwd), mcp_servers=[])).session_id
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+
+    def processes(self) -> list[int]:
+        """Live pids whose environment carries this test's private HOME: the bridge, the CLI and its children."""
+        marker = f"HOME={self.home}".encode()
+        found = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) == os.getpid():
+                continue
+            try:
+                environ = Path("/proc", entry, "environ").read_bytes()
+                state = Path("/proc", entry, "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if state != "Z" and marker in environ.split(b"\0"):
+                found.append(int(entry))
+        return found
+
+    def log(self) -> str:
+        path = self.root / "acp-mux.log"
+        return path.read_text(errors="replace") if path.exists() else ""

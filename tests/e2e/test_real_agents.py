@@ -1,0 +1,182 @@
+"""The real claude and codex CLIs (pinned npm installs) behind acp-mux, driven by the SDK's client side.
+
+Each CLI talks only to the scripted model server on 127.0.0.1 (tests/fakes/model_server.py). The tests skip only
+when the CLI cannot be installed here, and say why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import acp
+import pytest
+
+from tests.e2e.harness import RealAgent, require_cli
+from tests.server.client import RecordingClient
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
+
+AGENTS = ["claude", "codex"]
+WRITE_EDIT = "Create notes.txt with the lines alpha and beta, then change beta to gamma."
+FOUR_OPTIONS = ["allow_always", "allow_once", "reject_always", "reject_once"]
+TURN_TIMEOUT = 90
+# The mode in which each agent asks before touching files (codex's default "auto" edits the workspace freely).
+ASKING_MODE = {"claude": "default", "codex": "read-only"}
+
+
+@pytest.fixture(params=AGENTS)
+def agent(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RealAgent]:
+    real = RealAgent(request.param, require_cli(request.param), tmp_path)
+    yield real
+    real.close()
+
+
+async def asking_session(agent: RealAgent, conn: Any, client: RecordingClient) -> str:
+    """A session switched (through ACP session/set_mode) into the mode where the agent asks for permission."""
+    sid = await agent.session(conn)
+    await conn.set_session_mode(session_id=sid, mode_id=ASKING_MODE[agent.name])
+    modes = [u for u in client.updates if u.session_update == "current_mode_update"]
+    assert not modes or modes[-1].current_mode_id == ASKING_MODE[agent.name]
+    return sid
+
+
+async def prompt(conn: Any, sid: str, text: str, timeout: float = TURN_TIMEOUT) -> Any:
+    return await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block(text)]), timeout)
+
+
+def final_statuses(client: RecordingClient) -> dict[str, str]:
+    """tool call id -> the last status the editor saw for it."""
+    status: dict[str, str] = {}
+    for update in client.updates:
+        if update.session_update in ("tool_call", "tool_call_update") and update.status:
+            status[update.tool_call_id] = update.status
+    return status
+
+
+def diffs(client: RecordingClient) -> list[Any]:
+    return [c for u in client.updates if u.session_update in ("tool_call", "tool_call_update")
+            for c in (u.content or []) if c.type == "diff"]
+
+
+async def assert_no_process_left(agent: RealAgent, within: float = 2.0) -> None:
+    deadline = time.monotonic() + within
+    while agent.processes() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert agent.processes() == [], "processes of this test still alive after the editor went away"
+
+
+async def test_write_then_edit_with_permission_allowed(agent: RealAgent) -> None:
+    agent.serve(f"{agent.name}_write_edit", delta_delay=0)
+    client = RecordingClient(choose=lambda options, call: "allow_once")
+    async with agent.bridge(client) as (conn, _):
+        sid = await asking_session(agent, conn, client)
+        result = await prompt(conn, sid, WRITE_EDIT)
+    assert result.stop_reason == "end_turn", agent.log()[-3000:]
+    assert (agent.cwd / "notes.txt").read_text() == "alpha\ngamma\n"
+    assert "notes.txt now contains alpha and gamma" in client.text()
+
+    starts = {u.tool_call_id: u for u in client.of("tool_call")}
+    edits = [u for u in starts.values() if u.kind == "edit"]
+    assert len(edits) == 2, [(u.kind, u.title) for u in starts.values()]
+    assert all(final_statuses(client)[u.tool_call_id] == "completed" for u in edits)
+    for call in edits:  # the editor can follow along: each edit points at the file it touches
+        located = [loc.path for u in client.updates if getattr(u, "tool_call_id", None) == call.tool_call_id
+                   for loc in (getattr(u, "locations", None) or [])]
+        assert any(path.endswith("notes.txt") for path in located), located
+    found = diffs(client)
+    assert any(d.path.endswith("notes.txt") and not d.old_text and d.new_text == "alpha\nbeta\n" for d in found)
+    assert any("beta" in (d.old_text or "") and "gamma" in d.new_text for d in found)
+
+    # Every permission the editor saw was about a tool call it had already been shown, with four options.
+    assert client.permissions, "the agent wrote files without asking"
+    for call, options in client.permissions:
+        assert call.tool_call_id in starts
+        assert sorted(o.kind for o in options) == FOUR_OPTIONS
+    asked = {call.tool_call_id for call, _ in client.permissions}
+    assert {u.tool_call_id for u in edits} <= asked
+    await assert_no_process_left(agent)
+
+
+async def test_write_then_edit_with_permission_rejected(agent: RealAgent) -> None:
+    agent.serve(f"{agent.name}_write_edit", delta_delay=0)
+    client = RecordingClient(choose=lambda options, call: "reject_once")
+    async with agent.bridge(client) as (conn, _):
+        sid = await asking_session(agent, conn, client)
+        result = await prompt(conn, sid, WRITE_EDIT)
+    assert result.stop_reason == "end_turn", agent.log()[-3000:]
+    assert not (agent.cwd / "notes.txt").exists()
+    assert client.permissions
+    status = final_statuses(client)
+    rejected = {call.tool_call_id for call, _ in client.permissions}
+    assert rejected and all(status[tid] == "failed" for tid in rejected), status
+    assert "completed" not in {status[u.tool_call_id] for u in client.of("tool_call") if u.kind == "edit"}
+    await assert_no_process_left(agent)
+
+
+async def test_cancel_mid_stream_then_next_prompt_works(agent: RealAgent) -> None:
+    server = agent.serve(f"{agent.name}_text", delta_delay=0.1)  # 200 deltas: 20 s if nobody cancels
+    client = RecordingClient()
+    async with agent.bridge(client) as (conn, _):
+        sid = await agent.session(conn)
+        turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("Tell me a long story.")]))
+        deadline = time.monotonic() + 60
+        while "Line 003" not in client.text():
+            assert time.monotonic() < deadline and not turn.done(), agent.log()[-3000:]
+            await asyncio.sleep(0.02)
+        started = time.monotonic()
+        await conn.cancel(session_id=sid)
+        result = await asyncio.wait_for(turn, 5)
+        assert result.stop_reason == "cancelled"
+        assert time.monotonic() - started < 5
+        assert "Line 200" not in client.text()
+        stream = server.wait_for(lambda r: r["kind"] == "step" and r["outcome"] is not None, timeout=5)
+        assert stream is not None and stream["outcome"] in ("disconnected", "stopped"), "the model stream was not dropped"
+
+        agent.rescript(f"{agent.name}_text", delta_delay=0)
+        before = len(client.updates)
+        again = await prompt(conn, sid, "Say it again, quickly.")
+        assert again.stop_reason == "end_turn", agent.log()[-3000:]
+        assert "Line 200" in "".join(u.content.text for u in client.updates[before:]
+                                     if u.session_update == "agent_message_chunk")
+    await assert_no_process_left(agent)
+
+
+async def test_auth_error_is_visible_and_ends_the_turn(agent: RealAgent) -> None:
+    agent.serve("auth")
+    client = RecordingClient()
+    async with agent.bridge(client) as (conn, _):
+        sid = await agent.session(conn)
+        started = time.monotonic()
+        with pytest.raises(acp.RequestError) as err:
+            await prompt(conn, sid, "hello", timeout=60)
+        assert time.monotonic() - started < 60
+    assert err.value.code == -32000  # ACP auth_required: editors offer the login flow
+    shown = client.text()
+    assert "401" in shown or "auth" in shown.lower(), shown
+    assert "--login" in str(err.value.data) or "--login" in shown
+    await assert_no_process_left(agent)
+
+
+async def test_rate_limit_is_visible_and_ends_the_turn(agent: RealAgent) -> None:
+    server = agent.serve("rate")
+    client = RecordingClient()
+    async with agent.bridge(client) as (conn, _):
+        sid = await agent.session(conn)
+        started = time.monotonic()
+        outcome: Any
+        try:
+            outcome = (await prompt(conn, sid, "hello", timeout=60)).stop_reason
+        except acp.RequestError as exc:  # some CLIs report 429 as a failed turn: a typed error is fine too
+            outcome = exc
+        assert time.monotonic() - started < 60
+        assert any(r["status"] == 429 for r in server.requests)
+        shown = client.text()
+        assert "rate" in shown.lower() or "429" in shown, (outcome, shown)
+        assert outcome == "end_turn" or isinstance(outcome, acp.RequestError)
+        # the session is still usable once the limit lifts
+        agent.rescript(f"{agent.name}_text", delta_delay=0)
+        assert (await prompt(conn, sid, "again")).stop_reason == "end_turn"
+    await assert_no_process_left(agent)
