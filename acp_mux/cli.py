@@ -18,7 +18,8 @@ from adapters.registry import AGENT_NAMES, DEMO_AGENT, AgentNotAvailable, Unknow
 EPILOG = (
     "agents: " + ", ".join(AGENT_NAMES) + f" (and '{DEMO_AGENT}', the bundled scripted agent)\n"
     "subcommands: acp-mux doctor [AGENT] | acp-mux demo\n"
-    "environment: ACP_MUX_<AGENT>_BIN overrides an agent's binary; ACP_MUX_STATE_DIR moves the session store;\n"
+    "environment: ACP_MUX_AGENT and ACP_MUX_LOG default --agent and --log-file;\n"
+    "             ACP_MUX_<AGENT>_BIN overrides an agent's binary; ACP_MUX_STATE_DIR moves the session store;\n"
     "             the bridge's environment (API keys, base URLs) passes through to the agent."
 )
 
@@ -30,16 +31,20 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--agent", metavar="NAME", help="which agent to run: " + ", ".join(AGENT_NAMES))
+    parser.add_argument("--agent", metavar="NAME", default=os.environ.get("ACP_MUX_AGENT") or None,
+                        help="which agent to run: " + ", ".join(AGENT_NAMES))
     parser.add_argument("--agent-bin", metavar="PATH", help="path of the agent's executable")
     parser.add_argument("--model", help="model to start sessions with")
     parser.add_argument("--mode", help="permission mode to start sessions with (agent specific)")
-    parser.add_argument("--log-file", metavar="F", help="also write diagnostics to this file")
+    parser.add_argument("--log-file", metavar="F", default=os.environ.get("ACP_MUX_LOG") or None,
+                        help="also write diagnostics to this file")
     parser.add_argument("--log-level", default=os.environ.get("ACP_MUX_LOG_LEVEL", "WARNING"))
     parser.add_argument("--inactivity-timeout", type=float, default=600.0, metavar="S",
                         help="end a turn with a visible error after S seconds without agent output (default 600)")
     parser.add_argument("--login", action="store_true", help="run the agent's own login in this terminal")
     parser.add_argument("--version", action="store_true", help="print the version")
+    parser.add_argument("--stdio", action="store_true",
+                        help="serve ACP on stdin/stdout (the default and only transport; accepted for launchers)")
     return parser
 
 

@@ -75,11 +75,22 @@ class BaseEvent(BaseModel):
 
 
 # ── Session lifecycle (5) ──────────────────────────────────────────────────────────────────────────────────────
+class SlashCommand(BaseModel):
+    """A command the user can type (``/name``), as the agent reported it."""
+
+    model_config = _CONFIG
+    name: str
+    description: str = ""
+
+
 class SessionStartEvent(BaseEvent):
+    """``commands`` (an extension) carries the agent's slash commands when its start-up reports them."""
+
     type: Literal["session_start"] = "session_start"
     session_id: str
     resumed: bool = False
     forked_from: str | None = None
+    commands: list[SlashCommand] | None = None
 
 
 class SessionResumeEvent(BaseEvent):

@@ -19,6 +19,7 @@ from acp_mux.events import (
     MessageStartEvent,
     MessageStopEvent,
     SessionStartEvent,
+    SlashCommand,
     TextDeltaEvent,
     ThinkingDeltaEvent,
     ThinkingStartEvent,
@@ -77,14 +78,20 @@ class ParseContext:
         return out
 
     # ── session and turns ──────────────────────────────────────────────────────────────────────────────────────
-    def session_start(self, session_id: str, resumed: bool = False) -> list[BaseEvent]:
-        """Emit ``session_start`` once per run; later calls only update the id."""
+    def session_start(
+        self, session_id: str, resumed: bool = False, commands: list[tuple[str, str]] | None = None
+    ) -> list[BaseEvent]:
+        """Emit ``session_start`` once per run; later calls only update the id.
+
+        ``commands`` are the agent's slash commands as ``(name, description)`` pairs, when it reports them.
+        """
         first = self.session_id is None or not self.state.get("_session_started")
         self.session_id = session_id
         if not first:
             return []
         self.state["_session_started"] = True
-        return [SessionStartEvent(session_id=session_id, resumed=resumed)]
+        listed = [SlashCommand(name=n, description=d) for n, d in commands] if commands else None
+        return [SessionStartEvent(session_id=session_id, resumed=resumed, commands=listed)]
 
     def begin_turn(self) -> list[BaseEvent]:
         if self.in_turn:

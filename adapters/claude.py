@@ -255,7 +255,9 @@ class ClaudeAdapter(AgentAdapter):
             sid = str(m.get("session_id") or "")
             if not sid:
                 return []
-            events = ctx.session_start(sid, resumed=bool(st.resume_id) and sid == st.resume_id)
+            events = ctx.session_start(
+                sid, resumed=bool(st.resume_id) and sid == st.resume_id, commands=self.available_commands(ctx)
+            )
             if not st.announced_init:
                 st.announced_init = True
                 events += [ev.SkillLoadedEvent(skill_name=str(s)) for s in _list(m.get("skills"))]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 
@@ -38,3 +40,33 @@ def test_doctor_prints_a_row_per_agent():
     for name in AGENT_NAMES:
         assert any(line.startswith(name) for line in out.stdout.splitlines())
     assert run("doctor", "gemini").returncode == 1
+
+
+def test_launcher_style_invocation_takes_agent_and_log_file_from_the_environment(tmp_path):
+    """`acp-mux --stdio` with ACP_MUX_AGENT / ACP_MUX_LOG, the shape some launchers and samples use."""
+    log = tmp_path / "bridge.log"
+    env = {**os.environ, "ACP_MUX_AGENT": "demo", "ACP_MUX_LOG": str(log), "ACP_MUX_STATE_DIR": str(tmp_path / "s")}
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
+    out = subprocess.run([sys.executable, "-m", "acp_mux", "--stdio", "--log-level", "debug"], env=env,
+                         input=json.dumps(init) + "\n", capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    reply = json.loads(out.stdout.splitlines()[0])
+    assert reply["id"] == 1 and reply["result"]["agentInfo"]["title"].startswith("acp-mux")
+    assert "initialize" in log.read_text()  # diagnostics went to the file, stdout carried JSON-RPC only
+    assert all(json.loads(line)["jsonrpc"] == "2.0" for line in out.stdout.splitlines())
+
+
+def test_doctor_reports_a_found_agent_with_its_version(tmp_path):
+    fake = tmp_path / "claude"
+    fake.write_text("#!/bin/sh\necho '2.1.197 (Claude Code)'\n")
+    fake.chmod(0o755)
+    env = {**os.environ, "ACP_MUX_CLAUDE_BIN": str(fake)}
+    out = subprocess.run([sys.executable, "-m", "acp_mux", "doctor", "claude"], env=env, capture_output=True,
+                         text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stdout + out.stderr
+    row = next(line for line in out.stdout.splitlines() if line.startswith("claude"))
+    assert str(fake) in row and "2.1.197" in row
+    missing = {**os.environ, "ACP_MUX_CLAUDE_BIN": str(tmp_path / "nowhere")}
+    gone = subprocess.run([sys.executable, "-m", "acp_mux", "doctor", "claude"], env=missing, capture_output=True,
+                          text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert gone.returncode == 1 and "npm install" in gone.stdout

@@ -77,6 +77,12 @@ class UpdateTranslator:
         handler = getattr(self, "_on_" + event.type, None)
         return handler(event) if handler is not None else []
 
+    def _on_session_start(self, e: Any) -> list[dict[str, Any]]:
+        if not e.commands:
+            return []
+        commands = [{"name": c.name, "description": c.description} for c in e.commands]
+        return [{"sessionUpdate": "available_commands_update", "availableCommands": commands}]
+
     def _on_text_delta(self, e: Any) -> list[dict[str, Any]]:
         return [text_chunk("agent_message_chunk", e.delta)]
 

@@ -211,8 +211,12 @@ def test_auth_error_without_result_line_is_reported_at_exit(adapter: ClaudeAdapt
 
 def test_available_commands(adapter: ClaudeAdapter) -> None:
     ctx = make_ctx("claude", CWD)
-    feed(adapter, capture_lines(CAPTURES / "claude-control-allow.jsonl")[:2], ctx)
+    lines = capture_lines(CAPTURES / "claude-control-allow.jsonl")
+    init_at = next(i for i, line in enumerate(lines) if '"subtype":"init"' in line)
+    events = feed(adapter, lines[: init_at + 1], ctx)
     commands = dict(adapter.available_commands(ctx))
+    start = next(e for e in events if e.type == "session_start")  # the editor learns them with the session
+    assert [(c.name, c.description) for c in start.commands] == list(commands.items())
     assert commands["debug"] == "Enable debug logging for this session and help diagnose issues"
     assert "compact" in commands and not {"login", "logout", "cost"} & set(commands)
     ctx = make_ctx("claude", CWD)  # no initialize answer: init's bare names

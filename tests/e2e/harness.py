@@ -26,10 +26,17 @@ SCENARIOS = Path(__file__).resolve().parents[1] / "fakes" / "scenarios"
 
 
 def require_cli(name: str) -> Path:
-    """The pinned CLI's binary, or skip the test saying exactly why it cannot be had here."""
+    """The pinned CLI's binary, or skip the test saying exactly why it cannot be had here.
+
+    With ``ACP_MUX_REQUIRE_CLIS=1`` (set by .ci/run) an unavailable CLI fails the test instead: CI can reach
+    npm, so there a skip would only hide a broken install.
+    """
     binary = ensure_cli(name)
     if binary is None:
-        pytest.skip(f"{name} CLI unavailable: {cli_unavailable_reason(name)}")
+        reason = f"{name} CLI unavailable: {cli_unavailable_reason(name)}"
+        if os.environ.get("ACP_MUX_REQUIRE_CLIS") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
     return binary
 
 

@@ -97,6 +97,9 @@ async def test_write_then_edit_with_permission_allowed(agent: RealAgent) -> None
         assert sorted(o.kind for o in options) == FOUR_OPTIONS
     asked = {call.tool_call_id for call, _ in client.permissions}
     assert {u.tool_call_id for u in edits} <= asked
+    if agent.name == "claude":  # Claude's own slash commands reach the editor's command menu
+        commands = {c.name for u in client.of("available_commands_update") for c in u.available_commands}
+        assert {"compact", "review"} <= commands and "login" not in commands
     await assert_no_process_left(agent)
 
 
