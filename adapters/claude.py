@@ -44,6 +44,7 @@ from acp_mux.parse_context import ParseContext
 from acp_mux.process import ExitStatus, SpawnSpec
 from acp_mux.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart
 from adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, try_json
+from adapters.mcp import claude_mcp_config
 from adapters.claude_tools import (
     CLAUDE_TOOLS,
     approval_action,
@@ -156,7 +157,7 @@ class ClaudeAdapter(AgentAdapter):
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
         args = list(BASE_ARGS)
         if options.mcp_servers:  # variadic flag: keep it before the other flags, never last before positionals
-            args += ["--mcp-config", json.dumps(mcp_config(options.mcp_servers), separators=(",", ":"))]
+            args += ["--mcp-config", json.dumps(claude_mcp_config(options.mcp_servers), separators=(",", ":"))]
         if options.session_id:
             args += ["--resume", options.session_id]
         if options.model and options.model != "default":  # "default" means: let Claude choose
@@ -558,33 +559,6 @@ def classify_error(
             most = max(windows, default=0)
         return ev.ContextExceededEvent(used_tokens=used, max_tokens=most)
     return ev.ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message, recoverable=True)
-
-
-def mcp_config(servers: list[dict[str, Any]]) -> dict[str, Any]:
-    """ACP ``McpServer`` dicts → Claude's ``{"mcpServers": {name: {...}}}`` (stdio, http and sse)."""
-
-    def pairs(items: Any) -> dict[str, str]:
-        if isinstance(items, dict):
-            return {str(k): str(v) for k, v in items.items()}
-        return {str(p["name"]): str(p.get("value", "")) for p in _list(items) if isinstance(p, dict) and "name" in p}
-
-    out: dict[str, Any] = {}
-    for i, server in enumerate(servers):
-        if not isinstance(server, dict):
-            continue
-        name = str(server.get("name") or f"server{i + 1}")
-        kind = server.get("type")
-        if kind in ("http", "sse") or (server.get("url") and not server.get("command")):
-            url = str(server.get("url") or "")
-            out[name] = {"type": kind or "http", "url": url, "headers": pairs(server.get("headers"))}
-        else:
-            out[name] = {
-                "type": "stdio",
-                "command": str(server.get("command") or ""),
-                "args": [str(a) for a in _list(server.get("args"))],
-                "env": pairs(server.get("env")),
-            }
-    return {"mcpServers": out}
 
 
 def prompt_blocks(prompt: Prompt) -> list[dict[str, Any]]:

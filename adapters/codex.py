@@ -34,6 +34,7 @@ Mapping decisions worth knowing:
 from __future__ import annotations
 
 import json
+import logging
 import shlex
 from typing import Any, Iterable
 
@@ -79,6 +80,9 @@ from adapters.codex_exec import (
     shell_end,
 )
 from adapters.json_rpc import METHOD_NOT_FOUND, JsonRpcPeer, error_message
+from adapters.mcp import codex_mcp_overrides
+
+log = logging.getLogger(__name__)
 
 _PLAN_STATUS = {"inProgress": "in_progress", "in_progress": "in_progress", "completed": "completed"}
 CLIENT_INFO = {"name": "acp-mux", "title": "acp-mux", "version": __version__}
@@ -101,6 +105,7 @@ class CodexAdapter(AgentAdapter):
         persistent_process=True,
         supports_images=True,
         supports_interrupt_in_protocol=True,
+        supports_mcp_http=True,  # codex speaks stdio and streamable-HTTP MCP; no SSE
     )
     tool_table = CODEX_TOOLS
     modes = MODES
@@ -111,7 +116,11 @@ class CodexAdapter(AgentAdapter):
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
         # extra_args are codex's global options (e.g. ``-c key=value``), so they go before the subcommand.
         command = self.resolve_binary(options.binary, options.env)
-        return SpawnSpec(command=command, args=[*options.extra_args, "app-server"], env=options.env, cwd=options.cwd)
+        mcp_args, skipped = codex_mcp_overrides(options.mcp_servers)
+        if skipped:
+            log.warning("codex cannot use SSE MCP servers; not passing %s", ", ".join(skipped))
+        args = [*mcp_args, *options.extra_args, "app-server"]
+        return SpawnSpec(command=command, args=args, env=options.env, cwd=options.cwd)
 
     # ── outgoing ───────────────────────────────────────────────────────────────────────────────────────────────
     def _peer(self, ctx: ParseContext) -> JsonRpcPeer:

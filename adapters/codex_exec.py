@@ -51,6 +51,7 @@ from acp_mux.events import (
 from acp_mux.parse_context import ParseContext
 from acp_mux.process import ExitStatus, SpawnSpec
 from adapters.base import AgentAdapter, AgentCapabilities, DiffSpec, ModeInfo, ToolSpec, ToolTable, try_json
+from adapters.mcp import codex_mcp_overrides
 
 AUTH_GUIDANCE = "Set OPENAI_API_KEY or run `codex login`"
 
@@ -312,7 +313,8 @@ class CodexExecAdapter(AgentAdapter):
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
         codex = self.resolve_binary(options.binary, options.env)
         _, sandbox = MODE_POLICIES[resolve_mode(options.mode) or "auto"]
-        args = ["-c", f'sandbox_mode="{sandbox}"', "exec", "--json", "--skip-git-repo-check"]
+        mcp_args, _ = codex_mcp_overrides(options.mcp_servers)  # SSE servers: not advertised for codex
+        args = ["-c", f'sandbox_mode="{sandbox}"', *mcp_args, "exec", "--json", "--skip-git-repo-check"]
         if options.model:
             args += ["-m", options.model]
         args += options.extra_args

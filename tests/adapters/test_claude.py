@@ -16,7 +16,8 @@ from acp_mux.contract import ApprovalDecision, RunOptions
 from acp_mux.events import CostRecord, is_terminal_event
 from acp_mux.process import ExitStatus
 from acp_mux.prompt import ImagePart, Prompt, ResourcePart, TextPart
-from adapters.claude import AUTH_GUIDANCE, BASE_ARGS, ClaudeAdapter, mcp_config
+from adapters.claude import AUTH_GUIDANCE, BASE_ARGS, ClaudeAdapter
+from adapters.mcp import claude_mcp_config as mcp_config
 from adapters.claude_tools import CLAUDE_TOOLS, structured_patch_to_diff
 from tests.adapters.helpers import (
     FIXTURES,
