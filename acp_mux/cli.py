@@ -34,6 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--agent", metavar="NAME", default=os.environ.get("ACP_MUX_AGENT") or None,
                         help="which agent to run: " + ", ".join(AGENT_NAMES))
     parser.add_argument("--agent-bin", metavar="PATH", help="path of the agent's executable")
+    parser.add_argument("--transport", metavar="T",
+                        help="an agent's alternative transport (codex: exec, for a codex without app-server); "
+                             "default from ACP_MUX_<AGENT>_TRANSPORT")
     parser.add_argument("--model", help="model to start sessions with")
     parser.add_argument("--mode", help="permission mode to start sessions with (agent specific)")
     parser.add_argument("--log-file", metavar="F", default=os.environ.get("ACP_MUX_LOG") or None,
@@ -75,8 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not known(args.agent):
         print(f"acp-mux: {UnknownAgent(args.agent)}", file=sys.stderr)
         return 2
+    transport = args.transport or os.environ.get(f"ACP_MUX_{args.agent.upper()}_TRANSPORT") or None
     try:
-        adapter = get_adapter(args.agent)
+        adapter = get_adapter(args.agent, transport)
     except AgentNotAvailable as exc:
         print(f"acp-mux: {exc}", file=sys.stderr)
         return 2

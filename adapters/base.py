@@ -75,6 +75,7 @@ class ToolSpec:
     line_arg: str | None = None
     command_arg: str | None = None
     diff: Callable[[dict[str, Any]], list[DiffSpec]] | None = None
+    paths: Callable[[dict[str, Any]], list[str]] | None = None  # files named deeper than a top-level arg
     is_plan: bool = False  # a todo tool whose input becomes an ACP plan
 
     def render_title(self, name: str, tool_input: Any) -> str:

@@ -261,8 +261,13 @@ def patch_diffs(args: dict[str, Any]) -> list[DiffSpec]:
     return specs
 
 
+def patch_paths(args: dict[str, Any]) -> list[str]:
+    """The files an ``apply_patch``/file-change input touches (its destination when a file moves)."""
+    return [c.get("move_path") or c["path"] for c in normalize_changes(args.get("changes"))]
+
+
 def _patch_title(args: dict[str, Any]) -> str:
-    paths = [c.get("move_path") or c["path"] for c in normalize_changes(args.get("changes"))]
+    paths = patch_paths(args)
     return "Edit " + ", ".join(paths) if paths else "Edit files"
 
 
@@ -272,7 +277,7 @@ def _search_title(args: dict[str, Any]) -> str:
 
 
 _SHELL = ToolSpec(kind="execute", title=lambda a: _str(a.get("command")) or "Run command", command_arg="command")
-_PATCH = ToolSpec(kind="edit", title=_patch_title, diff=patch_diffs)
+_PATCH = ToolSpec(kind="edit", title=_patch_title, diff=patch_diffs, paths=patch_paths)
 CODEX_TOOLS = ToolTable(
     tools={
         "shell": _SHELL,

@@ -35,6 +35,17 @@ _MODULES: dict[str, str] = {
 }
 
 
+# Alternative transports, for agents that have more than one way in (``--transport`` / ACP_MUX_<AGENT>_TRANSPORT).
+_TRANSPORTS: dict[str, dict[str, str]] = {
+    "codex": {"app-server": _MODULES["codex"], "exec": "adapters.codex_exec:CodexExecAdapter"},
+}
+
+
+def transports(name: str) -> tuple[str, ...]:
+    """The transports an agent can be run with; the first is the default."""
+    return tuple(_TRANSPORTS.get(name, {}))
+
+
 class UnknownAgent(LookupError):
     def __init__(self, name: str) -> None:
         super().__init__(f"unknown agent {name!r}; choose one of: {', '.join(AGENT_NAMES)}")
@@ -53,7 +64,9 @@ def available(name: str) -> bool:
 
 
 @cache
-def get_adapter(name: str) -> "AgentAdapter":
+def get_adapter(name: str, transport: str | None = None) -> "AgentAdapter":
+    """The adapter for ``name``; ``transport`` picks an alternative one (e.g. codex ``exec``, where the installed
+    codex has no ``app-server``)."""
     if not known(name):
         raise UnknownAgent(name)
     target = _MODULES.get(name)
@@ -61,5 +74,11 @@ def get_adapter(name: str) -> "AgentAdapter":
         raise AgentNotAvailable(
             f"acp-mux does not support {name} yet (supported now: {', '.join(n for n in AGENT_NAMES if n in _MODULES)})"
         )
+    if transport:
+        options = _TRANSPORTS.get(name, {})
+        if transport not in options:
+            choices = ", ".join(options) or "none besides the default"
+            raise AgentNotAvailable(f"{name} has no transport {transport!r} (choose: {choices})")
+        target = options[transport]
     module_name, _, class_name = target.partition(":")
     return getattr(importlib.import_module(module_name), class_name)()

@@ -147,9 +147,6 @@ class UpdateTranslator:
                 view.content = []
             if view.content:
                 update["content"] = view.content
-            if not locations:  # patch-style tools name their files only inside the patch
-                paths = dict.fromkeys(d["path"] for d in view.content if d.get("type") == "diff")
-                locations = [{"path": path} for path in paths]
         if locations:
             update["locations"] = locations
         return [update]
@@ -175,7 +172,8 @@ class UpdateTranslator:
             return []
         if tool_id in self._shell_stack:
             self._shell_stack.remove(tool_id)
-        out = self._in_progress(view)
+        # A completed tool ran, so the editor sees it go through in_progress; a rejected one goes straight to failed.
+        out = self._in_progress(view) if status == "completed" else []
         update: dict[str, Any] = {"sessionUpdate": "tool_call_update", "toolCallId": tool_id, "status": status}
         if output is not None:
             update["rawOutput"] = cap_value(output)
@@ -226,6 +224,7 @@ class UpdateTranslator:
             out += self.announce(tool_id, "shell", {"command": e.command})
             view = self.tools[tool_id]
             view.kind, view.title = "execute", _shorten(e.command)
+            out[-1].update(kind=view.kind, title=view.title)  # the announcement shows the command, not the table's
         view = self.tools[tool_id]
         view.output = BoundedOutput()
         self._shell_stack.append(tool_id)
@@ -378,6 +377,16 @@ class UpdateTranslator:
                 if isinstance(line, int) and line > 0:
                     location["line"] = line
                 out.append(location)
+        if spec.paths is not None:  # patch-style tools name their files inside the input
+            try:
+                named = spec.paths(tool_input)
+            except Exception:  # malformed input: the tool is still shown, just without locations
+                named = []
+            seen = {loc["path"] for loc in out}
+            for path in named:
+                if isinstance(path, str) and path and resolve(path, self.cwd) not in seen:
+                    seen.add(resolve(path, self.cwd))
+                    out.append({"path": resolve(path, self.cwd)})
         return out
 
     def tool_status(self, tool_id: str) -> str | None:

@@ -115,6 +115,8 @@ async def test_write_then_edit_with_permission_rejected(agent: RealAgent) -> Non
     status = final_statuses(client)
     rejected = {call.tool_call_id for call, _ in client.permissions}
     assert rejected and all(status[tid] == "failed" for tid in rejected), status
+    ran = {u.tool_call_id for u in client.of("tool_call_update") if u.status == "in_progress"}
+    assert not rejected & ran, "a rejected tool call was shown as running"
     assert "completed" not in {status[u.tool_call_id] for u in client.of("tool_call") if u.kind == "edit"}
     await assert_no_process_left(agent)
 
@@ -182,4 +184,29 @@ async def test_rate_limit_is_visible_and_ends_the_turn(agent: RealAgent) -> None
         # the session is still usable once the limit lifts
         agent.rescript(f"{agent.name}_text", delta_delay=0)
         assert (await prompt(conn, sid, "again")).stop_reason == "end_turn"
+    await assert_no_process_left(agent)
+
+
+async def test_codex_exec_transport_writes_edits_and_resumes(tmp_path: Path) -> None:
+    """The fallback transport (``codex exec --json``, one process per turn) for a codex without app-server."""
+    agent = RealAgent("codex", require_cli("codex"), tmp_path, extra_args=("--transport", "exec"))
+    server = agent.serve("codex_write_edit", delta_delay=0)
+    client = RecordingClient()
+    try:
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            first = await prompt(conn, sid, WRITE_EDIT)
+            assert first.stop_reason == "end_turn", agent.log()[-3000:]
+            assert (agent.cwd / "notes.txt").read_text() == "alpha\ngamma\n"
+            edits = [u for u in client.of("tool_call") if u.kind == "edit"]
+            assert len(edits) == 2 and all(final_statuses(client)[u.tool_call_id] == "completed" for u in edits)
+            # exec's file_change items name the files but carry no patch text: locations, but no diffs
+            located = {loc.path for u in client.of("tool_call_update") for loc in (u.locations or [])}
+            assert str(agent.cwd / "notes.txt") in located
+            second = await prompt(conn, sid, "Anything left?")
+            assert second.stop_reason == "end_turn"
+            # the second turn resumed the same codex thread: the model saw the first turn's three tool results
+            assert server.requests[-1]["step"] == 3
+    finally:
+        agent.close()
     await assert_no_process_left(agent)
