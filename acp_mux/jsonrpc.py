@@ -247,8 +247,13 @@ class Connection:
     def _reply_error(self, request_id: Any, error: RpcError) -> None:
         self._send({"jsonrpc": "2.0", "id": request_id, "error": error.to_json()})
 
-    async def cancel_handlers(self) -> None:
+    async def cancel_handlers(self, grace: float = 0.2) -> None:
+        """Let requests that were already read finish briefly (an ``initialize`` sent just before EOF still gets
+        its answer), cancel the rest (each still answers, with an error), then flush what was queued."""
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=grace)
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=1.0)
+        await self.drain(timeout=0.5)

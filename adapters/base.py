@@ -119,6 +119,7 @@ class AgentAdapter:
     install_hint: str = ""
     login_args: tuple[str, ...] = ()  # the agent's own terminal login, e.g. ("login",)
     auth_hint: str = ""
+    auth_env: tuple[str, ...] = ()  # environment variables that authenticate the agent without a login
     capabilities: AgentCapabilities = AgentCapabilities()
     tool_table: ToolTable = ToolTable()
     modes: tuple[ModeInfo, ...] = ()

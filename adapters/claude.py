@@ -137,6 +137,8 @@ class ClaudeAdapter(AgentAdapter):
     # `claude auth login` is Claude's own terminal sign-in (browser OAuth; `--console` for API billing).
     login_args = ("auth", "login")
     auth_hint = AUTH_GUIDANCE
+    auth_env = ("ANTHROPIC_API_KEY",)
+    transport = "stream-json (claude -p) + control protocol"
     capabilities = AgentCapabilities(
         supports_text_streaming=True, supports_thinking=True, supports_thinking_streaming=True,
         supports_tool_call_streaming=True, can_resume=True, supports_approval=True, persistent_process=True,

@@ -97,6 +97,7 @@ class CodexAdapter(AgentAdapter):
     install_hint = "npm install -g @openai/codex"
     login_args = ("login",)
     auth_hint = AUTH_GUIDANCE
+    auth_env = ("OPENAI_API_KEY",)
     capabilities = AgentCapabilities(
         supports_thinking=True,
         supports_thinking_streaming=True,

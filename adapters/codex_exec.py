@@ -305,6 +305,7 @@ class CodexExecAdapter(AgentAdapter):
     install_hint = "npm install -g @openai/codex"
     login_args = ("login",)
     auth_hint = AUTH_GUIDANCE
+    auth_env = ("OPENAI_API_KEY",)
     capabilities = AgentCapabilities(supports_thinking=True, can_resume=True, persistent_process=False)
     tool_table = CODEX_TOOLS
     modes = MODES
