@@ -1,0 +1,171 @@
+"""Permission options, "always" rules scoped by command prefix / path / tool, and decoding the client's answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from translation.permissions import (
+    Answer,
+    PermissionRules,
+    Scope,
+    command_prefix,
+    decode_outcome,
+    permission_options,
+    scope_for,
+)
+
+
+def bash(command: Any) -> dict[str, Any]:
+    return {"command": command}
+
+
+# ── options and scopes ──────────────────────────────────────────────────────────────────────────────────────────
+def test_four_options_whose_labels_say_the_scope() -> None:
+    assert permission_options(scope_for("Bash", "execute", bash("git status -s"))) == [
+        {"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
+        {"optionId": "allow_always", "name": "Always allow `git status` commands (this session)", "kind": "allow_always"},
+        {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
+        {"optionId": "reject_always", "name": "Always reject `git status` commands (this session)", "kind": "reject_always"},
+    ]
+    edit = permission_options(scope_for("Edit", "edit", {"file_path": "/w/a.py"}))
+    assert [o["name"] for o in edit][1::2] == [
+        "Always allow changes to /w/a.py (this session)",
+        "Always reject changes to /w/a.py (this session)",
+    ]
+    fetch = permission_options(scope_for("WebFetch", "fetch", {"url": "https://x"}))
+    assert fetch[1]["name"] == "Always allow WebFetch (this session)"
+    assert permission_options(scope_for(None, "other", None))[1]["name"] == "Always allow this tool (this session)"
+
+
+@pytest.mark.parametrize(
+    ("command", "prefix"),
+    [
+        ("git status -s", "git status"),
+        ("git -C /x status", "git"),  # an option before the subcommand: the whole tool
+        ("npm run build", "npm run"),
+        ("ls -la /tmp", "ls"),
+        ("pytest -q tests", "pytest"),
+        ("bash -lc 'cargo test --all'", "cargo test"),
+        ("sh -c \"make\"", "make"),
+        ("echo 'unclosed", "echo"),  # shlex fails: falls back to whitespace split
+        ("   ", None),
+    ],
+)
+def test_command_prefix(command: str, prefix: str | None) -> None:
+    assert command_prefix(command) == prefix
+
+
+def test_scope_for_argv_commands_and_paths() -> None:
+    assert scope_for("shell", "execute", bash(["bash", "-lc", "git push origin"])) == Scope("shell", "execute", command_prefix="git push")
+    assert scope_for("Bash", "execute", {"cmd": "make test"}) == Scope("Bash", "execute", command_prefix="make test")
+    assert scope_for("Write", "edit", {"path": "/w/b"}) == Scope("Write", "edit", path="/w/b")
+    assert scope_for("NotebookEdit", "edit", {"notebook_path": "/w/n.ipynb"}) == Scope("NotebookEdit", "edit", path="/w/n.ipynb")
+    assert scope_for("Read", "read", {"file_path": "/w/a"}) == Scope("Read", "read")  # reads are scoped by tool
+
+
+# ── remembered rules ────────────────────────────────────────────────────────────────────────────────────────────
+@pytest.fixture
+def git_status_allowed() -> PermissionRules:
+    rules = PermissionRules()
+    rules.remember(scope_for("Bash", "execute", bash("git status")), "allow")
+    return rules
+
+
+@pytest.mark.parametrize("command", ["git status", "git status -s", "git  status --short"])
+def test_allow_always_covers_the_same_command_prefix(git_status_allowed: PermissionRules, command: str) -> None:
+    assert git_status_allowed.match("Bash", "execute", bash(command)) == "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git push",
+        "git",
+        "git status; rm -rf /",
+        "git status && rm -rf /",
+        "git status || rm -rf /",
+        "git status | sh",
+        "git status > /etc/passwd",
+        "git status $(rm -rf /)",
+        "git status `rm -rf /`",
+        "git status\nrm -rf /",
+        "git status & rm -rf /",
+    ],
+)
+def test_allow_always_never_covers_other_or_chained_commands(git_status_allowed: PermissionRules, command: str) -> None:
+    assert git_status_allowed.match("Bash", "execute", bash(command)) is None
+
+
+def test_allow_rule_is_per_tool(git_status_allowed: PermissionRules) -> None:
+    assert git_status_allowed.match("shell", "execute", bash("git status")) is None
+
+
+def test_chained_argv_command_does_not_ride_on_an_allow_rule() -> None:
+    rules = PermissionRules()
+    rules.remember(scope_for("shell", "execute", bash(["bash", "-lc", "git status"])), "allow")
+    assert rules.match("shell", "execute", bash(["bash", "-lc", "git status -s"])) == "allow"
+    assert rules.match("shell", "execute", bash(["bash", "-lc", "git status && rm -rf /"])) is None
+
+
+def test_reject_always_also_rejects_chained_commands() -> None:
+    rules = PermissionRules()
+    rules.remember(scope_for("Bash", "execute", bash("rm -rf build")), "reject")
+    assert rules.match("Bash", "execute", bash("rm x")) == "reject"
+    assert rules.match("Bash", "execute", bash("rm x; echo done")) == "reject"
+    assert rules.match("Bash", "execute", bash("ls")) is None
+
+
+def test_path_scoped_rules_match_only_that_path() -> None:
+    rules = PermissionRules()
+    rules.remember(scope_for("Edit", "edit", {"file_path": "/w/a.py"}), "allow")
+    assert rules.match("Edit", "edit", {"file_path": "/w/a.py", "old_string": "x"}) == "allow"
+    assert rules.match("Edit", "edit", {"file_path": "/w/b.py"}) is None
+    assert rules.match("Write", "edit", {"file_path": "/w/a.py"}) is None
+
+
+def test_tool_scoped_rules_cover_every_call_of_the_tool() -> None:
+    rules = PermissionRules()
+    rules.remember(scope_for("WebFetch", "fetch", {"url": "https://a"}), "allow")
+    assert rules.match("WebFetch", "fetch", {"url": "https://b"}) == "allow"
+    assert rules.match("WebSearch", "fetch", {"query": "q"}) is None
+
+
+def test_the_latest_answer_for_a_scope_wins() -> None:
+    rules = PermissionRules()
+    scope = scope_for("Bash", "execute", bash("npm test"))
+    rules.remember(scope, "allow")
+    rules.remember(scope, "reject")
+    assert rules.rules == [(scope, "reject")]
+    assert rules.match("Bash", "execute", bash("npm test -- -w")) == "reject"
+
+
+def test_no_rules_match_nothing() -> None:
+    assert PermissionRules().match("Bash", "execute", bash("ls")) is None
+
+
+# ── decoding the client's answer ────────────────────────────────────────────────────────────────────────────────
+def selected(option_id: str) -> dict[str, Any]:
+    return {"outcome": {"outcome": "selected", "optionId": option_id}}
+
+
+@pytest.mark.parametrize(
+    ("response", "answer"),
+    [
+        (selected("allow_once"), Answer(approve=True)),
+        (selected("allow_always"), Answer(approve=True, always=True)),
+        (selected("reject_once"), Answer(approve=False)),
+        (selected("reject_always"), Answer(approve=False, always=True)),
+        (selected("approve"), Answer(approve=True)),  # look-alike ids from other bridges
+        (selected("approve_for_session"), Answer(approve=True, always=True)),
+        (selected("reject-always"), Answer(approve=False, always=True)),
+        (selected("something-else"), Answer(approve=False)),  # unknown id: a plain reject, not a cancel
+        ({"outcome": {"outcome": "cancelled"}}, Answer(approve=False, cancelled=True)),
+        ({"outcome": {}}, Answer(approve=False, cancelled=True)),
+        ({}, Answer(approve=False, cancelled=True)),
+        (None, Answer(approve=False, cancelled=True)),
+    ],
+)
+def test_decode_outcome(response: Any, answer: Answer) -> None:
+    assert decode_outcome(response) == answer
