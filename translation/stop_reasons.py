@@ -31,7 +31,7 @@ def outcome_for(event: Any, login_command: str | None = None) -> TurnOutcome | N
     """
     t = event.type
     if t == "auth_error":
-        message = f"Authentication failed: {event.message}"
+        message = f"Authentication failed: {event.message.rstrip('. ')}"
         hint = event.guidance or ""
         if login_command and login_command not in hint:
             hint = f"{hint.rstrip('.')}. In a terminal: {login_command}" if hint else f"In a terminal: {login_command}"

@@ -122,10 +122,10 @@ class UpdateTranslator:
         return [update]
 
     def _on_tool_call_ready(self, e: Any) -> list[dict[str, Any]]:
+        out = self.announce(e.tool_call_id, e.tool_name, None)  # no-op when the start was seen
         if e.tool_call_id in self._plan_tools:
             entries = plan_entries(e.input)
             return [{"sessionUpdate": "plan", "entries": entries}] if entries is not None else []
-        out = self.announce(e.tool_call_id, e.tool_name, None)
         return out + self._ready(e.tool_call_id, e.input)
 
     def _ready(self, tool_id: str, tool_input: Any) -> list[dict[str, Any]]:

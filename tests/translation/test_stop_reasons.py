@@ -34,6 +34,11 @@ def test_login_command_is_not_repeated_when_the_hint_already_has_it() -> None:
         assert shown.count(LOGIN) == 1
 
 
+def test_auth_message_ending_in_a_period_is_not_doubled() -> None:
+    outcome = outcome_for(ev.AuthErrorEvent(message="Invalid API key.", guidance="Set OPENAI_API_KEY."))
+    assert outcome is not None and outcome.error_message == "Authentication failed: Invalid API key. Set OPENAI_API_KEY."
+
+
 def test_auth_error_without_guidance_still_names_the_login_command() -> None:
     outcome = outcome_for(ev.AuthErrorEvent(message="401"), login_command=LOGIN)
     assert outcome is not None

@@ -558,6 +558,10 @@ def test_todo_write_becomes_a_plan_and_never_a_tool_call() -> None:
     ]
     assert run(tr, result("p1", "TodoWrite", "Todos have been modified")) == []
     assert tr.close_open_tools() == []
+    # an agent that reports the todo tool only once its input is complete still updates the plan
+    late = claude()
+    assert [u["sessionUpdate"] for u in run(late, ready("p2", "TodoWrite", todos))] == ["plan"]
+    assert run(late, result("p2", "TodoWrite", "ok")) == [] and late.close_open_tools() == []
 
 
 def test_codex_update_plan_steps_become_plan_entries() -> None:
