@@ -254,10 +254,8 @@ def patch_diffs(args: dict[str, Any]) -> list[DiffSpec]:
             specs.append(DiffSpec(path=path, new_text=diff, old_text=None))
         elif c["kind"] == "delete":
             specs.append(DiffSpec(path=path, new_text="", old_text=diff))
-        else:
-            specs += [DiffSpec(path=path, new_text=n, old_text=o) for o, n in _hunks(diff)] or [
-                DiffSpec(path=path, new_text=diff, old_text=None)  # not a unified diff: show the raw patch
-            ]
+        else:  # text without hunks cannot be shown as old → new truthfully: the call keeps its raw input only
+            specs += [DiffSpec(path=path, new_text=n, old_text=o) for o, n in _hunks(diff)]
     return specs
 
 

@@ -791,8 +791,7 @@ def test_patch_tool_spec_diffs_and_titles() -> None:
         DiffSpec(path="/d.txt", new_text="", old_text="gone\n"),
         DiffSpec(path="/v.py", new_text="keep\nnew\n", old_text="keep\nold\n"),
         DiffSpec(path="/v.py", new_text="y\n", old_text="x\n"),
-        DiffSpec(path="/raw", new_text="not a unified diff", old_text=None),
-    ]
+    ]  # "/raw" has no hunks: no diff rather than the patch text shown as the whole new file
     assert spec.render_title("apply_patch", args) == "Edit /n.txt, /d.txt, /v.py, /raw, /exec-mode"
     assert CODEX_TOOLS.lookup("shell").render_title("shell", {"command": "ls -la"}) == "ls -la"
     assert CODEX_TOOLS.lookup("shell").kind == "execute"
