@@ -91,8 +91,11 @@ class Run:
 class Workspace:
     """A private project dir, HOME and session store under one unique path, which marks every process of a run."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, agent_args: tuple[str, ...] = ("--agent", "demo"),
+                 agent_env: dict[str, str] | None = None) -> None:
         self.root = root
+        self.agent_args = agent_args
+        self.agent_env = agent_env or {}
         self.project = root / "project"
         self.home = root / "home"
         self.state = root / "state"
@@ -101,11 +104,11 @@ class Workspace:
 
     def agent_command(self) -> str:
         """The ``--agent`` command line; the log file puts this run's unique path into acp-mux's own cmdline."""
-        return shlex.join([sys.executable, "-m", "acp_mux", "--agent", "demo",
+        return shlex.join([sys.executable, "-m", "acp_mux", *self.agent_args,
                            "--log-level", "debug", "--log-file", str(self.log_file)])
 
     def env(self) -> dict[str, str]:
-        return acpx_env(self.home, ACP_MUX_STATE_DIR=str(self.state), PYTHONPATH=str(REPO))
+        return acpx_env(self.home, ACP_MUX_STATE_DIR=str(self.state), PYTHONPATH=str(REPO), **self.agent_env)
 
     def start(self, acpx: list[str], prompt: str, *flags: str) -> tuple[list[str], subprocess.Popen]:
         cmd = [*acpx, "--format", "json", *flags, "--cwd", str(self.project),
@@ -249,3 +252,31 @@ def test_acpx_killed_mid_turn_leaves_no_process(acpx, ws):
     leftovers = ws.wait_until_gone(GONE_WITHIN_S)
     assert not leftovers, f"still running {GONE_WITHIN_S}s after acpx was killed: {leftovers}"
     assert time.monotonic() - started < RUN_TIMEOUT_S
+
+
+@pytest.mark.parametrize("name", ["claude", "codex"])
+def test_approve_all_drives_a_real_agent_through_write_then_edit(acpx, tmp_path, name):
+    """acpx → acp-mux → the real CLI (pinned npm install) → the scripted model server on 127.0.0.1."""
+    from tests.e2e.clis import cli_env
+    from tests.e2e.harness import SCENARIOS, require_cli
+    from tests.fakes.model_server import ModelServer
+
+    binary = require_cli(name)
+    project = tmp_path / "project"
+    mode = {"claude": "default", "codex": "read-only"}[name]  # the modes in which the agent asks first
+    with ModelServer(SCENARIOS / f"{name}_write_edit.json", variables={"cwd": str(project)}, delta_delay=0) as srv:
+        env = cli_env(name, srv.url, tmp_path / "home", cwd=project)
+        env[f"ACP_MUX_{name.upper()}_BIN"] = str(binary)
+        ws = Workspace(tmp_path, ("--agent", name, "--mode", mode), env)
+        run = ws.run(acpx, "Create notes.txt with alpha and beta, then change beta to gamma.", "--approve-all")
+    assert run.returncode == EXIT_CODES["ok"], run.describe()
+    assert (project / "notes.txt").read_text() == "alpha\ngamma\n", run.describe()
+    assert run.stop_reasons() == ["end_turn"]
+    edits = [c for c in run.updates("tool_call") if c["kind"] == "edit"]
+    assert len(edits) == 2 and all(run.final_statuses()[c["toolCallId"]] == "completed" for c in edits)
+    shown = {c["toolCallId"] for c in run.updates("tool_call")}
+    requests = run.permission_requests()
+    assert requests and all(r["toolCall"]["toolCallId"] in shown for r in requests), run.describe()
+    assert all(a == {"outcome": "selected", "optionId": "allow_once"} for a in run.permission_answers())
+    assert "notes.txt now contains alpha and gamma" in run.text()
+    assert run.leftovers == [], run.leftovers
