@@ -7,6 +7,7 @@ when the CLI cannot be installed here, and say why.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -209,4 +210,28 @@ async def test_codex_exec_transport_writes_edits_and_resumes(tmp_path: Path) -> 
             assert server.requests[-1]["step"] == 3
     finally:
         agent.close()
+    await assert_no_process_left(agent)
+
+
+async def test_session_survives_a_bridge_restart(agent: RealAgent) -> None:
+    """session/load in a new acp-mux process replays the conversation and resumes the agent's own session."""
+    server = agent.serve(f"{agent.name}_text", delta_delay=0)
+    first = RecordingClient()
+    async with agent.bridge(first) as (conn, _):
+        sid = await agent.session(conn)
+        assert (await prompt(conn, sid, "Remember the word pelican.")).stop_reason == "end_turn"
+    await assert_no_process_left(agent)
+
+    second = RecordingClient()
+    async with agent.bridge(second) as (conn, _):
+        await conn.initialize(protocol_version=1)
+        listed = await conn.list_sessions(cwd=str(agent.cwd))
+        assert [s.session_id for s in listed.sessions] == [sid]
+        await conn.load_session(session_id=sid, cwd=str(agent.cwd), mcp_servers=[])
+        assert "pelican" in second.text("user_message_chunk")  # the editor sees the old conversation again
+        assert "Line 200" in second.text()
+        assert (await prompt(conn, sid, "Which word?")).stop_reason == "end_turn"
+    # the agent itself resumed its session: the model got the first turn back as history
+    last = [r for r in server.requests if r["kind"] == "step"][-1]
+    assert "pelican" in json.dumps(last["body"]) and "Which word?" in json.dumps(last["body"])
     await assert_no_process_left(agent)
