@@ -114,7 +114,7 @@ def setup_logging(level: str, log_file: str | None) -> None:
 async def serve(adapter, config) -> int:  # noqa: ANN001 (kept light: typed in server.py)
     """Serve until the editor closes stdin or signals us; then leave no agent process behind."""
     from acp_mux.jsonrpc import Connection, protect_stdout
-    from acp_mux.process import TRACKER
+    from acp_mux.tracker import TRACKER
     from acp_mux.server import AcpServer
     from acp_mux.sessions import SessionStore
 

@@ -3,24 +3,28 @@
 Pipe mode lives here; PTY mode is in :mod:`acp_mux.pty` and shares the
 :class:`AgentProcess` base.  Everything is plain asyncio (no reader threads).
 Our own stdin/stdout carry JSON-RPC, so a child never inherits them.
+Line splitting is in :mod:`acp_mux.lines`, end-of-output in
+:mod:`acp_mux.linger`, group signalling in :mod:`acp_mux.pgroup`, and the
+kill-everything-at-exit registry in :mod:`acp_mux.tracker`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
 import errno
 import logging
 import os
 import shutil
 import signal
-import sys
-import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
+
+from .linger import LingeringReader
+from .lines import LineSplitter, TailBuffer
+from . import pgroup
+from .tracker import TRACKER
 
 log = logging.getLogger(__name__)
 
@@ -68,140 +72,6 @@ class ExitStatus:
             return cls(None, f"SIG{-rc}")
 
 
-# --------------------------------------------------------------- group helpers
-def _killpg(pgid: int, sig: int) -> None:
-    """killpg that can never hit our own group or init, and ignores the dead."""
-    if pgid > 1 and pgid != os.getpgrp():
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pgid, sig)
-
-
-def _group_alive(pgid: int) -> bool:
-    """True if a non-zombie member of the group exists.
-
-    killpg(0) alone counts zombies (an unreaped leader, or orphans that a
-    non-reaping PID 1 never collects), so on Linux /proc refines the answer.
-    """
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    if pgid <= 1 or not os.path.isdir("/proc"):
-        return pgid > 1
-    for name in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:  # "pid (comm) S ppid pgrp ..."
-                state, _ppid, pgrp = f.read().rsplit(b")", 1)[1].split()[:3]
-        except (OSError, IndexError, ValueError):
-            continue
-        if int(pgrp) == pgid and state not in (b"Z", b"X"):
-            return True
-    return False
-
-
-# ------------------------------------------------------------------ buffering
-class LineSplitter:
-    """Splits a byte stream on b"\\n" in linear time (never rescans).
-
-    ``max_line`` (optional) force-flushes an over-long partial line so memory
-    stays bounded where we do not need lines intact (stderr).
-    """
-
-    def __init__(self, max_line: int | None = None) -> None:
-        self._pending = bytearray()
-        self._max = max_line
-
-    def feed(self, data: bytes) -> list[bytes | bytearray]:
-        out: list[bytes | bytearray] = []
-        start = 0
-        while (i := data.find(b"\n", start)) >= 0:
-            if self._pending:
-                self._pending += data[start:i]
-                out.append(_chop_cr(self._pending))
-                self._pending = bytearray()
-            else:
-                end = i - 1 if i > start and data[i - 1] == 0x0D else i
-                out.append(data[start:end])
-            start = i + 1
-        if start < len(data):
-            self._pending += data[start:]
-            if self._max is not None and len(self._pending) > self._max:
-                out.append(self._pending)
-                self._pending = bytearray()
-        return out
-
-    def flush(self) -> bytes | bytearray | None:
-        """The final unterminated line, if any."""
-        line, self._pending = self._pending, bytearray()
-        return _chop_cr(line) if line else None
-
-
-def _chop_cr(buf: bytearray) -> bytearray:
-    if buf.endswith(b"\r"):
-        del buf[-1:]
-    return buf
-
-
-class TailBuffer:
-    """Keeps the last ``limit`` bytes of a stream (the 64 KB ring of spec §24.3)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = max(0, limit)
-        self._buf = bytearray()
-        self.total = 0      # bytes ever fed
-        self.dropped = 0    # bytes discarded from the front
-
-    def feed(self, data: bytes) -> None:
-        self.total += len(data)
-        self._buf += data[-self.limit:] if self.limit else b""
-        del self._buf[:max(0, len(self._buf) - self.limit)]
-        self.dropped = self.total - len(self._buf)
-
-    def text(self) -> str:
-        data = bytes(self._buf)
-        if self.dropped:  # skip a UTF-8 sequence cut in half at the front
-            data = data[next((i for i in range(min(3, len(data))) if not 0x80 <= data[i] <= 0xBF),
-                             min(3, len(data))):]
-        return data.decode("utf-8", "replace")
-
-
-class _LingeringReader:
-    """Reads chunks until EOF -- or until ``linger`` s after the leader exited.
-
-    A grandchild that inherited the pipe/pty may keep it open forever; the
-    agent is done when the leader is, so we stop waiting shortly after.
-    Cancellation-safe: an interrupted read is resumed by the next call.
-    """
-
-    def __init__(self, read: Callable[[], Awaitable[bytes]], exited: asyncio.Future[Any],
-                 linger: Callable[[], float], abandon: Callable[[], None]) -> None:
-        self._read, self._exited, self._linger, self._abandon = read, exited, linger, abandon
-        self._task: asyncio.Future[bytes] | None = None
-        self.eof = False
-
-    async def read(self) -> bytes:
-        if self.eof:
-            return b""
-        if self._task is None:
-            self._task = asyncio.ensure_future(self._read())
-        task = self._task
-        if not self._exited.done():
-            await asyncio.wait([task, self._exited], return_when=asyncio.FIRST_COMPLETED)
-        if not task.done():
-            await asyncio.wait([task], timeout=self._linger())
-        if not task.done():
-            task.cancel()
-            self._task, self.eof = None, True
-            self._abandon()
-            return b""
-        self._task = None
-        data = task.result()
-        self.eof = not data
-        return data
-
-
 # ------------------------------------------------------------------- base API
 class AgentProcess:
     """What the runtime drives: line output, stdin, and group-wide signals."""
@@ -217,12 +87,12 @@ class AgentProcess:
         self.eof_linger = DEFAULT_EOF_LINGER
         self._loop = asyncio.get_running_loop()
         self._exit: asyncio.Future[ExitStatus] = self._loop.create_future()
-        self._exit.add_done_callback(lambda _f: TRACKER.unregister(self))
+        self._exit.add_done_callback(lambda _f: TRACKER.release(self))
         self._rc: int | None = None
         self._tail = TailBuffer(stderr_tail_bytes)
         self._splitter = LineSplitter()
         self._ready: deque[bytes | bytearray] = deque()
-        self._stdout: _LingeringReader | None = None   # set by subclasses
+        self._stdout: LingeringReader | None = None   # set by subclasses
         self._terminating: asyncio.Future[ExitStatus] | None = None
 
     # --- output
@@ -270,7 +140,7 @@ class AgentProcess:
 
     # --- signals
     def send_signal_to_group(self, sig: int) -> None:
-        _killpg(self.pgid, sig)
+        pgroup.killpg(self.pgid, sig)
 
     def interrupt(self) -> None:
         self.send_signal_to_group(signal.SIGINT)
@@ -293,7 +163,7 @@ class AgentProcess:
         self.send_signal_to_group(signal.SIGKILL)
 
     def group_alive(self) -> bool:
-        return _group_alive(self.pgid)
+        return pgroup.group_alive(self.pgid)
 
     # --- lifecycle
     def _set_exit(self, rc: int) -> None:
@@ -339,6 +209,7 @@ class AgentProcess:
             if not self.group_alive():
                 break
             await asyncio.sleep(0.02)
+        TRACKER.release(self)  # forgotten now if the sweep emptied the group
         return status
 
 
@@ -366,9 +237,9 @@ class PipeProcess(AgentProcess):
         assert proto.stdout and proto.stderr and proto.stdin
         self._stdin = proto.stdin
         out, err = proto.stdout, proto.stderr
-        self._stdout = _LingeringReader(lambda: out.read(CHUNK), self._exit,
+        self._stdout = LingeringReader(lambda: out.read(CHUNK), self._exit,
                                         lambda: self.eof_linger, lambda: self._close_pipe(1))
-        self._stderr = _LingeringReader(lambda: err.read(CHUNK), self._exit,
+        self._stderr = LingeringReader(lambda: err.read(CHUNK), self._exit,
                                         lambda: self.eof_linger, lambda: self._close_pipe(2))
         self._drain = asyncio.ensure_future(self._drain_stderr())
 
@@ -482,86 +353,3 @@ async def spawn(spec: SpawnSpec, *, stderr_tail_bytes: int = 65536,
     if not proc.exited:
         TRACKER.register(proc)
     return proc
-
-
-# -------------------------------------------------------------------- tracker
-class ProcessTracker:
-    """Every live agent group, so none outlives us (spec §6.4).
-
-    Exit-time handlers wait at most ``exit_grace`` s between SIGTERM and SIGKILL.
-    """
-
-    def __init__(self) -> None:
-        self._procs: dict[int, AgentProcess] = {}
-        self._installed = False
-        self.exit_grace = 1.0
-
-    def register(self, proc: AgentProcess) -> None:
-        self.install_handlers()
-        self._procs[proc.pid] = proc
-
-    def unregister(self, proc: AgentProcess) -> None:
-        if self._procs.get(proc.pid) is proc:
-            del self._procs[proc.pid]
-
-    @property
-    def active_count(self) -> int:
-        return len(self._procs)
-
-    def kill_all(self, grace: float = 0.0) -> None:
-        """Synchronous (atexit/signal-handler safe): TERM, wait <= grace, KILL."""
-        procs = list(self._procs.values())
-        self._procs.clear()
-        groups = {p.pgid for p in procs}
-        for g in groups:
-            _killpg(g, signal.SIGTERM)
-            _killpg(g, signal.SIGCONT)
-        deadline = time.monotonic() + grace
-        while groups and time.monotonic() < deadline:
-            groups = {g for g in groups if _group_alive(g)}
-            if groups:
-                time.sleep(0.01)
-        for g in groups:
-            if _group_alive(g):
-                _killpg(g, signal.SIGKILL)
-
-    def install_handlers(self) -> None:
-        """atexit + SIGTERM/SIGINT + sys.excepthook; idempotent.
-
-        A previous Python-level signal handler is called after kill_all (so
-        SIGINT still raises KeyboardInterrupt, asyncio still cancels); with
-        SIG_DFL we exit 128+signum; a SIG_IGN disposition is left alone.
-        Signals are skipped off the main thread.
-        """
-        if self._installed:
-            return
-        self._installed = True
-        atexit.register(lambda: self.kill_all(self.exit_grace))
-        prev_hook = sys.excepthook
-
-        def excepthook(tp: Any, val: Any, tb: Any) -> None:
-            try:
-                self.kill_all(self.exit_grace)
-            finally:
-                prev_hook(tp, val, tb)
-        sys.excepthook = excepthook
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            try:
-                prev = signal.getsignal(sig)
-                if prev is signal.SIG_IGN:
-                    continue
-                signal.signal(sig, self._make_handler(prev))
-            except (ValueError, OSError):  # not the main thread / no signals
-                pass
-
-    def _make_handler(self, prev: Any) -> Callable[[int, Any], None]:
-        def handler(signum: int, frame: Any) -> None:
-            self.kill_all(self.exit_grace)
-            if callable(prev):
-                prev(signum, frame)
-            else:
-                sys.exit(128 + signum)
-        return handler
-
-
-TRACKER = ProcessTracker()

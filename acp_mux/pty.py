@@ -15,8 +15,10 @@ from collections.abc import Callable
 
 from ptyprocess import PtyProcess
 
-from .process import (AgentProcess, ProcessInputClosed, SpawnError, SpawnSpec,
-                      TailBuffer, _LingeringReader, child_preexec, spawn_error_from_os)
+from .linger import LingeringReader
+from .lines import TailBuffer
+from .process import (AgentProcess, ProcessInputClosed, SpawnError, SpawnSpec, child_preexec,
+                      spawn_error_from_os)
 
 COLS, ROWS = 120, 40
 _READ = 65536
@@ -115,7 +117,7 @@ class PtyAgentProcess(AgentProcess):
         self._fd_closed = False
         os.set_blocking(self._fd, False)
         self._master = _MasterReader(self._loop, self._fd, self._tail, self._maybe_close_fd)
-        self._stdout = _LingeringReader(self._master.read, self._exit,
+        self._stdout = LingeringReader(self._master.read, self._exit,
                                         lambda: self.eof_linger, self._master.close)
         self._watch_exit()
 

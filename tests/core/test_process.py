@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from acp_mux.process import (TRACKER, AgentProcess, ExitStatus, LineSplitter, ProcessInputClosed,
-                             SpawnError, SpawnSpec, TailBuffer, spawn)
+from acp_mux.lines import LineSplitter, TailBuffer
+from acp_mux.process import AgentProcess, ExitStatus, ProcessInputClosed, SpawnError, SpawnSpec, spawn
+from acp_mux.tracker import TRACKER
 from acp_mux.pty import strip_terminal
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -298,6 +299,71 @@ async def test_tracker_registers_unregisters_and_kill_all(procs) -> None:
     await asyncio.wait_for(c.wait(), 5)
     await asyncio.sleep(0)
     assert TRACKER.active_count == 0
+
+
+async def leader_gone_grandchild_left(procs) -> tuple[AgentProcess, int]:
+    """An agent whose leader exited while a grandchild lives on in its group."""
+    p = await start(procs, prog("hang.py", "--grandchild", "--grandchild-ignore-term",
+                                "--exit-after", "0.2"))
+    gpid = int((await read_until(p, "ready"))[0].split()[1])
+    assert await asyncio.wait_for(p.wait(), 5) == ExitStatus(0, None)
+    await asyncio.sleep(0.3)               # past the tracker's first emptiness check
+    assert not pid_dead(gpid) and os.getpgid(gpid) == p.pgid
+    return p, gpid
+
+
+async def test_tracker_keeps_group_after_leader_exit_and_kill_all_kills_it(procs) -> None:
+    p, gpid = await leader_gone_grandchild_left(procs)
+    assert TRACKER._procs.get(p.pid) is p and TRACKER.active_count >= 1
+    TRACKER.kill_all(grace=0.3)            # the grandchild ignores SIGTERM: needs the KILL
+    assert await eventually(lambda: pid_dead(gpid), 2.0)
+    assert not p.group_alive() and TRACKER.active_count == 0
+
+
+async def test_tracker_forgets_group_once_it_is_empty(procs) -> None:
+    p, gpid = await leader_gone_grandchild_left(procs)
+    assert TRACKER._procs.get(p.pid) is p
+    os.kill(gpid, signal.SIGKILL)
+    assert await eventually(lambda: p.pid not in TRACKER._procs, 2.0)  # polled, not pruned
+
+
+_LEADERLESS_HOST = """
+import asyncio, sys
+from acp_mux.process import SpawnSpec, spawn
+
+async def main():
+    proc = await spawn(SpawnSpec(sys.executable, [sys.argv[1], "--grandchild",
+                                 "--grandchild-ignore-term", "--exit-after", "0.2"]))
+    lines = [line async for line in proc.lines()]
+    await proc.wait()
+    print("pids", proc.pid, lines[0].split()[1], flush=True)
+
+asyncio.run(main())
+"""
+
+
+async def test_tracker_kills_leaderless_group_at_host_exit() -> None:
+    """The bridge exits after the agent's leader did: atexit still sweeps its group."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    host = await asyncio.create_subprocess_exec(
+        PY, "-c", _LEADERLESS_HOST, str(PROGS / "hang.py"), env=env,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE)
+    leader = gpid = 0
+    try:
+        out, err = await asyncio.wait_for(host.communicate(), 15)
+        assert host.returncode == 0, err.decode()
+        words = out.decode().split()
+        assert words[0] == "pids", out
+        leader, gpid = int(words[1]), int(words[2])
+        assert pid_dead(leader)
+        assert await eventually(lambda: pid_dead(gpid), 2.0)
+    finally:
+        if host.returncode is None:
+            host.kill()
+            await host.wait()
+        if gpid and not pid_dead(gpid):
+            os.kill(gpid, signal.SIGKILL)
 
 
 @pytest.mark.parametrize("mode", ["normal", "sigterm", "exception"])

@@ -12,7 +12,8 @@ import asyncio
 import os
 import sys
 
-from acp_mux.process import TRACKER, SpawnSpec, spawn
+from acp_mux.process import SpawnSpec, spawn
+from acp_mux.tracker import TRACKER
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
