@@ -116,25 +116,52 @@ class SessionStore:
 
 
 class TranscriptBuffer:
-    """Collects one turn's updates for the transcript, merging consecutive chunks of the same kind."""
+    """Collects one turn's updates for the transcript, in the form a replay needs, in memory linear in the turn.
+
+    Consecutive text chunks of one kind become one message (joined once, at the end); every update of a tool call
+    is folded into its ``tool_call`` entry, so a live shell view re-sent every 100 ms is kept once, as its last
+    state, instead of once per refresh.
+    """
 
     _CHUNKS = ("user_message_chunk", "agent_message_chunk", "agent_thought_chunk")
+    _SKIPPED = ("usage_update", "available_commands_update")
 
     def __init__(self) -> None:
         self.updates: list[dict[str, Any]] = []
+        self._text: tuple[str, list[str]] | None = None  # (kind, parts) of the message being assembled
+        self._tools: dict[str, dict[str, Any]] = {}  # toolCallId -> its entry in ``updates``
 
     def add(self, update: dict[str, Any]) -> None:
         kind = update.get("sessionUpdate")
-        if kind in ("usage_update", "available_commands_update") or "_meta" in update and "terminal_output" in update["_meta"]:
+        if kind in self._SKIPPED or "terminal_output" in (update.get("_meta") or {}):
             return
-        if kind in self._CHUNKS and update.get("content", {}).get("type") == "text":
-            last = self.updates[-1] if self.updates else None
-            if last is not None and last.get("sessionUpdate") == kind and last["content"].get("type") == "text":
-                last["content"] = {"type": "text", "text": last["content"]["text"] + update["content"]["text"]}
+        content = update.get("content")
+        if kind in self._CHUNKS and isinstance(content, dict) and content.get("type") == "text":
+            if self._text is not None and self._text[0] == kind:
+                self._text[1].append(content.get("text", ""))
                 return
-            update = {"sessionUpdate": kind, "content": dict(update["content"])}
+            self._close_text()
+            self._text = (kind, [content.get("text", "")])
+            return
+        self._close_text()
+        tool_id = update.get("toolCallId")
+        if kind in ("tool_call", "tool_call_update") and isinstance(tool_id, str):
+            entry = self._tools.get(tool_id)
+            if entry is not None:  # later state of a known call: fields replace, as they do in ACP
+                entry.update((k, v) for k, v in update.items() if k not in ("sessionUpdate", "toolCallId"))
+                return
+            entry = self._tools[tool_id] = dict(update)
+            self.updates.append(entry)
+            return
         self.updates.append(update)
 
+    def _close_text(self) -> None:
+        if self._text is not None:
+            kind, parts = self._text
+            self._text = None
+            self.updates.append({"sessionUpdate": kind, "content": {"type": "text", "text": "".join(parts)}})
+
     def take(self) -> list[dict[str, Any]]:
-        out, self.updates = self.updates, []
+        self._close_text()
+        out, self.updates, self._tools = self.updates, [], {}
         return out
