@@ -2,6 +2,11 @@
 
 Each iterator keeps its own cursor. Events stay until every live iterator has passed them; past the high-water mark
 the oldest consumed events go first, then (stalled consumers) the oldest unconsumed ones, and the drop is reported.
+
+A *lossless* iterator (the bridge's own consumer) is never dropped from: instead the producer awaits :meth:`room`,
+which pauses it while that iterator is a whole high-water mark behind — the agent's pipe then fills and the agent
+waits, which is backpressure rather than loss. Events every iterator has passed are released as soon as a lossless
+iterator exists, so a long-lived process does not keep old turns in memory.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ class EventBuffer(Generic[T]):
         self._base = 0  # sequence number of _items[0]
         self._closed = False
         self._wakeup: asyncio.Future[None] | None = None
+        self._progress: asyncio.Future[None] | None = None  # the producer waiting in room()
         self._cursors: "weakref.WeakSet[_Cursor]" = weakref.WeakSet()
         self.high_water_mark = max(1, high_water_mark)
         self.dropped = 0
@@ -35,13 +41,43 @@ class EventBuffer(Generic[T]):
 
     def append(self, item: T) -> None:
         self._items.append(item)
+        if any(c.lossless for c in self._cursors):
+            self._release_consumed()
         if len(self._items) > self.high_water_mark:
             self._evict()
         self._wake()
 
+    async def room(self) -> None:
+        """Producer side: once a lossless iterator lags a whole high-water mark behind, wait until it has caught up
+        half of that (hysteresis, so producer and consumer do not hand over one event at a time)."""
+        if self._closed or self._lossless_lag() < self.high_water_mark:
+            return
+        low_water = self.high_water_mark // 2
+        while not self._closed and self._lossless_lag() > low_water:
+            if self._progress is None or self._progress.done():
+                self._progress = asyncio.get_running_loop().create_future()
+            await self._progress
+
+    def _lossless_lag(self) -> int:
+        slowest = min((c.seq for c in self._cursors if c.lossless), default=self.next_seq)
+        return self.next_seq - slowest
+
+    def _release_consumed(self) -> None:
+        consumed_upto = min((c.seq for c in self._cursors), default=self._base)
+        while self._base < consumed_upto and self._items:
+            self._items.popleft()
+            self._base += 1
+
+    def _advanced(self) -> None:
+        waiter = self._progress
+        if waiter is not None and not waiter.done():
+            self._progress = None
+            waiter.set_result(None)
+
     def close(self) -> None:
         self._closed = True
         self._wake()
+        self._advanced()
 
     def _wake(self) -> None:
         waiter, self._wakeup = self._wakeup, None
@@ -55,7 +91,8 @@ class EventBuffer(Generic[T]):
         for _ in range(free):
             self._items.popleft()
         self._base += free
-        lost = excess - free
+        protected = min((c.seq for c in self._cursors if c.lossless), default=self.next_seq)
+        lost = min(excess - free, protected - self._base)
         if lost > 0:  # every live iterator is stalled: drop the oldest unconsumed events
             for _ in range(lost):
                 self._items.popleft()
@@ -64,8 +101,8 @@ class EventBuffer(Generic[T]):
             if self._on_overflow is not None:
                 self._on_overflow(lost)
 
-    def iterate(self, from_start: bool = True) -> AsyncIterator[T]:
-        cursor = _Cursor(self._base if from_start else self.next_seq)
+    def iterate(self, from_start: bool = True, lossless: bool = False) -> AsyncIterator[T]:
+        cursor = _Cursor(self._base if from_start else self.next_seq, lossless)
         self._cursors.add(cursor)
         return self._iterate(cursor)
 
@@ -77,6 +114,8 @@ class EventBuffer(Generic[T]):
                 index = cursor.seq - self._base
                 if index < len(self._items):
                     cursor.seq += 1
+                    if cursor.lossless:
+                        self._advanced()
                     yield self._items[index]
                     continue
                 if self._closed:
@@ -86,10 +125,13 @@ class EventBuffer(Generic[T]):
                 await asyncio.shield(self._wakeup)
         finally:
             self._cursors.discard(cursor)
+            if cursor.lossless:
+                self._advanced()  # a producer waiting on this iterator must not wait for nothing
 
 
 class _Cursor:
-    __slots__ = ("seq", "__weakref__")
+    __slots__ = ("seq", "lossless", "__weakref__")
 
-    def __init__(self, seq: int) -> None:
+    def __init__(self, seq: int, lossless: bool = False) -> None:
         self.seq = seq
+        self.lossless = lossless

@@ -177,9 +177,13 @@ class RunHandle:
     def __aiter__(self) -> AsyncIterator[BaseEvent]:
         return self._buffer.iterate(from_start=True)
 
-    def events(self, *, from_start: bool = True) -> AsyncIterator[BaseEvent]:
-        """An independent iterator; ``from_start=False`` sees only events emitted after this call."""
-        return self._buffer.iterate(from_start=from_start)
+    def events(self, *, from_start: bool = True, lossless: bool = False) -> AsyncIterator[BaseEvent]:
+        """An independent iterator; ``from_start=False`` sees only events emitted after this call.
+
+        ``lossless=True`` (the bridge's consumer) never loses an event to the high-water mark: reading the agent's
+        output pauses instead until this iterator catches up.
+        """
+        return self._buffer.iterate(from_start=from_start, lossless=lossless)
 
     def on(self, event_type: str, handler: Callable[[Any], None]) -> "RunHandle":
         self._handlers.setdefault(event_type, []).append(handler)
@@ -386,6 +390,7 @@ class RunHandle:
         self._emit(ev.DebugEvent(level="warn", message=message))
 
     def _on_overflow(self, dropped: int) -> None:
+        log.warning("run %s: event buffer overflow, %d events dropped", self.run_id, dropped)
         warning = self._stamp(ev.DebugEvent(level="warn", message=f"Event buffer overflow: {dropped} events dropped"))
         self._dispatch(warning)
 
@@ -535,6 +540,7 @@ class RunHandle:
                     self.state = RunState.RUNNING
                 self._handle_line(line)
                 await self._flush()
+                await self._buffer.room()  # backpressure: a lagging lossless consumer pauses our reading
             self._exit = await proc.wait()
         finally:
             watchdog.cancel()

@@ -113,7 +113,7 @@ class LiveSession:
     async def _run_turn(self, prompt: Any) -> dict[str, Any]:
         handle = self.handle
         if handle is not None and handle.usable:
-            events = handle.events(from_start=False)
+            events = handle.events(from_start=False, lossless=True)
             try:
                 await handle.continue_(prompt)
             except Exception as exc:  # the process died between turns: start a fresh one
@@ -126,7 +126,7 @@ class LiveSession:
             if self.handle is not None:
                 await self.handle.abort(0.5)
             handle = self.handle = start_run(self.adapter, self._run_options(prompt))
-            events = handle.events(from_start=True)
+            events = handle.events(from_start=True, lossless=True)
             handle.on("session_start", self._on_native_session)
         return await self._consume(handle, events)
 

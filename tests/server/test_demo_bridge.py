@@ -304,3 +304,14 @@ async def test_initialize_is_fast_and_spawns_nothing(work):
         assert init.agent_capabilities.load_session is True
         assert init.agent_capabilities.session_capabilities.list is not None
         assert _children(proc.pid) == []
+
+
+async def test_a_fast_agent_loses_no_event(work):
+    """Thousands of deltas written as fast as the agent can: every one reaches the editor, in order."""
+    words = [f"w{i}" for i in range(6000)]
+    client = RecordingClient()
+    async with bridge(client, "--agent", "demo", env={"ACP_MUX_DEMO_TEXT_DELAY": "0"}, **work) as (conn, _):
+        sid = await start(conn, work["cwd"])
+        result = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block(" ".join(words))]), 120)
+    assert result.stop_reason == "end_turn"
+    assert client.text() == "You said: " + " ".join(words) + " "

@@ -1,0 +1,70 @@
+"""The fan-out buffer: spec 002 §10 drops for ordinary iterators; the bridge's lossless iterator pauses the producer."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from acp_mux.event_buffer import EventBuffer
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_ordinary_iterators_lose_the_oldest_past_the_high_water_mark() -> None:
+    dropped: list[int] = []
+    buf: EventBuffer[int] = EventBuffer(high_water_mark=10, on_overflow=dropped.append)
+    it = buf.iterate()
+    for i in range(25):
+        buf.append(i)
+    buf.close()
+    assert [x async for x in it] == list(range(15, 25))
+    assert sum(dropped) == 15 == buf.dropped
+
+
+async def test_a_lossless_iterator_pauses_the_producer_instead_of_losing_events() -> None:
+    buf: EventBuffer[int] = EventBuffer(high_water_mark=10)
+    it = buf.iterate(lossless=True)
+    produced: list[int] = []
+
+    async def produce() -> None:
+        for i in range(100):
+            buf.append(i)
+            produced.append(i)
+            await buf.room()
+        buf.close()
+
+    producer = asyncio.ensure_future(produce())
+    await asyncio.sleep(0.05)
+    assert not producer.done() and len(produced) == 10  # stopped a whole high-water mark ahead
+    received = [x async for x in it]
+    await producer
+    assert received == list(range(100)) and buf.dropped == 0
+
+
+async def test_consumed_events_are_released_while_a_lossless_iterator_runs() -> None:
+    buf: EventBuffer[str] = EventBuffer(high_water_mark=1000)
+    it = buf.iterate(lossless=True)
+    for i in range(5):
+        buf.append(f"big-{i}")
+        assert await it.__anext__() == f"big-{i}"
+    buf.append("next")
+    assert list(buf._items) == ["next"]  # nothing already delivered stays in memory
+    late = buf.iterate(from_start=True)  # a late iterator replays only what is still held
+    buf.close()
+    assert [x async for x in late] == ["next"]
+    await it.aclose()
+
+
+async def test_a_closed_lossless_iterator_releases_a_waiting_producer() -> None:
+    buf: EventBuffer[int] = EventBuffer(high_water_mark=2)
+    it = buf.iterate(lossless=True)
+    buf.append(0)
+    assert await it.__anext__() == 0
+    buf.append(1)
+    buf.append(2)
+    waiting = asyncio.ensure_future(buf.room())
+    await asyncio.sleep(0.01)
+    assert not waiting.done()
+    await it.aclose()  # the consumer went away (turn over): the producer must not wait for it
+    await asyncio.wait_for(waiting, 1)
