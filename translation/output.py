@@ -10,6 +10,7 @@ from collections import deque
 
 HEAD_LINES = 200
 TAIL_LINES = 200
+LIVE_LINES = 50  # while a command runs, the editor shows its latest lines, like a terminal pane
 MAX_LINE_CHARS = 2000
 RAW_OUTPUT_CHARS = 16_000
 
@@ -54,6 +55,20 @@ class BoundedOutput:
         if self.omitted:
             parts.append(f"… [{self.omitted} lines omitted] …")
         parts.extend(self._tail)
+        if self._partial:
+            parts.append(self._partial[:MAX_LINE_CHARS])
+        return "\n".join(parts)
+
+
+    def render_recent(self, lines: int = LIVE_LINES) -> str:
+        """The latest ``lines`` lines (and the unfinished one): the live view, re-sent while a command runs, so it
+        stays a few KB however much output came before (the full head-and-tail view comes with the result)."""
+        recent = list(self._tail)[-lines:] if lines > 0 else []
+        if len(recent) < lines:  # the tail is short: the rest comes from the end of the head
+            recent = self._head[max(0, len(self._head) - (lines - len(recent))):] + recent
+        earlier = self.total_lines - len(recent)
+        parts = [f"… [{earlier} earlier lines] …"] if earlier else []
+        parts.extend(recent)
         if self._partial:
             parts.append(self._partial[:MAX_LINE_CHARS])
         return "\n".join(parts)

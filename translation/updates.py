@@ -282,7 +282,7 @@ class UpdateTranslator:
             {
                 "sessionUpdate": "tool_call_update",
                 "toolCallId": view.id,
-                "content": [_text_content(_fenced(view.output.render()))],
+                "content": [_text_content(_fenced(view.output.render_recent()))],
             }
         ]
 
