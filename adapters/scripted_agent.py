@@ -23,6 +23,12 @@ _approvals: dict[str, "queue.Queue[bool]"] = {}
 _interrupted = threading.Event()
 _mode = "default"
 
+# Size knobs for benchmarks/bench.py; unset, the agent behaves exactly as before.
+_TEXT_DELAY = float(os.environ.get("ACP_MUX_DEMO_TEXT_DELAY", "0.01"))  # seconds between streamed words
+_BIGSHELL_LINES = int(os.environ.get("ACP_MUX_DEMO_BIGSHELL_LINES", "20000"))  # lines "bigshell" prints
+_BIGSHELL_WIDTH = int(os.environ.get("ACP_MUX_DEMO_BIGSHELL_WIDTH", "0"))  # >0: each line is this many chars
+_BIGSHELL_DELAY = float(os.environ.get("ACP_MUX_DEMO_BIGSHELL_DELAY", "0"))  # seconds between those lines
+
 
 def emit(**event: object) -> None:
     sys.stdout.write(json.dumps(event) + "\n")
@@ -54,7 +60,8 @@ def pause(seconds: float) -> bool:
     return _interrupted.wait(seconds)
 
 
-def stream_text(text: str, kind: str = "text", delay: float = 0.01) -> bool:
+def stream_text(text: str, kind: str = "text", delay: float | None = None) -> bool:
+    delay = _TEXT_DELAY if delay is None else delay
     for word in text.split(" "):
         emit(type=kind, text=word + " ")
         if pause(delay):
@@ -140,8 +147,10 @@ def scenario_write(cwd: str) -> str:
     return "end_turn"
 
 
-def scenario_shell(lines: int, delay: float) -> str:
+def scenario_shell(lines: int, delay: float, width: int = 0) -> str:
     command = f"{sys.executable} -c \"import time,sys\nfor i in range({lines}):\n print('line', i, flush=True); time.sleep({delay})\""
+    if width > 0:  # benchmark output: `lines` lines of exactly `width` characters
+        command = f"{sys.executable} -c \"import sys,time\nfor i in range({lines}):\n sys.stdout.write(str(i).ljust({width}, 'x') + '\\n'); sys.stdout.flush(); time.sleep({delay})\""
     tool("Bash", {"command": f"count to {lines}"}, lambda tid: run_command(tid, command))
     stream_text("Counted.")
     return "end_turn"
@@ -185,7 +194,7 @@ def handle_prompt(text: str, cwd: str) -> None:
                 stop = "cancelled"
                 break
     elif "bigshell" in lowered:
-        stop = scenario_shell(20000, 0)
+        stop = scenario_shell(_BIGSHELL_LINES, _BIGSHELL_DELAY if _BIGSHELL_WIDTH > 0 else 0, _BIGSHELL_WIDTH)
     elif "shell" in lowered:
         stop = scenario_shell(5, 0.2)
     elif "write" in lowered or "demo" in lowered:
