@@ -70,3 +70,14 @@ def test_doctor_reports_a_found_agent_with_its_version(tmp_path):
     gone = subprocess.run([sys.executable, "-m", "acp_mux", "doctor", "claude"], env=missing, capture_output=True,
                           text=True, timeout=30, stdin=subprocess.DEVNULL)
     assert gone.returncode == 1 and "npm install" in gone.stdout
+
+
+def test_login_hands_the_terminal_to_the_agents_own_login(tmp_path):
+    fake = tmp_path / "codex"
+    fake.write_text('#!/bin/sh\necho "login args: $*"\n')
+    fake.chmod(0o755)
+    out = subprocess.run([sys.executable, "-m", "acp_mux", "--agent", "codex", "--agent-bin", str(fake), "--login"],
+                         capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0 and out.stdout.strip() == "login args: login"
+    demo = run("--agent", "demo", "--login")
+    assert demo.returncode == 0
