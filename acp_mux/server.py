@@ -9,15 +9,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from typing import Any
-
-from ulid import ULID
+from typing import TYPE_CHECKING, Any
 
 from acp_mux import __version__
 from acp_mux.jsonrpc import INVALID_PARAMS, AfterResponse, Connection, RpcError
-from acp_mux.session import BridgeConfig, LiveSession
 from acp_mux.sessions import SessionRecord, SessionStore
-from adapters.base import AgentAdapter
+
+if TYPE_CHECKING:
+    from acp_mux.session import BridgeConfig, LiveSession
+    from adapters.base import AgentAdapter
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +101,8 @@ class AcpServer:
 
     # ── sessions ───────────────────────────────────────────────────────────────────────────────────────────────
     async def new_session(self, params: dict[str, Any]) -> AfterResponse:
+        from ulid import ULID  # deferred: ulid pulls in importlib.metadata (~12 ms) that initialize does not need
+
         cwd = _require_cwd(params)
         record = SessionRecord(
             session_id=str(ULID()), agent=self.adapter.name, cwd=cwd, mode=self.config.mode, model=self.config.model
@@ -165,11 +167,17 @@ class AcpServer:
 
     async def set_mode(self, params: dict[str, Any]) -> dict[str, Any]:
         session = self._session(params)
-        mode = self._valid_mode(params.get("modeId"))
-        await session.set_mode(mode)
-        self._notify(session.id, {"sessionUpdate": "current_mode_update", "currentModeId": mode})
-        self._notify(session.id, {"sessionUpdate": "config_option_update", "configOptions": self._config_options(session)})
+        await session.set_mode(self._valid_mode(params.get("modeId")))
+        self._announce_mode(session.id)
         return {}
+
+    def _announce_mode(self, session_id: str) -> None:
+        """Tell the editor the mode changed (by its request, or the agent's, e.g. leaving plan mode)."""
+        session = self.sessions.get(session_id)
+        if session is None:
+            return
+        self._notify(session_id, {"sessionUpdate": "current_mode_update", "currentModeId": self._current_mode(session)})
+        self._notify(session_id, {"sessionUpdate": "config_option_update", "configOptions": self._config_options(session)})
 
     async def set_config_option(self, params: dict[str, Any]) -> dict[str, Any]:
         session = self._session(params)
@@ -194,6 +202,8 @@ class AcpServer:
         existing = self.sessions.get(record.session_id)
         if existing is not None:
             return existing
+        from acp_mux.session import LiveSession  # deferred: the run/translation machinery is only needed from here on
+
         session = LiveSession(
             record,
             self.adapter,
@@ -202,6 +212,7 @@ class AcpServer:
             send_update=self._notify,
             request=self.conn.request,
             mcp_servers=params.get("mcpServers") or [],
+            mode_changed=lambda mode: self._announce_mode(record.session_id),
         )
         self.sessions[record.session_id] = session
         return session
@@ -230,7 +241,8 @@ class AcpServer:
         return str(mode)
 
     def _current_mode(self, session: LiveSession) -> str | None:
-        return session.record.mode or self.adapter.default_mode or (self.adapter.modes[0].id if self.adapter.modes else None)
+        mode = session.mode_info()
+        return mode.id if mode is not None else None
 
     def _session_state(self, session: LiveSession) -> dict[str, Any]:
         state: dict[str, Any] = {"sessionId": session.id}

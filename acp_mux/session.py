@@ -11,21 +11,32 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from acp_mux.contract import RunOptions
 from acp_mux.interaction import Approve, Deny
 from acp_mux.jsonrpc import INVALID_PARAMS, RpcError
-from acp_mux.run import RunHandle, start_run
 from acp_mux.sessions import SessionRecord, SessionStore, TranscriptBuffer
 from adapters.base import AgentAdapter
-from translation.permissions import PermissionRules, decode_outcome, permission_options, scope_for
+from translation.permissions import (
+    MUTATING_KINDS,
+    PermissionRules,
+    chosen_mode,
+    decode_outcome,
+    mode_exit_options,
+    permission_options,
+    scope_for,
+)
 from translation.prompt import UnsupportedContent, prompt_to_blocks, to_prompt
 from translation.stop_reasons import TurnOutcome, outcome_for
 from translation.updates import UpdateTranslator, notice
 
+if TYPE_CHECKING:
+    from acp_mux.run import RunHandle
+
 log = logging.getLogger(__name__)
 
+_WITHDRAWN = object()  # a permission question that cancel took back
 CANCEL_INTERRUPT_WAIT_S = 3.0  # how long an interrupted agent gets to end its turn before we terminate it
 TERMINATE_GRACE_S = 1.5
 IDLE_FLUSH_S = 0.1
@@ -55,6 +66,7 @@ class LiveSession:
         send_update: Callable[[str, dict[str, Any]], None],
         request: Callable[[str, dict[str, Any]], Any],
         mcp_servers: list[dict[str, Any]] | None = None,
+        mode_changed: Callable[[str], None] | None = None,
     ) -> None:
         self.record = record
         self.adapter = adapter
@@ -63,6 +75,7 @@ class LiveSession:
         self._send_update = send_update
         self._request = request
         self.mcp_servers = mcp_servers or []
+        self._mode_changed = mode_changed  # the server tells the editor (current_mode_update, config options)
         self.rules = PermissionRules()
         self.translator = UpdateTranslator(
             adapter.tool_table, record.cwd, terminal_output_meta=config.terminal_output_meta
@@ -123,6 +136,8 @@ class LiveSession:
         else:
             handle = None
         if handle is None:
+            from acp_mux.run import start_run  # deferred to the first turn: run.py brings ulid, not needed to serve initialize
+
             if self.handle is not None:
                 await self.handle.abort(0.5)
             handle = self.handle = start_run(self.adapter, self._run_options(prompt))
@@ -213,22 +228,56 @@ class LiveSession:
                 self.update(payload)
         view = self.translator.tools.get(tool_id)
         kind = view.kind if view else "other"
+        mode = self.mode_info()
+        if mode is not None and mode.read_only and kind in MUTATING_KINDS:
+            reason = f"{mode.name} is read-only: switch modes to let the agent change files or run commands."
+            await self._answer(handle, event.interaction_id, False, reason=reason)
+            return
+        if mode is not None and mode.read_only and kind == "switch_mode" and self.adapter.plan_exit_modes:
+            await self._leave_read_only_mode(handle, event, tool_id, view)
+            return
         remembered = self.rules.match(event.tool_name, kind, event.input)
         if remembered is not None:
             await self._answer(handle, event.interaction_id, remembered == "allow", always=True)
             return
         self.translator.remember_approval(event.interaction_id, tool_id)
         scope = scope_for(event.tool_name, kind, event.input)
+        response = await self._ask_editor(handle, event, tool_id, view, permission_options(scope))
+        if response is _WITHDRAWN:
+            return
+        answer = decode_outcome(response)
+        if answer.always:
+            self.rules.remember(scope, "allow" if answer.approve else "reject")
+        await self._answer(handle, event.interaction_id, answer.approve, always=answer.always)
+
+    async def _leave_read_only_mode(self, handle: RunHandle, event: Any, tool_id: str, view: Any) -> None:
+        """The agent asks to leave plan mode: the user picks the mode to continue in, or keeps planning."""
+        names = {m.id: m.name for m in self.adapter.modes}
+        targets = [(m, names.get(m, m)) for m in self.adapter.plan_exit_modes]
+        response = await self._ask_editor(handle, event, tool_id, view, mode_exit_options(targets))
+        if response is _WITHDRAWN:
+            return
+        target = chosen_mode(response)
+        if target not in names:
+            await self._answer(handle, event.interaction_id, False, reason="The user wants to keep planning.")
+            return
+        await self._answer(handle, event.interaction_id, True)
+        await self.set_mode(target)
+        if self._mode_changed is not None:
+            self._mode_changed(target)
+
+    async def _ask_editor(
+        self, handle: RunHandle, event: Any, tool_id: str, view: Any, options: list[dict[str, Any]]
+    ) -> Any:
+        """session/request_permission about an announced tool call; the raw answer, ``None`` if the client failed,
+        or ``_WITHDRAWN`` when cancel took the question back (the agent has then been told "no")."""
         tool_call: dict[str, Any] = {"toolCallId": tool_id, "status": "pending"}
         if view is not None:
             tool_call.update(title=view.title, kind=view.kind)
             if view.content:
                 tool_call["content"] = view.content
         request = asyncio.ensure_future(
-            self._request(
-                "session/request_permission",
-                {"sessionId": self.id, "toolCall": tool_call, "options": permission_options(scope)},
-            )
+            self._request("session/request_permission", {"sessionId": self.id, "toolCall": tool_call, "options": options})
         )
         cancelled = asyncio.ensure_future(self._cancel.wait())
         try:
@@ -238,15 +287,12 @@ class LiveSession:
         if not request.done():  # cancel withdrew the question: the agent hears "no", the turn is ending anyway
             request.cancel()
             await self._answer(handle, event.interaction_id, False, reason="The turn was cancelled.")
-            return
+            return _WITHDRAWN
         try:
-            answer = decode_outcome(request.result())
+            return request.result()
         except Exception as exc:  # the client errored or went away: deny, never approve by accident
             log.warning("permission request failed: %s", exc)
-            answer = decode_outcome(None)
-        if answer.always:
-            self.rules.remember(scope, "allow" if answer.approve else "reject")
-        await self._answer(handle, event.interaction_id, answer.approve, always=answer.always)
+            return None
 
     async def _answer(self, handle: RunHandle, interaction_id: str, approve: bool, *, always: bool = False, reason: str | None = None) -> None:
         response = Approve(always=always) if approve else Deny(reason=reason or "The user rejected this action.", always=always)
@@ -281,6 +327,11 @@ class LiveSession:
         if self._turn_lock.locked() and not handle.done:
             log.info("agent ignored the interrupt; terminating its process group")
             await handle.abort(TERMINATE_GRACE_S)
+
+    def mode_info(self) -> Any:
+        """The session's current mode (``ModeInfo``), or None when the agent has no modes."""
+        current = self.record.mode or self.adapter.default_mode
+        return next((m for m in self.adapter.modes if m.id == current), self.adapter.modes[0] if self.adapter.modes else None)
 
     async def set_mode(self, mode: str) -> None:
         self.record.mode = mode

@@ -54,6 +54,7 @@ class ModeInfo:
     id: str
     name: str
     description: str = ""
+    read_only: bool = False  # the bridge refuses edits and commands in this mode, without asking the editor
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,8 @@ class AgentAdapter:
     modes: tuple[ModeInfo, ...] = ()
     default_mode: str | None = None
     models: tuple[str, ...] = ()
+    # Modes the user may continue in when the agent asks to leave a read-only (plan) mode, most permissive first.
+    plan_exit_modes: tuple[str, ...] = ()
     transport: str = "line-stream"
 
     # ── discovery ──────────────────────────────────────────────────────────────────────────────────────────────

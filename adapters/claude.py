@@ -149,10 +149,11 @@ class ClaudeAdapter(AgentAdapter):
     modes = (
         ModeInfo("default", "Default", "Ask before edits and commands that are not already allowed"),
         ModeInfo("acceptEdits", "Accept edits", "Apply file edits without asking; still ask before commands"),
-        ModeInfo("plan", "Plan mode", "Read and plan only: no edits, no commands"),
+        ModeInfo("plan", "Plan mode", "Read and plan only: no edits, no commands", read_only=True),
         ModeInfo("bypassPermissions", "Bypass permissions", "Run every tool without asking"),
     )
     default_mode = "default"
+    plan_exit_modes = ("acceptEdits", "default")  # ExitPlanMode: "auto-accept edits" or "ask before edits"
     models = ("default", "sonnet", "opus", "haiku")
 
     # ── spawn and stdin ────────────────────────────────────────────────────────────────────────────────────────

@@ -77,6 +77,30 @@ def _first_str(args: dict[str, Any], keys: tuple[str, ...]) -> str | None:
     return None
 
 
+# Tool kinds that change the user's files or run commands: what a read-only (plan) mode never lets through.
+MUTATING_KINDS = frozenset({"edit", "delete", "move", "execute"})
+MODE_OPTION_PREFIX = "mode:"
+
+
+def mode_exit_options(modes: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Options for an agent asking to leave plan mode: continue in one of ``modes`` (id, name), or keep planning."""
+    options = [
+        {"optionId": MODE_OPTION_PREFIX + mode_id, "name": f"Yes, continue in {name}",
+         "kind": "allow_always" if i == 0 else "allow_once"}
+        for i, (mode_id, name) in enumerate(modes)
+    ]
+    return options + [{"optionId": REJECT_ONCE, "name": "No, keep planning", "kind": "reject_once"}]
+
+
+def chosen_mode(response: dict[str, Any] | None) -> str | None:
+    """The mode picked from :func:`mode_exit_options`, or None (rejected, cancelled, another option)."""
+    outcome = (response or {}).get("outcome") or {}
+    option = str(outcome.get("optionId", "")) if outcome.get("outcome") == "selected" else ""
+    if not option.startswith(MODE_OPTION_PREFIX):
+        return None
+    return option[len(MODE_OPTION_PREFIX):] or None
+
+
 def permission_options(scope: Scope) -> list[dict[str, Any]]:
     what = scope.label()
     return [

@@ -235,3 +235,67 @@ async def test_session_survives_a_bridge_restart(agent: RealAgent) -> None:
     last = [r for r in server.requests if r["kind"] == "step"][-1]
     assert "pelican" in json.dumps(last["body"]) and "Which word?" in json.dumps(last["body"])
     await assert_no_process_left(agent)
+
+
+async def test_model_config_option_reaches_the_model_api(agent: RealAgent) -> None:
+    """session/set_config_option model: the next turn (same conversation) asks the API for the chosen model."""
+    server = agent.serve(f"{agent.name}_text", delta_delay=0)
+    chosen = {"claude": "haiku", "codex": "gpt-5.2-codex"}[agent.name]
+    client = RecordingClient()
+    async with agent.bridge(client) as (conn, _):
+        sid = await agent.session(conn)
+        assert (await prompt(conn, sid, "Remember the word heron.")).stop_reason == "end_turn"
+        answer = await conn.set_config_option(config_id="model", session_id=sid, value=chosen)
+        assert {o.id: o.current_value for o in answer.config_options}["model"] == chosen
+        assert (await prompt(conn, sid, "Which word?")).stop_reason == "end_turn"
+    last = [r for r in server.requests if r["kind"] == "step"][-1]
+    assert chosen in last["body"]["model"], last["body"]["model"]
+    assert "heron" in json.dumps(last["body"])  # same conversation, new model
+    await assert_no_process_left(agent)
+
+
+async def test_claude_plan_mode_writes_nothing(tmp_path: Path) -> None:
+    """session/set_mode plan: Claude's own plan mode refuses the Write without even asking the editor."""
+    agent = RealAgent("claude", require_cli("claude"), tmp_path)
+    agent.serve("claude_write_edit", delta_delay=0)
+    client = RecordingClient()
+    try:
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            await conn.set_session_mode(session_id=sid, mode_id="plan")
+            assert client.of("current_mode_update")[-1].current_mode_id == "plan"
+            result = await prompt(conn, sid, WRITE_EDIT)
+        assert result.stop_reason == "end_turn", agent.log()[-3000:]
+        assert not (agent.cwd / "notes.txt").exists()
+        assert client.permissions == []
+        edits = [u for u in client.of("tool_call") if u.kind == "edit"]
+        assert edits and all(final_statuses(client)[u.tool_call_id] == "failed" for u in edits)
+    finally:
+        agent.close()
+    await assert_no_process_left(agent)
+
+
+async def test_claude_leaves_plan_mode_in_the_mode_the_user_picks(tmp_path: Path) -> None:
+    """ExitPlanMode asks which mode to continue in; picking "accept edits" switches the session and the agent."""
+    agent = RealAgent("claude", require_cli("claude"), tmp_path)
+    agent.serve("claude_plan_exit", delta_delay=0)
+
+    def pick_accept_edits(options: list[Any], call: Any) -> str:
+        return next(o.option_id for o in options if o.option_id == "mode:acceptEdits")
+
+    client = RecordingClient(choose=pick_accept_edits)
+    try:
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            await conn.set_session_mode(session_id=sid, mode_id="plan")
+            result = await prompt(conn, sid, "Plan, then create notes.txt.")
+        assert result.stop_reason == "end_turn", agent.log()[-3000:]
+        (call, options), = client.permissions  # only the plan was asked about: the Write ran in acceptEdits
+        assert call.kind == "switch_mode"
+        assert [o.option_id for o in options] == ["mode:acceptEdits", "mode:default", "reject_once"]
+        assert [u.current_mode_id for u in client.of("current_mode_update")] == ["plan", "acceptEdits"]
+        assert (agent.cwd / "notes.txt").read_text() == "alpha\nbeta\n"
+        assert "notes.txt written" in client.text()
+    finally:
+        agent.close()
+    await assert_no_process_left(agent)

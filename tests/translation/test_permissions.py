@@ -169,3 +169,18 @@ def selected(option_id: str) -> dict[str, Any]:
 )
 def test_decode_outcome(response: Any, answer: Answer) -> None:
     assert decode_outcome(response) == answer
+
+
+def test_leaving_plan_mode_offers_the_modes_to_continue_in() -> None:
+    from translation.permissions import chosen_mode, mode_exit_options
+
+    options = mode_exit_options([("acceptEdits", "Accept edits"), ("default", "Default")])
+    assert options == [
+        {"optionId": "mode:acceptEdits", "name": "Yes, continue in Accept edits", "kind": "allow_always"},
+        {"optionId": "mode:default", "name": "Yes, continue in Default", "kind": "allow_once"},
+        {"optionId": "reject_once", "name": "No, keep planning", "kind": "reject_once"},
+    ]
+    picked = lambda option_id: {"outcome": {"outcome": "selected", "optionId": option_id}}  # noqa: E731
+    assert chosen_mode(picked("mode:default")) == "default"
+    assert chosen_mode(picked("reject_once")) is None and chosen_mode(picked("mode:")) is None
+    assert chosen_mode({"outcome": {"outcome": "cancelled"}}) is None and chosen_mode(None) is None
