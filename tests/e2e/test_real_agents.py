@@ -299,3 +299,20 @@ async def test_claude_leaves_plan_mode_in_the_mode_the_user_picks(tmp_path: Path
     finally:
         agent.close()
     await assert_no_process_left(agent)
+
+
+# A 1x1 PNG.
+PIXEL = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+
+
+async def test_an_image_in_the_prompt_reaches_the_model(agent: RealAgent) -> None:
+    server = agent.serve(f"{agent.name}_text", delta_delay=0)
+    client = RecordingClient()
+    async with agent.bridge(client) as (conn, _):
+        sid = await agent.session(conn)
+        blocks = [acp.text_block("What is in this picture?"), acp.image_block(PIXEL, "image/png")]
+        result = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=blocks), TURN_TIMEOUT)
+    assert result.stop_reason == "end_turn", agent.log()[-3000:]
+    body = json.dumps([r["body"] for r in server.requests if r["kind"] == "step"])
+    assert PIXEL in body and "What is in this picture?" in body
+    await assert_no_process_left(agent)
