@@ -98,6 +98,12 @@ async def test_write_then_edit_with_permission_allowed(agent: RealAgent) -> None
         assert sorted(o.kind for o in options) == FOUR_OPTIONS
     asked = {call.tool_call_id for call, _ in client.permissions}
     assert {u.tool_call_id for u in edits} <= asked
+    if agent.name == "codex":  # the scenario's shell command: shown as execute, with its output
+        shells = [u for u in starts.values() if u.kind == "execute"]
+        assert len(shells) == 1 and final_statuses(client)[shells[0].tool_call_id] == "completed"
+        shown = [c.content.text for u in client.of("tool_call_update") if u.tool_call_id == shells[0].tool_call_id
+                 for c in (u.content or []) if c.type == "content"]
+        assert any("hello-from-codex" in text for text in shown), shown
     if agent.name == "claude":  # Claude's own slash commands reach the editor's command menu
         commands = {c.name for u in client.of("available_commands_update") for c in u.available_commands}
         assert {"compact", "review"} <= commands and "login" not in commands
