@@ -105,6 +105,10 @@ class Connection:
         self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
         try:
             return await future
+        except asyncio.CancelledError:  # we no longer need the answer: let the client close its dialog
+            if not self.closed:
+                self.notify("$/cancel_request", {"requestId": request_id})
+            raise
         finally:
             self._pending.pop(request_id, None)
 

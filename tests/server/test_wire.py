@@ -1,0 +1,59 @@
+"""Wire-level behaviour no SDK client shows: raw JSON-RPC lines in and out of ``acp-mux``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from typing import Any
+
+
+class Wire:
+    """acp-mux --agent demo as a child, spoken to line by line."""
+
+    def __init__(self, tmp_path: Any) -> None:
+        env = {"ACP_MUX_STATE_DIR": str(tmp_path / "state"), "PATH": "/usr/bin:/bin"}
+        self.cwd = tmp_path
+        self.proc = subprocess.Popen([sys.executable, "-m", "acp_mux", "--agent", "demo"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+        self.proc.stdin.flush()
+
+    def next(self, predicate: Any, timeout: float = 10.0) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            message = json.loads(line)
+            if predicate(message):
+                return message
+        raise AssertionError("expected message did not arrive")
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        self.proc.wait(5)
+
+
+def test_cancel_withdraws_the_open_permission_dialog(tmp_path) -> None:
+    wire = Wire(tmp_path)
+    try:
+        wire.send({"id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+        wire.next(lambda m: m.get("id") == 1)
+        wire.send({"id": 2, "method": "session/new", "params": {"cwd": str(tmp_path), "mcpServers": []}})
+        sid = wire.next(lambda m: m.get("id") == 2)["result"]["sessionId"]
+        wire.send({"id": 3, "method": "session/prompt", "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "write"}]}})
+        asked = wire.next(lambda m: m.get("method") == "session/request_permission")
+        wire.send({"method": "session/cancel", "params": {"sessionId": sid}})  # the dialog stays unanswered
+        withdrawn = wire.next(lambda m: m.get("method") == "$/cancel_request")
+        assert withdrawn["params"] == {"requestId": asked["id"]}
+        assert wire.next(lambda m: m.get("id") == 3)["result"] == {"stopReason": "cancelled"}
+    finally:
+        wire.close()
+    assert not (tmp_path / "notes.txt").exists()
