@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import queue
 import subprocess
 import sys
-import time
+import threading
 from typing import Any
 
 
@@ -17,6 +18,8 @@ class Wire:
         self.cwd = tmp_path
         self.proc = subprocess.Popen([sys.executable, "-m", "acp_mux", "--agent", "demo"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+        self.lines: queue.Queue[str] = queue.Queue()  # read on a thread, so a missing message fails, not hangs
+        threading.Thread(target=lambda: [self.lines.put(line) for line in self.proc.stdout], daemon=True).start()
 
     def send(self, message: dict[str, Any]) -> None:
         assert self.proc.stdin is not None
@@ -24,21 +27,22 @@ class Wire:
         self.proc.stdin.flush()
 
     def next(self, predicate: Any, timeout: float = 10.0) -> dict[str, Any]:
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            message = json.loads(line)
+        while True:
+            try:
+                message = json.loads(self.lines.get(timeout=timeout))
+            except queue.Empty:
+                raise AssertionError("expected message did not arrive") from None
             if predicate(message):
                 return message
-        raise AssertionError("expected message did not arrive")
 
     def close(self) -> None:
         if self.proc.stdin:
             self.proc.stdin.close()
-        self.proc.wait(5)
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise
 
 
 def test_cancel_withdraws_the_open_permission_dialog(tmp_path) -> None:
