@@ -202,7 +202,7 @@ class AcpServer:
         existing = self.sessions.get(record.session_id)
         if existing is not None:
             return existing
-        from acp_mux.session import LiveSession  # deferred: the run/translation machinery is only needed from here on
+        from acp_mux.session import LiveSession  # deferred: sessions are needed only from the first new/load/resume
 
         session = LiveSession(
             record,

@@ -136,7 +136,7 @@ class LiveSession:
         else:
             handle = None
         if handle is None:
-            from acp_mux.run import start_run  # deferred to the first turn: run.py brings ulid, not needed to serve initialize
+            from acp_mux.run import start_run  # deferred to the first turn: run.py (and ulid) slow down cold start
 
             if self.handle is not None:
                 await self.handle.abort(0.5)

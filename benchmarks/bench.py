@@ -12,6 +12,10 @@ is billed to the bridge.
 The agent is the bundled scripted agent (``--agent demo``). Its size knobs are environment variables the bridge
 passes through unchanged: ACP_MUX_DEMO_TEXT_DELAY (seconds between streamed words, default 0.01),
 ACP_MUX_DEMO_BIGSHELL_LINES (default 20000) and ACP_MUX_DEMO_BIGSHELL_WIDTH (0 = the usual "line N" lines).
+
+Delivery is checked, not only measured: the scripted agent's output is deterministic, so every turn's received
+text, terminal deltas or final output view is compared with what the agent printed (see ``check_delivery``). Any
+incomplete turn is listed in the final "Delivery check" table and the script exits with status 1.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -40,6 +44,8 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
 NOTIFICATION_PREFIX = b'{"jsonrpc":"2.0","method":"session/update"'  # the bridge writes compact JSON, keys in this order
 REQUEST_TIMEOUT_S = 300.0
+VIEW_HEAD_LINES = VIEW_TAIL_LINES = 200  # translation/output.py: the final view of a command's output
+VIEW_MAX_LINE_CHARS = 2000  # translation/output.py MAX_LINE_CHARS: longer lines are cut, saying by how much
 
 
 # ── /proc readers ──────────────────────────────────────────────────────────────────────────────────────────────
@@ -119,8 +125,12 @@ class Traffic:
     permissions: int = 0
     max_line: int = 0
     text_bytes: int = 0  # agent_message_chunk text received
+    text_chunks: int = 0  # agent_message_chunk updates received
     terminal_lines: int = 0  # lines received as append-only terminal_output deltas
     last_view: bytes = b""  # the last tool_call_update carrying the bounded output view
+    keep: bool = False  # keep the received text and terminal data, for check_delivery
+    text_parts: list[str] = field(default_factory=list)
+    terminal_parts: list[str] = field(default_factory=list)
     sent_at: float = 0.0  # perf_counter when the request was written
     first_text_at: float | None = None  # perf_counter of the first agent_message_chunk
 
@@ -129,20 +139,47 @@ class Traffic:
         if b'"agent_message_chunk"' in line:
             if self.first_text_at is None:
                 self.first_text_at = time.perf_counter()
-            self.text_bytes += len(json.loads(line)["params"]["update"]["content"]["text"].encode())
+            text = json.loads(line)["params"]["update"]["content"]["text"]
+            self.text_bytes += len(text.encode())
+            self.text_chunks += 1
+            if self.keep:
+                self.text_parts.append(text)
         elif b'"terminal_output"' in line:
-            self.terminal_lines += json.loads(line)["params"]["update"]["_meta"]["terminal_output"]["data"].count("\n")
+            data = json.loads(line)["params"]["update"]["_meta"]["terminal_output"]["data"]
+            self.terminal_lines += data.count("\n")
+            if self.keep:
+                self.terminal_parts.append(data)
         elif b'"tool_call_update"' in line and b'"content":[{"type":"content"' in line:
             self.last_view = line
 
-    def lines_in_view(self) -> int:
-        """Lines the final bounded view accounts for: the lines it shows plus its "N lines omitted" marker."""
-        if not self.last_view:
-            return 0
-        text = json.loads(self.last_view)["params"]["update"]["content"][0]["content"]["text"]
+    def view(self) -> "OutputView":
+        return OutputView.parse(self.last_view)
+
+
+@dataclass
+class OutputView:
+    """The last output view of a command: shown lines around a marker (final view: "… [N lines omitted] …" between
+    head and tail; live view: "… [N earlier lines] …" before the latest lines)."""
+
+    head: list[str]
+    omitted: int
+    tail: list[str]
+
+    @classmethod
+    def parse(cls, line: bytes) -> "OutputView":
+        if not line:
+            return cls([], 0, [])
+        text = json.loads(line)["params"]["update"]["content"][0]["content"]["text"]
         shown = text.split("\n")[1:-1]  # drop the ``` fences
-        omitted = [int(x.split("[", 1)[1].split()[0]) for x in shown if x.startswith("… [") and "lines omitted" in x]
-        return len(shown) - len(omitted) + sum(omitted)
+        for at, row in enumerate(shown):
+            if row.startswith("… [") and row.endswith("] …") and ("lines omitted" in row or "earlier lines" in row):
+                return cls(shown[:at], int(row.split("[", 1)[1].split()[0]), shown[at + 1 :])
+        return cls(shown, 0, [])
+
+    @property
+    def lines_accounted(self) -> int:
+        """The lines shown plus the lines the marker says were left out."""
+        return len(self.head) + self.omitted + len(self.tail)
 
 
 class Bridge:
@@ -163,11 +200,14 @@ class Bridge:
         self.proc.stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
         self.proc.stdin.flush()
 
-    def request(self, method: str, params: dict[str, Any], timeout: float = REQUEST_TIMEOUT_S) -> tuple[Any, Traffic]:
+    def request(
+        self, method: str, params: dict[str, Any], timeout: float = REQUEST_TIMEOUT_S, traffic: Traffic | None = None
+    ) -> tuple[Any, Traffic]:
         """Send one request; read (and count) everything until its response; answer permission requests."""
         self._next_id += 1
         request_id = self._next_id
-        traffic = Traffic(sent_at=time.perf_counter())
+        traffic = Traffic() if traffic is None else traffic
+        traffic.sent_at = time.perf_counter()
         self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
         watchdog = threading.Timer(timeout, self.proc.kill)  # a hung bridge ends the run instead of the benchmark
         watchdog.start()
@@ -252,8 +292,9 @@ def new_session(bridge: Bridge) -> str:
     return result["sessionId"]
 
 
-def prompt(bridge: Bridge, session_id: str, text: str) -> tuple[dict[str, Any], Traffic]:
-    return bridge.request("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]})
+def prompt(bridge: Bridge, session_id: str, text: str, traffic: Traffic | None = None) -> tuple[dict[str, Any], Traffic]:
+    params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+    return bridge.request("session/prompt", params, traffic=traffic)
 
 
 def ready_bridge(workdir: Path, terminal_output: bool = False, **knobs: str) -> tuple[Bridge, str]:
@@ -279,8 +320,9 @@ def table(title: str, header: list[str], rows: list[list[Any]]) -> None:
     print(f"\n### {title}\n")
     print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for row in cells:  # labels left, numbers right
-        print("| " + " | ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))) + " |")
+    for row, raw in zip(cells, rows):  # labels and notes left, numbers right
+        print("| " + " | ".join(c.rjust(w) if i and isinstance(v, (int, float)) else c.ljust(w)
+                                for i, (c, w, v) in enumerate(zip(row, widths, raw))) + " |")
     sys.stdout.flush()
 
 
@@ -338,6 +380,35 @@ def interpreter_floor(runs: int) -> dict[str, float]:
     return summary(times)
 
 
+SERVE_PATH_IMPORTS = ("import sys, acp_mux.cli, acp_mux.server, acp_mux.session, acp_mux.run; "
+                      "from adapters.registry import get_adapter; get_adapter('demo'); "
+                      "print('\\n'.join(m.__file__ for m in list(sys.modules.values()) if getattr(m, '__file__', None)))")
+
+
+def stale_bytecode() -> list[str]:
+    """Project modules of the serve path whose .pyc is missing or older than the source. Every spawn compiles such a
+    module again, which bills compile time to cold start: the warm-up cannot write .pyc files where
+    PYTHONDONTWRITEBYTECODE is set (as on the project VMs), and an installed package always has them."""
+    import importlib.util
+    import struct
+
+    listed = subprocess.run([PYTHON, "-c", SERVE_PATH_IMPORTS], capture_output=True, text=True, check=True, cwd=ROOT)
+    stale = []
+    for source in sorted({Path(f) for f in listed.stdout.split()}):
+        if ROOT not in source.parents or ROOT / ".venv" in source.parents or source.suffix != ".py":
+            continue
+        try:
+            header = Path(importlib.util.cache_from_source(str(source))).read_bytes()[4:16]
+            flags, mtime, size = struct.unpack("<III", header)
+        except (OSError, struct.error):
+            stale.append(str(source.relative_to(ROOT)))
+            continue
+        st = source.stat()
+        if flags == 0 and (mtime, size) != (int(st.st_mtime) & 0xFFFFFFFF, st.st_size & 0xFFFFFFFF):
+            stale.append(str(source.relative_to(ROOT)))
+    return stale
+
+
 def bench_cold_start(workdir: Path, runs: int) -> dict[str, Any]:
     results: dict[str, Any] = {"python -c pass (floor)": {"init_ms": interpreter_floor(runs)}}
     for name, argv in LAUNCHERS.items():
@@ -362,7 +433,16 @@ def bench_cold_start(workdir: Path, runs: int) -> dict[str, Any]:
          "1st prompt→1st text", "stdin EOF→exit"],
         rows,
     )
+    stale = stale_bytecode()
+    if stale:
+        print(f"\nNote: no up-to-date .pyc for {', '.join(stale)}: every spawn compiles them, so cold start is slower "
+              "than an installed bridge")
+    results["stale_bytecode"] = stale
     return results
+
+
+# Modules initialize does not need: pydantic (via acp_mux.events) and the run/session machinery (via acp_mux.run).
+WATCHED_IMPORTS = ("acp_mux.events", "pydantic", "acp_mux.session", "acp_mux.run", "ulid")
 
 
 def bench_import_time(workdir: Path, top: int = 10) -> dict[str, Any]:
@@ -372,11 +452,14 @@ def bench_import_time(workdir: Path, top: int = 10) -> dict[str, Any]:
     initialize(bridge)
     bridge.close()
     bridge._stderr.seek(0)
-    rows = []
+    rows, top_level = [], {}
     for line in bridge._stderr.read().decode(errors="replace").splitlines():
         if line.startswith("import time:") and "|" in line and "self" not in line:
-            self_us, cum_us, name = (part.strip() for part in line[len("import time:"):].split("|"))
+            self_us, cum_us, module = line[len("import time:"):].split("|")
+            name = module.strip()
             rows.append((int(self_us), int(cum_us), name))
+            if not module[1:].startswith(" "):  # nested imports are indented by two spaces per level
+                top_level[name] = int(cum_us) / 1000
     total_us = sum(r[0] for r in rows)
     by_self = sorted(rows, reverse=True)[:top]
     table(
@@ -384,8 +467,12 @@ def bench_import_time(workdir: Path, top: int = 10) -> dict[str, Any]:
         ["module", "self ms", "cumulative ms"],
         [[name, s / 1000, c / 1000] for s, c, name in by_self],
     )
-    top_level = {name.strip(): c / 1000 for s, c, name in rows if not name.startswith(" ")}
-    return {"total_self_ms": total_us / 1000, "modules": len(rows), "top_self": by_self, "top_level_cumulative_ms": top_level}
+    cumulative = {name: c / 1000 for _, c, name in rows}
+    watched = {name: cumulative.get(name) for name in WATCHED_IMPORTS}
+    print("\nWatched modules (cumulative ms; '-' = not imported before initialize): "
+          + ", ".join(f"{name} {'-' if ms_ is None else f'{ms_:.1f}'}" for name, ms_ in watched.items()))
+    return {"total_self_ms": total_us / 1000, "modules": len(rows), "top_self": by_self,
+            "top_level_cumulative_ms": top_level, "watched_cumulative_ms": watched}
 
 
 # ── 2. session/new ─────────────────────────────────────────────────────────────────────────────────────────────
@@ -419,6 +506,22 @@ class StreamCase:
     agent_events: int  # text deltas or output lines the agent emits
     content_bytes: int  # the bytes of text or output those events carry
     terminal_output: bool = False
+    width: int = 0  # shell: 0 for the stock "line N" lines, else each line's exact length
+
+    def expected_text(self) -> str:
+        """Text: what the demo agent streams ("You said: <prompt>", one "word " delta per word)."""
+        return "".join(word + " " for word in f"You said: {self.prompt}".split(" "))
+
+    def output_line(self, i: int, limit: int | None = None) -> str:
+        """Shell: line ``i`` as the command prints it (scripted_agent.scenario_shell), without its newline; with
+        ``limit``, cut the way the output view cuts it, without building a huge line."""
+        if not self.width:
+            return f"line {i}"
+        number = str(i)
+        length = max(len(number), self.width)
+        if limit is None or length <= limit:
+            return number.ljust(self.width, "x")
+        return number.ljust(limit, "x")[:limit] + f"… [{length - limit} more characters]"
 
 
 def text_case(words: int, delay: float) -> StreamCase:
@@ -445,7 +548,7 @@ def shell_case(lines: int, width: int = 0, delay: float = 0.0, terminal: bool = 
         label = f"{shape}{pace}{', terminal_output' if terminal else ''}"
     knobs = {"ACP_MUX_DEMO_BIGSHELL_LINES": str(lines), "ACP_MUX_DEMO_BIGSHELL_WIDTH": str(width),
              "ACP_MUX_DEMO_BIGSHELL_DELAY": str(delay)}
-    return StreamCase(label, "shell", "bigshell", knobs, lines, content, terminal)
+    return StreamCase(label, "shell", "bigshell", knobs, lines, content, terminal, width)
 
 
 @dataclass
@@ -469,6 +572,8 @@ class StreamRun:
     agent_hwm_kib: int
     transcript_bytes: int
     permissions: int
+    complete: bool = True  # check_delivery: everything the agent printed arrived, in order
+    check: str = ""  # what check_delivery compared, or where it found the first difference
 
     @property
     def delivered_pct(self) -> float:
@@ -498,14 +603,16 @@ def measured_prompt(bridge: Bridge, session_id: str, case: StreamCase) -> Stream
     store = bridge.state_dir / "state"
     before_bridge, before_agent, before_store = cpu_times(bridge.pid), cpu_times(agent), dir_bytes(store)
     started = time.perf_counter()
-    _, traffic = prompt(bridge, session_id, case.prompt)
+    traffic = Traffic(keep=True)
+    prompt(bridge, session_id, case.prompt, traffic)
     wall = time.perf_counter() - started
     agent_delta = cpu_times(agent) - before_agent
     memory = memory_kib(bridge.pid)
     if case.kind == "text":
         delivered = traffic.text_bytes
     else:
-        delivered = traffic.terminal_lines if case.terminal_output else traffic.lines_in_view()
+        delivered = traffic.terminal_lines if case.terminal_output else traffic.view().lines_accounted
+    complete, check = check_delivery(case, traffic)
     return StreamRun(
         case=case.label,
         kind=case.kind,
@@ -524,7 +631,50 @@ def measured_prompt(bridge: Bridge, session_id: str, case: StreamCase) -> Stream
         agent_hwm_kib=memory_kib(agent)["VmHWM"],
         transcript_bytes=dir_bytes(store) - before_store,
         permissions=traffic.permissions,
+        complete=complete,
+        check=check,
     )
+
+
+def check_delivery(case: StreamCase, traffic: Traffic) -> tuple[bool, str]:
+    """Compare what arrived with what the agent printed: (complete, a short note saying what matched or what not).
+
+    Text: one agent_message_chunk per delta, and their concatenation equals the agent's text. terminal_output: the
+    concatenated deltas equal the command's output byte for byte. Output view: the shown head and tail are the
+    command's first and last lines (cut like the view cuts them), and shown + omitted = every line printed.
+    """
+    if case.kind == "text":
+        expected = case.expected_text()
+        received = "".join(traffic.text_parts)
+        if traffic.text_chunks == case.agent_events and received == expected:
+            return True, f"{traffic.text_chunks:,}/{case.agent_events:,} chunks, text identical"
+        return False, f"{traffic.text_chunks:,}/{case.agent_events:,} chunks; {_first_difference(expected, received)}"
+    if case.terminal_output:
+        expected = "".join(case.output_line(i) + "\n" for i in range(case.agent_events))
+        received = "".join(traffic.terminal_parts)
+        if received == expected:
+            return True, f"{traffic.terminal_lines:,}/{case.agent_events:,} lines, output identical"
+        return False, f"{traffic.terminal_lines:,}/{case.agent_events:,} lines; {_first_difference(expected, received)}"
+    view, total = traffic.view(), case.agent_events
+    head = [case.output_line(i, VIEW_MAX_LINE_CHARS) for i in range(min(total, len(view.head)))]
+    tail = [case.output_line(i, VIEW_MAX_LINE_CHARS) for i in range(max(0, total - len(view.tail)), total)]
+    problems = []
+    if view.lines_accounted != total:
+        problems.append(f"view accounts for {view.lines_accounted:,}/{total:,} lines")
+    if view.head != head:
+        problems.append("head lines differ")
+    if view.tail != tail:
+        problems.append("tail lines differ")
+    if total > VIEW_HEAD_LINES + VIEW_TAIL_LINES and (len(view.head), len(view.tail)) != (VIEW_HEAD_LINES, VIEW_TAIL_LINES):
+        problems.append(f"final view shows {len(view.head)} + {len(view.tail)} lines, not the head-and-tail view")
+    if problems:
+        return False, "; ".join(problems)
+    return True, f"{len(view.head)} + {len(view.tail)} lines shown and identical, {view.omitted:,} omitted, {total:,} accounted"
+
+
+def _first_difference(expected: str, received: str) -> str:
+    at = next((i for i, (a, b) in enumerate(zip(expected, received)) if a != b), min(len(expected), len(received)))
+    return f"{len(received):,}/{len(expected):,} chars, first difference at char {at:,}"
 
 
 def run_cases(workdir: Path, cases: list[StreamCase], repeats: int = 1) -> list[list[StreamRun]]:
@@ -676,12 +826,29 @@ def main(argv: list[str] | None = None) -> int:
         results["text_streaming"] = [r.as_json() for r in text_runs]
         results["shell_streaming"] = [r.as_json() for r in shell_runs]
         results["memory"] = timed("memory", lambda: bench_memory(workdir, plan.memory_cases))
+    checked = [(r["case"], r) for r in results["text_streaming"] + results["shell_streaming"]]
+    checked += [(f"{m['case']}, turn {n}", t) for m in results["memory"] for n, t in enumerate(m["turns"], 1)]
+    incomplete = print_delivery_check(checked)
+    results["incomplete_turns"] = incomplete
     results["loadavg_end"] = os.getloadavg()
     results["total_s"] = time.perf_counter() - started
     print(f"\nTotal {results['total_s']:.1f} s; load average at the end {results['loadavg_end'][0]:.2f}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1, default=str))
+    if incomplete:
+        print(f"DELIVERY INCOMPLETE in {len(incomplete)} turn(s): {', '.join(incomplete)}", file=sys.stderr)
+        return 1
     return 0
+
+
+def print_delivery_check(checked: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """One row per measured turn: did everything the agent printed arrive? Returns the incomplete ones."""
+    table(
+        "Delivery check (every delta, every line; see check_delivery)",
+        ["turn", "complete", "what was compared"],
+        [[name, "yes" if run["complete"] else "**NO**", run["check"]] for name, run in checked],
+    )
+    return [name for name, run in checked if not run["complete"]]
 
 
 if __name__ == "__main__":
