@@ -62,8 +62,11 @@ class EventBuffer(Generic[T]):
         slowest = min((c.seq for c in self._cursors if c.lossless), default=self.next_seq)
         return self.next_seq - slowest
 
-    def _release_consumed(self) -> None:
-        consumed_upto = min((c.seq for c in self._cursors), default=self._base)
+    def _release_consumed(self, delivered: int | None = None) -> None:
+        """Drop events every live iterator has passed (and, from a closing lossless one, all it was given)."""
+        consumed_upto = min((c.seq for c in self._cursors), default=self._base if delivered is None else delivered)
+        if delivered is not None:
+            consumed_upto = min(consumed_upto, delivered)
         while self._base < consumed_upto and self._items:
             self._items.popleft()
             self._base += 1
@@ -126,6 +129,7 @@ class EventBuffer(Generic[T]):
         finally:
             self._cursors.discard(cursor)
             if cursor.lossless:
+                self._release_consumed(delivered=cursor.seq)  # the bridge keeps its own record of them
                 self._advanced()  # a producer waiting on this iterator must not wait for nothing
 
 

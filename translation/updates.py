@@ -41,6 +41,7 @@ class ToolView:
     last_flush: float = 0.0
     dirty: bool = False
     terminal: bool = False
+    pending: list[str] = field(default_factory=list)  # terminal mode: output not yet sent (throttled)
 
 
 def text_chunk(kind: str, text: str) -> dict[str, Any]:
@@ -174,6 +175,8 @@ class UpdateTranslator:
             self._shell_stack.remove(tool_id)
         # A completed tool ran, so the editor sees it go through in_progress; a rejected one goes straight to failed.
         out = self._in_progress(view) if status == "completed" else []
+        if view.terminal:  # output the throttle held back still reaches the terminal before it closes
+            out += self._live_output(view, force=True)
         update: dict[str, Any] = {"sessionUpdate": "tool_call_update", "toolCallId": tool_id, "status": status}
         if output is not None:
             update["rawOutput"] = cap_value(output)
@@ -261,23 +264,28 @@ class UpdateTranslator:
         if view is None or view.output is None:
             return []
         view.output.append(delta)
-        if view.terminal:  # append-only deltas: nothing is ever sent twice
-            return [
-                {
-                    "sessionUpdate": "tool_call_update",
-                    "toolCallId": view.id,
-                    "_meta": {"terminal_output": {"terminal_id": view.id, "data": delta}},
-                }
-            ]
+        if view.terminal:
+            view.pending.append(delta)
         view.dirty = True
         return self._live_output(view, force=False)
 
     def _live_output(self, view: ToolView, force: bool) -> list[dict[str, Any]]:
+        """At most one update per tool per interval: the latest lines, or (terminal mode) the append-only delta of
+        everything since the last one, so nothing is ever sent twice."""
         now = time.monotonic()
         if not view.dirty or (not force and now - view.last_flush < LIVE_OUTPUT_INTERVAL_S):
             return []
         view.dirty, view.last_flush = False, now
         assert view.output is not None
+        if view.terminal:
+            data, view.pending = "".join(view.pending), []
+            return [
+                {
+                    "sessionUpdate": "tool_call_update",
+                    "toolCallId": view.id,
+                    "_meta": {"terminal_output": {"terminal_id": view.id, "data": data}},
+                }
+            ]
         return [
             {
                 "sessionUpdate": "tool_call_update",
@@ -301,7 +309,7 @@ class UpdateTranslator:
         view = self.tools.get(self._shell_stack[-1])
         if view is None:
             return []
-        out = self._live_output(view, force=True) if not view.terminal else []
+        out = self._live_output(view, force=True)
         if view.terminal:
             out.append(
                 {

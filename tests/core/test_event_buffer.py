@@ -68,3 +68,13 @@ async def test_a_closed_lossless_iterator_releases_a_waiting_producer() -> None:
     assert not waiting.done()
     await it.aclose()  # the consumer went away (turn over): the producer must not wait for it
     await asyncio.wait_for(waiting, 1)
+
+
+async def test_a_finished_lossless_iterator_leaves_nothing_it_was_given_behind() -> None:
+    buf: EventBuffer[str] = EventBuffer(high_water_mark=1000)
+    it = buf.iterate(lossless=True)
+    for i in range(3):
+        buf.append(f"e{i}")
+    assert [await it.__anext__() for _ in range(2)] == ["e0", "e1"]
+    await it.aclose()  # the turn is over: what was delivered is let go at once, the undelivered kept
+    assert list(buf._items) == ["e2"]

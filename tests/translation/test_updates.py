@@ -471,7 +471,7 @@ def test_command_that_printed_nothing_ends_with_its_result_text(clock: Clock) ->
     ]
 
 
-def test_terminal_meta_streams_append_only_deltas_unthrottled(clock: Clock) -> None:
+def test_terminal_meta_streams_append_only_deltas_coalesced_per_interval(clock: Clock) -> None:
     tr = claude(terminal_output_meta=True)
     out = bash(tr)
     assert out[-2:] == [
@@ -483,19 +483,35 @@ def test_terminal_meta_streams_append_only_deltas_unthrottled(clock: Clock) -> N
             "_meta": {"terminal_info": {"terminal_id": "b1", "cwd": CWD}},
         },
     ]
-    deltas = run(tr, stdout("a\n"), stdout("b\n"), ev.ShellStderrDeltaEvent(delta="c"))  # same instant: all sent
-    assert deltas == [
-        {"sessionUpdate": "tool_call_update", "toolCallId": "b1", "_meta": {"terminal_output": {"terminal_id": "b1", "data": d}}}
-        for d in ("a\n", "b\n", "c")
-    ]
+
+    def term(data: str) -> dict:
+        return {"sessionUpdate": "tool_call_update", "toolCallId": "b1", "_meta": {"terminal_output": {"terminal_id": "b1", "data": data}}}
+
+    # the first delta goes at once; more within 100 ms are held and sent together, each byte exactly once
+    assert run(tr, stdout("a\n"), stdout("b\n"), ev.ShellStderrDeltaEvent(delta="c")) == [term("a\n")]
+    assert tr.flush_live_output() == [term("b\nc")]
     assert tr.flush_live_output() == []
-    assert run(tr, ev.ShellExitEvent(exit_code=3)) == [
-        {"sessionUpdate": "tool_call_update", "toolCallId": "b1", "_meta": {"terminal_exit": {"terminal_id": "b1", "exit_code": 3, "signal": None}}}
+    clock.now += 0.1
+    assert run(tr, stdout("d\n")) == [term("d\n")]
+    clock.now += 0.01
+    assert run(tr, stdout("e\n")) == []
+    assert run(tr, ev.ShellExitEvent(exit_code=3)) == [  # exit flushes what was held, then closes the terminal
+        term("e\n"),
+        {"sessionUpdate": "tool_call_update", "toolCallId": "b1", "_meta": {"terminal_exit": {"terminal_id": "b1", "exit_code": 3, "signal": None}}},
     ]
     # the terminal already shows the output: the final update does not repeat it
     assert run(tr, ev.ToolErrorEvent(tool_call_id="b1", tool_name="Bash", error="Exit code 3")) == [
         {"sessionUpdate": "tool_call_update", "toolCallId": "b1", "status": "failed", "rawOutput": "Exit code 3"}
     ]
+
+
+def test_terminal_output_held_back_is_sent_when_the_tool_ends_without_an_exit_event(clock: Clock) -> None:
+    tr = claude(terminal_output_meta=True)
+    bash(tr)
+    run(tr, stdout("a\n"))
+    assert run(tr, stdout("tail")) == []
+    final = run(tr, result("b1", "Bash", "a\ntail"))
+    assert final[0]["_meta"]["terminal_output"]["data"] == "tail" and final[-1]["status"] == "completed"
 
 
 def test_terminal_info_uses_the_translator_cwd_when_the_command_has_none(clock: Clock) -> None:
