@@ -254,6 +254,7 @@ class LiveSession:
         """The agent asks to leave plan mode: the user picks the mode to continue in, or keeps planning."""
         names = {m.id: m.name for m in self.adapter.modes}
         targets = [(m, names.get(m, m)) for m in self.adapter.plan_exit_modes]
+        self.translator.remember_approval(event.interaction_id, tool_id)
         response = await self._ask_editor(handle, event, tool_id, view, mode_exit_options(targets))
         if response is _WITHDRAWN:
             return
