@@ -11,12 +11,13 @@ Adapters build events without ``run_id``/``agent``/``timestamp``; the run runtim
 
 from __future__ import annotations
 
-import time
 from functools import cache
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, model_serializer
 from pydantic.alias_generators import to_camel
+
+from acp_mux.event_codes import ErrorCode, now_ms
 
 __all__ = [
     "AgentEvent",
@@ -36,11 +37,6 @@ __all__ = [
     "parse_event",
     "parse_event_json",
 ]
-
-
-def now_ms() -> int:
-    """Unix epoch milliseconds, the spec's timestamp unit."""
-    return time.time_ns() // 1_000_000
 
 
 _CONFIG = ConfigDict(
@@ -605,31 +601,6 @@ AgentEvent = Annotated[
     Union[tuple(cls for group in CATEGORIES.values() for cls in group)],  # type: ignore[valid-type]
     Field(discriminator="type"),
 ]
-
-
-class ErrorCode:
-    """Machine-readable codes carried by ``error`` events and RunResult errors (open set: agents may add)."""
-
-    AGENT_CRASH = "AGENT_CRASH"
-    AGENT_ERROR = "AGENT_ERROR"
-    AUTH_ERROR = "AUTH_ERROR"
-    CAPABILITY_ERROR = "CAPABILITY_ERROR"
-    CONTEXT_EXCEEDED = "CONTEXT_EXCEEDED"
-    INACTIVITY_TIMEOUT = "INACTIVITY_TIMEOUT"
-    INTERACTION_NOT_FOUND = "INTERACTION_NOT_FOUND"
-    INTERNAL = "INTERNAL"
-    INVALID_STATE_TRANSITION = "INVALID_STATE_TRANSITION"
-    MAX_TOKENS = "MAX_TOKENS"
-    NO_PENDING_INTERACTION = "NO_PENDING_INTERACTION"
-    PARSE_ERROR = "PARSE_ERROR"
-    PROTOCOL_ERROR = "PROTOCOL_ERROR"
-    RATE_LIMITED = "RATE_LIMITED"
-    REFUSAL = "REFUSAL"
-    RUN_NOT_ACTIVE = "RUN_NOT_ACTIVE"
-    SPAWN_ERROR = "SPAWN_ERROR"
-    STDIN_NOT_AVAILABLE = "STDIN_NOT_AVAILABLE"
-    TIMEOUT = "TIMEOUT"
-    TURN_LIMIT = "TURN_LIMIT"
 
 
 # ── Guards ─────────────────────────────────────────────────────────────────────────────────────────────────────

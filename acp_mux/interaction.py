@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Literal, Union
 
 from acp_mux.errors import AgentMuxError
-from acp_mux.events import ErrorCode, now_ms
+from acp_mux.event_codes import ErrorCode, now_ms
 
 if TYPE_CHECKING:
     from acp_mux.run import RunHandle

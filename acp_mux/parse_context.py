@@ -10,29 +10,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from acp_mux.events import (
-    BaseEvent,
-    CostRecord,
-    CrashEvent,
-    MessageStartEvent,
-    MessageStopEvent,
-    SessionStartEvent,
-    SlashCommand,
-    TextDeltaEvent,
-    ThinkingDeltaEvent,
-    ThinkingStartEvent,
-    ThinkingStopEvent,
-    ToolCallReadyEvent,
-    ToolCallStartEvent,
-    ToolErrorEvent,
-    ToolInputDeltaEvent,
-    ToolResultEvent,
-    TurnEndEvent,
-    TurnStartEvent,
-    now_ms,
-)
+from acp_mux.event_codes import now_ms
+from acp_mux.lazy import lazy_module
+
+if TYPE_CHECKING:
+    from acp_mux.events import BaseEvent, CostRecord
+
+ev = lazy_module("acp_mux.events")  # pydantic loads with the first event, not on the `initialize` path
 
 
 @dataclass
@@ -90,8 +76,8 @@ class ParseContext:
         if not first:
             return []
         self.state["_session_started"] = True
-        listed = [SlashCommand(name=n, description=d) for n, d in commands] if commands else None
-        return [SessionStartEvent(session_id=session_id, resumed=resumed, commands=listed)]
+        listed = [ev.SlashCommand(name=n, description=d) for n, d in commands] if commands else None
+        return [ev.SessionStartEvent(session_id=session_id, resumed=resumed, commands=listed)]
 
     def begin_turn(self) -> list[BaseEvent]:
         if self.in_turn:
@@ -99,7 +85,7 @@ class ParseContext:
         self.in_turn = True
         self.turn_index += 1
         self.step_index = -1
-        return [TurnStartEvent(turn_index=self.turn_index)]
+        return [ev.TurnStartEvent(turn_index=self.turn_index)]
 
     def end_turn(self, cost: CostRecord | None = None, *, tool_error: str = "turn ended") -> list[BaseEvent]:
         """Close open message/thinking/tools, then ``turn_end``. No-op when no turn is open."""
@@ -107,7 +93,7 @@ class ParseContext:
             return []
         events = self.close_open(tool_error)
         self.in_turn = False
-        events.append(TurnEndEvent(turn_index=self.turn_index, cost=cost))
+        events.append(ev.TurnEndEvent(turn_index=self.turn_index, cost=cost))
         return events
 
     def close_open(self, tool_error: str = "interrupted") -> list[BaseEvent]:
@@ -123,7 +109,7 @@ class ParseContext:
         events = self.begin_turn() + self.end_thinking()
         if self._text is None:
             self._text, self._text_len = [], 0
-            events.append(MessageStartEvent())
+            events.append(ev.MessageStartEvent())
         self._text.append(delta)
         events.append(_text_delta(delta, self._text))
         return events
@@ -132,7 +118,7 @@ class ParseContext:
         if self._text is None:
             return []
         text, self._text = "".join(self._text), None
-        return [MessageStopEvent(text=text)]
+        return [ev.MessageStopEvent(text=text)]
 
     @property
     def text_open(self) -> bool:
@@ -144,7 +130,7 @@ class ParseContext:
         events = self.begin_turn() + self.end_text()
         if self._thinking is None:
             self._thinking = []
-            events.append(ThinkingStartEvent())
+            events.append(ev.ThinkingStartEvent())
         self._thinking.append(delta)
         events.append(_thinking_delta(delta, self._thinking))
         return events
@@ -153,7 +139,7 @@ class ParseContext:
         if self._thinking is None:
             return []
         text, self._thinking = "".join(self._thinking), None
-        return [ThinkingStopEvent(thinking=text)]
+        return [ev.ThinkingStopEvent(thinking=text)]
 
     # ── tools ──────────────────────────────────────────────────────────────────────────────────────────────────
     def tool_start(self, tool_id: str, name: str, tool_input: Any = None) -> list[BaseEvent]:
@@ -165,7 +151,7 @@ class ParseContext:
         self.tools[tool_id] = state
         if tool_input is not None:
             state.input_json = _as_json(tool_input)
-        events.append(ToolCallStartEvent(tool_call_id=tool_id, tool_name=name, input_accumulated=state.input_json))
+        events.append(ev.ToolCallStartEvent(tool_call_id=tool_id, tool_name=name, input_accumulated=state.input_json))
         if tool_input is not None:
             events += self.tool_ready(tool_id, tool_input)
         return events
@@ -175,7 +161,7 @@ class ParseContext:
         if state is None or state.ready or not delta:
             return []
         state.input_json += delta
-        return [ToolInputDeltaEvent(tool_call_id=tool_id, delta=delta, input_accumulated=state.input_json)]
+        return [ev.ToolInputDeltaEvent(tool_call_id=tool_id, delta=delta, input_accumulated=state.input_json)]
 
     def tool_ready(self, tool_id: str, tool_input: Any = None) -> list[BaseEvent]:
         state = self.tools.get(tool_id)
@@ -184,7 +170,7 @@ class ParseContext:
         if tool_input is None:
             tool_input = _parse_json(state.input_json)
         state.input, state.ready = tool_input, True
-        return [ToolCallReadyEvent(tool_call_id=tool_id, tool_name=state.name, input=tool_input)]
+        return [ev.ToolCallReadyEvent(tool_call_id=tool_id, tool_name=state.name, input=tool_input)]
 
     def tool_result(self, tool_id: str, output: Any) -> list[BaseEvent]:
         state = self.tools.get(tool_id)
@@ -193,7 +179,7 @@ class ParseContext:
         events = self.tool_ready(tool_id)
         del self.tools[tool_id]
         events.append(
-            ToolResultEvent(
+            ev.ToolResultEvent(
                 tool_call_id=tool_id, tool_name=state.name, output=output, duration_ms=now_ms() - state.started_ms
             )
         )
@@ -205,7 +191,7 @@ class ParseContext:
             return []
         events = self.tool_ready(tool_id)
         del self.tools[tool_id]
-        events.append(ToolErrorEvent(tool_call_id=tool_id, tool_name=state.name, error=error or "tool failed"))
+        events.append(ev.ToolErrorEvent(tool_call_id=tool_id, tool_name=state.name, error=error or "tool failed"))
         return events
 
     def tool_name(self, tool_id: str) -> str | None:
@@ -226,16 +212,16 @@ class ParseContext:
         self.in_turn = False
         stderr = self.stderr_tail()
         exit_code = code if code is not None else -1
-        events.append(CrashEvent(exit_code=exit_code, stderr=stderr))
+        events.append(ev.CrashEvent(exit_code=exit_code, stderr=stderr))
         return events
 
 
 def _text_delta(delta: str, parts: list[str]) -> BaseEvent:
-    return TextDeltaEvent.lazy(delta, parts)
+    return ev.TextDeltaEvent.lazy(delta, parts)
 
 
 def _thinking_delta(delta: str, parts: list[str]) -> BaseEvent:
-    return ThinkingDeltaEvent.lazy(delta, parts)
+    return ev.ThinkingDeltaEvent.lazy(delta, parts)
 
 
 def _as_json(value: Any) -> str:

@@ -7,6 +7,7 @@ in the store so list/load/resume work after a restart; the agent process starts 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import os
 from typing import TYPE_CHECKING, Any
@@ -285,6 +286,8 @@ class AcpServer:
 
     async def _announce(self, session: LiveSession) -> None:
         """After new/load/resume: the commands the user can type (agent commands are added as the agent reports)."""
+        # The answer is out; load the event machinery now, while the user types, not when the first prompt comes.
+        importlib.import_module("acp_mux.events")
         commands = getattr(self.adapter, "slash_commands", ())
         if commands:
             self._notify(

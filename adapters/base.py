@@ -13,13 +13,15 @@ import json
 import os
 import shutil
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Literal
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
 
-from acp_mux.events import BaseEvent
 from acp_mux.process import ExitStatus, SpawnSpec
 from acp_mux.contract import ApprovalDecision, ApprovalMode, RunOptions
 from acp_mux.parse_context import ParseContext
 from acp_mux.prompt import Prompt
+
+if TYPE_CHECKING:
+    from acp_mux.events import BaseEvent
 
 ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"]
 

@@ -35,11 +35,11 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.contract import ApprovalDecision, RunOptions
-from acp_mux import events as ev
-from acp_mux.events import BaseEvent, CostRecord, ErrorCode
+from acp_mux.event_codes import ErrorCode
+from acp_mux.lazy import lazy_module
 from acp_mux.parse_context import ParseContext
 from acp_mux.process import ExitStatus, SpawnSpec
 from acp_mux.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart
@@ -54,6 +54,11 @@ from adapters.claude_tools import (
     tool_result,
     tool_start,
 )
+
+if TYPE_CHECKING:
+    from acp_mux.events import BaseEvent, CostRecord
+
+ev = lazy_module("acp_mux.events")  # pydantic loads with the first event, not on the `initialize` path
 
 __all__ = ["ClaudeAdapter", "AUTH_GUIDANCE"]
 
@@ -486,10 +491,10 @@ class ClaudeAdapter(AgentAdapter):
         usd = max(usd, prev_usd)
         st.totals = (usd, tok_in, tok_out, cached)
         d_in, d_out, d_cached = max(tok_in - prev_in, 0), max(tok_out - prev_out, 0), max(cached - prev_cached, 0)
-        turn = CostRecord(
+        turn = ev.CostRecord(
             total_usd=round(usd - prev_usd, 10), input_tokens=d_in, output_tokens=d_out, cached_tokens=d_cached
         )
-        total = CostRecord(total_usd=usd, input_tokens=tok_in, output_tokens=tok_out, cached_tokens=cached)
+        total = ev.CostRecord(total_usd=usd, input_tokens=tok_in, output_tokens=tok_out, cached_tokens=cached)
         usage_event = ev.TokenUsageEvent(input_tokens=d_in, output_tokens=d_out, cached_tokens=d_cached)
         return [usage_event, ev.CostEvent(cost=total)], turn
 

@@ -16,29 +16,17 @@ import difflib
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from acp_mux.events import (
-    BaseEvent,
-    FileCreateEvent,
-    FilePatchEvent,
-    FileReadEvent,
-    FileWriteEvent,
-    McpToolCallStartEvent,
-    McpToolErrorEvent,
-    McpToolResultEvent,
-    ShellExitEvent,
-    ShellStartEvent,
-    ShellStderrDeltaEvent,
-    ShellStdoutDeltaEvent,
-    SkillInvokedEvent,
-    SubagentErrorEvent,
-    SubagentResultEvent,
-    SubagentSpawnEvent,
-    now_ms,
-)
+from acp_mux.event_codes import now_ms
+from acp_mux.lazy import lazy_module
 from acp_mux.parse_context import ParseContext
 from adapters.base import DiffSpec, ToolKind, ToolSpec, ToolTable
+
+if TYPE_CHECKING:
+    from acp_mux.events import BaseEvent
+
+ev = lazy_module("acp_mux.events")  # pydantic loads with the first event, not on the `initialize` path
 
 __all__ = [
     "CLAUDE_TOOLS",
@@ -314,15 +302,15 @@ def tool_ready(ctx: ParseContext, tool_id: str, tool_input: Any = None) -> list[
 def _on_ready(ctx: ParseContext, tool_id: str, name: str, tool_input: Any) -> list[BaseEvent]:
     args = tool_input if isinstance(tool_input, dict) else {}
     if name == "Bash":
-        return [ShellStartEvent(command=str(args.get("command") or ""), cwd=ctx.cwd)]
+        return [ev.ShellStartEvent(command=str(args.get("command") or ""), cwd=ctx.cwd)]
     if name in SUBAGENT_TOOLS:
         agent = str(args.get("subagent_type") or name)
-        return [SubagentSpawnEvent(subagent_id=tool_id, agent_name=agent, prompt=str(args.get("prompt") or ""))]
+        return [ev.SubagentSpawnEvent(subagent_id=tool_id, agent_name=agent, prompt=str(args.get("prompt") or ""))]
     if name == "Skill" and args.get("skill"):
-        return [SkillInvokedEvent(skill_name=str(args["skill"]))]
+        return [ev.SkillInvokedEvent(skill_name=str(args["skill"]))]
     parts = mcp_parts(name)
     if parts is not None:
-        return [McpToolCallStartEvent(tool_call_id=tool_id, server=parts[0], tool_name=parts[1], input=tool_input)]
+        return [ev.McpToolCallStartEvent(tool_call_id=tool_id, server=parts[0], tool_name=parts[1], input=tool_input)]
     return []
 
 
@@ -376,10 +364,10 @@ def _shell_output(text: str, is_error: bool, side: dict[str, Any], duration: int
         code = -1  # killed (timeout or interrupt)
     events: list[BaseEvent] = []
     if stdout:
-        events.append(ShellStdoutDeltaEvent(delta=str(stdout)))
+        events.append(ev.ShellStdoutDeltaEvent(delta=str(stdout)))
     if stderr:
-        events.append(ShellStderrDeltaEvent(delta=str(stderr)))
-    return events + [ShellExitEvent(exit_code=code, duration_ms=duration)]
+        events.append(ev.ShellStderrDeltaEvent(delta=str(stderr)))
+    return events + [ev.ShellExitEvent(exit_code=code, duration_ms=duration)]
 
 
 def _after_result(
@@ -389,39 +377,39 @@ def _after_result(
     if parts is not None:
         server, tool = parts
         if is_error:
-            return [McpToolErrorEvent(tool_call_id=tool_id, server=server, tool_name=tool, error=text or "failed")]
-        return [McpToolResultEvent(tool_call_id=tool_id, server=server, tool_name=tool, output=text)]
+            return [ev.McpToolErrorEvent(tool_call_id=tool_id, server=server, tool_name=tool, error=text or "failed")]
+        return [ev.McpToolResultEvent(tool_call_id=tool_id, server=server, tool_name=tool, output=text)]
     if name in SUBAGENT_TOOLS:
         agent = str(args.get("subagent_type") or name)
         if is_error:
-            return [SubagentErrorEvent(subagent_id=tool_id, agent_name=agent, error=text or "failed")]
-        return [SubagentResultEvent(subagent_id=tool_id, agent_name=agent, summary=text)]
+            return [ev.SubagentErrorEvent(subagent_id=tool_id, agent_name=agent, error=text or "failed")]
+        return [ev.SubagentResultEvent(subagent_id=tool_id, agent_name=agent, summary=text)]
     if is_error:
         return []
     path = str(side.get("filePath") or args.get("file_path") or args.get("notebook_path") or "")
     if not path:
         return []
     if name == "Read":
-        return [FileReadEvent(path=path)]
+        return [ev.FileReadEvent(path=path)]
     if name == "Write":
         body = str(side.get("content") if side.get("content") is not None else args.get("content") or "")
         size = len(body.encode("utf-8"))
         if side.get("type") == "create":
-            return [FileCreateEvent(path=path, byte_count=size)]
-        events: list[BaseEvent] = [FileWriteEvent(path=path, byte_count=size)]
+            return [ev.FileCreateEvent(path=path, byte_count=size)]
+        events: list[BaseEvent] = [ev.FileWriteEvent(path=path, byte_count=size)]
         if side.get("structuredPatch"):
-            events.append(FilePatchEvent(path=path, diff=structured_patch_to_diff(path, side["structuredPatch"])))
+            events.append(ev.FilePatchEvent(path=path, diff=structured_patch_to_diff(path, side["structuredPatch"])))
         return events
     if name in ("Edit", "MultiEdit"):
         if side.get("structuredPatch"):
-            return [FilePatchEvent(path=path, diff=structured_patch_to_diff(path, side["structuredPatch"]))]
+            return [ev.FilePatchEvent(path=path, diff=structured_patch_to_diff(path, side["structuredPatch"]))]
         edits = args.get("edits") if name == "MultiEdit" and isinstance(args.get("edits"), list) else [args]
         diff = "".join(
             text_diff(path, str(e.get("old_string") or ""), str(e.get("new_string") or ""))
             for e in edits
             if isinstance(e, dict)
         )
-        return [FilePatchEvent(path=path, diff=diff)]
+        return [ev.FilePatchEvent(path=path, diff=diff)]
     if name == "NotebookEdit":
-        return [FileWriteEvent(path=path, byte_count=len(str(args.get("new_source") or "").encode("utf-8")))]
+        return [ev.FileWriteEvent(path=path, byte_count=len(str(args.get("new_source") or "").encode("utf-8")))]
     return []

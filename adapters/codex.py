@@ -36,25 +36,12 @@ from __future__ import annotations
 import json
 import logging
 import shlex
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux import __version__
 from acp_mux.contract import ApprovalDecision, RunOptions
-from acp_mux.events import (
-    ApprovalRequestEvent,
-    BaseEvent,
-    ContextCompactedEvent,
-    ContextLimitWarningEvent,
-    DebugEvent,
-    ErrorCode,
-    ErrorEvent,
-    FileReadEvent,
-    McpToolCallStartEvent,
-    McpToolErrorEvent,
-    McpToolResultEvent,
-    ShellStdoutDeltaEvent,
-    TokenUsageEvent,
-)
+from acp_mux.event_codes import ErrorCode
+from acp_mux.lazy import lazy_module
 from acp_mux.parse_context import ParseContext
 from acp_mux.process import ExitStatus, SpawnSpec
 from acp_mux.prompt import ImagePart, Prompt
@@ -81,6 +68,11 @@ from adapters.codex_exec import (
 )
 from adapters.json_rpc import METHOD_NOT_FOUND, JsonRpcPeer, error_message
 from adapters.mcp import codex_mcp_overrides
+
+if TYPE_CHECKING:
+    from acp_mux.events import BaseEvent
+
+ev = lazy_module("acp_mux.events")  # pydantic loads with the first event, not on the `initialize` path
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +128,7 @@ class CodexAdapter(AgentAdapter):
     def _on_initialized(self, options: RunOptions, ctx: ParseContext, error: dict | None) -> list[BaseEvent]:
         if error is not None:
             message = f"codex initialize failed: {error_message(error)}"
-            return [ErrorEvent(code=ErrorCode.PROTOCOL_ERROR, message=message)]
+            return [ev.ErrorEvent(code=ErrorCode.PROTOCOL_ERROR, message=message)]
         peer = self._peer(ctx)
         peer.notify(ctx, "initialized")
         approval, sandbox = MODE_POLICIES[ctx.state["codex_mode"]]
@@ -156,7 +148,7 @@ class CodexAdapter(AgentAdapter):
             message = f"codex could not {'resume' if resumed else 'start'} the thread: {error_message(error)}"
             events = classify_failure(message, _dict(_dict(error).get("data")).get("codexErrorInfo"), ctx)
             if events[0].type == "error":  # without a thread the session cannot go on: not recoverable
-                events = [ErrorEvent(code=ErrorCode.PROTOCOL_ERROR, message=message)]
+                events = [ev.ErrorEvent(code=ErrorCode.PROTOCOL_ERROR, message=message)]
             return events
         ctx.state["codex_thread"] = thread_id
         events = ctx.session_start(thread_id, resumed=resumed)
@@ -183,7 +175,7 @@ class CodexAdapter(AgentAdapter):
         if error is not None:  # no turn will run: open and close one so the prompt still gets its turn_end
             ctx.state.pop("codex_turn_requested", None)
             message = f"codex rejected the prompt: {error_message(error)}"
-            error_event = ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message, recoverable=True)
+            error_event = ev.ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message, recoverable=True)
             return ctx.begin_turn() + end_failed_turn(ctx, [error_event])
         turn_id = _str(_dict(_dict(result).get("turn")).get("id"))
         if turn_id and turn_id != ctx.state.get("codex_turn_done"):  # the response may trail turn/completed
@@ -250,7 +242,7 @@ class CodexAdapter(AgentAdapter):
             if kind == "notification":
                 return self._on_notification(msg["method"], _dict(msg.get("params")), ctx)
         except Exception as exc:  # a malformed message must never take the run down
-            return [DebugEvent(level="warn", message=f"codex: could not handle {line[:200]!r}: {exc!r}")]
+            return [ev.DebugEvent(level="warn", message=f"codex: could not handle {line[:200]!r}: {exc!r}")]
         return []
 
     def _foreign(self, params: dict[str, Any], ctx: ParseContext) -> bool:
@@ -283,7 +275,7 @@ class CodexAdapter(AgentAdapter):
         if method == "item/commandExecution/outputDelta":
             streamed.add(item_id)
             delta = _str(params.get("delta"))
-            return shell_begin(ctx, item_id) + ([ShellStdoutDeltaEvent(delta=delta)] if delta else [])
+            return shell_begin(ctx, item_id) + ([ev.ShellStdoutDeltaEvent(delta=delta)] if delta else [])
         if method == "item/fileChange/outputDelta":
             ctx.state.setdefault("codex_patch_output", {})[item_id] = _str(params.get("delta"))
             return []
@@ -312,10 +304,10 @@ class CodexAdapter(AgentAdapter):
             return []
         if method in ("warning", "configWarning", "deprecationNotice", "guardianWarning"):
             text = _str(params.get("message")) or _str(params.get("summary"))
-            return [DebugEvent(level="warn", message=f"codex: {text}")] if text else []
+            return [ev.DebugEvent(level="warn", message=f"codex: {text}")] if text else []
         if method == "model/rerouted":
             text = f"codex: model rerouted {params.get('fromModel')} → {params.get('toModel')} ({params.get('reason')})"
-            return [DebugEvent(level="info", message=text)]
+            return [ev.DebugEvent(level="info", message=text)]
         return []  # deltas we do not model (plan/delta, status changes, rate-limit snapshots, …)
 
     def _turn_completed(self, turn: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
@@ -332,7 +324,7 @@ class CodexAdapter(AgentAdapter):
             return end_failed_turn(ctx, classify_failure(_str(error.get("message")), error.get("codexErrorInfo"), ctx))
         events = ctx.end_turn()
         if pending_error:
-            events.append(DebugEvent(level="warn", message=f"codex: {_str(pending_error.get('message'))}"))
+            events.append(ev.DebugEvent(level="warn", message=f"codex: {_str(pending_error.get('message'))}"))
         return events
 
     def _error(self, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
@@ -355,7 +347,7 @@ class CodexAdapter(AgentAdapter):
         if repeated or not ctx.in_turn:  # a repeat, or thread/resume restoring the old totals: nothing new was spent
             return []
         events: list[BaseEvent] = [
-            TokenUsageEvent(
+            ev.TokenUsageEvent(
                 input_tokens=_int(last.get("inputTokens")) or 0,
                 output_tokens=_int(last.get("outputTokens")) or 0,
                 thinking_tokens=_int(last.get("reasoningOutputTokens")),
@@ -364,7 +356,7 @@ class CodexAdapter(AgentAdapter):
         ]
         if size and used / size >= 0.8:
             pct = round(100 * used / size, 1)
-            events.append(ContextLimitWarningEvent(used_tokens=used, max_tokens=size, pct_used=pct))
+            events.append(ev.ContextLimitWarningEvent(used_tokens=used, max_tokens=size, pct_used=pct))
         return events
 
     # ── items ──────────────────────────────────────────────────────────────────────────────────────────────────
@@ -379,7 +371,7 @@ class CodexAdapter(AgentAdapter):
             server, tool = _str(item.get("server")), _str(item.get("tool"))
             args = item.get("arguments")
             return ctx.tool_start(item_id, f"mcp__{server}__{tool}", args if args is not None else {}) + [
-                McpToolCallStartEvent(tool_call_id=item_id, server=server, tool_name=tool, input=args)
+                ev.McpToolCallStartEvent(tool_call_id=item_id, server=server, tool_name=tool, input=args)
             ]
         if kind == "webSearch":
             return ctx.tool_start(item_id, "web_search", {"query": _str(item.get("query"))})
@@ -420,11 +412,11 @@ class CodexAdapter(AgentAdapter):
             if status == "failed" or error:
                 text = _str(_dict(error).get("message")) or "MCP tool call failed"
                 return events + ctx.tool_error(item_id, text) + [
-                    McpToolErrorEvent(tool_call_id=item_id, server=server, tool_name=tool, error=text)
+                    ev.McpToolErrorEvent(tool_call_id=item_id, server=server, tool_name=tool, error=text)
                 ]
             result = item.get("result")
             return events + ctx.tool_result(item_id, result) + [
-                McpToolResultEvent(tool_call_id=item_id, server=server, tool_name=tool, output=result)
+                ev.McpToolResultEvent(tool_call_id=item_id, server=server, tool_name=tool, output=result)
             ]
         if kind == "webSearch":
             events = self._item_started(item, ctx) if ctx.tool_name(item_id) is None else []
@@ -432,9 +424,9 @@ class CodexAdapter(AgentAdapter):
         if kind == "imageView":
             events = self._item_started(item, ctx) if ctx.tool_name(item_id) is None else []
             path = _str(item.get("path"))
-            return events + ctx.tool_result(item_id, path) + [FileReadEvent(path=path)]
+            return events + ctx.tool_result(item_id, path) + [ev.FileReadEvent(path=path)]
         if kind == "contextCompaction":
-            return [ContextCompactedEvent()]
+            return [ev.ContextCompactedEvent()]
         return []
 
     # ── server → client requests ───────────────────────────────────────────────────────────────────────────────
@@ -458,7 +450,7 @@ class CodexAdapter(AgentAdapter):
             network = params.get("networkApprovalContext")
             detail = command or f"network access: {json.dumps(network)}"
             events.append(
-                ApprovalRequestEvent(
+                ev.ApprovalRequestEvent(
                     interaction_id=interaction_id,
                     action=f"Run command ({reason})" if reason else "Run command",
                     detail=detail,
@@ -484,7 +476,7 @@ class CodexAdapter(AgentAdapter):
                 paths.append(f"and allow writes under {grant_root} for this session")
             pending.update(kind="legacy" if legacy else "patch")
             events.append(
-                ApprovalRequestEvent(
+                ev.ApprovalRequestEvent(
                     interaction_id=interaction_id,
                     action=f"Apply file changes ({reason})" if reason else "Apply file changes",
                     detail="\n".join(paths),
@@ -498,7 +490,7 @@ class CodexAdapter(AgentAdapter):
             permissions = params.get("permissions")
             pending.update(kind="permissions", permissions=permissions)
             events.append(
-                ApprovalRequestEvent(
+                ev.ApprovalRequestEvent(
                     interaction_id=interaction_id,
                     action=_str(params.get("reason")) or "Grant additional permissions",
                     detail=json.dumps(permissions, ensure_ascii=False),
@@ -511,7 +503,7 @@ class CodexAdapter(AgentAdapter):
         elif method == "mcpServer/elicitation/request" and _approval_elicitation(params):
             pending.update(kind="elicitation")
             events.append(
-                ApprovalRequestEvent(
+                ev.ApprovalRequestEvent(
                     interaction_id=interaction_id,
                     action=_str(params.get("message")) or "Allow MCP tool call",
                     detail=_str(params.get("serverName")),
@@ -524,7 +516,7 @@ class CodexAdapter(AgentAdapter):
                 self._peer(ctx).respond(ctx, rpc_id, {"action": "decline", "content": None})
             else:
                 self._peer(ctx).respond_error(ctx, rpc_id, METHOD_NOT_FOUND, f"acp-mux does not support {method}")
-            return [DebugEvent(level="warn", message=f"codex: declined unsupported request {method}")]
+            return [ev.DebugEvent(level="warn", message=f"codex: declined unsupported request {method}")]
         ctx.approvals[interaction_id] = pending
         return events
 

@@ -25,33 +25,20 @@ run with no ``turn_end`` after it (the runtime would drop it anyway).
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.contract import RunOptions
-from acp_mux.events import (
-    AuthErrorEvent,
-    BaseEvent,
-    ContextExceededEvent,
-    DebugEvent,
-    ErrorCode,
-    ErrorEvent,
-    FileCreateEvent,
-    FileDeleteEvent,
-    FilePatchEvent,
-    FileWriteEvent,
-    RateLimitedEvent,
-    RateLimitErrorEvent,
-    RetryEvent,
-    ShellExitEvent,
-    ShellStartEvent,
-    ShellStdoutDeltaEvent,
-    TokenUsageEvent,
-    is_terminal_event,
-)
+from acp_mux.event_codes import ErrorCode
+from acp_mux.lazy import lazy_module
 from acp_mux.parse_context import ParseContext
 from acp_mux.process import ExitStatus, SpawnSpec
 from adapters.base import AgentAdapter, AgentCapabilities, DiffSpec, ModeInfo, ToolSpec, ToolTable, try_json
 from adapters.mcp import codex_mcp_overrides
+
+if TYPE_CHECKING:
+    from acp_mux.events import BaseEvent
+
+ev = lazy_module("acp_mux.events")  # pydantic loads with the first event, not on the `initialize` path
 
 AUTH_GUIDANCE = "Set OPENAI_API_KEY or run `codex login`"
 
@@ -113,19 +100,19 @@ def classify_failure(message: str, info: Any = None, ctx: ParseContext | None = 
     """One error event for a failed turn: auth, rate limit and context overflow get their own types."""
     name, status = _error_info(info)
     if name == "unauthorized" or status == 401 or _AUTH_RE.search(message):
-        return [AuthErrorEvent(message=message or "not authenticated", guidance=AUTH_GUIDANCE)]
+        return [ev.AuthErrorEvent(message=message or "not authenticated", guidance=AUTH_GUIDANCE)]
     if name == "usageLimitExceeded" or status == 429 or _RATE_RE.search(message):
-        return [RateLimitErrorEvent(message=message or "rate limited")]
+        return [ev.RateLimitErrorEvent(message=message or "rate limited")]
     if name == "contextWindowExceeded" or _CONTEXT_RE.search(message):
         used, size = (ctx.state.get("codex_context") if ctx else None) or (0, 0)
-        return [ContextExceededEvent(used_tokens=used, max_tokens=size)]
-    return [ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message or "codex turn failed", recoverable=True)]
+        return [ev.ContextExceededEvent(used_tokens=used, max_tokens=size)]
+    return [ev.ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message or "codex turn failed", recoverable=True)]
 
 
 def end_failed_turn(ctx: ParseContext, errors: list[BaseEvent], tool_error: str = "turn failed") -> list[BaseEvent]:
     """Close a failed turn: recoverable errors just before ``turn_end``, terminal ones instead of it."""
     events = ctx.close_open(tool_error)
-    if any(is_terminal_event(e) for e in errors):
+    if any(ev.is_terminal_event(e) for e in errors):
         ctx.in_turn = False
         return events + errors
     return events + errors + ctx.end_turn()
@@ -136,12 +123,12 @@ def retry_events(message: str, ctx: ParseContext, info: Any = None) -> list[Base
     name, status = _error_info(info)
     events: list[BaseEvent] = []
     if status == 429 or name == "usageLimitExceeded" or _RATE_RE.search(message):
-        events.append(RateLimitedEvent())
+        events.append(ev.RateLimitedEvent())
     match = _RETRY_RE.search(message)
     count = int(ctx.state.get("codex_retries", 0)) + 1
     ctx.state["codex_retries"] = count
     attempt, limit = (int(match.group(1)), int(match.group(2))) if match else (count, 0)
-    events.append(RetryEvent(attempt=attempt, max_attempts=limit, reason=message))
+    events.append(ev.RetryEvent(attempt=attempt, max_attempts=limit, reason=message))
     return events
 
 
@@ -178,13 +165,13 @@ def file_events(changes: list[dict[str, Any]]) -> list[BaseEvent]:
     for c in changes:
         path, diff = c.get("move_path") or c["path"], c.get("diff")
         if c["kind"] == "add":
-            events.append(FileCreateEvent(path=path, byte_count=len((diff or "").encode())))
+            events.append(ev.FileCreateEvent(path=path, byte_count=len((diff or "").encode())))
         elif c["kind"] == "delete":
-            events.append(FileDeleteEvent(path=path))
+            events.append(ev.FileDeleteEvent(path=path))
         elif diff:
-            events.append(FilePatchEvent(path=path, diff=diff))
+            events.append(ev.FilePatchEvent(path=path, diff=diff))
         else:
-            events.append(FileWriteEvent(path=path))
+            events.append(ev.FileWriteEvent(path=path))
     return events
 
 
@@ -203,7 +190,7 @@ def shell_begin(ctx: ParseContext, item_id: str) -> list[BaseEvent]:
         return []
     started.add(item_id)
     tool_input = ctx.tool_input(item_id) or {}
-    return [ShellStartEvent(command=_str(tool_input.get("command")), cwd=_str(tool_input.get("cwd")) or ctx.cwd)]
+    return [ev.ShellStartEvent(command=_str(tool_input.get("command")), cwd=_str(tool_input.get("cwd")) or ctx.cwd)]
 
 
 def shell_end(
@@ -214,9 +201,9 @@ def shell_end(
         return ctx.tool_error(item_id, "declined by user")
     events = shell_begin(ctx, item_id)
     if output and item_id not in ctx.state.setdefault("codex_streamed", set()):
-        events.append(ShellStdoutDeltaEvent(delta=output))
+        events.append(ev.ShellStdoutDeltaEvent(delta=output))
     code = exit_code if exit_code is not None else (0 if status == "completed" else -1)
-    events.append(ShellExitEvent(exit_code=code, duration_ms=duration_ms or 0))
+    events.append(ev.ShellExitEvent(exit_code=code, duration_ms=duration_ms or 0))
     if status == "completed" and code == 0:
         return events + ctx.tool_result(item_id, output)
     error = f"{output.rstrip()}\n(exit code {code})" if output.strip() else f"command failed (exit code {code})"
@@ -345,7 +332,7 @@ class CodexExecAdapter(AgentAdapter):
         try:
             return self._parse(msg, ctx)
         except Exception as exc:  # malformed lines never take the run down
-            return [DebugEvent(level="warn", message=f"codex exec: could not handle {line[:200]!r}: {exc!r}")]
+            return [ev.DebugEvent(level="warn", message=f"codex exec: could not handle {line[:200]!r}: {exc!r}")]
 
     def _parse(self, msg: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         kind = _str(msg.get("type"))
@@ -376,7 +363,7 @@ class CodexExecAdapter(AgentAdapter):
         if not usage:
             return []
         return [
-            TokenUsageEvent(
+            ev.TokenUsageEvent(
                 input_tokens=_int(usage.get("input_tokens")) or 0,
                 output_tokens=_int(usage.get("output_tokens")) or 0,
                 thinking_tokens=_int(usage.get("reasoning_output_tokens")),
@@ -429,7 +416,7 @@ class CodexExecAdapter(AgentAdapter):
             ]
             return plan_tool(ctx, f"{item_id}-plan-{seq}", steps)
         if kind == "error" and done:  # non-fatal notices, e.g. unknown model metadata
-            return [DebugEvent(level="warn", message=f"codex: {_str(item.get('message'))}")]
+            return [ev.DebugEvent(level="warn", message=f"codex: {_str(item.get('message'))}")]
         return []
 
     def finish(self, status: ExitStatus, ctx: ParseContext) -> Iterable[BaseEvent]:
@@ -444,5 +431,5 @@ class CodexExecAdapter(AgentAdapter):
     def stderr_events(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
         if _STDERR_ERROR.search(line):
             detail = line.split("error=", 1)[-1].strip()
-            return [DebugEvent(level="warn", message=f"codex: {detail}")]
+            return [ev.DebugEvent(level="warn", message=f"codex: {detail}")]
         return ()

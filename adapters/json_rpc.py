@@ -13,10 +13,12 @@ between runs and must stay stateless.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Literal
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
 
-from acp_mux.events import BaseEvent
 from acp_mux.parse_context import ParseContext
+
+if TYPE_CHECKING:
+    from acp_mux.events import BaseEvent
 
 __all__ = [
     "INTERNAL_ERROR",

@@ -7,28 +7,19 @@ Claude's stream-json — so everything the server does is exercised through the 
 from __future__ import annotations
 
 import sys
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.contract import ApprovalDecision, RunOptions
-from acp_mux.events import (
-    AuthErrorEvent,
-    BaseEvent,
-    CostEvent,
-    CostRecord,
-    DebugEvent,
-    ErrorEvent,
-    RateLimitErrorEvent,
-    ShellExitEvent,
-    ShellStartEvent,
-    ShellStdoutDeltaEvent,
-    TokenUsageEvent,
-    ApprovalRequestEvent,
-    TurnLimitEvent,
-)
+from acp_mux.lazy import lazy_module
 from acp_mux.parse_context import ParseContext
 from acp_mux.process import SpawnSpec
 from acp_mux.prompt import Prompt
 from adapters.base import AgentAdapter, AgentCapabilities, DiffSpec, ModeInfo, ToolSpec, ToolTable, try_json
+
+if TYPE_CHECKING:
+    from acp_mux.events import BaseEvent
+
+ev = lazy_module("acp_mux.events")  # pydantic loads with the first event, not on the `initialize` path
 
 TOOLS = ToolTable(
     {
@@ -108,7 +99,7 @@ class ScriptedAdapter(AgentAdapter):
     def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
         msg = try_json(line)
         if msg is None:
-            return [DebugEvent(level="verbose", message=f"non-JSON output: {line[:120]}")] if line.strip() else []
+            return [ev.DebugEvent(level="verbose", message=f"non-JSON output: {line[:120]}")] if line.strip() else []
         handler = getattr(self, "_on_" + str(msg.get("type")), None)
         return handler(msg, ctx) if handler is not None else []
 
@@ -140,7 +131,7 @@ class ScriptedAdapter(AgentAdapter):
         tool_input = m.get("input") or {}
         kind = self.tool_table.lookup(name).kind
         return [
-            ApprovalRequestEvent(
+            ev.ApprovalRequestEvent(
                 interaction_id=native_id,
                 action=f"{name} {tool_input.get('file_path') or tool_input.get('command') or ''}".strip(),
                 detail=str(tool_input),
@@ -158,37 +149,37 @@ class ScriptedAdapter(AgentAdapter):
         return ctx.tool_error(tool_id, str(m.get("output", "failed")))
 
     def _on_shell_start(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        return [ShellStartEvent(command=str(m.get("command", "")), cwd=ctx.cwd)]
+        return [ev.ShellStartEvent(command=str(m.get("command", "")), cwd=ctx.cwd)]
 
     def _on_shell_output(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        return [ShellStdoutDeltaEvent(delta=str(m.get("text", "")))]
+        return [ev.ShellStdoutDeltaEvent(delta=str(m.get("text", "")))]
 
     def _on_shell_exit(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        return [ShellExitEvent(exit_code=int(m.get("code", 0)), duration_ms=int(m.get("ms", 0)))]
+        return [ev.ShellExitEvent(exit_code=int(m.get("code", 0)), duration_ms=int(m.get("ms", 0)))]
 
     def _on_usage(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         tokens_in, tokens_out = int(m.get("input_tokens", 0)), int(m.get("output_tokens", 0))
-        return [
-            TokenUsageEvent(input_tokens=tokens_in, output_tokens=tokens_out),
-            CostEvent(cost=CostRecord(total_usd=float(m.get("cost_usd", 0)), input_tokens=tokens_in, output_tokens=tokens_out)),
-        ]
+        cost = ev.CostRecord(total_usd=float(m.get("cost_usd", 0)), input_tokens=tokens_in, output_tokens=tokens_out)
+        return [ev.TokenUsageEvent(input_tokens=tokens_in, output_tokens=tokens_out), ev.CostEvent(cost=cost)]
 
     def _on_error(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         message = str(m.get("message", "error"))
         if m.get("kind") == "auth":
-            return ctx.close_open() + [AuthErrorEvent(message=message, guidance="Run `acp-mux --agent demo --login`.")]
+            guidance = "Run `acp-mux --agent demo --login`."
+            return ctx.close_open() + [ev.AuthErrorEvent(message=message, guidance=guidance)]
         if m.get("kind") == "rate":
-            return [RateLimitErrorEvent(message=message, retry_after_ms=m.get("retry_after_ms"))]
-        return [ErrorEvent(code="AGENT_ERROR", message=message, recoverable=True)]
+            return [ev.RateLimitErrorEvent(message=message, retry_after_ms=m.get("retry_after_ms"))]
+        return [ev.ErrorEvent(code="AGENT_ERROR", message=message, recoverable=True)]
 
     def _on_turn_end(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         stop = m.get("stop")
         events: list[BaseEvent] = []
         if stop == "refusal":
-            events.append(ErrorEvent(code="REFUSAL", message="The agent declined this request.", recoverable=True))
+            events.append(ev.ErrorEvent(code="REFUSAL", message="The agent declined this request.", recoverable=True))
         elif stop == "max_tokens":
-            events.append(ErrorEvent(code="MAX_TOKENS", message="The response hit the token limit.", recoverable=True))
+            message = "The response hit the token limit."
+            events.append(ev.ErrorEvent(code="MAX_TOKENS", message=message, recoverable=True))
         elif stop == "max_turns":
-            return ctx.close_open("turn limit reached") + [TurnLimitEvent(max_turns=1)]
+            return ctx.close_open("turn limit reached") + [ev.TurnLimitEvent(max_turns=1)]
         return events + ctx.end_turn()
 
