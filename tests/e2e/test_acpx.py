@@ -36,7 +36,10 @@ WRITE_PROMPT = "Please write the demo notes file, then fix its second line."
 def acpx() -> list[str]:
     argv = ensure_acpx()
     if argv is None:
-        pytest.skip(f"acpx unavailable: {acpx_unavailable_reason()}")
+        reason = f"acpx unavailable: {acpx_unavailable_reason()}"
+        if os.environ.get("ACP_MUX_REQUIRE_CLIS") == "1":  # CI reaches npm: there a skip would hide a broken install
+            pytest.fail(reason)
+        pytest.skip(reason)
     return argv
 
 
