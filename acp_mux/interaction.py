@@ -87,6 +87,10 @@ class InteractionChannel:
     def _expire_all(self) -> None:
         self._pending.clear()
 
+    def _settled(self, interaction_id: str) -> None:
+        """The approval was decided (by us, or withdrawn by the agent): it is no longer pending."""
+        self._pending.pop(interaction_id, None)
+
     async def respond(self, interaction_id: str, response: InteractionResponse) -> None:
         self._handle._require_active()
         item = self._pending.get(interaction_id)

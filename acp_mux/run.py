@@ -409,6 +409,8 @@ class RunHandle:
                     detail={"kind": "input", "question": e.question, "context": e.context, "source": e.source},
                 )
             )
+        elif t in ("approval_granted", "approval_denied"):
+            self.interaction._settled(event.interaction_id)  # type: ignore[attr-defined]
         elif t == "turn_end":
             self._busy = False
         elif t == "turn_start":

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_WITHDRAWN = object()  # a permission question that cancel took back
+_WITHDRAWN = object()  # a permission question taken back (cancel, or the agent withdrew it)
 CANCEL_INTERRUPT_WAIT_S = 3.0  # how long an interrupted agent gets to end its turn before we terminate it
 TERMINATE_GRACE_S = 1.5
 IDLE_FLUSH_S = 0.1
@@ -84,6 +84,7 @@ class LiveSession:
         self._turn_lock = asyncio.Lock()
         self._cancel = asyncio.Event()
         self._permission_tasks: set[asyncio.Task[None]] = set()
+        self._open_questions: dict[str, asyncio.Future[Any]] = {}  # interaction id -> the editor's open dialog
         self._transcript = TranscriptBuffer()
 
     @property
@@ -166,6 +167,8 @@ class LiveSession:
                     next_event = None
                 if event.type == "approval_request":
                     self._ask_permission(handle, event)
+                elif event.type in ("approval_granted", "approval_denied"):
+                    self._withdraw_question(event.interaction_id)
                 for payload in self.translator.translate(event):
                     self.update(payload)
                 turn_outcome = outcome_for(event, self.adapter.login_command)
@@ -281,19 +284,32 @@ class LiveSession:
             self._request("session/request_permission", {"sessionId": self.id, "toolCall": tool_call, "options": options})
         )
         cancelled = asyncio.ensure_future(self._cancel.wait())
+        self._open_questions[event.interaction_id] = request
         try:
             await asyncio.wait({request, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:  # the turn is over: close the dialog nobody will read ($/cancel_request)
+            request.cancel()
+            raise
         finally:
             cancelled.cancel()
-        if not request.done():  # cancel withdrew the question: the agent hears "no", the turn is ending anyway
+            self._open_questions.pop(event.interaction_id, None)
+        if not request.done():  # cancel took the question back: the agent hears "no", the turn is ending anyway
             request.cancel()
             await self._answer(handle, event.interaction_id, False, reason="The turn was cancelled.")
+            return _WITHDRAWN
+        if request.cancelled():  # the agent withdrew the question: there is nothing to answer
             return _WITHDRAWN
         try:
             return request.result()
         except Exception as exc:  # the client errored or went away: deny, never approve by accident
             log.warning("permission request failed: %s", exc)
             return None
+
+    def _withdraw_question(self, interaction_id: str) -> None:
+        """An approval was settled elsewhere (the agent withdrew it): close the editor's dialog if still open."""
+        request = self._open_questions.pop(interaction_id, None)
+        if request is not None and not request.done():
+            request.cancel()
 
     async def _answer(self, handle: RunHandle, interaction_id: str, approve: bool, *, always: bool = False, reason: str | None = None) -> None:
         response = Approve(always=always) if approve else Deny(reason=reason or "The user rejected this action.", always=always)

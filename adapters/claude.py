@@ -431,8 +431,10 @@ class ClaudeAdapter(AgentAdapter):
 
     def _on_control_cancel_request(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         request_id = str(m.get("request_id") or "")
-        ctx.approvals.pop(request_id, None)
-        return [ev.DebugEvent(level="info", message=f"claude withdrew permission request {request_id}")]
+        if ctx.approvals.pop(request_id, None) is None:
+            return [ev.DebugEvent(level="info", message=f"claude withdrew request {request_id}")]
+        # Spec 000: every approval_request ends in granted or denied; a withdrawn one is denied by the agent itself.
+        return [ev.ApprovalDeniedEvent(interaction_id=request_id, reason="withdrawn by the agent")]
 
     def _on_control_response(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         resp = _dict(m.get("response"))

@@ -142,6 +142,12 @@ class ScriptedAdapter(AgentAdapter):
             )
         ]
 
+    def _on_approval_withdrawn(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        native_id = str(m["id"])
+        if ctx.approvals.pop(native_id, None) is None:
+            return []
+        return [ev.ApprovalDeniedEvent(interaction_id=native_id, reason="withdrawn by the agent")]
+
     def _on_tool_result(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         tool_id = str(m["id"])
         if m.get("ok"):

@@ -69,14 +69,19 @@ def stream_text(text: str, kind: str = "text", delay: float | None = None) -> bo
     return False
 
 
-def ask(tool_id: str, name: str, tool_input: dict) -> bool:
-    """Request approval unless the mode says otherwise; block until answered or interrupted."""
+def ask(tool_id: str, name: str, tool_input: dict, withdraw_after: float | None = None) -> bool:
+    """Request approval unless the mode says otherwise; block until answered, interrupted, or (``withdraw_after``
+    seconds) the agent changes its mind and withdraws the question, as Claude does with control_cancel_request."""
     if _mode == "bypass":
         return True
     approval_id = uuid.uuid4().hex[:8]
     answers = _approvals.setdefault(approval_id, queue.Queue())
     emit(type="approval_request", id=approval_id, tool_id=tool_id, name=name, input=tool_input)
+    deadline = time.monotonic() + withdraw_after if withdraw_after is not None else None
     while not _interrupted.is_set():
+        if deadline is not None and time.monotonic() >= deadline:
+            emit(type="approval_withdrawn", id=approval_id)
+            return False
         try:
             return answers.get(timeout=0.05)
         except queue.Empty:
@@ -84,11 +89,11 @@ def ask(tool_id: str, name: str, tool_input: dict) -> bool:
     return False
 
 
-def tool(name: str, tool_input: dict, run) -> bool:
+def tool(name: str, tool_input: dict, run, withdraw_after: float | None = None) -> bool:
     """Announce a tool, ask, run it; False when rejected or interrupted."""
     tool_id = "tool_" + uuid.uuid4().hex[:10]
     emit(type="tool_use", id=tool_id, name=name, input=tool_input)
-    if not ask(tool_id, name, tool_input):
+    if not ask(tool_id, name, tool_input, withdraw_after):
         emit(type="tool_result", id=tool_id, ok=False, output="The user rejected this action.")
         return False
     try:
@@ -187,6 +192,9 @@ def handle_prompt(text: str, cwd: str) -> None:
         sys.stdout.write("not json at all\n{\"type\": \"text\", \"text\": \n[1,2]\n\x00\xff\n")
         sys.stdout.flush()
         emit(type="text", text="Still here.")
+    elif "withdraw" in lowered:  # asks, then takes the question back before anyone answers
+        tool("Bash", {"command": "rm -rf build"}, lambda tid: "", withdraw_after=0.5)
+        stream_text("Never mind, I found another way.")
     elif "slow" in lowered:
         for i in range(400):
             emit(type="text", text=f"word{i} ")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from acp_mux import events as ev
 from acp_mux.contract import ApprovalDecision, RunOptions
 from acp_mux.events import CostRecord, is_terminal_event
 from acp_mux.process import ExitStatus
@@ -408,6 +409,18 @@ def test_approval_for_an_unannounced_tool_announces_it_first(adapter: ClaudeAdap
     adapter.respond_approval("r-1", ApprovalDecision(approve=True, always=True, updated_input={"command": "rm -rf ./build"}), ctx)
     allow = {"behavior": "allow", "updatedInput": {"command": "rm -rf ./build"}, "updatedPermissions": [{"type": "addRules"}]}
     assert sent(ctx) == [{"type": "control_response", "response": {"subtype": "success", "request_id": "r-1", "response": allow}}]
+
+
+def test_a_withdrawn_permission_request_is_denied_by_the_agent(adapter: ClaudeAdapter) -> None:
+    """control_cancel_request: the approval ends (spec: every request is granted or denied), nothing is sent back."""
+    ask = {"subtype": "can_use_tool", "tool_name": "Bash", "input": {"command": "make"}, "tool_use_id": "t5"}
+    ctx = make_ctx("claude", CWD)
+    feed(adapter, [INIT, {"type": "control_request", "request_id": "r-5", "request": ask}], ctx)
+    events = feed(adapter, [{"type": "control_cancel_request", "request_id": "r-5"}], ctx)
+    assert brief(events) == brief([ev.ApprovalDeniedEvent(interaction_id="r-5", reason="withdrawn by the agent")])
+    assert ctx.approvals == {} and sent(ctx) == []
+    again = feed(adapter, [{"type": "control_cancel_request", "request_id": "r-5"}], ctx)  # unknown now: only logged
+    assert types(again) == ["debug"]
 
 
 def test_other_control_requests_are_answered_with_an_error(adapter: ClaudeAdapter) -> None:

@@ -61,3 +61,32 @@ def test_cancel_withdraws_the_open_permission_dialog(tmp_path) -> None:
     finally:
         wire.close()
     assert not (tmp_path / "notes.txt").exists()
+
+
+def test_a_question_the_agent_withdraws_closes_the_dialog_and_the_turn_goes_on(tmp_path) -> None:
+    wire = Wire(tmp_path)
+    try:
+        wire.send({"id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+        wire.next(lambda m: m.get("id") == 1)
+        wire.send({"id": 2, "method": "session/new", "params": {"cwd": str(tmp_path), "mcpServers": []}})
+        sid = wire.next(lambda m: m.get("id") == 2)["result"]["sessionId"]
+        wire.send({"id": 3, "method": "session/prompt", "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "withdraw"}]}})
+        asked = wire.next(lambda m: m.get("method") == "session/request_permission")
+        withdrawn = wire.next(lambda m: m.get("method") == "$/cancel_request")  # nobody answered: the agent took it back
+        assert withdrawn["params"] == {"requestId": asked["id"]}
+        texts: list[str] = []
+
+        def collect(m: dict) -> bool:
+            update = (m.get("params") or {}).get("update") or {}
+            if update.get("sessionUpdate") == "agent_message_chunk":
+                texts.append(update["content"]["text"])
+            return m.get("id") == 3
+
+        assert wire.next(collect)["result"] == {"stopReason": "end_turn"}
+        assert "Never mind" in "".join(texts)
+        # a late answer to the withdrawn question is harmless
+        wire.send({"id": asked["id"], "result": {"outcome": {"outcome": "selected", "optionId": "allow_once"}}})
+        wire.send({"id": 4, "method": "session/prompt", "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}})
+        assert wire.next(lambda m: m.get("id") == 4)["result"] == {"stopReason": "end_turn"}
+    finally:
+        wire.close()
