@@ -149,22 +149,9 @@ class LiveSession:
     async def _consume(self, handle: RunHandle, events: Any) -> dict[str, Any]:
         outcome: TurnOutcome | None = None
         iterator = events.__aiter__()
-        next_event: asyncio.Task[Any] | None = None
+        flusher = asyncio.ensure_future(self._flush_held_output())
         try:
-            while True:
-                if next_event is None:
-                    next_event = asyncio.ensure_future(iterator.__anext__())
-                done, _ = await asyncio.wait({next_event}, timeout=IDLE_FLUSH_S)
-                if not done:  # quiet stream: let throttled live output through
-                    for payload in self.translator.flush_live_output():
-                        self.update(payload)
-                    continue
-                try:
-                    event = next_event.result()
-                except StopAsyncIteration:
-                    break
-                finally:
-                    next_event = None
+            async for event in iterator:
                 if event.type == "approval_request":
                     self._ask_permission(handle, event)
                 elif event.type in ("approval_granted", "approval_denied"):
@@ -179,14 +166,21 @@ class LiveSession:
                 if event.type == "turn_end":
                     break
         finally:
-            if next_event is not None:
-                next_event.cancel()
+            flusher.cancel()
             await iterator.aclose()
         if self._cancel.is_set():
             return {"stopReason": "cancelled"}
         if outcome is not None and outcome.error_code is not None:
             raise RpcError(outcome.error_code, outcome.error_message or "agent error", outcome.error_data)
         return {"stopReason": outcome.stop_reason if outcome else "end_turn"}
+
+    async def _flush_held_output(self) -> None:
+        """While a turn runs, let live output the throttle held back through, so a command that goes quiet still
+        shows its latest lines (beside the event loop above, not per event: events cost no extra task)."""
+        while True:
+            await asyncio.sleep(IDLE_FLUSH_S)
+            for payload in self.translator.flush_live_output():
+                self.update(payload)
 
     def _run_options(self, prompt: Any) -> RunOptions:
         return RunOptions(
