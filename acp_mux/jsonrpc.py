@@ -60,6 +60,9 @@ def protect_stdout() -> tuple[int, int]:
     return proto_in, proto_out
 
 
+OUTPUT_HIGH_WATER = 8 << 20  # bytes queued for the client before producers wait
+OUTPUT_LOW_WATER = 2 << 20  # ... and when they may go on
+
 class Connection:
     def __init__(self, in_fd: int, out_fd: int) -> None:
         self._in_fd, self._out_fd = in_fd, out_fd
@@ -71,6 +74,13 @@ class Connection:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = asyncio.Event()
         self._writer_done = threading.Event()
+        # Output not yet written to the client. Past the high-water mark, writable() makes producers wait, so a
+        # client that stops reading pauses the agent (pipe backpressure) instead of growing our memory.
+        self._queued_bytes = 0
+        self._output_gone = False  # the client closed stdout: output is dropped, never queued
+        self._queued_lock = threading.Lock()
+        self._writable = asyncio.Event()
+        self._writable.set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self.on_message: Callable[[str, dict[str, Any]], None] | None = None  # protocol log hook
 
@@ -88,8 +98,25 @@ class Connection:
     def _send(self, message: dict[str, Any]) -> None:
         if self.on_message is not None:
             self.on_message("out", message)
-        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
-        self._out.put(data.encode("utf-8", "replace") + b"\n")
+        if self._output_gone:
+            return
+        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "replace") + b"\n"
+        with self._queued_lock:
+            self._queued_bytes += len(data)
+            if self._queued_bytes > OUTPUT_HIGH_WATER:
+                self._writable.clear()
+        self._out.put(data)
+
+    async def writable(self) -> None:
+        """Wait while too much output is queued for a client that is not reading (returns at once otherwise)."""
+        if self._writable.is_set() or self.closed:
+            return
+        waiters = {asyncio.ensure_future(self._closed.wait()), asyncio.ensure_future(self._writable.wait())}
+        try:
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in waiters:
+                waiter.cancel()
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
         if not self.closed:
@@ -167,8 +194,16 @@ class Connection:
                 while view:
                     written = os.write(self._out_fd, view)
                     view = view[written:]
-            except OSError:  # the client closed its end: nothing more can be said
+            except OSError:  # the client closed its end: nothing more can be said, and nobody must wait to say it
+                self._output_gone = True
+                if self._loop is not None:
+                    self._loop.call_soon_threadsafe(self._writable.set)
                 break
+            with self._queued_lock:
+                self._queued_bytes -= len(data)
+                resume = self._queued_bytes <= OUTPUT_LOW_WATER and not self._writable.is_set()
+            if resume and self._loop is not None:
+                self._loop.call_soon_threadsafe(self._writable.set)
         self._writer_done.set()
 
     def _dispatch_line(self, line: bytes) -> None:

@@ -212,6 +212,7 @@ class AcpServer:
             self.store,
             send_update=self._notify,
             request=self.conn.request,
+            writable=self.conn.writable,
             mcp_servers=params.get("mcpServers") or [],
             mode_changed=lambda mode: self._announce_mode(record.session_id),
         )

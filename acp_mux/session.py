@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from acp_mux.contract import RunOptions
 from acp_mux.interaction import Approve, Deny
@@ -65,6 +65,7 @@ class LiveSession:
         store: SessionStore,
         send_update: Callable[[str, dict[str, Any]], None],
         request: Callable[[str, dict[str, Any]], Any],
+        writable: Callable[[], Awaitable[None]] | None = None,
         mcp_servers: list[dict[str, Any]] | None = None,
         mode_changed: Callable[[str], None] | None = None,
     ) -> None:
@@ -74,6 +75,7 @@ class LiveSession:
         self.store = store
         self._send_update = send_update
         self._request = request
+        self._writable = writable  # waits while the editor is not reading what we already sent
         self.mcp_servers = mcp_servers or []
         self._mode_changed = mode_changed  # the server tells the editor (current_mode_update, config options)
         self.rules = PermissionRules()
@@ -165,6 +167,8 @@ class LiveSession:
                     outcome = turn_outcome
                 if event.type == "turn_end":
                     break
+                if self._writable is not None:  # a slow editor slows the agent down instead of filling our memory
+                    await self._writable()
         finally:
             flusher.cancel()
             await iterator.aclose()

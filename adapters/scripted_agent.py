@@ -192,6 +192,13 @@ def handle_prompt(text: str, cwd: str) -> None:
         sys.stdout.write("not json at all\n{\"type\": \"text\", \"text\": \n[1,2]\n\x00\xff\n")
         sys.stdout.flush()
         emit(type="text", text="Still here.")
+    elif "flood" in lowered:  # as fast as possible: ACP_MUX_DEMO_FLOOD_MB of text in 1 KB deltas
+        chunk = "x" * 1023 + " "
+        for _ in range(int(float(os.environ.get("ACP_MUX_DEMO_FLOOD_MB", "64")) * 1024)):
+            emit(type="text", text=chunk)
+            if _interrupted.is_set():
+                stop = "cancelled"
+                break
     elif "withdraw" in lowered:  # asks, then takes the question back before anyone answers
         tool("Bash", {"command": "rm -rf build"}, lambda tid: "", withdraw_after=0.5)
         stream_text("Never mind, I found another way.")

@@ -7,6 +7,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from typing import Any
 
 
@@ -86,3 +87,52 @@ def test_a_question_the_agent_withdraws_closes_the_dialog_and_the_turn_goes_on(t
         assert wire.next(lambda m: m.get("id") == 4)["result"] == {"stopReason": "end_turn"}
     finally:
         wire.close()
+
+
+def _rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS"))
+
+
+def test_an_editor_that_stops_reading_pauses_the_agent_instead_of_filling_memory(tmp_path) -> None:
+    """64 MB of agent text while the client reads nothing: the bridge holds a few MB, then delivers every byte."""
+    env = {"ACP_MUX_STATE_DIR": str(tmp_path / "state"), "PATH": "/usr/bin:/bin", "ACP_MUX_DEMO_FLOOD_MB": "64"}
+    proc = subprocess.Popen([sys.executable, "-m", "acp_mux", "--agent", "demo"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path)
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(message: dict[str, Any]) -> None:
+        proc.stdin.write((json.dumps({"jsonrpc": "2.0", **message}) + "\n").encode())
+        proc.stdin.flush()
+
+    def read_until(predicate: Any) -> dict[str, Any]:
+        while True:
+            message = json.loads(proc.stdout.readline())
+            if predicate(message):
+                return message
+
+    def chunk_of(message: dict[str, Any]) -> str:
+        update = (message.get("params") or {}).get("update") or {}
+        return update["content"]["text"] if update.get("sessionUpdate") == "agent_message_chunk" else ""
+
+    try:
+        send({"id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+        read_until(lambda m: m.get("id") == 1)
+        send({"id": 2, "method": "session/new", "params": {"cwd": str(tmp_path), "mcpServers": []}})
+        sid = read_until(lambda m: m.get("id") == 2)["result"]["sessionId"]
+        idle = _rss_kib(proc.pid)
+        send({"id": 3, "method": "session/prompt", "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "flood"}]}})
+        received = len(chunk_of(read_until(lambda m: bool(chunk_of(m)))))
+        time.sleep(3)  # the editor is busy: nothing is read for a while
+        stalled = _rss_kib(proc.pid)
+        while True:
+            message = json.loads(proc.stdout.readline())
+            received += len(chunk_of(message))
+            if message.get("id") == 3:
+                break
+        assert message["result"] == {"stopReason": "end_turn"}
+        assert received == 64 * 1024 * 1024  # every byte arrived, late
+        assert stalled - idle < 80 * 1024, (idle, stalled)  # without backpressure: +160 MB and growing
+    finally:
+        proc.stdin.close()
+        proc.wait(10)
