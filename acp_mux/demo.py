@@ -16,18 +16,32 @@ from typing import Any, Sequence
 from acp_mux.client_base import PlainClient
 
 DEMO_PROMPT = "Please write the demo notes file, then fix its second line."
+_STYLES = {"dim": "2", "bold": "1", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
+
+
+def _colors_wanted() -> bool:
+    """Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def style(name: str, text: str, enabled: bool) -> str:
+    return f"\033[{_STYLES[name]}m{text}\033[0m" if enabled else text
 
 
 class TerminalClient(PlainClient):
-    def __init__(self, interactive: bool) -> None:
+    def __init__(self, interactive: bool, colors: bool = False) -> None:
         self.interactive = interactive
+        self.colors = colors
         self._last = ""
+
+    def _c(self, name: str, text: str) -> str:
+        return style(name, text, self.colors)
 
     def _print(self, kind: str, text: str) -> None:
         if kind != self._last:
-            sys.stdout.write({"thought": "\n\033[2m[thinking] ", "text": "\n\033[0m", "tool": "\n"}.get(kind, "\n"))
+            sys.stdout.write("\n" + ("[thinking] " if kind == "thought" else ""))
             self._last = kind
-        sys.stdout.write(text)
+        sys.stdout.write(self._c("dim", text) if kind == "thought" else text)
         sys.stdout.flush()
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
@@ -37,15 +51,15 @@ class TerminalClient(PlainClient):
         elif kind == "agent_message_chunk":
             self._print("text", update.content.text)
         elif kind == "tool_call":
-            self._print("tool", f"\033[0m\033[36m● {update.title} [{update.kind}]\033[0m")
+            self._print("tool", self._c("cyan", f"● {update.title} [{update.kind}]") + "\n")
         elif kind == "tool_call_update":
             for content in update.content or []:
                 if content.type == "diff":
-                    self._print("tool", f"\n  diff {os.path.basename(content.path)}:\n")
+                    self._print("tool", f"  diff {os.path.basename(content.path)}:\n")
                     for line in (content.old_text or "").splitlines():
-                        self._print("tool", f"\033[31m  - {line}\033[0m\n")
+                        self._print("tool", self._c("red", f"  - {line}") + "\n")
                     for line in content.new_text.splitlines():
-                        self._print("tool", f"\033[32m  + {line}\033[0m\n")
+                        self._print("tool", self._c("green", f"  + {line}") + "\n")
                 elif content.type == "content" and update.status in ("completed", "failed"):
                     self._print("tool", "  " + content.content.text.replace("\n", "\n  ") + "\n")
             if update.status in ("completed", "failed"):
@@ -57,7 +71,7 @@ class TerminalClient(PlainClient):
     async def request_permission(self, options: list[Any], session_id: str, tool_call: Any, **kwargs: Any) -> Any:
         from acp.schema import AllowedOutcome, RequestPermissionResponse
 
-        self._print("tool", f"\033[33m  ? permission for {tool_call.title or tool_call.tool_call_id}\033[0m\n")
+        self._print("tool", self._c("yellow", f"  ? permission for {tool_call.title or tool_call.tool_call_id}") + "\n")
         for index, option in enumerate(options, 1):
             self._print("tool", f"    {index}. {option.name}\n")
         choice = 1
@@ -75,7 +89,8 @@ async def _demo(prompt: str) -> int:
 
     workdir = tempfile.mkdtemp(prefix="acp-mux-demo-")
     env = dict(os.environ, ACP_MUX_STATE_DIR=os.path.join(workdir, ".state"))
-    client = TerminalClient(interactive=sys.stdin.isatty())
+    colors = _colors_wanted()
+    client = TerminalClient(interactive=sys.stdin.isatty(), colors=colors)
     print(f"acp-mux demo — the bridge runs the bundled scripted agent in {workdir}")
     async with acp.spawn_agent_process(
         client, sys.executable, "-m", "acp_mux", "--agent", "demo", env=env, cwd=workdir, transport_kwargs={"stderr": None}
@@ -84,7 +99,7 @@ async def _demo(prompt: str) -> int:
         session = await conn.new_session(cwd=workdir, mcp_servers=[])
         print(f"connected to {init.agent_info.title}; session {session.session_id}\n\n> {prompt}")
         result = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block(prompt)])
-    print(f"\n\n\033[1mstop reason: {result.stop_reason}\033[0m")
+    print("\n\n" + style("bold", f"stop reason: {result.stop_reason}", colors))
     notes = os.path.join(workdir, "notes.txt")
     if os.path.exists(notes):
         print(f"{notes}:\n{open(notes).read()}")

@@ -32,6 +32,7 @@ def test_demo_runs_the_bridge_end_to_end(tmp_path):
     assert "stop reason: end_turn" in out.stdout
     assert "permission for Write notes.txt" in out.stdout and "+ gamma" in out.stdout
     assert out.stdout.rstrip().endswith("alpha\ngamma")
+    assert "\033[" not in out.stdout  # not a terminal: no colour codes
 
 
 def test_doctor_prints_a_row_per_agent():
