@@ -17,6 +17,7 @@ from acp_mux.lines import LineSplitter, TailBuffer
 from acp_mux.process import AgentProcess, ExitStatus, ProcessInputClosed, SpawnError, SpawnSpec, spawn
 from acp_mux.tracker import TRACKER
 from acp_mux.pty import strip_terminal
+from tests.procs import pid_alive, pid_state
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGS = ROOT / "tests" / "fakes" / "programs"
@@ -64,16 +65,8 @@ async def read_until(p: AgentProcess, want: str, timeout: float = 10) -> list[st
     return await asyncio.wait_for(run(), timeout)
 
 
-def pid_state(pid: int) -> str | None:
-    """Process state letter from /proc, or None if the pid is gone."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return None
-
-
 def pid_dead(pid: int) -> bool:
-    return pid_state(pid) in (None, "Z", "X")
+    return not pid_alive(pid)
 
 
 async def eventually(check, timeout: float = 1.0) -> bool:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any, Iterable
@@ -20,6 +19,7 @@ from acp_mux.process import ExitStatus, SpawnSpec
 from acp_mux.run import RunState, start_run
 from adapters.base import AgentAdapter
 from adapters.registry import get_adapter
+from tests.procs import pid_state
 
 PROGRAMS = Path(__file__).parent.parent / "fakes" / "programs"
 pytestmark = pytest.mark.asyncio
@@ -167,7 +167,7 @@ async def test_abort_kills_the_whole_group(tmp_path):
 
 async def proc_state_becomes(pid: int, ok: Any, within: float = 2.0) -> bool:
     for _ in range(int(within / 0.02)):
-        if ok(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]):
+        if ok(pid_state(pid)):
             return True
         await asyncio.sleep(0.02)
     return False

@@ -20,6 +20,7 @@ import pytest
 
 from tests.e2e.clis import cli_env, cli_unavailable_reason, ensure_cli
 from tests.fakes.model_server import ModelServer, load_scenario
+from tests.procs import pids, read_proc
 from tests.server.client import RecordingClient
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "fakes" / "scenarios"
@@ -94,18 +95,7 @@ class RealAgent:
     def processes(self) -> list[int]:
         """Live pids whose environment carries this test's private HOME: the bridge, the CLI and its children."""
         marker = f"HOME={self.home}".encode()
-        found = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit() or int(entry) == os.getpid():
-                continue
-            try:
-                environ = Path("/proc", entry, "environ").read_bytes()
-                state = Path("/proc", entry, "stat").read_text().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if state != "Z" and marker in environ.split(b"\0"):
-                found.append(int(entry))
-        return found
+        return [pid for pid in pids() if marker in read_proc(pid, "environ").split(b"\0")]
 
     def log(self) -> str:
         path = self.root / "acp-mux.log"

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.node_clients import EXIT_CODES, acpx_env, acpx_unavailable_reason, ensure_acpx
+from tests.procs import pids, read_proc
 
 pytestmark = pytest.mark.e2e
 
@@ -152,18 +153,11 @@ class Workspace:
         """Live processes (not zombies) whose cmdline or environment mentions this workspace: ``pid cmdline``."""
         marker = str(self.root).encode()
         found = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit() or int(entry) == os.getpid():
-                continue
-            try:
-                cmdline = Path("/proc", entry, "cmdline").read_bytes()
-                environ = Path("/proc", entry, "environ").read_bytes()
-                state = Path("/proc", entry, "stat").read_text().rsplit(")", 1)[1].split()[0]
-            except (OSError, IndexError):
-                continue
-            if state != "Z" and (marker in cmdline or marker in environ):
+        for pid in pids():
+            cmdline = read_proc(pid, "cmdline")
+            if marker in cmdline or marker in read_proc(pid, "environ"):
                 args = cmdline.replace(b"\0", b" ").decode(errors="replace").strip()
-                found.append(f"{entry} {args}")
+                found.append(f"{pid} {args}")
         return found
 
     def wait_until_gone(self, seconds: float) -> list[str]:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from pathlib import Path
 
 import acp
 import pytest
 
+from tests.procs import parent_of, pid_alive, pids
 from tests.server.client import RecordingClient, bridge
 
 pytestmark = pytest.mark.asyncio
@@ -248,30 +248,8 @@ async def test_sessions_survive_a_bridge_restart(work):
         assert (await conn.prompt(session_id=sid, prompt=[acp.text_block("and again")])).stop_reason == "end_turn"
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split()[2] != "Z"
-    except OSError:
-        return False
-
-
 def _children(pid: int) -> list[int]:
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    fields = fh.read().rsplit(")", 1)[1].split()
-                if int(fields[1]) == pid:
-                    out.append(int(entry))
-            except (OSError, IndexError, ValueError):
-                continue
-    return out
+    return [child for child in pids(live_only=False) if parent_of(child) == pid]
 
 
 async def test_stdin_closed_mid_turn_leaves_no_process(work):
@@ -288,9 +266,9 @@ async def test_stdin_closed_mid_turn_leaves_no_process(work):
         await asyncio.wait_for(proc.wait(), 5)
         turn.cancel()
     deadline = time.monotonic() + 2
-    while any(_alive(p) for p in agents) and time.monotonic() < deadline:
+    while any(pid_alive(p) for p in agents) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
-    assert not any(_alive(p) for p in agents)
+    assert not any(pid_alive(p) for p in agents)
     assert time.monotonic() - started < 2.5
 
 
