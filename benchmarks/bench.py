@@ -689,24 +689,14 @@ def run_cases(workdir: Path, cases: list[StreamCase], repeats: int = 1) -> list[
     return out
 
 
-def print_text_table(runs: list[StreamRun]) -> None:
+def print_stream_table(title: str, runs: list[StreamRun], *, unit: str, scale: float, delivered: str, per: str) -> None:
+    """One table for text and shell runs: same columns, sizes in ``unit`` (``scale`` bytes each)."""
     table(
-        "Streaming text deltas (agent_message_chunk; one prompt turn each)",
-        ["case", "content KB", "delivered %", "updates", "wall s", "bytes out KB", "bytes/update", "out/content",
-         "bridge CPU s", "bridge µs/delta", "agent CPU s", "bridge peak RSS MiB", "transcript KB"],
-        [[r.case, r.content_bytes / 1e3, r.delivered_pct, r.updates, r.wall_s, r.bytes_out / 1e3, r.bytes_per_update,
-          r.ratio, r.bridge_cpu_s, r.cpu_us_per_event, r.agent_cpu_s, mib(r.bridge_hwm_kib), r.transcript_bytes / 1e3]
-         for r in runs],
-    )
-
-
-def print_shell_table(runs: list[StreamRun]) -> None:
-    table(
-        "Streaming shell output (one Bash tool call each)",
-        ["case", "content MB", "lines accounted %", "updates", "wall s", "bytes out MB", "bytes/update", "out/content",
-         "bridge CPU s", "bridge µs/line", "agent CPU s", "bridge peak RSS MiB", "transcript MB"],
-        [[r.case, r.content_bytes / 1e6, r.delivered_pct, r.updates, r.wall_s, r.bytes_out / 1e6, r.bytes_per_update,
-          r.ratio, r.bridge_cpu_s, r.cpu_us_per_event, r.agent_cpu_s, mib(r.bridge_hwm_kib), r.transcript_bytes / 1e6]
+        title,
+        ["case", f"content {unit}", delivered, "updates", "wall s", f"bytes out {unit}", "bytes/update", "out/content",
+         "bridge CPU s", f"bridge µs/{per}", "agent CPU s", "bridge peak RSS MiB", f"transcript {unit}"],
+        [[r.case, r.content_bytes / scale, r.delivered_pct, r.updates, r.wall_s, r.bytes_out / scale, r.bytes_per_update,
+          r.ratio, r.bridge_cpu_s, r.cpu_us_per_event, r.agent_cpu_s, mib(r.bridge_hwm_kib), r.transcript_bytes / scale]
          for r in runs],
     )
 
@@ -820,9 +810,11 @@ def main(argv: list[str] | None = None) -> int:
         results["import_time"] = timed("import time", lambda: bench_import_time(workdir))
         results["session_new"] = timed("session/new", lambda: bench_session_new(workdir, plan.new_runs))
         text_runs = [r[0] for r in timed("text streaming", lambda: run_cases(workdir, plan.text_cases))]
-        print_text_table(text_runs)
+        print_stream_table("Streaming text deltas (agent_message_chunk; one prompt turn each)", text_runs,
+                           unit="KB", scale=1e3, delivered="delivered %", per="delta")
         shell_runs = [r[0] for r in timed("shell streaming", lambda: run_cases(workdir, plan.shell_cases))]
-        print_shell_table(shell_runs)
+        print_stream_table("Streaming shell output (one Bash tool call each)", shell_runs,
+                           unit="MB", scale=1e6, delivered="lines accounted %", per="line")
         results["text_streaming"] = [r.as_json() for r in text_runs]
         results["shell_streaming"] = [r.as_json() for r in shell_runs]
         results["memory"] = timed("memory", lambda: bench_memory(workdir, plan.memory_cases))

@@ -53,26 +53,25 @@ def json_commands(path: Path) -> list[tuple[str, list[str]]]:
     return out
 
 
-def lua_commands(path: Path) -> list[tuple[str, list[str]]]:
-    """``key = { "acp-mux", "--agent", "claude" },`` entries (full-line ``--`` comments ignored)."""
-    text = _drop_comment_lines(path.read_text(), "--")
-    pattern = re.compile(r"\b[A-Za-z_]\w*\s*=\s*\{\s*(" + _STR + r"(?:\s*,\s*" + _STR + r")*)\s*,?\s*\}")
+def _string_lists(text: str, pattern: re.Pattern[str]) -> list[tuple[str, list[str]]]:
+    """(command, args) for every match of ``pattern``, whose first group is a run of string literals."""
     out = []
     for match in pattern.finditer(text):
         items = [_unquote(s) for s in re.findall(_STR, match.group(1))]
         out.append((items[0], items[1:]))
     return out
+
+
+def lua_commands(path: Path) -> list[tuple[str, list[str]]]:
+    """``key = { "acp-mux", "--agent", "claude" },`` entries (full-line ``--`` comments ignored)."""
+    text = _drop_comment_lines(path.read_text(), "--")
+    return _string_lists(text, re.compile(r"\b[A-Za-z_]\w*\s*=\s*\{\s*(" + _STR + r"(?:\s*,\s*" + _STR + r")*)\s*,?\s*\}"))
 
 
 def elisp_commands(path: Path) -> list[tuple[str, list[str]]]:
     """Every parenthesised list made only of string literals, e.g. ``("acp-mux" "--agent" "claude")``."""
     text = _drop_comment_lines(path.read_text(), ";")
-    pattern = re.compile(r"\(\s*(" + _STR + r"(?:\s+" + _STR + r")+)\s*\)")
-    out = []
-    for match in pattern.finditer(text):
-        items = [_unquote(s) for s in re.findall(_STR, match.group(1))]
-        out.append((items[0], items[1:]))
-    return out
+    return _string_lists(text, re.compile(r"\(\s*(" + _STR + r"(?:\s+" + _STR + r")+)\s*\)"))
 
 
 FILES = {
