@@ -172,21 +172,24 @@ class AcpServer:
         self._announce_mode(session.id)
         return {}
 
-    def _announce_mode(self, session_id: str) -> None:
-        """Tell the editor the mode changed (by its request, or the agent's, e.g. leaving plan mode)."""
+    def _announce_mode(self, session_id: str, *, with_config_options: bool = True) -> None:
+        """Tell the editor the mode changed (by its request, or the agent's, e.g. leaving plan mode).
+
+        ``with_config_options=False`` when the answer itself carries the options (session/set_config_option).
+        """
         session = self.sessions.get(session_id)
         if session is None:
             return
         self._notify(session_id, {"sessionUpdate": "current_mode_update", "currentModeId": self._current_mode(session)})
-        self._notify(session_id, {"sessionUpdate": "config_option_update", "configOptions": self._config_options(session)})
+        if with_config_options:
+            self._notify(session_id, {"sessionUpdate": "config_option_update", "configOptions": self._config_options(session)})
 
     async def set_config_option(self, params: dict[str, Any]) -> dict[str, Any]:
         session = self._session(params)
         config_id, value = params.get("configId"), params.get("value")
         if config_id == "mode":
-            mode = self._valid_mode(value)
-            await session.set_mode(mode)
-            self._notify(session.id, {"sessionUpdate": "current_mode_update", "currentModeId": mode})
+            await session.set_mode(self._valid_mode(value))
+            self._announce_mode(session.id, with_config_options=False)
         elif config_id == "model":
             if not isinstance(value, str) or (self.adapter.models and value not in self.adapter.models):
                 raise RpcError(INVALID_PARAMS, f"unknown model {value!r}; choose one of {list(self.adapter.models)}")

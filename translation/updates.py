@@ -391,10 +391,10 @@ class UpdateTranslator:
             except Exception:  # malformed input: the tool is still shown, just without locations
                 named = []
             seen = {loc["path"] for loc in out}
-            for path in named:
-                if isinstance(path, str) and path and resolve(path, self.cwd) not in seen:
-                    seen.add(resolve(path, self.cwd))
-                    out.append({"path": resolve(path, self.cwd)})
+            for path in (resolve(p, self.cwd) for p in named if isinstance(p, str) and p):
+                if path not in seen:
+                    seen.add(path)
+                    out.append({"path": path})
         return out
 
     def tool_status(self, tool_id: str) -> str | None:
