@@ -221,7 +221,7 @@ async def test_codex_exec_transport_writes_edits_and_resumes(tmp_path: Path) -> 
             second = await prompt(conn, sid, "Anything left?")
             assert second.stop_reason == "end_turn"
             # the second turn resumed the same codex thread: the model saw the first turn's three tool results
-            assert server.requests[-1]["step"] == 3
+            assert request_with(server, "Anything left?")["step"] == 3
     finally:
         agent.close()
     await assert_no_process_left(agent)
