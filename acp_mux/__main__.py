@@ -1,3 +1,3 @@
-from acp_mux.cli import main
+from acp_mux.cli.main import main
 
 raise SystemExit(main())

@@ -15,13 +15,13 @@ import shutil
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
 
-from acp_mux.process import ExitStatus, SpawnSpec
-from acp_mux.contract import ApprovalDecision, ApprovalMode, RunOptions
-from acp_mux.parse_context import ParseContext
-from acp_mux.prompt import Prompt
+from acp_mux.core.process import ExitStatus, SpawnSpec
+from acp_mux.core.contract import ApprovalDecision, ApprovalMode, RunOptions
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.prompt import Prompt
 
 if TYPE_CHECKING:
-    from acp_mux.events import BaseEvent
+    from acp_mux.core.events import BaseEvent
 
 ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"]
 

@@ -37,15 +37,15 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
-from acp_mux.contract import ApprovalDecision, RunOptions
-from acp_mux.event_codes import ErrorCode
-from acp_mux.lazy import lazy_module
-from acp_mux.parse_context import ParseContext
-from acp_mux.process import ExitStatus, SpawnSpec
-from acp_mux.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart
-from adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, try_json
-from adapters.mcp import claude_mcp_config
-from adapters.claude_tools import (
+from acp_mux.core.contract import ApprovalDecision, RunOptions
+from acp_mux.core.event_codes import ErrorCode
+from acp_mux.core.lazy import lazy_module
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.process import ExitStatus, SpawnSpec
+from acp_mux.core.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart
+from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, try_json
+from acp_mux.adapters.mcp import claude_mcp_config
+from acp_mux.adapters.claude_tools import (
     CLAUDE_TOOLS,
     approval_action,
     approval_detail,
@@ -56,9 +56,9 @@ from adapters.claude_tools import (
 )
 
 if TYPE_CHECKING:
-    from acp_mux.events import BaseEvent, CostRecord
+    from acp_mux.core.events import BaseEvent, CostRecord
 
-ev = lazy_module("acp_mux.events")  # pydantic loads with the first event, not on the `initialize` path
+ev = lazy_module("acp_mux.core.events")  # pydantic loads with the first event, not on the `initialize` path
 
 __all__ = ["ClaudeAdapter", "AUTH_GUIDANCE"]
 

@@ -2,7 +2,7 @@
 
 Kept apart from ``claude.py`` because it answers a different question ("what is this tool?", not "how does Claude
 speak?"). Titles are human and carry absolute paths: making them relative to the session's cwd is a translation
-concern (``translation.diffs.relative_title``). Kinds are truthful, since clients auto-approve by kind: anything
+concern (``acp_mux.translation.diffs.relative_title``). Kinds are truthful, since clients auto-approve by kind: anything
 that runs a command is ``execute``, anything that changes a file is ``edit``.
 
 Every tool call keeps the generic start → ready → result|error events (the translation shows tool calls from
@@ -18,15 +18,15 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from acp_mux.event_codes import now_ms
-from acp_mux.lazy import lazy_module
-from acp_mux.parse_context import ParseContext
-from adapters.base import DiffSpec, ToolKind, ToolSpec, ToolTable
+from acp_mux.core.event_codes import now_ms
+from acp_mux.core.lazy import lazy_module
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.adapters.base import DiffSpec, ToolKind, ToolSpec, ToolTable
 
 if TYPE_CHECKING:
-    from acp_mux.events import BaseEvent
+    from acp_mux.core.events import BaseEvent
 
-ev = lazy_module("acp_mux.events")  # pydantic loads with the first event, not on the `initialize` path
+ev = lazy_module("acp_mux.core.events")  # pydantic loads with the first event, not on the `initialize` path
 
 __all__ = [
     "CLAUDE_TOOLS",

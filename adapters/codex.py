@@ -39,14 +39,14 @@ import shlex
 from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux import __version__
-from acp_mux.contract import ApprovalDecision, RunOptions
-from acp_mux.event_codes import ErrorCode
-from acp_mux.lazy import lazy_module
-from acp_mux.parse_context import ParseContext
-from acp_mux.process import ExitStatus, SpawnSpec
-from acp_mux.prompt import ImagePart, Prompt
-from adapters.base import AgentAdapter, AgentCapabilities, try_json
-from adapters.codex_exec import (
+from acp_mux.core.contract import ApprovalDecision, RunOptions
+from acp_mux.core.event_codes import ErrorCode
+from acp_mux.core.lazy import lazy_module
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.process import ExitStatus, SpawnSpec
+from acp_mux.core.prompt import ImagePart, Prompt
+from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, try_json
+from acp_mux.adapters.codex_exec import (
     AUTH_GUIDANCE,
     CODEX_TOOLS,
     MODE_POLICIES,
@@ -66,13 +66,13 @@ from adapters.codex_exec import (
     shell_begin,
     shell_end,
 )
-from adapters.json_rpc import METHOD_NOT_FOUND, JsonRpcPeer, error_message
-from adapters.mcp import codex_mcp_overrides
+from acp_mux.adapters.json_rpc_peer import METHOD_NOT_FOUND, JsonRpcPeer, error_message
+from acp_mux.adapters.mcp import codex_mcp_overrides
 
 if TYPE_CHECKING:
-    from acp_mux.events import BaseEvent
+    from acp_mux.core.events import BaseEvent
 
-ev = lazy_module("acp_mux.events")  # pydantic loads with the first event, not on the `initialize` path
+ev = lazy_module("acp_mux.core.events")  # pydantic loads with the first event, not on the `initialize` path
 
 log = logging.getLogger(__name__)
 

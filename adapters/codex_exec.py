@@ -27,18 +27,18 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Iterable
 
-from acp_mux.contract import RunOptions
-from acp_mux.event_codes import ErrorCode
-from acp_mux.lazy import lazy_module
-from acp_mux.parse_context import ParseContext
-from acp_mux.process import ExitStatus, SpawnSpec
-from adapters.base import AgentAdapter, AgentCapabilities, DiffSpec, ModeInfo, ToolSpec, ToolTable, try_json
-from adapters.mcp import codex_mcp_overrides
+from acp_mux.core.contract import RunOptions
+from acp_mux.core.event_codes import ErrorCode
+from acp_mux.core.lazy import lazy_module
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.process import ExitStatus, SpawnSpec
+from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, DiffSpec, ModeInfo, ToolSpec, ToolTable, try_json
+from acp_mux.adapters.mcp import codex_mcp_overrides
 
 if TYPE_CHECKING:
-    from acp_mux.events import BaseEvent
+    from acp_mux.core.events import BaseEvent
 
-ev = lazy_module("acp_mux.events")  # pydantic loads with the first event, not on the `initialize` path
+ev = lazy_module("acp_mux.core.events")  # pydantic loads with the first event, not on the `initialize` path
 
 AUTH_GUIDANCE = "Set OPENAI_API_KEY or run `codex login`"
 

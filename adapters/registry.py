@@ -10,7 +10,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from adapters.base import AgentAdapter
+    from acp_mux.adapters.base import AgentAdapter
 
 AGENT_NAMES: tuple[str, ...] = (
     "claude",
@@ -29,15 +29,15 @@ AGENT_NAMES: tuple[str, ...] = (
 DEMO_AGENT = "demo"
 
 _MODULES: dict[str, str] = {
-    "claude": "adapters.claude:ClaudeAdapter",
-    "codex": "adapters.codex:CodexAdapter",
-    DEMO_AGENT: "adapters.scripted:ScriptedAdapter",
+    "claude": "acp_mux.adapters.claude:ClaudeAdapter",
+    "codex": "acp_mux.adapters.codex:CodexAdapter",
+    DEMO_AGENT: "acp_mux.adapters.scripted:ScriptedAdapter",
 }
 
 
 # Alternative transports, for agents that have more than one way in (``--transport`` / ACP_MUX_<AGENT>_TRANSPORT).
 _TRANSPORTS: dict[str, dict[str, str]] = {
-    "codex": {"app-server": _MODULES["codex"], "exec": "adapters.codex_exec:CodexExecAdapter"},
+    "codex": {"app-server": _MODULES["codex"], "exec": "acp_mux.adapters.codex_exec:CodexExecAdapter"},
 }
 
 

@@ -9,17 +9,17 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any, Iterable
 
-from acp_mux.contract import ApprovalDecision, RunOptions
-from acp_mux.lazy import lazy_module
-from acp_mux.parse_context import ParseContext
-from acp_mux.process import SpawnSpec
-from acp_mux.prompt import Prompt
-from adapters.base import AgentAdapter, AgentCapabilities, DiffSpec, ModeInfo, ToolSpec, ToolTable, try_json
+from acp_mux.core.contract import ApprovalDecision, RunOptions
+from acp_mux.core.lazy import lazy_module
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.process import SpawnSpec
+from acp_mux.core.prompt import Prompt
+from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, DiffSpec, ModeInfo, ToolSpec, ToolTable, try_json
 
 if TYPE_CHECKING:
-    from acp_mux.events import BaseEvent
+    from acp_mux.core.events import BaseEvent
 
-ev = lazy_module("acp_mux.events")  # pydantic loads with the first event, not on the `initialize` path
+ev = lazy_module("acp_mux.core.events")  # pydantic loads with the first event, not on the `initialize` path
 
 TOOLS = ToolTable(
     {
@@ -68,7 +68,7 @@ class ScriptedAdapter(AgentAdapter):
     models = ("scripted-1",)
 
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
-        args = ["-m", "adapters.scripted_agent"]
+        args = ["-m", "acp_mux.adapters.scripted_agent"]
         if options.session_id:
             args += ["--resume", options.session_id]
         if options.mode:

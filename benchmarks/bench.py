@@ -380,8 +380,8 @@ def interpreter_floor(runs: int) -> dict[str, float]:
     return summary(times)
 
 
-SERVE_PATH_IMPORTS = ("import sys, acp_mux.cli, acp_mux.server, acp_mux.session, acp_mux.run; "
-                      "from adapters.registry import get_adapter; get_adapter('demo'); "
+SERVE_PATH_IMPORTS = ("import sys, acp_mux.cli.main, acp_mux.server.bridge, acp_mux.server.live_session, acp_mux.core.run; "
+                      "from acp_mux.adapters.registry import get_adapter; get_adapter('demo'); "
                       "print('\\n'.join(m.__file__ for m in list(sys.modules.values()) if getattr(m, '__file__', None)))")
 
 
@@ -441,8 +441,8 @@ def bench_cold_start(workdir: Path, runs: int) -> dict[str, Any]:
     return results
 
 
-# Modules initialize does not need: pydantic (via acp_mux.events) and the run/session machinery (via acp_mux.run).
-WATCHED_IMPORTS = ("acp_mux.events", "pydantic", "acp_mux.session", "acp_mux.run", "ulid")
+# Modules initialize does not need: pydantic (via acp_mux.core.events) and the run/session machinery (via acp_mux.core.run).
+WATCHED_IMPORTS = ("acp_mux.core.events", "pydantic", "acp_mux.server.live_session", "acp_mux.core.run", "ulid")
 
 
 def bench_import_time(workdir: Path, top: int = 10) -> dict[str, Any]:

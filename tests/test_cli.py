@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from adapters.registry import AGENT_NAMES
+from acp_mux.adapters.registry import AGENT_NAMES
 
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_mux.cli import build_parser
-from adapters.registry import AGENT_NAMES, DEMO_AGENT
+from acp_mux.cli.main import build_parser
+from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIGS = REPO / "editor-configs"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp_mux.prompt import AudioPart, ImagePart, Part, Prompt, ResourcePart, TextPart
+from acp_mux.core.prompt import AudioPart, ImagePart, Part, Prompt, ResourcePart, TextPart
 
 
 class UnsupportedContent(ValueError):

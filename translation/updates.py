@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from translation.diffs import diffs_for, relative_title, resolve
-from translation.output import BoundedOutput, cap_text, cap_value
-from translation.plans import plan_entries
+from acp_mux.translation.diffs import diffs_for, relative_title, resolve
+from acp_mux.translation.output import BoundedOutput, cap_text, cap_value
+from acp_mux.translation.plans import plan_entries
 
 LIVE_OUTPUT_INTERVAL_S = 0.1
 TITLE_CHARS = 120

@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from acp_mux.events import BaseEvent
-from acp_mux.parse_context import ParseContext
-from acp_mux.process import ExitStatus
+from acp_mux.core.events import BaseEvent
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.process import ExitStatus
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -119,7 +119,7 @@ def assert_ordering(events: list[BaseEvent]) -> None:
     thinking are bracketed; each tool call goes start → deltas → ready (once) → result|error (once); an approval
     request names an announced tool call; nothing but diagnostics follows a terminal error.
     """
-    from acp_mux.events import is_terminal_event
+    from acp_mux.core.events import is_terminal_event
 
     sessions = 0
     turn: int | None = None

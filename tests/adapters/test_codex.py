@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from acp_mux.contract import ApprovalDecision, RunOptions
-from acp_mux.events import BaseEvent
-from acp_mux.parse_context import ParseContext
-from acp_mux.process import ExitStatus
-from acp_mux.prompt import ImagePart, Prompt, TextPart
-from adapters.base import DiffSpec
-from adapters.codex import CodexAdapter, prompt_input
-from adapters.codex_exec import AUTH_GUIDANCE, CODEX_TOOLS, CodexExecAdapter, patch_diffs
+from acp_mux.core.contract import ApprovalDecision, RunOptions
+from acp_mux.core.events import BaseEvent
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.process import ExitStatus
+from acp_mux.core.prompt import ImagePart, Prompt, TextPart
+from acp_mux.adapters.base import DiffSpec
+from acp_mux.adapters.codex import CodexAdapter, prompt_input
+from acp_mux.adapters.codex_exec import AUTH_GUIDANCE, CODEX_TOOLS, CodexExecAdapter, patch_diffs
 from tests.adapters.helpers import FIXTURES, assert_ordering, brief, feed, make_ctx, sent, types
 
 CAPTURES = FIXTURES / "codex" / "shared-captures"

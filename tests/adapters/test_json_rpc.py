@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from acp_mux.events import DebugEvent
-from acp_mux.parse_context import ParseContext
-from adapters.json_rpc import METHOD_NOT_FOUND, JsonRpcPeer, error_message
+from acp_mux.core.events import DebugEvent
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.adapters.json_rpc_peer import METHOD_NOT_FOUND, JsonRpcPeer, error_message
 
 
 def _ctx() -> ParseContext:

@@ -7,9 +7,9 @@ import subprocess
 
 import pytest
 
-from acp_mux.contract import RunOptions
-from adapters.codex import CodexAdapter
-from adapters.mcp import claude_mcp_config, codex_mcp_overrides, mcp_servers_by_name
+from acp_mux.core.contract import RunOptions
+from acp_mux.adapters.codex import CodexAdapter
+from acp_mux.adapters.mcp import claude_mcp_config, codex_mcp_overrides, mcp_servers_by_name
 
 SERVERS = [
     {"name": "fs tool", "command": "mcp-fs", "args": ["--root", "/é😀"], "env": [{"name": "TOKEN", "value": 't"x'}]},

@@ -1,7 +1,7 @@
 """Cold start: the bridge answers ``initialize`` without importing pydantic or the event models.
 
 pydantic costs about half of a cold start, and ``initialize`` needs only the adapter's class attributes, so the
-event classes must load with the first event instead (``acp_mux.lazy``). Each case runs the real ``main()`` in a
+event classes must load with the first event instead (``acp_mux.core.lazy``). Each case runs the real ``main()`` in a
 fresh interpreter, answers one ``initialize`` on stdio, and reports which of the heavy modules got imported.
 """
 
@@ -14,11 +14,11 @@ import sys
 
 import pytest
 
-HEAVY = ("pydantic", "acp_mux.events")
+HEAVY = ("pydantic", "acp_mux.core.events")
 
 PROBE = f"""
 import json, sys
-from acp_mux.cli import main
+from acp_mux.cli.main import main
 code = main(sys.argv[1:])
 print(json.dumps({{"code": code, "loaded": [m for m in {HEAVY!r} if m in sys.modules]}}), file=sys.stderr)
 """

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from acp_mux.event_buffer import EventBuffer
+from acp_mux.core.event_buffer import EventBuffer
 
 pytestmark = pytest.mark.asyncio
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from acp_mux import events as ev
+from acp_mux.core import events as ev
 
 SAMPLES: dict[str, dict[str, Any]] = {
     "session_start": {"sessionId": "s1", "resumed": True, "forkedFrom": "s0"},

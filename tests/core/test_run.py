@@ -10,15 +10,15 @@ from typing import Any, Iterable
 
 import pytest
 
-from acp_mux import events as ev
-from acp_mux.contract import ApprovalDecision, RunOptions
-from acp_mux.errors import AgentMuxError
-from acp_mux.interaction import Approve, Deny
-from acp_mux.parse_context import ParseContext
-from acp_mux.process import ExitStatus, SpawnSpec
-from acp_mux.run import RunState, start_run
-from adapters.base import AgentAdapter
-from adapters.registry import get_adapter
+from acp_mux.core import events as ev
+from acp_mux.core.contract import ApprovalDecision, RunOptions
+from acp_mux.core.errors import AgentMuxError
+from acp_mux.core.interaction import Approve, Deny
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.process import ExitStatus, SpawnSpec
+from acp_mux.core.run import RunState, start_run
+from acp_mux.adapters.base import AgentAdapter
+from acp_mux.adapters.registry import get_adapter
 from tests.procs import pid_state
 
 PROGRAMS = Path(__file__).parent.parent / "fakes" / "programs"
@@ -269,7 +269,7 @@ async def test_buffer_high_water_mark_drops_with_a_warning(tmp_path):
 
 
 async def test_scripted_agent_persistent_turns_and_in_protocol_interrupt(tmp_path):
-    from acp_mux.prompt import Prompt
+    from acp_mux.core.prompt import Prompt
 
     adapter = get_adapter("demo")
     handle = start_run(adapter, RunOptions(agent="demo", cwd=str(tmp_path), prompt=Prompt.of_text("hello one")))

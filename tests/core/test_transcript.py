@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from acp_mux.sessions import TranscriptBuffer
+from acp_mux.server.store import TranscriptBuffer
 
 
 def chunk(kind: str, text: str) -> dict:

@@ -12,7 +12,7 @@ from typing import Any, AsyncIterator, Callable
 import acp
 from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
-from acp_mux.client_base import PlainClient
+from acp_mux.cli.plain_client import PlainClient
 
 
 @dataclass

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adapters.base import DiffSpec
-from translation import diffs
-from translation.diffs import diff_content, diffs_for, relative_title, resolve
+from acp_mux.adapters.base import DiffSpec
+from acp_mux.translation import diffs
+from acp_mux.translation.diffs import diff_content, diffs_for, relative_title, resolve
 
 
 def test_diff_content_always_carries_old_text_even_when_none() -> None:

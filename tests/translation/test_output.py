@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from translation.output import MAX_LINE_CHARS, BoundedOutput, cap_text, cap_value
+from acp_mux.translation.output import MAX_LINE_CHARS, BoundedOutput, cap_text, cap_value
 
 
 def test_short_output_renders_whole() -> None:

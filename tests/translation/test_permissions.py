@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from translation.permissions import (
+from acp_mux.translation.permissions import (
     Answer,
     PermissionRules,
     Scope,
@@ -172,7 +172,7 @@ def test_decode_outcome(response: Any, answer: Answer) -> None:
 
 
 def test_leaving_plan_mode_offers_the_modes_to_continue_in() -> None:
-    from translation.permissions import chosen_mode, mode_exit_options
+    from acp_mux.translation.permissions import chosen_mode, mode_exit_options
 
     options = mode_exit_options([("acceptEdits", "Accept edits"), ("default", "Default")])
     assert options == [

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from translation.plans import plan_entries
+from acp_mux.translation.plans import plan_entries
 
 
 def test_claude_todos_keep_content_status_and_priority() -> None:

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from acp_mux.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart
-from translation.prompt import UnsupportedContent, prompt_to_blocks, to_prompt
+from acp_mux.core.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart
+from acp_mux.translation.prompt import UnsupportedContent, prompt_to_blocks, to_prompt
 
 ALL = {"images": True, "audio": True, "embedded": True}
 TEXT_ONLY = {"images": False, "audio": False, "embedded": False}

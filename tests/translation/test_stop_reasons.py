@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from acp_mux import events as ev
-from translation.stop_reasons import AUTH_REQUIRED, INTERNAL_ERROR, TurnOutcome, outcome_for
+from acp_mux.core import events as ev
+from acp_mux.translation.stop_reasons import AUTH_REQUIRED, INTERNAL_ERROR, TurnOutcome, outcome_for
 
 LOGIN = "acp-mux --agent codex --login"
 

@@ -1,6 +1,6 @@
 """UpdateTranslator: normalized events → exact ACP ``session/update`` payloads (wire-form dicts).
 
-Events are the real pydantic models from ``acp_mux.events``; tool kinds, titles, locations and diffs come from the
+Events are the real pydantic models from ``acp_mux.core.events``; tool kinds, titles, locations and diffs come from the
 adapters' real tool tables (Claude's, Codex's, the scripted demo's). Every payload is also validated with the ACP
 SDK's schema (``helpers.acp_valid``).
 """
@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from acp_mux import events as ev
-from adapters.claude_tools import CLAUDE_TOOLS
-from adapters.codex_exec import CODEX_TOOLS
-from adapters.scripted import TOOLS as SCRIPTED_TOOLS
+from acp_mux.core import events as ev
+from acp_mux.adapters.claude_tools import CLAUDE_TOOLS
+from acp_mux.adapters.codex_exec import CODEX_TOOLS
+from acp_mux.adapters.scripted import TOOLS as SCRIPTED_TOOLS
 from tests.translation.helpers import acp_valid
-from translation import updates as updates_module
-from translation.updates import UpdateTranslator
+from acp_mux.translation import updates as updates_module
+from acp_mux.translation.updates import UpdateTranslator
 
 CWD = "/w"
 
@@ -65,7 +65,7 @@ def in_progress(tool_id: str) -> dict[str, Any]:
 
 
 class Clock:
-    """Stands in for ``time`` in translation.updates so the live-output throttle is deterministic."""
+    """Stands in for ``time`` in acp_mux.translation.updates so the live-output throttle is deterministic."""
 
     def __init__(self, now: float = 1000.0) -> None:
         self.now = now

@@ -3,7 +3,7 @@
 usage: tracker_host.py MODE   (MODE: normal | sigterm | exception)
 
 Spawns `hang.py --grandchild --ignore-term --grandchild-ignore-term` via
-acp_mux.process.spawn, prints "pids <leader> <grandchild>", then:
+acp_mux.core.process.spawn, prints "pids <leader> <grandchild>", then:
 normal -> returns (atexit cleans up); sigterm -> prints "waiting" and sleeps
 until signalled; exception -> raises RuntimeError uncaught.
 Needs acp_mux importable (PYTHONPATH).
@@ -12,8 +12,8 @@ import asyncio
 import os
 import sys
 
-from acp_mux.process import SpawnSpec, spawn
-from acp_mux.tracker import TRACKER
+from acp_mux.core.process import SpawnSpec, spawn
+from acp_mux.core.tracker import TRACKER
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -8,10 +8,10 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING, Sequence
 
-from adapters.registry import AGENT_NAMES, UnknownAgent, available, get_adapter, known, transports
+from acp_mux.adapters.registry import AGENT_NAMES, UnknownAgent, available, get_adapter, known, transports
 
 if TYPE_CHECKING:
-    from adapters.base import AgentAdapter
+    from acp_mux.adapters.base import AgentAdapter
 
 HEADER = ("agent", "found", "path", "version", "transport", "auth", "next step")
 

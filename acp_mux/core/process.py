@@ -1,11 +1,11 @@
 """Process layer: spawn agent CLIs in their own process group and talk to them.
 
-Pipe mode lives here; PTY mode is in :mod:`acp_mux.pty` and shares the
+Pipe mode lives here; PTY mode is in :mod:`acp_mux.core.pty` and shares the
 :class:`AgentProcess` base.  Everything is plain asyncio (no reader threads).
 Our own stdin/stdout carry JSON-RPC, so a child never inherits them.
-Line splitting is in :mod:`acp_mux.lines`, end-of-output in
-:mod:`acp_mux.linger`, group signalling in :mod:`acp_mux.pgroup`, and the
-kill-everything-at-exit registry in :mod:`acp_mux.tracker`.
+Line splitting is in :mod:`acp_mux.core.lines`, end-of-output in
+:mod:`acp_mux.core.linger`, group signalling in :mod:`acp_mux.core.pgroup`, and the
+kill-everything-at-exit registry in :mod:`acp_mux.core.tracker`.
 """
 
 from __future__ import annotations

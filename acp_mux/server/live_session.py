@@ -13,12 +13,12 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from acp_mux.contract import RunOptions
-from acp_mux.interaction import Approve, Deny
-from acp_mux.jsonrpc import INVALID_PARAMS, RpcError
-from acp_mux.sessions import SessionRecord, SessionStore, TranscriptBuffer
-from adapters.base import AgentAdapter
-from translation.permissions import (
+from acp_mux.core.contract import RunOptions
+from acp_mux.core.interaction import Approve, Deny
+from acp_mux.server.rpc import INVALID_PARAMS, RpcError
+from acp_mux.server.store import SessionRecord, SessionStore, TranscriptBuffer
+from acp_mux.adapters.base import AgentAdapter
+from acp_mux.translation.permissions import (
     MUTATING_KINDS,
     PermissionRules,
     chosen_mode,
@@ -27,12 +27,12 @@ from translation.permissions import (
     permission_options,
     scope_for,
 )
-from translation.prompt import UnsupportedContent, prompt_to_blocks, to_prompt
-from translation.stop_reasons import TurnOutcome, outcome_for
-from translation.updates import UpdateTranslator, notice
+from acp_mux.translation.prompt import UnsupportedContent, prompt_to_blocks, to_prompt
+from acp_mux.translation.stop_reasons import TurnOutcome, outcome_for
+from acp_mux.translation.updates import UpdateTranslator, notice
 
 if TYPE_CHECKING:
-    from acp_mux.run import RunHandle
+    from acp_mux.core.run import RunHandle
 
 log = logging.getLogger(__name__)
 
@@ -139,7 +139,7 @@ class LiveSession:
         else:
             handle = None
         if handle is None:
-            from acp_mux.run import start_run  # deferred to the first turn: run.py (and ulid) slow down cold start
+            from acp_mux.core.run import start_run  # deferred to the first turn: run.py (and ulid) slow down cold start
 
             if self.handle is not None:
                 await self.handle.abort(0.5)

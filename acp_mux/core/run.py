@@ -16,15 +16,15 @@ from typing import Any, AsyncIterator, Callable, Literal
 
 from ulid import ULID
 
-from acp_mux import events as ev
-from acp_mux.contract import Adapter, ApprovalDecision, RunOptions
-from acp_mux.errors import AgentMuxError
-from acp_mux.event_buffer import EventBuffer
-from acp_mux.events import BaseEvent, ErrorCode, now_ms
-from acp_mux.interaction import Approve, Deny, InteractionChannel, InteractionResponse, PendingInteraction, TextInput
-from acp_mux.parse_context import ParseContext
-from acp_mux.process import AgentProcess, ExitStatus, SpawnError, spawn
-from acp_mux.prompt import Prompt
+from acp_mux.core import events as ev
+from acp_mux.core.contract import Adapter, ApprovalDecision, RunOptions
+from acp_mux.core.errors import AgentMuxError
+from acp_mux.core.event_buffer import EventBuffer
+from acp_mux.core.events import BaseEvent, ErrorCode, now_ms
+from acp_mux.core.interaction import Approve, Deny, InteractionChannel, InteractionResponse, PendingInteraction, TextInput
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.process import AgentProcess, ExitStatus, SpawnError, spawn
+from acp_mux.core.prompt import Prompt
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 The bridge must answer ``initialize`` fast, and that answer needs the adapter's class attributes, so every adapter
 module (and the parse context it builds on) is imported first. Those modules name event classes only when they
-build events, so they hold ``ev = lazy_module("acp_mux.events")`` and write ``ev.TextDeltaEvent(...)``: pydantic,
+build events, so they hold ``ev = lazy_module("acp_mux.core.events")`` and write ``ev.TextDeltaEvent(...)``: pydantic,
 about half of cold start, then loads with the first event, after ``initialize`` has been answered.
 """
 

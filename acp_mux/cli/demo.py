@@ -13,7 +13,7 @@ import sys
 import tempfile
 from typing import Any, Sequence
 
-from acp_mux.client_base import PlainClient
+from acp_mux.cli.plain_client import PlainClient
 
 DEMO_PROMPT = "Please write the demo notes file, then fix its second line."
 _STYLES = {"dim": "2", "bold": "1", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}

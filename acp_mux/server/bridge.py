@@ -13,12 +13,12 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from acp_mux import __version__
-from acp_mux.jsonrpc import INVALID_PARAMS, AfterResponse, Connection, RpcError
-from acp_mux.sessions import SessionRecord, SessionStore
+from acp_mux.server.rpc import INVALID_PARAMS, AfterResponse, Connection, RpcError
+from acp_mux.server.store import SessionRecord, SessionStore
 
 if TYPE_CHECKING:
-    from acp_mux.session import BridgeConfig, LiveSession
-    from adapters.base import AgentAdapter
+    from acp_mux.server.live_session import BridgeConfig, LiveSession
+    from acp_mux.adapters.base import AgentAdapter
 
 log = logging.getLogger(__name__)
 
@@ -206,7 +206,7 @@ class AcpServer:
         existing = self.sessions.get(record.session_id)
         if existing is not None:
             return existing
-        from acp_mux.session import LiveSession  # deferred: sessions are needed only from the first new/load/resume
+        from acp_mux.server.live_session import LiveSession  # deferred: sessions are needed only from the first new/load/resume
 
         session = LiveSession(
             record,
@@ -291,7 +291,7 @@ class AcpServer:
     async def _announce(self, session: LiveSession) -> None:
         """After new/load/resume: the commands the user can type (agent commands are added as the agent reports)."""
         # The answer is out; load the event machinery now, while the user types, not when the first prompt comes.
-        importlib.import_module("acp_mux.events")
+        importlib.import_module("acp_mux.core.events")
         commands = getattr(self.adapter, "slash_commands", ())
         if commands:
             self._notify(

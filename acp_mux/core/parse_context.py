@@ -12,13 +12,13 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from acp_mux.event_codes import now_ms
-from acp_mux.lazy import lazy_module
+from acp_mux.core.event_codes import now_ms
+from acp_mux.core.lazy import lazy_module
 
 if TYPE_CHECKING:
-    from acp_mux.events import BaseEvent, CostRecord
+    from acp_mux.core.events import BaseEvent, CostRecord
 
-ev = lazy_module("acp_mux.events")  # pydantic loads with the first event, not on the `initialize` path
+ev = lazy_module("acp_mux.core.events")  # pydantic loads with the first event, not on the `initialize` path
 
 
 @dataclass

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, model_serializer
 from pydantic.alias_generators import to_camel
 
-from acp_mux.event_codes import ErrorCode, now_ms
+from acp_mux.core.event_codes import ErrorCode, now_ms
 
 __all__ = [
     "AgentEvent",

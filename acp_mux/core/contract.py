@@ -1,6 +1,6 @@
 """What the run runtime needs from an adapter, stated in the core so the core never imports ``adapters``.
 
-``adapters.base.AgentAdapter`` is the base class every agent module extends; it satisfies :class:`Adapter`.
+``acp_mux.adapters.base.AgentAdapter`` is the base class every agent module extends; it satisfies :class:`Adapter`.
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Literal, Protocol
 
 if TYPE_CHECKING:
-    from acp_mux.events import BaseEvent
-    from acp_mux.parse_context import ParseContext
-    from acp_mux.process import ExitStatus, SpawnSpec
-    from acp_mux.prompt import Prompt
+    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.parse_context import ParseContext
+    from acp_mux.core.process import ExitStatus, SpawnSpec
+    from acp_mux.core.prompt import Prompt
 
 ApprovalMode = Literal["prompt", "yolo", "deny"]
 

@@ -6,11 +6,11 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Literal, Union
 
-from acp_mux.errors import AgentMuxError
-from acp_mux.event_codes import ErrorCode, now_ms
+from acp_mux.core.errors import AgentMuxError
+from acp_mux.core.event_codes import ErrorCode, now_ms
 
 if TYPE_CHECKING:
-    from acp_mux.run import RunHandle
+    from acp_mux.core.run import RunHandle
 
 log = logging.getLogger(__name__)
 

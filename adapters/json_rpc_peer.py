@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
 
-from acp_mux.parse_context import ParseContext
+from acp_mux.core.parse_context import ParseContext
 
 if TYPE_CHECKING:
-    from acp_mux.events import BaseEvent
+    from acp_mux.core.events import BaseEvent
 
 __all__ = [
     "INTERNAL_ERROR",

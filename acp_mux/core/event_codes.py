@@ -1,7 +1,7 @@
 """The parts of the event vocabulary that need no pydantic: the timestamp clock and the error codes.
 
 Modules on the ``initialize`` path (adapters, the parse context, interactions) use these at import time; the event
-classes themselves stay in :mod:`acp_mux.events`, which re-exports both names.
+classes themselves stay in :mod:`acp_mux.core.events`, which re-exports both names.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import signal
 import sys
 from typing import Sequence
 
-from adapters.registry import AGENT_NAMES, DEMO_AGENT, AgentNotAvailable, UnknownAgent, get_adapter, known
+from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, AgentNotAvailable, UnknownAgent, get_adapter, known
 
 EPILOG = (
     "agents: " + ", ".join(AGENT_NAMES) + f" (and '{DEMO_AGENT}', the bundled scripted agent)\n"
@@ -54,11 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "doctor":
-        from acp_mux.doctor import run_doctor
+        from acp_mux.cli.doctor import run_doctor
 
         return run_doctor(argv[1:])
     if argv and argv[0] == "demo":
-        from acp_mux.demo import run_demo
+        from acp_mux.cli.demo import run_demo
 
         return run_demo(argv[1:])
     extra: list[str] = []
@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.login:
         return run_login(adapter, args.agent_bin)
     setup_logging(args.log_level, args.log_file)
-    from acp_mux.session import BridgeConfig
+    from acp_mux.server.live_session import BridgeConfig
 
     config = BridgeConfig(
         agent=args.agent,
@@ -113,10 +113,10 @@ def setup_logging(level: str, log_file: str | None) -> None:
 
 async def serve(adapter, config) -> int:  # noqa: ANN001 (kept light: typed in server.py)
     """Serve until the editor closes stdin or signals us; then leave no agent process behind."""
-    from acp_mux.jsonrpc import Connection, protect_stdout
-    from acp_mux.tracker import TRACKER
-    from acp_mux.server import AcpServer
-    from acp_mux.sessions import SessionStore
+    from acp_mux.server.rpc import Connection, protect_stdout
+    from acp_mux.core.tracker import TRACKER
+    from acp_mux.server.bridge import AcpServer
+    from acp_mux.server.store import SessionStore
 
     proto_in, proto_out = protect_stdout()
     TRACKER.install_handlers()
