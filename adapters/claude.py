@@ -42,7 +42,7 @@ from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.lazy import lazy_module
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
-from acp_mux.core.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart
+from acp_mux.core.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart, file_uri_to_path
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, try_json
 from acp_mux.adapters.mcp import claude_mcp_config
 from acp_mux.adapters.claude_tools import (
@@ -599,5 +599,4 @@ def _resource_block(part: ResourcePart) -> dict[str, Any]:
         return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": part.blob}}
     if part.blob and mime == "application/pdf":
         return {"type": "document", "source": {"type": "base64", "media_type": mime, "data": part.blob}}
-    path = part.uri[len("file://") :] if part.uri.startswith("file://") else part.uri
-    return {"type": "text", "text": f"@{path}"}
+    return {"type": "text", "text": f"@{file_uri_to_path(part.uri) or part.uri}"}

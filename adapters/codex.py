@@ -44,7 +44,7 @@ from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.lazy import lazy_module
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
-from acp_mux.core.prompt import ImagePart, Prompt
+from acp_mux.core.prompt import ImagePart, Prompt, file_uri_to_path
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, try_json
 from acp_mux.adapters.codex_exec import (
     AUTH_GUIDANCE,
@@ -569,8 +569,9 @@ def prompt_input(prompt: Prompt) -> list[dict[str, Any]]:
 
 
 def _image_input(image: ImagePart) -> dict[str, Any]:
-    if not image.data and image.uri and image.uri.startswith("file://"):
-        return {"type": "localImage", "path": image.uri[len("file://") :]}
+    local = file_uri_to_path(image.uri) if image.uri and not image.data else None
+    if local:
+        return {"type": "localImage", "path": local}
     if not image.data and image.uri:
         return {"type": "image", "url": image.uri}
     return {"type": "image", "url": f"data:{image.mime_type};base64,{image.data}"}

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Iterable
 
+from acp_mux.core.prompt import file_uri_to_path
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.lazy import lazy_module
@@ -313,8 +314,8 @@ class CodexExecAdapter(AgentAdapter):
         images = [  # exec takes image files only: embedded image data cannot be passed
             arg
             for image in (prompt.images if prompt else ())
-            if image.uri and image.uri.startswith("file://")
-            for arg in ("-i", image.uri[len("file://") :])
+            if image.uri and file_uri_to_path(image.uri)
+            for arg in ("-i", file_uri_to_path(image.uri))
         ]
         if options.session_id:  # resume has its own --image option, so images go after it
             args += ["resume", *images, "--", options.session_id]

@@ -2,7 +2,8 @@
 
 The translator keeps only what ACP needs to stay truthful across a session: which tool calls the editor has been
 shown and their state, and the bounded output of running commands. Tool kinds, titles, locations and diffs come
-from the adapter's tool table, so this module knows no agent. Updates are plain dicts in ACP's camelCase wire form
+from the display hints an agent reported on the event (``display``: every ACP agent reports them) and, where a hint
+is missing, from the adapter's tool table; so this module knows no agent. Updates are plain dicts in ACP's camelCase wire form
 (built without the SDK's pydantic models: the hot path stays cheap; tests validate every shape with ``acp.schema``).
 """
 
@@ -13,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from acp_mux.translation.diffs import diffs_for, relative_title, resolve
+from acp_mux.translation.diffs import diff_content, diffs_for, relative_title, resolve
 from acp_mux.translation.output import BoundedOutput, cap_text, cap_value
 from acp_mux.translation.plans import plan_entries
 
@@ -92,7 +93,7 @@ class UpdateTranslator:
 
     # ── tools ──────────────────────────────────────────────────────────────────────────────────────────────────
     def _on_tool_call_start(self, e: Any) -> list[dict[str, Any]]:
-        return self.announce(e.tool_call_id, e.tool_name, _complete_json(e.input_accumulated))
+        return self.announce(e.tool_call_id, e.tool_name, _complete_json(e.input_accumulated), e.display)
 
     def _on_mcp_tool_call_start(self, e: Any) -> list[dict[str, Any]]:
         if e.tool_call_id in self.tools:
@@ -101,7 +102,7 @@ class UpdateTranslator:
             e.tool_call_id, e.input
         )
 
-    def announce(self, tool_id: str, name: str, tool_input: Any) -> list[dict[str, Any]]:
+    def announce(self, tool_id: str, name: str, tool_input: Any, display: Any = None) -> list[dict[str, Any]]:
         """``tool_call``: the editor learns of the tool as soon as the agent starts it."""
         if tool_id in self.tools or tool_id in self._plan_tools:
             return []
@@ -111,25 +112,44 @@ class UpdateTranslator:
             return []
         view = ToolView(id=tool_id, name=name, spec=spec, kind=spec.kind, title=self._title(spec, name, tool_input))
         self.tools[tool_id] = view
-        update: dict[str, Any] = {
-            "sessionUpdate": "tool_call",
-            "toolCallId": tool_id,
-            "title": view.title,
-            "kind": view.kind,
-            "status": "pending",
-        }
+        update: dict[str, Any] = {"sessionUpdate": "tool_call", "toolCallId": tool_id}
+        self._apply_display(view, display, update)
+        update.update(title=view.title, kind=view.kind, status="pending")
         if tool_input is not None:
             update["rawInput"] = cap_value(tool_input)
         return [update]
 
+    def _apply_display(self, view: ToolView, display: Any, update: dict[str, Any]) -> bool:
+        """Put the agent's own display hints on ``view`` and ``update``; True when they carried content."""
+        if display is None:
+            return False
+        if display.kind and display.kind != view.kind:
+            view.kind = update["kind"] = display.kind if display.kind in _ACP_KINDS else "other"
+        if display.title and _shorten(display.title) != view.title:
+            view.title = update["title"] = _shorten(display.title)
+        if display.locations:
+            update["locations"] = [_location(loc.path, loc.line, self.cwd) for loc in display.locations]
+        content: list[dict[str, Any]] = []
+        for diff in display.diffs or ():
+            content.append(diff_content(resolve(diff.path, self.cwd), diff.new_text, diff.old_text))
+        for block in display.content or ():
+            content.append({"type": "content", "content": cap_value(block)})
+        if display.terminal_id:
+            content.append({"type": "terminal", "terminalId": display.terminal_id})
+        if not content:
+            return False
+        view.content = content
+        update["content"] = content
+        return True
+
     def _on_tool_call_ready(self, e: Any) -> list[dict[str, Any]]:
-        out = self.announce(e.tool_call_id, e.tool_name, None)  # no-op when the start was seen
+        out = self.announce(e.tool_call_id, e.tool_name, None, e.display)  # no-op when the start was seen
         if e.tool_call_id in self._plan_tools:
             entries = plan_entries(e.input)
             return [{"sessionUpdate": "plan", "entries": entries}] if entries is not None else []
-        return out + self._ready(e.tool_call_id, e.input)
+        return out + self._ready(e.tool_call_id, e.input, e.display)
 
-    def _ready(self, tool_id: str, tool_input: Any) -> list[dict[str, Any]]:
+    def _ready(self, tool_id: str, tool_input: Any, display: Any = None) -> list[dict[str, Any]]:
         view = self.tools.get(tool_id)
         if view is None:
             return []
@@ -137,10 +157,13 @@ class UpdateTranslator:
         spec = view.spec
         update: dict[str, Any] = {"sessionUpdate": "tool_call_update", "toolCallId": tool_id}
         title = self._title(spec, view.name, tool_input)
-        if title != view.title:
+        if title != view.title and not (display is not None and display.title):
             view.title = update["title"] = title
-        update["rawInput"] = cap_value(tool_input)
+        if tool_input is not None:
+            update["rawInput"] = cap_value(tool_input)
         locations = self._locations(spec, tool_input)
+        if self._apply_display(view, display, update) or (display is not None and display.locations):
+            return [update]  # the agent said how it looks: its hints win over the table's guesses
         if spec.diff is not None and isinstance(tool_input, dict):
             try:
                 view.content = diffs_for(spec.diff(tool_input), self.cwd)
@@ -153,18 +176,42 @@ class UpdateTranslator:
         return [update]
 
     def _on_tool_result(self, e: Any) -> list[dict[str, Any]]:
-        return self._finish(e.tool_call_id, "completed", e.output)
+        return self._finish(e.tool_call_id, "completed", e.output, e.display)
 
     def _on_mcp_tool_result(self, e: Any) -> list[dict[str, Any]]:
         return self._finish(e.tool_call_id, "completed", e.output)
 
     def _on_tool_error(self, e: Any) -> list[dict[str, Any]]:
-        return self._finish(e.tool_call_id, "failed", e.error)
+        return self._finish(e.tool_call_id, "failed", e.error, e.display)
+
+    def _on_tool_update(self, e: Any) -> list[dict[str, Any]]:
+        """A running call changed its face (ACP agents describe calls progressively)."""
+        display = e.display
+        out: list[dict[str, Any]] = []
+        if e.tool_call_id not in self.tools:
+            name = (display.title if display is not None and display.title else None) or "tool"
+            out += self.announce(e.tool_call_id, name, None, display)
+            display = None  # the announcement carried it
+        view = self.tools.get(e.tool_call_id)
+        if view is None:
+            return out
+        if display is not None:
+            update: dict[str, Any] = {"sessionUpdate": "tool_call_update", "toolCallId": view.id}
+            self._apply_display(view, display, update)
+            if len(update) > 2:
+                out.append(update)
+        if e.running:
+            out += self._in_progress(view)
+        return out
+
+    def _on_plan_update(self, e: Any) -> list[dict[str, Any]]:
+        entries = [{"content": x.content, "priority": x.priority, "status": x.status} for x in e.entries]
+        return [{"sessionUpdate": "plan", "entries": entries}]
 
     def _on_mcp_tool_error(self, e: Any) -> list[dict[str, Any]]:
         return self._finish(e.tool_call_id, "failed", e.error)
 
-    def _finish(self, tool_id: str, status: str, output: Any) -> list[dict[str, Any]]:
+    def _finish(self, tool_id: str, status: str, output: Any, display: Any = None) -> list[dict[str, Any]]:
         if tool_id in self._plan_tools:
             self._plan_tools.discard(tool_id)
             return []
@@ -180,9 +227,10 @@ class UpdateTranslator:
         update: dict[str, Any] = {"sessionUpdate": "tool_call_update", "toolCallId": tool_id, "status": status}
         if output is not None:
             update["rawOutput"] = cap_value(output)
-        content = self._final_content(view, status, output)
-        if content is not None:
-            update["content"] = content
+        if not self._apply_display(view, display, update):
+            content = self._final_content(view, status, output)
+            if content is not None:
+                update["content"] = content
         view.status = status
         out.append(update)
         return out
@@ -400,6 +448,18 @@ class UpdateTranslator:
     def tool_status(self, tool_id: str) -> str | None:
         view = self.tools.get(tool_id)
         return view.status if view else None
+
+
+_ACP_KINDS = frozenset(
+    {"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"}
+)
+
+
+def _location(path: str, line: int | None, cwd: str) -> dict[str, Any]:
+    location: dict[str, Any] = {"path": resolve(path, cwd)}
+    if isinstance(line, int) and line > 0:
+        location["line"] = line
+    return location
 
 
 def _complete_json(text: str) -> Any:

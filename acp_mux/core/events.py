@@ -1,9 +1,14 @@
-"""The normalized AgentEvent union: 67 event types in 18 categories (spec 000).
+"""The normalized AgentEvent union: spec 000's 67 event types in 18 categories, plus additive extensions.
 
 Every adapter turns its agent's native output into these events, and only these; translation to ACP reads only
 these. Field names are snake_case in Python and camelCase on the wire (aliases), so a run can be written as JSONL
 and read back losslessly. Models use ``defer_build`` so importing this module stays cheap: a schema is built the
 first time its event type is used.
+
+Extensions (the spec allows new optional fields and new types; none is specific to one agent): ``display`` hints
+on tool events (kind, title, locations, diffs, content the agent itself reports), ``tool_update`` for a running
+call that changes how it looks, and a ``session_state`` category for what agents report about the session beyond
+one turn (modes/models/settings, mode changes, commands, plans) and for requests an agent makes of the client.
 
 Adapters build events without ``run_id``/``agent``/``timestamp``; the run runtime stamps them (the spec's
 "event enrichment" step), which is why those fields have empty defaults.
@@ -28,6 +33,7 @@ __all__ = [
     "ErrorCode",
     "EVENT_TYPES",
     "EVENT_CLASSES",
+    "EXTENSION_TYPES",
     "UnknownEvent",
     "category_of",
     "dump_event",
@@ -200,11 +206,48 @@ class ThinkingStopEvent(BaseEvent):
 
 
 # ── Tool calling (5) ───────────────────────────────────────────────────────────────────────────────────────────
+class ToolLocation(BaseModel):
+    """A file (and line) a tool call touches, as the editor should show it."""
+
+    model_config = _CONFIG
+    path: str
+    line: int | None = None
+
+
+class ToolDiff(BaseModel):
+    """One file edit; ``old_text`` None is a new file."""
+
+    model_config = _CONFIG
+    path: str
+    new_text: str
+    old_text: str | None = None
+
+
+class ToolDisplay(BaseModel):
+    """Agent-neutral display hints for a tool call (an extension): what the agent itself knows about how the call
+    should look. Translation prefers each hint that is set over what the adapter's tool table derives from the tool
+    name and input, so an agent that reports kind, title, locations or diffs (every ACP agent does; some native
+    formats too) is shown exactly as it meant, and a tool with no name still has a truthful face.
+
+    ``content`` holds content blocks to show with the call (text, images, resource links: MCP/ACP
+    ``ContentBlock`` shapes, which are agent-neutral); ``terminal_id`` names a client terminal showing its output.
+    """
+
+    model_config = _CONFIG
+    kind: str | None = None
+    title: str | None = None
+    locations: list[ToolLocation] | None = None
+    diffs: list[ToolDiff] | None = None
+    content: list[dict[str, Any]] | None = None
+    terminal_id: str | None = None
+
+
 class ToolCallStartEvent(BaseEvent):
     type: Literal["tool_call_start"] = "tool_call_start"
     tool_call_id: str
     tool_name: str
     input_accumulated: str = ""
+    display: ToolDisplay | None = None
 
 
 class ToolInputDeltaEvent(BaseEvent):
@@ -219,6 +262,7 @@ class ToolCallReadyEvent(BaseEvent):
     tool_call_id: str
     tool_name: str
     input: Any = None
+    display: ToolDisplay | None = None
 
 
 class ToolResultEvent(BaseEvent):
@@ -227,6 +271,7 @@ class ToolResultEvent(BaseEvent):
     tool_name: str
     output: Any = None
     duration_ms: int = 0
+    display: ToolDisplay | None = None
 
 
 class ToolErrorEvent(BaseEvent):
@@ -234,6 +279,17 @@ class ToolErrorEvent(BaseEvent):
     tool_call_id: str
     tool_name: str
     error: str
+    display: ToolDisplay | None = None
+
+
+class ToolUpdateEvent(BaseEvent):
+    """A running tool call changed how it looks (new title, content, diff) or reported it is running (an
+    extension: agents that describe tool calls progressively, as every ACP agent may)."""
+
+    type: Literal["tool_update"] = "tool_update"
+    tool_call_id: str
+    display: ToolDisplay | None = None
+    running: bool = False
 
 
 # ── File operations (5) ────────────────────────────────────────────────────────────────────────────────────────
@@ -540,6 +596,74 @@ class LogEvent(BaseEvent):
     line: str
 
 
+# ── Session state (extension, 5): what the agent reports about the session beyond one turn ──────────────────────
+class SessionModeOption(BaseModel):
+    model_config = _CONFIG
+    id: str
+    name: str
+    description: str = ""
+
+
+class SessionModelOption(BaseModel):
+    model_config = _CONFIG
+    id: str
+    name: str = ""
+    description: str = ""
+
+
+class SessionOptionsEvent(BaseEvent):
+    """The modes, models and other settings the agent offers, as far as it reported them (None = not reported).
+
+    ``config_options`` are further settings in ACP's ``SessionConfigOption`` shape (id, name, type, currentValue,
+    options): agent-neutral data the bridge passes through, minus the mode and model, which it carries above."""
+
+    type: Literal["session_options"] = "session_options"
+    modes: list[SessionModeOption] | None = None
+    current_mode: str | None = None
+    models: list[SessionModelOption] | None = None
+    current_model: str | None = None
+    config_options: list[dict[str, Any]] | None = None
+
+
+class ModeChangeEvent(BaseEvent):
+    """The agent switched its own mode (e.g. after an "always" answer, or leaving plan mode)."""
+
+    type: Literal["mode_change"] = "mode_change"
+    mode_id: str
+
+
+class CommandsUpdateEvent(BaseEvent):
+    """The commands the user can type changed (agents report them after start-up or when skills load)."""
+
+    type: Literal["commands_update"] = "commands_update"
+    commands: list[SlashCommand]
+
+
+class PlanEntry(BaseModel):
+    model_config = _CONFIG
+    content: str
+    status: Literal["pending", "in_progress", "completed"] = "pending"
+    priority: Literal["high", "medium", "low"] = "medium"
+
+
+class PlanUpdateEvent(BaseEvent):
+    """The agent's plan, whole (each update replaces the previous one)."""
+
+    type: Literal["plan_update"] = "plan_update"
+    entries: list[PlanEntry]
+
+
+class ClientRequestEvent(BaseEvent):
+    """The agent asks the client for a capability the client offers (read or write a file through the editor's
+    buffers, run a terminal): the session serves it and answers through the run with ``respond_client_request``.
+    ``method`` and ``params`` are the request as the agent sent it, minus its session id."""
+
+    type: Literal["client_request"] = "client_request"
+    request_id: str
+    method: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
 class UnknownEvent(BaseEvent):
     """An event of a type this version does not know (the union is additive-only): kept, never fatal."""
 
@@ -551,7 +675,14 @@ CATEGORIES: dict[str, tuple[type[BaseEvent], ...]] = {
     "turn": (TurnStartEvent, TurnEndEvent, StepStartEvent, StepEndEvent),
     "text": (MessageStartEvent, TextDeltaEvent, MessageStopEvent),
     "thinking": (ThinkingStartEvent, ThinkingDeltaEvent, ThinkingStopEvent),
-    "tool": (ToolCallStartEvent, ToolInputDeltaEvent, ToolCallReadyEvent, ToolResultEvent, ToolErrorEvent),
+    "tool": (
+        ToolCallStartEvent,
+        ToolInputDeltaEvent,
+        ToolCallReadyEvent,
+        ToolResultEvent,
+        ToolErrorEvent,
+        ToolUpdateEvent,
+    ),
     "file": (FileReadEvent, FileWriteEvent, FileCreateEvent, FileDeleteEvent, FilePatchEvent),
     "shell": (ShellStartEvent, ShellStdoutDeltaEvent, ShellStderrDeltaEvent, ShellExitEvent),
     "mcp": (McpToolCallStartEvent, McpToolResultEvent, McpToolErrorEvent),
@@ -573,7 +704,18 @@ CATEGORIES: dict[str, tuple[type[BaseEvent], ...]] = {
     ),
     "error": (AuthErrorEvent, RateLimitErrorEvent, ContextExceededEvent, CrashEvent, ErrorEvent),
     "debug": (DebugEvent, LogEvent),
+    "session_state": (
+        SessionOptionsEvent,
+        ModeChangeEvent,
+        CommandsUpdateEvent,
+        PlanUpdateEvent,
+        ClientRequestEvent,
+    ),
 }
+# The spec's 67 types, and the additive extensions this bridge defines (optional fields aside).
+EXTENSION_TYPES: frozenset[str] = frozenset(
+    {"tool_update", "session_options", "mode_change", "commands_update", "plan_update", "client_request"}
+)
 
 EVENT_CLASSES: dict[str, type[BaseEvent]] = {
     cls.model_fields["type"].default: cls for group in CATEGORIES.values() for cls in group
@@ -636,6 +778,7 @@ is_rate_limit_event = _category_guard("rate_limit")
 is_run_lifecycle_event = _category_guard("run_lifecycle")
 is_error_event = _category_guard("error")
 is_debug_event = _category_guard("debug")
+is_session_state_event = _category_guard("session_state")
 
 _TERMINAL_TYPES = frozenset(
     {"interrupted", "aborted", "timeout", "turn_limit", "auth_error", "context_exceeded", "crash"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Union
+from urllib.parse import quote, unquote, urlsplit
 
 
 @dataclass(frozen=True)
@@ -64,5 +65,21 @@ class Prompt:
         return [p for p in self.parts if isinstance(p, ImagePart)]
 
 
+def file_uri_to_path(uri: str) -> str | None:
+    """The local path a ``file:`` URI names, percent-decoded (``file:///a/My%20Project`` is ``/a/My Project``);
+    None for any other scheme. ``file://localhost/x`` is ``/x``; another host is not a local file."""
+    if not uri.startswith("file:"):
+        return None
+    parts = urlsplit(uri)
+    if parts.netloc not in ("", "localhost"):
+        return None
+    return unquote(parts.path) or None
+
+
+def path_to_file_uri(path: str) -> str:
+    """The ``file://`` URI of an absolute path (percent-encoded), the inverse of :func:`file_uri_to_path`."""
+    return "file://" + quote(path)
+
+
 def _path_of(uri: str) -> str:
-    return uri[len("file://") :] if uri.startswith("file://") else uri
+    return file_uri_to_path(uri) or uri

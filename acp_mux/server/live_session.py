@@ -27,7 +27,7 @@ from acp_mux.translation.permissions import (
     permission_options,
     scope_for,
 )
-from acp_mux.translation.prompt import UnsupportedContent, prompt_to_blocks, to_prompt
+from acp_mux.translation.content import UnsupportedContent, prompt_to_blocks, to_prompt
 from acp_mux.translation.stop_reasons import TurnOutcome, outcome_for
 from acp_mux.translation.updates import UpdateTranslator, notice
 

@@ -77,13 +77,27 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "error": {"code": "AGENT_ERROR", "message": "bad", "recoverable": True},
     "debug": {"level": "warn", "message": "careful"},
     "log": {"source": "stderr", "line": "hello"},
+    # extensions
+    "tool_update": {"toolCallId": "t1", "display": {"title": "Edit a.py", "diffs": [{"path": "/p/a.py", "newText": "b", "oldText": "a"}]}, "running": True},
+    "session_options": {
+        "modes": [{"id": "default", "name": "Default", "description": ""}],
+        "currentMode": "default",
+        "models": [{"id": "m1", "name": "Model 1", "description": ""}],
+        "currentModel": "m1",
+        "configOptions": [{"id": "effort", "name": "Effort", "type": "select", "currentValue": "low", "options": []}],
+    },
+    "mode_change": {"modeId": "autoEdit"},
+    "commands_update": {"commands": [{"name": "review", "description": "Review the diff"}]},
+    "plan_update": {"entries": [{"content": "write tests", "status": "in_progress", "priority": "high"}]},
+    "client_request": {"requestId": "7", "method": "fs/read_text_file", "params": {"path": "/p/a.py"}},
 }
 
 
-def test_there_are_67_types_in_18_categories():
-    assert len(ev.EVENT_TYPES) == 67
-    assert len(ev.CATEGORIES) == 18
-    assert sum(len(group) for group in ev.CATEGORIES.values()) == 67
+def test_the_spec_67_types_in_18_categories_plus_the_extensions():
+    assert len(ev.EVENT_TYPES - ev.EXTENSION_TYPES) == 67
+    assert ev.EXTENSION_TYPES <= ev.EVENT_TYPES
+    assert len(ev.CATEGORIES) == 19  # the spec's 18 and session_state
+    assert sum(len(group) for group in ev.CATEGORIES.values()) == len(ev.EVENT_TYPES)
     assert set(SAMPLES) == set(ev.EVENT_TYPES)
     assert ev.AgentEventType.TOOL_CALL_READY == "tool_call_ready"
     assert sorted(ev.AgentEventType) == sorted(ev.EVENT_TYPES)

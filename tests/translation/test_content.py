@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from acp_mux.core.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart
-from acp_mux.translation.prompt import UnsupportedContent, prompt_to_blocks, to_prompt
+from acp_mux.translation.content import UnsupportedContent, prompt_to_blocks, to_prompt
 
 ALL = {"images": True, "audio": True, "embedded": True}
 TEXT_ONLY = {"images": False, "audio": False, "embedded": False}
@@ -127,3 +127,49 @@ def test_replayed_blocks_are_valid_acp_content() -> None:
     )
     for block in prompt_to_blocks(prompt):
         UserMessageChunk.model_validate({"sessionUpdate": "user_message_chunk", "content": block})
+
+
+# ── the codec's other directions and file URIs ─────────────────────────────────────────────────────────────────
+from acp_mux.core.prompt import file_uri_to_path, path_to_file_uri  # noqa: E402
+from acp_mux.translation.content import block_text  # noqa: E402
+
+
+def test_file_uris_are_percent_decoded():
+    assert file_uri_to_path("file:///home/me/My%20Project/a.py") == "/home/me/My Project/a.py"
+    assert file_uri_to_path("file://localhost/tmp/x%23y") == "/tmp/x#y"
+    assert file_uri_to_path("file://otherhost/tmp/x") is None
+    assert file_uri_to_path("https://example.com/a.py") is None
+    assert file_uri_to_path(path_to_file_uri("/a b/c#d%e.py")) == "/a b/c#d%e.py"
+
+
+def test_a_linked_file_with_spaces_reaches_a_text_agent_as_its_real_path():
+    prompt = to_prompt(
+        [{"type": "resource_link", "uri": "file:///home/me/My%20Project/a.py", "name": "a.py"}],
+        agent="x", images=False, audio=False, embedded=True,
+    )
+    assert prompt.as_text() == "@/home/me/My Project/a.py"
+
+
+def test_every_prompt_block_survives_the_round_trip():
+    blocks = [
+        {"type": "text", "text": "look"},
+        {"type": "image", "data": "aGk=", "mimeType": "image/png", "uri": "file:///x.png"},
+        {"type": "audio", "data": "aGk=", "mimeType": "audio/wav"},
+        {"type": "resource_link", "uri": "file:///a.py", "name": "a.py", "mimeType": "text/x-python"},
+        {"type": "resource", "resource": {"uri": "file:///b.py", "text": "print(1)", "mimeType": "text/x-python"}},
+    ]
+    prompt = to_prompt(blocks, agent="x", images=True, audio=True, embedded=True)
+    assert prompt_to_blocks(prompt) == blocks
+
+
+def test_a_resource_block_without_a_resource_object_is_refused_clearly():
+    with pytest.raises(UnsupportedContent, match="resource object"):
+        to_prompt([{"type": "resource", "resource": "nope"}], agent="x", images=False, audio=False, embedded=True)
+
+
+def test_agent_content_blocks_read_as_text():
+    assert block_text({"type": "text", "text": "hi"}) == "hi"
+    assert block_text({"type": "resource_link", "uri": "file:///a%20b.py", "name": "a b.py"}) == "[a b.py](file:///a%20b.py)"
+    assert "print(1)" in block_text({"type": "resource", "resource": {"uri": "file:///b.py", "text": "print(1)"}})
+    assert block_text({"type": "image", "data": "x", "mimeType": "image/png"}) == ""
+    assert block_text("junk") == ""

@@ -1,0 +1,110 @@
+"""The one ACP content codec: editor prompt blocks ↔ the adapters' :class:`Prompt`, and agent content → text.
+
+Used by the server (prompts in, replay out), by agents that speak ACP themselves (the prompt goes back out as ACP
+blocks, losslessly) and by translation. Nothing is dropped silently: an image for a text-only agent is an error that
+names the agent and the block. ``file:`` URIs are percent-decoded in one place
+(:func:`acp_mux.core.prompt.file_uri_to_path`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from acp_mux.core.prompt import AudioPart, ImagePart, Part, Prompt, ResourcePart, TextPart, file_uri_to_path
+
+
+class UnsupportedContent(ValueError):
+    """The prompt holds content this agent cannot accept (the message is shown to the user)."""
+
+
+def to_prompt(blocks: list[Any], *, agent: str, images: bool, audio: bool, embedded: bool) -> Prompt:
+    if not isinstance(blocks, list) or not blocks:
+        raise UnsupportedContent("the prompt is empty")
+    parts: list[Part] = []
+    for index, block in enumerate(blocks):
+        if not isinstance(block, dict):
+            raise UnsupportedContent(f"prompt block {index} is not an object")
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(TextPart(str(block.get("text", ""))))
+        elif kind == "image":
+            if not images:
+                raise UnsupportedContent(f"{agent} cannot take images (prompt block {index})")
+            parts.append(ImagePart(data=str(block.get("data", "")), mime_type=str(block.get("mimeType", "image/png")), uri=block.get("uri")))
+        elif kind == "audio":
+            if not audio:
+                raise UnsupportedContent(f"{agent} cannot take audio (prompt block {index})")
+            parts.append(AudioPart(data=str(block.get("data", "")), mime_type=str(block.get("mimeType", "audio/wav"))))
+        elif kind == "resource_link":
+            parts.append(ResourcePart(uri=str(block.get("uri", "")), name=str(block.get("name", "")), mime_type=_opt_str(block.get("mimeType"))))
+        elif kind == "resource":
+            resource = block.get("resource")
+            if not isinstance(resource, dict):
+                raise UnsupportedContent(f"prompt block {index}: a resource block needs a resource object")
+            if not embedded:
+                raise UnsupportedContent(f"{agent} cannot take embedded resources (prompt block {index})")
+            if "blob" in resource and "text" not in resource:
+                mime = str(resource.get("mimeType") or "")
+                if mime.startswith("image/") and images:
+                    parts.append(ImagePart(data=str(resource["blob"]), mime_type=mime, uri=resource.get("uri")))
+                    continue
+                raise UnsupportedContent(f"{agent} cannot take binary resource {resource.get('uri', '')!r} ({mime or 'unknown type'})")
+            parts.append(
+                ResourcePart(uri=str(resource.get("uri", "")), text=str(resource.get("text", "")), mime_type=_opt_str(resource.get("mimeType")))
+            )
+        else:
+            raise UnsupportedContent(f"unknown prompt content type {kind!r} (block {index})")
+    return Prompt(tuple(parts))
+
+
+def prompt_to_blocks(prompt: Prompt) -> list[dict[str, Any]]:
+    """Back to ACP blocks: for replaying the user's side on session/load, and for agents that take ACP prompts."""
+    out: list[dict[str, Any]] = []
+    for part in prompt.parts:
+        if isinstance(part, TextPart):
+            out.append({"type": "text", "text": part.text})
+        elif isinstance(part, ImagePart):
+            image: dict[str, Any] = {"type": "image", "data": part.data, "mimeType": part.mime_type}
+            if part.uri:
+                image["uri"] = part.uri
+            out.append(image)
+        elif isinstance(part, AudioPart):
+            out.append({"type": "audio", "data": part.data, "mimeType": part.mime_type})
+        elif isinstance(part, ResourcePart):
+            if part.text is not None or part.blob is not None:
+                resource: dict[str, Any] = {"uri": part.uri}
+                resource.update({"text": part.text} if part.text is not None else {"blob": part.blob})
+                if part.mime_type:
+                    resource["mimeType"] = part.mime_type
+                out.append({"type": "resource", "resource": resource})
+            else:
+                link: dict[str, Any] = {"type": "resource_link", "uri": part.uri, "name": part.name or part.uri}
+                if part.mime_type:
+                    link["mimeType"] = part.mime_type
+                out.append(link)
+    return out
+
+
+def block_text(block: Any) -> str:
+    """What a content block an agent sent says, as text for the conversation: text as is, a link as a Markdown
+    link, an embedded text resource fenced with its path; images and audio are not text ("")."""
+    if not isinstance(block, dict):
+        return ""
+    kind = block.get("type")
+    if kind == "text":
+        text = block.get("text")
+        return text if isinstance(text, str) else ""
+    if kind == "resource_link":
+        uri = str(block.get("uri") or "")
+        name = str(block.get("name") or block.get("title") or file_uri_to_path(uri) or uri)
+        return f"[{name}]({uri})" if uri else name
+    if kind == "resource":
+        resource = block.get("resource")
+        if isinstance(resource, dict) and isinstance(resource.get("text"), str):
+            uri = str(resource.get("uri") or "")
+            return f"\n```{file_uri_to_path(uri) or uri}\n{resource['text']}\n```\n"
+    return ""
+
+
+def _opt_str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
