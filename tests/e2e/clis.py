@@ -1,11 +1,14 @@
 """Real agent CLIs for end-to-end tests: pinned installs and offline environments.
 
-``ensure_cli(name)`` installs the pinned CLI from npm once (through ``install_clis.sh``) and returns its binary,
-or ``None`` when that is impossible here; ``cli_unavailable_reason(name)`` then says why, so a test can
-``pytest.skip(reason)`` instead of failing on machines without npm or network.
+``ensure_cli(name)`` installs the pinned CLI once (through ``install_clis.sh``: npm, or a PyPI package in its
+own virtual environment) and returns its binary, or ``None`` when that is impossible here;
+``cli_unavailable_reason(name)`` then says why, so a test can ``pytest.skip(reason)`` instead of failing on
+machines without npm, Python 3.11 or network.
 
-``cli_env(name, server_url, home)`` returns the *complete* environment for running a CLI against the fake model
-server (``tests/fakes/model_server.py``) and nothing else:
+``prepare_home(name, server_url, home)`` writes the CLI's config files into its private HOME (provider pointed at
+the fake, update checks off, the approval settings tests rely on); ``cli_env(name, server_url, home)`` calls it
+and returns the *complete* environment for running a CLI against the fake model server
+(``tests/fakes/model_server.py``) and nothing else:
 
 * the process environment is not inherited (only PATH/locale/TMPDIR), so a developer's real API keys, config
   dirs or base URLs can never leak into a test run;
@@ -22,6 +25,8 @@ import os
 import shutil
 import subprocess
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = [
@@ -31,17 +36,35 @@ __all__ = [
     "cli_env",
     "cli_unavailable_reason",
     "ensure_cli",
+    "prepare_home",
 ]
 
-# name -> (npm package, pinned version). Keep in sync with install_clis.sh.
+# name -> (package, pinned version): npm unless the name is in PYPI_CLIS. Keep in sync with install_clis.sh.
+# omp 18.3.4 (the latest) does not install: the registry lacks its @oh-my-pi/omp-stats@18.3.4 dependency.
 PINS: dict[str, tuple[str, str]] = {
     "claude": ("@anthropic-ai/claude-code", "2.1.197"),
     "codex": ("@openai/codex", "0.169.0"),
+    "omp": ("@oh-my-pi/pi-coding-agent", "18.2.3"),
+    "hermes": ("hermes-agent[acp]", "0.19.0"),  # the [acp] extra brings agent-client-protocol for `hermes acp`
 }
+# CLIs installed from PyPI into their own virtual environment (<prefix>/bin/<name>).
+PYPI_CLIS = frozenset({"hermes"})
+# Runtimes that are npm packages themselves, installed beside the CLIs: omp's dist/cli.js is `#!/usr/bin/env bun`
+# and needs bun >= 1.3.14 on PATH. install_clis.sh links <prefix>/bin/bun to the platform binary.
+RUNTIME_PINS: dict[str, tuple[str, str]] = {"bun": ("bun", "1.4.5")}
+CLI_RUNTIMES: dict[str, str] = {"omp": "bun"}
 
 # Model slugs to pass on the command line / thread/start. codex needs a slug it has metadata for: an unknown one
 # adds an "model metadata not found" error item; gpt-5.5 runs cleanly and makes no side requests.
-DEFAULT_MODELS: dict[str, str] = {"claude": "claude-sonnet-4-5", "codex": "gpt-5.5"}
+# omp and hermes take their model from the config files prepare_home writes (provider "fake", model "fake-model").
+DEFAULT_MODELS: dict[str, str] = {
+    "claude": "claude-sonnet-4-5",
+    "codex": "gpt-5.5",
+    "omp": "fake/fake-model",
+    "hermes": "fake-model",
+}
+FAKE_MODEL = "fake-model"
+FAKE_API_KEY = "sk-fake"
 
 INSTALL_SCRIPT = Path(__file__).resolve().with_name("install_clis.sh")
 INSTALL_TIMEOUT_S = 900
@@ -59,20 +82,45 @@ def cache_dir() -> Path:
     return Path(os.environ.get("ACP_MUX_CLI_CACHE") or Path.home() / ".cache" / "acp-mux-clis")
 
 
+def _pin(name: str) -> tuple[str, str]:
+    return PINS.get(name) or RUNTIME_PINS[name]
+
+
 def _prefix(name: str) -> Path:
-    return cache_dir() / f"{name}-{PINS[name][1]}"
+    return cache_dir() / f"{name}-{_pin(name)[1]}"
+
+
+def runtime_bin_dir(name: str) -> Path | None:
+    """The directory to put on CLI ``name``'s PATH for its runtime (omp: bun), or ``None`` if it needs none."""
+    runtime = CLI_RUNTIMES.get(name)
+    return _prefix(runtime) / "bin" if runtime else None
 
 
 def _installed_bin(name: str) -> Path | None:
-    """The binary, if the pinned version is already installed (cheap: reads package.json, runs nothing)."""
-    package, version = PINS[name]
+    """The binary, if the pinned version is already installed (cheap: reads metadata files, runs nothing)."""
+    package, version = _pin(name)
     prefix = _prefix(name)
-    binary = prefix / "node_modules" / ".bin" / name
+    if name in PYPI_CLIS:
+        return _installed_venv_bin(name, prefix, package, version)
+    modules = prefix / "node_modules"
+    # A runtime is reached through the bin/<name> link install_clis.sh makes; a CLI through npm's .bin.
+    binary = prefix / "bin" / name if name in RUNTIME_PINS else modules / ".bin" / name
     try:
-        meta = json.loads((prefix / "node_modules" / package / "package.json").read_text())
+        meta = json.loads((modules / package / "package.json").read_text())
     except (OSError, ValueError):
         return None
-    return binary if meta.get("version") == version and os.access(binary, os.X_OK) else None
+    if meta.get("version") != version or not os.access(binary, os.X_OK):
+        return None
+    runtime = CLI_RUNTIMES.get(name)
+    return binary if runtime is None or _installed_bin(runtime) else None
+
+
+def _installed_venv_bin(name: str, prefix: Path, package: str, version: str) -> Path | None:
+    """A PyPI CLI's venv binary, if the venv holds the pinned distribution (its ``.dist-info`` directory)."""
+    dist = package.split("[", 1)[0].replace("-", "_")
+    binary = prefix / "bin" / name
+    found = any(prefix.glob(f"lib/python3*/site-packages/{dist}-{version}.dist-info"))
+    return binary if found and os.access(binary, os.X_OK) else None
 
 
 def ensure_cli(name: str, *, install: bool = True) -> Path | None:
@@ -105,7 +153,8 @@ def _resolve(name: str, install: bool) -> Path | None:
     found = _installed_bin(name)
     if found or not install:
         return found or _fail(name, f"{name} {PINS[name][1]} is not installed in {cache_dir()} (installs disabled)")
-    if not shutil.which("npm") or not shutil.which("node"):
+    needs_npm = name not in PYPI_CLIS or name in CLI_RUNTIMES
+    if needs_npm and not (shutil.which("npm") and shutil.which("node")):
         return _fail(name, "node/npm not found on PATH; cannot install the CLI")
     try:
         proc = subprocess.run(["bash", str(INSTALL_SCRIPT), name], capture_output=True, text=True,
@@ -162,17 +211,28 @@ def _base_env(home: Path) -> dict[str, str]:
 def cli_env(name: str, server_url: str, home: Path, *, cwd: Path | None = None) -> dict[str, str]:
     """The complete environment to run CLI ``name`` offline against the fake server at ``server_url``.
 
-    ``home`` becomes the CLI's private HOME (created if needed); for codex the config file is written into it
-    (``home/.codex/config.toml``). Pass ``cwd`` to mark that project as trusted where the CLI has such a notion.
+    ``home`` becomes the CLI's private HOME (created if needed) and :func:`prepare_home` writes the CLI's config
+    files into it. Pass ``cwd`` to mark that project as trusted where the CLI has such a notion.
+    """
+    if name not in _ENV_RECIPES:
+        raise ValueError(f"no environment recipe for CLI {name!r}")
+    home = Path(home)
+    server_url = server_url.rstrip("/")
+    prepare_home(name, server_url, home, cwd=cwd)
+    return {**_base_env(home), **_ENV_RECIPES[name](server_url, home)}
+
+
+def prepare_home(name: str, server_url: str, home: Path, *, cwd: Path | None = None) -> None:
+    """Write CLI ``name``'s config files into the private ``home`` (created if needed) for the server ``server_url``.
+
+    Idempotent (files are rewritten), so a test may call it again after changing servers. The e2e harness and the
+    fixture capture tools get it through :func:`cli_env`; call it directly to re-point an existing HOME.
     """
     home = Path(home)
     home.mkdir(parents=True, exist_ok=True)
-    server_url = server_url.rstrip("/")
-    if name == "claude":
-        return {**_base_env(home), **_claude_env(server_url, home)}
-    if name == "codex":
-        return {**_base_env(home), **_codex_env(server_url, home, cwd)}
-    raise ValueError(f"no environment recipe for CLI {name!r}")
+    preparer = _HOME_PREPARERS.get(name)
+    if preparer is not None:
+        preparer(server_url.rstrip("/"), home, cwd)
 
 
 def _claude_env(server_url: str, home: Path) -> dict[str, str]:
@@ -196,13 +256,16 @@ def _claude_env(server_url: str, home: Path) -> dict[str, str]:
     }
 
 
-def _codex_env(server_url: str, home: Path, cwd: Path | None) -> dict[str, str]:
-    """codex: everything goes through config.toml (it ignores OPENAI_BASE_URL); the key comes from the env."""
+def _codex_home(server_url: str, home: Path, cwd: Path | None) -> None:
     codex_home = home / ".codex"
     codex_home.mkdir(parents=True, exist_ok=True)
     (codex_home / "config.toml").write_text(codex_config_toml(server_url, cwd))
+
+
+def _codex_env(server_url: str, home: Path) -> dict[str, str]:
+    """codex: everything goes through config.toml (it ignores OPENAI_BASE_URL); the key comes from the env."""
     return {
-        "CODEX_HOME": str(codex_home),
+        "CODEX_HOME": str(home / ".codex"),
         "OPENAI_API_KEY": "sk-fake",
         "CODEX_DISABLE_UPDATE_CHECK": "1",
         "RUST_LOG": "warn",
@@ -254,3 +317,123 @@ def codex_config_toml(server_url: str, cwd: Path | None = None) -> str:
     if cwd is not None:
         lines += ["", f"[projects.{_toml_str(str(cwd))}]", 'trust_level = "trusted"']
     return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# omp (oh-my-pi): ~/.omp/agent/{models.yml,config.yml}; runs on bun
+# ----------------------------------------------------------------------------------------------------------------
+
+# tools.approvalMode values: "always-ask" prompts for write- and exec-tier tools, "write" for exec only, "yolo"
+# (the schema default) for none. In ACP the *write/edit* prompts travel as `elicitation/create` (form mode, a
+# select of "Approve"/"Deny") and only when the client advertises clientCapabilities.elicitation.form; without
+# that capability they are denied without asking. bash (and destructive edit/delete/move) asks through
+# session/request_permission whatever the mode, unless the mode is explicitly configured as yolo.
+OMP_APPROVAL_MODE = "always-ask"
+
+
+def _omp_home(server_url: str, home: Path, cwd: Path | None) -> None:
+    agent_dir = home / ".omp" / "agent"
+    agent_dir.mkdir(parents=True, exist_ok=True)
+    (agent_dir / "models.yml").write_text(omp_models_yml(server_url))
+    (agent_dir / "config.yml").write_text(omp_config_yml())
+
+
+def _omp_env(server_url: str, home: Path) -> dict[str, str]:
+    """omp: provider and settings come from ~/.omp/agent; bun's bin dir goes first on PATH for its shebang."""
+    bun_dir = runtime_bin_dir("omp")
+    path = os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin")
+    return {
+        "PATH": f"{bun_dir}{os.pathsep}{path}" if bun_dir else path,
+        "OTEL_SDK_DISABLED": "true",  # no OTLP export even if an endpoint leaks in
+        "OMP_SKIP_SETUP": "1",  # no onboarding scenes
+        "PI_NO_TITLE": "1",  # no title-generation side request to the model
+    }
+
+
+def omp_models_yml(server_url: str) -> str:
+    """The custom provider ``fake`` (OpenAI Chat Completions at ``<server>/v1``) with the one model ``fake-model``.
+
+    Written as JSON, which is valid YAML, so no YAML library is needed. ``reasoning: true`` makes omp send
+    ``reasoning_effort`` and surface the fake's ``reasoning_content`` deltas as agent_thought_chunk.
+    """
+    config = {"providers": {"fake": {
+        "baseUrl": server_url + "/v1",
+        "api": "openai-completions",
+        "apiKey": FAKE_API_KEY,  # an env var name or, failing that, the literal key
+        "models": [{"id": FAKE_MODEL, "name": "Fake model", "reasoning": True, "contextWindow": 128000,
+                    "maxTokens": 16384}],
+    }}}
+    return "# Written by tests/e2e/clis.py: omp's only provider is the fake model server.\n" + json.dumps(
+        config, indent=2) + "\n"
+
+
+def omp_config_yml(approval_mode: str | None = OMP_APPROVAL_MODE) -> str:
+    """omp settings: no update/marketplace/QA traffic, no LSP, short retries, and the approval mode.
+
+    ``approval_mode=None`` leaves ``tools.approvalMode`` unset (omp's default), where in ACP only bash asks.
+    """
+    settings: dict[str, object] = {
+        "startup": {"checkUpdate": False, "setupWizard": False},
+        "marketplace": {"autoUpdate": "off"},
+        "dev": {"autoqa": False},  # automated tool-issue reports go to qa.omp.sh
+        "lsp": {"enabled": False},
+        # 429/5xx: one retry after ~50 ms instead of ten with backoff up to 8 s; never hop to another model.
+        "retry": {"maxRetries": 1, "baseDelayMs": 50, "modelFallback": False},
+        "modelRoles": {"default": DEFAULT_MODELS["omp"]},
+    }
+    if approval_mode is not None:
+        settings["tools"] = {"approvalMode": approval_mode}
+    return "# Written by tests/e2e/clis.py.\n" + json.dumps(settings, indent=2) + "\n"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# hermes: ~/.hermes/config.yaml; a Python venv
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def _hermes_home(server_url: str, home: Path, cwd: Path | None) -> None:
+    hermes_home = home / ".hermes"
+    hermes_home.mkdir(parents=True, exist_ok=True)
+    (hermes_home / "config.yaml").write_text(hermes_config_yaml(server_url))
+    # The update check (banner, `hermes --version`) asks PyPI unless this cache is younger than 6 hours.
+    (hermes_home / ".update_check").write_text(json.dumps(
+        {"ts": time.time(), "behind": 0, "rev": None, "ver": PINS["hermes"][1]}))
+
+
+def _hermes_env(server_url: str, home: Path) -> dict[str, str]:
+    """hermes: everything comes from config.yaml; switch off its runtime installers."""
+    return {
+        "HERMES_HOME": str(home / ".hermes"),
+        "HERMES_DISABLE_LAZY_INSTALLS": "1",  # never pip-install optional tool dependencies at run time
+        "HERMES_SKIP_NODE_BOOTSTRAP": "1",  # never download a node runtime
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+
+
+def hermes_config_yaml(server_url: str) -> str:
+    """hermes config: the ``custom`` provider on the fake, one API retry, dangerous commands always asked.
+
+    ``approvals.mode: manual`` sends every dangerous shell command to the client (the default ``smart`` first asks
+    an auxiliary LLM, i.e. the fake, whether it is safe). Edits ask in ACP mode ``default`` whatever this says.
+    """
+    config = {
+        "model": {"provider": "custom", "base_url": server_url + "/v1", "api_key": FAKE_API_KEY,
+                  "default": FAKE_MODEL},
+        "approvals": {"mode": "manual"},
+        "agent": {"api_max_retries": 1},
+    }
+    return "# Written by tests/e2e/clis.py: hermes talks only to the fake model server.\n" + json.dumps(
+        config, indent=2) + "\n"
+
+
+_HOME_PREPARERS: dict[str, Callable[[str, Path, Path | None], None]] = {
+    "codex": _codex_home,
+    "omp": _omp_home,
+    "hermes": _hermes_home,
+}
+_ENV_RECIPES: dict[str, Callable[[str, Path], dict[str, str]]] = {
+    "claude": _claude_env,
+    "codex": _codex_env,
+    "omp": _omp_env,
+    "hermes": _hermes_env,
+}

@@ -1,58 +1,99 @@
 #!/usr/bin/env bash
 # Install the real agent CLIs that the end-to-end tests drive, at pinned versions.
 #
-# usage: tests/e2e/install_clis.sh [claude|codex|all]...      (default: all)
+# usage: tests/e2e/install_clis.sh [claude|codex|omp|hermes|bun|all]...      (default: all)
 #
-# Each CLI goes into its own npm prefix under the cache dir
+# Each CLI goes into its own prefix under the cache dir
 #   ${ACP_MUX_CLI_CACHE:-$HOME/.cache/acp-mux-clis}/<name>-<version>/
 # so two versions never collide and a finished install is never touched again.
-# The install is idempotent: a prefix that already holds the pinned version is
-# skipped. A fresh install goes to a temporary sibling dir first and is renamed
-# into place only when `<bin> --version` works, so an interrupted run never
-# leaves a half-installed prefix that later runs would mistake for a good one.
+# Two kinds of package:
+#   npm   an npm prefix; the binary is <prefix>/node_modules/.bin/<name>.
+#   pypi  a Python virtual environment (the package plus its extras); the binary is <prefix>/bin/<name>.
+# Some CLIs need a runtime that is itself an npm package: omp runs on bun (`#!/usr/bin/env bun`, bun >= 1.3.14),
+# so `omp` first installs the pinned `bun` into its own prefix, whose bin/ the caller puts on omp's PATH.
 #
-# On success the last line printed for each CLI is `<name> <absolute bin path>`.
-# The pins live here and in tests/e2e/clis.py (PINS); keep them in sync.
+# The install is idempotent: a prefix that already holds the pinned version is skipped. A fresh install is
+# never visible half-done:
+#   npm   goes to a temporary sibling dir that is renamed into place once `<bin> --version` works;
+#   pypi  venvs cannot be moved (their scripts hard-code the venv path), so the venv is built at its final,
+#         hidden path .<name>-<version>.XXXXXX and <name>-<version> becomes a symlink to it, switched atomically
+#         (rename of a symlink) once `<bin> --version` works.
+# An interrupted run therefore never leaves a prefix that later runs would mistake for a good one.
+#
+# No package install script runs (npm --ignore-scripts; pip installs wheels/sdists without hooks of ours), so
+# nothing beyond the two registries is contacted. On success the last line printed for each CLI is
+# `<name> <absolute bin path>`. The pins live here and in tests/e2e/clis.py (PINS); keep them in sync.
 set -euo pipefail
 
 CACHE="${ACP_MUX_CLI_CACHE:-$HOME/.cache/acp-mux-clis}"
+PYTHON="${ACP_MUX_PYTHON:-python3}"
 
-declare -A PKG=([claude]="@anthropic-ai/claude-code" [codex]="@openai/codex")
-declare -A VER=([claude]="2.1.197" [codex]="0.169.0")
-# Install steps run with --ignore-scripts (no package install script may run code
-# or reach the network). claude's postinstall is needed though:
-# it only hard-links the native binary from the platform optional dependency over
-# the bin/claude.exe stub, so we run that one script explicitly.
+declare -A PKG=(
+  [claude]="@anthropic-ai/claude-code"
+  [codex]="@openai/codex"
+  [omp]="@oh-my-pi/pi-coding-agent"
+  [hermes]="hermes-agent[acp]"
+  [bun]="bun"
+)
+declare -A VER=([claude]="2.1.197" [codex]="0.169.0" [omp]="18.2.3" [hermes]="0.19.0" [bun]="1.4.5")
+declare -A KIND=([hermes]=pypi)                # default: npm
+declare -A RUNTIME=([omp]=bun)                 # installed first; its bin/ goes on PATH for the smoke test
+# omp 18.3.4 (latest) does not install: the registry lacks @oh-my-pi/omp-stats@18.3.4.
+# claude's postinstall is needed though: it only hard-links the native binary from the platform optional
+# dependency over the bin/claude.exe stub, so we run that one script explicitly.
 declare -A POSTINSTALL=([claude]="@anthropic-ai/claude-code/install.cjs")
+# Smoke-test arguments (default --version). hermes' ACP support lives in an extra whose absence --version
+# would not notice; `acp --check` imports it.
+declare -A SMOKE=([hermes]="acp --check")
+ALL=(claude codex omp hermes)
 
 log() { echo "install_clis: $*" >&2; }
 
-# installed_version PREFIX PKG -> prints the version npm recorded, or nothing.
-installed_version() {
-  local pj="$1/node_modules/$2/package.json"
-  [[ -f "$pj" ]] || return 0
-  node -e 'process.stdout.write(require(process.argv[1]).version || "")' "$pj" 2>/dev/null || true
+kind() { echo "${KIND[$1]:-npm}"; }
+
+# bin_path NAME PREFIX -> where the binary lives inside a prefix.
+bin_path() {
+  case "$1" in
+    bun) echo "$2/bin/bun" ;;                  # a symlink we create to the platform binary
+    *) if [[ "$(kind "$1")" == pypi ]]; then echo "$2/bin/$1"; else echo "$2/node_modules/.bin/$1"; fi ;;
+  esac
 }
 
-install_one() {
-  local name="$1" pkg="${PKG[$1]:-}" ver="${VER[$1]:-}"
-  if [[ -z "$pkg" ]]; then log "unknown CLI '$name' (known: ${!PKG[*]})"; return 2; fi
-  local prefix="$CACHE/$name-$ver" bin
-  bin="$prefix/node_modules/.bin/$name"
-
-  if [[ "$(installed_version "$prefix" "$pkg")" == "$ver" && -x "$bin" ]]; then
-    log "$name $ver already installed in $prefix"
-    echo "$name $bin"
-    return 0
+# installed_version NAME PREFIX -> prints the version the package manager recorded, or nothing.
+installed_version() {
+  local name="$1" prefix="$2" pkg="${PKG[$1]}"
+  if [[ "$(kind "$name")" == pypi ]]; then
+    local dist="${pkg%%[*}"                    # hermes-agent[acp] -> hermes-agent
+    [[ -x "$prefix/bin/python" ]] || return 0
+    "$prefix/bin/python" -c 'import importlib.metadata as m, sys; print(m.version(sys.argv[1]), end="")' \
+      "$dist" 2>/dev/null || true
+  else
+    local pj="$prefix/node_modules/$pkg/package.json"
+    [[ -f "$pj" ]] || return 0
+    node -e 'process.stdout.write(require(process.argv[1]).version || "")' "$pj" 2>/dev/null || true
   fi
+}
 
+# smoke NAME DIR BIN -> run `BIN --version` (or SMOKE[NAME]) with a throwaway HOME (codex creates $CODEX_HOME/tmp even for
+# --version, hermes writes ~/.hermes/logs; the real ~ must stay untouched) and proxies dead (hermes --version
+# checks PyPI for updates).
+smoke() {
+  local name="$1" bin="$3" scratch path="$PATH" dead="http://127.0.0.1:9" rc=0
+  local runtime="${RUNTIME[$name]:-}" args
+  read -r -a args <<<"${SMOKE[$name]:---version}"
+  [[ -n "$runtime" ]] && path="$(dirname "$(bin_path "$runtime" "$CACHE/$runtime-${VER[$runtime]}")"):$path"
+  scratch="$(mktemp -d)"
+  env HOME="$scratch" CODEX_HOME="$scratch/.codex" PATH="$path" HTTP_PROXY="$dead" HTTPS_PROXY="$dead" \
+      http_proxy="$dead" https_proxy="$dead" "$bin" "${args[@]}" >&2 || rc=$?
+  rm -rf "$scratch"
+  return $rc
+}
+
+install_npm() {
+  local name="$1" pkg="$2" ver="$3" prefix="$4" tmp
   command -v npm >/dev/null || { log "npm not found on PATH"; return 3; }
-  mkdir -p "$CACHE"
-  local tmp
   tmp="$(mktemp -d "$CACHE/.$name-$ver.XXXXXX")"
   chmod 755 "$tmp"
-  log "installing $pkg@$ver into $prefix"
-  local t0=$SECONDS
   if ! npm install --prefix "$tmp" --no-audit --no-fund --no-update-notifier \
         --ignore-scripts --loglevel=error "$pkg@$ver" >&2; then
     rm -rf "$tmp"; log "npm install of $pkg@$ver failed"; return 4
@@ -61,24 +102,87 @@ install_one() {
   if [[ -n "$post" ]] && ! node "$tmp/node_modules/$post" >&2; then
     rm -rf "$tmp"; log "postinstall $post failed"; return 4
   fi
-  # Smoke-test the binary with a throwaway HOME: codex creates $CODEX_HOME/tmp
-  # even for --version, and the real ~ must stay untouched.
-  local scratch
-  scratch="$(mktemp -d)"
-  if ! env HOME="$scratch" CODEX_HOME="$scratch/.codex" \
-        "$tmp/node_modules/.bin/$name" --version >&2; then
-    rm -rf "$tmp" "$scratch"; log "$name --version failed after install"; return 5
+  if [[ "$name" == bun ]] && ! link_bun "$tmp"; then
+    rm -rf "$tmp"; return 4
   fi
-  rm -rf "$scratch"
+  if ! smoke "$name" "$tmp" "$(bin_path "$name" "$tmp")"; then
+    rm -rf "$tmp"; log "$name smoke test failed after install"; return 5
+  fi
   rm -rf "$prefix"
   mv "$tmp" "$prefix"
-  log "$name $ver installed in $((SECONDS - t0))s ($(du -sh "$prefix" | cut -f1))"
+}
+
+# bun's own postinstall would swap its bin/bun.exe stub for the platform binary, falling back to a download
+# from the internet; instead link bin/bun to the platform package npm installed (@oven/bun-<os>-<arch>[-musl]).
+# The link is relative, so the prefix can still be renamed into place.
+link_bun() {
+  local dir="$1" candidate
+  mkdir -p "$dir/bin"
+  for candidate in "$dir"/node_modules/@oven/bun-*/bin/bun; do
+    [[ -x "$candidate" ]] || continue
+    if "$candidate" --version >/dev/null 2>&1; then
+      ln -s "../${candidate#"$dir/"}" "$dir/bin/bun"
+      return 0
+    fi
+  done
+  log "no runnable bun binary under $dir/node_modules/@oven/"
+  return 4
+}
+
+install_pypi() {
+  local name="$1" pkg="$2" ver="$3" prefix="$4" venv link
+  "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
+    || { log "$name needs Python >= 3.11 ($PYTHON); set ACP_MUX_PYTHON"; return 3; }
+  venv="$(mktemp -d "$CACHE/.$name-$ver.XXXXXX")"
+  chmod 755 "$venv"
+  local spec="${pkg%%[*}"; local extras="${pkg#"$spec"}"
+  if ! "$PYTHON" -m venv "$venv" >&2 \
+      || ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+            "$spec$extras==$ver" >&2; then
+    rm -rf "$venv"; log "pip install of $spec$extras==$ver failed"; return 4
+  fi
+  if ! smoke "$name" "$venv" "$venv/bin/$name"; then
+    rm -rf "$venv"; log "$name smoke test failed after install"; return 5
+  fi
+  local old=""
+  [[ -L "$prefix" ]] && old="$(readlink -f "$prefix")"
+  [[ -e "$prefix" && ! -L "$prefix" ]] && rm -rf "$prefix"
+  link="$(mktemp -u "$CACHE/.$name-$ver.link.XXXXXX")"
+  ln -s "$(basename "$venv")" "$link"
+  mv -T "$link" "$prefix"
+  [[ -n "$old" && "$old" != "$venv" ]] && rm -rf "$old"
+  return 0
+}
+
+install_one() {
+  local name="$1" pkg="${PKG[$1]:-}" ver="${VER[$1]:-}"
+  if [[ -z "$pkg" ]]; then log "unknown CLI '$name' (known: ${!PKG[*]})"; return 2; fi
+  local runtime="${RUNTIME[$name]:-}"
+  if [[ -n "$runtime" ]]; then install_one "$runtime" >/dev/null || return $?; fi
+  local prefix="$CACHE/$name-$ver" bin
+  bin="$(bin_path "$name" "$prefix")"
+
+  if [[ "$(installed_version "$name" "$prefix")" == "$ver" && -x "$bin" ]]; then
+    log "$name $ver already installed in $prefix"
+    echo "$name $bin"
+    return 0
+  fi
+
+  mkdir -p "$CACHE"
+  log "installing $pkg@$ver ($(kind "$name")) into $prefix"
+  local t0=$SECONDS
+  if [[ "$(kind "$name")" == pypi ]]; then
+    install_pypi "$name" "$pkg" "$ver" "$prefix" || return $?
+  else
+    install_npm "$name" "$pkg" "$ver" "$prefix" || return $?
+  fi
+  log "$name $ver installed in $((SECONDS - t0))s ($(du -sh "$prefix/" | cut -f1))"
   echo "$name $bin"
 }
 
 main() {
   local names=("$@")
-  [[ ${#names[@]} -eq 0 || "${names[0]}" == all ]] && names=(claude codex)
+  [[ ${#names[@]} -eq 0 || "${names[0]}" == all ]] && names=("${ALL[@]}")
   local rc=0
   for n in "${names[@]}"; do install_one "$n" || rc=$?; done
   return $rc

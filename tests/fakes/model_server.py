@@ -469,6 +469,42 @@ def error_response(api: str, mode: str) -> tuple[int, dict[str, Any]]:
 
 
 # --------------------------------------------------------------------------------------------------------------
+# Model metadata: the GET probes CLIs send before (or beside) generating
+# --------------------------------------------------------------------------------------------------------------
+
+FAKE_MODEL_ID = "fake-model"
+FAKE_CONTEXT_WINDOW = 128000
+
+
+def model_info(model_id: str) -> dict[str, Any]:
+    """One model object, with the context-window fields vLLM/LM Studio/OpenRouter use (CLIs read any of them)."""
+    return {"id": model_id, "object": "model", "created": 0, "owned_by": "fake", "type": "model",
+            "display_name": "Fake model", "context_length": FAKE_CONTEXT_WINDOW,
+            "max_model_len": FAKE_CONTEXT_WINDOW}
+
+
+def metadata_answer(path: str) -> tuple[str, int, dict[str, Any]]:
+    """``(record kind, status, JSON body)`` for a GET.
+
+    * ``…/models``: the OpenAI model list (``has_more`` for Anthropic-style clients);
+    * ``…/models/<id>``: that model, context window included (hermes sizes its context from it);
+    * ``/api/…``: 404 at once. These are Ollama's and LM Studio's native APIs (hermes probes ``/api/v1/models``,
+      ``/api/tags``, ``/api/show`` at startup); answering them would make a CLI take the fake for a local
+      inference server and go looking for fields it does not have;
+    * anything else: ``{"ok": true}`` (health checks and the like).
+    """
+    route = urlsplit(path).path.rstrip("/")
+    if route.startswith("/api/"):
+        return "probe", 404, {"error": f"fake model server: {route} is not an OpenAI-compatible route"}
+    if route.endswith("/models"):
+        return "models", 200, {"object": "list", "data": [model_info(FAKE_MODEL_ID)], "has_more": False}
+    parent, _, model_id = route.rpartition("/")
+    if parent.endswith("/models") and model_id:
+        return "models", 200, model_info(model_id)
+    return "other", 200, {"ok": True}
+
+
+# --------------------------------------------------------------------------------------------------------------
 # HTTP plumbing
 # --------------------------------------------------------------------------------------------------------------
 
@@ -507,14 +543,9 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         record = owner._new_record(self, None)
         try:
-            if urlsplit(self.path).path.rstrip("/").endswith("/models"):
-                owner._update(record, kind="models", status=200)
-                self.send_json(200, {"object": "list", "data": [
-                    {"id": "fake-model", "object": "model", "created": 0, "owned_by": "fake",
-                     "type": "model", "display_name": "Fake model"}], "has_more": False})
-            else:
-                owner._update(record, kind="other", status=200)
-                self.send_json(200, {"ok": True})
+            kind, status, payload = metadata_answer(self.path)
+            owner._update(record, kind=kind, status=status)
+            self.send_json(status, payload)
         finally:
             owner._finish(record)
 
@@ -667,7 +698,7 @@ class ModelServer:
                 "api": _api_for(handler.path),
                 "headers": dict(handler.headers),
                 "body": body,
-                "kind": None,      # "step" | "helper" | "count_tokens" | "models" | "other"
+                "kind": None,      # "step" | "helper" | "count_tokens" | "models" | "probe" | "other"
                 "step": None,      # index of the scenario step used (tool results in the request)
                 "error": None,     # error mode applied, if any
                 "status": None,    # HTTP status sent
@@ -698,7 +729,8 @@ class ModelServer:
         """Pick the step for this request and send it (or the scenario's error) in the request's wire format."""
         api = record["api"]
         if api is None:
-            self._update(record, kind="other", status=404)
+            native = urlsplit(handler.path).path.startswith("/api/")  # e.g. Ollama's POST /api/show
+            self._update(record, kind="probe" if native else "other", status=404)
             handler.send_json(404, {"error": {"message": f"fake model server: no route for {handler.path}"}})
             return
         if api == "count_tokens":

@@ -221,6 +221,29 @@ def test_count_tokens_and_models_and_unknown_route(server: ModelServer) -> None:
     assert [r["kind"] for r in server.requests] == ["count_tokens", "models", "other"]
 
 
+def get_json(url: str) -> tuple[int, Any]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def test_startup_probes_get_openai_answers_and_native_apis_404(server: ModelServer) -> None:
+    """hermes' startup probes: the OpenAI routes describe the model (context window included); Ollama/LM Studio
+    native routes are refused at once, so the fake is never mistaken for a local inference server."""
+    status, model = get_json(server.url + "/v1/models/fake-model")
+    assert status == 200 and model["id"] == "fake-model" and model["max_model_len"] == 128000
+    status, listing = get_json(server.url + "/v1/models")
+    assert status == 200 and listing["data"][0]["context_length"] == 128000
+    for path in ("/api/v1/models", "/api/tags"):
+        status, body = get_json(server.url + path)
+        assert status == 404 and "not an OpenAI-compatible route" in body["error"]
+    status, _, _ = post(server.url, "/api/show", {"name": "fake-model"})
+    assert status == 404
+    assert [r["kind"] for r in server.requests] == ["models", "models", "probe", "probe", "probe"]
+
+
 # ------------------------------------------------------------------------------------------------------------------
 # OpenAI Responses and Chat Completions
 # ------------------------------------------------------------------------------------------------------------------
