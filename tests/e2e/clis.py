@@ -378,7 +378,7 @@ def omp_config_yml(approval_mode: str | None = OMP_APPROVAL_MODE) -> str:
         "dev": {"autoqa": False},  # automated tool-issue reports go to qa.omp.sh
         "lsp": {"enabled": False},
         # 429/5xx: one retry after ~50 ms instead of ten with backoff up to 8 s; never hop to another model.
-        "retry": {"maxRetries": 1, "baseDelayMs": 50, "modelFallback": False},
+        "retry": {"maxRetries": 1, "baseDelayMs": 50, "maxDelayMs": 1000, "modelFallback": False},
         "modelRoles": {"default": DEFAULT_MODELS["omp"]},
     }
     if approval_mode is not None:
