@@ -19,6 +19,7 @@ from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.contract import ApprovalDecision, ApprovalMode, RunOptions
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.prompt import Prompt
+from acp_mux.adapters.registry import ENTRIES, AgentEntry, locate_binary, missing_binary_help
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
@@ -113,16 +114,11 @@ class ToolTable:
 
 
 class AgentAdapter:
-    """Base class for every agent module. Subclasses set the class attributes and override the hooks they need."""
+    """Base class for every agent module. Subclasses set ``name`` and the class attributes of the run, and override
+    the hooks they need. What is known before any run (binary, package, login, keys) is the agent's row in
+    ``registry.py``; the properties below read it, so no adapter repeats it."""
 
     name: str = ""
-    display_name: str = ""
-    binary: str = ""
-    package: str = ""  # where to get it, for doctor and errors
-    install_hint: str = ""
-    login_args: tuple[str, ...] = ()  # the agent's own terminal login, e.g. ("login",)
-    auth_hint: str = ""
-    auth_env: tuple[str, ...] = ()  # environment variables that authenticate the agent without a login
     capabilities: AgentCapabilities = AgentCapabilities()
     tool_table: ToolTable = ToolTable()
     modes: tuple[ModeInfo, ...] = ()
@@ -130,23 +126,60 @@ class AgentAdapter:
     models: tuple[str, ...] = ()
     # Modes the user may continue in when the agent asks to leave a read-only (plan) mode, most permissive first.
     plan_exit_modes: tuple[str, ...] = ()
-    transport: str = "line-stream"
 
-    # ── discovery ──────────────────────────────────────────────────────────────────────────────────────────────
+    # ── discovery: the agent's row ─────────────────────────────────────────────────────────────────────────────
+
+    @property
+    def entry(self) -> AgentEntry:
+        """This agent's row; an adapter without one (a test double) gets a bare row named after it."""
+        return ENTRIES.get(self.name) or AgentEntry(self.name, self.name, self.name, "", "")
+
+    @property
+    def display_name(self) -> str:
+        return self.entry.display_name
+
+    @property
+    def binary(self) -> str:
+        return self.entry.binary
+
+    @property
+    def package(self) -> str:
+        return self.entry.package
+
+    @property
+    def install_hint(self) -> str:
+        return self.entry.install_hint
+
+    @property
+    def login_args(self) -> tuple[str, ...]:
+        return self.entry.login_args
+
+    @property
+    def auth_hint(self) -> str:
+        return self.entry.auth_hint
+
+    @property
+    def auth_env(self) -> tuple[str, ...]:
+        return self.entry.auth_env
 
     @property
     def login_command(self) -> str | None:
         """The one command that signs this agent in from a terminal (what ACP terminal auth runs)."""
-        return f"acp-mux --agent {self.name} --login" if self.login_args else None
+        return self.entry.login_command
 
     def bin_env_var(self) -> str:
-        return f"ACP_MUX_{self.name.upper()}_BIN"
+        return self.entry.bin_env_var
 
     def resolve_binary(self, override: str | None = None, env: dict[str, str] | None = None) -> str:
         """The command to run: explicit override, then ``ACP_MUX_<NAME>_BIN``, then the default on PATH."""
         env = os.environ if env is None else env
         chosen = override or env.get(self.bin_env_var()) or self.binary
         return shutil.which(chosen, path=env.get("PATH")) or chosen
+
+    def startup_problem(self, override: str | None = None, env: dict[str, str] | None = None) -> str | None:
+        """Why this agent cannot start here, as a message for the editor (None: its executable is there)."""
+        path, problem = locate_binary(self.entry, override, env)
+        return None if path else missing_binary_help(self.entry, problem or "not found")
 
     # ── the run ────────────────────────────────────────────────────────────────────────────────────────────────
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
@@ -201,3 +234,18 @@ def try_json(line: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+class UnavailableAdapter(AgentAdapter):
+    """Stands in for an agent that cannot run at all (unknown name, not supported yet, no such transport).
+
+    Editors hide a server's stderr and show only "server exited", so the bridge still serves: ``initialize`` is
+    answered, and session/new (or load/resume) fails with ``reason``, which the editor does show.
+    """
+
+    def __init__(self, name: str, reason: str) -> None:
+        self.name = name
+        self.reason = reason
+
+    def startup_problem(self, override: str | None = None, env: dict[str, str] | None = None) -> str | None:
+        return self.reason

@@ -135,15 +135,6 @@ def _num(value: Any) -> int:
 
 class ClaudeAdapter(AgentAdapter):
     name = "claude"
-    display_name = "Claude Code"
-    binary = "claude"
-    package = "@anthropic-ai/claude-code"
-    install_hint = "npm install -g @anthropic-ai/claude-code"
-    # `claude auth login` is Claude's own terminal sign-in (browser OAuth; `--console` for API billing).
-    login_args = ("auth", "login")
-    auth_hint = AUTH_GUIDANCE
-    auth_env = ("ANTHROPIC_API_KEY",)
-    transport = "stream-json (claude -p) + control protocol"
     capabilities = AgentCapabilities(
         supports_text_streaming=True, supports_thinking=True, supports_thinking_streaming=True,
         supports_tool_call_streaming=True, can_resume=True, supports_approval=True, persistent_process=True,

@@ -47,7 +47,6 @@ from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import ImagePart, Prompt, file_uri_to_path
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, try_json
 from acp_mux.adapters.codex_exec import (
-    AUTH_GUIDANCE,
     CODEX_TOOLS,
     MODE_POLICIES,
     MODES,
@@ -83,13 +82,6 @@ CLIENT_INFO = {"name": "acp-mux", "title": "acp-mux", "version": __version__}
 # ── the adapter ────────────────────────────────────────────────────────────────────────────────────────────────
 class CodexAdapter(AgentAdapter):
     name = "codex"
-    display_name = "Codex"
-    binary = "codex"
-    package = "@openai/codex"
-    install_hint = "npm install -g @openai/codex"
-    login_args = ("login",)
-    auth_hint = AUTH_GUIDANCE
-    auth_env = ("OPENAI_API_KEY",)
     capabilities = AgentCapabilities(
         supports_thinking=True,
         supports_thinking_streaming=True,
@@ -104,7 +96,6 @@ class CodexAdapter(AgentAdapter):
     modes = MODES
     default_mode = "auto"
     models = ("gpt-5.5", "gpt-5.5-codex", "gpt-5.2-codex")
-    transport = "json-rpc (codex app-server)"
 
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
         # extra_args are codex's global options (e.g. ``-c key=value``), so they go before the subcommand.

@@ -285,19 +285,11 @@ _STDERR_ERROR = re.compile(r"\bERROR\b.*(patch rejected|unsupported custom tool 
 
 class CodexExecAdapter(AgentAdapter):
     name = "codex"
-    display_name = "Codex (exec)"
-    binary = "codex"
-    package = "@openai/codex"
-    install_hint = "npm install -g @openai/codex"
-    login_args = ("login",)
-    auth_hint = AUTH_GUIDANCE
-    auth_env = ("OPENAI_API_KEY",)
     capabilities = AgentCapabilities(supports_thinking=True, can_resume=True, persistent_process=False)
     tool_table = CODEX_TOOLS
     modes = MODES
     default_mode = "auto"
     models = ("gpt-5.5", "gpt-5.5-codex", "gpt-5.2-codex")
-    transport = "line-stream (codex exec --json)"
 
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
         ctx.state["codex_resuming"] = bool(options.session_id)  # nothing to send: the prompt is on the argv

@@ -1,4 +1,8 @@
-"""Agent name → adapter. The one place the server and ``doctor`` learn which agents exist.
+"""The agent table: one row per agent, the only place acp-mux learns which agents exist and how to reach them.
+
+The server, ``doctor``, ``--help``, the README's agents table and the ACP-registry entries (``tools/sync_agents.py``)
+all read these rows, so adding an agent is one adapter module plus one :class:`AgentEntry` here. Adapter classes
+carry only their ``name``; everything a user needs before the first run (binary, package, login, keys) is here.
 
 Adapters are imported on first use, so starting the bridge for one agent never imports the other nine.
 """
@@ -6,79 +10,272 @@ Adapters are imported on first use, so starting the bridge for one agent never i
 from __future__ import annotations
 
 import importlib
+import os
+import re
+import shutil
+import sys
+from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Mapping
 
 if TYPE_CHECKING:
     from acp_mux.adapters.base import AgentAdapter
 
-AGENT_NAMES: tuple[str, ...] = (
-    "claude",
-    "codex",
-    "gemini",
-    "copilot",
-    "cursor",
-    "opencode",
-    "pi",
-    "omp",
-    "openclaw",
-    "hermes",
+
+@dataclass(frozen=True)
+class AgentEntry:
+    """Everything about one agent that is true before any process runs."""
+
+    name: str  # the --agent NAME
+    display_name: str
+    binary: str  # the executable looked up on PATH (ACP_MUX_<NAME>_BIN / --agent-bin override it)
+    package: str  # where it comes from: npm or PyPI package name ("" when bundled)
+    install_hint: str  # one command that installs it
+    # The agent's own terminal sign-in (`acp-mux --agent NAME --login` runs `<binary> *login_args`); () = none.
+    login_args: tuple[str, ...] = ()
+    auth_env: tuple[str, ...] = ()  # variables that authenticate without a login, first = the usual one
+    auth_hint: str = ""  # one sentence: how to authenticate
+    # Files the agent's own login leaves behind (``~`` and ``${VAR:-default}`` expand); doctor reports
+    # "login found" only when one exists. Logins kept in a keychain are not seen: doctor says "not checked".
+    login_files: tuple[str, ...] = ()
+    # Transport name -> "module:Class", in order; the first is the default. Empty: not supported yet.
+    transports: Mapping[str, str] = field(default_factory=dict)
+    tested_version: str = ""  # the CLI version the end-to-end tests pin ("" = none yet)
+    status: str = ""  # one line: what works through acp-mux
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "transports", MappingProxyType(dict(self.transports)))
+
+    @property
+    def supported(self) -> bool:
+        return bool(self.transports)
+
+    @property
+    def default_transport(self) -> str | None:
+        return next(iter(self.transports), None)
+
+    @property
+    def bin_env_var(self) -> str:
+        return f"ACP_MUX_{self.name.upper()}_BIN"
+
+    @property
+    def transport_env_var(self) -> str:
+        return f"ACP_MUX_{self.name.upper()}_TRANSPORT"
+
+    @property
+    def login_command(self) -> str | None:
+        """The one command that signs this agent in from a terminal (what ACP terminal auth runs)."""
+        return f"acp-mux --agent {self.name} --login" if self.login_args else None
+
+    def existing_login_file(self, env: Mapping[str, str] | None = None) -> str | None:
+        """The first of :attr:`login_files` present on this machine (None: none found, or none known)."""
+        env = os.environ if env is None else env
+        for pattern in self.login_files:
+            path = expand_path(pattern, env)
+            if path and os.path.isfile(path):
+                return path
+        return None
+
+
+_DEFAULT_VAR = re.compile(r"\$\{(\w+):-([^}]*)\}")
+
+
+def expand_path(pattern: str, env: Mapping[str, str]) -> str:
+    """``${VAR:-default}`` and a leading ``~`` (from ``env``'s HOME), the two forms :attr:`login_files` use."""
+    text = _DEFAULT_VAR.sub(lambda m: env.get(m.group(1)) or m.group(2), pattern)
+    if text.startswith("~"):
+        home = env.get("HOME") or os.path.expanduser("~")
+        text = home + text[1:]
+    return text
+
+
+# ── the table ─────────────────────────────────────────────────────────────────────────────────────────────────
+# Rows for agents without transports are placeholders: --agent names them and says "not supported yet".
+
+_ROWS: tuple[AgentEntry, ...] = (
+    AgentEntry(
+        name="claude",
+        display_name="Claude Code",
+        binary="claude",
+        package="@anthropic-ai/claude-code",
+        install_hint="npm install -g @anthropic-ai/claude-code",
+        login_args=("auth", "login"),  # Claude's own terminal sign-in (browser OAuth; `--console` for API billing)
+        auth_env=("ANTHROPIC_API_KEY",),
+        auth_hint="Set ANTHROPIC_API_KEY in the agent's environment, or sign in with Claude's own login.",
+        login_files=("${CLAUDE_CONFIG_DIR:-~/.claude}/.credentials.json",),
+        transports={"stream-json": "acp_mux.adapters.claude:ClaudeAdapter"},
+        tested_version="2.1.197",
+        status="works: permissions (with edited input), interrupt, modes incl. plan (read-only, enforced), "
+        "slash commands, MCP servers from session/new",
+    ),
+    AgentEntry(
+        name="codex",
+        display_name="Codex",
+        binary="codex",
+        package="@openai/codex",
+        install_hint="npm install -g @openai/codex",
+        login_args=("login",),
+        auth_env=("OPENAI_API_KEY",),
+        auth_hint="Set OPENAI_API_KEY in the agent's environment, or sign in with `codex login`.",
+        login_files=("${CODEX_HOME:-~/.codex}/auth.json",),
+        transports={
+            "app-server": "acp_mux.adapters.codex:CodexAdapter",
+            "exec": "acp_mux.adapters.codex_exec:CodexExecAdapter",
+        },
+        tested_version="0.169.0",
+        status="works: approvals for commands and file changes, diffs, plans, usage, interrupt, MCP servers; "
+        "`--transport exec` (one `codex exec --json` per turn, no approvals) for a codex without app-server",
+    ),
+    AgentEntry(
+        name="gemini",
+        display_name="Gemini CLI",
+        binary="gemini",
+        package="@google/gemini-cli",
+        install_hint="npm install -g @google/gemini-cli",
+    ),
+    AgentEntry(
+        name="copilot",
+        display_name="GitHub Copilot CLI",
+        binary="copilot",
+        package="@github/copilot",
+        install_hint="npm install -g @github/copilot",
+    ),
+    AgentEntry(
+        name="cursor",
+        display_name="Cursor Agent",
+        binary="cursor-agent",
+        package="",
+        install_hint="curl https://cursor.com/install -fsS | bash",
+    ),
+    AgentEntry(
+        name="opencode",
+        display_name="OpenCode",
+        binary="opencode",
+        package="opencode-ai",
+        install_hint="npm install -g opencode-ai",
+    ),
+    AgentEntry(
+        name="pi",
+        display_name="pi",
+        binary="pi",
+        package="@mariozechner/pi-coding-agent",
+        install_hint="npm install -g @mariozechner/pi-coding-agent",
+    ),
+    AgentEntry(
+        name="omp",
+        display_name="oh-my-pi",
+        binary="omp",
+        package="@oh-my-pi/pi-coding-agent",
+        install_hint="npm install -g @oh-my-pi/pi-coding-agent (needs bun >= 1.3.14)",
+    ),
+    AgentEntry(
+        name="openclaw",
+        display_name="OpenClaw",
+        binary="openclaw",
+        package="openclaw",
+        install_hint="npm install -g openclaw (needs Node >= 24.16)",
+    ),
+    AgentEntry(
+        name="hermes",
+        display_name="Hermes Agent",
+        binary="hermes",
+        package="hermes-agent",
+        install_hint="pipx install 'hermes-agent[acp]'",
+    ),
+    AgentEntry(
+        name="demo",  # DEMO_AGENT
+        display_name="Scripted demo agent",
+        binary=sys.executable,  # the bundled agent runs on the Python that runs acp-mux
+        package="",
+        install_hint="nothing to install: bundled with acp-mux",
+        auth_hint="No login needed.",
+        transports={"scripted": "acp_mux.adapters.scripted:ScriptedAdapter"},
+        status="bundled scripted agent: streams text and thoughts, writes and edits a file with permission, "
+        "runs a shell command; drives `acp-mux demo` and the bridge's own tests",
+    ),
 )
 
-# The bundled scripted agent behind `acp-mux demo` and the bridge's own tests.
+# The bundled scripted agent behind `acp-mux demo` and the bridge's own tests (not one of the ten).
 DEMO_AGENT = "demo"
-
-_MODULES: dict[str, str] = {
-    "claude": "acp_mux.adapters.claude:ClaudeAdapter",
-    "codex": "acp_mux.adapters.codex:CodexAdapter",
-    DEMO_AGENT: "acp_mux.adapters.scripted:ScriptedAdapter",
-}
+ENTRIES: Mapping[str, AgentEntry] = MappingProxyType({row.name: row for row in _ROWS})
+AGENT_NAMES: tuple[str, ...] = tuple(row.name for row in _ROWS if row.name != DEMO_AGENT)
 
 
-# Alternative transports, for agents that have more than one way in (``--transport`` / ACP_MUX_<AGENT>_TRANSPORT).
-_TRANSPORTS: dict[str, dict[str, str]] = {
-    "codex": {"app-server": _MODULES["codex"], "exec": "acp_mux.adapters.codex_exec:CodexExecAdapter"},
-}
+def entry(name: str) -> AgentEntry:
+    """The row for ``name``; :class:`UnknownAgent` when there is none."""
+    row = ENTRIES.get(name)
+    if row is None:
+        raise UnknownAgent(name)
+    return row
 
 
 def transports(name: str) -> tuple[str, ...]:
     """The transports an agent can be run with; the first is the default."""
-    return tuple(_TRANSPORTS.get(name, {}))
+    row = ENTRIES.get(name)
+    return tuple(row.transports) if row else ()
 
 
 class UnknownAgent(LookupError):
     def __init__(self, name: str) -> None:
-        super().__init__(f"unknown agent {name!r}; choose one of: {', '.join(AGENT_NAMES)}")
+        super().__init__(f"unknown agent {name!r}; choose one of: {', '.join(AGENT_NAMES)} (or {DEMO_AGENT})")
 
 
 class AgentNotAvailable(LookupError):
-    """A known agent whose adapter this version does not ship yet."""
+    """A known agent this version cannot run: no adapter yet, or no such transport."""
 
 
 def known(name: str) -> bool:
-    return name in AGENT_NAMES or name == DEMO_AGENT
+    return name in ENTRIES
 
 
 def available(name: str) -> bool:
-    return name in _MODULES
+    return name in ENTRIES and ENTRIES[name].supported
 
 
 @cache
-def get_adapter(name: str, transport: str | None = None) -> "AgentAdapter":
+def get_adapter(name: str, transport: str | None = None) -> AgentAdapter:
     """The adapter for ``name``; ``transport`` picks an alternative one (e.g. codex ``exec``, where the installed
     codex has no ``app-server``)."""
-    if not known(name):
-        raise UnknownAgent(name)
-    target = _MODULES.get(name)
+    row = entry(name)
+    if not row.supported:
+        supported = ", ".join(n for n in AGENT_NAMES if ENTRIES[n].supported)
+        raise AgentNotAvailable(f"acp-mux does not support {name} yet (supported now: {supported})")
+    chosen = transport or row.default_transport
+    target = row.transports.get(chosen or "")
     if target is None:
-        raise AgentNotAvailable(
-            f"acp-mux does not support {name} yet (supported now: {', '.join(n for n in AGENT_NAMES if n in _MODULES)})"
-        )
-    if transport:
-        options = _TRANSPORTS.get(name, {})
-        if transport not in options:
-            choices = ", ".join(options) or "none besides the default"
-            raise AgentNotAvailable(f"{name} has no transport {transport!r} (choose: {choices})")
-        target = options[transport]
+        raise AgentNotAvailable(f"{name} has no transport {transport!r} (choose: {', '.join(row.transports)})")
     module_name, _, class_name = target.partition(":")
     return getattr(importlib.import_module(module_name), class_name)()
+
+
+def locate_binary(row: AgentEntry, override: str | None = None, env: Mapping[str, str] | None = None) -> tuple[str | None, str | None]:
+    """(absolute path, None) when the agent's executable is found, else (None, what is wrong and how to fix it).
+
+    The order is the one the run uses: ``--agent-bin``, then ``ACP_MUX_<NAME>_BIN``, then ``binary`` on PATH.
+    A set-but-wrong override is reported as such: it would otherwise look like "not installed".
+    """
+    env = os.environ if env is None else env
+    search = env.get("PATH")
+    if override:
+        found = shutil.which(override, path=search)
+        return (os.path.abspath(found), None) if found else (None, f"--agent-bin {override} is not an executable file")
+    configured = env.get(row.bin_env_var)
+    if configured:
+        found = shutil.which(configured, path=search)
+        if found:
+            return os.path.abspath(found), None
+        return None, f"{row.bin_env_var} is set to {configured}, which is not an executable file"
+    found = shutil.which(row.binary, path=search)
+    if found:
+        return os.path.abspath(found), None
+    return None, f"{row.binary} not found on PATH"
+
+
+def missing_binary_help(row: AgentEntry, problem: str) -> str:
+    """The whole message for an agent whose executable is missing: what, how to install, how to point at it."""
+    return (
+        f"{row.display_name} cannot start: {problem}. Install it with `{row.install_hint}`, "
+        f"or set {row.bin_env_var}=/path/to/{row.binary} (or pass --agent-bin) in the editor's config for acp-mux. "
+        f"`acp-mux doctor {row.name}` checks the setup."
+    )

@@ -6,7 +6,6 @@ Claude's stream-json — so everything the server does is exercised through the 
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.core.contract import ApprovalDecision, RunOptions
@@ -44,13 +43,6 @@ TOOLS = ToolTable(
 
 class ScriptedAdapter(AgentAdapter):
     name = "demo"
-    display_name = "Scripted demo agent"
-    binary = sys.executable
-    package = "bundled with acp-mux"
-    install_hint = "nothing to install"
-    auth_hint = "no login needed"
-    login_args = ()
-    transport = "line-stream (bundled)"
     capabilities = AgentCapabilities(
         supports_thinking=True,
         supports_thinking_streaming=True,

@@ -20,27 +20,26 @@ def test_help_names_the_ten_agents():
     assert all(name in out.stdout for name in AGENT_NAMES) and len(AGENT_NAMES) == 10
 
 
-def test_unknown_agent_lists_the_ten():
-    out = run("--agent", "nosuch")
+def test_bare_acp_mux_says_that_agent_is_needed():
+    out = run()
     assert out.returncode == 2
-    assert "unknown agent 'nosuch'" in out.stderr and all(name in out.stderr for name in AGENT_NAMES)
+    assert "--agent NAME is needed" in out.stderr and "acp-mux demo" in out.stderr and "usage:" not in out.stderr
 
 
-def test_demo_runs_the_bridge_end_to_end(tmp_path):
-    out = run("demo", timeout=90)
+def test_log_level_is_validated():
+    out = run("--agent", "demo", "--log-level", "loud")
+    assert out.returncode == 2 and "'loud' is not one of DEBUG, INFO, WARNING, ERROR, CRITICAL" in out.stderr
+
+
+def test_help_documents_the_environment_and_the_demo_prompt():
+    out = run("--help").stdout
+    assert "ACP_MUX_LOG_LEVEL" in out and "acp-mux demo [PROMPT]" in out and "ACP_MUX_<AGENT>_BIN" in out
+
+
+def test_demo_takes_a_prompt():
+    out = run("demo", "hello", "there", timeout=90)
     assert out.returncode == 0, out.stderr
-    assert "stop reason: end_turn" in out.stdout
-    assert "permission for Write notes.txt" in out.stdout and "+ gamma" in out.stdout
-    assert out.stdout.rstrip().endswith("alpha\ngamma")
-    assert "\033[" not in out.stdout  # not a terminal: no colour codes
-
-
-def test_doctor_prints_a_row_per_agent():
-    out = run("doctor")
-    assert out.returncode == 0
-    for name in AGENT_NAMES:
-        assert any(line.startswith(name) for line in out.stdout.splitlines())
-    assert run("doctor", "gemini").returncode == 1
+    assert "> hello there" in out.stdout and "You said: hello there" in out.stdout
 
 
 def test_launcher_style_invocation_takes_agent_and_log_file_from_the_environment(tmp_path):
@@ -55,22 +54,6 @@ def test_launcher_style_invocation_takes_agent_and_log_file_from_the_environment
     assert reply["id"] == 1 and reply["result"]["agentInfo"]["title"].startswith("acp-mux")
     assert "initialize" in log.read_text()  # diagnostics went to the file, stdout carried JSON-RPC only
     assert all(json.loads(line)["jsonrpc"] == "2.0" for line in out.stdout.splitlines())
-
-
-def test_doctor_reports_a_found_agent_with_its_version(tmp_path):
-    fake = tmp_path / "claude"
-    fake.write_text("#!/bin/sh\necho '2.1.197 (Claude Code)'\n")
-    fake.chmod(0o755)
-    env = {**os.environ, "ACP_MUX_CLAUDE_BIN": str(fake)}
-    out = subprocess.run([sys.executable, "-m", "acp_mux", "doctor", "claude"], env=env, capture_output=True,
-                         text=True, timeout=30, stdin=subprocess.DEVNULL)
-    assert out.returncode == 0, out.stdout + out.stderr
-    row = next(line for line in out.stdout.splitlines() if line.startswith("claude"))
-    assert str(fake) in row and "2.1.197" in row
-    missing = {**os.environ, "ACP_MUX_CLAUDE_BIN": str(tmp_path / "nowhere")}
-    gone = subprocess.run([sys.executable, "-m", "acp_mux", "doctor", "claude"], env=missing, capture_output=True,
-                          text=True, timeout=30, stdin=subprocess.DEVNULL)
-    assert gone.returncode == 1 and "npm install" in gone.stdout
 
 
 def test_login_hands_the_terminal_to_the_agents_own_login(tmp_path):

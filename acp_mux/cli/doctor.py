@@ -1,70 +1,123 @@
-"""``acp-mux doctor``: which agents are installed, where, which version, how they will be run, what to do next."""
+"""``acp-mux doctor``: per agent, what was checked on this machine and what to do next. It never claims more than it
+checked: a key in the environment is "set", not valid; a login file is "found", not proven; anything else is
+"not checked". Nothing is sent anywhere.
+
+One block per agent (not a wide table), every line at most 100 columns.
+"""
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-from typing import TYPE_CHECKING, Sequence
+import textwrap
+from dataclasses import dataclass
+from typing import Mapping, Sequence
 
-from acp_mux.adapters.registry import AGENT_NAMES, UnknownAgent, available, get_adapter, known, transports
+from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, ENTRIES, AgentEntry, UnknownAgent, expand_path, locate_binary
 
-if TYPE_CHECKING:
-    from acp_mux.adapters.base import AgentAdapter
+WIDTH = 100
+LABEL = 12  # "  transport " and friends, then the text
 
-HEADER = ("agent", "found", "path", "version", "transport", "auth", "next step")
+
+@dataclass
+class Report:
+    """One agent's block and whether it can be started right now (binary found; auth is not part of it)."""
+
+    lines: list[str]
+    startable: bool
 
 
 def _version(path: str) -> str:
     try:
         out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
-        return "?"
+        return "version unknown"
     text = (out.stdout or out.stderr).strip()
-    return text.splitlines()[0][:40] if text else "?"
+    return text.splitlines()[0][:40] if text else "version unknown"
 
 
-def _auth(adapter: AgentAdapter) -> str:
-    """What will authenticate the agent: a key already in the environment, else how to sign in."""
-    present = [var for var in adapter.auth_env if os.environ.get(var)]
+def _field(label: str, text: str) -> list[str]:
+    """A labelled line wrapped at :data:`WIDTH`; a path longer than a line is kept whole (copyable), not split."""
+    return textwrap.wrap(
+        text, WIDTH, initial_indent=f"  {label:<{LABEL - 2}}", subsequent_indent=" " * LABEL,
+        break_on_hyphens=False, break_long_words=False,
+    ) or [f"  {label}"]
+
+
+def auth_status(row: AgentEntry, env: Mapping[str, str]) -> tuple[str, bool]:
+    """(what was checked, in words; whether something that should authenticate was found)."""
+    if not row.auth_env and not row.login_args:
+        return "none needed", True
+    present = [var for var in row.auth_env if env.get(var)]
     if present:
-        return f"{present[0]} set"
-    ways = [w for w in (adapter.login_command, " or ".join(adapter.auth_env)) if w]
-    return " or ".join(ways) if ways else "none needed"
+        return f"key set: {present[0]} (not verified)", True
+    login_file = row.existing_login_file(env)
+    if login_file:
+        return f"login found: {login_file} (not verified)", True
+    seen = [f"no {var} set" for var in row.auth_env]
+    seen += [f"no login file at {expand_path(pattern, env)}" for pattern in row.login_files]
+    unseen = "a login kept in a keychain is not seen" if row.login_files else "a login is not looked for"
+    return f"not checked: {', '.join(seen)} ({unseen})", False
 
 
-def _transport(name: str, adapter: AgentAdapter) -> str:
-    others = transports(name)[1:]
-    return adapter.transport + (f" (also: --transport {', '.join(others)})" if others else "")
+def _sign_in(row: AgentEntry) -> str:
+    ways = [f"`{row.login_command}` in a terminal"] if row.login_command else []
+    if row.auth_env:
+        ways.append(f"set {row.auth_env[0]} in the editor's env for acp-mux")
+    return " or ".join(ways)
 
 
-def _row(name: str) -> tuple[tuple[str, ...], bool]:
-    """One table row and whether the agent can be used right now."""
-    if not available(name):
-        return (name, "-", "-", "-", "-", "-", "not supported by this acp-mux version yet"), False
-    adapter = get_adapter(name)
-    path = shutil.which(adapter.resolve_binary())
-    if not path:
-        step = f"{adapter.install_hint or 'install ' + adapter.package}, or set {adapter.bin_env_var()}=/path/to/{adapter.binary}"
-        return (name, "no", "-", "-", _transport(name, adapter), _auth(adapter), step), False
-    return (name, "yes", path, _version(path), _transport(name, adapter), _auth(adapter), f"ready: acp-mux --agent {name}"), True
+def report(name: str, env: Mapping[str, str] | None = None) -> Report:
+    env = os.environ if env is None else env
+    row = ENTRIES[name]
+    title = f"{name} — {row.display_name}"
+    if not row.supported:
+        lines = _field("", f"{title}: not supported by this acp-mux version yet")
+        lines[0] = lines[0].strip()
+        return Report(lines, False)
+    if name == DEMO_AGENT:
+        lines = [f"{title}: ready (bundled, runs on this Python)"]
+        lines += _field("next", "`acp-mux demo` in a terminal, or `acp-mux --agent demo` in an editor")
+        return Report(lines, True)
+
+    path, problem = locate_binary(row, None, env)
+    auth, authenticated = auth_status(row, env)
+    tested = f" (tested with {row.tested_version})" if row.tested_version else ""
+    transports = list(row.transports)
+    transport = f"{transports[0]} (default)" + (f"; also --transport {', '.join(transports[1:])}" if transports[1:] else "")
+    if path:
+        state = "ready" if authenticated else "installed; sign-in not checked"
+        binary = f"found: {_version(path)} at {path}"
+    else:
+        state = "cannot start"
+        binary = problem or "not found"
+    lines = [f"{title}{tested}: {state}"]
+    lines += _field("binary", binary)
+    lines += _field("transport", transport)
+    lines += _field("auth", auth)
+    steps = []
+    if not path and env.get(row.bin_env_var):
+        steps.append(f"fix {row.bin_env_var} (the path of the {row.binary} executable) or unset it")
+    elif not path:
+        steps.append(f"install: {row.install_hint}, or set {row.bin_env_var}=/path/to/{row.binary}")
+    if not authenticated:
+        steps.append(f"sign in: {_sign_in(row)}")
+    steps.append(f"then an editor runs: acp-mux --agent {name}" if steps else f"an editor runs: acp-mux --agent {name}")
+    for step in steps:
+        lines += _field("next", step)
+    return Report(lines, path is not None)
 
 
 def run_doctor(argv: Sequence[str]) -> int:
-    """Print the table; exit 1 only when the agents named on the command line are not all usable."""
-    names = list(argv) or list(AGENT_NAMES)
+    """Print one block per agent; exit 1 only when an agent named on the command line cannot be started."""
+    names = list(argv) or [*AGENT_NAMES, DEMO_AGENT]
     for name in names:
-        if not known(name):
+        if name not in ENTRIES:
             print(f"acp-mux: {UnknownAgent(name)}", file=sys.stderr)
             return 2
-    rows = [HEADER]
-    unusable = False
-    for name in names:
-        row, usable = _row(name)
-        rows.append(row)
-        unusable |= not usable
-    widths = [max(len(r[i]) for r in rows) for i in range(len(HEADER))]
-    for row in rows:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
-    return 1 if (argv and unusable) else 0
+    blocks = [report(name) for name in names]
+    print("\n\n".join("\n".join(block.lines) for block in blocks))
+    if not argv:
+        print("\nChecked here, nothing sent anywhere: keys are only seen as set, logins only as files found.")
+    return 1 if (argv and not all(block.startable for block in blocks)) else 0

@@ -11,17 +11,56 @@ import logging
 import os
 import signal
 import sys
+import textwrap
 from typing import Sequence
 
-from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, AgentNotAvailable, UnknownAgent, get_adapter, known
+from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, ENTRIES, AgentNotAvailable, UnknownAgent, get_adapter
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def _agents_line() -> str:
+    """The agents, from the registry: which run now and which are only named."""
+    works = [n for n in AGENT_NAMES if ENTRIES[n].supported]
+    later = [n for n in AGENT_NAMES if not ENTRIES[n].supported]
+    line = f"agents: {', '.join(works)}"
+    if later:
+        line += f"; named, not supported yet: {', '.join(later)}"
+    line += f"; '{DEMO_AGENT}' is the bundled scripted agent"
+    return textwrap.fill(line, width=98, subsequent_indent="  ", break_on_hyphens=False)
+
 
 EPILOG = (
-    "agents: " + ", ".join(AGENT_NAMES) + f" (and '{DEMO_AGENT}', the bundled scripted agent)\n"
-    "subcommands: acp-mux doctor [AGENT] | acp-mux demo\n"
-    "environment: ACP_MUX_AGENT and ACP_MUX_LOG default --agent and --log-file;\n"
-    "             ACP_MUX_<AGENT>_BIN overrides an agent's binary; ACP_MUX_STATE_DIR moves the session store;\n"
-    "             the bridge's environment (API keys, base URLs) passes through to the agent."
+    _agents_line() + "\n"
+    "other commands:\n"
+    "  acp-mux doctor [AGENT]   which agents are installed, how they authenticate, what to do next\n"
+    "  acp-mux demo [PROMPT]    the whole bridge in this terminal, with the bundled scripted agent\n"
+    "environment:\n"
+    "  ACP_MUX_AGENT, ACP_MUX_LOG, ACP_MUX_LOG_LEVEL   defaults for --agent, --log-file, --log-level\n"
+    "  ACP_MUX_<AGENT>_BIN        the agent's executable (e.g. ACP_MUX_CLAUDE_BIN=/opt/claude/bin/claude)\n"
+    "  ACP_MUX_<AGENT>_TRANSPORT  default for --transport\n"
+    "  ACP_MUX_STATE_DIR          where sessions are kept (default $XDG_STATE_HOME/acp-mux)\n"
+    "  everything else (API keys, base URLs) passes through to the agent"
 )
+
+
+def _log_level(value: str) -> str:
+    level = value.strip().upper()
+    if level not in LOG_LEVELS:
+        raise argparse.ArgumentTypeError(f"{value!r} is not one of {', '.join(LOG_LEVELS)}")
+    return level
+
+
+def _default_log_level() -> str:
+    """ACP_MUX_LOG_LEVEL, if valid. An editor would only show "server exited" for a typo, so warn and go on."""
+    value = os.environ.get("ACP_MUX_LOG_LEVEL")
+    if not value:
+        return "WARNING"
+    try:
+        return _log_level(value)
+    except argparse.ArgumentTypeError as exc:
+        print(f"acp-mux: ignoring ACP_MUX_LOG_LEVEL: {exc}", file=sys.stderr)
+        return "WARNING"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--agent", metavar="NAME", default=os.environ.get("ACP_MUX_AGENT") or None,
-                        help="which agent to run: " + ", ".join(AGENT_NAMES))
+                        help="which agent to run (required; default from ACP_MUX_AGENT)")
     parser.add_argument("--agent-bin", metavar="PATH", help="path of the agent's executable")
     parser.add_argument("--transport", metavar="T",
                         help="an agent's alternative transport (codex: exec, for a codex without app-server); "
@@ -41,7 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mode", help="permission mode to start sessions with (agent specific)")
     parser.add_argument("--log-file", metavar="F", default=os.environ.get("ACP_MUX_LOG") or None,
                         help="also write diagnostics to this file")
-    parser.add_argument("--log-level", default=os.environ.get("ACP_MUX_LOG_LEVEL", "WARNING"))
+    parser.add_argument("--log-level", metavar="LEVEL", type=_log_level, default=None,
+                        help=f"{', '.join(LOG_LEVELS)} (default WARNING, or ACP_MUX_LOG_LEVEL); "
+                             "DEBUG logs every protocol message")
     parser.add_argument("--inactivity-timeout", type=float, default=600.0, metavar="S",
                         help="end a turn with a visible error after S seconds without agent output (default 600)")
     parser.add_argument("--login", action="store_true", help="run the agent's own login in this terminal")
@@ -73,20 +114,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"acp-mux {__version__}")
         return 0
     if not args.agent:
-        parser.print_help(sys.stderr)
+        print(
+            "acp-mux: --agent NAME is needed (or ACP_MUX_AGENT).\n"
+            f"{textwrap.indent(_agents_line(), '  ')}\n"
+            "  try it without any agent CLI: acp-mux demo\n"
+            "  which agents are ready here:  acp-mux doctor\n"
+            "  all options:                  acp-mux --help",
+            file=sys.stderr,
+        )
         return 2
-    if not known(args.agent):
-        print(f"acp-mux: {UnknownAgent(args.agent)}", file=sys.stderr)
-        return 2
-    transport = args.transport or os.environ.get(f"ACP_MUX_{args.agent.upper()}_TRANSPORT") or None
+    entry = ENTRIES.get(args.agent)
+    transport = args.transport or (os.environ.get(entry.transport_env_var) if entry else None) or None
     try:
         adapter = get_adapter(args.agent, transport)
-    except AgentNotAvailable as exc:
+    except (UnknownAgent, AgentNotAvailable) as exc:
+        # A person at a terminal gets the error and status 2; an editor (stdin is a pipe) gets an agent that answers
+        # initialize and shows this reason on session/new, because editors hide stderr and say only "server exited".
         print(f"acp-mux: {exc}", file=sys.stderr)
-        return 2
+        if args.login or _stdin_is_terminal():
+            return 2
+        from acp_mux.adapters.base import UnavailableAdapter
+
+        adapter = UnavailableAdapter(args.agent, str(exc))
     if args.login:
         return run_login(adapter, args.agent_bin)
-    setup_logging(args.log_level, args.log_file)
+    setup_logging(args.log_level or _default_log_level(), args.log_file)
     from acp_mux.server.live_session import BridgeConfig
 
     config = BridgeConfig(
@@ -100,12 +152,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     return asyncio.run(serve(adapter, config))
 
 
+def _stdin_is_terminal() -> bool:
+    try:
+        return os.isatty(0)
+    except OSError:
+        return False
+
+
 def setup_logging(level: str, log_file: str | None) -> None:
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_file:
         handlers.append(logging.FileHandler(log_file))
     logging.basicConfig(
-        level=getattr(logging, str(level).upper(), logging.WARNING),
+        level=getattr(logging, level),
         format="%(asctime)s acp-mux %(levelname)s %(name)s: %(message)s",
         handlers=handlers,
     )

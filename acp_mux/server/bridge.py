@@ -10,10 +10,12 @@ import asyncio
 import importlib
 import logging
 import os
+import shlex
 from typing import TYPE_CHECKING, Any
 
 from acp_mux import __version__
-from acp_mux.server.rpc import INVALID_PARAMS, AfterResponse, Connection, RpcError
+from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, AfterResponse, Connection, RpcError
+from acp_mux.server.self_command import own_command
 from acp_mux.server.store import SessionRecord, SessionStore
 
 if TYPE_CHECKING:
@@ -78,19 +80,22 @@ class AcpServer:
         }
 
     def _auth_methods(self) -> list[dict[str, Any]]:
+        """The agent's own login, run in a terminal. The legacy ``terminal-auth`` form names the command, so it
+        is this program's absolute path: an editor's PATH often lacks ``acp-mux``."""
         if not self.adapter.login_args:
             return []
         name = self.adapter.name
-        args = ["--agent", name, "--login"]
+        args = ["--agent", name, *(["--agent-bin", self.config.binary] if self.config.binary else []), "--login"]
         label = f"Log in to {self.adapter.display_name}"
         if (self.client_capabilities.get("auth") or {}).get("terminal"):
             return [{"id": f"{name}-login", "name": label, "description": self.adapter.auth_hint, "type": "terminal", "args": args}]
+        command = own_command()
         return [
             {
                 "id": f"{name}-login",
                 "name": label,
-                "description": f"{self.adapter.auth_hint} In a terminal: {self.adapter.login_command}",
-                "_meta": {"terminal-auth": {"command": "acp-mux", "args": args, "label": label}},
+                "description": f"{self.adapter.auth_hint} In a terminal: {shlex.join(command + args)}",
+                "_meta": {"terminal-auth": {"command": command[0], "args": command[1:] + args, "label": label}},
             }
         ]
 
@@ -105,6 +110,7 @@ class AcpServer:
         from ulid import ULID  # deferred: ulid pulls in importlib.metadata (~12 ms) that initialize does not need
 
         cwd = _require_cwd(params)
+        self._require_startable()
         record = SessionRecord(
             session_id=str(ULID()), agent=self.adapter.name, cwd=cwd, mode=self.config.mode, model=self.config.model
         )
@@ -113,6 +119,7 @@ class AcpServer:
         return AfterResponse(self._session_state(session), lambda: self._announce(session))
 
     async def load_session(self, params: dict[str, Any]) -> AfterResponse:
+        self._require_startable()
         record = self._stored(params)
         record.cwd = _require_cwd(params)
         session = self._live(record, params)
@@ -121,6 +128,7 @@ class AcpServer:
         return AfterResponse(self._session_state(session), lambda: self._announce(session))
 
     async def resume_session(self, params: dict[str, Any]) -> AfterResponse:
+        self._require_startable()
         record = self._stored(params)
         record.cwd = _require_cwd(params)
         session = self._live(record, params)
@@ -202,6 +210,13 @@ class AcpServer:
         return None
 
     # ── helpers ────────────────────────────────────────────────────────────────────────────────────────────────
+    def _require_startable(self) -> None:
+        """An agent that cannot start fails here, where the editor shows the message (install hint, the
+        ``ACP_MUX_<NAME>_BIN`` override, ``acp-mux doctor``), not later as a crashed turn."""
+        problem = self.adapter.startup_problem(self.config.binary, self.config.env)
+        if problem:
+            raise RpcError(INTERNAL_ERROR, problem, {"agent": self.adapter.name})
+
     def _live(self, record: SessionRecord, params: dict[str, Any]) -> LiveSession:
         existing = self.sessions.get(record.session_id)
         if existing is not None:

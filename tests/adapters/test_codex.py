@@ -898,13 +898,13 @@ def test_garbage_never_raises(adapter_cls) -> None:
 
 def test_capabilities_and_metadata() -> None:
     a = CodexAdapter()
-    assert (a.name, a.binary, a.package, a.login_args, a.transport) == ("codex", "codex", "@openai/codex", ("login",), "json-rpc (codex app-server)")
+    assert (a.name, a.binary, a.package, a.login_args) == ("codex", "codex", "@openai/codex", ("login",))
     caps = a.capabilities
     assert caps.persistent_process and caps.supports_approval and caps.can_resume and caps.supports_images
     assert caps.supports_thinking and caps.supports_thinking_streaming and caps.supports_interrupt_in_protocol
     assert [m.id for m in a.modes] == ["read-only", "auto", "full-access"] and a.default_mode == "auto"
     assert "gpt-5.5" in a.models
-    assert CodexExecAdapter().transport == "line-stream (codex exec --json)"
+    assert CodexExecAdapter().entry is a.entry  # both transports read codex's one registry row
 
 
 # ── fresh recordings (tests/fixtures/codex/<name>.jsonl + <name>.stdin.jsonl, recorded by the capture script) ────

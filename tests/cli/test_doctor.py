@@ -1,0 +1,98 @@
+"""``acp-mux doctor`` says exactly what it checked, fits 100 columns, and lists every agent plus the demo."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, ENTRIES
+
+
+def doctor(*names: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "acp_mux", "doctor", *names], env=env, capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def clean_env(home: Path, **extra: str) -> dict[str, str]:
+    """No agent on PATH, no keys, an empty HOME: whatever doctor finds, the test put there."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("ACP_MUX_") and not any(k == var for row in ENTRIES.values() for var in row.auth_env)}
+    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+        env.pop(var, None)
+    return {**env, "HOME": str(home), "PATH": "/nonexistent", **extra}
+
+
+def fake_cli(directory: Path, name: str, version: str) -> Path:
+    path = directory / name
+    path.write_text(f"#!/bin/sh\necho '{version}'\n")
+    path.chmod(0o755)
+    return path
+
+
+def block(output: str, name: str) -> str:
+    """The agent's block, with wrapped lines joined again (the words are what is checked here)."""
+    text = next(b for b in output.split("\n\n") if b.startswith(f"{name} — "))
+    return "\n".join(" ".join(line.split()) for line in text.replace("\n            ", " ").splitlines())
+
+
+def test_every_agent_and_the_demo_within_100_columns(tmp_path):
+    out = doctor(env=clean_env(tmp_path))
+    assert out.returncode == 0, out.stderr
+    for name in (*AGENT_NAMES, DEMO_AGENT):
+        assert block(out.stdout, name)
+    long = [line for line in out.stdout.splitlines() if len(line) > 100]
+    assert long == []
+    assert block(out.stdout, DEMO_AGENT).startswith("demo — Scripted demo agent: ready")
+
+
+def test_a_key_in_the_environment_is_set_not_verified(tmp_path):
+    fake = fake_cli(tmp_path, "claude", "2.1.197 (Claude Code)")
+    out = doctor("claude", env=clean_env(tmp_path, ACP_MUX_CLAUDE_BIN=str(fake), ANTHROPIC_API_KEY="sk-test"))
+    text = block(out.stdout, "claude")
+    assert out.returncode == 0
+    assert "claude — Claude Code (tested with 2.1.197): ready" in text
+    assert f"found: 2.1.197 (Claude Code) at {fake}" in text
+    assert "key set: ANTHROPIC_API_KEY (not verified)" in text
+    assert "sk-test" not in out.stdout
+
+
+def test_a_login_file_is_found_not_verified(tmp_path):
+    fake = fake_cli(tmp_path, "codex", "codex-cli 0.169.0")
+    (tmp_path / ".codex").mkdir()
+    (tmp_path / ".codex" / "auth.json").write_text("{}")
+    out = doctor("codex", env=clean_env(tmp_path, ACP_MUX_CODEX_BIN=str(fake)))
+    text = block(out.stdout, "codex")
+    assert f"login found: {tmp_path}/.codex/auth.json (not verified)" in text and ": ready" in text.splitlines()[0]
+
+
+def test_nothing_found_is_not_checked_and_never_ready(tmp_path):
+    fake = fake_cli(tmp_path, "claude", "2.1.197 (Claude Code)")
+    out = doctor("claude", env=clean_env(tmp_path, ACP_MUX_CLAUDE_BIN=str(fake)))
+    text = block(out.stdout, "claude")
+    assert "ready" not in text.splitlines()[0] and "installed; sign-in not checked" in text
+    assert "not checked: no ANTHROPIC_API_KEY set" in text
+    assert "acp-mux --agent claude --login" in text
+    assert out.returncode == 0  # it can start; signing in is the user's next step
+
+
+def test_a_missing_agent_says_how_to_install_it(tmp_path):
+    out = doctor("claude", env=clean_env(tmp_path))
+    text = block(out.stdout, "claude")
+    assert out.returncode == 1
+    assert "cannot start" in text and "claude not found on PATH" in text
+    assert "npm install -g @anthropic-ai/claude-code" in text and "ACP_MUX_CLAUDE_BIN=/path/to/claude" in text
+
+
+def test_a_set_but_wrong_bin_variable_is_called_wrong(tmp_path):
+    out = doctor("codex", env=clean_env(tmp_path, ACP_MUX_CODEX_BIN=str(tmp_path / "nowhere")))
+    text = block(out.stdout, "codex")
+    assert out.returncode == 1
+    assert f"ACP_MUX_CODEX_BIN is set to {tmp_path}/nowhere, which is not an executable file" in text
+    assert "fix ACP_MUX_CODEX_BIN" in text
+
+
+def test_unknown_names_are_refused(tmp_path):
+    out = doctor("nosuch", env=clean_env(tmp_path))
+    assert out.returncode == 2 and "unknown agent 'nosuch'" in out.stderr
