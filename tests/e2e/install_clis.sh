@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the real agent CLIs that the end-to-end tests drive, at pinned versions.
 #
-# usage: tests/e2e/install_clis.sh [claude|codex|omp|hermes|bun|all]...      (default: all)
+# usage: tests/e2e/install_clis.sh [claude|codex|omp|hermes|bun|acpx|all]...      (default: all)
 #
 # Each CLI goes into its own prefix under the cache dir
 #   ${ACP_MUX_CLI_CACHE:-$HOME/.cache/acp-mux-clis}/<name>-<version>/
@@ -180,11 +180,16 @@ install_one() {
   echo "$name $bin"
 }
 
+# acpx, the ACP client the acpx tests drive, with its own pinned Node 22: tests/e2e/node_clients.py owns that pin.
+install_acpx() { (cd "$(dirname "$0")/../.." && "$PYTHON" -m tests.e2e.node_clients); }
+
 main() {
   local names=("$@")
-  [[ ${#names[@]} -eq 0 || "${names[0]}" == all ]] && names=("${ALL[@]}")
+  [[ ${#names[@]} -eq 0 || "${names[0]}" == all ]] && names=("${ALL[@]}" acpx)
   local rc=0
-  for n in "${names[@]}"; do install_one "$n" || rc=$?; done
+  for n in "${names[@]}"; do
+    if [[ "$n" == acpx ]]; then install_acpx || rc=$?; else install_one "$n" || rc=$?; fi
+  done
   return $rc
 }
 

@@ -218,3 +218,13 @@ def acpx_env(home: Path, **extra: str) -> dict[str, str]:
     home = Path(home)
     home.mkdir(parents=True, exist_ok=True)
     return {**_base_env(home), **extra}
+
+
+if __name__ == "__main__":  # `tests/e2e/install_clis.sh acpx` (and `all`): install once, print `acpx <argv>`
+    import sys
+
+    installed = ensure_acpx()
+    if installed is None:
+        print(f"node_clients: {acpx_unavailable_reason()}", file=sys.stderr)
+        raise SystemExit(1)
+    print("acpx " + " ".join(installed))
