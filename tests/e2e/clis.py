@@ -44,6 +44,7 @@ __all__ = [
 PINS: dict[str, tuple[str, str]] = {
     "claude": ("@anthropic-ai/claude-code", "2.1.197"),
     "codex": ("@openai/codex", "0.169.0"),
+    "gemini": ("@google/gemini-cli", "0.61.0"),
     "omp": ("@oh-my-pi/pi-coding-agent", "18.2.3"),
     "hermes": ("hermes-agent[acp]", "0.19.0"),  # the [acp] extra brings agent-client-protocol for `hermes acp`
 }
@@ -57,9 +58,11 @@ CLI_RUNTIMES: dict[str, str] = {"omp": "bun"}
 # Model slugs to pass on the command line / thread/start. codex needs a slug it has metadata for: an unknown one
 # adds an "model metadata not found" error item; gpt-5.5 runs cleanly and makes no side requests.
 # omp and hermes take their model from the config files prepare_home writes (provider "fake", model "fake-model").
+# gemini needs a concrete model: its default "auto" first asks a classifier model which model to route to.
 DEFAULT_MODELS: dict[str, str] = {
     "claude": "claude-sonnet-4-5",
     "codex": "gpt-5.5",
+    "gemini": "gemini-2.5-pro",
     "omp": "fake/fake-model",
     "hermes": "fake-model",
 }
@@ -320,6 +323,62 @@ def codex_config_toml(server_url: str, cwd: Path | None = None) -> str:
 
 
 # ----------------------------------------------------------------------------------------------------------------
+# gemini: ~/.gemini/settings.json; base URL and key from the env
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def _gemini_home(server_url: str, home: Path, cwd: Path | None) -> None:
+    gemini_dir = home / ".gemini"
+    gemini_dir.mkdir(parents=True, exist_ok=True)
+    (gemini_dir / "settings.json").write_text(json.dumps(gemini_settings(), indent=2) + "\n")
+
+
+def _gemini_env(server_url: str, home: Path) -> dict[str, str]:
+    """gemini: base URL + key from the env, the rest from ``~/.gemini/settings.json``.
+
+    Every settings path is pinned inside ``home``: the system settings (``/etc/gemini-cli/settings.json``) and
+    system defaults point at files that do not exist, so a host's admin settings cannot change a test run.
+    """
+    gemini_dir = home / ".gemini"
+    return {
+        "GOOGLE_GEMINI_BASE_URL": server_url,  # read by @google/genai; requests go to <url>/v1beta/models/...
+        "GEMINI_API_KEY": "fake",  # sent as x-goog-api-key
+        "GEMINI_CLI_HOME": str(home),  # where .gemini/ lives (default: os.homedir(), i.e. HOME)
+        "GEMINI_CLI_NO_RELAUNCH": "true",  # no child node process re-spawned with a bigger heap
+        "GEMINI_CLI_TRUST_WORKSPACE": "true",  # as --skip-trust: an untrusted folder exits 55 in headless mode
+        "GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(gemini_dir / "absent-system-settings.json"),
+        "GEMINI_CLI_SYSTEM_DEFAULTS_PATH": str(gemini_dir / "absent-system-defaults.json"),
+        "GEMINI_CLI_TRUSTED_FOLDERS_PATH": str(gemini_dir / "trustedFolders.json"),
+    }
+
+
+def gemini_settings() -> dict[str, object]:
+    """gemini's user settings for offline runs.
+
+    * ``security.auth.selectedType = "gemini-api-key"``: with only ``GOOGLE_GEMINI_BASE_URL`` set gemini picks
+      the "gateway" auth type, which headless mode rejects (exit 41); the API-key type still uses the base URL.
+      ACP mode works either way.
+    * ``general.maxAttempts = 1``: one attempt per model request. The default (10 attempts, 5 s doubling to 30 s)
+      turns a 429 into minutes of backoff (8 attempts in 150 s, still unanswered); with 1 the error reaches the
+      client in about 0.1 s.
+    * usage statistics (Clearcut), telemetry, update checks, IDE integration and checkpointing (a shadow git
+      repo) off: nothing beyond the model API, and nothing written outside HOME and the project.
+    """
+    return {
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "general": {
+            "maxAttempts": 1,
+            "enableAutoUpdate": False,
+            "enableAutoUpdateNotification": False,
+            "checkpointing": {"enabled": False},
+        },
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "ide": {"enabled": False},
+    }
+
+
+# ----------------------------------------------------------------------------------------------------------------
 # omp (oh-my-pi): ~/.omp/agent/{models.yml,config.yml}; runs on bun
 # ----------------------------------------------------------------------------------------------------------------
 
@@ -428,12 +487,14 @@ def hermes_config_yaml(server_url: str) -> str:
 
 _HOME_PREPARERS: dict[str, Callable[[str, Path, Path | None], None]] = {
     "codex": _codex_home,
+    "gemini": _gemini_home,
     "omp": _omp_home,
     "hermes": _hermes_home,
 }
 _ENV_RECIPES: dict[str, Callable[[str, Path], dict[str, str]]] = {
     "claude": _claude_env,
     "codex": _codex_env,
+    "gemini": _gemini_env,
     "omp": _omp_env,
     "hermes": _hermes_env,
 }

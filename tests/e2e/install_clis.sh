@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the real agent CLIs that the end-to-end tests drive, at pinned versions.
 #
-# usage: tests/e2e/install_clis.sh [claude|codex|omp|hermes|bun|acpx|all]...      (default: all)
+# usage: tests/e2e/install_clis.sh [claude|codex|gemini|omp|hermes|bun|acpx|all]...      (default: all)
 #
 # Each CLI goes into its own prefix under the cache dir
 #   ${ACP_MUX_CLI_CACHE:-$HOME/.cache/acp-mux-clis}/<name>-<version>/
@@ -31,11 +31,12 @@ PYTHON="${ACP_MUX_PYTHON:-python3}"
 declare -A PKG=(
   [claude]="@anthropic-ai/claude-code"
   [codex]="@openai/codex"
+  [gemini]="@google/gemini-cli"
   [omp]="@oh-my-pi/pi-coding-agent"
   [hermes]="hermes-agent[acp]"
   [bun]="bun"
 )
-declare -A VER=([claude]="2.1.197" [codex]="0.169.0" [omp]="18.2.3" [hermes]="0.19.0" [bun]="1.4.5")
+declare -A VER=([claude]="2.1.197" [codex]="0.169.0" [gemini]="0.61.0" [omp]="18.2.3" [hermes]="0.19.0" [bun]="1.4.5")
 declare -A KIND=([hermes]=pypi)                # default: npm
 declare -A RUNTIME=([omp]=bun)                 # installed first; its bin/ goes on PATH for the smoke test
 # omp 18.3.4 (latest) does not install: the registry lacks @oh-my-pi/omp-stats@18.3.4.
@@ -45,7 +46,7 @@ declare -A POSTINSTALL=([claude]="@anthropic-ai/claude-code/install.cjs")
 # Smoke-test arguments (default --version). hermes' ACP support lives in an extra whose absence --version
 # would not notice; `acp --check` imports it.
 declare -A SMOKE=([hermes]="acp --check")
-ALL=(claude codex omp hermes)
+ALL=(claude codex gemini omp hermes)
 
 log() { echo "install_clis: $*" >&2; }
 

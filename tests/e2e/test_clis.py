@@ -123,3 +123,19 @@ def test_prepare_home_repoints_an_existing_home(tmp_path: Path) -> None:
 def test_unknown_cli_has_no_recipe(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         cli_env("nope", "http://127.0.0.1:1", tmp_path)
+
+
+def test_gemini_env_and_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GOOGLE_API_KEY", "a-real-key")  # must not leak into the CLI's environment
+    env = cli_env("gemini", "http://127.0.0.1:4321/", tmp_path / "home")
+    gemini_dir = tmp_path / "home" / ".gemini"
+    settings = json.loads((gemini_dir / "settings.json").read_text())
+    assert settings["security"]["auth"]["selectedType"] == "gemini-api-key"
+    assert settings["general"]["maxAttempts"] == 1  # a 429 must not back off for minutes
+    assert settings["privacy"]["usageStatisticsEnabled"] is False and settings["telemetry"]["enabled"] is False
+    assert env["GOOGLE_GEMINI_BASE_URL"] == "http://127.0.0.1:4321" and env["GEMINI_API_KEY"] == "fake"
+    assert env["GEMINI_CLI_HOME"] == env["HOME"] == str(tmp_path / "home")
+    assert env["GEMINI_CLI_NO_RELAUNCH"] == env["GEMINI_CLI_TRUST_WORKSPACE"] == "true"
+    for name in ("GEMINI_CLI_SYSTEM_SETTINGS_PATH", "GEMINI_CLI_SYSTEM_DEFAULTS_PATH"):
+        assert env[name].startswith(str(gemini_dir)) and not Path(env[name]).exists()
+    assert "GOOGLE_API_KEY" not in env and env["HTTPS_PROXY"] == DEAD_PROXY

@@ -9,6 +9,10 @@ Wire formats (all streaming over SSE, with a plain JSON answer when the request 
 * **Anthropic Messages**: ``POST /v1/messages`` (claude adds ``?beta=true``) and ``/v1/messages/count_tokens``.
 * **OpenAI Responses**: ``POST /v1/responses`` (codex).
 * **OpenAI Chat Completions**: ``POST /v1/chat/completions`` (copilot, pi, ... ; cheap to have).
+* **Gemini**: ``POST /v1beta/models/<model>:streamGenerateContent?alt=sse`` (gemini CLI; the model is in the path
+  and streaming is chosen by the path, not the body), ``:generateContent`` (one JSON answer), ``:countTokens``, and
+  ``GET /v1beta/models`` (Gemini's model list shape). Thinking becomes ``{text, thought: true}`` parts and a tool
+  use one whole ``functionCall`` part.
 
 Scenario
 --------
@@ -32,7 +36,8 @@ A scenario is a JSON file (or the equivalent dict)::
      "done_text": "..."}       # answer once the steps are used up
 
 **Which step answers a request?** The number of tool results already in the request (Anthropic ``tool_result``
-blocks, Responses ``function_call_output`` items, Chat ``role:"tool"`` messages). Agents resend the whole history
+blocks, Responses ``function_call_output`` items, Chat ``role:"tool"`` messages, Gemini ``functionResponse``
+parts). Agents resend the whole history
 on every call, so this count is exactly "how far the script has got", whether the tool was allowed, denied or
 failed, and it survives a resumed session. Nothing is kept between requests, so concurrent or repeated requests
 cannot desynchronise the script.
@@ -236,6 +241,17 @@ def chat_tool_results(body: dict[str, Any]) -> int:
     return sum(1 for message in body.get("messages") or [] if message.get("role") == "tool")
 
 
+def gemini_tool_results(body: dict[str, Any]) -> int:
+    """``functionResponse`` parts in ``contents`` (gemini puts them in ``role:"user"`` turns)."""
+    return sum(
+        1
+        for content in body.get("contents") or []
+        if isinstance(content, dict)
+        for part in content.get("parts") or []
+        if isinstance(part, dict) and "functionResponse" in part
+    )
+
+
 # --------------------------------------------------------------------------------------------------------------
 # Renderers: a step's blocks -> the wire format's SSE events (pure generators, no I/O)
 # --------------------------------------------------------------------------------------------------------------
@@ -251,6 +267,7 @@ RESPONSES_USAGE = {
     "total_tokens": 150,
 }
 CHAT_USAGE = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+GEMINI_USAGE = {"promptTokenCount": 100, "candidatesTokenCount": 20, "totalTokenCount": 123, "thoughtsTokenCount": 3}
 FAKE_SIGNATURE = "ZmFrZS1zaWduYXR1cmU="  # claude requires a signature_delta on thinking blocks; any base64 works
 
 
@@ -439,12 +456,60 @@ def chat_object(blocks: list[dict[str, Any]], chat_id: str, model: str) -> dict[
             "usage": dict(CHAT_USAGE)}
 
 
+def _gemini_parts(blocks: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    """Per block, the parts that stream it: one part per text/thought delta, one whole ``functionCall`` part.
+
+    Gemini never streams a function call's arguments piecemeal, so neither do we.
+    """
+    for block in blocks:
+        if "thinking" in block:
+            yield [{"text": d, "thought": True} for d in text_deltas(block)]
+        elif "text" in block:
+            yield [{"text": d} for d in text_deltas(block)]
+        else:
+            tool = block["tool_use"]
+            yield [{"functionCall": {"name": tool["name"], "args": tool.get("input", {})}}]
+
+
+def _gemini_chunk(parts: list[dict[str, Any]], resp_id: str, model: str, last: bool) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    chunk: dict[str, Any] = {"candidates": [candidate], "modelVersion": model, "responseId": resp_id}
+    if last:  # like the real API: the last chunk carries the finish reason and the usage, next to content
+        candidate["finishReason"] = "STOP"
+        chunk["usageMetadata"] = dict(GEMINI_USAGE)
+    return chunk
+
+
+def gemini_events(blocks: list[dict[str, Any]], resp_id: str, model: str) -> Iterator[Event]:
+    """Gemini ``streamGenerateContent?alt=sse``: one unnamed ``data:`` chunk per part, the last one finished.
+
+    A step without blocks still sends one chunk (an empty text part): a stream without candidates is what gemini
+    calls an invalid response, and it retries those.
+    """
+    parts = [part for block_parts in _gemini_parts(blocks) for part in block_parts] or [{"text": ""}]
+    for k, part in enumerate(parts):
+        yield None, _gemini_chunk([part], resp_id, model, last=k == len(parts) - 1)
+
+
+def gemini_object(blocks: list[dict[str, Any]], resp_id: str, model: str) -> dict[str, Any]:
+    """The non-streaming ``generateContent`` answer: each block as one whole part."""
+    parts: list[dict[str, Any]] = []
+    for block, block_parts in zip(blocks, _gemini_parts(blocks)):
+        if "tool_use" in block:
+            parts += block_parts
+        else:
+            parts.append({**block_parts[0], "text": full_text(block)})
+    return _gemini_chunk(parts or [{"text": ""}], resp_id, model, last=True)
+
+
 def _is_delta(data: Any) -> bool:
     """Events after which ``delta_delay`` is slept: the ones carrying generated text or JSON."""
     if not isinstance(data, dict):
         return False
     if data.get("object") == "chat.completion.chunk":
         return bool(data.get("choices"))
+    if "candidates" in data:  # every Gemini chunk carries generated content
+        return True
     return str(data.get("type", "")).endswith("delta")
 
 
@@ -456,6 +521,11 @@ def _is_delta(data: Any) -> bool:
 def error_response(api: str, mode: str) -> tuple[int, dict[str, Any]]:
     """Status and JSON body for an ``auth`` (401) or ``rate`` (429) failure in the given wire format."""
     status = 401 if mode == "auth" else 429
+    if api == "gemini":  # google.rpc.Status, as the Generative Language API sends it
+        message = ("API key not valid. Please pass a valid API key." if mode == "auth"
+                   else "Resource has been exhausted (e.g. check quota).")
+        return status, {"error": {"code": status, "message": message,
+                                  "status": "UNAUTHENTICATED" if mode == "auth" else "RESOURCE_EXHAUSTED"}}
     if api == "anthropic":
         kind, message = (("authentication_error", "invalid x-api-key") if mode == "auth"
                          else ("rate_limit_error", "Rate limited (fake)"))
@@ -483,9 +553,17 @@ def model_info(model_id: str) -> dict[str, Any]:
             "max_model_len": FAKE_CONTEXT_WINDOW}
 
 
+def gemini_model_info(model_id: str) -> dict[str, Any]:
+    """One model in the Generative Language API's shape (``models.get`` / an entry of ``models.list``)."""
+    return {"name": f"models/{model_id}", "displayName": "Fake model", "inputTokenLimit": 1048576,
+            "outputTokenLimit": 65536,
+            "supportedGenerationMethods": ["generateContent", "streamGenerateContent", "countTokens"]}
+
+
 def metadata_answer(path: str) -> tuple[str, int, dict[str, Any]]:
     """``(record kind, status, JSON body)`` for a GET.
 
+    * ``/v1beta/models`` and ``/v1beta/models/<id>``: Gemini's shapes (``{"models": [{"name": "models/<id>"}]}``);
     * ``…/models``: the OpenAI model list (``has_more`` for Anthropic-style clients);
     * ``…/models/<id>``: that model, context window included (hermes sizes its context from it);
     * ``/api/…``: 404 at once. These are Ollama's and LM Studio's native APIs (hermes probes ``/api/v1/models``,
@@ -496,6 +574,10 @@ def metadata_answer(path: str) -> tuple[str, int, dict[str, Any]]:
     route = urlsplit(path).path.rstrip("/")
     if route.startswith("/api/"):
         return "probe", 404, {"error": f"fake model server: {route} is not an OpenAI-compatible route"}
+    if route.endswith("/v1beta/models"):
+        return "models", 200, {"models": [gemini_model_info(FAKE_MODEL_ID)]}
+    if "/v1beta/models/" in route:
+        return "models", 200, gemini_model_info(route.rsplit("/models/", 1)[1])
     if route.endswith("/models"):
         return "models", 200, {"object": "list", "data": [model_info(FAKE_MODEL_ID)], "has_more": False}
     parent, _, model_id = route.rpartition("/")
@@ -513,18 +595,36 @@ _APIS: dict[str, tuple[Callable, Callable, Callable, str]] = {
     "anthropic": (anthropic_tool_results, anthropic_events, anthropic_message, "msg_"),
     "responses": (responses_tool_results, responses_events, responses_object, "resp_"),
     "chat": (chat_tool_results, chat_events, chat_object, "chatcmpl_"),
+    "gemini": (gemini_tool_results, gemini_events, gemini_object, "gemresp_"),
 }
 
 
 def _api_for(path: str) -> str | None:
     """Map a request path (any prefix, e.g. ``/v1``, and any query string) to its wire format."""
     route = urlsplit(path).path.rstrip("/")
-    if route.endswith("/messages/count_tokens"):
+    if route.endswith("/messages/count_tokens") or route.endswith(":countTokens"):
         return "count_tokens"
+    if route.endswith(":streamGenerateContent") or route.endswith(":generateContent"):
+        return "gemini"
     for suffix, api in (("/messages", "anthropic"), ("/responses", "responses"), ("/chat/completions", "chat")):
         if route.endswith(suffix):
             return api
     return None
+
+
+def _wants_stream(api: str, path: str, body: dict[str, Any]) -> bool:
+    """Gemini picks streaming by method name in the path; the others by ``"stream": true`` in the body."""
+    if api == "gemini":
+        return urlsplit(path).path.endswith(":streamGenerateContent")
+    return bool(body.get("stream"))
+
+
+def _gemini_path_model(path: str) -> str | None:
+    """``/v1beta/models/gemini-2.5-pro:streamGenerateContent`` -> ``gemini-2.5-pro``."""
+    route = urlsplit(path).path
+    if "/models/" not in route or ":" not in route:
+        return None
+    return route.rsplit("/models/", 1)[1].split(":", 1)[0] or None
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -735,7 +835,9 @@ class ModelServer:
             return
         if api == "count_tokens":
             self._update(record, kind="count_tokens", status=200)
-            handler.send_json(200, {"input_tokens": max(1, len(json.dumps(body)) // 4)})
+            tokens = max(1, len(json.dumps(body)) // 4)
+            handler.send_json(200, {"totalTokens": tokens} if ":countTokens" in handler.path
+                              else {"input_tokens": tokens})
             return
 
         count, render, build, prefix = _APIS[api]
@@ -748,7 +850,7 @@ class ModelServer:
             step_no, kind, error = None, "helper", self.scenario.get("error")
             blocks, tag = [{"text": self.scenario["helper_text"]}], f"fake_helper_{record['seq']}"
         self._update(record, kind=kind, step=step_no, error=error)
-        model = self.scenario["model"] or body.get("model") or "fake-model"
+        model = self.scenario["model"] or body.get("model") or _gemini_path_model(handler.path) or "fake-model"
         response_id = prefix + tag
 
         if error in ("auth", "rate"):
@@ -757,7 +859,7 @@ class ModelServer:
             handler.send_json(status, payload, {"retry-after": str(self.scenario["retry_after"])}
                               if error == "rate" else None)
             return
-        if not body.get("stream"):
+        if not _wants_stream(api, handler.path, body):
             self._update(record, status=200)
             handler.send_json(200, build(blocks, response_id, model))
             return

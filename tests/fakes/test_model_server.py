@@ -85,6 +85,27 @@ def responses_body(n_results: int = 0, tools: list | None = TOOLS_OPENAI) -> dic
     return body
 
 
+TOOLS_GEMINI = [{"functionDeclarations": [{"name": "Write", "parameters": {}}, {"name": "Edit", "parameters": {}}]}]
+GEMINI_STREAM = "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"
+
+
+def gemini_body(n_results: int = 0, tools: list | None = TOOLS_GEMINI) -> dict:
+    """A generateContent request carrying ``n_results`` functionResponse parts, as gemini resends its history."""
+    contents: list[dict[str, Any]] = [{"role": "user", "parts": [{"text": "hi"}]}]
+    for i in range(n_results):
+        contents.append({"role": "model", "parts": [{"functionCall": {"id": f"c{i}", "name": "Write", "args": {}}}]})
+        contents.append({"role": "user", "parts": [{"functionResponse": {"id": f"c{i}", "name": "Write",
+                                                                         "response": {"output": "ok"}}}]})
+    body: dict[str, Any] = {"contents": contents, "generationConfig": {"temperature": 1}}
+    if tools:
+        body["tools"] = tools
+    return body
+
+
+def gemini_parts(events: list[tuple[str | None, Any]]) -> list[dict[str, Any]]:
+    return [part for _, chunk in events for part in chunk["candidates"][0]["content"]["parts"]]
+
+
 def types(events: list[tuple[str | None, Any]]) -> list[str]:
     return [data["type"] for _, data in events if isinstance(data, dict) and "type" in data]
 
@@ -108,7 +129,7 @@ def test_shipped_scenarios_load(path: Path) -> None:
 
 
 def test_text_scenarios_stream_many_deltas() -> None:
-    for name in ("claude_text", "codex_text"):
+    for name in ("claude_text", "codex_text", "gemini_text"):
         blocks = load_scenario(name)["steps"][0]["blocks"]
         assert [len(text_deltas(b)) for b in blocks if "text" in b] == [200]
 
@@ -298,6 +319,67 @@ def test_chat_completions_stream() -> None:
 
 
 # ------------------------------------------------------------------------------------------------------------------
+# Gemini generateContent
+# ------------------------------------------------------------------------------------------------------------------
+
+
+def test_gemini_stream_one_part_per_chunk_and_last_chunk_finishes(server: ModelServer) -> None:
+    status, headers, raw = post(server.url, GEMINI_STREAM, gemini_body(0))
+    events = parse_sse(raw)
+    assert status == 200 and headers["content-type"] == "text/event-stream"
+    assert all(name is None for name, _ in events)  # Gemini SSE has no event: lines
+    assert all(len(chunk["candidates"][0]["content"]["parts"]) == 1 for _, chunk in events)
+    assert {chunk["candidates"][0]["content"]["role"] for _, chunk in events} == {"model"}
+    assert {chunk["modelVersion"] for _, chunk in events} == {"gemini-2.5-pro"}  # the model comes from the path
+    parts = gemini_parts(events)
+    assert "".join(p["text"] for p in parts if p.get("thought")) == "Plan it."
+    text = [p["text"] for p in parts if "text" in p and not p.get("thought")]
+    assert len(text) == 3 and "".join(text) == "Writing the file."
+    calls = [p["functionCall"] for p in parts if "functionCall" in p]
+    assert calls == [{"name": "Write", "args": {"file_path": "/proj/notes.txt", "content": "alpha\nbeta\n"}}]
+    finished = [chunk for _, chunk in events if "finishReason" in chunk["candidates"][0]]
+    assert finished == [events[-1][1]] and finished[0]["candidates"][0]["finishReason"] == "STOP"
+    assert "usageMetadata" in events[-1][1] and all("usageMetadata" not in c for _, c in events[:-1])
+    record = server.requests[-1]
+    assert record["api"] == "gemini" and record["kind"] == "step" and record["step"] == 0
+
+
+@pytest.mark.parametrize(("n_results", "expect"), [(1, "Edit"), (2, "Done editing."), (5, "Finished.")])
+def test_gemini_step_is_number_of_function_responses(server: ModelServer, n_results: int, expect: str) -> None:
+    parts = gemini_parts(parse_sse(post(server.url, GEMINI_STREAM, gemini_body(n_results))[2]))
+    names = [p["functionCall"]["name"] for p in parts if "functionCall" in p]
+    assert expect in names or "".join(p.get("text", "") for p in parts) == expect
+    assert server.requests[-1]["step"] == n_results
+
+
+def test_gemini_generate_content_answers_one_object(server: ModelServer) -> None:
+    status, headers, raw = post(server.url, "/v1beta/models/gemini-2.5-flash:generateContent", gemini_body(0))
+    answer = json.loads(raw)
+    assert status == 200 and headers["content-type"] == "application/json"
+    parts = answer["candidates"][0]["content"]["parts"]
+    assert parts[0] == {"text": "Plan it.", "thought": True} and parts[1] == {"text": "Writing the file."}
+    assert parts[2]["functionCall"]["name"] == "Write"
+    assert answer["candidates"][0]["finishReason"] == "STOP" and answer["modelVersion"] == "gemini-2.5-flash"
+    assert answer["usageMetadata"]["totalTokenCount"] > 0
+
+
+def test_gemini_helper_count_tokens_and_model_list(server: ModelServer) -> None:
+    parts = gemini_parts(parse_sse(post(server.url, GEMINI_STREAM, gemini_body(0, tools=None))[2]))
+    assert "".join(p["text"] for p in parts) == "A title" and server.requests[-1]["kind"] == "helper"
+    status, _, raw = post(server.url, "/v1beta/models/gemini-2.5-pro:countTokens", gemini_body(0))
+    assert status == 200 and json.loads(raw)["totalTokens"] > 0
+    with urllib.request.urlopen(server.url + "/v1beta/models", timeout=5) as response:
+        assert json.loads(response.read())["models"][0]["name"] == "models/fake-model"
+    assert [r["kind"] for r in server.requests[-2:]] == ["count_tokens", "models"]
+
+
+def test_gemini_empty_step_still_sends_a_finished_chunk() -> None:
+    with ModelServer({"delta_delay": 0, "steps": [{"blocks": []}]}) as srv:
+        events = parse_sse(post(srv.url, GEMINI_STREAM, gemini_body(0))[2])
+    assert len(events) == 1 and events[0][1]["candidates"][0]["finishReason"] == "STOP"
+
+
+# ------------------------------------------------------------------------------------------------------------------
 # Error modes
 # ------------------------------------------------------------------------------------------------------------------
 
@@ -312,7 +394,10 @@ def test_auth_error_bodies() -> None:
         assert status == 401 and json.loads(raw)["error"]["code"] == "invalid_api_key"
         status, _, _ = post(srv.url, "/v1/messages", anthropic_body(0, tools=None))  # helpers fail too
         assert status == 401
-        assert [r["error"] for r in srv.requests] == ["auth"] * 3
+        status, _, raw = post(srv.url, GEMINI_STREAM, gemini_body(0))
+        assert status == 401 and json.loads(raw)["error"] == {
+            "code": 401, "message": "API key not valid. Please pass a valid API key.", "status": "UNAUTHENTICATED"}
+        assert [r["error"] for r in srv.requests] == ["auth"] * 4
 
 
 def test_rate_limit_bodies_and_retry_after() -> None:
@@ -323,6 +408,9 @@ def test_rate_limit_bodies_and_retry_after() -> None:
         status, headers, raw = post(srv.url, "/v1/responses", responses_body(0))
         assert status == 429 and headers["retry-after"] == "7"
         assert json.loads(raw)["error"]["code"] == "rate_limit_exceeded"
+        status, headers, raw = post(srv.url, GEMINI_STREAM, gemini_body(0))
+        assert status == 429 and headers["retry-after"] == "7"
+        assert json.loads(raw)["error"]["status"] == "RESOURCE_EXHAUSTED" and json.loads(raw)["error"]["code"] == 429
 
 
 def test_step_level_error_only_hits_that_step() -> None:
