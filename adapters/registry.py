@@ -32,6 +32,7 @@ class AgentEntry:
     binary: str  # the executable looked up on PATH (ACP_MUX_<NAME>_BIN / --agent-bin override it)
     package: str  # where it comes from: npm or PyPI package name ("" when bundled)
     install_hint: str  # one command that installs it
+    requires: str = ""  # what that command needs besides npm/pip, e.g. "bun >= 1.3.14"
     # The agent's own terminal sign-in (`acp-mux --agent NAME --login` runs `<binary> *login_args`); () = none.
     login_args: tuple[str, ...] = ()
     auth_env: tuple[str, ...] = ()  # variables that authenticate without a login, first = the usual one
@@ -46,6 +47,13 @@ class AgentEntry:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "transports", MappingProxyType(dict(self.transports)))
+
+    @property
+    def install_text(self) -> str:
+        """The install command with what it needs, for messages."""
+        if not self.install_hint:
+            return "bundled with acp-mux"
+        return f"`{self.install_hint}`" + (f" (needs {self.requires})" if self.requires else "")
 
     @property
     def supported(self) -> bool:
@@ -167,14 +175,16 @@ _ROWS: tuple[AgentEntry, ...] = (
         display_name="oh-my-pi",
         binary="omp",
         package="@oh-my-pi/pi-coding-agent",
-        install_hint="npm install -g @oh-my-pi/pi-coding-agent (needs bun >= 1.3.14)",
+        install_hint="npm install -g @oh-my-pi/pi-coding-agent",
+        requires="bun >= 1.3.14",
     ),
     AgentEntry(
         name="openclaw",
         display_name="OpenClaw",
         binary="openclaw",
         package="openclaw",
-        install_hint="npm install -g openclaw (needs Node >= 24.16)",
+        install_hint="npm install -g openclaw",
+        requires="Node >= 24.16",
     ),
     AgentEntry(
         name="hermes",
@@ -188,7 +198,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         display_name="Scripted demo agent",
         binary=sys.executable,  # the bundled agent runs on the Python that runs acp-mux
         package="",
-        install_hint="nothing to install: bundled with acp-mux",
+        install_hint="",  # bundled with acp-mux
         auth_hint="No login needed.",
         transports={"scripted": "acp_mux.adapters.scripted:ScriptedAdapter"},
         status="bundled scripted agent: streams text and thoughts, writes and edits a file with permission, "
@@ -275,7 +285,7 @@ def locate_binary(row: AgentEntry, override: str | None = None, env: Mapping[str
 def missing_binary_help(row: AgentEntry, problem: str) -> str:
     """The whole message for an agent whose executable is missing: what, how to install, how to point at it."""
     return (
-        f"{row.display_name} cannot start: {problem}. Install it with `{row.install_hint}`, "
+        f"{row.display_name} cannot start: {problem}. Install it with {row.install_text}, "
         f"or set {row.bin_env_var}=/path/to/{row.binary} (or pass --agent-bin) in the editor's config for acp-mux. "
         f"`acp-mux doctor {row.name}` checks the setup."
     )

@@ -100,7 +100,7 @@ def report(name: str, env: Mapping[str, str] | None = None) -> Report:
     if not path and env.get(row.bin_env_var):
         steps.append(f"fix {row.bin_env_var} (the path of the {row.binary} executable) or unset it")
     elif not path:
-        steps.append(f"install: {row.install_hint}, or set {row.bin_env_var}=/path/to/{row.binary}")
+        steps.append(f"install: {row.install_text}, or set {row.bin_env_var}=/path/to/{row.binary}")
     if not authenticated:
         steps.append(f"sign in: {_sign_in(row)}")
     steps.append(f"then an editor runs: acp-mux --agent {name}" if steps else f"an editor runs: acp-mux --agent {name}")

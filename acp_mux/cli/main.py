@@ -211,6 +211,6 @@ def run_login(adapter, binary: str | None) -> int:  # noqa: ANN001
     try:
         os.execvp(command, [command, *adapter.login_args])
     except OSError as exc:
-        print(f"acp-mux: cannot run {command}: {exc}. {adapter.install_hint}", file=sys.stderr)
+        print(f"acp-mux: cannot run {command}: {exc}. Install: {adapter.entry.install_text}", file=sys.stderr)
         return 127
     return 0

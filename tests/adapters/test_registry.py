@@ -30,7 +30,7 @@ def test_ten_agents_and_the_demo_each_with_one_row():
     assert len(AGENT_NAMES) == 10 and len(set(AGENT_NAMES)) == 10
     assert set(ENTRIES) == {*AGENT_NAMES, DEMO_AGENT}
     for name, row in ENTRIES.items():
-        assert row.name == name and row.display_name and row.binary and row.install_hint
+        assert row.name == name and row.display_name and row.binary and row.install_text
 
 
 @pytest.mark.parametrize("name", [n for n, row in ENTRIES.items() if row.supported])

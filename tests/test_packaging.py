@@ -1,0 +1,148 @@
+"""Ready to publish and to be listed in the ACP registry.
+
+The generated files (README agents table, ``packaging/acp-registry/*``) match the agent table; the icon is what
+the registry accepts (16×16, monochrome through ``currentColor``); the distribution name can be registered; and a
+wheel built from this checkout runs with ``uvx --from <wheel> acp-mux --agent demo`` in an environment that holds
+nothing else, answering a whole prompt turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+
+import acp
+import pytest
+
+from acp_mux import __version__
+from acp_mux.adapters.registry import ENTRIES
+from acp_mux.cli.main import build_parser
+from tests.e2e.clis import cache_dir
+from tests.server.client import RecordingClient
+from tools import sync_agents
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+REQUIRED = os.environ.get("ACP_MUX_REQUIRE_CLIS") == "1"
+
+
+def test_generated_files_match_the_agent_table():
+    assert sync_agents.stale() == [], "run: python tools/sync_agents.py"
+
+
+def test_the_distribution_name_can_be_registered_and_keeps_the_command():
+    # PyPI compares names with separators removed; `acpmux` exists, so acp-mux / acp_mux / acp.mux are refused.
+    assert re.sub(r"[-_.]+", "", PROJECT["name"].lower()) != "acpmux"
+    assert PROJECT["scripts"] == {"acp-mux": "acp_mux.cli.main:main"}
+    assert PROJECT["version"] == __version__
+    assert PROJECT["license"] == "MIT" and (ROOT / "LICENSE").is_file()  # an SPDX expression, not a table
+
+
+def test_registry_entries_run_supported_agents_with_this_version():
+    folders = sorted((ROOT / "packaging" / "acp-registry").iterdir())
+    assert folders
+    for folder in folders:
+        entry = json.loads((folder / "agent.json").read_text())
+        assert re.fullmatch(r"[a-z][a-z0-9-]*", entry["id"]) and entry["id"] == folder.name
+        assert entry["version"] == __version__ and re.fullmatch(r"\d+\.\d+\.\d+", entry["version"])
+        uvx = entry["distribution"]["uvx"]
+        assert uvx["package"] == f"{PROJECT['name']}=={__version__}" and uvx["cmd"] == "acp-mux"
+        agent = build_parser().parse_args(uvx["args"]).agent
+        assert ENTRIES[agent].supported and ENTRIES[agent].login_args, agent  # the registry demands a login
+
+
+def test_the_icon_is_16_by_16_and_monochrome():
+    svg = ET.parse(ROOT / "packaging" / "icon.svg").getroot()
+    assert svg.get("width") == svg.get("height") == "16" and svg.get("viewBox") == "0 0 16 16"
+    for element in svg.iter():
+        for attribute in ("fill", "stroke", "color", "stop-color"):
+            value = element.get(attribute)
+            assert value in (None, "currentColor", "none", "inherit"), (element.tag, attribute, value)
+        assert "style" not in element.attrib, element.tag
+
+
+# ── the wheel, run by uvx ──────────────────────────────────────────────────────────────────────────────────────
+def _uv() -> str:
+    found = shutil.which("uv", path=os.path.dirname(sys.executable)) or shutil.which("uv")
+    if found:
+        return found
+    target = cache_dir() / "uv"
+    if not (target / "bin" / "uv").exists():
+        out = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--target", str(target), "uv"],
+                             capture_output=True, text=True, timeout=600)
+        if out.returncode != 0:
+            reason = f"uv is not installed and `pip install uv` failed: {out.stderr.strip()[-300:]}"
+            pytest.fail(reason) if REQUIRED else pytest.skip(reason)
+    return str(target / "bin" / "uv")
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """Built from a copy of the source: setuptools never prunes its build/ folder, so a wheel built in a used
+    checkout could carry modules that no longer exist."""
+    source = tmp_path_factory.mktemp("source") / "acp-mux"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "benchmarks", "tests"))
+    out_dir = tmp_path_factory.mktemp("wheel")
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out_dir), str(source)],
+                           capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, build.stderr[-2000:]
+    (path,) = out_dir.glob("*.whl")
+    return path
+
+
+def test_the_wheel_holds_only_acp_mux(wheel):
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+    dist = f"{PROJECT['name'].replace('-', '_')}-{__version__}.dist-info"
+    assert {n.split("/")[0] for n in names} == {"acp_mux", dist}
+    assert f"{dist}/licenses/LICENSE" in names
+    assert "acp_mux/adapters/registry.py" in names and "acp_mux/translation/__init__.py" in names
+
+
+def test_uvx_runs_the_wheel_as_an_editor_would(wheel, tmp_path):
+    uv = _uv()
+    home = tmp_path / "home"
+    work = tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    env = {
+        "HOME": str(home),
+        "PATH": os.pathsep.join(p for p in ("/usr/local/bin", "/usr/bin", "/bin") if os.path.isdir(p)),
+        "UV_CACHE_DIR": str(cache_dir() / "uv-cache"),  # dependencies are fetched once, not on every run
+        "UV_PYTHON_DOWNLOADS": "never",
+        "UV_NO_CONFIG": "1",
+        "ACP_MUX_STATE_DIR": str(tmp_path / "state"),
+    }
+    for var in ("SSL_CERT_FILE", "SSL_CERT_DIR", "TMPDIR"):
+        if os.environ.get(var):
+            env[var] = os.environ[var]
+    argv = ["tool", "run", "--isolated", "--python", sys.executable, "--from", str(wheel), "acp-mux", "--agent", "demo"]
+    probe = subprocess.run([uv, *argv[:-2], "--version"], env=env, capture_output=True, text=True, timeout=600)
+    if probe.returncode != 0 and "pypi.org" in probe.stderr and not REQUIRED:
+        pytest.skip(f"uvx could not fetch the dependencies from PyPI: {probe.stderr.strip()[-300:]}")
+    assert probe.returncode == 0, probe.stderr[-2000:]
+    assert probe.stdout.strip() == f"acp-mux {__version__}"
+
+    async def turn() -> RecordingClient:
+        client = RecordingClient()
+        async with acp.spawn_agent_process(client, uv, *argv, env=env, cwd=str(work),
+                                           transport_kwargs={"stderr": None}) as (conn, _proc):
+            init = await conn.initialize(protocol_version=1)
+            assert init.agent_info.name == "acp-mux" and init.agent_info.version == __version__
+            session = await conn.new_session(cwd=str(work), mcp_servers=[])
+            result = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("hello from uvx")])
+            assert result.stop_reason == "end_turn"
+        return client
+
+    client = asyncio.run(asyncio.wait_for(turn(), timeout=120))
+    assert "You said: hello from uvx" in client.text()
