@@ -1,0 +1,73 @@
+"""Fake ACP agent for the capture tool's tests: one short, fixed turn over JSON-RPC lines.
+
+initialize advertises loadSession; session/new answers session "s-1"; session/load answers {} (any id);
+everything else is -32601. session/prompt streams one agent_message_chunk "hello from <cwd>", waits up to
+0.5 s for a session/cancel (then answers stopReason "cancelled"), asks session/request_permission for tool call
+"t1" (options allow_once / allow_always / reject_once), then, when the client advertised fs.readTextFile, reads
+<cwd>/missing.txt through the client, and answers stopReason "end_turn" with the chosen option id in _meta.
+"""
+
+import json
+import select
+import sys
+
+state = {"cwd": "", "fs": False, "next_id": 100}
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def read(timeout=None):
+    if timeout is not None and not select.select([sys.stdin], [], [], timeout)[0]:
+        return None
+    line = sys.stdin.readline()
+    return json.loads(line) if line.strip() else None
+
+
+def ask(method, params):
+    """A request to the client; returns its response (nothing else arrives meanwhile in this script)."""
+    state["next_id"] += 1
+    send({"jsonrpc": "2.0", "id": state["next_id"], "method": method, "params": params})
+    return read()
+
+
+def prompt(request):
+    session = request["params"]["sessionId"]
+    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": {
+        "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hello from " + state["cwd"]}}}})
+    early = read(timeout=0.5)
+    if early is not None and early.get("method") == "session/cancel":
+        return {"stopReason": "cancelled"}
+    options = [{"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+               {"optionId": "always", "name": "Always", "kind": "allow_always"},
+               {"optionId": "no", "name": "Reject", "kind": "reject_once"}]
+    answer = ask("session/request_permission", {"sessionId": session, "options": options,
+                                                "toolCall": {"toolCallId": "t1", "title": "Write", "kind": "edit"}})
+    if state["fs"]:
+        ask("fs/read_text_file", {"sessionId": session, "path": state["cwd"] + "/missing.txt"})
+    return {"stopReason": "end_turn", "_meta": {"chosen": answer["result"]["outcome"].get("optionId")}}
+
+
+def main():
+    while (message := read()) is not None:
+        method, params = message.get("method"), message.get("params") or {}
+        if method == "initialize":
+            state["fs"] = bool(params["clientCapabilities"]["fs"]["readTextFile"])
+            result = {"protocolVersion": 1, "agentCapabilities": {"loadSession": True}, "authMethods": []}
+        elif method == "session/new":
+            state["cwd"] = params["cwd"]
+            result = {"sessionId": "s-1"}
+        elif method == "session/load":
+            state["cwd"] = params["cwd"]
+            result = {}
+        elif method == "session/prompt":
+            result = prompt(message)
+        else:
+            send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "no " + method}})
+            continue
+        send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+
+main()
