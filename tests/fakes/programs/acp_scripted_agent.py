@@ -1,7 +1,7 @@
 """Fake ACP agent for the capture tool's tests: one short, fixed turn over JSON-RPC lines.
 
-initialize advertises loadSession; session/new answers session "s-1"; session/load answers {} (any id);
-everything else is -32601. session/prompt streams one agent_message_chunk "hello from <cwd>", waits up to
+initialize advertises loadSession; session/new answers session "s-1"; session/load and session/set_mode answer {}
+(any id); everything else is -32601. session/prompt streams one agent_message_chunk "hello from <cwd>", waits up to
 0.5 s for a session/cancel (then answers stopReason "cancelled"), asks session/request_permission for tool call
 "t1" (options allow_once / allow_always / reject_once), then, when the client advertised fs.readTextFile, reads
 <cwd>/missing.txt through the client, and answers stopReason "end_turn" with the chosen option id in _meta.
@@ -61,6 +61,8 @@ def main():
             result = {"sessionId": "s-1"}
         elif method == "session/load":
             state["cwd"] = params["cwd"]
+            result = {}
+        elif method == "session/set_mode":
             result = {}
         elif method == "session/prompt":
             result = prompt(message)
