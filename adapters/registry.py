@@ -41,7 +41,7 @@ class AgentEntry:
     # "login found" only when one exists. Logins kept in a keychain are not seen: doctor says "not checked".
     login_files: tuple[str, ...] = ()
     # Transport name -> "module:Class", in order; the first is the default. Empty: not supported yet.
-    transports: Mapping[str, str] = field(default_factory=dict)
+    transports: Mapping[str, str] = field(default_factory=dict, hash=False)
     tested_version: str = ""  # the CLI version the end-to-end tests pin ("" = none yet)
     status: str = ""  # one line: what works through acp-mux
 

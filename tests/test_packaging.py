@@ -146,3 +146,26 @@ def test_uvx_runs_the_wheel_as_an_editor_would(wheel, tmp_path):
 
     client = asyncio.run(asyncio.wait_for(turn(), timeout=120))
     assert "You said: hello from uvx" in client.text()
+
+
+def _registry_auth_types(methods: list[dict]) -> list[str]:
+    """Each method's type as the ACP registry's validator reads it: ``type``, else ``_meta`` terminal-auth, else
+    "agent"."""
+    return [m.get("type") or ("terminal" if "terminal-auth" in (m.get("_meta") or {}) else "agent") for m in methods]
+
+
+@pytest.mark.parametrize("folder", sorted(p.name for p in (ROOT / "packaging" / "acp-registry").iterdir()))
+def test_each_listed_agent_offers_a_login_even_where_its_cli_is_missing(folder, tmp_path):
+    """The registry's CI starts the entry in an empty HOME, without the agent CLI, and needs an auth method of type
+    "agent" or "terminal" in the initialize answer."""
+    args = json.loads((ROOT / "packaging" / "acp-registry" / folder / "agent.json").read_text())["distribution"]["uvx"]["args"]
+    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": 1, "clientInfo": {"name": "validator", "version": "1.0.0"},
+        "clientCapabilities": {"terminal": True, "fs": {"readTextFile": True, "writeTextFile": True},
+                               "_meta": {"terminal_output": True, "terminal-auth": True}}}}
+    env = {"HOME": str(tmp_path), "PATH": "/nonexistent", "TERM": "dumb", "ACP_MUX_STATE_DIR": str(tmp_path / "s")}
+    out = subprocess.run([sys.executable, "-m", "acp_mux", *args], input=json.dumps(request) + "\n", env=env,
+                         capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    reply = json.loads(out.stdout.splitlines()[0])
+    methods = reply["result"]["authMethods"]
+    assert {"agent", "terminal"} & set(_registry_auth_types(methods)), methods
