@@ -210,6 +210,18 @@ class AgentAdapter:
         """Change the permission mode of a live process; False when it needs a restart to apply."""
         return False
 
+    def set_model(self, model: str, ctx: ParseContext) -> bool:
+        """Change the model of a live process; False when it needs a restart to apply (the default)."""
+        return False
+
+    def set_config_option(self, option_id: str, value: Any, ctx: ParseContext) -> bool:
+        """Pass a setting the agent itself offered through to it; False when the agent has no such thing."""
+        return False
+
+    def respond_client_request(self, request_id: str, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> None:
+        """Answer a ``client_request`` this adapter emitted (agents that ask the client for files or terminals)."""
+        raise NotImplementedError(f"{self.name} makes no client requests")
+
     def finish(self, status: ExitStatus, ctx: ParseContext) -> Iterable[BaseEvent]:
         """Events owed at process exit: close what is open; a silent non-zero exit becomes a crash."""
         return ctx.finish(status)

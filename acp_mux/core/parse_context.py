@@ -142,8 +142,12 @@ class ParseContext:
         return [ev.ThinkingStopEvent(thinking=text)]
 
     # ── tools ──────────────────────────────────────────────────────────────────────────────────────────────────
-    def tool_start(self, tool_id: str, name: str, tool_input: Any = None) -> list[BaseEvent]:
-        """Announce a tool call; with a complete ``tool_input`` it is also ready at once."""
+    def tool_start(
+        self, tool_id: str, name: str, tool_input: Any = None, *, display: Any = None, ready: bool | None = None
+    ) -> list[BaseEvent]:
+        """Announce a tool call; with a complete ``tool_input`` (or ``ready=True``) it is also ready at once.
+
+        ``display`` carries the agent's own display hints (:class:`acp_mux.core.events.ToolDisplay`)."""
         if tool_id in self.tools:
             return self.tool_ready(tool_id, tool_input) if tool_input is not None else []
         events = self.begin_turn() + self.end_thinking() + self.end_text()
@@ -151,9 +155,13 @@ class ParseContext:
         self.tools[tool_id] = state
         if tool_input is not None:
             state.input_json = _as_json(tool_input)
-        events.append(ev.ToolCallStartEvent(tool_call_id=tool_id, tool_name=name, input_accumulated=state.input_json))
-        if tool_input is not None:
-            events += self.tool_ready(tool_id, tool_input)
+        events.append(
+            ev.ToolCallStartEvent(
+                tool_call_id=tool_id, tool_name=name, input_accumulated=state.input_json, display=display
+            )
+        )
+        if ready if ready is not None else tool_input is not None:
+            events += self.tool_ready(tool_id, tool_input if tool_input is not None else {})
         return events
 
     def tool_input_delta(self, tool_id: str, delta: str) -> list[BaseEvent]:
@@ -172,7 +180,7 @@ class ParseContext:
         state.input, state.ready = tool_input, True
         return [ev.ToolCallReadyEvent(tool_call_id=tool_id, tool_name=state.name, input=tool_input)]
 
-    def tool_result(self, tool_id: str, output: Any) -> list[BaseEvent]:
+    def tool_result(self, tool_id: str, output: Any, *, display: Any = None) -> list[BaseEvent]:
         state = self.tools.get(tool_id)
         if state is None:
             return []
@@ -180,18 +188,24 @@ class ParseContext:
         del self.tools[tool_id]
         events.append(
             ev.ToolResultEvent(
-                tool_call_id=tool_id, tool_name=state.name, output=output, duration_ms=now_ms() - state.started_ms
+                tool_call_id=tool_id,
+                tool_name=state.name,
+                output=output,
+                duration_ms=now_ms() - state.started_ms,
+                display=display,
             )
         )
         return events
 
-    def tool_error(self, tool_id: str, error: str) -> list[BaseEvent]:
+    def tool_error(self, tool_id: str, error: str, *, display: Any = None) -> list[BaseEvent]:
         state = self.tools.get(tool_id)
         if state is None:
             return []
         events = self.tool_ready(tool_id)
         del self.tools[tool_id]
-        events.append(ev.ToolErrorEvent(tool_call_id=tool_id, tool_name=state.name, error=error or "tool failed"))
+        events.append(
+            ev.ToolErrorEvent(tool_call_id=tool_id, tool_name=state.name, error=error or "tool failed", display=display)
+        )
         return events
 
     def tool_name(self, tool_id: str) -> str | None:

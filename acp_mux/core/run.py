@@ -171,6 +171,7 @@ class RunHandle:
         self._interrupted = False
         self._exit: ExitStatus | None = None
         self._result_future: asyncio.Future[RunResult] = asyncio.get_running_loop().create_future()
+        self._spawned = asyncio.Event()  # the process runs and the adapter's start() went out: input may follow
         self._task = asyncio.get_running_loop().create_task(self._main(), name=f"run-{self.run_id}")
 
     # ── consumption ────────────────────────────────────────────────────────────────────────────────────────────
@@ -241,6 +242,8 @@ class RunHandle:
         self._require_active()
         if isinstance(prompt, str):
             prompt = Prompt.of_text(prompt)
+        await self._until_spawned()
+        self._require_active()
         try:
             self.adapter.send_prompt(prompt, self.ctx)
         except NotImplementedError as exc:
@@ -280,6 +283,28 @@ class RunHandle:
         return applied
 
     # ── control ────────────────────────────────────────────────────────────────────────────────────────────────
+    async def set_model(self, model: str) -> bool:
+        """Switch the live process's model in-protocol; False when the agent needs a restart for it."""
+        if self.done or not self.adapter.set_model(model, self.ctx):
+            return False
+        self.model = model
+        await self._flush()
+        return True
+
+    async def set_config_option(self, option_id: str, value: Any) -> bool:
+        """Pass a setting the agent offered through to it; False when it has no such setting."""
+        if self.done or not self.adapter.set_config_option(option_id, value, self.ctx):
+            return False
+        await self._flush()
+        return True
+
+    async def answer_client_request(self, request_id: str, result: Any = None, error: dict[str, Any] | None = None) -> None:
+        """Deliver the editor's answer to a ``client_request`` event (a file read, a terminal) to the agent."""
+        if self.done:
+            return
+        self.adapter.respond_client_request(request_id, result, error, self.ctx)
+        await self._flush()
+
     async def interrupt(self) -> None:
         self._require_active()
         self.state = RunState.INTERRUPTED
@@ -479,6 +504,17 @@ class RunHandle:
         await self._flush()
 
     # ── I/O ────────────────────────────────────────────────────────────────────────────────────────────────────
+    async def _until_spawned(self) -> None:
+        """A run started without a prompt (warmed ahead of the first one) may still be spawning when the prompt
+        comes: wait until its process runs and its handshake is out, so nothing is written before it."""
+        if self._spawned.is_set():
+            return
+        spawned = asyncio.ensure_future(self._spawned.wait())
+        try:
+            await asyncio.wait({spawned, self._task}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            spawned.cancel()
+
     async def _flush(self) -> None:
         out = self.ctx.take_outbox()
         if out:
@@ -537,6 +573,7 @@ class RunHandle:
         try:
             self.adapter.start(self.options, self.ctx)
             await self._flush()
+            self._spawned.set()
             async for line in proc.lines():
                 if self.state == RunState.SPAWNED:
                     self.state = RunState.RUNNING

@@ -1,7 +1,8 @@
 """The ACP agent the editor talks to: thin methods that validate, then delegate to live sessions.
 
 ``initialize`` is answered from the adapter's declared capabilities without spawning anything. Sessions are kept
-in the store so list/load/resume work after a restart; the agent process starts with the first prompt.
+in the store so list/load/resume work after a restart. The agent starts in the background right after a session is
+opened (the answer never waits for it); modes, models and settings it reports later reach the editor as updates.
 """
 
 from __future__ import annotations
@@ -176,7 +177,7 @@ class AcpServer:
 
     async def set_mode(self, params: dict[str, Any]) -> dict[str, Any]:
         session = self._session(params)
-        await session.set_mode(self._valid_mode(params.get("modeId")))
+        await session.set_mode(self._valid_mode(session, params.get("modeId")))
         self._announce_mode(session.id)
         return {}
 
@@ -196,12 +197,16 @@ class AcpServer:
         session = self._session(params)
         config_id, value = params.get("configId"), params.get("value")
         if config_id == "mode":
-            await session.set_mode(self._valid_mode(value))
+            await session.set_mode(self._valid_mode(session, value))
             self._announce_mode(session.id, with_config_options=False)
         elif config_id == "model":
-            if not isinstance(value, str) or (self.adapter.models and value not in self.adapter.models):
-                raise RpcError(INVALID_PARAMS, f"unknown model {value!r}; choose one of {list(self.adapter.models)}")
+            if not isinstance(value, str) or not session.settings.has_model(value):
+                choices = [m for m, _ in session.settings.models]
+                raise RpcError(INVALID_PARAMS, f"unknown model {value!r}; choose one of {choices}")
             await session.set_model(value)
+        elif session.settings.agent_option(config_id) is not None:
+            if not await session.set_agent_option(str(config_id), value):
+                raise RpcError(INVALID_PARAMS, f"{self.adapter.display_name} is not running; try again in a moment")
         else:
             raise RpcError(INVALID_PARAMS, f"unknown config option {config_id!r}")
         return {"configOptions": self._config_options(session)}
@@ -233,6 +238,7 @@ class AcpServer:
             writable=self.conn.writable,
             mcp_servers=params.get("mcpServers") or [],
             mode_changed=lambda mode: self._announce_mode(record.session_id),
+            client_capabilities=self.client_capabilities,
         )
         self.sessions[record.session_id] = session
         return session
@@ -254,10 +260,9 @@ class AcpServer:
     def _notify(self, session_id: str, update: dict[str, Any]) -> None:
         self.conn.notify("session/update", {"sessionId": session_id, "update": update})
 
-    def _valid_mode(self, mode: Any) -> str:
-        ids = [m.id for m in self.adapter.modes]
-        if mode not in ids:
-            raise RpcError(INVALID_PARAMS, f"unknown mode {mode!r}; choose one of {ids}")
+    def _valid_mode(self, session: LiveSession, mode: Any) -> str:
+        if not session.settings.has_mode(mode):
+            raise RpcError(INVALID_PARAMS, f"unknown mode {mode!r}; choose one of {[m.id for m in session.settings.modes]}")
         return str(mode)
 
     def _current_mode(self, session: LiveSession) -> str | None:
@@ -266,47 +271,22 @@ class AcpServer:
 
     def _session_state(self, session: LiveSession) -> dict[str, Any]:
         state: dict[str, Any] = {"sessionId": session.id}
-        if self.adapter.modes:
-            state["modes"] = {
-                "currentModeId": self._current_mode(session),
-                "availableModes": [{"id": m.id, "name": m.name, "description": m.description} for m in self.adapter.modes],
-            }
+        modes = session.settings.modes_state()
+        if modes:
+            state["modes"] = modes
         options = self._config_options(session)
         if options:
             state["configOptions"] = options
         return state
 
     def _config_options(self, session: LiveSession) -> list[dict[str, Any]]:
-        options = []
-        if self.adapter.modes:
-            options.append(
-                {
-                    "id": "mode",
-                    "name": "Mode",
-                    "category": "mode",
-                    "type": "select",
-                    "currentValue": self._current_mode(session),
-                    "options": [{"value": m.id, "name": m.name, "description": m.description} for m in self.adapter.modes],
-                }
-            )
-        if self.adapter.models:
-            current = session.record.model or self.adapter.models[0]
-            options.append(
-                {
-                    "id": "model",
-                    "name": "Model",
-                    "category": "model",
-                    "type": "select",
-                    "currentValue": current,
-                    "options": [{"value": m, "name": m} for m in self.adapter.models],
-                }
-            )
-        return options
+        return session.settings.config_options()
 
     async def _announce(self, session: LiveSession) -> None:
         """After new/load/resume: the commands the user can type (agent commands are added as the agent reports)."""
-        # The answer is out; load the event machinery now, while the user types, not when the first prompt comes.
+        # The answer is out: start the agent and load the event machinery now, while the user types.
         importlib.import_module("acp_mux.core.events")
+        session.warm()
         commands = getattr(self.adapter, "slash_commands", ())
         if commands:
             self._notify(

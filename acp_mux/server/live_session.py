@@ -1,7 +1,9 @@
 """One live ACP session: its agent process, its prompt turns, its permissions, its cancel.
 
 Flow of a turn: ACP content → adapter prompt → RunHandle (new process, or the next turn of a live one) → events →
-translator → ``session/update``. Approval events become ``session/request_permission`` for the tool call the
+translator → ``session/update``. The agent's process starts in the background as soon as the session exists
+(:meth:`LiveSession.warm`), so the first prompt finds it ready; what the agent reports outside a turn (its modes,
+models, settings, commands) and its requests for the editor's files or terminals are handled as they arrive. Approval events become ``session/request_permission`` for the tool call the
 editor was already shown; "always" answers are remembered here. Every turn ends: cancel interrupts, then escalates
 to terminating the process group within a bounded time, and the prompt answers ``cancelled``.
 """
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.interaction import Approve, Deny
 from acp_mux.server.rpc import INVALID_PARAMS, RpcError
+from acp_mux.server.session_settings import SessionSettings
 from acp_mux.server.store import SessionRecord, SessionStore, TranscriptBuffer
 from acp_mux.adapters.base import AgentAdapter
 from acp_mux.translation.permissions import (
@@ -68,6 +71,7 @@ class LiveSession:
         writable: Callable[[], Awaitable[None]] | None = None,
         mcp_servers: list[dict[str, Any]] | None = None,
         mode_changed: Callable[[str], None] | None = None,
+        client_capabilities: dict[str, Any] | None = None,
     ) -> None:
         self.record = record
         self.adapter = adapter
@@ -78,6 +82,9 @@ class LiveSession:
         self._writable = writable  # waits while the editor is not reading what we already sent
         self.mcp_servers = mcp_servers or []
         self._mode_changed = mode_changed  # the server tells the editor (current_mode_update, config options)
+        self.client_capabilities = client_capabilities or {}
+        self.settings = SessionSettings.declared(adapter, record.mode or config.mode, record.model or config.model)
+        self._side_tasks: set[asyncio.Task[None]] = set()  # editor requests made for the agent (fs, terminal)
         self.rules = PermissionRules()
         self.translator = UpdateTranslator(
             adapter.tool_table, record.cwd, terminal_output_meta=config.terminal_output_meta
@@ -139,14 +146,33 @@ class LiveSession:
         else:
             handle = None
         if handle is None:
-            from acp_mux.core.run import start_run  # deferred to the first turn: run.py (and ulid) slow down cold start
-
             if self.handle is not None:
                 await self.handle.abort(0.5)
-            handle = self.handle = start_run(self.adapter, self._run_options(prompt))
+            handle = self._start_handle(prompt)
             events = handle.events(from_start=True, lossless=True)
-            handle.on("session_start", self._on_native_session)
         return await self._consume(handle, events)
+
+    def warm(self) -> None:
+        """Start the agent now, without a prompt, so the first prompt finds it ready (agents that keep one process
+        for the whole session). A failure here (missing binary, auth) surfaces on the first prompt, as without it."""
+        if not self.adapter.capabilities.persistent_process or self.handle is not None:
+            return
+        try:
+            self._start_handle(None)
+        except Exception as exc:  # never let warming break the session: the first prompt will try again
+            log.info("warming %s failed: %s", self.adapter.name, exc)
+            self.handle = None
+
+    def _start_handle(self, prompt: Any) -> RunHandle:
+        from acp_mux.core.run import start_run  # deferred until a session exists: run.py (and ulid) slow cold start
+
+        handle = self.handle = start_run(self.adapter, self._run_options(prompt))
+        handle.on("session_start", self._on_native_session)
+        for event_type in ("session_options", "mode_change"):
+            handle.on(event_type, self._on_settings)
+        handle.on("commands_update", self._on_commands)
+        handle.on("client_request", lambda event: self._side_task(self._serve_client_request(handle, event)))
+        return handle
 
     async def _consume(self, handle: RunHandle, events: Any) -> dict[str, Any]:
         outcome: TurnOutcome | None = None
@@ -198,6 +224,7 @@ class LiveSession:
             env=self.config.env,
             extra_args=list(self.config.extra_args),
             mcp_servers=self.mcp_servers,
+            client_capabilities=self.client_capabilities,
             approval_mode="prompt",
             inactivity_timeout_s=self.config.inactivity_timeout_s,
             grace_period_s=TERMINATE_GRACE_S,
@@ -207,6 +234,36 @@ class LiveSession:
         if self.record.native_session_id != event.session_id:
             self.record.native_session_id = event.session_id
             self.store.save(self.record)
+
+    # ── what the agent reports outside the turn ────────────────────────────────────────────────────────────────
+    def _on_settings(self, event: Any) -> None:
+        mode_before = self.settings.current_mode
+        if not self.settings.apply(event):
+            return
+        if self.settings.current_mode != mode_before and self.settings.current_mode:
+            self.record.mode = self.settings.current_mode
+            self._send_update(self.id, {"sessionUpdate": "current_mode_update", "currentModeId": self.settings.current_mode})
+        self._send_update(self.id, {"sessionUpdate": "config_option_update", "configOptions": self.settings.config_options()})
+
+    def _on_commands(self, event: Any) -> None:
+        commands = [{"name": c.name, "description": c.description} for c in event.commands]
+        self._send_update(self.id, {"sessionUpdate": "available_commands_update", "availableCommands": commands})
+
+    def _side_task(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
+
+    async def _serve_client_request(self, handle: RunHandle, event: Any) -> None:
+        """The agent asks for something the editor offers (a file from its buffers, a terminal): ask the editor in
+        this session's name, and always answer the agent, with the editor's result or its error."""
+        try:
+            result = await self._request(event.method, {**event.params, "sessionId": self.id})
+        except Exception as exc:
+            error = {"code": getattr(exc, "code", -32603), "message": getattr(exc, "message", None) or str(exc) or "the editor failed"}
+            await handle.answer_client_request(event.request_id, error=error)
+            return
+        await handle.answer_client_request(event.request_id, result=result)
 
     def _maybe_title(self, text: str) -> None:
         if self.record.title or not text.strip():
@@ -253,7 +310,7 @@ class LiveSession:
 
     async def _leave_read_only_mode(self, handle: RunHandle, event: Any, tool_id: str, view: Any) -> None:
         """The agent asks to leave plan mode: the user picks the mode to continue in, or keeps planning."""
-        names = {m.id: m.name for m in self.adapter.modes}
+        names = {m.id: m.name for m in self.settings.modes}
         targets = [(m, names.get(m, m)) for m in self.adapter.plan_exit_modes]
         self.translator.remember_approval(event.interaction_id, tool_id)
         response = await self._ask_editor(handle, event, tool_id, view, mode_exit_options(targets))
@@ -345,11 +402,10 @@ class LiveSession:
 
     def mode_info(self) -> Any:
         """The session's current mode (``ModeInfo``), or None when the agent has no modes."""
-        current = self.record.mode or self.adapter.default_mode
-        return next((m for m in self.adapter.modes if m.id == current), self.adapter.modes[0] if self.adapter.modes else None)
+        return self.settings.mode_info()
 
     async def set_mode(self, mode: str) -> None:
-        self.record.mode = mode
+        self.record.mode = self.settings.current_mode = mode
         self.store.save(self.record)
         if self.handle is not None and self.handle.usable:
             if not await self.handle.set_mode(mode):
@@ -357,13 +413,22 @@ class LiveSession:
                 self.handle = None
 
     async def set_model(self, model: str) -> None:
-        self.record.model = model
+        self.record.model = self.settings.current_model = model
         self.store.save(self.record)
+        if self.handle is not None and self.handle.usable and await self.handle.set_model(model):
+            return
         if self.handle is not None and not self.handle.done:
-            await self.handle.close(0.5)  # models are a spawn argument: the next prompt resumes with the new one
+            await self.handle.close(0.5)  # a spawn argument for this agent: the next prompt resumes with the new one
             self.handle = None
 
+    async def set_agent_option(self, option_id: str, value: Any) -> bool:
+        """A setting the agent itself offered (not mode or model): passed through to the live agent."""
+        handle = self.handle
+        return handle is not None and handle.usable and await handle.set_config_option(option_id, value)
+
     async def close(self) -> None:
+        for task in list(self._side_tasks):
+            task.cancel()
         await self.cancel()
         if self.handle is not None:
             await self.handle.close(1.0)

@@ -1,0 +1,776 @@
+"""The ACP-client transport family: agents that speak ACP themselves (gemini, copilot, opencode, omp, hermes,
+cursor; openclaw through its gateway).
+
+acp-mux is an ACP *client* toward these agents and an ACP agent toward the editor. Their ``session/update``
+notifications are not passed through: they become events of the one union (text, thoughts, tool calls with the
+agent's own display hints, plans, modes, commands, settings), so the same translation, permission rules, output
+bounds, errors and session store serve them as every other agent. What the agent sends is never shown less: every
+field the union cannot derive from a tool table travels as a display hint.
+
+The client side, as a careful ACP client does it:
+- ``initialize`` advertises only the capabilities the editor really has (``fs``, ``terminal``); requests for them
+  are relayed to the editor as ``client_request`` events. An agent that asks anyway gets a local answer for
+  ``fs/*`` confined to the session's cwd, and an error for anything else. Every request is answered.
+- ``session/new`` carries the editor's MCP servers; a run with a native session id resumes it
+  (``session/resume`` when offered, else ``session/load`` with the agent's replay suppressed: the bridge has its
+  own record), falling back to a new session with a visible note when the agent cannot.
+- Permission requests become ``approval_request`` about a tool call the editor has been shown (announced first
+  when the agent asks before describing it). The bridge's answer is mapped onto the option ids the agent offered.
+  "Always" is remembered by the bridge and answered to the agent as a one-time allow, so an agent's own "always"
+  (which may mean far more, e.g. gemini switching to auto-edit mode) never widens what the person's label said.
+- Cancel is ``session/cancel``; questions still open are answered ``cancelled``. The bridge escalates if the agent
+  does not stop (see ``LiveSession.cancel``).
+- A prompt that fails with a JSON-RPC error becomes a typed error event (auth, rate limit, other), never
+  ``end_turn``.
+
+Per-agent modules subclass :class:`AcpClientAdapter` and set only what is theirs: binary and ACP arguments, login,
+environment, and quirk hooks (:meth:`AcpClientAdapter.tool_name_of`, :meth:`AcpClientAdapter.repair_text`, ...).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterable
+
+from acp_mux import __version__
+from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, try_json
+from acp_mux.adapters.json_rpc_peer import INTERNAL_ERROR, METHOD_NOT_FOUND, JsonRpcPeer, error_message
+from acp_mux.core.contract import ApprovalDecision, RunOptions
+from acp_mux.core.event_codes import ErrorCode
+from acp_mux.core.lazy import lazy_module
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.process import ExitStatus, SpawnSpec
+from acp_mux.core.prompt import Prompt
+from acp_mux.translation.content import block_text, prompt_to_blocks
+
+if TYPE_CHECKING:
+    from acp_mux.core.events import BaseEvent, ToolDisplay
+
+ev = lazy_module("acp_mux.core.events")  # pydantic loads with the first event, not on the `initialize` path
+
+log = logging.getLogger(__name__)
+
+ACP_PROTOCOL_VERSION = 1
+CLIENT_INFO = {"name": "acp-mux", "title": "acp-mux", "version": __version__}
+MAX_LOCAL_READ_BYTES = 5_000_000
+_RATE_WORDS = ("429", "rate limit", "rate_limit", "quota", "resource_exhausted", "too many requests")
+_AUTH_WORDS = ("401", "403", "unauthorized", "unauthenticated", "api key", "api_key", "authentication", "auth_required")
+# ACP permission option kinds, by what the bridge wants to answer (first found wins).
+_ANSWER_KINDS = {
+    "allow": ("allow_once", "allow_always"),
+    "reject": ("reject_once", "reject_always"),
+}
+
+
+@dataclass
+class AcpRun:
+    """Everything one run of an ACP agent keeps (typed per-run state, kept in ``ctx.state``)."""
+
+    peer: JsonRpcPeer
+    options: RunOptions
+    agent_capabilities: dict[str, Any] = field(default_factory=dict)
+    session_id: str | None = None
+    ready: bool = False  # the agent's session exists: prompts may go out
+    loading: bool = False  # session/load in flight: the agent's replay of old turns is not news
+    waiting: list[Prompt] = field(default_factory=list)  # prompts that arrived before the session was ready
+    prompt_in_flight: int | None = None
+    cancelling: bool = False
+    permissions: dict[str, tuple[Any, list[dict[str, Any]]]] = field(default_factory=dict)  # interaction → (rpc id, options)
+    client_requests: dict[str, Any] = field(default_factory=dict)  # our request id → the agent's rpc id
+
+    KEY = "acp_run"
+
+    @classmethod
+    def of(cls, ctx: ParseContext) -> "AcpRun":
+        run = ctx.state.get(cls.KEY)
+        if not isinstance(run, cls):
+            raise RuntimeError("the ACP run has not started")
+        return run
+
+
+class AcpClientAdapter(AgentAdapter):
+    """Base of every agent that speaks ACP on stdio. Subclasses set ``name``, ``binary``, ``acp_args`` and the
+    discovery fields, and override the quirk hooks they need."""
+
+    transport = "acp"
+    acp_args: tuple[str, ...] = ("acp",)
+    capabilities = AgentCapabilities(
+        supports_thinking=True,
+        supports_thinking_streaming=True,
+        supports_tool_call_streaming=True,
+        native_acp=True,
+        supports_approval=True,
+        persistent_process=True,
+        can_resume=True,
+        supports_interrupt_in_protocol=True,
+    )
+
+    # ── spawn and handshake ────────────────────────────────────────────────────────────────────────────────────
+    def build_spawn(self, options: RunOptions) -> SpawnSpec:
+        command = self.resolve_binary(options.binary, options.env)
+        args = [*self.acp_args, *self.model_args(options), *options.extra_args]
+        return SpawnSpec(command=command, args=args, env=self.spawn_env(options), cwd=options.cwd)
+
+    def model_args(self, options: RunOptions) -> list[str]:
+        """Command-line arguments that pick the model at start (agents that only take it in-protocol: none)."""
+        return []
+
+    def spawn_env(self, options: RunOptions) -> dict[str, str] | None:
+        """The agent's environment (None = the bridge's own). Subclasses add what the agent needs."""
+        return options.env
+
+    def client_capabilities(self, options: RunOptions) -> dict[str, Any]:
+        """What we tell the agent we can do: exactly what the editor offered, no more."""
+        editor = options.client_capabilities or {}
+        fs = editor.get("fs") if isinstance(editor.get("fs"), dict) else {}
+        return {
+            "fs": {"readTextFile": bool(fs.get("readTextFile")), "writeTextFile": bool(fs.get("writeTextFile"))},
+            "terminal": bool(editor.get("terminal")),
+        }
+
+    def start(self, options: RunOptions, ctx: ParseContext) -> None:
+        run = AcpRun(peer=JsonRpcPeer(), options=options)
+        ctx.state[AcpRun.KEY] = run
+        if options.prompt is not None:
+            run.waiting.append(options.prompt)
+        params = {
+            "protocolVersion": ACP_PROTOCOL_VERSION,
+            "clientCapabilities": self.client_capabilities(options),
+            "clientInfo": CLIENT_INFO,
+        }
+        run.peer.request(ctx, "initialize", params, lambda result, error: self._initialized(result, error, ctx))
+
+    def _initialized(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
+        run = AcpRun.of(ctx)
+        if error is not None:
+            return self.failure(error, ctx, during="initialize")
+        run.agent_capabilities = _dict(_dict(result).get("agentCapabilities"))
+        return self._open_session(ctx)
+
+    def _open_session(self, ctx: ParseContext) -> list[BaseEvent]:
+        run = AcpRun.of(ctx)
+        options = run.options
+        base = {"cwd": options.cwd, "mcpServers": self.mcp_servers(options)}
+        native = options.session_id
+        caps = run.agent_capabilities
+        if native and "resume" in _dict(caps.get("sessionCapabilities")):
+            run.peer.request(ctx, "session/resume", {**base, "sessionId": native}, self._session_opened(ctx, native))
+        elif native and caps.get("loadSession"):
+            run.loading = True
+            run.peer.request(ctx, "session/load", {**base, "sessionId": native}, self._session_opened(ctx, native))
+        else:
+            run.peer.request(ctx, "session/new", base, self._session_opened(ctx, None))
+        return []
+
+    def mcp_servers(self, options: RunOptions) -> list[dict[str, Any]]:
+        """The editor's MCP servers as ACP has them (the agent speaks ACP: nothing to convert)."""
+        return list(options.mcp_servers)
+
+    def _session_opened(self, ctx: ParseContext, resumed_id: str | None) -> Any:
+        def on_result(result: Any, error: dict[str, Any] | None) -> list[BaseEvent]:
+            run = AcpRun.of(ctx)
+            run.loading = False
+            if error is not None and resumed_id is not None:
+                # The agent lost or cannot reopen its session: start afresh, and say so in the conversation.
+                log.info("%s could not resume session %s: %s", self.name, resumed_id, error_message(error))
+                run.options.session_id = None
+                self._open_session(ctx)
+                note = f"{self.display_name or self.name} could not resume its earlier session; starting a new one."
+                if run.waiting:  # a prompt is about to run: say it in the conversation
+                    return ctx.text_delta(f"_({note})_\n\n") + ctx.end_text()
+                return [ev.DebugEvent(level="warn", message=note)]
+            if error is not None:
+                return self.failure(error, ctx, during="session/new")
+            body = _dict(result)
+            session_id = body.get("sessionId") if isinstance(body.get("sessionId"), str) else resumed_id
+            if not session_id:
+                return self.failure({"code": INTERNAL_ERROR, "message": "the agent opened no session"}, ctx, during="session/new")
+            run.session_id, run.ready = session_id, True
+            events = ctx.session_start(session_id, resumed=resumed_id is not None)
+            options_event = session_options(body.get("modes"), body.get("models"), body.get("configOptions"))
+            if options_event is not None:
+                events.append(options_event)
+            events += self._apply_wanted_settings(body, ctx)
+            for prompt in run.waiting:
+                self._send_prompt_now(prompt, ctx)
+            run.waiting.clear()
+            return events
+
+        return on_result
+
+    def _apply_wanted_settings(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """The mode and model the session record asks for, when the agent started in others."""
+        run = AcpRun.of(ctx)
+        options = run.options
+        current_mode = _dict(body.get("modes")).get("currentModeId")
+        if options.mode and options.mode != current_mode:
+            self.set_mode(options.mode, ctx)
+        current_model = _dict(body.get("models")).get("currentModelId")
+        if options.model and options.model != current_model:
+            self.set_model(options.model, ctx)
+        return []
+
+    # ── prompts, modes, cancel ────────────────────────────────────────────────────────────────────────────────
+    def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
+        run = AcpRun.of(ctx)
+        if not run.ready:
+            run.waiting.append(prompt)
+            return
+        self._send_prompt_now(prompt, ctx)
+
+    def prompt_blocks(self, prompt: Prompt) -> list[dict[str, Any]]:
+        return prompt_to_blocks(prompt)
+
+    def _send_prompt_now(self, prompt: Prompt, ctx: ParseContext) -> None:
+        run = AcpRun.of(ctx)
+        run.cancelling = False
+        params = {"sessionId": run.session_id, "prompt": self.prompt_blocks(prompt)}
+        run.prompt_in_flight = run.peer.request(
+            ctx, "session/prompt", params, lambda result, error: self._prompt_done(result, error, ctx)
+        )
+
+    def _prompt_done(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
+        run = AcpRun.of(ctx)
+        run.prompt_in_flight = None
+        events: list[BaseEvent] = ctx.begin_turn()
+        if error is not None:
+            if run.cancelling:  # some agents answer a cancel with an error: it is still a cancel
+                return events + ctx.end_turn(tool_error="cancelled")
+            return events + self.failure(error, ctx, during="session/prompt")
+        body = _dict(result)
+        stop = body.get("stopReason")
+        events += self.usage_events(body, ctx)
+        failure = self.failed_turn(stop, ctx)
+        if failure is not None:
+            return events + failure
+        if stop == "cancelled" or run.cancelling:
+            return events + ctx.close_open("cancelled") + [ev.InterruptedEvent()] + ctx.end_turn()
+        if stop == "max_tokens":
+            return events + ctx.close_open("stopped") + [ev.ErrorEvent(code=ErrorCode.MAX_TOKENS, message="the model hit its output limit", recoverable=True)] + ctx.end_turn()
+        if stop == "max_turn_requests":
+            return events + ctx.close_open("stopped") + [ev.TurnLimitEvent(max_turns=0)]
+        if stop == "refusal":
+            return events + ctx.close_open("refused") + [ev.ErrorEvent(code=ErrorCode.REFUSAL, message="The agent refused to continue.", recoverable=True)] + ctx.end_turn()
+        return events + ctx.end_turn()
+
+    def failed_turn(self, stop: Any, ctx: ParseContext) -> list[BaseEvent] | None:
+        """Quirk hook: an agent that ends a failed turn as ``end_turn`` (the error only in its text or stderr)
+        returns the typed failure here. Default: trust the stop reason."""
+        return None
+
+    def usage_events(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """Token usage the prompt result carries (``usage``, or agents' own ``_meta``)."""
+        usage = _dict(body.get("usage"))
+        if not usage:
+            return []
+        return [
+            ev.TokenUsageEvent(
+                input_tokens=_int(usage.get("inputTokens")),
+                output_tokens=_int(usage.get("outputTokens")),
+                thinking_tokens=_opt_int(usage.get("thoughtTokens")),
+                cached_tokens=_opt_int(usage.get("cachedReadTokens")),
+            )
+        ]
+
+    def interrupt(self, ctx: ParseContext) -> bool:
+        run = ctx.state.get(AcpRun.KEY)
+        if not isinstance(run, AcpRun) or run.session_id is None:
+            return False
+        run.cancelling = True
+        for interaction_id in list(run.permissions):  # ACP: open questions are answered "cancelled"
+            rpc_id, _ = run.permissions.pop(interaction_id)
+            ctx.approvals.pop(interaction_id, None)
+            run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "cancelled"}})
+        run.peer.notify(ctx, "session/cancel", {"sessionId": run.session_id})
+        return True
+
+    def set_mode(self, mode: str, ctx: ParseContext) -> bool:
+        run = ctx.state.get(AcpRun.KEY)
+        if not isinstance(run, AcpRun):
+            return False
+        run.options.mode = mode
+        if run.ready:
+            run.peer.request(ctx, "session/set_mode", {"sessionId": run.session_id, "modeId": mode}, _log_failure(f"{self.name} set_mode"))
+        return True
+
+    def set_model(self, model: str, ctx: ParseContext) -> bool:
+        """Switch the model in-protocol (ACP ``session/set_model``)."""
+        run = ctx.state.get(AcpRun.KEY)
+        if not isinstance(run, AcpRun):
+            return False
+        run.options.model = model
+        if run.ready:
+            run.peer.request(ctx, "session/set_model", {"sessionId": run.session_id, "modelId": model}, _log_failure(f"{self.name} set_model"))
+        return True
+
+    def set_config_option(self, option_id: str, value: Any, ctx: ParseContext) -> bool:
+        """Pass a setting the agent offered through to it; its answer (the new options) becomes an event."""
+        run = ctx.state.get(AcpRun.KEY)
+        if not isinstance(run, AcpRun) or not run.ready:
+            return False
+
+        def on_result(result: Any, error: dict[str, Any] | None) -> list[BaseEvent]:
+            if error is not None:
+                log.warning("%s set_config_option %s failed: %s", self.name, option_id, error_message(error))
+                return []
+            event = session_options(None, None, _dict(result).get("configOptions"))
+            return [event] if event is not None else []
+
+        params = {"sessionId": run.session_id, "configId": option_id, "value": value}
+        run.peer.request(ctx, "session/set_config_option", params, on_result)
+        return True
+
+    # ── incoming ───────────────────────────────────────────────────────────────────────────────────────────────
+    def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
+        msg = try_json(line)
+        if msg is None:
+            return []
+        run = AcpRun.of(ctx)
+        kind = run.peer.classify(msg)
+        if kind == "response":
+            return run.peer.handle_response(msg)
+        if kind == "notification":
+            if msg["method"] == "session/update":
+                params = _dict(msg.get("params"))
+                if run.loading:
+                    return []  # the agent replays its history: the bridge shows its own record instead
+                return self.on_update(_dict(params.get("update")), ctx)
+            return []
+        if kind == "request":
+            return self._on_request(msg, ctx)
+        log.debug("%s sent an invalid JSON-RPC message: %s", self.name, line[:200])
+        return []
+
+    def _on_request(self, msg: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        run = AcpRun.of(ctx)
+        method, rpc_id, params = msg["method"], msg["id"], _dict(msg.get("params"))
+        try:
+            if method == "session/request_permission":
+                return self._permission(rpc_id, params, ctx)
+            if method.startswith("fs/") or method.startswith("terminal/"):
+                return self._client_request(rpc_id, method, params, ctx)
+        except Exception as exc:  # a malformed request is answered, never left waiting
+            log.debug("%s request %s failed", self.name, method, exc_info=True)
+            run.peer.respond_error(ctx, rpc_id, INTERNAL_ERROR, f"acp-mux could not handle {method}: {exc}")
+            return []
+        run.peer.respond_error(ctx, rpc_id, METHOD_NOT_FOUND, f"acp-mux does not offer {method}")
+        return []
+
+    # ── session/update → events ────────────────────────────────────────────────────────────────────────────────
+    def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        kind = update.get("sessionUpdate")
+        handler = getattr(self, f"_update_{kind}", None)
+        return handler(update, ctx) if handler is not None else []
+
+    def _update_agent_message_chunk(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        content = update.get("content")
+        if isinstance(content, dict) and content.get("type") == "image" and isinstance(content.get("data"), str):
+            return ctx.begin_turn() + [ev.ImageOutputEvent(mime_type=str(content.get("mimeType") or "image/png"), base64=content["data"])]
+        text = self.repair_text(block_text(content), ctx)
+        return ctx.text_delta(text)
+
+    def _update_agent_thought_chunk(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        return ctx.thinking_delta(block_text(update.get("content")))
+
+    def repair_text(self, text: str, ctx: ParseContext) -> str:
+        """Quirk hook: text an agent should not have put in the conversation (e.g. internal markers)."""
+        return text
+
+    def tool_name_of(self, tool_call: dict[str, Any]) -> str:
+        """A stable name for an ACP tool call (ACP has none): used by "always" rules and tool tables. Default: its
+        kind. Agents whose ids or meta carry the real tool name override this."""
+        kind = tool_call.get("kind")
+        return kind if isinstance(kind, str) and kind else "tool"
+
+    def _update_tool_call(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        tool_id = update.get("toolCallId")
+        if not isinstance(tool_id, str) or not tool_id:
+            return []
+        display = tool_display(update, ctx.cwd)
+        raw_input = update.get("rawInput")
+        if tool_id in ctx.tools:  # announced earlier (e.g. by a permission request that came first)
+            return self._tool_progress(tool_id, update, display, ctx)
+        events = ctx.tool_start(tool_id, self.tool_name_of(update), raw_input, display=display, ready=True)
+        return events + self._tool_status(tool_id, update.get("status"), update, None, ctx)
+
+    def _update_tool_call_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        tool_id = update.get("toolCallId")
+        if not isinstance(tool_id, str) or not tool_id:
+            return []
+        display = tool_display(update, ctx.cwd)
+        if tool_id not in ctx.tools:
+            if update.get("status") in ("completed", "failed") and not (update.get("title") or update.get("kind")):
+                return []  # the end of a call we never saw (already closed, or from an old turn): nothing to show
+            events = ctx.tool_start(tool_id, self.tool_name_of(update), update.get("rawInput"), display=display, ready=True)
+            return events + self._tool_status(tool_id, update.get("status"), update, None, ctx)
+        return self._tool_progress(tool_id, update, display, ctx)
+
+    def _tool_progress(self, tool_id: str, update: dict[str, Any], display: ToolDisplay | None, ctx: ParseContext) -> list[BaseEvent]:
+        status = update.get("status")
+        if status in ("completed", "failed"):
+            return self._tool_status(tool_id, status, update, display, ctx)
+        running = status == "in_progress"
+        if display is None and not running:
+            return []
+        return [ev.ToolUpdateEvent(tool_call_id=tool_id, display=display, running=running)]
+
+    def _tool_status(
+        self, tool_id: str, status: Any, update: dict[str, Any], display: ToolDisplay | None, ctx: ParseContext
+    ) -> list[BaseEvent]:
+        if status == "in_progress":
+            return [ev.ToolUpdateEvent(tool_call_id=tool_id, running=True)]
+        if status == "completed":
+            return ctx.tool_result(tool_id, update.get("rawOutput"), display=display)
+        if status == "failed":
+            return ctx.tool_error(tool_id, _failure_text(update), display=display)
+        return []
+
+    def _update_plan(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        entries = []
+        for item in update.get("entries") or ():
+            if not isinstance(item, dict) or not isinstance(item.get("content"), str):
+                continue
+            status = item.get("status") if item.get("status") in ("pending", "in_progress", "completed") else "pending"
+            priority = item.get("priority") if item.get("priority") in ("high", "medium", "low") else "medium"
+            entries.append(ev.PlanEntry(content=item["content"], status=status, priority=priority))
+        return ctx.begin_turn() + [ev.PlanUpdateEvent(entries=entries)]
+
+    def _update_current_mode_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        mode = update.get("currentModeId")
+        if not isinstance(mode, str) or not mode:
+            return []
+        AcpRun.of(ctx).options.mode = mode
+        return [ev.ModeChangeEvent(mode_id=mode)]
+
+    def _update_available_commands_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        commands = [
+            ev.SlashCommand(name=c["name"], description=str(c.get("description") or ""))
+            for c in update.get("availableCommands") or ()
+            if isinstance(c, dict) and isinstance(c.get("name"), str) and c["name"]
+        ]
+        return [ev.CommandsUpdateEvent(commands=commands)]
+
+    def _update_config_option_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        event = session_options(None, None, update.get("configOptions"))
+        return [event] if event is not None else []
+
+    def _update_usage_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        used, size = update.get("used"), update.get("size")
+        events: list[BaseEvent] = []
+        if isinstance(used, int) and isinstance(size, int) and size > 0:
+            events.append(ev.ContextLimitWarningEvent(used_tokens=used, max_tokens=size, pct_used=used / size))
+        cost = _dict(update.get("cost"))
+        if isinstance(cost.get("amount"), (int, float)) and cost.get("currency", "USD") == "USD":
+            events.append(ev.CostEvent(cost=ev.CostRecord(total_usd=float(cost["amount"]))))
+        return events
+
+    # ── permissions ────────────────────────────────────────────────────────────────────────────────────────────
+    def _permission(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        run = AcpRun.of(ctx)
+        tool_call = _dict(params.get("toolCall"))
+        options = [o for o in params.get("options") or () if isinstance(o, dict) and isinstance(o.get("optionId"), str)]
+        if not options:
+            run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "cancelled"}})
+            return []
+        tool_id = self.permission_tool_id(tool_call, ctx)
+        display = tool_display(tool_call, ctx.cwd)
+        events: list[BaseEvent] = []
+        if tool_id not in ctx.tools:  # the editor must see the tool call before the question about it
+            events += ctx.tool_start(tool_id, self.tool_name_of(tool_call), tool_call.get("rawInput"), display=display, ready=True)
+        elif display is not None:
+            events.append(ev.ToolUpdateEvent(tool_call_id=tool_id, display=display))
+        interaction_id = f"acp-permission-{rpc_id}"
+        run.permissions[interaction_id] = (rpc_id, options)
+        ctx.approvals[interaction_id] = rpc_id
+        title = tool_call.get("title") if isinstance(tool_call.get("title"), str) else ""
+        events.append(
+            ev.ApprovalRequestEvent(
+                interaction_id=interaction_id,
+                action=title or self.tool_name_of(tool_call),
+                tool_name=ctx.tool_name(tool_id) or self.tool_name_of(tool_call),
+                tool_call_id=tool_id,
+                input=rule_input(tool_call, ctx.tool_input(tool_id)),
+            )
+        )
+        return events
+
+    def permission_tool_id(self, tool_call: dict[str, Any], ctx: ParseContext) -> str:
+        """Which tool call a permission request is about. Quirk hook for agents whose ids do not match."""
+        tool_id = tool_call.get("toolCallId")
+        return tool_id if isinstance(tool_id, str) and tool_id else f"permission-{len(ctx.approvals) + 1}"
+
+    def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
+        run = AcpRun.of(ctx)
+        entry = run.permissions.pop(interaction_id, None)
+        ctx.approvals.pop(interaction_id, None)
+        if entry is None:
+            return
+        rpc_id, options = entry
+        if not decision.approve and run.cancelling:
+            run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "cancelled"}})
+            return
+        option_id = choose_option(options, "allow" if decision.approve else "reject")
+        if option_id is None:  # the agent offered no way to say this: a refusal is "cancelled", never an allow
+            run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "cancelled"}})
+            return
+        run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "selected", "optionId": option_id}})
+
+    # ── fs/* and terminal/* ────────────────────────────────────────────────────────────────────────────────────
+    def _client_request(self, rpc_id: Any, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        run = AcpRun.of(ctx)
+        offered = self.client_capabilities(run.options)
+        relay = (
+            (method == "fs/read_text_file" and offered["fs"]["readTextFile"])
+            or (method == "fs/write_text_file" and offered["fs"]["writeTextFile"])
+            or (method.startswith("terminal/") and offered["terminal"])
+        )
+        if relay:
+            request_id = f"{self.name}-{rpc_id}"
+            run.client_requests[request_id] = rpc_id
+            relayed = {k: v for k, v in params.items() if k != "sessionId"}
+            return [ev.ClientRequestEvent(request_id=request_id, method=method, params=relayed)]
+        if method == "fs/read_text_file":
+            run.peer.respond(ctx, rpc_id, local_read(params, ctx.cwd))
+        elif method == "fs/write_text_file":
+            run.peer.respond(ctx, rpc_id, local_write(params, ctx.cwd))
+        else:
+            run.peer.respond_error(ctx, rpc_id, METHOD_NOT_FOUND, f"the editor offers no {method}")
+        return []
+
+    def respond_client_request(self, request_id: str, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> None:
+        run = AcpRun.of(ctx)
+        rpc_id = run.client_requests.pop(request_id, None)
+        if rpc_id is None:
+            return
+        if error is not None:
+            run.peer.respond_error(ctx, rpc_id, _int(error.get("code")) or INTERNAL_ERROR, str(error.get("message") or "the editor failed"))
+        else:
+            run.peer.respond(ctx, rpc_id, result if result is not None else {})
+
+    # ── errors and exit ────────────────────────────────────────────────────────────────────────────────────────
+    def failure(self, error: dict[str, Any], ctx: ParseContext, *, during: str) -> list[BaseEvent]:
+        """A failed request as a typed error: auth and rate limits recognised by code and words."""
+        message = error_message(error, f"{during} failed")
+        detail = f"{message} {_data_text(error)}".lower()
+        events = ctx.close_open("failed")
+        if error.get("code") == -32000 or any(w in detail for w in _AUTH_WORDS):
+            events.append(ev.AuthErrorEvent(message=message, guidance=self.auth_hint))
+            return events
+        if any(w in detail for w in _RATE_WORDS):
+            events.append(ev.RateLimitErrorEvent(message=message))
+            return events + ctx.end_turn()
+        recoverable = during == "session/prompt"
+        events.append(ev.ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message, recoverable=recoverable))
+        return events + (ctx.end_turn() if recoverable else [])
+
+    def finish(self, status: ExitStatus, ctx: ParseContext) -> Iterable[BaseEvent]:
+        run = ctx.state.get(AcpRun.KEY)
+        events: list[BaseEvent] = []
+        if isinstance(run, AcpRun):
+            run.waiting.clear()
+            if run.prompt_in_flight is not None and not ctx.saw_terminal and status.code != 0:
+                run.peer.pending.clear()  # the crash below says it; no second error for the lost prompt
+            else:
+                events += run.peer.fail_pending("the agent exited")
+        return events + list(ctx.finish(status))
+
+
+# ── helpers shared by the family (and its tests) ───────────────────────────────────────────────────────────────
+def tool_display(tool_call: dict[str, Any], cwd: str) -> ToolDisplay | None:
+    """The display hints an ACP ``ToolCall``/``ToolCallUpdate`` carries, or None when it carries none."""
+    hints: dict[str, Any] = {}
+    if isinstance(tool_call.get("kind"), str) and tool_call["kind"]:
+        hints["kind"] = tool_call["kind"]
+    if isinstance(tool_call.get("title"), str) and tool_call["title"]:
+        hints["title"] = tool_call["title"]
+    locations = [
+        ev.ToolLocation(path=loc["path"], line=loc.get("line") if isinstance(loc.get("line"), int) else None)
+        for loc in tool_call.get("locations") or ()
+        if isinstance(loc, dict) and isinstance(loc.get("path"), str) and loc["path"]
+    ]
+    if locations:
+        hints["locations"] = locations
+    diffs, blocks, terminal = [], [], None
+    for item in tool_call.get("content") or ():
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") == "diff" and isinstance(item.get("path"), str) and isinstance(item.get("newText"), str):
+            old = item.get("oldText")
+            diffs.append(ev.ToolDiff(path=item["path"], new_text=item["newText"], old_text=old if isinstance(old, str) else None))
+        elif item.get("type") == "content" and isinstance(item.get("content"), dict):
+            blocks.append(item["content"])
+        elif item.get("type") == "terminal" and isinstance(item.get("terminalId"), str):
+            terminal = item["terminalId"]
+    if diffs:
+        hints["diffs"] = diffs
+    if blocks:
+        hints["content"] = blocks
+    if terminal:
+        hints["terminal_id"] = terminal
+    return ev.ToolDisplay(**hints) if hints else None
+
+
+def rule_input(tool_call: dict[str, Any], known_input: Any = None) -> dict[str, Any]:
+    """The input "always" rules match on: the agent's raw input, completed with the command (from the title of an
+    execute call) or the path (from its first location) when the raw input does not name them."""
+    raw = tool_call.get("rawInput")
+    base = raw if isinstance(raw, dict) else known_input if isinstance(known_input, dict) else {}
+    out = dict(base)
+    kind = tool_call.get("kind")
+    if kind == "execute" and not any(isinstance(out.get(k), (str, list)) for k in ("command", "cmd")):
+        title = tool_call.get("title")
+        if isinstance(title, str) and title:
+            out["command"] = title
+    if kind in ("edit", "delete", "move") and not any(isinstance(out.get(k), str) for k in ("path", "file_path", "filePath")):
+        for loc in tool_call.get("locations") or ():
+            if isinstance(loc, dict) and isinstance(loc.get("path"), str):
+                out["path"] = loc["path"]
+                break
+        else:
+            for item in tool_call.get("content") or ():
+                if isinstance(item, dict) and item.get("type") == "diff" and isinstance(item.get("path"), str):
+                    out["path"] = item["path"]
+                    break
+    return out
+
+
+def choose_option(options: list[dict[str, Any]], answer: str) -> str | None:
+    """The agent's option id for a one-time allow or reject (its "always" variant only when nothing else says it;
+    the bridge keeps its own "always" rules). None when the agent offered no option of that kind."""
+    for kind in _ANSWER_KINDS[answer]:
+        for option in options:
+            if option.get("kind") == kind:
+                return str(option["optionId"])
+    return None
+
+
+def session_options(modes: Any, models: Any, config_options: Any) -> BaseEvent | None:
+    """ACP ``modes``/``models``/``configOptions`` → one ``session_options`` event (None when nothing is known).
+
+    A config option of category ``mode`` or ``model`` (the newer way to say the same) fills modes or models when
+    the older fields are absent; the other options pass through."""
+    fields: dict[str, Any] = {}
+    modes_d = _dict(modes)
+    if isinstance(modes_d.get("availableModes"), list):
+        fields["modes"] = [
+            ev.SessionModeOption(id=m["id"], name=str(m.get("name") or m["id"]), description=str(m.get("description") or ""))
+            for m in modes_d["availableModes"]
+            if isinstance(m, dict) and isinstance(m.get("id"), str)
+        ]
+        if isinstance(modes_d.get("currentModeId"), str):
+            fields["current_mode"] = modes_d["currentModeId"]
+    models_d = _dict(models)
+    if isinstance(models_d.get("availableModels"), list):
+        fields["models"] = [
+            ev.SessionModelOption(id=m["modelId"], name=str(m.get("name") or m["modelId"]), description=str(m.get("description") or ""))
+            for m in models_d["availableModels"]
+            if isinstance(m, dict) and isinstance(m.get("modelId"), str)
+        ]
+        if isinstance(models_d.get("currentModelId"), str):
+            fields["current_model"] = models_d["currentModelId"]
+    if isinstance(config_options, list):
+        rest = []
+        for option in config_options:
+            if not isinstance(option, dict) or not isinstance(option.get("id"), str):
+                continue
+            category = option.get("category")
+            choices = [c for c in option.get("options") or () if isinstance(c, dict) and isinstance(c.get("value"), str)]
+            if category == "mode" and "modes" not in fields:
+                fields["modes"] = [ev.SessionModeOption(id=c["value"], name=str(c.get("name") or c["value"]), description=str(c.get("description") or "")) for c in choices]
+                fields["current_mode"] = option.get("currentValue") if isinstance(option.get("currentValue"), str) else None
+            elif category == "model" and "models" not in fields:
+                fields["models"] = [ev.SessionModelOption(id=c["value"], name=str(c.get("name") or c["value"]), description=str(c.get("description") or "")) for c in choices]
+                fields["current_model"] = option.get("currentValue") if isinstance(option.get("currentValue"), str) else None
+            elif category not in ("mode", "model"):
+                rest.append(option)
+        fields["config_options"] = rest
+    return ev.SessionOptionsEvent(**fields) if fields else None
+
+
+def local_read(params: dict[str, Any], cwd: str) -> dict[str, Any]:
+    """``fs/read_text_file`` answered by the bridge: only inside the session's cwd; a missing file reads as empty
+    (agents check "does it exist" this way, and an error made gemini's write_file fail)."""
+    path = _inside(params.get("path"), cwd)
+    try:
+        if os.path.getsize(path) > MAX_LOCAL_READ_BYTES:
+            raise ValueError(f"{path} is larger than {MAX_LOCAL_READ_BYTES} bytes")
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        return {"content": ""}
+    line, limit = params.get("line"), params.get("limit")
+    if isinstance(line, int) or isinstance(limit, int):
+        lines = text.splitlines(keepends=True)
+        start = max((line or 1) - 1, 0)
+        text = "".join(lines[start : start + limit] if isinstance(limit, int) else lines[start:])
+    return {"content": text}
+
+
+def local_write(params: dict[str, Any], cwd: str) -> dict[str, Any]:
+    """``fs/write_text_file`` answered by the bridge: only inside the session's cwd (the agent asked permission
+    before; this only carries out what was allowed)."""
+    path = _inside(params.get("path"), cwd)
+    content = params.get("content")
+    if not isinstance(content, str):
+        raise ValueError("fs/write_text_file needs string content")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8", errors="surrogateescape") as fh:
+        fh.write(content)
+    return {}
+
+
+def _inside(path: Any, cwd: str) -> str:
+    if not isinstance(path, str) or not os.path.isabs(path):
+        raise ValueError("the path must be absolute")
+    real, root = os.path.realpath(path), os.path.realpath(cwd)
+    if real != root and not real.startswith(root.rstrip("/") + "/"):
+        raise PermissionError(f"{path} is outside the session's folder {cwd}")
+    return real
+
+
+def _failure_text(update: dict[str, Any]) -> str:
+    for item in update.get("content") or ():
+        if isinstance(item, dict) and item.get("type") == "content":
+            text = block_text(item.get("content"))
+            if text:
+                return text
+    raw = update.get("rawOutput")
+    if isinstance(raw, str) and raw:
+        return raw
+    if isinstance(raw, dict):
+        for key in ("error", "message", "output"):
+            if isinstance(raw.get(key), str) and raw[key]:
+                return raw[key]
+    return "the tool failed"
+
+
+def _data_text(error: dict[str, Any]) -> str:
+    data = error.get("data")
+    if isinstance(data, str):
+        return data
+    if isinstance(data, dict):
+        return " ".join(str(v) for v in data.values() if isinstance(v, (str, int)))
+    return ""
+
+
+def _log_failure(what: str) -> Any:
+    def on_result(result: Any, error: dict[str, Any] | None) -> list[BaseEvent]:
+        if error is not None:
+            log.warning("%s failed: %s", what, error_message(error))
+        return []
+
+    return on_result
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _opt_int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
