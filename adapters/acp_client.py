@@ -94,7 +94,6 @@ class AcpClientAdapter(AgentAdapter):
     """Base of every agent that speaks ACP on stdio. Subclasses set ``name``, ``binary``, ``acp_args`` and the
     discovery fields, and override the quirk hooks they need."""
 
-    transport = "acp"
     acp_args: tuple[str, ...] = ("acp",)
     capabilities = AgentCapabilities(
         supports_thinking=True,

@@ -25,14 +25,7 @@ _MODE_MARKER = re.compile(r"^\s*\[MODE_UPDATE\][^\n]*\n?", re.M)
 
 class GeminiAdapter(AcpClientAdapter):
     name = "gemini"
-    display_name = "Gemini"
-    binary = "gemini"
-    package = "@google/gemini-cli"
-    install_hint = "npm install -g @google/gemini-cli"
-    auth_hint = "Set GEMINI_API_KEY in the editor's env for acp-mux, or sign in with `gemini` in a terminal."
-    auth_env = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
     acp_args = ("--acp",)
-    transport = "acp (gemini --acp)"
     capabilities = AgentCapabilities(
         supports_thinking=True,
         supports_thinking_streaming=True,

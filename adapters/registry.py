@@ -141,6 +141,12 @@ _ROWS: tuple[AgentEntry, ...] = (
         binary="gemini",
         package="@google/gemini-cli",
         install_hint="npm install -g @google/gemini-cli",
+        auth_env=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+        auth_hint="Set GEMINI_API_KEY in the agent's environment, or sign in by running `gemini` once in a terminal.",
+        login_files=("~/.gemini/oauth_creds.json",),
+        transports={"acp": "acp_mux.adapters.gemini:GeminiAdapter"},
+        status="works through its own ACP mode: permissions, diffs, plans, modes and models from gemini, "
+        "cancel, resume",
     ),
     AgentEntry(
         name="copilot",
