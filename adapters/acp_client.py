@@ -24,7 +24,8 @@ The client side, as a careful ACP client does it:
   ``end_turn``.
 
 Per-agent modules subclass :class:`AcpClientAdapter` and set only what is theirs: binary and ACP arguments, login,
-environment, and quirk hooks (:meth:`AcpClientAdapter.tool_name_of`, :meth:`AcpClientAdapter.repair_text`, ...).
+environment, and quirk hooks (:meth:`AcpClientAdapter.tool_name_of`, :meth:`AcpClientAdapter.on_update`,
+:meth:`AcpClientAdapter.failed_turn`, :meth:`AcpClientAdapter.permission_tool_id`, ...).
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ class AcpRun:
     prompt_in_flight: int | None = None
     cancelling: bool = False
     permissions: dict[str, tuple[Any, list[dict[str, Any]]]] = field(default_factory=dict)  # interaction → (rpc id, options)
-    client_requests: dict[str, Any] = field(default_factory=dict)  # our request id → the agent's rpc id
+    client_requests: dict[str, tuple[Any, str, dict[str, Any]]] = field(default_factory=dict)  # ours → (rpc id, method, params)
+    state: dict[str, Any] = field(default_factory=dict)  # what one agent's quirk hooks need to keep
 
     KEY = "acp_run"
 
@@ -367,15 +369,10 @@ class AcpClientAdapter(AgentAdapter):
         content = update.get("content")
         if isinstance(content, dict) and content.get("type") == "image" and isinstance(content.get("data"), str):
             return ctx.begin_turn() + [ev.ImageOutputEvent(mime_type=str(content.get("mimeType") or "image/png"), base64=content["data"])]
-        text = self.repair_text(block_text(content), ctx)
-        return ctx.text_delta(text)
+        return ctx.text_delta(block_text(content))
 
     def _update_agent_thought_chunk(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         return ctx.thinking_delta(block_text(update.get("content")))
-
-    def repair_text(self, text: str, ctx: ParseContext) -> str:
-        """Quirk hook: text an agent should not have put in the conversation (e.g. internal markers)."""
-        return text
 
     def tool_name_of(self, tool_call: dict[str, Any]) -> str:
         """A stable name for an ACP tool call (ACP has none): used by "always" rules and tool tables. Default: its
@@ -527,7 +524,7 @@ class AcpClientAdapter(AgentAdapter):
         )
         if relay:
             request_id = f"{self.name}-{rpc_id}"
-            run.client_requests[request_id] = rpc_id
+            run.client_requests[request_id] = (rpc_id, method, params)
             relayed = {k: v for k, v in params.items() if k != "sessionId"}
             return [ev.ClientRequestEvent(request_id=request_id, method=method, params=relayed)]
         if method == "fs/read_text_file":
@@ -540,10 +537,15 @@ class AcpClientAdapter(AgentAdapter):
 
     def respond_client_request(self, request_id: str, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> None:
         run = AcpRun.of(ctx)
-        rpc_id = run.client_requests.pop(request_id, None)
-        if rpc_id is None:
+        entry = run.client_requests.pop(request_id, None)
+        if entry is None:
             return
-        if error is not None:
+        rpc_id, method, params = entry
+        if error is not None and method == "fs/read_text_file" and _missing(params.get("path")):
+            # "Does it exist?" is asked by reading: a missing file reads as empty, or agents (gemini) fail the write
+            # they were about to ask permission for.
+            run.peer.respond(ctx, rpc_id, {"content": ""})
+        elif error is not None:
             run.peer.respond_error(ctx, rpc_id, _int(error.get("code")) or INTERNAL_ERROR, str(error.get("message") or "the editor failed"))
         else:
             run.peer.respond(ctx, rpc_id, result if result is not None else {})
@@ -553,8 +555,11 @@ class AcpClientAdapter(AgentAdapter):
         """A failed request as a typed error: auth and rate limits recognised by code and words."""
         message = error_message(error, f"{during} failed")
         detail = f"{message} {_data_text(error)}".lower()
+        code = error.get("code")
         events = ctx.close_open("failed")
-        if error.get("code") == -32000 or any(w in detail for w in _AUTH_WORDS):
+        if code == 429:  # agents that put the HTTP status in the JSON-RPC code (gemini)
+            detail += " 429"
+        if code in (-32000, 401, 403) or any(w in detail for w in _AUTH_WORDS):
             events.append(ev.AuthErrorEvent(message=message, guidance=self.auth_hint))
             return events
         if any(w in detail for w in _RATE_WORDS):
@@ -727,6 +732,10 @@ def _inside(path: Any, cwd: str) -> str:
     if real != root and not real.startswith(root.rstrip("/") + "/"):
         raise PermissionError(f"{path} is outside the session's folder {cwd}")
     return real
+
+
+def _missing(path: Any) -> bool:
+    return isinstance(path, str) and os.path.isabs(path) and not os.path.lexists(path)
 
 
 def _failure_text(update: dict[str, Any]) -> str:

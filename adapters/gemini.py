@@ -3,9 +3,15 @@
 What is only gemini's (everything else is the family's, ``acp_client.py``):
 - tool call ids are ``<tool>__<tool>_<timestamp>_<n>`` (``write_file__write_file_1795298003686_0``): the prefix is the
   real tool name, which "always" rules and titles use;
-- after an "allow always" answer gemini switches itself to auto-edit and puts a stray ``[MODE_UPDATE] autoEdit``
-  line into the conversation. The bridge answers gemini's questions with one-time allows (its own rules remember
-  "always"), and strips the marker should it appear anyway;
+- gemini announces a mode change (after its own "allow always", or ``session/set_mode``) only as a stray
+  ``[MODE_UPDATE] autoEdit`` text chunk, never ``current_mode_update``: the marker becomes a ``mode_change`` event
+  and never reaches the conversation. The bridge answers gemini's questions with one-time allows (its own rules
+  remember "always"), so gemini does not widen an "always" into a whole auto-edit mode behind the person's back;
+- a rejected call never gets an update from gemini (the bridge ends it failed, as for every agent);
+- ``session/load`` answers before most of its history replay, which then interleaves with what follows: after a
+  load, updates are not news until the bridge sends the next prompt (what the replay would repeat, the bridge's own
+  record already shows);
+- token counts come in the prompt result's ``_meta.quota.token_count``;
 - settings: a private HOME needs ``security.auth.selectedType`` for API-key auth (see the README), and a folder must
   be trusted (``GEMINI_CLI_TRUST_WORKSPACE``) or gemini refuses to work in it.
 """
@@ -15,12 +21,21 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from acp_mux.adapters.acp_client import AcpClientAdapter
+from typing import TYPE_CHECKING
+
+from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
+from acp_mux.core.lazy import lazy_module
+from acp_mux.translation.content import block_text
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.parse_context import ParseContext
 
-_MODE_MARKER = re.compile(r"^\s*\[MODE_UPDATE\][^\n]*\n?", re.M)
+if TYPE_CHECKING:
+    from acp_mux.core.events import BaseEvent
+
+ev = lazy_module("acp_mux.core.events")
+
+_MODE_MARKER = re.compile(r"^\s*\[MODE_UPDATE\]\s*(\S+)[^\n]*\n?", re.M)
 
 
 class GeminiAdapter(AcpClientAdapter):
@@ -61,5 +76,46 @@ class GeminiAdapter(AcpClientAdapter):
             return tool_id.split("__", 1)[0]
         return super().tool_name_of(tool_call)
 
-    def repair_text(self, text: str, ctx: ParseContext) -> str:
-        return _MODE_MARKER.sub("", text) if "[MODE_UPDATE]" in text else text
+    def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        run = AcpRun.of(ctx)
+        if run.state.get("after_load") and run.prompt_in_flight is None:
+            return []  # the rest of a load's history replay
+        if update.get("sessionUpdate") == "agent_message_chunk":
+            text = block_text(update.get("content"))
+            marker = _MODE_MARKER.search(text) if "[MODE_UPDATE]" in text else None
+            if marker is not None:
+                mode = marker.group(1)
+                events: list[BaseEvent] = self._update_current_mode_update({"currentModeId": mode}, ctx)
+                rest = _MODE_MARKER.sub("", text)
+                return events + (ctx.text_delta(rest) if rest else [])
+        return super().on_update(update, ctx)
+
+    def _send_prompt_now(self, prompt: Any, ctx: ParseContext) -> None:
+        AcpRun.of(ctx).state.pop("after_load", None)
+        super()._send_prompt_now(prompt, ctx)
+
+    def _session_opened(self, ctx: ParseContext, resumed_id: str | None) -> Any:
+        opened = super()._session_opened(ctx, resumed_id)
+
+        def on_result(result: Any, error: dict[str, Any] | None) -> list[BaseEvent]:
+            run = AcpRun.of(ctx)
+            if error is None and resumed_id is not None and not run.waiting:
+                run.state["after_load"] = True
+            return opened(result, error)
+
+        return on_result
+
+    def usage_events(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        quota = body.get("_meta", {}).get("quota") if isinstance(body.get("_meta"), dict) else None
+        counts = quota.get("token_count") if isinstance(quota, dict) else None
+        if not isinstance(counts, dict):
+            return super().usage_events(body, ctx)
+        return [
+            ev.TokenUsageEvent(
+                input_tokens=_count(counts.get("input_tokens")), output_tokens=_count(counts.get("output_tokens"))
+            )
+        ]
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

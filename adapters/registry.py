@@ -141,10 +141,12 @@ _ROWS: tuple[AgentEntry, ...] = (
         binary="gemini",
         package="@google/gemini-cli",
         install_hint="npm install -g @google/gemini-cli",
+        login_args=("-i", "/auth"),  # gemini's interactive /auth dialog: Google sign-in, API key or Vertex AI
         auth_env=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-        auth_hint="Set GEMINI_API_KEY in the agent's environment, or sign in by running `gemini` once in a terminal.",
+        auth_hint="Set GEMINI_API_KEY in the agent's environment, or sign in through gemini's own /auth dialog.",
         login_files=("~/.gemini/oauth_creds.json",),
         transports={"acp": "acp_mux.adapters.gemini:GeminiAdapter"},
+        tested_version="0.61.0",
         status="works through its own ACP mode: permissions, diffs, plans, modes and models from gemini, "
         "cancel, resume",
     ),

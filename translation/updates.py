@@ -261,6 +261,15 @@ class UpdateTranslator:
         view = self.tools.get(tool_id) if tool_id else None
         return self._in_progress(view) if view is not None else []
 
+    def _on_approval_denied(self, e: Any) -> list[dict[str, Any]]:
+        """A call the person rejected ends failed at once: some agents never report a call they were told not to
+        run (gemini), and the editor must not show it pending until the turn ends."""
+        tool_id = self._approval_tools.pop(e.interaction_id, None)
+        view = self.tools.get(tool_id) if tool_id else None
+        if view is None or view.status != "pending":
+            return []
+        return self._finish(view.id, "failed", e.reason or "Rejected.", None) if "withdrawn" not in (e.reason or "") else []
+
     def remember_approval(self, interaction_id: str, tool_id: str) -> None:
         """Link an approval to its tool call, so the grant moves that call to in_progress."""
         self._approval_tools[interaction_id] = tool_id

@@ -144,11 +144,12 @@ def test_text_thoughts_tools_with_their_own_display_and_the_end_of_the_turn(agen
     assert any(u["sessionUpdate"] == "plan" for u in shown)
 
 
-def test_the_stray_mode_marker_never_reaches_the_conversation(agent: Agent) -> None:
+def test_the_stray_mode_marker_is_a_mode_change_and_never_reaches_the_conversation(agent: Agent) -> None:
     agent.open_session()
     events = agent.feed(update("agent_message_chunk", content={"type": "text", "text": "[MODE_UPDATE] autoEdit\n"}),
                         update("agent_message_chunk", content={"type": "text", "text": "Done."}))
     assert "".join(e.delta for e in events if e.type == "text_delta") == "Done."
+    assert [e.mode_id for e in events if e.type == "mode_change"] == ["autoEdit"]
 
 
 def test_a_permission_before_its_tool_call_announces_the_call_first(agent: Agent, tmp_path: Path) -> None:
