@@ -189,7 +189,9 @@ class AcpServer:
         session = self.sessions.get(session_id)
         if session is None:
             return
-        self._notify(session_id, {"sessionUpdate": "current_mode_update", "currentModeId": self._current_mode(session)})
+        current = self._current_mode(session)
+        if current is not None:  # an agent that has not reported its modes yet: its own update will follow
+            self._notify(session_id, {"sessionUpdate": "current_mode_update", "currentModeId": current})
         if with_config_options:
             self._notify(session_id, {"sessionUpdate": "config_option_update", "configOptions": self._config_options(session)})
 

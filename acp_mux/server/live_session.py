@@ -83,7 +83,10 @@ class LiveSession:
         self.mcp_servers = mcp_servers or []
         self._mode_changed = mode_changed  # the server tells the editor (current_mode_update, config options)
         self.client_capabilities = client_capabilities or {}
-        self.settings = SessionSettings.declared(adapter, record.mode or config.mode, record.model or config.model)
+        self._settings_cache = store.root.parent / "agents"
+        self.settings = SessionSettings.remembered(
+            adapter, self._settings_cache, record.mode or config.mode, record.model or config.model
+        )
         self._side_tasks: set[asyncio.Task[None]] = set()  # editor requests made for the agent (fs, terminal)
         self.rules = PermissionRules()
         self.translator = UpdateTranslator(
@@ -240,6 +243,7 @@ class LiveSession:
         mode_before = self.settings.current_mode
         if not self.settings.apply(event):
             return
+        self.settings.remember(self.adapter.name, self._settings_cache)
         if self.settings.current_mode != mode_before and self.settings.current_mode:
             self.record.mode = self.settings.current_mode
             self._send_update(self.id, {"sessionUpdate": "current_mode_update", "currentModeId": self.settings.current_mode})

@@ -4,13 +4,22 @@ Agents driven through their native formats (claude, codex) have fixed modes and 
 Agents that speak ACP themselves report theirs at session time, later than the bridge answers ``session/new``
 (which never waits for an agent), and may change them at any moment (a mode switch, a new option). So the editor
 gets what is known when the session opens, then ``config_option_update`` / ``current_mode_update`` whenever the
-agent reports more: the answer stays fast and never claims a mode the agent does not have.
+agent reports more: the answer stays fast. What an agent reported last time is remembered per agent
+(``<state dir>/agents/<name>.json``, private to the user), so the next session opens with the agent's real modes
+and models at once; anything that changed since is corrected by the updates. Until an agent has ever reported its
+modes, a mode the editor picks is taken on trust and applied when the agent's session opens.
 """
 
 from __future__ import annotations
 
+import json
+import logging
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from acp_mux.adapters.base import AgentAdapter, ModeInfo
@@ -32,6 +41,48 @@ class SessionSettings:
         models = [(m, m) for m in adapter.models]
         current_model = model or (models[0][0] if models else None)
         return cls(modes, models, current_mode, current_model)
+
+    @classmethod
+    def remembered(cls, adapter: AgentAdapter, cache_dir: Path, mode: str | None, model: str | None) -> "SessionSettings":
+        """The declared settings, or what this agent reported last time when it reports its own."""
+        settings = cls.declared(adapter, mode, model)
+        if adapter.modes or adapter.models:
+            return settings  # fixed by the adapter: nothing to remember
+        try:
+            saved = json.loads((cache_dir / f"{adapter.name}.json").read_text())
+        except (OSError, ValueError):
+            return settings
+        from acp_mux.adapters.base import ModeInfo
+
+        if isinstance(saved, dict):
+            settings.modes = [
+                ModeInfo(id=m["id"], name=str(m.get("name") or m["id"]), description=str(m.get("description") or ""))
+                for m in saved.get("modes") or () if isinstance(m, dict) and isinstance(m.get("id"), str)
+            ]
+            settings.models = [(m[0], m[1]) for m in saved.get("models") or () if isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m)]
+            settings.current_mode = mode if settings.has_mode(mode) else saved.get("current_mode") if isinstance(saved.get("current_mode"), str) else None
+            settings.current_model = model or (saved.get("current_model") if isinstance(saved.get("current_model"), str) else None)
+        return settings
+
+    def remember(self, agent: str, cache_dir: Path) -> None:
+        """Keep what the agent reported for the next session's first answer (best effort, user-private)."""
+        if not self.from_agent:
+            return
+        data = {
+            "modes": [{"id": m.id, "name": m.name, "description": m.description} for m in self.modes],
+            "models": [list(m) for m in self.models],
+            "current_mode": self.current_mode,
+            "current_model": self.current_model,
+        }
+        try:
+            cache_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            tmp = cache_dir / f".{agent}.json.tmp"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "w") as fh:
+                json.dump(data, fh)
+            os.replace(tmp, cache_dir / f"{agent}.json")
+        except OSError as exc:
+            log.debug("could not remember %s's settings: %s", agent, exc)
 
     # ── what the agent reported ────────────────────────────────────────────────────────────────────────────────
     def apply(self, event: Any) -> bool:
@@ -61,6 +112,8 @@ class SessionSettings:
         return next((m for m in self.modes if m.id == self.current_mode), self.modes[0] if self.modes else None)
 
     def has_mode(self, mode: Any) -> bool:
+        if not self.modes and not self.from_agent:  # the agent has not said yet: it will be asked when it starts
+            return isinstance(mode, str) and bool(mode)
         return any(m.id == mode for m in self.modes)
 
     def has_model(self, model: Any) -> bool:

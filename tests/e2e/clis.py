@@ -363,9 +363,12 @@ def gemini_settings() -> dict[str, object]:
       client in about 0.1 s.
     * usage statistics (Clearcut), telemetry, update checks, IDE integration and checkpointing (a shadow git
       repo) off: nothing beyond the model API, and nothing written outside HOME and the project.
+    * ``model.name``: a concrete model. gemini's default "auto" first asks a small classifier model which model to
+      route to, and the scripted server has no classifier.
     """
     return {
         "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "model": {"name": DEFAULT_MODELS["gemini"]},
         "general": {
             "maxAttempts": 1,
             "enableAutoUpdate": False,
