@@ -43,6 +43,7 @@ class ToolView:
     dirty: bool = False
     terminal: bool = False
     pending: list[str] = field(default_factory=list)  # terminal mode: output not yet sent (throttled)
+    agent_title: bool = False  # the agent named the call itself: the tool table's title never replaces it
 
 
 def text_chunk(kind: str, text: str) -> dict[str, Any]:
@@ -125,8 +126,10 @@ class UpdateTranslator:
             return False
         if display.kind and display.kind != view.kind:
             view.kind = update["kind"] = display.kind if display.kind in _ACP_KINDS else "other"
-        if display.title and _shorten(display.title) != view.title:
-            view.title = update["title"] = _shorten(display.title)
+        if display.title:
+            view.agent_title = True
+            if _shorten(display.title) != view.title:
+                view.title = update["title"] = _shorten(display.title)
         if display.locations:
             update["locations"] = [_location(loc.path, loc.line, self.cwd) for loc in display.locations]
         content: list[dict[str, Any]] = []
@@ -157,7 +160,7 @@ class UpdateTranslator:
         spec = view.spec
         update: dict[str, Any] = {"sessionUpdate": "tool_call_update", "toolCallId": tool_id}
         title = self._title(spec, view.name, tool_input)
-        if title != view.title and not (display is not None and display.title):
+        if title != view.title and not view.agent_title and not (display is not None and display.title):
             view.title = update["title"] = title
         if tool_input is not None:
             update["rawInput"] = cap_value(tool_input)

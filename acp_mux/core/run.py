@@ -278,6 +278,8 @@ class RunHandle:
     async def set_mode(self, mode: str) -> bool:
         """Apply a permission mode to the live process; False when the adapter needs a new process for it."""
         self._require_active()
+        self.options.mode = mode  # a process still starting is started in it
+        await self._until_spawned()
         applied = self.adapter.set_mode(mode, self.ctx)
         await self._flush()
         return applied
@@ -285,6 +287,7 @@ class RunHandle:
     # ── control ────────────────────────────────────────────────────────────────────────────────────────────────
     async def set_model(self, model: str) -> bool:
         """Switch the live process's model in-protocol; False when the agent needs a restart for it."""
+        await self._until_spawned()
         if self.done or not self.adapter.set_model(model, self.ctx):
             return False
         self.model = model
@@ -293,6 +296,7 @@ class RunHandle:
 
     async def set_config_option(self, option_id: str, value: Any) -> bool:
         """Pass a setting the agent offered through to it; False when it has no such setting."""
+        await self._until_spawned()
         if self.done or not self.adapter.set_config_option(option_id, value, self.ctx):
             return False
         await self._flush()
