@@ -393,11 +393,16 @@ def gemini_settings() -> dict[str, object]:
 OMP_APPROVAL_MODE = "always-ask"
 
 
+def omp_config_file(home: Path) -> Path:
+    """omp's global settings file under a HOME (rewrite it with :func:`omp_config_yml` for another approval mode)."""
+    return Path(home) / ".omp" / "agent" / "config.yml"
+
+
 def _omp_home(server_url: str, home: Path, cwd: Path | None) -> None:
-    agent_dir = home / ".omp" / "agent"
-    agent_dir.mkdir(parents=True, exist_ok=True)
-    (agent_dir / "models.yml").write_text(omp_models_yml(server_url))
-    (agent_dir / "config.yml").write_text(omp_config_yml())
+    config = omp_config_file(home)
+    config.parent.mkdir(parents=True, exist_ok=True)
+    (config.parent / "models.yml").write_text(omp_models_yml(server_url))
+    config.write_text(omp_config_yml())
 
 
 def _omp_env(server_url: str, home: Path) -> dict[str, str]:

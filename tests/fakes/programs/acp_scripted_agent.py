@@ -1,17 +1,20 @@
 """Fake ACP agent for the capture tool's tests: one short, fixed turn over JSON-RPC lines.
 
-initialize advertises loadSession; session/new answers session "s-1"; session/load and session/set_mode answer {}
-(any id); everything else is -32601. session/prompt streams one agent_message_chunk "hello from <cwd>", waits up to
-0.5 s for a session/cancel (then answers stopReason "cancelled"), asks session/request_permission for tool call
-"t1" (options allow_once / allow_always / reject_once), then, when the client advertised fs.readTextFile, reads
-<cwd>/missing.txt through the client, and answers stopReason "end_turn" with the chosen option id in _meta.
+initialize advertises loadSession; session/new answers session "s-1"; session/load, session/resume and
+session/set_mode answer {} (any id); everything else is -32601. session/prompt streams one agent_message_chunk
+"hello from <cwd>", waits up to 0.5 s for a session/cancel (then answers stopReason "cancelled"), asks
+session/request_permission for tool call "t1" (options allow_once / allow_always / reject_once; only allow_once /
+reject_once when the prompt is "two options"), then, when the client advertised elicitation.form, asks
+elicitation/create with an Approve / Deny enum (as omp does), then, when the client advertised fs.readTextFile,
+reads <cwd>/missing.txt through the client, and answers stopReason "end_turn" with the chosen option id (and the
+elicitation answer) in _meta.
 """
 
 import json
 import select
 import sys
 
-state = {"cwd": "", "fs": False, "next_id": 100}
+state = {"cwd": "", "fs": False, "elicitation": False, "next_id": 100}
 
 
 def send(message):
@@ -43,11 +46,20 @@ def prompt(request):
     options = [{"optionId": "yes", "name": "Allow", "kind": "allow_once"},
                {"optionId": "always", "name": "Always", "kind": "allow_always"},
                {"optionId": "no", "name": "Reject", "kind": "reject_once"}]
+    if request["params"]["prompt"][0]["text"] == "two options":
+        options = [options[0], options[2]]
     answer = ask("session/request_permission", {"sessionId": session, "options": options,
                                                 "toolCall": {"toolCallId": "t1", "title": "Write", "kind": "edit"}})
+    meta = {"chosen": answer["result"]["outcome"].get("optionId")}
+    if state["elicitation"]:
+        schema = {"type": "object", "properties": {"value": {"type": "string", "enum": ["Approve", "Deny"]}},
+                  "required": ["value"]}
+        elicited = ask("elicitation/create", {"mode": "form", "sessionId": session,
+                                              "message": "Allow tool: write\nPath: x", "requestedSchema": schema})
+        meta["elicited"] = elicited["result"]
     if state["fs"]:
         ask("fs/read_text_file", {"sessionId": session, "path": state["cwd"] + "/missing.txt"})
-    return {"stopReason": "end_turn", "_meta": {"chosen": answer["result"]["outcome"].get("optionId")}}
+    return {"stopReason": "end_turn", "_meta": meta}
 
 
 def main():
@@ -55,11 +67,12 @@ def main():
         method, params = message.get("method"), message.get("params") or {}
         if method == "initialize":
             state["fs"] = bool(params["clientCapabilities"]["fs"]["readTextFile"])
+            state["elicitation"] = "form" in (params["clientCapabilities"].get("elicitation") or {})
             result = {"protocolVersion": 1, "agentCapabilities": {"loadSession": True}, "authMethods": []}
         elif method == "session/new":
             state["cwd"] = params["cwd"]
             result = {"sessionId": "s-1"}
-        elif method == "session/load":
+        elif method in ("session/load", "session/resume"):
             state["cwd"] = params["cwd"]
             result = {}
         elif method == "session/set_mode":
