@@ -33,10 +33,10 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Self
 
 from acp_mux import __version__
-from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, try_json
+from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, PerRun, try_json
 from acp_mux.adapters.json_rpc_peer import INTERNAL_ERROR, METHOD_NOT_FOUND, JsonRpcPeer, error_message
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode
@@ -66,8 +66,9 @@ _ANSWER_KINDS = {
 
 
 @dataclass
-class AcpRun:
-    """Everything one run of an ACP agent keeps (typed per-run state, kept in ``ctx.state``)."""
+class AcpRun(PerRun):
+    """Everything one run of an ACP agent keeps (``AcpRun.of(ctx)``). An agent whose quirk hooks must remember
+    more subclasses it with typed fields and names the subclass in :attr:`AcpClientAdapter.run_type`."""
 
     peer: JsonRpcPeer
     options: RunOptions
@@ -80,16 +81,12 @@ class AcpRun:
     cancelling: bool = False
     permissions: dict[str, tuple[Any, list[dict[str, Any]]]] = field(default_factory=dict)  # interaction → (rpc id, options)
     client_requests: dict[str, tuple[Any, str, dict[str, Any]]] = field(default_factory=dict)  # ours → (rpc id, method, params)
-    state: dict[str, Any] = field(default_factory=dict)  # what one agent's quirk hooks need to keep
 
     KEY = "acp_run"
 
     @classmethod
-    def of(cls, ctx: ParseContext) -> "AcpRun":
-        run = ctx.state.get(cls.KEY)
-        if not isinstance(run, cls):
-            raise RuntimeError("the ACP run has not started")
-        return run
+    def fresh(cls) -> Self:
+        raise RuntimeError("the ACP run has not started")  # it is built in start(), with its peer and options
 
 
 class AcpClientAdapter(AgentAdapter):
@@ -97,6 +94,7 @@ class AcpClientAdapter(AgentAdapter):
     discovery fields, and override the quirk hooks they need."""
 
     acp_args: tuple[str, ...] = ("acp",)
+    run_type: ClassVar[type[AcpRun]] = AcpRun  # the per-run state start() builds (a subclass adds an agent's fields)
     capabilities = AgentCapabilities(
         supports_thinking=True,
         supports_thinking_streaming=True,
@@ -132,8 +130,7 @@ class AcpClientAdapter(AgentAdapter):
         }
 
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
-        run = AcpRun(peer=JsonRpcPeer(), options=options)
-        ctx.state[AcpRun.KEY] = run
+        run = self.run_type(peer=JsonRpcPeer(), options=options).keep(ctx)
         if options.prompt is not None:
             run.waiting.append(options.prompt)
         params = {
@@ -276,8 +273,8 @@ class AcpClientAdapter(AgentAdapter):
         ]
 
     def interrupt(self, ctx: ParseContext) -> bool:
-        run = ctx.state.get(AcpRun.KEY)
-        if not isinstance(run, AcpRun) or run.session_id is None:
+        run = AcpRun.find(ctx)
+        if run is None or run.session_id is None:
             return False
         run.cancelling = True
         for interaction_id in list(run.permissions):  # ACP: open questions are answered "cancelled"
@@ -288,8 +285,8 @@ class AcpClientAdapter(AgentAdapter):
         return True
 
     def set_mode(self, mode: str, ctx: ParseContext) -> bool:
-        run = ctx.state.get(AcpRun.KEY)
-        if not isinstance(run, AcpRun):
+        run = AcpRun.find(ctx)
+        if run is None:
             return False
         run.options.mode = mode
         if run.ready:
@@ -298,8 +295,8 @@ class AcpClientAdapter(AgentAdapter):
 
     def set_model(self, model: str, ctx: ParseContext) -> bool:
         """Switch the model in-protocol (ACP ``session/set_model``)."""
-        run = ctx.state.get(AcpRun.KEY)
-        if not isinstance(run, AcpRun):
+        run = AcpRun.find(ctx)
+        if run is None:
             return False
         run.options.model = model
         if run.ready:
@@ -308,8 +305,8 @@ class AcpClientAdapter(AgentAdapter):
 
     def set_config_option(self, option_id: str, value: Any, ctx: ParseContext) -> bool:
         """Pass a setting the agent offered through to it; its answer (the new options) becomes an event."""
-        run = ctx.state.get(AcpRun.KEY)
-        if not isinstance(run, AcpRun) or not run.ready:
+        run = AcpRun.find(ctx)
+        if run is None or not run.ready:
             return False
 
         def on_result(result: Any, error: dict[str, Any] | None) -> list[BaseEvent]:
@@ -570,9 +567,9 @@ class AcpClientAdapter(AgentAdapter):
         return events + (ctx.end_turn() if recoverable else [])
 
     def finish(self, status: ExitStatus, ctx: ParseContext) -> Iterable[BaseEvent]:
-        run = ctx.state.get(AcpRun.KEY)
+        run = AcpRun.find(ctx)
         events: list[BaseEvent] = []
-        if isinstance(run, AcpRun):
+        if run is not None:
             run.waiting.clear()
             if run.prompt_in_flight is not None and not ctx.saw_terminal and status.code != 0:
                 run.peer.pending.clear()  # the crash below says it; no second error for the lost prompt

@@ -4,7 +4,8 @@ An adapter is synchronous and knows nothing about ACP: it builds a spawn spec, t
 normalized events, and answers the runtime's control requests (next prompt, approval decision, interrupt, mode) by
 queueing native messages on the parse context's outbox. The run runtime does all I/O: it writes the outbox to the
 agent's stdin after each line, so one mechanism serves both transport families — line-stream agents (stdout lines
-in, stdin control messages out) and bidirectional protocol agents (JSON-RPC or ACP both ways, see ``json_rpc.py``).
+in, stdin control messages out) and bidirectional protocol agents (JSON-RPC or ACP both ways, see
+``json_rpc_peer.py``). What one run remembers between lines is the adapter's own :class:`PerRun` dataclass.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 import os
 import shutil
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Literal, Self
 
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.contract import ApprovalDecision, ApprovalMode, RunOptions
@@ -111,6 +112,52 @@ class ToolTable:
 
     def lookup(self, name: str) -> ToolSpec:
         return self.tools.get(name) or self.tools.get(name.lower()) or self.default
+
+
+class PerRun:
+    """Base of an adapter's typed per-run state: one dataclass per adapter, reached with ``TheState.of(ctx)``.
+
+    Why it exists: one adapter instance serves every run of its agent, so whatever a run must remember between
+    lines lives on that run's :class:`ParseContext`. Each adapter keeps it as fields of its own dataclass, stored in
+    ``ctx.state`` under the class's ``KEY`` (never loose string keys), so what a run remembers is declared,
+    typed and greppable in one place.
+
+    A subclass is a ``@dataclass`` that sets ``KEY``. When every field has a default, :meth:`of` creates the state
+    on first use; a state that cannot exist before the run starts (the ACP family's peer and options) overrides
+    :meth:`fresh` to refuse, and :meth:`keep` is called with the built object in ``start``. A subclass of a state
+    inherits its ``KEY``, so the family's ``of`` also finds an agent's extended state.
+    """
+
+    KEY: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not getattr(cls, "KEY", ""):
+            raise TypeError(f"{cls.__name__} must set KEY, the ctx.state key it lives under")
+
+    @classmethod
+    def of(cls, ctx: ParseContext) -> Self:
+        """This run's state, created on first use."""
+        found = cls.find(ctx)
+        return found if found is not None else cls.fresh().keep(ctx)
+
+    @classmethod
+    def find(cls, ctx: ParseContext) -> Self | None:
+        """This run's state if it exists yet (None before it is created)."""
+        found = ctx.state.get(cls.KEY)
+        if found is None or isinstance(found, cls):
+            return found
+        raise TypeError(f"ctx.state[{cls.KEY!r}] holds a {type(found).__name__}, not a {cls.__name__}")
+
+    @classmethod
+    def fresh(cls) -> Self:
+        """A new state for a run that has none yet."""
+        return cls()
+
+    def keep(self, ctx: ParseContext) -> Self:
+        """Make this the run's state (replacing any earlier one) and return it."""
+        ctx.state[self.KEY] = self
+        return self
 
 
 class AgentAdapter:

@@ -43,7 +43,7 @@ from acp_mux.core.lazy import lazy_module
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart, file_uri_to_path
-from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, try_json
+from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, PerRun, try_json
 from acp_mux.adapters.mcp import claude_mcp_config
 from acp_mux.adapters.claude_tools import (
     CLAUDE_TOOLS,
@@ -84,8 +84,10 @@ _USAGE_LIMIT = re.compile(r"usage limit reached\|(\d{9,})", re.I)
 
 
 @dataclass
-class _State:
-    """Claude's private parse state (``ctx.state["claude"]``)."""
+class ClaudeRun(PerRun):
+    """What one Claude run remembers between lines (``ClaudeRun.of(ctx)``)."""
+
+    KEY = "claude"
 
     resume_id: str | None = None
     init: dict[str, Any] = field(default_factory=dict)
@@ -103,13 +105,6 @@ class _State:
     terminal: bool = False
     unknown: set[str] = field(default_factory=set)
     announced_init: bool = False
-
-
-def _state(ctx: ParseContext) -> _State:
-    st = ctx.state.get("claude")
-    if not isinstance(st, _State):
-        st = ctx.state["claude"] = _State()
-    return st
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -168,7 +163,7 @@ class ClaudeAdapter(AgentAdapter):
         return SpawnSpec(command=command, args=args, env=options.env, cwd=options.cwd)
 
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
-        st = _state(ctx)
+        st = ClaudeRun.of(ctx)
         st.resume_id = options.session_id
         if options.cwd and not ctx.cwd:
             ctx.cwd = options.cwd
@@ -177,7 +172,7 @@ class ClaudeAdapter(AgentAdapter):
             self.send_prompt(options.prompt, ctx)
 
     def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
-        _state(ctx).turn_error = False  # a new prompt: an earlier error no longer explains an exit
+        ClaudeRun.of(ctx).turn_error = False  # a new prompt: an earlier error no longer explains an exit
         message = {"role": "user", "content": prompt_blocks(prompt)}
         ctx.send({"type": "user", "session_id": ctx.session_id or "", "message": message, "parent_tool_use_id": None})
 
@@ -202,7 +197,7 @@ class ClaudeAdapter(AgentAdapter):
         ctx.send({"type": "control_response", "response": answer})
 
     def interrupt(self, ctx: ParseContext) -> bool:
-        _state(ctx).interrupting = True
+        ClaudeRun.of(ctx).interrupting = True
         self._control(ctx, {"subtype": "interrupt"})
         return True
 
@@ -211,7 +206,7 @@ class ClaudeAdapter(AgentAdapter):
         return True
 
     def _control(self, ctx: ParseContext, request: dict[str, Any]) -> str:
-        st = _state(ctx)
+        st = ClaudeRun.of(ctx)
         st.requests += 1
         request_id = f"req_{st.requests}_{request.get('subtype', 'request')}"
         ctx.send({"type": "control_request", "request_id": request_id, "request": request})
@@ -219,7 +214,7 @@ class ClaudeAdapter(AgentAdapter):
 
     def available_commands(self, ctx: ParseContext) -> list[tuple[str, str]]:
         """Slash commands for the editor: the initialize answer (with descriptions), else init's bare names."""
-        st = _state(ctx)
+        st = ClaudeRun.of(ctx)
         commands = [c for c in _list(st.initialize.get("commands")) if isinstance(c, dict) and c.get("name")]
         pairs = [(str(c["name"]), str(c.get("description") or "")) for c in commands]
         pairs = pairs or [(str(name), "") for name in _list(st.init.get("slash_commands"))]
@@ -239,14 +234,14 @@ class ClaudeAdapter(AgentAdapter):
         handler = getattr(self, f"_on_{kind}", None) if isinstance(kind, str) and kind.isidentifier() else None
         if handler is not None:
             return handler(msg, ctx)
-        st = _state(ctx)
+        st = ClaudeRun.of(ctx)
         if str(kind) in st.unknown:
             return []
         st.unknown.add(str(kind))
         return [ev.DebugEvent(level="verbose", message=f"claude: ignoring unknown line type {kind!r}")]
 
     def _on_system(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        st = _state(ctx)
+        st = ClaudeRun.of(ctx)
         sub = m.get("subtype")
         if sub == "init":
             st.init = m
@@ -291,7 +286,7 @@ class ClaudeAdapter(AgentAdapter):
         resets = _num(info.get("resetsAt"))
         retry_ms = max(resets * 1000 - int(time.time() * 1000), 0) if resets else None
         if status == "rejected":
-            _state(ctx).rate_reset_ms = retry_ms
+            ClaudeRun.of(ctx).rate_reset_ms = retry_ms
             return [ev.RateLimitedEvent(retry_after_ms=retry_ms)]
         if status == "allowed_warning":
             kind = info.get("rateLimitType") or "usage"
@@ -300,7 +295,7 @@ class ClaudeAdapter(AgentAdapter):
 
     # ── assistant output ───────────────────────────────────────────────────────────────────────────────────────
     def _on_stream_event(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        st = _state(ctx)
+        st = ClaudeRun.of(ctx)
         sse = _dict(m.get("event"))
         parent = _parent(m)
         t = sse.get("type")
@@ -347,7 +342,7 @@ class ClaudeAdapter(AgentAdapter):
         return []
 
     def _on_assistant(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        st = _state(ctx)
+        st = ClaudeRun.of(ctx)
         msg = _dict(m.get("message"))
         content = msg.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
@@ -375,7 +370,7 @@ class ClaudeAdapter(AgentAdapter):
 
     def _text(self, ctx: ParseContext, text: str) -> list[BaseEvent]:
         if text:
-            _state(ctx).turn_text = True
+            ClaudeRun.of(ctx).turn_text = True
         return ctx.text_delta(text)
 
     def _on_user(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
@@ -434,12 +429,12 @@ class ClaudeAdapter(AgentAdapter):
             return [ev.DebugEvent(level="warn", message=f"claude rejected {request_id}: {resp.get('error')}")]
         body = _dict(resp.get("response"))
         if "commands" in body or "init" in request_id:  # the answer to our initialize
-            _state(ctx).initialize = body
+            ClaudeRun.of(ctx).initialize = body
         return []
 
     # ── end of a prompt ────────────────────────────────────────────────────────────────────────────────────────
     def _on_result(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        st = _state(ctx)
+        st = ClaudeRun.of(ctx)
         usage_events, turn_cost = self._usage(m, st)
         interrupted, st.interrupting = st.interrupting, False
         pending, st.pending_error = st.pending_error, None
@@ -462,7 +457,7 @@ class ClaudeAdapter(AgentAdapter):
             return events + usage_events + ctx.end_turn(turn_cost, tool_error=tool_error) + errors
         return events + usage_events + errors + ctx.end_turn(turn_cost, tool_error=tool_error)
 
-    def _usage(self, m: dict[str, Any], st: _State) -> tuple[list[BaseEvent], CostRecord]:
+    def _usage(self, m: dict[str, Any], st: ClaudeRun) -> tuple[list[BaseEvent], CostRecord]:
         usage = _dict(m.get("usage"))
         model_usage = [_dict(v) for v in _dict(m.get("modelUsage")).values()]
         prev_usd, prev_in, prev_out, prev_cached = st.totals
@@ -492,7 +487,7 @@ class ClaudeAdapter(AgentAdapter):
         return [usage_event, ev.CostEvent(cost=total)], turn
 
     def _result_errors(
-        self, m: dict[str, Any], pending: tuple[str, str] | None, text: str, st: _State
+        self, m: dict[str, Any], pending: tuple[str, str] | None, text: str, st: ClaudeRun
     ) -> list[BaseEvent]:
         subtype = str(m.get("subtype") or "")
         status = m.get("api_error_status")
@@ -513,7 +508,7 @@ class ClaudeAdapter(AgentAdapter):
 
     # ── exit ───────────────────────────────────────────────────────────────────────────────────────────────────
     def finish(self, status: ExitStatus, ctx: ParseContext) -> Iterable[BaseEvent]:
-        st = _state(ctx)
+        st = ClaudeRun.of(ctx)
         if st.terminal:
             ctx.in_turn = False
             return []

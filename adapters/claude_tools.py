@@ -15,13 +15,13 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from acp_mux.core.event_codes import now_ms
 from acp_mux.core.lazy import lazy_module
 from acp_mux.core.parse_context import ParseContext
-from acp_mux.adapters.base import DiffSpec, ToolKind, ToolSpec, ToolTable
+from acp_mux.adapters.base import DiffSpec, PerRun, ToolKind, ToolSpec, ToolTable
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
@@ -271,13 +271,20 @@ def text_diff(path: str, old: str | None, new: str) -> str:
 
 
 # ── tool call events and their projections ──────────────────────────────────────────────────────────────────────
-_FINISHED = "claude.finished_tools"  # ctx.state key: ids whose result was emitted (late duplicates are ignored)
 _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
 _EXIT_CODE = re.compile(r"\s*Exit code (-?\d+)[ \t]*\n?")
 
 
+@dataclass
+class _FinishedTools(PerRun):
+    """Tool ids whose result was emitted this run: late duplicates of them are ignored."""
+
+    KEY = "claude.finished_tools"
+    ids: set[str] = field(default_factory=set)
+
+
 def _finished(ctx: ParseContext) -> set[str]:
-    return ctx.state.setdefault(_FINISHED, set())
+    return _FinishedTools.of(ctx).ids
 
 
 def tool_start(ctx: ParseContext, tool_id: str, name: str, tool_input: Any = None) -> list[BaseEvent]:

@@ -51,6 +51,7 @@ from acp_mux.adapters.codex_exec import (
     MODE_POLICIES,
     MODES,
     SANDBOX_POLICIES,
+    CodexRun,
     _dict,
     _int,
     _str,
@@ -108,11 +109,12 @@ class CodexAdapter(AgentAdapter):
 
     # ── outgoing ───────────────────────────────────────────────────────────────────────────────────────────────
     def _peer(self, ctx: ParseContext) -> JsonRpcPeer:
-        return JsonRpcPeer.of(ctx, "codex_peer")
+        return CodexRun.of(ctx).peer
 
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
-        ctx.state["codex_mode"] = resolve_mode(options.mode) or "auto"
-        ctx.state["codex_pending_prompts"] = [options.prompt] if options.prompt is not None else []
+        run = CodexRun.of(ctx)
+        run.mode = resolve_mode(options.mode) or "auto"
+        run.pending_prompts = [options.prompt] if options.prompt is not None else []
         on_result = lambda _result, error: self._on_initialized(options, ctx, error)  # noqa: E731
         self._peer(ctx).request(ctx, "initialize", {"clientInfo": CLIENT_INFO}, on_result)
 
@@ -122,7 +124,7 @@ class CodexAdapter(AgentAdapter):
             return [ev.ErrorEvent(code=ErrorCode.PROTOCOL_ERROR, message=message)]
         peer = self._peer(ctx)
         peer.notify(ctx, "initialized")
-        approval, sandbox = MODE_POLICIES[ctx.state["codex_mode"]]
+        approval, sandbox = MODE_POLICIES[CodexRun.of(ctx).mode or "auto"]
         params: dict[str, Any] = {"cwd": options.cwd, "approvalPolicy": approval, "sandbox": sandbox}
         if options.model:
             params["model"] = options.model
@@ -141,64 +143,74 @@ class CodexAdapter(AgentAdapter):
             if events[0].type == "error":  # without a thread the session cannot go on: not recoverable
                 events = [ev.ErrorEvent(code=ErrorCode.PROTOCOL_ERROR, message=message)]
             return events
-        ctx.state["codex_thread"] = thread_id
+        run = CodexRun.of(ctx)
+        run.thread = thread_id
         events = ctx.session_start(thread_id, resumed=resumed)
-        for prompt in ctx.state.pop("codex_pending_prompts", []):
+        prompts, run.pending_prompts = run.pending_prompts, []
+        for prompt in prompts:
             self._turn_start(prompt, ctx)
         return events
 
     def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
-        if not ctx.state.get("codex_thread"):  # handshake still running: send when the thread exists
-            ctx.state.setdefault("codex_pending_prompts", []).append(prompt)
+        run = CodexRun.of(ctx)
+        if not run.thread:  # handshake still running: send when the thread exists
+            run.pending_prompts.append(prompt)
             return
         self._turn_start(prompt, ctx)
 
     def _turn_start(self, prompt: Prompt, ctx: ParseContext) -> None:
-        params: dict[str, Any] = {"threadId": ctx.state["codex_thread"], "input": prompt_input(prompt)}
-        if ctx.state.pop("codex_mode_dirty", False):
-            approval, sandbox = MODE_POLICIES[ctx.state["codex_mode"]]
+        run = CodexRun.of(ctx)
+        params: dict[str, Any] = {"threadId": run.thread, "input": prompt_input(prompt)}
+        if run.mode_dirty:
+            run.mode_dirty = False
+            approval, sandbox = MODE_POLICIES[run.mode or "auto"]
             params["approvalPolicy"] = approval
             params["sandboxPolicy"] = SANDBOX_POLICIES[sandbox]
-        ctx.state["codex_turn_requested"] = True
+        run.turn_requested = True
         self._peer(ctx).request(ctx, "turn/start", params, lambda result, error: self._on_turn(ctx, result, error))
 
     def _on_turn(self, ctx: ParseContext, result: Any, error: dict | None) -> list[BaseEvent]:
         if error is not None:  # no turn will run: open and close one so the prompt still gets its turn_end
-            ctx.state.pop("codex_turn_requested", None)
+            CodexRun.of(ctx).turn_requested = False
             message = f"codex rejected the prompt: {error_message(error)}"
             error_event = ev.ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message, recoverable=True)
             return ctx.begin_turn() + end_failed_turn(ctx, [error_event])
         turn_id = _str(_dict(_dict(result).get("turn")).get("id"))
-        if turn_id and turn_id != ctx.state.get("codex_turn_done"):  # the response may trail turn/completed
+        if turn_id and turn_id != CodexRun.of(ctx).turn_done:  # the response may trail turn/completed
             self._turn_known(ctx, turn_id)
         return []
 
     def _turn_known(self, ctx: ParseContext, turn_id: str) -> None:
-        ctx.state["codex_turn"] = turn_id
-        if ctx.state.pop("codex_interrupt_pending", False):
+        run = CodexRun.of(ctx)
+        run.turn = turn_id
+        if run.interrupt_pending:
+            run.interrupt_pending = False
             self._send_interrupt(ctx)
 
     def interrupt(self, ctx: ParseContext) -> bool:
         """Always in-protocol: a signal would kill the whole app-server (and the session) instead of the turn."""
-        if ctx.state.get("codex_turn"):
+        run = CodexRun.of(ctx)
+        if run.turn:
             self._send_interrupt(ctx)
-        elif ctx.state.get("codex_turn_requested"):
-            ctx.state["codex_interrupt_pending"] = True  # turn/start is in flight: interrupt once its id is known
+        elif run.turn_requested:
+            run.interrupt_pending = True  # turn/start is in flight: interrupt once its id is known
         else:
-            ctx.state["codex_pending_prompts"] = []  # still in the handshake: just do not start the queued prompt
+            run.pending_prompts = []  # still in the handshake: just do not start the queued prompt
         return True
 
     def _send_interrupt(self, ctx: ParseContext) -> None:
-        params = {"threadId": ctx.state.get("codex_thread"), "turnId": ctx.state.get("codex_turn")}
+        run = CodexRun.of(ctx)
+        params = {"threadId": run.thread, "turnId": run.turn}
         self._peer(ctx).request(ctx, "turn/interrupt", params, lambda result, error: [])
 
     def set_mode(self, mode: str, ctx: ParseContext) -> bool:
         resolved = resolve_mode(mode)
         if resolved is None:
             return False
-        if resolved != ctx.state.get("codex_mode"):
-            ctx.state["codex_mode"] = resolved
-            ctx.state["codex_mode_dirty"] = True  # applied by the next turn/start (sticky in codex)
+        run = CodexRun.of(ctx)
+        if resolved != run.mode:
+            run.mode = resolved
+            run.mode_dirty = True  # applied by the next turn/start (sticky in codex)
         return True
 
     def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
@@ -239,13 +251,14 @@ class CodexAdapter(AgentAdapter):
     def _foreign(self, params: dict[str, Any], ctx: ParseContext) -> bool:
         """Notifications for other threads (sub-agents) are not this session's."""
         thread = params.get("threadId")
-        ours = ctx.state.get("codex_thread")
+        ours = CodexRun.of(ctx).thread
         return bool(thread and ours and thread != ours)
 
     def _on_notification(self, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         if self._foreign(params, ctx):
             return []
-        streamed: set[str] = ctx.state.setdefault("codex_streamed", set())
+        run = CodexRun.of(ctx)
+        streamed = run.streamed
         item_id = _str(params.get("itemId"))
         if method == "turn/started":
             turn_id = _str(_dict(params.get("turn")).get("id"))
@@ -268,7 +281,7 @@ class CodexAdapter(AgentAdapter):
             delta = _str(params.get("delta"))
             return shell_begin(ctx, item_id) + ([ev.ShellStdoutDeltaEvent(delta=delta)] if delta else [])
         if method == "item/fileChange/outputDelta":
-            ctx.state.setdefault("codex_patch_output", {})[item_id] = _str(params.get("delta"))
+            run.patch_output[item_id] = _str(params.get("delta"))
             return []
         if method == "item/started":
             return self._item_started(_dict(params.get("item")), ctx)
@@ -276,15 +289,16 @@ class CodexAdapter(AgentAdapter):
             return self._item_completed(_dict(params.get("item")), ctx)
         if method == "thread/started":
             thread_id = _str(_dict(params.get("thread")).get("id"))
-            return ctx.session_start(thread_id) if thread_id and thread_id == ctx.state.get("codex_thread") else []
+            return ctx.session_start(thread_id) if thread_id and thread_id == run.thread else []
         if method == "thread/tokenUsage/updated":
             return self._usage(_dict(params.get("tokenUsage")), ctx)
         if method == "turn/plan/updated":
-            seq = ctx.state["codex_plan_seq"] = ctx.state.get("codex_plan_seq", 0) + 1
+            run.plan_seq += 1
+            seq = run.plan_seq
             steps = [_plan_step(step) for step in params.get("plan") or ()]
             return plan_tool(ctx, f"plan-{seq}", steps, params.get("explanation"))
         if method == "turn/diff/updated":
-            ctx.state["codex_diff"] = _str(params.get("diff"))
+            run.diff = _str(params.get("diff"))
             return []
         if method == "error":
             return self._error(params, ctx)
@@ -303,11 +317,11 @@ class CodexAdapter(AgentAdapter):
 
     def _turn_completed(self, turn: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         status = _str(turn.get("status"))
-        ctx.state["codex_turn_done"] = ctx.state.pop("codex_turn", None) or _str(turn.get("id"))
-        ctx.state.pop("codex_interrupt_pending", None)
-        ctx.state.pop("codex_turn_requested", None)
-        ctx.state["codex_retries"] = 0
-        pending_error = _dict(ctx.state.pop("codex_error", None))
+        run = CodexRun.of(ctx)
+        run.turn_done, run.turn = run.turn or _str(turn.get("id")), None
+        run.interrupt_pending = run.turn_requested = False
+        run.retries = 0
+        pending_error, run.turn_error = _dict(run.turn_error), None
         if status == "interrupted":
             return ctx.end_turn(tool_error="interrupted")
         if status == "failed":
@@ -324,7 +338,7 @@ class CodexAdapter(AgentAdapter):
         if params.get("willRetry"):
             return retry_events(message, ctx, error.get("codexErrorInfo"))
         if ctx.in_turn:  # turn/completed{failed} follows with the same error: report it once, there
-            ctx.state["codex_error"] = error
+            CodexRun.of(ctx).turn_error = error
             return []
         return classify_failure(message, error.get("codexErrorInfo"), ctx)
 
@@ -332,9 +346,10 @@ class CodexAdapter(AgentAdapter):
         total, last = _dict(usage.get("total")), _dict(usage.get("last"))
         total_tokens = _int(total.get("totalTokens"))
         used, size = _int(last.get("totalTokens")) or 0, _int(usage.get("modelContextWindow")) or 0
-        ctx.state["codex_context"] = (used, size)
-        repeated = total_tokens is not None and total_tokens == ctx.state.get("codex_usage_total")
-        ctx.state["codex_usage_total"] = total_tokens
+        run = CodexRun.of(ctx)
+        run.context = (used, size)
+        repeated = total_tokens is not None and total_tokens == run.usage_total
+        run.usage_total = total_tokens
         if repeated or not ctx.in_turn:  # a repeat, or thread/resume restoring the old totals: nothing new was spent
             return []
         events: list[BaseEvent] = [
@@ -372,7 +387,8 @@ class CodexAdapter(AgentAdapter):
 
     def _item_completed(self, item: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         kind, item_id = _str(item.get("type")), _str(item.get("id"))
-        streamed: set[str] = ctx.state.setdefault("codex_streamed", set())
+        run = CodexRun.of(ctx)
+        streamed = run.streamed
         status = _str(item.get("status"))
         if kind == "agentMessage":
             text = [] if item_id in streamed else ctx.text_delta(_str(item.get("text")))
@@ -393,7 +409,7 @@ class CodexAdapter(AgentAdapter):
             if status == "declined":
                 return events + ctx.tool_error(item_id, "declined by user")
             if status == "failed":
-                detail = ctx.state.get("codex_patch_output", {}).get(item_id) or "the patch could not be applied"
+                detail = run.patch_output.get(item_id) or "the patch could not be applied"
                 return events + ctx.tool_error(item_id, detail)
             return events + ctx.tool_result(item_id, changes_summary(changes)) + file_events(changes)
         if kind == "mcpToolCall":

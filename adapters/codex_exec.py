@@ -25,15 +25,26 @@ run with no ``turn_end`` after it (the runtime would drop it anyway).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
-from acp_mux.core.prompt import file_uri_to_path
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.lazy import lazy_module
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
-from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, DiffSpec, ModeInfo, ToolSpec, ToolTable, try_json
+from acp_mux.core.prompt import Prompt, file_uri_to_path
+from acp_mux.adapters.base import (
+    AgentAdapter,
+    AgentCapabilities,
+    DiffSpec,
+    ModeInfo,
+    PerRun,
+    ToolSpec,
+    ToolTable,
+    try_json,
+)
+from acp_mux.adapters.json_rpc_peer import JsonRpcPeer
 from acp_mux.adapters.mcp import codex_mcp_overrides
 
 if TYPE_CHECKING:
@@ -64,6 +75,38 @@ _RETRY_RE = re.compile(r"(\d+)\s*/\s*(\d+)")
 _AUTH_RE = re.compile(r"\b401\b|unauthori[sz]ed|invalid[_ ]api[_ ]key|incorrect api key", re.I)
 _RATE_RE = re.compile(r"\b429\b|too many requests|rate[_ ]limit|usage limit|quota", re.I)
 _CONTEXT_RE = re.compile(r"context[_ ]window|context_length_exceeded|maximum context length", re.I)
+
+
+@dataclass
+class CodexRun(PerRun):
+    """What one Codex run remembers between lines, for either transport (``CodexRun.of(ctx)``)."""
+
+    KEY = "codex"
+
+    # both transports
+    streamed: set[str] = field(default_factory=set)  # item ids whose text/output arrived as deltas
+    shell_started: set[str] = field(default_factory=set)  # command items whose shell_start was emitted
+    retries: int = 0  # codex's own reconnect attempts in this turn
+    context: tuple[int, int] = (0, 0)  # (tokens used, context window) from the last usage report
+    plan_seq: int = 0  # plan updates so far (each becomes its own update_plan tool call)
+    # app-server
+    peer: JsonRpcPeer = field(default_factory=JsonRpcPeer)
+    mode: str | None = None  # the approval preset (a MODES id)
+    mode_dirty: bool = False  # changed since the last turn/start, which carries it (sticky in codex)
+    pending_prompts: list[Prompt] = field(default_factory=list)  # prompts that arrived before the thread existed
+    thread: str | None = None
+    turn: str | None = None  # the running turn's id, once known
+    turn_requested: bool = False  # turn/start sent, its turn not completed yet
+    turn_done: str | None = None  # the last completed turn's id (its turn/start response may trail)
+    interrupt_pending: bool = False  # interrupt once the requested turn's id is known
+    turn_error: dict[str, Any] | None = None  # an in-turn error; turn/completed{failed} reports it
+    patch_output: dict[str, str] = field(default_factory=dict)  # fileChange item id → codex's output about it
+    diff: str = ""  # the turn's aggregated unified diff (turn/diff/updated)
+    usage_total: int | None = None  # the thread's total tokens at the last usage report (repeats are skipped)
+    # exec
+    resuming: bool = False
+    exec_error: str | None = None  # an error line; turn.failed repeats it
+    failed: bool = False  # turn.failed arrived: the exit code 1 that follows is not a crash
 
 
 def resolve_mode(mode: str | None) -> str | None:
@@ -105,7 +148,7 @@ def classify_failure(message: str, info: Any = None, ctx: ParseContext | None = 
     if name == "usageLimitExceeded" or status == 429 or _RATE_RE.search(message):
         return [ev.RateLimitErrorEvent(message=message or "rate limited")]
     if name == "contextWindowExceeded" or _CONTEXT_RE.search(message):
-        used, size = (ctx.state.get("codex_context") if ctx else None) or (0, 0)
+        used, size = CodexRun.of(ctx).context if ctx else (0, 0)
         return [ev.ContextExceededEvent(used_tokens=used, max_tokens=size)]
     return [ev.ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message or "codex turn failed", recoverable=True)]
 
@@ -126,8 +169,9 @@ def retry_events(message: str, ctx: ParseContext, info: Any = None) -> list[Base
     if status == 429 or name == "usageLimitExceeded" or _RATE_RE.search(message):
         events.append(ev.RateLimitedEvent())
     match = _RETRY_RE.search(message)
-    count = int(ctx.state.get("codex_retries", 0)) + 1
-    ctx.state["codex_retries"] = count
+    run = CodexRun.of(ctx)
+    run.retries += 1
+    count = run.retries
     attempt, limit = (int(match.group(1)), int(match.group(2))) if match else (count, 0)
     events.append(ev.RetryEvent(attempt=attempt, max_attempts=limit, reason=message))
     return events
@@ -186,7 +230,7 @@ def plan_tool(ctx: ParseContext, tool_id: str, steps: list[dict[str, str]], expl
 
 def shell_begin(ctx: ParseContext, item_id: str) -> list[BaseEvent]:
     """``shell_start`` for a command that is now known to run (once per item)."""
-    started: set[str] = ctx.state.setdefault("codex_shell_started", set())
+    started = CodexRun.of(ctx).shell_started
     if item_id in started:
         return []
     started.add(item_id)
@@ -201,7 +245,7 @@ def shell_end(
     if status == "declined":
         return ctx.tool_error(item_id, "declined by user")
     events = shell_begin(ctx, item_id)
-    if output and item_id not in ctx.state.setdefault("codex_streamed", set()):
+    if output and item_id not in CodexRun.of(ctx).streamed:
         events.append(ev.ShellStdoutDeltaEvent(delta=output))
     code = exit_code if exit_code is not None else (0 if status == "completed" else -1)
     events.append(ev.ShellExitEvent(exit_code=code, duration_ms=duration_ms or 0))
@@ -292,7 +336,7 @@ class CodexExecAdapter(AgentAdapter):
     models = ("gpt-5.5", "gpt-5.5-codex", "gpt-5.2-codex")
 
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
-        ctx.state["codex_resuming"] = bool(options.session_id)  # nothing to send: the prompt is on the argv
+        CodexRun.of(ctx).resuming = bool(options.session_id)  # nothing to send: the prompt is on the argv
 
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
         codex = self.resolve_binary(options.binary, options.env)
@@ -328,25 +372,24 @@ class CodexExecAdapter(AgentAdapter):
             return [ev.DebugEvent(level="warn", message=f"codex exec: could not handle {line[:200]!r}: {exc!r}")]
 
     def _parse(self, msg: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        kind = _str(msg.get("type"))
+        kind, run = _str(msg.get("type")), CodexRun.of(ctx)
         if kind == "thread.started":
             thread_id = _str(msg.get("thread_id"))
-            resumed = bool(ctx.state.get("codex_resuming"))
-            return ctx.session_start(thread_id, resumed=resumed) if thread_id else []
+            return ctx.session_start(thread_id, resumed=run.resuming) if thread_id else []
         if kind == "turn.started":
             return ctx.begin_turn()
         if kind == "turn.completed":
             return self._usage(_dict(msg.get("usage"))) + ctx.end_turn()
         if kind == "turn.failed":
-            message = _str(_dict(msg.get("error")).get("message")) or _str(ctx.state.pop("codex_error", ""))
-            ctx.state.pop("codex_error", None)
-            ctx.state["codex_failed"] = True
+            message = _str(_dict(msg.get("error")).get("message")) or (run.exec_error or "")
+            run.exec_error = None
+            run.failed = True
             return end_failed_turn(ctx, classify_failure(message, None, ctx))
         if kind == "error":
             message = _str(msg.get("message"))
             if message.startswith("Reconnecting"):
                 return retry_events(message, ctx)
-            ctx.state["codex_error"] = message  # turn.failed repeats it; report it once, there
+            run.exec_error = message  # turn.failed repeats it; report it once, there
             return []
         if kind in ("item.started", "item.updated", "item.completed"):
             return self._item(kind, _dict(msg.get("item")), ctx)
@@ -402,7 +445,9 @@ class CodexExecAdapter(AgentAdapter):
             events = ctx.tool_start(item_id, "web_search", {"query": _str(item.get("query"))})
             return events + (ctx.tool_result(item_id, item.get("action") or _str(item.get("query"))) if done else [])
         if kind == "todo_list":
-            seq = ctx.state["codex_plan_seq"] = ctx.state.get("codex_plan_seq", 0) + 1
+            run = CodexRun.of(ctx)
+            run.plan_seq += 1
+            seq = run.plan_seq
             steps = [
                 {"step": _str(_dict(t).get("text")), "status": "completed" if _dict(t).get("completed") else "pending"}
                 for t in item.get("items") or ()
@@ -413,11 +458,12 @@ class CodexExecAdapter(AgentAdapter):
         return []
 
     def finish(self, status: ExitStatus, ctx: ParseContext) -> Iterable[BaseEvent]:
-        if ctx.state.get("codex_failed"):  # turn.failed already told the story; exit code 1 is not a crash
+        run = CodexRun.of(ctx)
+        if run.failed:  # turn.failed already told the story; exit code 1 is not a crash
             return ctx.end_turn(tool_error="the agent exited")
-        message = ctx.state.pop("codex_error", None)
+        message, run.exec_error = run.exec_error, None
         if message and status.code != 0:  # died after an error line but before turn.failed
-            ctx.state["codex_failed"] = True
+            run.failed = True
             return end_failed_turn(ctx, classify_failure(message, None, ctx), "the agent exited")
         return ctx.finish(status)
 

@@ -19,9 +19,8 @@ What is only gemini's (everything else is the family's, ``acp_client.py``):
 from __future__ import annotations
 
 import re
-from typing import Any
-
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.core.lazy import lazy_module
@@ -38,9 +37,17 @@ ev = lazy_module("acp_mux.core.events")
 _MODE_MARKER = re.compile(r"^\s*\[MODE_UPDATE\]\s*(\S+)[^\n]*\n?", re.M)
 
 
+@dataclass
+class GeminiRun(AcpRun):
+    """The family's run state, plus what gemini's quirks need (``GeminiRun.of(ctx)``)."""
+
+    after_load: bool = False  # a session/load answered: its history replay goes on until the next prompt
+
+
 class GeminiAdapter(AcpClientAdapter):
     name = "gemini"
     acp_args = ("--acp",)
+    run_type = GeminiRun
     capabilities = AgentCapabilities(
         supports_thinking=True,
         supports_thinking_streaming=True,
@@ -77,8 +84,8 @@ class GeminiAdapter(AcpClientAdapter):
         return super().tool_name_of(tool_call)
 
     def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        run = AcpRun.of(ctx)
-        if run.state.get("after_load") and run.prompt_in_flight is None:
+        run = GeminiRun.of(ctx)
+        if run.after_load and run.prompt_in_flight is None:
             return []  # the rest of a load's history replay
         if update.get("sessionUpdate") == "agent_message_chunk":
             text = block_text(update.get("content"))
@@ -91,16 +98,16 @@ class GeminiAdapter(AcpClientAdapter):
         return super().on_update(update, ctx)
 
     def _send_prompt_now(self, prompt: Any, ctx: ParseContext) -> None:
-        AcpRun.of(ctx).state.pop("after_load", None)
+        GeminiRun.of(ctx).after_load = False
         super()._send_prompt_now(prompt, ctx)
 
     def _session_opened(self, ctx: ParseContext, resumed_id: str | None) -> Any:
         opened = super()._session_opened(ctx, resumed_id)
 
         def on_result(result: Any, error: dict[str, Any] | None) -> list[BaseEvent]:
-            run = AcpRun.of(ctx)
+            run = GeminiRun.of(ctx)
             if error is None and resumed_id is not None and not run.waiting:
-                run.state["after_load"] = True
+                run.after_load = True
             return opened(result, error)
 
         return on_result

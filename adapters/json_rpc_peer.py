@@ -6,8 +6,8 @@ response line comes back through ``parse_line``. The peer only has to remember w
 continuation; the continuation runs inside ``parse_line`` and returns the normalized events that response implies
 (e.g. ``session_start`` once ``thread/start`` answers), and may queue follow-up requests on the same context.
 
-The peer is per run, so it lives in ``ctx.state`` (see :meth:`JsonRpcPeer.of`): adapter instances are shared
-between runs and must stay stateless.
+The peer is per run, so it is a field of the adapter's per-run state (``PerRun`` in ``base.py``): adapter instances
+are shared between runs and must stay stateless.
 """
 
 from __future__ import annotations
@@ -61,15 +61,6 @@ class JsonRpcPeer:
     jsonrpc_field: bool = True
     next_id: int = 1
     pending: dict[Any, _Pending] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, ctx: ParseContext, key: str = "_jsonrpc_peer", **kwargs: Any) -> "JsonRpcPeer":
-        """The run's peer, created on first use and kept in ``ctx.state[key]``."""
-        peer = ctx.state.get(key)
-        if not isinstance(peer, cls):
-            peer = cls(**kwargs)
-            ctx.state[key] = peer
-        return peer
 
     # ── outgoing ───────────────────────────────────────────────────────────────────────────────────────────────
     def _envelope(self, **fields: Any) -> dict[str, Any]:

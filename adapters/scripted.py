@@ -6,6 +6,7 @@ Claude's stream-json — so everything the server does is exercised through the 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.core.contract import ApprovalDecision, RunOptions
@@ -13,7 +14,7 @@ from acp_mux.core.lazy import lazy_module
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import SpawnSpec
 from acp_mux.core.prompt import Prompt
-from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, DiffSpec, ModeInfo, ToolSpec, ToolTable, try_json
+from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, DiffSpec, ModeInfo, PerRun, ToolSpec, ToolTable, try_json
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
@@ -39,6 +40,14 @@ TOOLS = ToolTable(
         "TodoWrite": ToolSpec(kind="think", title="Update plan", is_plan=True),
     }
 )
+
+
+@dataclass
+class ScriptedRun(PerRun):
+    """What one run of the scripted agent remembers (``ScriptedRun.of(ctx)``)."""
+
+    KEY = "scripted"
+    plans: int = 0  # plan updates so far: each becomes its own TodoWrite tool call
 
 
 class ScriptedAdapter(AgentAdapter):
@@ -109,8 +118,9 @@ class ScriptedAdapter(AgentAdapter):
         return ctx.thinking_delta(str(m.get("text", "")))
 
     def _on_plan(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        tool_id = f"plan-{ctx.turn_index}-{len(ctx.state)}"
-        ctx.state[tool_id] = True
+        run = ScriptedRun.of(ctx)
+        run.plans += 1
+        tool_id = f"plan-{ctx.turn_index}-{run.plans}"
         return ctx.tool_start(tool_id, "TodoWrite", {"todos": m.get("entries", [])}) + ctx.tool_result(tool_id, "ok")
 
     def _on_tool_use(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:

@@ -44,9 +44,11 @@ class ParseContext:
     outbox: list[str] = field(default_factory=list)
     tools: dict[str, ToolState] = field(default_factory=dict)
     approvals: dict[str, Any] = field(default_factory=dict)  # interaction id → adapter's native handle
-    state: dict[str, Any] = field(default_factory=dict)  # adapter-private scratch space
+    state: dict[str, Any] = field(default_factory=dict)  # each adapter's typed per-run state, by its KEY (PerRun)
     stderr_tail: Callable[[], str] = lambda: ""
     saw_terminal: bool = False
+    session_started: bool = False  # session_start was emitted (once per run)
+    session_ended: bool = False  # session_end was emitted (once per run)
     _text: list[str] | None = None
     _thinking: list[str] | None = None
     _text_len: int = 0
@@ -71,11 +73,11 @@ class ParseContext:
 
         ``commands`` are the agent's slash commands as ``(name, description)`` pairs, when it reports them.
         """
-        first = self.session_id is None or not self.state.get("_session_started")
+        first = self.session_id is None or not self.session_started
         self.session_id = session_id
         if not first:
             return []
-        self.state["_session_started"] = True
+        self.session_started = True
         listed = [ev.SlashCommand(name=n, description=d) for n, d in commands] if commands else None
         return [ev.SessionStartEvent(session_id=session_id, resumed=resumed, commands=listed)]
 

@@ -652,8 +652,8 @@ class RunHandle:
             await self._proc.terminate(self.options.grace_period_s)
 
     def _finalize(self, started_ms: int) -> None:
-        if self.ctx.session_id and self.ctx.state.get("_session_started") and not self.ctx.state.get("_session_ended"):
-            self.ctx.state["_session_ended"] = True
+        if self.ctx.session_id and self.ctx.session_started and not self.ctx.session_ended:
+            self.ctx.session_ended = True
             self._emit(ev.SessionEndEvent(session_id=self.ctx.session_id, turn_count=self._acc.turns, cost=self._acc.cost))
         self.interaction._expire_all()
         self._buffer.close()

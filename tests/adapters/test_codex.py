@@ -17,7 +17,7 @@ from acp_mux.core.process import ExitStatus
 from acp_mux.core.prompt import ImagePart, Prompt, TextPart
 from acp_mux.adapters.base import DiffSpec
 from acp_mux.adapters.codex import CodexAdapter, prompt_input
-from acp_mux.adapters.codex_exec import AUTH_GUIDANCE, CODEX_TOOLS, CodexExecAdapter, patch_diffs
+from acp_mux.adapters.codex_exec import AUTH_GUIDANCE, CODEX_TOOLS, CodexExecAdapter, CodexRun, patch_diffs
 from tests.adapters.helpers import FIXTURES, assert_ordering, brief, feed, make_ctx, sent, types
 
 CAPTURES = FIXTURES / "codex" / "shared-captures"
@@ -138,7 +138,7 @@ def test_appserver_accept_event_details() -> None:
     usage = [e for e in events if e.type == "token_usage"][0]
     assert (usage.thinking_tokens, usage.cached_tokens) == (5, 20)
     assert [e.exit_code for e in events if e.type == "shell_exit"] == [0, 2]
-    assert ctx.state["codex_diff"].startswith("diff --git a/note.txt b/note.txt")
+    assert CodexRun.of(ctx).diff.startswith("diff --git a/note.txt b/note.txt")
     assert ctx.approvals == {} and ctx.tools == {}
 
 
@@ -840,7 +840,7 @@ def test_other_threads_are_ignored() -> None:
         {"method": "turn/started", "params": {"threadId": "SUB", "turn": {"id": "X"}}},
         {"method": "item/agentMessage/delta", "params": {"threadId": "SUB", "itemId": "m", "delta": "sub-agent chatter"}},
     ], ctx)  # fmt: skip
-    assert events == [] and "codex_turn" not in ctx.state
+    assert events == [] and CodexRun.of(ctx).turn is None
 
 
 def test_process_exit_mid_turn_crashes_and_closes_tools() -> None:

@@ -138,14 +138,6 @@ def test_fail_pending_resolves_everything_with_an_error() -> None:
     assert seen == [-32603] and not peer.pending
 
 
-def test_of_keeps_one_peer_per_context() -> None:
-    ctx, other = _ctx(), _ctx()
-    peer = JsonRpcPeer.of(ctx, "p")
-    assert JsonRpcPeer.of(ctx, "p") is peer
-    assert JsonRpcPeer.of(other, "p") is not peer
-    assert JsonRpcPeer.of(ctx, "q", jsonrpc_field=False).jsonrpc_field is False
-
-
 def test_error_message() -> None:
     assert error_message({"code": -32601, "message": "Method not found"}) == "Method not found (-32601)"
     assert error_message({"message": "bad"}) == "bad"
