@@ -28,6 +28,7 @@ _TEXT_DELAY = float(os.environ.get("ACP_MUX_DEMO_TEXT_DELAY", "0.01"))  # second
 _BIGSHELL_LINES = int(os.environ.get("ACP_MUX_DEMO_BIGSHELL_LINES", "20000"))  # lines "bigshell" prints
 _BIGSHELL_WIDTH = int(os.environ.get("ACP_MUX_DEMO_BIGSHELL_WIDTH", "0"))  # >0: each line is this many chars
 _BIGSHELL_DELAY = float(os.environ.get("ACP_MUX_DEMO_BIGSHELL_DELAY", "0"))  # seconds between those lines
+_DELTAS = int(os.environ.get("ACP_MUX_DEMO_DELTAS", "100000"))  # text deltas "manydeltas" streams, back to back
 
 
 def emit(**event: object) -> None:
@@ -196,6 +197,12 @@ def handle_prompt(text: str, cwd: str) -> None:
         chunk = "x" * 1023 + " "
         for _ in range(int(float(os.environ.get("ACP_MUX_DEMO_FLOOD_MB", "64")) * 1024)):
             emit(type="text", text=chunk)
+            if _interrupted.is_set():
+                stop = "cancelled"
+                break
+    elif "manydeltas" in lowered:  # many small deltas as fast as possible: the bridge's per-event cost and memory
+        for i in range(_DELTAS):
+            emit(type="text", text=f"d{i} ")
             if _interrupted.is_set():
                 stop = "cancelled"
                 break
