@@ -339,6 +339,7 @@ class AcpClientAdapter(AgentAdapter):
         if kind == "request":
             return self._on_request(msg, ctx)
         log.debug("%s sent an invalid JSON-RPC message: %s", self.name, line[:200])
+        run.peer.answer_invalid(ctx, msg)  # a request of the wrong shape is still answered, never left waiting
         return []
 
     def _on_request(self, msg: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:

@@ -20,6 +20,7 @@ from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.contract import ApprovalDecision, ApprovalMode, RunOptions
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.prompt import Prompt
+from acp_mux.core import text as safe_json
 from acp_mux.adapters.registry import ENTRIES, AgentEntry, locate_binary, missing_binary_help
 
 if TYPE_CHECKING:
@@ -279,8 +280,8 @@ class AgentAdapter:
 
 
 def json_line(obj: Any) -> str:
-    """One compact JSON line for an agent's stdin."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n"
+    """One compact JSON line for an agent's stdin (always valid JSON that encodes as UTF-8: see core/text.py)."""
+    return safe_json.dumps(obj) + "\n"
 
 
 def try_json(line: str) -> dict[str, Any] | None:
@@ -289,7 +290,7 @@ def try_json(line: str) -> dict[str, Any] | None:
     if not line or line[0] != "{":
         return None
     try:
-        value = json.loads(line)
+        value = safe_json.loads(line)  # lone surrogates an agent echoed become U+FFFD here, once
     except ValueError:
         return None
     return value if isinstance(value, dict) else None

@@ -66,7 +66,7 @@ from acp_mux.adapters.codex_exec import (
     shell_begin,
     shell_end,
 )
-from acp_mux.adapters.json_rpc_peer import METHOD_NOT_FOUND, JsonRpcPeer, error_message
+from acp_mux.adapters.json_rpc_peer import INTERNAL_ERROR, METHOD_NOT_FOUND, JsonRpcPeer, error_message
 from acp_mux.adapters.mcp import codex_mcp_overrides
 
 if TYPE_CHECKING:
@@ -236,8 +236,8 @@ class CodexAdapter(AgentAdapter):
         if msg is None:
             return []
         peer = self._peer(ctx)
+        kind = peer.classify(msg)
         try:
-            kind = peer.classify(msg)
             if kind == "response":
                 return peer.handle_response(msg)
             if kind == "request":
@@ -245,7 +245,12 @@ class CodexAdapter(AgentAdapter):
             if kind == "notification":
                 return self._on_notification(msg["method"], _dict(msg.get("params")), ctx)
         except Exception as exc:  # a malformed message must never take the run down
+            if kind == "request":  # ... nor leave codex waiting for an answer until the watchdog
+                ctx.approvals = {k: v for k, v in ctx.approvals.items() if _dict(v).get("rpc_id") != msg["id"]}
+                peer.respond_error(ctx, msg["id"], INTERNAL_ERROR, f"acp-mux could not handle {msg['method']}: {exc}")
             return [ev.DebugEvent(level="warn", message=f"codex: could not handle {line[:200]!r}: {exc!r}")]
+        if peer.answer_invalid(ctx, msg):
+            return [ev.DebugEvent(level="warn", message=f"codex: answered a malformed request: {line[:200]!r}")]
         return []
 
     def _foreign(self, params: dict[str, Any], ctx: ParseContext) -> bool:

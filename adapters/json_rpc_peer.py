@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
 
+from acp_mux.core import jsonrpc
 from acp_mux.core.parse_context import ParseContext
 
 if TYPE_CHECKING:
@@ -37,11 +38,11 @@ MessageKind = Literal["response", "request", "notification", "invalid"]
 # result, error → events. Exactly one of the two is not None (a JSON-RPC result may itself be null).
 ResultCallback = Callable[[Any, "dict[str, Any] | None"], "Iterable[BaseEvent] | None"]
 
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
+PARSE_ERROR = jsonrpc.PARSE_ERROR
+INVALID_REQUEST = jsonrpc.INVALID_REQUEST
+METHOD_NOT_FOUND = jsonrpc.METHOD_NOT_FOUND
+INVALID_PARAMS = jsonrpc.INVALID_PARAMS
+INTERNAL_ERROR = jsonrpc.INTERNAL_ERROR
 
 
 @dataclass
@@ -106,20 +107,18 @@ class JsonRpcPeer:
     # ── incoming ───────────────────────────────────────────────────────────────────────────────────────────────
     @staticmethod
     def classify(msg: Any) -> MessageKind:
-        """What a decoded message is. Tolerant of a missing ``jsonrpc`` field (codex omits it)."""
-        if not isinstance(msg, dict):
-            return "invalid"
-        method = msg.get("method")
-        if method is not None:
-            if not isinstance(method, str) or not method:
-                return "invalid"
-            if "id" in msg:
-                return "request" if _valid_id(msg["id"]) else "invalid"
-            return "notification"
-        if "id" in msg and ("result" in msg or "error" in msg):
-            # A parse-error response may carry id null; it is still a response (to nothing we can match).
-            return "response" if msg["id"] is None or _valid_id(msg["id"]) else "invalid"
-        return "invalid"
+        """What a decoded message is (one rule for both ends of the bridge: ``acp_mux.core.jsonrpc``), tolerant of
+        a missing ``jsonrpc`` field (codex omits it)."""
+        return jsonrpc.classify(msg, strict=False).kind
+
+    def answer_invalid(self, ctx: ParseContext, msg: Any) -> bool:
+        """Answer a message :meth:`classify` called invalid when it deserves an answer (a request with a usable id
+        but the wrong shape), so the agent never waits for a reply that will not come. True if answered."""
+        verdict = jsonrpc.classify(msg, strict=False)
+        if verdict.kind != "invalid" or verdict.error is None or verdict.id is None:
+            return False
+        self.respond_error(ctx, verdict.id, *verdict.error)
+        return True
 
     def is_pending(self, request_id: Any) -> bool:
         return self._key(request_id) is not None
@@ -162,10 +161,6 @@ class JsonRpcPeer:
         if isinstance(request_id, (int, float)) and str(int(request_id)) in self.pending:
             return str(int(request_id))
         return None
-
-
-def _valid_id(value: Any) -> bool:
-    return isinstance(value, (int, str)) and not isinstance(value, bool)
 
 
 def error_message(error: dict[str, Any] | None, default: str = "request failed") -> str:

@@ -25,6 +25,9 @@ def to_prompt(blocks: list[Any], *, agent: str, images: bool, audio: bool, embed
         if not isinstance(block, dict):
             raise UnsupportedContent(f"prompt block {index} is not an object")
         kind = block.get("type")
+        for key in ("text", "data", "mimeType", "uri", "name"):
+            if block.get(key) is not None and not isinstance(block[key], str):
+                raise UnsupportedContent(f"prompt block {index}: {key} must be a string")
         if kind == "text":
             parts.append(TextPart(str(block.get("text", ""))))
         elif kind == "image":
@@ -41,6 +44,9 @@ def to_prompt(blocks: list[Any], *, agent: str, images: bool, audio: bool, embed
             resource = block.get("resource")
             if not isinstance(resource, dict):
                 raise UnsupportedContent(f"prompt block {index}: a resource block needs a resource object")
+            for key in ("uri", "text", "blob", "mimeType"):
+                if resource.get(key) is not None and not isinstance(resource[key], str):
+                    raise UnsupportedContent(f"prompt block {index}: resource.{key} must be a string")
             if not embedded:
                 raise UnsupportedContent(f"{agent} cannot take embedded resources (prompt block {index})")
             if "blob" in resource and "text" not in resource:

@@ -149,7 +149,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         extra_args=extra,
         inactivity_timeout_s=args.inactivity_timeout or None,
     )
-    return asyncio.run(serve(adapter, config))
+    try:
+        return asyncio.run(serve(adapter, config))
+    except Exception as exc:  # never a silent exit: say why, and fail
+        logging.getLogger("acp_mux").exception("acp-mux failed")
+        print(f"acp-mux: internal error: {exc!r}", file=sys.stderr)
+        return 1
 
 
 def _stdin_is_terminal() -> bool:
@@ -190,6 +195,12 @@ async def serve(adapter, config) -> int:  # noqa: ANN001 (kept light: typed in s
     serving = asyncio.ensure_future(conn.serve())
     stopping = asyncio.ensure_future(stop.wait())
     await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    status = 0
+    if serving.done() and not serving.cancelled() and serving.exception() is not None:
+        failure = serving.exception()  # never exit silently: an editor shows only "server exited" and our stderr
+        logging.getLogger("acp_mux").error("stopped serving: %r", failure, exc_info=failure)
+        print(f"acp-mux: stopped serving after an internal error: {failure!r}", file=sys.stderr)
+        status = 1
     TRACKER.kill_all(grace=0.0)  # the editor is gone: agents must not outlive it
     try:
         await asyncio.wait_for(server.shutdown(), timeout=1.0)
@@ -199,7 +210,7 @@ async def serve(adapter, config) -> int:  # noqa: ANN001 (kept light: typed in s
     TRACKER.kill_all(grace=0.0)
     for task in (serving, stopping):
         task.cancel()
-    return 0
+    return status
 
 
 def run_login(adapter, binary: str | None) -> int:  # noqa: ANN001

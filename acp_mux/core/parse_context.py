@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from acp_mux.core.event_codes import now_ms
 from acp_mux.core.lazy import lazy_module
+from acp_mux.core import text as safe_json
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent, CostRecord
@@ -56,7 +57,7 @@ class ParseContext:
     # ── output to the agent ────────────────────────────────────────────────────────────────────────────────────
     def send(self, message: Any) -> None:
         """Queue a JSON message (one line) for the agent's stdin."""
-        self.outbox.append(json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n")
+        self.outbox.append(safe_json.dumps(message) + "\n")
 
     def send_raw(self, text: str) -> None:
         self.outbox.append(text)

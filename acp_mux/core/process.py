@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from .linger import LingeringReader
 from .lines import LineSplitter, TailBuffer
 from . import pgroup
+from .text import encode
 from .tracker import TRACKER
 
 log = logging.getLogger(__name__)
@@ -259,7 +260,7 @@ class PipeProcess(AgentProcess):
 
     async def write(self, data: str | bytes) -> None:
         if isinstance(data, str):
-            data = data.encode("utf-8")
+            data = encode(data)  # a lone surrogate must not fail the write and stall the turn
         if self._stdin.is_closing():  # asyncio would silently drop the data
             raise ProcessInputClosed(f"stdin of pid {self.pid} is closed")
         try:

@@ -15,6 +15,7 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 from acp_mux import __version__
+from acp_mux.server import params as p
 from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, AfterResponse, Connection, RpcError
 from acp_mux.server.self_command import own_command
 from acp_mux.server.store import SessionRecord, SessionStore
@@ -57,10 +58,8 @@ class AcpServer:
 
     # ── initialize and auth ────────────────────────────────────────────────────────────────────────────────────
     async def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
-        requested = params.get("protocolVersion")
-        if not isinstance(requested, int):
-            raise RpcError(INVALID_PARAMS, "initialize needs an integer protocolVersion")
-        self.client_capabilities = params.get("clientCapabilities") or {}
+        requested = p.required(params, "protocolVersion", int)
+        self.client_capabilities = _client_capabilities(params)
         meta = self.client_capabilities.get("_meta") or {}
         self.config.terminal_output_meta = bool(meta.get("terminal_output"))
         caps = self.adapter.capabilities
@@ -101,7 +100,7 @@ class AcpServer:
         ]
 
     async def authenticate(self, params: dict[str, Any]) -> dict[str, Any]:
-        method = params.get("methodId")
+        method = p.required(params, "methodId", str)
         if method != f"{self.adapter.name}-login":
             raise RpcError(INVALID_PARAMS, f"unknown auth method {method!r}")
         return {}  # the login itself runs in a terminal (`acp-mux --agent X --login`); nothing to do in-band
@@ -111,6 +110,7 @@ class AcpServer:
         from ulid import ULID  # deferred: ulid pulls in importlib.metadata (~12 ms) that initialize does not need
 
         cwd = _require_cwd(params)
+        p.mcp_servers(params)
         self._require_startable()
         record = SessionRecord(
             session_id=str(ULID()), agent=self.adapter.name, cwd=cwd, mode=self.config.mode, model=self.config.model
@@ -123,6 +123,7 @@ class AcpServer:
         self._require_startable()
         record = self._stored(params)
         record.cwd = _require_cwd(params)
+        p.mcp_servers(params)
         session = self._live(record, params)
         for update in self.store.transcript(record.session_id):  # ACP: replay everything, then answer
             self.conn.notify("session/update", {"sessionId": record.session_id, "update": update})
@@ -132,16 +133,16 @@ class AcpServer:
         self._require_startable()
         record = self._stored(params)
         record.cwd = _require_cwd(params)
+        p.mcp_servers(params)
         session = self._live(record, params)
         return AfterResponse(self._session_state(session), lambda: self._announce(session))
 
     async def list_sessions(self, params: dict[str, Any]) -> dict[str, Any]:
-        records = self.store.list(agent=self.adapter.name, cwd=params.get("cwd"))
-        cursor = params.get("cursor")
-        try:
-            start = int(cursor) if cursor else 0
-        except ValueError:
-            raise RpcError(INVALID_PARAMS, f"invalid cursor {cursor!r}") from None
+        records = self.store.list(agent=self.adapter.name, cwd=p.optional(params, "cwd", str))
+        cursor = p.optional(params, "cursor", str)
+        start = int(cursor) if cursor and cursor.isdigit() and len(cursor) < 10 else 0
+        if cursor and not start and cursor != "0":
+            raise RpcError(INVALID_PARAMS, f"invalid cursor {cursor[:40]!r}")
         page = records[start : start + PAGE_SIZE]
         result: dict[str, Any] = {
             "sessions": [
@@ -154,13 +155,13 @@ class AcpServer:
         return result
 
     async def close_session(self, params: dict[str, Any]) -> dict[str, Any]:
-        session = self.sessions.pop(str(params.get("sessionId")), None)
+        session = self.sessions.pop(p.session_id(params), None)
         if session is not None:
             await session.close()
         return {}
 
     async def delete_session(self, params: dict[str, Any]) -> dict[str, Any]:
-        session_id = str(params.get("sessionId"))
+        session_id = p.session_id(params)
         await self.close_session(params)
         self.store.delete(session_id)
         return {}
@@ -168,16 +169,17 @@ class AcpServer:
     # ── turns ──────────────────────────────────────────────────────────────────────────────────────────────────
     async def prompt(self, params: dict[str, Any]) -> dict[str, Any]:
         session = self._session(params)
-        return await session.prompt(params.get("prompt"))  # type: ignore[arg-type]
+        return await session.prompt(p.required(params, "prompt", list))
 
     async def cancel(self, params: dict[str, Any]) -> None:
-        session = self.sessions.get(str(params.get("sessionId")))
+        session_id = params.get("sessionId")
+        session = self.sessions.get(session_id) if isinstance(session_id, str) else None
         if session is not None:
             await session.cancel()
 
     async def set_mode(self, params: dict[str, Any]) -> dict[str, Any]:
         session = self._session(params)
-        await session.set_mode(self._valid_mode(session, params.get("modeId")))
+        await session.set_mode(self._valid_mode(session, p.required(params, "modeId", str)))
         self._announce_mode(session.id)
         return {}
 
@@ -197,7 +199,7 @@ class AcpServer:
 
     async def set_config_option(self, params: dict[str, Any]) -> dict[str, Any]:
         session = self._session(params)
-        config_id, value = params.get("configId"), params.get("value")
+        config_id, value = p.required(params, "configId", str), params.get("value")
         if config_id == "mode":
             await session.set_mode(self._valid_mode(session, value))
             self._announce_mode(session.id, with_config_options=False)
@@ -238,7 +240,7 @@ class AcpServer:
             send_update=self._notify,
             request=self.conn.request,
             writable=self.conn.writable,
-            mcp_servers=params.get("mcpServers") or [],
+            mcp_servers=p.mcp_servers(params),
             mode_changed=lambda mode: self._announce_mode(record.session_id),
             client_capabilities=self.client_capabilities,
         )
@@ -246,14 +248,14 @@ class AcpServer:
         return session
 
     def _stored(self, params: dict[str, Any]) -> SessionRecord:
-        session_id = str(params.get("sessionId"))
+        session_id = p.session_id(params)
         record = self.store.get(session_id)
         if record is None or record.agent != self.adapter.name:
             raise RpcError(RESOURCE_NOT_FOUND, f"no {self.adapter.name} session {session_id!r}", {"uri": session_id})
         return record
 
     def _session(self, params: dict[str, Any]) -> LiveSession:
-        session_id = str(params.get("sessionId"))
+        session_id = p.session_id(params)
         session = self.sessions.get(session_id)
         if session is None:
             raise RpcError(RESOURCE_NOT_FOUND, f"unknown session {session_id!r}", {"uri": session_id})
@@ -303,9 +305,18 @@ class AcpServer:
         await asyncio.gather(*(s.close() for s in list(self.sessions.values())), return_exceptions=True)
 
 
+def _client_capabilities(params: dict[str, Any]) -> dict[str, Any]:
+    """``clientCapabilities`` with every part we read of the type we read it as (a wrong one is -32602)."""
+    caps = p.optional(params, "clientCapabilities", dict, {})
+    for key in ("fs", "auth", "_meta"):
+        p.optional(caps, key, dict)
+    p.optional(caps, "terminal", bool)
+    return caps
+
+
 def _require_cwd(params: dict[str, Any]) -> str:
-    cwd = params.get("cwd")
-    if not isinstance(cwd, str) or not os.path.isabs(cwd):
+    cwd = p.required(params, "cwd", str)
+    if "\0" in cwd or not os.path.isabs(cwd):
         raise RpcError(INVALID_PARAMS, "cwd must be an absolute path")
     if not os.path.isdir(cwd):
         raise RpcError(INVALID_PARAMS, f"cwd {cwd!r} is not a directory")

@@ -11,7 +11,6 @@ Tests drive the server with the SDK's *client* side, which validates every messa
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import queue
@@ -19,9 +18,23 @@ import sys
 import threading
 from typing import Any, Awaitable, Callable
 
+from acp_mux.core import text as safe_json
+from acp_mux.core.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    classify,
+    response_error,
+)
+
 log = logging.getLogger(__name__)
 
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
+__all__ = [
+    "INTERNAL_ERROR", "INVALID_PARAMS", "INVALID_REQUEST", "METHOD_NOT_FOUND", "PARSE_ERROR",
+    "AfterResponse", "Connection", "RpcError", "protect_stdout",
+]
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]
 NotificationHandler = Callable[[dict[str, Any]], Awaitable[None]]
@@ -95,12 +108,12 @@ class Connection:
         return self._closed.is_set()
 
     # ── outgoing ───────────────────────────────────────────────────────────────────────────────────────────────
-    def _send(self, message: dict[str, Any]) -> None:
+    def _send(self, message: Any) -> None:
         if self.on_message is not None:
             self.on_message("out", message)
         if self._output_gone:
             return
-        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "replace") + b"\n"
+        data = safe_json.dumps(message).encode("utf-8") + b"\n"  # always valid JSON, whatever a handler returned
         with self._queued_lock:
             self._queued_bytes += len(data)
             if self._queued_bytes > OUTPUT_HIGH_WATER:
@@ -207,48 +220,71 @@ class Connection:
         self._writer_done.set()
 
     def _dispatch_line(self, line: bytes) -> None:
+        """Answer every line as it deserves; nothing a client sends may stop the loop that reads the next one."""
         if not line.strip():
             return
         try:
-            message = json.loads(line)
-        except ValueError:
-            self._send({"jsonrpc": "2.0", "id": None, "error": {"code": PARSE_ERROR, "message": "Parse error"}})
-            return
-        if not isinstance(message, dict):
-            self._send({"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": "Invalid Request"}})
+            self._dispatch(line)
+        except Exception:  # a bug here must cost one message, never the connection
+            log.exception("could not handle a message from the client")
+
+    def _dispatch(self, line: bytes) -> None:
+        try:
+            message = safe_json.loads(line)
+        except ValueError as exc:
+            self._reply_error(None, RpcError(PARSE_ERROR, f"Parse error: {exc}"[:200]))
             return
         if self.on_message is not None:
             self.on_message("in", message)
-        if "method" in message:
-            self._spawn(self._handle_call(message))
-        elif "id" in message:
-            self._handle_response(message)
+        if isinstance(message, list):
+            self._reject_batch(message)
+            return
+        incoming = classify(message)
+        if incoming.kind == "invalid":
+            if incoming.error is not None:
+                self._reply_error(incoming.id, RpcError(*incoming.error))
+            else:
+                log.warning("ignored a malformed notification: %.200s", line)
+        elif incoming.kind == "response":
+            self._handle_response(incoming.id, message)
+        else:
+            self._spawn(self._handle_call(incoming.kind == "request", incoming.id, incoming.method or "", incoming.params or {}))
+
+    def _reject_batch(self, batch: list[Any]) -> None:
+        """ACP never batches, so batches are refused — but answered, as JSON-RPC 2.0 says: one error for an empty
+        batch, else an array with an error for every element that expects an answer (none for notifications)."""
+        reason = "Invalid Request: batches are not supported; send one message per line"
+        if not batch:
+            self._reply_error(None, RpcError(INVALID_REQUEST, reason))
+            return
+        answers = []
+        for element in batch:
+            incoming = classify(element)
+            if incoming.kind in ("notification", "response"):
+                continue
+            if incoming.kind == "invalid" and incoming.error is None:
+                continue
+            answers.append({"jsonrpc": "2.0", "id": incoming.id, "error": {"code": INVALID_REQUEST, "message": reason}})
+        if answers:
+            self._send(answers)  # type: ignore[arg-type]
 
     def _spawn(self, coro: Awaitable[None]) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _handle_response(self, message: dict[str, Any]) -> None:
-        future = self._pending.get(message.get("id"))  # type: ignore[arg-type]
+    def _handle_response(self, response_id: Any, message: dict[str, Any]) -> None:
+        future = self._pending.get(response_id) if isinstance(response_id, int) else None
         if future is None or future.done():
+            log.debug("dropped a response to nothing pending (id %.40r)", response_id)
             return
-        if "error" in message and isinstance(message["error"], dict):
-            error = message["error"]
-            future.set_exception(RpcError(error.get("code", INTERNAL_ERROR), str(error.get("message", "")), error.get("data")))
+        error = response_error(message)
+        if error is not None:
+            future.set_exception(RpcError(*error))
         else:
             future.set_result(message.get("result"))
 
-    async def _handle_call(self, message: dict[str, Any]) -> None:
-        method = message.get("method")
-        params = message.get("params")
-        is_request = "id" in message
-        request_id = message.get("id")
-        if not isinstance(method, str) or (params is not None and not isinstance(params, dict)):
-            if is_request:
-                self._reply_error(request_id, RpcError(INVALID_REQUEST, "Invalid Request"))
-            return
-        params = params or {}
+    async def _handle_call(self, is_request: bool, request_id: Any, method: str, params: dict[str, Any]) -> None:
         if not is_request:
             handler = self._notifications.get(method)
             if handler is not None:
@@ -259,7 +295,7 @@ class Connection:
             return
         handler = self._methods.get(method)
         if handler is None:
-            self._reply_error(request_id, RpcError(METHOD_NOT_FOUND, f"Method not found: {method}", {"method": method}))
+            self._reply_error(request_id, RpcError(METHOD_NOT_FOUND, f"Method not found: {method}"[:300], {"method": method[:200]}))
             return
         try:
             result = await handler(params)
@@ -269,9 +305,9 @@ class Connection:
         except asyncio.CancelledError:  # never leave a request unanswered
             self._reply_error(request_id, RpcError(-32800, "Request cancelled"))
             raise
-        except Exception as exc:
+        except Exception:  # a bug, not the client's fault: say so without Python's exception text
             log.exception("%s failed", method)
-            self._reply_error(request_id, RpcError(INTERNAL_ERROR, f"Internal error: {exc}"))
+            self._reply_error(request_id, RpcError(INTERNAL_ERROR, f"acp-mux failed to handle {method}; its log has the details"))
             return
         then = None
         if isinstance(result, AfterResponse):
