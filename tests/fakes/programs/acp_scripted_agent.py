@@ -7,14 +7,14 @@ session/request_permission for tool call "t1" (options allow_once / allow_always
 reject_once when the prompt is "two options"), then, when the client advertised elicitation.form, asks
 elicitation/create with an Approve / Deny enum (as omp does), then, when the client advertised fs.readTextFile,
 reads <cwd>/missing.txt through the client, and answers stopReason "end_turn" with the chosen option id (and the
-elicitation answer) in _meta.
+elicitation answer) in _meta; "cancelled" instead when a session/cancel came while the permission was pending.
 """
 
 import json
 import select
 import sys
 
-state = {"cwd": "", "fs": False, "elicitation": False, "next_id": 100}
+state = {"cwd": "", "fs": False, "elicitation": False, "next_id": 100, "cancelled": False}
 
 
 def send(message):
@@ -30,10 +30,15 @@ def read(timeout=None):
 
 
 def ask(method, params):
-    """A request to the client; returns its response (nothing else arrives meanwhile in this script)."""
+    """A request to the client; returns its response. A session/cancel arriving meanwhile is remembered."""
     state["next_id"] += 1
     send({"jsonrpc": "2.0", "id": state["next_id"], "method": method, "params": params})
-    return read()
+    while (message := read()) is not None:
+        if message.get("method") == "session/cancel":
+            state["cancelled"] = True
+        elif message.get("id") == state["next_id"]:
+            return message
+    raise SystemExit(0)
 
 
 def prompt(request):
@@ -51,6 +56,9 @@ def prompt(request):
     answer = ask("session/request_permission", {"sessionId": session, "options": options,
                                                 "toolCall": {"toolCallId": "t1", "title": "Write", "kind": "edit"}})
     meta = {"chosen": answer["result"]["outcome"].get("optionId")}
+    if state["cancelled"]:  # cancelled while the permission request was pending
+        state["cancelled"] = False
+        return {"stopReason": "cancelled", "_meta": meta}
     if state["elicitation"]:
         schema = {"type": "object", "properties": {"value": {"type": "string", "enum": ["Approve", "Deny"]}},
                   "required": ["value"]}
