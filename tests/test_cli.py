@@ -20,10 +20,24 @@ def test_help_names_the_ten_agents():
     assert all(name in out.stdout for name in AGENT_NAMES) and len(AGENT_NAMES) == 10
 
 
-def test_bare_acp_mux_says_that_agent_is_needed():
-    out = run()
-    assert out.returncode == 2
-    assert "--agent NAME is needed" in out.stderr and "acp-mux demo" in out.stderr and "usage:" not in out.stderr
+def test_bare_acp_mux_at_a_terminal_says_that_agent_is_needed():
+    import pexpect
+
+    child = pexpect.spawn(sys.executable, ["-m", "acp_mux"], encoding="utf-8", timeout=20)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2
+    assert "--agent NAME is needed" in child.before and "acp-mux demo" in child.before and "usage:" not in child.before
+
+
+def test_bare_acp_mux_started_by_an_editor_serves_the_entry_for_every_agent(tmp_path):
+    """No --agent and stdin not a terminal: the one-entry-for-every-agent bridge (here with no agent installed, so
+    it still answers initialize and explains itself, instead of exiting)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ACP_MUX_")}
+    env.update(PATH=str(tmp_path), ACP_MUX_STATE_DIR=str(tmp_path / "state"))
+    request = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}\n'
+    out = subprocess.run([sys.executable, "-m", "acp_mux"], input=request, env=env, capture_output=True, text=True, timeout=20)
+    assert '"protocolVersion":1' in out.stdout.replace(" ", "") and "no agent CLI is installed" in out.stderr
 
 
 def test_log_level_is_validated():

@@ -26,7 +26,7 @@ ZED = CONFIGS / "zed" / "settings.json"
 JETBRAINS = CONFIGS / "jetbrains" / "acp.json"
 NEOVIM = CONFIGS / "neovim" / "codecompanion.lua"
 EMACS = CONFIGS / "emacs" / "acp-mux-agent-shell.el"
-ALL_AGENTS = {*AGENT_NAMES, DEMO_AGENT}
+ALL_AGENTS = {*AGENT_NAMES, DEMO_AGENT, "auto"}  # "auto": the one entry in which the person picks the agent
 
 # A double-quoted string literal (Lua and Emacs Lisp both escape with a backslash).
 _STR = r'"(?:[^"\\\n]|\\.)*"'
@@ -118,9 +118,10 @@ def test_every_agent_is_covered(editor):
 def test_json_entry_names_match_their_agent():
     for path in (ZED, JETBRAINS):
         servers = json.loads(path.read_text())["agent_servers"]
-        assert set(servers) == {f"acp-mux: {a}" for a in ALL_AGENTS}
+        label = lambda agent: "acp-mux" if agent == "auto" else f"acp-mux: {agent}"  # noqa: E731
+        assert set(servers) == {label(a) for a in ALL_AGENTS}
         for name, entry in servers.items():
-            assert name == f"acp-mux: {agent_of(entry['args'])}"
+            assert name == label(agent_of(entry["args"]))
     for entry in json.loads(ZED.read_text())["agent_servers"].values():
         assert entry["type"] == "custom"
 

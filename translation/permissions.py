@@ -49,7 +49,7 @@ def scope_for(tool_name: str | None, kind: str, tool_input: Any) -> Scope:
         if prefix:
             return Scope(tool, kind, command_prefix=prefix)
     if kind in ("edit", "delete", "move"):
-        path = _first_str(args, _PATH_KEYS)
+        path = _first_str(args, _PATH_KEYS) or _single_changed_path(args)
         if path:
             return Scope(tool, kind, path=path)
     return Scope(tool, kind)
@@ -67,6 +67,15 @@ def command_prefix(command: str) -> str | None:
     if words[0] in _MULTI_COMMAND_TOOLS and len(words) > 1 and not words[1].startswith("-"):
         return f"{words[0]} {words[1]}"
     return words[0]
+
+
+def _single_changed_path(args: dict[str, Any]) -> str | None:
+    """The one file a patch-style edit changes (codex's ``changes`` list), when it changes exactly one."""
+    changes = args.get("changes")
+    if isinstance(changes, list) and len(changes) == 1 and isinstance(changes[0], dict):
+        path = changes[0].get("path")
+        return path if isinstance(path, str) and path else None
+    return None
 
 
 def _first_str(args: dict[str, Any], keys: tuple[str, ...]) -> str | None:
@@ -149,7 +158,11 @@ class PermissionRules:
         scope = scope_for(tool_name, kind, tool_input)
         command = _command_text(tool_input)
         for rule, decision in reversed(self.rules):
-            if rule.tool != scope.tool:
+            # Command and path rules are about what runs and what changes, whichever tool (or agent) asks; only a
+            # rule for a whole tool names the tool.
+            if rule.command_prefix is None and rule.path is None and rule.tool != scope.tool:
+                continue
+            if (rule.command_prefix is not None or rule.path is not None) and rule.kind != scope.kind:
                 continue
             if rule.command_prefix is not None:
                 if scope.command_prefix != rule.command_prefix:

@@ -71,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--agent", metavar="NAME", default=os.environ.get("ACP_MUX_AGENT") or None,
-                        help="which agent to run (required; default from ACP_MUX_AGENT)")
+                        help="which agent to run (default from ACP_MUX_AGENT); 'auto' (or no --agent when an editor "
+                        "starts acp-mux) lets the person pick and switch the agent in each session")
     parser.add_argument("--agent-bin", metavar="PATH", help="path of the agent's executable")
     parser.add_argument("--transport", metavar="T",
                         help="an agent's alternative transport (codex: exec, for a codex without app-server); "
@@ -113,7 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(f"acp-mux {__version__}")
         return 0
-    if not args.agent:
+    multi = args.agent == "auto" or (not args.agent and not _stdin_is_terminal() and not args.login)
+    if not args.agent and not multi:
         print(
             "acp-mux: --agent NAME is needed (or ACP_MUX_AGENT).\n"
             f"{textwrap.indent(_agents_line(), '  ')}\n"
@@ -123,9 +125,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    choices = None
+    if multi:  # one editor entry for every agent: the person picks one per session
+        from acp_mux.server.agent_choice import AgentChoices
+        from acp_mux.server.store import state_dir
+
+        choices = AgentChoices.discover(state_dir())
+        args.agent = choices.default() or "auto"
     entry = ENTRIES.get(args.agent)
     transport = args.transport or (os.environ.get(entry.transport_env_var) if entry else None) or None
     try:
+        if multi and not choices.names:
+            raise AgentNotAvailable("no agent CLI is installed here (see `acp-mux doctor`)")
         adapter = get_adapter(args.agent, transport)
     except (UnknownAgent, AgentNotAvailable) as exc:
         # A person at a terminal gets the error and status 2; an editor (stdin is a pipe) gets an agent that answers
@@ -150,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         inactivity_timeout_s=args.inactivity_timeout or None,
     )
     try:
-        return asyncio.run(serve(adapter, config))
+        return asyncio.run(serve(adapter, config, choices))
     except Exception as exc:  # never a silent exit: say why, and fail
         logging.getLogger("acp_mux").exception("acp-mux failed")
         print(f"acp-mux: internal error: {exc!r}", file=sys.stderr)
@@ -175,7 +186,7 @@ def setup_logging(level: str, log_file: str | None) -> None:
     )
 
 
-async def serve(adapter, config) -> int:  # noqa: ANN001 (kept light: typed in server.py)
+async def serve(adapter, config, choices=None) -> int:  # noqa: ANN001 (kept light: typed in server.py)
     """Serve until the editor closes stdin or signals us; then leave no agent process behind."""
     from acp_mux.server.rpc import Connection, protect_stdout
     from acp_mux.core.tracker import TRACKER
@@ -187,7 +198,7 @@ async def serve(adapter, config) -> int:  # noqa: ANN001 (kept light: typed in s
     conn = Connection(proto_in, proto_out)
     if logging.getLogger().isEnabledFor(logging.DEBUG):
         conn.on_message = lambda direction, msg: logging.getLogger("acp_mux.protocol").debug("%s %s", direction, msg)
-    server = AcpServer(conn, adapter, config, SessionStore())
+    server = AcpServer(conn, adapter, config, SessionStore(), choices)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):

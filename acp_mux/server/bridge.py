@@ -18,6 +18,7 @@ from acp_mux import __version__
 from acp_mux.server import params as p
 from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, AfterResponse, Connection, RpcError
 from acp_mux.server.self_command import own_command
+from acp_mux.server.agent_choice import AGENT_OPTION, AgentChoices
 from acp_mux.server.store import SessionRecord, SessionStore
 
 if TYPE_CHECKING:
@@ -32,9 +33,20 @@ PAGE_SIZE = 50
 
 
 class AcpServer:
-    def __init__(self, conn: Connection, adapter: AgentAdapter, config: BridgeConfig, store: SessionStore) -> None:
+    """``adapter`` serves every session; with ``choices`` (one editor entry for every agent) it is only the default,
+    and each session's ``agent`` option picks the agent that answers its next prompt."""
+
+    def __init__(
+        self,
+        conn: Connection,
+        adapter: AgentAdapter,
+        config: BridgeConfig,
+        store: SessionStore,
+        choices: AgentChoices | None = None,
+    ) -> None:
         self.conn = conn
         self.adapter = adapter
+        self.choices = choices
         self.config = config
         self.store = store
         self.sessions: dict[str, LiveSession] = {}
@@ -63,6 +75,17 @@ class AcpServer:
         meta = self.client_capabilities.get("_meta") or {}
         self.config.terminal_output_meta = bool(meta.get("terminal_output"))
         caps = self.adapter.capabilities
+        if self.choices is not None:  # any agent may answer: offer what some can take, refuse per agent at prompt time
+            from acp_mux.adapters.registry import get_adapter
+
+            every = [get_adapter(n).capabilities for n in self.choices.names] or [caps]
+            caps = type(caps)(
+                supports_images=any(c.supports_images for c in every),
+                supports_audio=any(c.supports_audio for c in every),
+                supports_embedded_context=any(c.supports_embedded_context for c in every),
+                supports_mcp_http=all(c.supports_mcp_http for c in every),
+                supports_mcp_sse=all(c.supports_mcp_sse for c in every),
+            )
         return {
             "protocolVersion": min(requested, PROTOCOL_VERSION),
             "agentCapabilities": {
@@ -76,32 +99,37 @@ class AcpServer:
                 "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
             },
             "authMethods": self._auth_methods(),
-            "agentInfo": {"name": "acp-mux", "title": f"acp-mux: {self.adapter.display_name}", "version": __version__},
+            "agentInfo": {"name": "acp-mux", "title": "acp-mux" if self.choices is not None else f"acp-mux: {self.adapter.display_name}", "version": __version__},
         }
 
+    def _login_adapters(self) -> list[AgentAdapter]:
+        if self.choices is None:
+            return [self.adapter]
+        return [self._adapter_of(name) for name in self.choices.names]
+
     def _auth_methods(self) -> list[dict[str, Any]]:
-        """The agent's own login, run in a terminal. The legacy ``terminal-auth`` form names the command, so it
+        """Each agent's own login, run in a terminal. The legacy ``terminal-auth`` form names the command, so it
         is this program's absolute path: an editor's PATH often lacks ``acp-mux``."""
-        if not self.adapter.login_args:
-            return []
-        name = self.adapter.name
-        args = ["--agent", name, *(["--agent-bin", self.config.binary] if self.config.binary else []), "--login"]
-        label = f"Log in to {self.adapter.display_name}"
+        return [method for adapter in self._login_adapters() if adapter.login_args for method in [self._auth_method(adapter)]]
+
+    def _auth_method(self, adapter: AgentAdapter) -> dict[str, Any]:
+        name = adapter.name
+        binary = self.config.binary if name == self.config.agent else None
+        args = ["--agent", name, *(["--agent-bin", binary] if binary else []), "--login"]
+        label = f"Log in to {adapter.display_name}"
         if (self.client_capabilities.get("auth") or {}).get("terminal"):
-            return [{"id": f"{name}-login", "name": label, "description": self.adapter.auth_hint, "type": "terminal", "args": args}]
+            return {"id": f"{name}-login", "name": label, "description": adapter.auth_hint, "type": "terminal", "args": args}
         command = own_command()
-        return [
-            {
-                "id": f"{name}-login",
-                "name": label,
-                "description": f"{self.adapter.auth_hint} In a terminal: {shlex.join(command + args)}",
-                "_meta": {"terminal-auth": {"command": command[0], "args": command[1:] + args, "label": label}},
-            }
-        ]
+        return {
+            "id": f"{name}-login",
+            "name": label,
+            "description": f"{adapter.auth_hint} In a terminal: {shlex.join(command + args)}",
+            "_meta": {"terminal-auth": {"command": command[0], "args": command[1:] + args, "label": label}},
+        }
 
     async def authenticate(self, params: dict[str, Any]) -> dict[str, Any]:
         method = p.required(params, "methodId", str)
-        if method != f"{self.adapter.name}-login":
+        if method not in {f"{a.name}-login" for a in self._login_adapters()}:
             raise RpcError(INVALID_PARAMS, f"unknown auth method {method!r}")
         return {}  # the login itself runs in a terminal (`acp-mux --agent X --login`); nothing to do in-band
 
@@ -112,8 +140,12 @@ class AcpServer:
         cwd = _require_cwd(params)
         p.mcp_servers(params)
         self._require_startable()
+        agent = self.adapter.name
+        if self.choices is not None:
+            agent = self.choices.default() or agent
         record = SessionRecord(
-            session_id=str(ULID()), agent=self.adapter.name, cwd=cwd, mode=self.config.mode, model=self.config.model
+            session_id=str(ULID()), agent=agent, cwd=cwd, mode=self.config.mode if agent == self.config.agent else None,
+            model=self.config.model if agent == self.config.agent else None,
         )
         self.store.save(record)
         session = self._live(record, params)
@@ -138,7 +170,7 @@ class AcpServer:
         return AfterResponse(self._session_state(session), lambda: self._announce(session))
 
     async def list_sessions(self, params: dict[str, Any]) -> dict[str, Any]:
-        records = self.store.list(agent=self.adapter.name, cwd=p.optional(params, "cwd", str))
+        records = self.store.list(agent=None if self.choices is not None else self.adapter.name, cwd=p.optional(params, "cwd", str))
         cursor = p.optional(params, "cursor", str)
         start = int(cursor) if cursor and cursor.isdigit() and len(cursor) < 10 else 0
         if cursor and not start and cursor != "0":
@@ -200,7 +232,9 @@ class AcpServer:
     async def set_config_option(self, params: dict[str, Any]) -> dict[str, Any]:
         session = self._session(params)
         config_id, value = p.required(params, "configId", str), params.get("value")
-        if config_id == "mode":
+        if config_id == AGENT_OPTION and self.choices is not None:
+            await session.switch_agent(str(value))
+        elif config_id == "mode":
             await session.set_mode(self._valid_mode(session, value))
             self._announce_mode(session.id, with_config_options=False)
         elif config_id == "model":
@@ -234,7 +268,7 @@ class AcpServer:
 
         session = LiveSession(
             record,
-            self.adapter,
+            self._adapter_of(record.agent),
             self.config,
             self.store,
             send_update=self._notify,
@@ -243,14 +277,26 @@ class AcpServer:
             mcp_servers=p.mcp_servers(params),
             mode_changed=lambda mode: self._announce_mode(record.session_id),
             client_capabilities=self.client_capabilities,
+            choices=self.choices,
+            adapter_for=self._adapter_of,
         )
         self.sessions[record.session_id] = session
         return session
 
+    def _adapter_of(self, name: str) -> AgentAdapter:
+        if self.choices is None or name == self.adapter.name:
+            return self.adapter
+        from acp_mux.adapters.registry import get_adapter
+
+        return get_adapter(name)
+
     def _stored(self, params: dict[str, Any]) -> SessionRecord:
         session_id = p.session_id(params)
         record = self.store.get(session_id)
-        if record is None or record.agent != self.adapter.name:
+        servable = record is not None and (
+            record.agent == self.adapter.name or (self.choices is not None and record.agent in self.choices.names)
+        )
+        if record is None or not servable:
             raise RpcError(RESOURCE_NOT_FOUND, f"no {self.adapter.name} session {session_id!r}", {"uri": session_id})
         return record
 
@@ -284,15 +330,17 @@ class AcpServer:
         return state
 
     def _config_options(self, session: LiveSession) -> list[dict[str, Any]]:
-        return session.settings.config_options()
+        return session.config_options()
 
     async def _announce(self, session: LiveSession) -> None:
         """After new/load/resume: the commands the user can type (agent commands are added as the agent reports)."""
         # The answer is out: start the agent and load the event machinery now, while the user types.
         importlib.import_module("acp_mux.core.events")
         session.warm()
-        commands = getattr(self.adapter, "slash_commands", ())
-        if commands:
+        commands = getattr(session.adapter, "slash_commands", ())
+        if self.choices is not None:
+            session._on_commands(None)  # the bridge's own /agent, before the agent reports its commands
+        elif commands:
             self._notify(
                 session.id,
                 {

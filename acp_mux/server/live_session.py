@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.interaction import Approve, Deny
 from acp_mux.server.rpc import INVALID_PARAMS, RpcError
+from acp_mux.core.prompt import Prompt, TextPart
+from acp_mux.server.agent_choice import AgentChoices
+from acp_mux.server.handoff import context_text, turns_from_record
 from acp_mux.server.session_settings import SessionSettings
 from acp_mux.server.store import SessionRecord, SessionStore, TranscriptBuffer
 from acp_mux.adapters.base import AgentAdapter
@@ -72,6 +75,8 @@ class LiveSession:
         mcp_servers: list[dict[str, Any]] | None = None,
         mode_changed: Callable[[str], None] | None = None,
         client_capabilities: dict[str, Any] | None = None,
+        choices: AgentChoices | None = None,
+        adapter_for: Callable[[str], AgentAdapter] | None = None,
     ) -> None:
         self.record = record
         self.adapter = adapter
@@ -88,6 +93,8 @@ class LiveSession:
             adapter, self._settings_cache, record.mode or config.mode, record.model or config.model
         )
         self._side_tasks: set[asyncio.Task[None]] = set()  # editor requests made for the agent (fs, terminal)
+        self.choices = choices  # set when one editor entry serves every agent: the person picks per session
+        self._adapter_for = adapter_for
         self.rules = PermissionRules()
         self.translator = UpdateTranslator(
             adapter.tool_table, record.cwd, terminal_output_meta=config.terminal_output_meta
@@ -122,11 +129,18 @@ class LiveSession:
             )
         except UnsupportedContent as exc:
             raise RpcError(INVALID_PARAMS, str(exc)) from exc
+        if self.choices is not None and prompt.as_text().strip().split(" ", 1)[0] == "/agent":
+            return await self._agent_command(prompt.as_text().strip())
         async with self._turn_lock:
             self._cancel.clear()
             for block in prompt_to_blocks(prompt):
                 self._transcript.add({"sessionUpdate": "user_message_chunk", "content": block})
             self._maybe_title(prompt.as_text())
+            if self.choices is not None:
+                prompt = self._with_missed_turns(prompt)
+                self.update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"**{self.adapter.display_name}:** "}})
+                self.record.turn_agents.append(self.adapter.name)
+                self.record.seen_turns[self.adapter.name] = len(self.record.turn_agents)
             try:
                 return await self._run_turn(prompt)
             finally:
@@ -154,6 +168,74 @@ class LiveSession:
             handle = self._start_handle(prompt)
             events = handle.events(from_start=True, lossless=True)
         return await self._consume(handle, events)
+
+    # ── one entry for every agent ─────────────────────────────────────────────────────────────────────────────
+    def config_options(self) -> list[dict[str, Any]]:
+        """What the editor shows next to the conversation: the agent (when the person picks it), mode, model, and
+        the agent's own settings."""
+        options = self.settings.config_options()
+        if self.choices is not None:
+            options.insert(0, self.choices.option(self.adapter.name))
+        return options
+
+    async def switch_agent(self, name: str) -> None:
+        """Between prompts: stop the current agent (its native session kept, so switching back resumes it), start
+        the chosen one warm with its own native session, and show its modes, models and commands. The permission
+        rules stay: they are about commands and paths, not agents."""
+        if self._turn_lock.locked():
+            raise RpcError(INVALID_PARAMS, "a prompt is running: switch agents when it has finished (or cancel it)")
+        if self.choices is None or self._adapter_for is None or name not in self.choices.names:
+            choices = list(self.choices.names) if self.choices else []
+            raise RpcError(INVALID_PARAMS, f"unknown agent {name!r}; choose one of {choices}")
+        if name == self.adapter.name:
+            return
+        if self.handle is not None:
+            await self.handle.close(0.5)
+            self.handle = None
+        record = self.record
+        if record.native_session_id:
+            record.native_sessions[self.adapter.name] = record.native_session_id
+        adapter = self._adapter_for(name)
+        self.adapter = adapter
+        record.agent, record.native_session_id = name, record.native_sessions.get(name)
+        record.mode = record.model = None  # modes and models belong to each agent; it starts in its own default
+        self.settings = SessionSettings.remembered(adapter, self._settings_cache, self.config.mode if name == self.config.agent else None, None)
+        self.translator = UpdateTranslator(adapter.tool_table, record.cwd, terminal_output_meta=self.config.terminal_output_meta)
+        self.store.save(record)
+        self.choices.remember(name)
+        self._send_update(self.id, {"sessionUpdate": "config_option_update", "configOptions": self.config_options()})
+        current = self.settings.mode_info()
+        if current is not None:
+            self._send_update(self.id, {"sessionUpdate": "current_mode_update", "currentModeId": current.id})
+        self._on_commands(None)
+        self.warm()
+
+    async def _agent_command(self, text: str) -> dict[str, Any]:
+        """``/agent NAME``: the switch for editors without a config-option menu; ``/agent`` alone lists them."""
+        assert self.choices is not None
+        parts = text.split()
+        if len(parts) == 2:
+            try:
+                await self.switch_agent(parts[1])
+                self.update(notice(f"Now talking to {self.adapter.display_name}.\n"))
+            except RpcError as exc:
+                self.update(notice(f"{exc.message}\n"))
+        else:
+            names = ", ".join(f"{n} ({self.choices.label(n)})" for n in self.choices.names)
+            self.update(notice(f"Current agent: {self.adapter.name}. Switch with /agent NAME; choose from: {names}.\n"))
+        self.store.append_transcript(self.id, self._transcript.take())
+        return {"stopReason": "end_turn"}
+
+    def _with_missed_turns(self, prompt: Prompt) -> Prompt:
+        """The turns this agent has not seen (answered by others since it last spoke, or all of them when it is new
+        here), put before the person's message."""
+        record = self.record
+        seen = record.seen_turns.get(self.adapter.name, 0)
+        if seen >= len(record.turn_agents):
+            return prompt
+        turns = turns_from_record(self.store.transcript(self.id), record.turn_agents)[seen:]
+        context = context_text(turns)
+        return Prompt((TextPart(context), *prompt.parts)) if context else prompt
 
     def warm(self) -> None:
         """Start the agent now, without a prompt, so the first prompt finds it ready (agents that keep one process
@@ -247,10 +329,13 @@ class LiveSession:
         if self.settings.current_mode != mode_before and self.settings.current_mode:
             self.record.mode = self.settings.current_mode
             self._send_update(self.id, {"sessionUpdate": "current_mode_update", "currentModeId": self.settings.current_mode})
-        self._send_update(self.id, {"sessionUpdate": "config_option_update", "configOptions": self.settings.config_options()})
+        self._send_update(self.id, {"sessionUpdate": "config_option_update", "configOptions": self.config_options()})
 
     def _on_commands(self, event: Any) -> None:
-        commands = [{"name": c.name, "description": c.description} for c in event.commands]
+        commands = [{"name": c.name, "description": c.description} for c in event.commands] if event is not None else []
+        if self.choices is not None:
+            names = ", ".join(self.choices.names)
+            commands.insert(0, {"name": "agent", "description": f"switch the coding agent ({names})", "input": {"hint": "agent name"}})
         self._send_update(self.id, {"sessionUpdate": "available_commands_update", "availableCommands": commands})
 
     def _side_task(self, coro: Any) -> None:

@@ -44,6 +44,11 @@ class SessionRecord:
     created_at: str = field(default_factory=iso_now)
     updated_at: str = field(default_factory=iso_now)
     additional_directories: list[str] = field(default_factory=list)
+    # One editor entry for every agent (``acp-mux`` without ``--agent``): each agent's own native session, the agent
+    # that answered each turn, and how many turns each agent has seen (what it missed is handed over on switching).
+    native_sessions: dict[str, str] = field(default_factory=dict)
+    turn_agents: list[str] = field(default_factory=list)
+    seen_turns: dict[str, int] = field(default_factory=dict)
 
 
 class SessionStore:

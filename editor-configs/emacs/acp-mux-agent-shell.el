@@ -29,7 +29,8 @@
   :group 'tools)
 
 (defcustom acp-mux-agent-shell-commands
-  '((claude   "Claude"   ("acp-mux" "--agent" "claude"))
+  '((auto     "acp-mux"  ("acp-mux" "--agent" "auto"))
+    (claude   "Claude"   ("acp-mux" "--agent" "claude"))
     (codex    "Codex"    ("acp-mux" "--agent" "codex"))
     (gemini   "Gemini"   ("acp-mux" "--agent" "gemini"))
     (copilot  "Copilot"  ("acp-mux" "--agent" "copilot"))

@@ -33,6 +33,7 @@ require("codecompanion").setup({
             openclaw = { "acp-mux", "--agent", "openclaw" },
             hermes = { "acp-mux", "--agent", "hermes" },
             demo = { "acp-mux", "--agent", "demo" },
+            auto = { "acp-mux", "--agent", "auto" },
           },
         })
       end,

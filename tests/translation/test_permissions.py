@@ -98,8 +98,10 @@ def test_allow_always_never_covers_other_or_chained_commands(git_status_allowed:
     assert git_status_allowed.match("Bash", "execute", bash(command)) is None
 
 
-def test_allow_rule_is_per_tool(git_status_allowed: PermissionRules) -> None:
-    assert git_status_allowed.match("shell", "execute", bash("git status")) is None
+def test_a_command_rule_is_about_the_command_whichever_tool_or_agent_runs_it(git_status_allowed: PermissionRules) -> None:
+    assert git_status_allowed.match("shell", "execute", bash("git status")) == "allow"
+    assert git_status_allowed.match("shell", "execute", bash("git push")) is None
+    assert git_status_allowed.match("shell", "edit", {"command": "git status"}) is None  # another kind of action
 
 
 def test_chained_argv_command_does_not_ride_on_an_allow_rule() -> None:
@@ -122,7 +124,11 @@ def test_path_scoped_rules_match_only_that_path() -> None:
     rules.remember(scope_for("Edit", "edit", {"file_path": "/w/a.py"}), "allow")
     assert rules.match("Edit", "edit", {"file_path": "/w/a.py", "old_string": "x"}) == "allow"
     assert rules.match("Edit", "edit", {"file_path": "/w/b.py"}) is None
-    assert rules.match("Write", "edit", {"file_path": "/w/a.py"}) is None
+    # "changes to /w/a.py" means every change to it: by another edit tool, or another agent's patch of that file
+    assert rules.match("Write", "edit", {"file_path": "/w/a.py"}) == "allow"
+    assert rules.match("apply_patch", "edit", {"changes": [{"path": "/w/a.py", "kind": "update"}]}) == "allow"
+    two_files = {"changes": [{"path": "/w/a.py", "kind": "update"}, {"path": "/w/b.py", "kind": "update"}]}
+    assert rules.match("apply_patch", "edit", two_files) is None
 
 
 def test_tool_scoped_rules_cover_every_call_of_the_tool() -> None:

@@ -1,0 +1,57 @@
+"""One editor entry for every agent, driven through the bridge's real stdio with the SDK client (the bundled demo
+agent stands in for the real CLIs here; tests/e2e/test_switching.py switches between claude and codex)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import acp
+import pytest
+
+from tests.server.client import RecordingClient, bridge
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> dict[str, str]:
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    return {"cwd": str(cwd), "state_dir": str(tmp_path / "state")}
+
+
+ENV = {"ACP_MUX_AGENTS": "demo"}
+
+
+async def test_the_agent_is_a_config_option_and_the_agent_command_answers_without_the_agent(work):
+    client = RecordingClient()
+    async with bridge(client, "--agent", "auto", env=ENV, **work) as (conn, _):
+        init = await conn.initialize(protocol_version=1)
+        assert init.agent_info.title == "acp-mux"
+        session = await conn.new_session(cwd=work["cwd"], mcp_servers=[])
+        options = {o.id: o for o in session.config_options}
+        assert options["agent"].current_value == "demo" and [c.value for c in options["agent"].options] == ["demo"]
+        listed = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("/agent")])
+        assert listed.stop_reason == "end_turn" and "Current agent: demo" in client.text()
+        wrong = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("/agent nobody")])
+        assert wrong.stop_reason == "end_turn" and "unknown agent 'nobody'" in client.text()
+        with pytest.raises(acp.RequestError, match="unknown agent"):
+            await conn.set_config_option(config_id="agent", session_id=session.session_id, value="nobody")
+        # a real turn is marked with the agent that answered it
+        result = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("write the demo")])
+        assert result.stop_reason == "end_turn"
+        assert "**Scripted demo agent:** " in client.text()
+
+
+async def test_a_switch_while_a_prompt_runs_is_refused_clearly(work):
+    client = RecordingClient(hold_permissions=True)
+    async with bridge(client, "--agent", "auto", env=ENV, **work) as (conn, _):
+        await conn.initialize(protocol_version=1)
+        sid = (await conn.new_session(cwd=work["cwd"], mcp_servers=[])).session_id
+        turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("write the demo")]))
+        await asyncio.wait_for(client.permission_event.wait(), 20)
+        with pytest.raises(acp.RequestError, match="a prompt is running"):
+            await conn.set_config_option(config_id="agent", session_id=sid, value="demo2")
+        await conn.cancel(session_id=sid)
+        assert (await asyncio.wait_for(turn, 10)).stop_reason == "cancelled"
