@@ -136,6 +136,23 @@ async def test_write_then_edit_with_permission_rejected(agent: RealAgent) -> Non
     await assert_no_process_left(agent)
 
 
+async def test_allow_always_is_answered_by_the_bridge_next_time(agent: RealAgent) -> None:
+    """"Always allow changes to notes.txt": the edit that follows the write is answered by the bridge, the editor
+    is not asked again, whatever tool the agent uses for it."""
+    agent.serve(f"{agent.name}_write_edit", delta_delay=0)
+    client = RecordingClient(choose=lambda options, call: "allow_always")
+    async with agent.bridge(client) as (conn, _):
+        sid = await asking_session(agent, conn, client)
+        result = await prompt(conn, sid, WRITE_EDIT)
+    assert result.stop_reason == "end_turn", agent.log()[-3000:]
+    assert (agent.cwd / "notes.txt").read_text() == "alpha\ngamma\n"
+    edits = [u for u in client.of("tool_call") if u.kind == "edit"]
+    asked_about = {call.tool_call_id for call, _ in client.permissions}
+    assert len(edits) == 2 and len(asked_about & {u.tool_call_id for u in edits}) == 1, client.permissions
+    assert all(final_statuses(client)[u.tool_call_id] == "completed" for u in edits)
+    await assert_no_process_left(agent)
+
+
 async def test_cancel_mid_stream_then_next_prompt_works(agent: RealAgent) -> None:
     server = agent.serve(f"{agent.name}_text", delta_delay=0.1)  # 200 deltas: 20 s if nobody cancels
     client = RecordingClient()
