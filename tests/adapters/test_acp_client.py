@@ -87,6 +87,18 @@ def test_handshake_offers_only_what_the_editor_has_then_opens_a_session_and_prom
     assert prompt["method"] == "session/prompt" and prompt["params"] == {"sessionId": SID, "prompt": [{"type": "text", "text": "hi"}]}
 
 
+def test_the_editors_mcp_servers_reach_the_agents_session(tmp_path: Path) -> None:
+    server = {"name": "files", "command": "/usr/bin/mcp-files", "args": ["--root", "/p"], "env": [{"name": "TOKEN", "value": "s3cret"}]}
+    agent = Agent(str(tmp_path), prompt=None)
+    agent.options.mcp_servers = [server]
+    agent.ctx.take_outbox()
+    agent.adapter.start(agent.options, agent.ctx)  # a fresh start with the servers set
+    agent.feed(line({"id": 1, "result": {"protocolVersion": 1, "agentCapabilities": {}}}))
+    new = [m for m in agent.sent() if m.get("method") == "session/new"][-1]
+    assert new["params"]["mcpServers"] == [server]  # over the agent's stdin, never on its command line
+    assert "s3cret" not in " ".join(agent.adapter.build_spawn(agent.options).args)
+
+
 def test_a_prompt_sent_before_the_session_is_ready_waits_for_it(tmp_path: Path) -> None:
     agent = Agent(str(tmp_path), prompt=None)
     agent.sent()
