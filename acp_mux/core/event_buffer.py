@@ -7,6 +7,10 @@ A *lossless* iterator (the bridge's own consumer) is never dropped from: instead
 which pauses it while that iterator is a whole high-water mark behind — the agent's pipe then fills and the agent
 waits, which is backpressure rather than loss. Events every iterator has passed are released as soon as a lossless
 iterator exists, so a long-lived process does not keep old turns in memory.
+
+Cursors live in a plain list, scanned on every event (a ``WeakSet`` cost more than a tenth of the bridge's CPU per
+streamed delta). An iterator removes its cursor when it finishes or is closed; one that is dropped without ever
+being started (its ``finally`` never runs) is removed when the generator object is collected.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ class EventBuffer(Generic[T]):
         self._closed = False
         self._wakeup: asyncio.Future[None] | None = None
         self._progress: asyncio.Future[None] | None = None  # the producer waiting in room()
-        self._cursors: "weakref.WeakSet[_Cursor]" = weakref.WeakSet()
+        self._cursors: list[_Cursor] = []
         self.high_water_mark = max(1, high_water_mark)
         self.dropped = 0
         self._on_overflow = on_overflow
@@ -41,8 +45,10 @@ class EventBuffer(Generic[T]):
 
     def append(self, item: T) -> None:
         self._items.append(item)
-        if any(c.lossless for c in self._cursors):
-            self._release_consumed()
+        for cursor in self._cursors:
+            if cursor.lossless:
+                self._release_consumed()
+                break
         if len(self._items) > self.high_water_mark:
             self._evict()
         self._wake()
@@ -59,16 +65,22 @@ class EventBuffer(Generic[T]):
             await self._progress
 
     def _lossless_lag(self) -> int:
-        slowest = min((c.seq for c in self._cursors if c.lossless), default=self.next_seq)
-        return self.next_seq - slowest
+        end = self._base + len(self._items)
+        slowest = end
+        for cursor in self._cursors:
+            if cursor.lossless and cursor.seq < slowest:
+                slowest = cursor.seq
+        return end - slowest
 
     def _release_consumed(self, delivered: int | None = None) -> None:
         """Drop events every live iterator has passed (and, from a closing lossless one, all it was given)."""
-        consumed_upto = min((c.seq for c in self._cursors), default=self._base if delivered is None else delivered)
-        if delivered is not None:
-            consumed_upto = min(consumed_upto, delivered)
-        while self._base < consumed_upto and self._items:
-            self._items.popleft()
+        consumed_upto = self._base if delivered is None else delivered
+        if self._cursors:
+            slowest = min([c.seq for c in self._cursors])
+            consumed_upto = slowest if delivered is None else min(slowest, delivered)
+        items = self._items
+        while self._base < consumed_upto and items:
+            items.popleft()
             self._base += 1
 
     def _advanced(self) -> None:
@@ -106,8 +118,16 @@ class EventBuffer(Generic[T]):
 
     def iterate(self, from_start: bool = True, lossless: bool = False) -> AsyncIterator[T]:
         cursor = _Cursor(self._base if from_start else self.next_seq, lossless)
-        self._cursors.add(cursor)
-        return self._iterate(cursor)
+        self._cursors.append(cursor)
+        iterator = self._iterate(cursor)
+        weakref.finalize(iterator, self._forget, cursor)  # never started, never closed: gone with the generator
+        return iterator
+
+    def _forget(self, cursor: "_Cursor") -> None:
+        try:
+            self._cursors.remove(cursor)
+        except ValueError:
+            pass
 
     async def _iterate(self, cursor: "_Cursor") -> AsyncIterator[T]:
         try:
@@ -127,14 +147,14 @@ class EventBuffer(Generic[T]):
                     self._wakeup = asyncio.get_running_loop().create_future()
                 await asyncio.shield(self._wakeup)
         finally:
-            self._cursors.discard(cursor)
+            self._forget(cursor)
             if cursor.lossless:
                 self._release_consumed(delivered=cursor.seq)  # the bridge keeps its own record of them
                 self._advanced()  # a producer waiting on this iterator must not wait for nothing
 
 
 class _Cursor:
-    __slots__ = ("seq", "lossless", "__weakref__")
+    __slots__ = ("seq", "lossless")
 
     def __init__(self, seq: int, lossless: bool = False) -> None:
         self.seq = seq

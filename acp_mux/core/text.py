@@ -112,9 +112,28 @@ def _finite_value(value: Any) -> Any:
     return root[0]
 
 
+# One reused encoder for the compact form: json.dumps with options builds a new encoder on every call, and the bridge
+# encodes one message per streamed event.
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _compact(value: Any) -> str:
+    try:
+        return _COMPACT.encode(value)
+    except ValueError:
+        return _COMPACT.encode(_finite_value(value))
+
+
+def dumps_bytes(value: Any) -> bytes:
+    """:func:`dumps` as UTF-8 bytes, encoded once: what goes on a wire."""
+    return encode(_compact(value))
+
+
 def dumps(value: Any, **kwargs: Any) -> str:
     """Compact JSON that is valid and encodes as UTF-8, whatever ``value`` holds (non-finite floats → null,
     lone surrogates → U+FFFD). Keyword arguments go to :func:`json.dumps` (e.g. ``indent``, ``default``)."""
+    if not kwargs:
+        return safe_text(_compact(value))
     kwargs.setdefault("separators", (",", ":"))
     kwargs.setdefault("ensure_ascii", False)
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import pytest
 
@@ -78,3 +79,18 @@ async def test_a_finished_lossless_iterator_leaves_nothing_it_was_given_behind()
     assert [await it.__anext__() for _ in range(2)] == ["e0", "e1"]
     await it.aclose()  # the turn is over: what was delivered is let go at once, the undelivered kept
     assert list(buf._items) == ["e2"]
+
+
+async def test_an_iterator_dropped_without_being_started_stops_holding_events() -> None:
+    buf: EventBuffer[str] = EventBuffer(high_water_mark=1000)
+    it = buf.iterate(lossless=True)
+    abandoned = buf.iterate(from_start=False)  # e.g. a turn whose prompt could not be sent: never iterated
+    buf.append("a")
+    assert await it.__anext__() == "a"
+    buf.append("b")
+    assert list(buf._items) == ["a", "b"]  # the idle iterator has not seen "a" yet
+    del abandoned
+    gc.collect()
+    buf.append("c")
+    assert list(buf._items) == ["b", "c"]
+    await it.aclose()
