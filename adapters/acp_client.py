@@ -95,16 +95,7 @@ class AcpClientAdapter(AgentAdapter):
 
     acp_args: tuple[str, ...] = ("acp",)
     run_type: ClassVar[type[AcpRun]] = AcpRun  # the per-run state start() builds (a subclass adds an agent's fields)
-    capabilities = AgentCapabilities(
-        supports_thinking=True,
-        supports_thinking_streaming=True,
-        supports_tool_call_streaming=True,
-        native_acp=True,
-        supports_approval=True,
-        persistent_process=True,
-        can_resume=True,
-        supports_interrupt_in_protocol=True,
-    )
+    capabilities = AgentCapabilities(persistent_process=True)
 
     # ── spawn and handshake ────────────────────────────────────────────────────────────────────────────────────
     def build_spawn(self, options: RunOptions) -> SpawnSpec:

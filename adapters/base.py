@@ -10,7 +10,6 @@ in, stdin control messages out) and bidirectional protocol agents (JSON-RPC or A
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -31,25 +30,20 @@ ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think
 
 @dataclass(frozen=True)
 class AgentCapabilities:
-    """What an agent can do (spec 06 AgentCapabilities, trimmed to what the bridge uses)."""
+    """What an agent can do that the bridge acts on (spec 06 AgentCapabilities, trimmed to what something reads).
 
-    supports_text_streaming: bool = True
-    supports_thinking: bool = False
-    supports_thinking_streaming: bool = False
-    supports_tool_call_streaming: bool = False
-    requires_pty: bool = False
-    can_resume: bool = False
-    can_fork: bool = False
-    native_acp: bool = False
-    supports_approval: bool = False
-    supports_stdin_injection: bool = False
+    Every flag here is read: ``persistent_process`` by the live session (start the agent warm, send later prompts
+    to the same process), the rest by ``initialize`` (the ACP prompt and MCP capabilities offered to the editor) and
+    by the prompt conversion (content an agent cannot take is refused). What the bridge learns in-protocol instead
+    (resume, interrupt, approvals) is each adapter's behaviour, not a flag.
+    """
+
     persistent_process: bool = False  # one process serves many turns (continue_ sends the next prompt)
     supports_images: bool = False
     supports_audio: bool = False
     supports_embedded_context: bool = True
     supports_mcp_http: bool = False
     supports_mcp_sse: bool = False
-    supports_interrupt_in_protocol: bool = False
 
 
 @dataclass(frozen=True)
@@ -277,11 +271,6 @@ class AgentAdapter:
     def stderr_events(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
         """Recognise errors an agent only reports on stderr (auth, rate limits). Default: nothing."""
         return ()
-
-
-def json_line(obj: Any) -> str:
-    """One compact JSON line for an agent's stdin (always valid JSON that encodes as UTF-8: see core/text.py)."""
-    return safe_json.dumps(obj) + "\n"
 
 
 def try_json(line: str) -> dict[str, Any] | None:

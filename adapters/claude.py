@@ -131,11 +131,8 @@ def _num(value: Any) -> int:
 class ClaudeAdapter(AgentAdapter):
     name = "claude"
     capabilities = AgentCapabilities(
-        supports_text_streaming=True, supports_thinking=True, supports_thinking_streaming=True,
-        supports_tool_call_streaming=True, can_resume=True, supports_approval=True, persistent_process=True,
-        supports_images=True, supports_embedded_context=True, supports_mcp_http=True, supports_mcp_sse=True,
-        supports_interrupt_in_protocol=True,
-    )  # fmt: skip
+        persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True
+    )
     tool_table = CLAUDE_TOOLS
     modes = (
         ModeInfo("default", "Default", "Ask before edits and commands that are not already allowed"),

@@ -84,13 +84,8 @@ CLIENT_INFO = {"name": "acp-mux", "title": "acp-mux", "version": __version__}
 class CodexAdapter(AgentAdapter):
     name = "codex"
     capabilities = AgentCapabilities(
-        supports_thinking=True,
-        supports_thinking_streaming=True,
-        can_resume=True,
-        supports_approval=True,
         persistent_process=True,
         supports_images=True,
-        supports_interrupt_in_protocol=True,
         supports_mcp_http=True,  # codex speaks stdio and streamable-HTTP MCP; no SSE
     )
     tool_table = CODEX_TOOLS

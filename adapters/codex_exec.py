@@ -329,7 +329,7 @@ _STDERR_ERROR = re.compile(r"\bERROR\b.*(patch rejected|unsupported custom tool 
 
 class CodexExecAdapter(AgentAdapter):
     name = "codex"
-    capabilities = AgentCapabilities(supports_thinking=True, can_resume=True, persistent_process=False)
+    capabilities = AgentCapabilities(persistent_process=False)  # one process per turn
     tool_table = CODEX_TOOLS
     modes = MODES
     default_mode = "auto"

@@ -49,18 +49,7 @@ class GeminiAdapter(AcpClientAdapter):
     acp_args = ("--acp",)
     run_type = GeminiRun
     capabilities = AgentCapabilities(
-        supports_thinking=True,
-        supports_thinking_streaming=True,
-        supports_tool_call_streaming=True,
-        native_acp=True,
-        supports_approval=True,
-        persistent_process=True,
-        can_resume=True,
-        supports_images=True,
-        supports_audio=True,
-        supports_interrupt_in_protocol=True,
-        supports_mcp_http=True,
-        supports_mcp_sse=True,
+        persistent_process=True, supports_images=True, supports_audio=True, supports_mcp_http=True, supports_mcp_sse=True
     )
 
     def model_args(self, options: RunOptions) -> list[str]:

@@ -243,14 +243,6 @@ class AgentNotAvailable(LookupError):
     """A known agent this version cannot run: no adapter yet, or no such transport."""
 
 
-def known(name: str) -> bool:
-    return name in ENTRIES
-
-
-def available(name: str) -> bool:
-    return name in ENTRIES and ENTRIES[name].supported
-
-
 @cache
 def get_adapter(name: str, transport: str | None = None) -> AgentAdapter:
     """The adapter for ``name``; ``transport`` picks an alternative one (e.g. codex ``exec``, where the installed

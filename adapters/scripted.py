@@ -52,14 +52,7 @@ class ScriptedRun(PerRun):
 
 class ScriptedAdapter(AgentAdapter):
     name = "demo"
-    capabilities = AgentCapabilities(
-        supports_thinking=True,
-        supports_thinking_streaming=True,
-        can_resume=True,
-        supports_approval=True,
-        persistent_process=True,
-        supports_interrupt_in_protocol=True,
-    )
+    capabilities = AgentCapabilities(persistent_process=True)
     tool_table = TOOLS
     modes = (
         ModeInfo("default", "Ask", "Ask before every edit and command"),

@@ -41,7 +41,6 @@ class ParseContext:
     session_id: str | None = None
     turn_index: int = -1
     in_turn: bool = False
-    step_index: int = -1
     outbox: list[str] = field(default_factory=list)
     tools: dict[str, ToolState] = field(default_factory=dict)
     approvals: dict[str, Any] = field(default_factory=dict)  # interaction id → adapter's native handle
@@ -52,15 +51,11 @@ class ParseContext:
     session_ended: bool = False  # session_end was emitted (once per run)
     _text: list[str] | None = None
     _thinking: list[str] | None = None
-    _text_len: int = 0
 
     # ── output to the agent ────────────────────────────────────────────────────────────────────────────────────
     def send(self, message: Any) -> None:
         """Queue a JSON message (one line) for the agent's stdin."""
         self.outbox.append(safe_json.dumps(message) + "\n")
-
-    def send_raw(self, text: str) -> None:
-        self.outbox.append(text)
 
     def take_outbox(self) -> list[str]:
         out, self.outbox = self.outbox, []
@@ -87,7 +82,6 @@ class ParseContext:
             return []
         self.in_turn = True
         self.turn_index += 1
-        self.step_index = -1
         return [ev.TurnStartEvent(turn_index=self.turn_index)]
 
     def end_turn(self, cost: CostRecord | None = None, *, tool_error: str = "turn ended") -> list[BaseEvent]:
@@ -111,7 +105,7 @@ class ParseContext:
             return []
         events = self.begin_turn() + self.end_thinking()
         if self._text is None:
-            self._text, self._text_len = [], 0
+            self._text = []
             events.append(ev.MessageStartEvent())
         self._text.append(delta)
         events.append(_text_delta(delta, self._text))
@@ -122,10 +116,6 @@ class ParseContext:
             return []
         text, self._text = "".join(self._text), None
         return [ev.MessageStopEvent(text=text)]
-
-    @property
-    def text_open(self) -> bool:
-        return self._text is not None
 
     def thinking_delta(self, delta: str) -> list[BaseEvent]:
         if not delta:

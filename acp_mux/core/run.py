@@ -191,9 +191,11 @@ class RunHandle:
         return self
 
     def off(self, event_type: str, handler: Callable[[Any], None]) -> "RunHandle":
+        """Remove one registration of ``handler`` (or of a ``once`` around it). Equality, not identity: a bound
+        method (``items.append``) is a new object at every access but equal to the one registered."""
         handlers = self._handlers.get(event_type, [])
         for i, h in enumerate(handlers):
-            if h is handler or getattr(h, "_once_of", None) is handler:
+            if h == handler or getattr(h, "_once_of", None) == handler:
                 del handlers[i]
                 break
         return self
@@ -225,16 +227,14 @@ class RunHandle:
         """Whether the live process can take another prompt (not ended, no terminal event seen)."""
         return not self.done and not self.is_terminal and not self._terminal_emitted
 
-    @property
-    def busy(self) -> bool:
-        """True while a turn is in flight (between a prompt and its ``turn_end``)."""
-        return self._busy
-
     # ── input ──────────────────────────────────────────────────────────────────────────────────────────────────
     async def send(self, text: str) -> None:
+        """Write one raw line to the agent's stdin (a newline is added); waits for a process still spawning."""
         self._require_active()
         if not text:
             raise ValueError("send() needs non-empty text")
+        await self._until_spawned()
+        self._require_active()
         await self._write([text if text.endswith("\n") else text + "\n"])
 
     async def continue_(self, prompt: Prompt | str) -> None:

@@ -48,11 +48,6 @@ class ProcessTracker:
         self._prune()
         self._procs[proc.pid] = proc
 
-    def unregister(self, proc: AgentProcess) -> None:
-        """Forget ``proc`` at once, whatever is left of its group."""
-        if self._procs.get(proc.pid) is proc:
-            del self._procs[proc.pid]
-
     def release(self, proc: AgentProcess) -> None:
         """The leader exited: forget ``proc`` as soon as its group is empty."""
         if self._procs.get(proc.pid) is not proc:

@@ -653,8 +653,8 @@ def test_static_metadata(adapter: ClaudeAdapter) -> None:
     assert [m.id for m in adapter.modes] == ["default", "acceptEdits", "plan", "bypassPermissions"]
     assert adapter.default_mode == "default" and "sonnet" in adapter.models
     caps = adapter.capabilities
-    assert caps.persistent_process and caps.supports_approval and caps.supports_interrupt_in_protocol
-    assert caps.supports_tool_call_streaming and caps.supports_thinking_streaming and caps.can_resume
+    assert caps.persistent_process and caps.supports_images and caps.supports_embedded_context
+    assert caps.supports_mcp_http and caps.supports_mcp_sse and not caps.supports_audio
 
 
 # ── every transcript keeps the ordering contract (fresh recordings included when present) ───────────────────────

@@ -347,7 +347,7 @@ def test_exec_build_spawn_new_and_resume() -> None:
     ]  # fmt: skip
     full = adapter.build_spawn(options(binary="/opt/codex", mode="full-access"))
     assert 'sandbox_mode="danger-full-access"' in full.args
-    assert adapter.capabilities.persistent_process is False and adapter.capabilities.supports_approval is False
+    assert adapter.capabilities.persistent_process is False and not adapter.capabilities.supports_images
 
 
 # ── app-server: handshake and what we send ────────────────────────────────────────────────────────────────────
@@ -900,8 +900,7 @@ def test_capabilities_and_metadata() -> None:
     a = CodexAdapter()
     assert (a.name, a.binary, a.package, a.login_args) == ("codex", "codex", "@openai/codex", ("login",))
     caps = a.capabilities
-    assert caps.persistent_process and caps.supports_approval and caps.can_resume and caps.supports_images
-    assert caps.supports_thinking and caps.supports_thinking_streaming and caps.supports_interrupt_in_protocol
+    assert caps.persistent_process and caps.supports_images and caps.supports_mcp_http and not caps.supports_mcp_sse
     assert [m.id for m in a.modes] == ["read-only", "auto", "full-access"] and a.default_mode == "auto"
     assert "gpt-5.5" in a.models
     assert CodexExecAdapter().entry is a.entry  # both transports read codex's one registry row

@@ -1,0 +1,216 @@
+"""The rest of RunHandle's spec surface (spec 002 §2, §4) over a real child process: raw ``send``, deferred prompts
+(``queue``/``steer`` and their boundaries), the handle's own ``approve``/``deny``, the channel's
+``approve_all``/``deny_all``, ``off``, the model a switch leaves, and the token summary of the result.
+
+The agent is ``echo_stdin.py``: every line written to its stdin comes back as ``echo:<line>``, so what the handle
+writes is exactly what the adapter sees next. The adapter below turns each echoed JSON object into events:
+``{"say": t}`` a whole message, ``{"tool": id}`` a finished tool call, ``{"end": 1}`` a turn end,
+``{"ask": id}`` an approval request, ``{"question": id}`` a question, ``{"usage": [in, out, thinking]}`` token usage.
+A prompt the handle delivers (``continue_``, or a queued one) is written as ``{"say": <prompt text>}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable, Iterable
+
+import pytest
+
+from acp_mux.adapters.base import AgentAdapter
+from acp_mux.core import events as ev
+from acp_mux.core.contract import ApprovalDecision, RunOptions
+from acp_mux.core.errors import AgentMuxError
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.process import SpawnSpec
+from acp_mux.core.prompt import Prompt
+from acp_mux.core.run import RunHandle, start_run
+
+PROGRAMS = Path(__file__).parent.parent / "fakes" / "programs"
+pytestmark = pytest.mark.asyncio
+
+
+class EchoAdapter(AgentAdapter):
+    name = "echo"
+
+    def __init__(self, models: tuple[str, ...] = ()) -> None:
+        self.answers: list[tuple[str, bool, str | None]] = []
+        self.switchable = models
+
+    def build_spawn(self, options: RunOptions) -> SpawnSpec:
+        return SpawnSpec(sys.executable, [str(PROGRAMS / "echo_stdin.py")], cwd=options.cwd)
+
+    def parse_line(self, line: str, ctx: ParseContext) -> Iterable[ev.BaseEvent]:
+        if not line.startswith("echo:"):
+            return []
+        m = json.loads(line[len("echo:"):])
+        if "say" in m:
+            return ctx.text_delta(m["say"]) + ctx.end_text()
+        if "tool" in m:
+            return ctx.tool_start(m["tool"], "Bash", {"command": "true"}) + ctx.tool_result(m["tool"], "ok")
+        if "end" in m:
+            return ctx.end_turn()
+        if "ask" in m:
+            return [ev.ApprovalRequestEvent(interaction_id=m["ask"], action="run")]
+        if "question" in m:
+            return [ev.InputRequiredEvent(interaction_id=m["question"], question="which file?")]
+        if "usage" in m:
+            i, o, t = m["usage"]
+            return ctx.begin_turn() + [ev.TokenUsageEvent(input_tokens=i, output_tokens=o, thinking_tokens=t)]
+        return []
+
+    def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
+        ctx.send({"say": prompt.as_text()})
+
+    def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
+        self.answers.append((interaction_id, decision.approve, decision.reason))
+
+    def set_model(self, model: str, ctx: ParseContext) -> bool:
+        return model in self.switchable
+
+
+def _start(tmp_path: Path, adapter: EchoAdapter | None = None) -> tuple[RunHandle, EchoAdapter]:
+    adapter = adapter or EchoAdapter()
+    return start_run(adapter, RunOptions(agent="echo", cwd=str(tmp_path), model="m-1")), adapter
+
+
+async def _until(events: AsyncIterator[ev.BaseEvent], done: Callable[[ev.BaseEvent], bool]) -> list[ev.BaseEvent]:
+    """Read ``events`` up to and including the first one ``done`` accepts (a hang fails instead of blocking)."""
+    seen: list[ev.BaseEvent] = []
+
+    async def read() -> list[ev.BaseEvent]:
+        async for event in events:
+            seen.append(event)
+            if done(event):
+                return seen
+        raise AssertionError(f"the run ended first: {[e.type for e in seen]}")
+
+    try:
+        return await asyncio.wait_for(read(), 30)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"never came; saw {[e.type for e in seen]}") from None
+
+
+def _said(text: str) -> Callable[[ev.BaseEvent], bool]:
+    return lambda e: e.type == "message_stop" and e.text == text
+
+
+def _stops(seen: list[ev.BaseEvent]) -> list[str]:
+    return [e.text for e in seen if e.type == "message_stop"]
+
+
+async def _send(handle: RunHandle, **message: Any) -> None:
+    await handle.send(json.dumps(message))
+
+
+async def test_send_writes_one_line_to_the_agent_and_refuses_when_it_cannot(tmp_path):
+    handle, _ = _start(tmp_path)
+    events = handle.events()
+    await handle.send('{"say": "raw"}')  # a trailing newline is added
+    assert _stops(await _until(events, _said("raw"))) == ["raw"]
+    with pytest.raises(ValueError):
+        await handle.send("")
+    await handle.close(5)
+    with pytest.raises(AgentMuxError) as err:
+        await handle.send('{"say": "late"}')
+    assert err.value.code == "RUN_NOT_ACTIVE"
+
+
+async def test_queued_prompts_wait_for_their_boundary(tmp_path):
+    handle, _ = _start(tmp_path)
+    events = handle.events()
+    await handle.queue("after the tool", when="after-tool")
+    await _send(handle, say="first words")  # a message, but no tool yet: nothing is released
+    seen = await _until(events, _said("first words"))
+    await handle.queue("after the answer", when="after-response")
+    await _send(handle, tool="t1")
+    # the tool releases the first; its reply is a response, which releases the second
+    seen += await _until(events, _said("after the answer"))
+    assert _stops(seen) == ["first words", "after the tool", "after the answer"]
+    await handle.steer("steered")  # steer defaults to the next response
+    await _send(handle, say="reply")
+    assert _stops(await _until(events, _said("steered"))) == ["reply", "steered"]
+    await handle.queue("next turn")  # queue defaults to the next turn boundary
+    await _send(handle, end=1)
+    tail = await _until(events, _said("next turn"))
+    assert [e.type for e in tail][:1] == ["turn_end"]
+    await handle.close(5)
+    with pytest.raises(AgentMuxError) as err:
+        await handle.queue("too late")
+    assert err.value.code == "RUN_NOT_ACTIVE"
+
+
+async def test_approve_and_deny_answer_the_latest_pending_approval(tmp_path):
+    handle, adapter = _start(tmp_path)
+    with pytest.raises(AgentMuxError) as err:
+        await handle.approve()
+    assert err.value.code == "NO_PENDING_INTERACTION"
+    events = handle.events()
+    await _send(handle, ask="a1")
+    await _send(handle, ask="a2")
+    await _until(events, lambda e: e.type == "approval_request" and e.interaction_id == "a2")
+    await handle.approve()
+    await handle.deny("not that one")
+    assert adapter.answers == [("a2", True, None), ("a1", False, "not that one")]
+    assert handle.interaction.pending == []
+    answered = await _until(events, lambda e: e.type == "approval_denied")
+    assert [e.type for e in answered] == ["approval_granted", "approval_denied"]
+    await handle.close(5)
+
+
+@pytest.mark.parametrize("approve", [True, False])
+async def test_approve_all_and_deny_all_answer_every_approval_but_not_questions(tmp_path, approve):
+    handle, adapter = _start(tmp_path)
+    events = handle.events()
+    for message in ({"ask": "a1"}, {"question": "q1"}, {"ask": "a2"}):
+        await _send(handle, **message)
+    await _until(events, lambda e: e.type == "approval_request" and e.interaction_id == "a2")
+    if approve:
+        await handle.interaction.approve_all()
+    else:
+        await handle.interaction.deny_all("no")
+    assert adapter.answers == [("a1", approve, None if approve else "no"), ("a2", approve, None if approve else "no")]
+    assert [(p.id, p.type) for p in handle.interaction.pending] == [("q1", "input")]
+    await handle.close(5)
+
+
+async def test_off_removes_a_handler_and_once_handlers_by_their_original(tmp_path):
+    handle, _ = _start(tmp_path)
+    kept: list[str] = []
+    removed: list[str] = []
+    never: list[str] = []
+    keep = lambda e: kept.append(e.text)  # noqa: E731
+    handle.on("message_stop", keep).on("message_stop", removed.append).once("message_stop", never.append)
+    handle.off("message_stop", removed.append).off("message_stop", never.append)
+    handle.off("message_stop", lambda e: None)  # never registered: no-op
+    events = handle.events()
+    await _send(handle, say="one")
+    await _send(handle, say="two")
+    await _until(events, _said("two"))
+    assert kept == ["one", "two"] and removed == [] and never == []
+    await handle.close(5)
+
+
+async def test_a_model_switch_the_agent_applies_is_the_runs_model(tmp_path):
+    handle, _ = _start(tmp_path, EchoAdapter(models=("m-2",)))
+    assert handle.model == "m-1"
+    assert await handle.set_model("m-3") is False and handle.model == "m-1"  # needs a restart: unchanged
+    assert await handle.set_model("m-2") is True and handle.model == "m-2"
+    await handle.close(5)
+    assert (await handle).model == "m-2"
+
+
+async def test_the_result_sums_token_usage_with_its_total(tmp_path):
+    handle, _ = _start(tmp_path)
+    events = handle.events()
+    await _send(handle, usage=[100, 20, 5])
+    await _send(handle, usage=[50, 10, 0])
+    await _send(handle, end=1)
+    await _until(events, lambda e: e.type == "turn_end")
+    await handle.close(5)
+    usage = (await asyncio.wait_for(handle.result(), 10)).token_usage
+    assert usage is not None
+    assert (usage.input_tokens, usage.output_tokens, usage.thinking_tokens) == (150, 30, 5)
+    assert usage.total_tokens == 185
