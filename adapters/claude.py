@@ -117,6 +117,14 @@ def _parent(m: dict[str, Any]) -> str | None:
     return parent if isinstance(parent, str) and parent else None
 
 
+def _progress(ctx: ParseContext, tool_id: Any, message: str | None, progress: Any) -> list[BaseEvent]:
+    """A progress event for a tool call this run announced (progress of anything else has nowhere to go)."""
+    if not isinstance(tool_id, str) or ctx.tool_name(tool_id) is None:
+        return []
+    amount = float(progress) if isinstance(progress, (int, float)) and not isinstance(progress, bool) else None
+    return [ev.ToolProgressEvent(tool_call_id=tool_id, message=message, progress=amount)]
+
+
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
@@ -275,7 +283,17 @@ class ClaudeAdapter(AgentAdapter):
             return events + [ev.RetryEvent(attempt=attempt, max_attempts=max_attempts, reason=reason, delay_ms=delay)]
         if sub == "status" and m.get("status") == "compacting":
             return [ev.DebugEvent(level="info", message="claude: compacting the conversation")]
+        if sub == "task_progress":  # a subagent (Task/Agent tool) at work: progress of that tool call
+            usage = _dict(m.get("usage"))
+            message = " · ".join(str(x) for x in (m.get("description"), m.get("last_tool_name")) if x)
+            return _progress(ctx, m.get("tool_use_id"), message or None, usage.get("tool_uses"))
         return []
+
+    def _on_tool_progress(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """``tool_progress``: a tool still running, with the seconds it has taken so far."""
+        elapsed = m.get("elapsed_time_seconds")
+        message = f"running for {elapsed:.0f} s" if isinstance(elapsed, (int, float)) and not isinstance(elapsed, bool) else None
+        return _progress(ctx, m.get("tool_use_id"), message, None)
 
     def _on_rate_limit_event(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         info = _dict(m.get("rate_limit_info"))

@@ -280,6 +280,11 @@ class CodexAdapter(AgentAdapter):
             streamed.add(item_id)
             delta = _str(params.get("delta"))
             return shell_begin(ctx, item_id) + ([ev.ShellStdoutDeltaEvent(delta=delta)] if delta else [])
+        if method == "item/mcpToolCall/progress":  # an MCP server's progress notification, relayed by codex
+            message = _str(params.get("message"))
+            if not item_id or ctx.tool_name(item_id) is None:
+                return []
+            return [ev.ToolProgressEvent(tool_call_id=item_id, message=message or None)]
         if method == "item/fileChange/outputDelta":
             run.patch_output[item_id] = _str(params.get("delta"))
             return []

@@ -38,6 +38,7 @@ TOOLS = ToolTable(
         "Read": ToolSpec(kind="read", title="Read {file_path}", path_args=("file_path",)),
         "Bash": ToolSpec(kind="execute", title="{command}", command_arg="command"),
         "TodoWrite": ToolSpec(kind="think", title="Update plan", is_plan=True),
+        "mcp__docs__search": ToolSpec(kind="search", title="Search docs: {query}"),
     }
 )
 
@@ -148,6 +149,21 @@ class ScriptedAdapter(AgentAdapter):
         if m.get("ok"):
             return ctx.tool_result(tool_id, m.get("output"))
         return ctx.tool_error(tool_id, str(m.get("output", "failed")))
+
+    def _on_tool_progress(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        def number(key: str) -> float | None:
+            value = m.get(key)
+            return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+        message = m.get("message")
+        return [
+            ev.ToolProgressEvent(
+                tool_call_id=str(m.get("id", "")),
+                progress=number("progress"),
+                total=number("total"),
+                message=message if isinstance(message, str) else None,
+            )
+        ]
 
     def _on_shell_start(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         return [ev.ShellStartEvent(command=str(m.get("command", "")), cwd=ctx.cwd)]

@@ -162,6 +162,23 @@ def scenario_shell(lines: int, delay: float, width: int = 0) -> str:
     return "end_turn"
 
 
+def scenario_progress(steps: int = 3) -> str:
+    """A long-running MCP-style tool that reports progress (as MCP ``notifications/progress`` would) before its
+    result: the bridge must show each report on the tool call without it ending the call or the turn."""
+
+    def search(tool_id: str) -> str:
+        for step in range(1, steps + 1):
+            if pause(0.05):
+                raise RuntimeError("interrupted")
+            emit(type="tool_progress", id=tool_id, progress=step, total=steps, message=f"searched {step} of {steps} sources")
+        return f"{steps} documents found"
+
+    if not tool("mcp__docs__search", {"query": "event logs"}, search):
+        return "cancelled" if _interrupted.is_set() else "end_turn"
+    stream_text("Found what I needed.")
+    return "end_turn"
+
+
 def handle_prompt(text: str, cwd: str) -> None:
     _interrupted.clear()
     lowered = text.lower()
@@ -215,6 +232,8 @@ def handle_prompt(text: str, cwd: str) -> None:
             if pause(0.02):
                 stop = "cancelled"
                 break
+    elif "progress" in lowered:
+        stop = scenario_progress()
     elif "bigshell" in lowered:
         stop = scenario_shell(_BIGSHELL_LINES, _BIGSHELL_DELAY if _BIGSHELL_WIDTH > 0 else 0, _BIGSHELL_WIDTH)
     elif "shell" in lowered:

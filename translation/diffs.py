@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 MAX_DIFF_FILE_BYTES = 2_000_000
 
@@ -32,14 +32,17 @@ def read_existing(path: str) -> str | None:
         return None
 
 
-def diffs_for(specs: Iterable[Any], cwd: str, *, read_old_for_new: bool = True) -> list[dict[str, Any]]:
-    """DiffSpec-like objects (path, new_text, old_text) → ACP diff contents with absolute paths."""
+def diffs_for(
+    specs: Iterable[Any], cwd: str, *, read_old_for_new: bool = True, read: Callable[[str], str | None] = read_existing
+) -> list[dict[str, Any]]:
+    """DiffSpec-like objects (path, new_text, old_text) → ACP diff contents with absolute paths. ``read`` gives a
+    file's content before the edit (the disk, live; what the session log recorded of it, in a replay)."""
     out = []
     for spec in specs:
         path = resolve(spec.path, cwd)
         old = spec.old_text
         if old is None and read_old_for_new:
-            old = read_existing(path)
+            old = read(path)
         out.append(diff_content(path, spec.new_text, old))
     return out
 

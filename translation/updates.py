@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
-from acp_mux.translation.diffs import diff_content, diffs_for, relative_title, resolve
+from acp_mux.translation.diffs import diff_content, diffs_for, read_existing, relative_title, resolve
 from acp_mux.translation.output import BoundedOutput, cap_text, cap_value
 from acp_mux.translation.plans import plan_entries
 
@@ -63,8 +63,10 @@ class UpdateTranslator:
         *,
         terminal_output_meta: bool = False,
         context_window: int = 200_000,
+        read_file: Callable[[str], str | None] = read_existing,
     ) -> None:
         self.tools_table = tool_table
+        self.read_file = read_file  # a file's content before an edit, for diffs (recorded live, replayed from the log)
         self.cwd = cwd
         self.terminal_meta = terminal_output_meta
         self.context_window = context_window
@@ -169,7 +171,7 @@ class UpdateTranslator:
             return [update]  # the agent said how it looks: its hints win over the table's guesses
         if spec.diff is not None and isinstance(tool_input, dict):
             try:
-                view.content = diffs_for(spec.diff(tool_input), self.cwd)
+                view.content = diffs_for(spec.diff(tool_input), self.cwd, read=self.read_file)
             except Exception:  # malformed edit input: show the tool without a diff rather than lose it
                 view.content = []
             if view.content:
@@ -206,6 +208,20 @@ class UpdateTranslator:
         if e.running:
             out += self._in_progress(view)
         return out
+
+    def _on_tool_progress(self, e: Any) -> list[dict[str, Any]]:
+        """Progress of a running call reaches the editor in ``_meta.tool_call_progress`` (spec 004's payload); a
+        call that reports progress is running, so a pending one moves to in_progress first."""
+        view = self.tools.get(e.tool_call_id)
+        if view is None:
+            return []
+        payload: dict[str, Any] = {"schema": "tool-call-progress.v1", "call_id": view.id, "status": e.status}
+        for key in ("progress", "total", "message"):
+            value = getattr(e, key)
+            if value is not None:
+                payload[key] = value
+        update = {"sessionUpdate": "tool_call_update", "toolCallId": view.id, "_meta": {"tool_call_progress": payload}}
+        return self._in_progress(view) + [update]
 
     def _on_plan_update(self, e: Any) -> list[dict[str, Any]]:
         entries = [{"content": x.content, "priority": x.priority, "status": x.status} for x in e.entries]

@@ -35,6 +35,7 @@ EPILOG = (
     "other commands:\n"
     "  acp-mux doctor [AGENT]   which agents are installed, how they authenticate, what to do next\n"
     "  acp-mux demo [PROMPT]    the whole bridge in this terminal, with the bundled scripted agent\n"
+    "  acp-mux sessions CMD     list | show ID | export ID | prune: the stored sessions and their event logs\n"
     "environment:\n"
     "  ACP_MUX_AGENT, ACP_MUX_LOG, ACP_MUX_LOG_LEVEL   defaults for --agent, --log-file, --log-level\n"
     "  ACP_MUX_<AGENT>_BIN        the agent's executable (e.g. ACP_MUX_CLAUDE_BIN=/opt/claude/bin/claude)\n"
@@ -99,6 +100,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from acp_mux.cli.doctor import run_doctor
 
         return run_doctor(argv[1:])
+    if argv and argv[0] == "sessions":
+        from acp_mux.cli.sessions import run_sessions
+
+        return run_sessions(argv[1:])
     if argv and argv[0] == "demo":
         from acp_mux.cli.demo import run_demo
 

@@ -292,6 +292,20 @@ class ToolUpdateEvent(BaseEvent):
     running: bool = False
 
 
+class ToolProgressEvent(BaseEvent):
+    """A running tool reports progress (an extension; spec 004's tool-call-progress payload): MCP progress
+    notifications and the agents' own progress items. ``progress``/``total`` as the tool reports them (``total``
+    may be unknown), ``message`` its words, ``status`` its own word for its state. Progress never ends a call or a
+    turn: ``tool_result``/``tool_error`` end the call, and the turn's stop reason comes from its terminal event."""
+
+    type: Literal["tool_progress"] = "tool_progress"
+    tool_call_id: str
+    status: str = "running"
+    progress: float | None = None
+    total: float | None = None
+    message: str | None = None
+
+
 # ── File operations (5) ────────────────────────────────────────────────────────────────────────────────────────
 class FileReadEvent(BaseEvent):
     type: Literal["file_read"] = "file_read"
@@ -682,6 +696,7 @@ CATEGORIES: dict[str, tuple[type[BaseEvent], ...]] = {
         ToolResultEvent,
         ToolErrorEvent,
         ToolUpdateEvent,
+        ToolProgressEvent,
     ),
     "file": (FileReadEvent, FileWriteEvent, FileCreateEvent, FileDeleteEvent, FilePatchEvent),
     "shell": (ShellStartEvent, ShellStdoutDeltaEvent, ShellStderrDeltaEvent, ShellExitEvent),
@@ -714,7 +729,7 @@ CATEGORIES: dict[str, tuple[type[BaseEvent], ...]] = {
 }
 # The spec's 67 types, and the additive extensions this bridge defines (optional fields aside).
 EXTENSION_TYPES: frozenset[str] = frozenset(
-    {"tool_update", "session_options", "mode_change", "commands_update", "plan_update", "client_request"}
+    {"tool_update", "tool_progress", "session_options", "mode_change", "commands_update", "plan_update", "client_request"}
 )
 
 EVENT_CLASSES: dict[str, type[BaseEvent]] = {

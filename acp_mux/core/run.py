@@ -187,6 +187,7 @@ class RunHandle:
         return self._buffer.iterate(from_start=from_start, lossless=lossless)
 
     def on(self, event_type: str, handler: Callable[[Any], None]) -> "RunHandle":
+        """Call ``handler`` synchronously for each event of ``event_type`` (``"*"``: every event) as it is emitted."""
         self._handlers.setdefault(event_type, []).append(handler)
         return self
 
@@ -408,7 +409,9 @@ class RunHandle:
             self._emit(event)
 
     def _dispatch(self, event: BaseEvent) -> None:
-        for handler in list(self._handlers.get(event.type, ())):
+        handlers = self._handlers.get(event.type, [])
+        every = self._handlers.get("*")  # ``on("*", h)``: every event, in emission order (the session's log)
+        for handler in handlers + every if every else list(handlers):
             try:
                 handler(event)
             except Exception as exc:  # spec 002 §12.2: report, keep delivering

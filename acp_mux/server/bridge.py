@@ -51,6 +51,7 @@ class AcpServer:
         self.store = store
         self.sessions: dict[str, LiveSession] = {}
         self.client_capabilities: dict[str, Any] = {}
+        self._retention_done = False
         for method, handler in {
             "initialize": self.initialize,
             "authenticate": self.authenticate,
@@ -149,7 +150,12 @@ class AcpServer:
         )
         self.store.save(record)
         session = self._live(record, params)
-        return AfterResponse(self._session_state(session), lambda: self._announce(session))
+
+        async def then() -> None:
+            await self._announce(session)
+            await self._retain_once()
+
+        return AfterResponse(self._session_state(session), then)
 
     async def load_session(self, params: dict[str, Any]) -> AfterResponse:
         self._require_startable()
@@ -157,9 +163,9 @@ class AcpServer:
         record.cwd = _require_cwd(params)
         p.mcp_servers(params)
         session = self._live(record, params)
-        for update in self.store.transcript(record.session_id):  # ACP: replay everything, then answer
+        for update in session.history():  # ACP: replay everything (translated from the event log), then answer
             self.conn.notify("session/update", {"sessionId": record.session_id, "update": update})
-        return AfterResponse(self._session_state(session), lambda: self._announce(session))
+        return AfterResponse(self._session_state(session), lambda: self._reopened(session))
 
     async def resume_session(self, params: dict[str, Any]) -> AfterResponse:
         self._require_startable()
@@ -167,7 +173,29 @@ class AcpServer:
         record.cwd = _require_cwd(params)
         p.mcp_servers(params)
         session = self._live(record, params)
-        return AfterResponse(self._session_state(session), lambda: self._announce(session))
+        return AfterResponse(self._session_state(session), lambda: self._reopened(session))
+
+    async def _reopened(self, session: LiveSession) -> None:
+        """After load/resume: announcements, then any question the running turn still waits on, asked again."""
+        await self._announce(session)
+        session.reask_pending()
+
+    async def _retain_once(self) -> None:
+        """Automatic retention, once per bridge, after the first session/new answer and off the event loop
+        (``ACP_MUX_SESSION_MAX_AGE_DAYS`` / ``ACP_MUX_SESSION_MAX_COUNT``); sessions open here are kept."""
+        if self._retention_done:
+            return
+        self._retention_done = True
+        from acp_mux.server.store import retention_from_env
+
+        max_age, max_count = retention_from_env()
+        if max_age is None and max_count is None:
+            return
+        protect = frozenset(self.sessions)
+        try:
+            await asyncio.to_thread(self.store.prune, older_than_days=max_age, keep_sessions=max_count, protect=protect)
+        except Exception as exc:  # retention must never disturb a session
+            log.warning("session retention failed: %s", exc)
 
     async def list_sessions(self, params: dict[str, Any]) -> dict[str, Any]:
         records = self.store.list(agent=None if self.choices is not None else self.adapter.name, cwd=p.optional(params, "cwd", str))

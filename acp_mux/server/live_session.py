@@ -21,8 +21,9 @@ from acp_mux.server.rpc import INVALID_PARAMS, RpcError
 from acp_mux.core.prompt import Prompt, TextPart
 from acp_mux.server.agent_choice import AgentChoices
 from acp_mux.server.handoff import context_text, turns_from_record
+from acp_mux.server.replay import folded_conversation
 from acp_mux.server.session_settings import SessionSettings
-from acp_mux.server.store import SessionRecord, SessionStore, TranscriptBuffer
+from acp_mux.server.store import SessionRecord, SessionStore
 from acp_mux.adapters.base import AgentAdapter
 from acp_mux.translation.permissions import (
     MUTATING_KINDS,
@@ -34,7 +35,9 @@ from acp_mux.translation.permissions import (
     scope_for,
 )
 from acp_mux.translation.content import UnsupportedContent, prompt_to_blocks, to_prompt
-from acp_mux.translation.stop_reasons import TurnOutcome, outcome_for
+from acp_mux.translation.conversation import updates_for_event
+from acp_mux.translation.diffs import read_existing
+from acp_mux.translation.stop_reasons import TurnOutcome
 from acp_mux.translation.updates import UpdateTranslator, notice
 
 if TYPE_CHECKING:
@@ -96,23 +99,52 @@ class LiveSession:
         self.choices = choices  # set when one editor entry serves every agent: the person picks per session
         self._adapter_for = adapter_for
         self.rules = PermissionRules()
-        self.translator = UpdateTranslator(
-            adapter.tool_table, record.cwd, terminal_output_meta=config.terminal_output_meta
-        )
+        self.translator = self._new_translator(self._read_for_diff)
         self.handle: RunHandle | None = None
         self._turn_lock = asyncio.Lock()
         self._cancel = asyncio.Event()
         self._permission_tasks: set[asyncio.Task[None]] = set()
         self._open_questions: dict[str, asyncio.Future[Any]] = {}  # interaction id -> the editor's open dialog
-        self._transcript = TranscriptBuffer()
+        self._reasking: set[str] = set()  # questions withdrawn from the editor only to be asked again (late answers)
+        self.log = store.event_log(record.session_id)  # every event of every run, and the bridge's side of the turns
+        self._turn_run: str | None = None  # the run the current prompt went to
 
     @property
     def id(self) -> str:
         return self.record.session_id
 
     def update(self, payload: dict[str, Any]) -> None:
-        self._transcript.add(payload)
         self._send_update(self.id, payload)
+
+    def history(self) -> Any:
+        """The stored conversation as ``session/update`` payloads, translated now (session/load). Flushes first:
+        what a running turn has logged so far belongs to the history."""
+        from acp_mux.server.replay import session_history  # deferred: needed only by session/load
+
+        self.log.flush()
+        return session_history(self.store, self.id, self._new_translator, self.adapter.login_command, self._tool_table_for)
+
+    def _tool_table_for(self, agent: str) -> Any:
+        """The tool table of the agent that answered a turn (sessions where the person picks agents mix them)."""
+        if agent != self.adapter.name and self._adapter_for is not None:
+            try:
+                return self._adapter_for(agent).tool_table
+            except Exception:  # an agent no longer offered here: its turns show with the current table
+                pass
+        return self.adapter.tool_table
+
+    def _new_translator(self, read_file: Callable[[str], str | None]) -> UpdateTranslator:
+        return UpdateTranslator(
+            self.adapter.tool_table, self.record.cwd, terminal_output_meta=self.config.terminal_output_meta, read_file=read_file
+        )
+
+    def _read_for_diff(self, path: str) -> str | None:
+        """A file's content before an edit, for the live diff; recorded (``file.snapshot``) so that a replay shows
+        the diff the person saw, not one against today's disk."""
+        text = read_existing(path)
+        run_id = self._turn_run or (self.handle.run_id if self.handle is not None else "bridge")
+        self.log.record(run_id, "file.snapshot", {"path": path, "text": text})
+        return text
 
     # ── the turn ───────────────────────────────────────────────────────────────────────────────────────────────
     async def prompt(self, blocks: list[Any]) -> dict[str, Any]:
@@ -133,27 +165,37 @@ class LiveSession:
             return await self._agent_command(prompt.as_text().strip())
         async with self._turn_lock:
             self._cancel.clear()
-            for block in prompt_to_blocks(prompt):
-                self._transcript.add({"sessionUpdate": "user_message_chunk", "content": block})
+            self._turn_run = None
             self._maybe_title(prompt.as_text())
+            ended: dict[str, Any] = {"error": {"code": -32603, "message": "the turn did not end normally"}}
+            self._turn_blocks, self._turn_marker = prompt_to_blocks(prompt), None
             if self.choices is not None:
                 prompt = self._with_missed_turns(prompt)
-                self.update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"**{self.adapter.display_name}:** "}})
+                self._turn_marker = f"**{self.adapter.display_name}:** "
+                self.update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": self._turn_marker}})
                 self.record.turn_agents.append(self.adapter.name)
                 self.record.seen_turns[self.adapter.name] = len(self.record.turn_agents)
             try:
-                return await self._run_turn(prompt)
+                result = await self._run_turn(prompt)
+                ended = {"stopReason": result.get("stopReason")}
+                return result
+            except RpcError as exc:
+                ended = {"error": {"code": exc.code, "message": exc.message}}
+                raise
             finally:
                 await self._end_permissions()
                 for payload in self.translator.close_open_tools("failed"):
                     self.update(payload)
-                self.store.append_transcript(self.id, self._transcript.take())
+                if self._turn_run is not None:  # the log's record of how the editor's prompt was answered
+                    self.log.record(self._turn_run, "turn.ended", ended)
+                self.log.flush()
                 self.store.save(self.record)
 
     async def _run_turn(self, prompt: Any) -> dict[str, Any]:
         handle = self.handle
         if handle is not None and handle.usable:
             events = handle.events(from_start=False, lossless=True)
+            self._log_prompt(handle.run_id, prompt)
             try:
                 await handle.continue_(prompt)
             except Exception as exc:  # the process died between turns: start a fresh one
@@ -167,7 +209,17 @@ class LiveSession:
                 await self.handle.abort(0.5)
             handle = self._start_handle(prompt)
             events = handle.events(from_start=True, lossless=True)
+            if self._turn_run is None:  # (a prompt that went to a process found dead is not logged twice)
+                self._log_prompt(handle.run_id, prompt)
         return await self._consume(handle, events)
+
+    def _log_prompt(self, run_id: str, prompt: Any) -> None:
+        """The person's prompt (as they wrote it, without context the bridge added), and the agent's name shown
+        before the answer when the person picks agents."""
+        self._turn_run = run_id
+        self.log.record(run_id, "user.message", {"content": self._turn_blocks, "agent": self.adapter.name})
+        if self._turn_marker:
+            self.log.record(run_id, "bridge.notice", {"text": self._turn_marker})
 
     # ── one entry for every agent ─────────────────────────────────────────────────────────────────────────────
     def config_options(self) -> list[dict[str, Any]]:
@@ -200,7 +252,7 @@ class LiveSession:
         record.agent, record.native_session_id = name, record.native_sessions.get(name)
         record.mode = record.model = None  # modes and models belong to each agent; it starts in its own default
         self.settings = SessionSettings.remembered(adapter, self._settings_cache, self.config.mode if name == self.config.agent else None, None)
-        self.translator = UpdateTranslator(adapter.tool_table, record.cwd, terminal_output_meta=self.config.terminal_output_meta)
+        self.translator = self._new_translator(self._read_for_diff)
         self.store.save(record)
         self.choices.remember(name)
         self._send_update(self.id, {"sessionUpdate": "config_option_update", "configOptions": self.config_options()})
@@ -217,14 +269,25 @@ class LiveSession:
         if len(parts) == 2:
             try:
                 await self.switch_agent(parts[1])
-                self.update(notice(f"Now talking to {self.adapter.display_name}.\n"))
+                self._notice(f"Now talking to {self.adapter.display_name}.\n")
             except RpcError as exc:
-                self.update(notice(f"{exc.message}\n"))
+                self._notice(f"{exc.message}\n")
         else:
             names = ", ".join(f"{n} ({self.choices.label(n)})" for n in self.choices.names)
-            self.update(notice(f"Current agent: {self.adapter.name}. Switch with /agent NAME; choose from: {names}.\n"))
-        self.store.append_transcript(self.id, self._transcript.take())
+            self._notice(f"Current agent: {self.adapter.name}. Switch with /agent NAME; choose from: {names}.\n")
+        self.log.flush()
         return {"stopReason": "end_turn"}
+
+    def _notice(self, text: str) -> None:
+        """A line the bridge itself shows in the conversation, kept in the log (``bridge.notice``) for replays."""
+        self.update(notice(text))
+        if self.handle is not None:
+            run_id = self.handle.run_id
+        else:
+            from ulid import ULID
+
+            run_id = f"bridge-{ULID()}"
+        self.log.record(run_id, "bridge.notice", {"text": text})
 
     def _with_missed_turns(self, prompt: Prompt) -> Prompt:
         """The turns this agent has not seen (answered by others since it last spoke, or all of them when it is new
@@ -233,7 +296,7 @@ class LiveSession:
         seen = record.seen_turns.get(self.adapter.name, 0)
         if seen >= len(record.turn_agents):
             return prompt
-        turns = turns_from_record(self.store.transcript(self.id), record.turn_agents)[seen:]
+        turns = turns_from_record(folded_conversation(self.history()), record.turn_agents)[seen:]
         context = context_text(turns)
         return Prompt((TextPart(context), *prompt.parts)) if context else prompt
 
@@ -252,6 +315,7 @@ class LiveSession:
         from acp_mux.core.run import start_run  # deferred until a session exists: run.py (and ulid) slow cold start
 
         handle = self.handle = start_run(self.adapter, self._run_options(prompt))
+        handle.on("*", self.log.event)
         handle.on("session_start", self._on_native_session)
         for event_type in ("session_options", "mode_change"):
             handle.on(event_type, self._on_settings)
@@ -269,12 +333,12 @@ class LiveSession:
                     self._ask_permission(handle, event)
                 elif event.type in ("approval_granted", "approval_denied"):
                     self._withdraw_question(event.interaction_id)
-                for payload in self.translator.translate(event):
+                payloads, turn_outcome = updates_for_event(
+                    self.translator, event, login_command=self.adapter.login_command, cancelled=self._cancel.is_set()
+                )
+                for payload in payloads:
                     self.update(payload)
-                turn_outcome = outcome_for(event, self.adapter.login_command)
                 if turn_outcome is not None:
-                    if turn_outcome.notice and not self._cancel.is_set():
-                        self.update(notice(turn_outcome.notice))
                     outcome = turn_outcome
                 if event.type == "turn_end":
                     break
@@ -378,14 +442,14 @@ class LiveSession:
         mode = self.mode_info()
         if mode is not None and mode.read_only and kind in MUTATING_KINDS:
             reason = f"{mode.name} is read-only: switch modes to let the agent change files or run commands."
-            await self._answer(handle, event.interaction_id, False, reason=reason)
+            await self._answer(handle, event.interaction_id, False, reason=reason, by="mode")
             return
         if mode is not None and mode.read_only and kind == "switch_mode" and self.adapter.plan_exit_modes:
             await self._leave_read_only_mode(handle, event, tool_id, view)
             return
         remembered = self.rules.match(event.tool_name, kind, event.input)
         if remembered is not None:
-            await self._answer(handle, event.interaction_id, remembered == "allow", always=True)
+            await self._answer(handle, event.interaction_id, remembered == "allow", always=True, by="rule")
             return
         self.translator.remember_approval(event.interaction_id, tool_id)
         scope = scope_for(event.tool_name, kind, event.input)
@@ -424,22 +488,28 @@ class LiveSession:
             tool_call.update(title=view.title, kind=view.kind)
             if view.content:
                 tool_call["content"] = view.content
-        request = asyncio.ensure_future(
-            self._request("session/request_permission", {"sessionId": self.id, "toolCall": tool_call, "options": options})
-        )
+        params = {"sessionId": self.id, "toolCall": tool_call, "options": options}
         cancelled = asyncio.ensure_future(self._cancel.wait())
-        self._open_questions[event.interaction_id] = request
         try:
-            await asyncio.wait({request, cancelled}, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:  # the turn is over: close the dialog nobody will read ($/cancel_request)
-            request.cancel()
-            raise
+            while True:  # asked again when the editor reopens the session (``reask_pending``): late answers
+                request = asyncio.ensure_future(self._request("session/request_permission", params))
+                self._open_questions[event.interaction_id] = request
+                try:
+                    await asyncio.wait({request, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+                except asyncio.CancelledError:  # the turn is over: close the dialog nobody will read ($/cancel_request)
+                    request.cancel()
+                    raise
+                if request.cancelled() and event.interaction_id in self._reasking:
+                    self._reasking.discard(event.interaction_id)
+                    continue
+                break
         finally:
             cancelled.cancel()
             self._open_questions.pop(event.interaction_id, None)
+            self._reasking.discard(event.interaction_id)
         if not request.done():  # cancel took the question back: the agent hears "no", the turn is ending anyway
             request.cancel()
-            await self._answer(handle, event.interaction_id, False, reason="The turn was cancelled.")
+            await self._answer(handle, event.interaction_id, False, reason="The turn was cancelled.", by="cancel")
             return _WITHDRAWN
         if request.cancelled():  # the agent withdrew the question: there is nothing to answer
             return _WITHDRAWN
@@ -449,14 +519,32 @@ class LiveSession:
             log.warning("permission request failed: %s", exc)
             return None
 
+    def reask_pending(self) -> int:
+        """The editor (re)opened this session while the turn waits on the person: withdraw each open question
+        (``$/cancel_request``) and ask it again, so reopening a thread never strands one (spec 003: pending
+        approvals replayed to a late subscriber). The answer to the new question goes to the agent."""
+        count = 0
+        for interaction_id, request in list(self._open_questions.items()):
+            if not request.done():
+                self._reasking.add(interaction_id)
+                request.cancel()
+                count += 1
+        return count
+
     def _withdraw_question(self, interaction_id: str) -> None:
         """An approval was settled elsewhere (the agent withdrew it): close the editor's dialog if still open."""
         request = self._open_questions.pop(interaction_id, None)
         if request is not None and not request.done():
             request.cancel()
 
-    async def _answer(self, handle: RunHandle, interaction_id: str, approve: bool, *, always: bool = False, reason: str | None = None) -> None:
+    async def _answer(
+        self, handle: RunHandle, interaction_id: str, approve: bool, *, always: bool = False, reason: str | None = None,
+        by: str = "user",
+    ) -> None:
         response = Approve(always=always) if approve else Deny(reason=reason or "The user rejected this action.", always=always)
+        resolved = {"interactionId": interaction_id, "decision": "approved" if approve else "denied", "by": by,
+                    "scope": "always" if always else "once"}
+        self.log.record(handle.run_id, "approval.resolved", resolved if approve else {**resolved, "reason": response.reason})
         try:
             await handle.interaction.respond(interaction_id, response)
         except Exception as exc:  # the run ended meanwhile
@@ -473,6 +561,8 @@ class LiveSession:
         """Interrupt the agent; if the turn has not ended soon, terminate the process group."""
         if not self._turn_lock.locked():
             return
+        if self._turn_run is not None and not self._cancel.is_set():
+            self.log.record(self._turn_run, "user.cancel", {})
         self._cancel.set()
         handle = self.handle
         if handle is None or handle.done:
@@ -522,3 +612,4 @@ class LiveSession:
         if self.handle is not None:
             await self.handle.close(1.0)
             self.handle = None
+        self.log.flush()

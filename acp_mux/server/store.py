@@ -1,23 +1,38 @@
-"""The persistent session store: ACP session → the agent's native session, cwd, mode, model, title, transcript.
+"""The persistent session store: ACP session → the agent's native session, cwd, mode, model, title, event log.
 
-One JSON record and one JSONL transcript per session under the user's state directory, written atomically, so
-``session/list``, ``session/load`` and ``session/resume`` work after the bridge restarts, for every agent —
-including those that start a process per turn. The transcript holds the ACP updates the editor was shown
-(message chunks coalesced), which is exactly what ``session/load`` replays.
+Per session, under ``<state>/sessions/`` (0700): ``<id>.json``, the record (written atomically, 0600), and
+``<id>.events.jsonl``, the session's event log (0600; format and rules in :mod:`acp_mux.server.event_log`).
+Sessions written before the event log also have ``<id>.transcript.jsonl`` (the ACP updates shown), which is read
+and never rewritten. So ``session/list``, ``session/load`` and ``session/resume`` work after the bridge restarts,
+for every agent, including those that start a process per turn.
+
+The store trusts none of its files: a session id is checked before it becomes part of a path (and a record's id must
+match its file name), nothing is opened through a symlink, and a record of the wrong shape or a corrupt log line is
+skipped with a warning instead of breaking every other session. Retention (:meth:`SessionStore.prune`) removes
+sessions by age and count, and old events of long sessions, leaving a ``gap.events_pruned`` marker.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
-import tempfile
-from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
-_SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+from acp_mux.server.private_files import UnsafePath, is_plain_dir, private_dir, read_bytes, remove, write_atomic
+
+log = logging.getLogger(__name__)
+
+_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+RECORD_SUFFIX = ".json"
+LOG_SUFFIX = ".events.jsonl"
+LEGACY_SUFFIX = ".transcript.jsonl"
+DEFAULT_MAX_AGE_DAYS = 90.0
+DEFAULT_MAX_SESSIONS = 1000
 
 
 def state_dir() -> Path:
@@ -30,6 +45,11 @@ def state_dir() -> Path:
 
 def iso_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def valid_session_id(session_id: Any) -> bool:
+    """Letters, digits, ``_.-``, at most 128, not starting with a dot or dash: safe as a file name, never a path."""
+    return isinstance(session_id, str) and bool(_SAFE_ID.match(session_id))
 
 
 @dataclass
@@ -50,123 +70,242 @@ class SessionRecord:
     turn_agents: list[str] = field(default_factory=list)
     seen_turns: dict[str, int] = field(default_factory=dict)
 
+    @classmethod
+    def from_json(cls, data: Any) -> "SessionRecord":
+        """A record from its stored JSON, checking every field's type (ValueError names the first bad one)."""
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name not in data:
+                continue
+            value = data[f.name]
+            if f.name in ("additional_directories", "turn_agents"):
+                if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                    raise ValueError(f"{f.name} is not a list of strings")
+            elif f.name in ("native_sessions", "seen_turns"):
+                kind = str if f.name == "native_sessions" else int
+                if not (isinstance(value, dict) and all(isinstance(v, kind) and not isinstance(v, bool) for v in value.values())):
+                    raise ValueError(f"{f.name} is not a map of {kind.__name__}s")
+            elif value is not None and not isinstance(value, str):
+                raise ValueError(f"{f.name} is not a string")
+            values[f.name] = value
+        for required in ("session_id", "agent", "cwd"):
+            if not isinstance(values.get(required), str):
+                raise ValueError(f"{required} is missing")
+        if not valid_session_id(values["session_id"]):
+            raise ValueError(f"session_id {values['session_id']!r} is not a valid id")
+        return cls(**values)
+
+
+def _parse_time(text: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except (ValueError, AttributeError):
+        return None
+
+
+@dataclass
+class PruneReport:
+    removed_sessions: list[str] = field(default_factory=list)
+    pruned_events: dict[str, int] = field(default_factory=dict)  # session id -> envelopes removed
+    orphans: list[str] = field(default_factory=list)  # files left by deleted sessions
+
 
 class SessionStore:
     def __init__(self, root: Path | None = None) -> None:
         self.root = (root or state_dir()) / "sessions"
 
-    def _record_path(self, session_id: str) -> Path:
-        if not _SAFE_ID.match(session_id):
+    # ── paths ──────────────────────────────────────────────────────────────────────────────────────────────────
+    def _path(self, session_id: str, suffix: str) -> Path:
+        if not valid_session_id(session_id):
             raise KeyError(session_id)
-        return self.root / f"{session_id}.json"
+        return self.root / f"{session_id}{suffix}"
 
-    def _transcript_path(self, session_id: str) -> Path:
-        return self.root / f"{session_id}.transcript.jsonl"
+    def log_path(self, session_id: str) -> Path:
+        return self._path(session_id, LOG_SUFFIX)
 
+    def legacy_path(self, session_id: str) -> Path:
+        return self._path(session_id, LEGACY_SUFFIX)
+
+    def ensure_root(self) -> Path:
+        return private_dir(self.root)
+
+    # ── records ────────────────────────────────────────────────────────────────────────────────────────────────
     def save(self, record: SessionRecord) -> None:
+        path = self._path(record.session_id, RECORD_SUFFIX)  # KeyError for an id that must not become a file name
         record.updated_at = iso_now()
-        self.root.mkdir(parents=True, exist_ok=True)
-        path = self._record_path(record.session_id)
-        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(asdict(record), fh)
-        os.replace(tmp, path)
+        self.ensure_root()
+        write_atomic(path, json.dumps(asdict(record), ensure_ascii=False).encode("utf-8", "backslashreplace"))
 
     def get(self, session_id: str) -> SessionRecord | None:
-        try:
-            with open(self._record_path(session_id), encoding="utf-8") as fh:
-                data = json.load(fh)
-            return SessionRecord(**{k: v for k, v in data.items() if k in SessionRecord.__dataclass_fields__})
-        except (KeyError, OSError, ValueError, TypeError):
+        """The stored record, or None (unknown, unsafe id, unreadable, or not a valid record: then with a warning)."""
+        if not valid_session_id(session_id):
             return None
+        path = self.root / f"{session_id}{RECORD_SUFFIX}"
+        try:
+            raw = read_bytes(path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            log.warning("session record %s skipped: %s", path.name, exc)
+            return None
+        try:
+            record = SessionRecord.from_json(json.loads(raw))
+        except ValueError as exc:
+            log.warning("session record %s skipped: %s", path.name, exc)
+            return None
+        if record.session_id != session_id:
+            log.warning("session record %s skipped: it names another session (%r)", path.name, record.session_id)
+            return None
+        return record
 
     def delete(self, session_id: str) -> None:
-        for path in (self._record_path(session_id), self._transcript_path(session_id)):
+        if not valid_session_id(session_id):
+            return
+        for suffix in (RECORD_SUFFIX, LOG_SUFFIX, LEGACY_SUFFIX):
             try:
-                path.unlink()
-            except (OSError, KeyError):
-                pass
+                remove(self.root / f"{session_id}{suffix}")
+            except OSError as exc:
+                log.warning("could not remove %s%s: %s", session_id, suffix, exc)
+
+    def ids(self) -> list[str]:
+        """Ids of the records present (plain files with a valid id; links and strays are ignored)."""
+        if not is_plain_dir(self.root):
+            return []
+        out = []
+        with os.scandir(self.root) as entries:
+            for entry in entries:
+                name = entry.name
+                if not name.endswith(RECORD_SUFFIX) or name.endswith(LOG_SUFFIX) or name.endswith(LEGACY_SUFFIX):
+                    continue
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+                stem = name[: -len(RECORD_SUFFIX)]
+                if valid_session_id(stem):
+                    out.append(stem)
+        return out
 
     def list(self, agent: str | None = None, cwd: str | None = None) -> list[SessionRecord]:
         records = []
-        if not self.root.is_dir():
-            return records
-        for path in self.root.glob("*.json"):
-            record = self.get(path.stem)
+        for session_id in self.ids():
+            record = self.get(session_id)
             if record is None or (agent and record.agent != agent) or (cwd and record.cwd != cwd):
                 continue
             records.append(record)
         records.sort(key=lambda r: r.updated_at, reverse=True)
         return records
 
-    def append_transcript(self, session_id: str, updates: list[dict[str, Any]]) -> None:
-        if not updates:
-            return
-        self.root.mkdir(parents=True, exist_ok=True)
-        with open(self._transcript_path(session_id), "a", encoding="utf-8") as fh:
-            for update in updates:
-                fh.write(json.dumps(update, ensure_ascii=False, separators=(",", ":")) + "\n")
+    def resolve(self, prefix: str) -> str | None:
+        """The one stored session whose id is or starts with ``prefix`` (for people typing ids), else None."""
+        if valid_session_id(prefix) and self.get(prefix) is not None:
+            return prefix
+        matches = [sid for sid in self.ids() if sid.startswith(prefix)]
+        return matches[0] if len(matches) == 1 else None
 
-    def transcript(self, session_id: str) -> Iterator[dict[str, Any]]:
-        try:
-            fh = open(self._transcript_path(session_id), encoding="utf-8")
-        except OSError:
+    # ── the event log ──────────────────────────────────────────────────────────────────────────────────────────
+    def event_log(self, session_id: str, **kwargs: Any) -> Any:
+        """The writer of a session's log (:class:`~acp_mux.server.event_log.EventLogWriter`)."""
+        from acp_mux.server.event_log import EventLogWriter
+
+        return EventLogWriter(self.log_path(session_id), session_id, ensure_dir=self.ensure_root, **kwargs)
+
+    def envelopes(self, session_id: str, warn: Callable[[str], None] | None = None) -> Iterator[dict[str, Any]]:
+        """Everything recorded about a session, oldest first: an old-format transcript (as ``acp.update``
+        envelopes), then the event log. Corrupt lines are skipped with a warning."""
+        from acp_mux.server.event_log import legacy_envelopes, read_envelopes
+
+        if not valid_session_id(session_id):
             return
-        with fh:
-            for line in fh:
-                try:
-                    yield json.loads(line)
-                except ValueError:
+        record = self.get(session_id)
+        created = record.created_at if record is not None else "1970-01-01T00:00:00.000Z"
+        yield from legacy_envelopes(self.legacy_path(session_id), session_id, created, warn)
+        yield from read_envelopes(self.log_path(session_id), warn)
+
+    # ── retention ──────────────────────────────────────────────────────────────────────────────────────────────
+    def prune(
+        self,
+        *,
+        older_than_days: float | None = None,
+        keep_sessions: int | None = None,
+        max_events: int | None = None,
+        protect: frozenset[str] = frozenset(),
+        dry_run: bool = False,
+        now: datetime | None = None,
+    ) -> PruneReport:
+        """Remove sessions not updated for ``older_than_days`` and all but the ``keep_sessions`` most recent; cut
+        each remaining log to its newest ``max_events`` envelopes (a gap marker in place of the rest); remove logs
+        and transcripts whose record is gone. Sessions in ``protect`` (open in this bridge) are never touched."""
+        from acp_mux.server.event_log import count_lines, prune_log
+
+        report = PruneReport()
+        if not is_plain_dir(self.root):
+            return report
+        now = now or datetime.now(timezone.utc)
+        records = [r for r in self.list() if r.session_id not in protect]
+        doomed: list[str] = []
+        if older_than_days is not None:
+            limit = now - timedelta(days=older_than_days)
+            for record in records:
+                updated = _parse_time(record.updated_at)
+                if updated is not None and updated < limit:
+                    doomed.append(record.session_id)
+        if keep_sessions is not None:
+            for record in records[keep_sessions:]:
+                if record.session_id not in doomed:
+                    doomed.append(record.session_id)
+        report.removed_sessions = doomed
+        if not dry_run:
+            for session_id in doomed:
+                self.delete(session_id)
+        if max_events is not None:
+            stamp = now.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+            for record in records:
+                if record.session_id in doomed:
                     continue
+                path = self.log_path(record.session_id)
+                if dry_run:
+                    excess = count_lines(path) - max_events
+                    if excess > 0:
+                        report.pruned_events[record.session_id] = excess
+                    continue
+                removed = prune_log(path, max_events, pruned_at=stamp)
+                if removed:
+                    report.pruned_events[record.session_id] = removed
+        report.orphans = self._orphans(protect)
+        if not dry_run:
+            for name in report.orphans:
+                remove(self.root / name)
+        return report
+
+    def _orphans(self, protect: frozenset[str]) -> list[str]:
+        known = set(self.ids()) | set(protect)
+        out = []
+        with os.scandir(self.root) as entries:
+            for entry in entries:
+                for suffix in (LOG_SUFFIX, LEGACY_SUFFIX):
+                    if entry.name.endswith(suffix) and entry.name[: -len(suffix)] not in known:
+                        out.append(entry.name)
+        return sorted(out)
 
 
-class TranscriptBuffer:
-    """Collects one turn's updates for the transcript, in the form a replay needs, in memory linear in the turn.
+def retention_from_env(env: dict[str, str] | None = None) -> tuple[float | None, int | None]:
+    """(max age in days, max sessions) for automatic retention: ``ACP_MUX_SESSION_MAX_AGE_DAYS`` (default 90) and
+    ``ACP_MUX_SESSION_MAX_COUNT`` (default 1000); 0 or ``off`` disables one."""
+    env = os.environ if env is None else env
 
-    Consecutive text chunks of one kind become one message (joined once, at the end); every update of a tool call
-    is folded into its ``tool_call`` entry, so a live shell view re-sent every 100 ms is kept once, as its last
-    state, instead of once per refresh.
-    """
+    def read(name: str, default: float) -> float | None:
+        raw = env.get(name, "").strip().lower()
+        if raw in ("0", "off", "none", "no"):
+            return None
+        try:
+            return float(raw) if raw else default
+        except ValueError:
+            log.warning("%s=%r is not a number; using %s", name, raw, default)
+            return default
 
-    _CHUNKS = ("user_message_chunk", "agent_message_chunk", "agent_thought_chunk")
-    _SKIPPED = ("usage_update", "available_commands_update")
+    count = read("ACP_MUX_SESSION_MAX_COUNT", DEFAULT_MAX_SESSIONS)
+    return read("ACP_MUX_SESSION_MAX_AGE_DAYS", DEFAULT_MAX_AGE_DAYS), int(count) if count is not None else None
 
-    def __init__(self) -> None:
-        self.updates: list[dict[str, Any]] = []
-        self._text: tuple[str, list[str]] | None = None  # (kind, parts) of the message being assembled
-        self._tools: dict[str, dict[str, Any]] = {}  # toolCallId -> its entry in ``updates``
 
-    def add(self, update: dict[str, Any]) -> None:
-        kind = update.get("sessionUpdate")
-        if kind in self._SKIPPED or "terminal_output" in (update.get("_meta") or {}):
-            return
-        content = update.get("content")
-        if kind in self._CHUNKS and isinstance(content, dict) and content.get("type") == "text":
-            if self._text is not None and self._text[0] == kind:
-                self._text[1].append(content.get("text", ""))
-                return
-            self._close_text()
-            self._text = (kind, [content.get("text", "")])
-            return
-        self._close_text()
-        tool_id = update.get("toolCallId")
-        if kind in ("tool_call", "tool_call_update") and isinstance(tool_id, str):
-            entry = self._tools.get(tool_id)
-            if entry is not None:  # later state of a known call: fields replace, as they do in ACP
-                entry.update((k, v) for k, v in update.items() if k not in ("sessionUpdate", "toolCallId"))
-                return
-            entry = self._tools[tool_id] = dict(update)
-            self.updates.append(entry)
-            return
-        self.updates.append(update)
-
-    def _close_text(self) -> None:
-        if self._text is not None:
-            kind, parts = self._text
-            self._text = None
-            self.updates.append({"sessionUpdate": kind, "content": {"type": "text", "text": "".join(parts)}})
-
-    def take(self) -> list[dict[str, Any]]:
-        self._close_text()
-        out, self.updates, self._tools = self.updates, [], {}
-        return out
+__all__ = ["PruneReport", "SessionRecord", "SessionStore", "UnsafePath", "iso_now", "state_dir", "valid_session_id"]

@@ -79,6 +79,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "log": {"source": "stderr", "line": "hello"},
     # extensions
     "tool_update": {"toolCallId": "t1", "display": {"title": "Edit a.py", "diffs": [{"path": "/p/a.py", "newText": "b", "oldText": "a"}]}, "running": True},
+    "tool_progress": {"toolCallId": "t1", "status": "running", "progress": 2.0, "total": 5.0, "message": "2 of 5"},
     "session_options": {
         "modes": [{"id": "default", "name": "Default", "description": ""}],
         "currentMode": "default",

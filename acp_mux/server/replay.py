@@ -1,0 +1,174 @@
+"""A stored session → the ``session/update`` payloads that show its conversation again (``session/load``).
+
+The log holds normalized events, so replay translates them now, with today's translator, through the same
+per-event step as a live turn (:func:`acp_mux.translation.conversation.updates_for_event`). What a replay adds:
+
+* prompts (``user.message``) become ``user_message_chunk``s, as ACP's load asks;
+* a message whose deltas the log folded into its ``message_stop`` is shown from that text (one chunk instead of
+  many: the same conversation modulo chunk coalescing);
+* agent events are shown only inside a turn — from its ``user.message`` to its ``turn_end`` (or ``turn.ended``) —
+  because that is what the live turn showed: what a run emits between turns (its start-up, its exit after the
+  editor left) is in the log for the record, not in the conversation;
+* ``turn.ended`` closes the tool calls a turn left open, as the live turn did; ``user.cancel`` silences the
+  turn-ending notices that a cancel makes moot, as it did live;
+* a diff's "before" text is what the live turn read from disk, recorded as ``file.snapshot`` (the disk has moved
+  on since): :class:`Snapshots` hands those back to the translator, in the order they were read;
+* ``gap.*`` markers become a visible line saying history is missing; old-format transcripts (``acp.update``) are
+  shown as stored; bridge records of types this version does not know are skipped, and so are agent events the
+  translator has no mapping for (they were not shown live either; ``acp-mux sessions show`` prints them).
+
+Updates about the session's *current* state (usage, commands, mode, config options, title) are not replayed:
+the answer to ``session/load`` and the announcements after it describe the session as it is now.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Callable, Iterable, Iterator
+
+from acp_mux.server.event_log import GAP_PRUNED, LEGACY_TYPE, event_from_envelope
+from acp_mux.translation.conversation import updates_for_event
+from acp_mux.translation.updates import UpdateTranslator, notice, text_chunk
+
+STATE_UPDATES = frozenset(
+    {"usage_update", "available_commands_update", "current_mode_update", "config_option_update", "session_info_update"}
+)
+_STREAMS = {"message": ("text_delta", "message_stop", "text", "agent_message_chunk"),
+            "thinking": ("thinking_delta", "thinking_stop", "thinking", "agent_thought_chunk")}
+_STARTS = {"message_start": "message", "thinking_start": "thinking"}
+_DELTAS = {"text_delta": "message", "thinking_delta": "thinking"}
+_STOPS = {"message_stop": "message", "thinking_stop": "thinking"}
+
+
+SNAPSHOT = "file.snapshot"
+
+
+class Snapshots:
+    """The file contents a live turn read for its diffs, handed back to a replay's translator (``read_file``) per
+    path in the order they were read; a path never recorded reads as absent: a replay never reads today's disk."""
+
+    def __init__(self, envelopes: Iterable[dict[str, Any]]) -> None:
+        self._by_path: dict[str, deque[str | None]] = {}
+        for envelope in envelopes:
+            if envelope["type"] == SNAPSHOT and isinstance(envelope["data"].get("path"), str):
+                text = envelope["data"].get("text")
+                self._by_path.setdefault(envelope["data"]["path"], deque()).append(text if isinstance(text, str) else None)
+
+    def __call__(self, path: str) -> str | None:
+        queue = self._by_path.get(path)
+        return queue.popleft() if queue else None
+
+
+class Replay:
+    """Feeds envelopes, oldest first, and returns the updates each one shows."""
+
+    def __init__(
+        self, translator: UpdateTranslator, login_command: str | None = None, tool_table_for: Callable[[str], Any] | None = None
+    ) -> None:
+        self.translator = translator
+        self.login_command = login_command
+        self.tool_table_for = tool_table_for  # each turn's tool calls are shown by the table of the agent that ran them
+        self.cancelled = False
+        self.in_turn = False
+        self._streamed: dict[str, bool] = {}  # "message"/"thinking" -> a delta of the open one was shown
+
+    def envelope(self, envelope: dict[str, Any]) -> list[dict[str, Any]]:
+        kind: str = envelope["type"]
+        data: dict[str, Any] = envelope["data"]
+        if kind == LEGACY_TYPE:
+            return [data]
+        if kind == "user.message":
+            self.cancelled = False
+            self.in_turn = True
+            if self.tool_table_for is not None and isinstance(data.get("agent"), str):
+                self.translator.tools_table = self.tool_table_for(data["agent"])
+            blocks = data.get("content")
+            return [{"sessionUpdate": "user_message_chunk", "content": b} for b in blocks or [] if isinstance(b, dict)]
+        if kind == "bridge.notice":
+            return [notice(data["text"])] if isinstance(data.get("text"), str) else []
+        if kind == "user.cancel":
+            self.cancelled = True
+            return []
+        if kind == "turn.ended":
+            self.cancelled = self.in_turn = False
+            return self.translator.close_open_tools("failed")
+        if kind.startswith("gap."):
+            return [notice(gap_text(kind, data))]
+        if "." in kind or not self.in_turn:
+            return []  # a bridge record with nothing to show, or an agent event from between turns
+        return self._event(event_from_envelope(envelope))
+
+    def _event(self, event: Any) -> list[dict[str, Any]]:
+        t = event.type
+        extra: list[dict[str, Any]] = []
+        if t in _STARTS:
+            self._streamed[_STARTS[t]] = False
+        elif t in _DELTAS:
+            self._streamed[_DELTAS[t]] = True
+        elif t in _STOPS:
+            stream = _STOPS[t]
+            if not self._streamed.get(stream):  # the log kept the message whole in its stop event
+                text = getattr(event, _STREAMS[stream][2], "")
+                if text:
+                    extra.append(text_chunk(_STREAMS[stream][3], text))
+            self._streamed[stream] = False
+        updates, _ = updates_for_event(self.translator, event, login_command=self.login_command, cancelled=self.cancelled)
+        if t == "turn_end":
+            self.in_turn = False  # the live turn stopped reading here
+        return [u for u in extra + updates if u.get("sessionUpdate") not in STATE_UPDATES]
+
+
+def gap_text(kind: str, data: dict[str, Any]) -> str:
+    if kind == GAP_PRUNED:
+        count = data.get("events")
+        what = f"{count} earlier events" if isinstance(count, int) else "Earlier events"
+        return f"_({what} of this session were removed by retention.)_\n\n"
+    return f"_(Part of this session's history is missing: {kind}.)_\n\n"
+
+
+def replay_updates(
+    envelopes: Iterable[dict[str, Any]], translator: UpdateTranslator, login_command: str | None = None
+) -> Iterator[dict[str, Any]]:
+    replay = Replay(translator, login_command)
+    for envelope in envelopes:
+        yield from replay.envelope(envelope)
+
+
+def session_history(
+    store: Any,
+    session_id: str,
+    make_translator: Callable[[Callable[[str], str | None]], UpdateTranslator],
+    login_command: str | None = None,
+    tool_table_for: Callable[[str], Any] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """A stored session's conversation as updates: ``make_translator(read_file)`` builds today's translator, fed
+    the recorded file snapshots (a first pass over the log) instead of the disk."""
+    snapshots = Snapshots(store.envelopes(session_id, warn=lambda message: None))
+    replay = Replay(make_translator(snapshots), login_command, tool_table_for)
+    for envelope in store.envelopes(session_id):
+        yield from replay.envelope(envelope)
+
+
+def folded_conversation(updates: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Updates with each tool call's later updates folded into its ``tool_call`` (its final title and status) and
+    consecutive text chunks of one kind joined: the conversation in the compact form a summary reads."""
+    out: list[dict[str, Any]] = []
+    calls: dict[str, dict[str, Any]] = {}
+    for update in updates:
+        kind = update.get("sessionUpdate")
+        tool_id = update.get("toolCallId")
+        if kind == "tool_call_update" and tool_id in calls:
+            calls[tool_id].update((k, v) for k, v in update.items() if k not in ("sessionUpdate", "_meta"))
+            continue
+        content = update.get("content")
+        last = out[-1] if out else None
+        if (kind in ("user_message_chunk", "agent_message_chunk", "agent_thought_chunk") and last is not None
+                and last.get("sessionUpdate") == kind and isinstance(content, dict) and content.get("type") == "text"
+                and last["content"].get("type") == "text"):
+            last["content"] = {"type": "text", "text": last["content"]["text"] + str(content.get("text", ""))}
+            continue
+        entry = dict(update)
+        if kind == "tool_call" and isinstance(tool_id, str):
+            calls[tool_id] = entry
+        out.append(entry)
+    return out

@@ -1,0 +1,39 @@
+"""One event of a turn → the updates the editor sees, the same way in a live turn and in a replay of the log.
+
+A live turn (``LiveSession._consume``) and ``session/load`` (``acp_mux.server.replay``) both call
+:func:`updates_for_event`, so a stored session replays through today's translation, and a fix in translation shows
+in old sessions too. Beyond the translator's own mapping it adds what the turn loop used to add by hand: an
+approval's tool call is announced before the question (the editor is never asked about a call it has not seen),
+and a turn-ending event's notice is shown unless the person cancelled (a cancelled turn needs no error text).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from acp_mux.translation.stop_reasons import TurnOutcome, outcome_for
+from acp_mux.translation.updates import UpdateTranslator, notice
+
+
+def approval_tool_id(event: Any) -> str:
+    """The tool call a permission question is about (a synthetic one when the agent named none)."""
+    return event.tool_call_id or f"approval-{event.interaction_id}"
+
+
+def announce_approval(translator: UpdateTranslator, event: Any) -> list[dict[str, Any]]:
+    tool_id = approval_tool_id(event)
+    if tool_id in translator.tools:
+        return []
+    return translator.announce(tool_id, event.tool_name or event.action, event.input)
+
+
+def updates_for_event(
+    translator: UpdateTranslator, event: Any, *, login_command: str | None, cancelled: bool
+) -> tuple[list[dict[str, Any]], TurnOutcome | None]:
+    """The updates one event produces, and the outcome it imposes on the turn (None when it imposes none)."""
+    updates = announce_approval(translator, event) if event.type == "approval_request" else []
+    updates += translator.translate(event)
+    outcome = outcome_for(event, login_command)
+    if outcome is not None and outcome.notice and not cancelled:
+        updates.append(notice(outcome.notice))
+    return updates, outcome
