@@ -21,7 +21,10 @@ def approval_tool_id(event: Any) -> str:
 
 
 def announce_approval(translator: UpdateTranslator, event: Any) -> list[dict[str, Any]]:
+    """The question's tool call, announced if the editor has not seen it, and linked to the question, so the
+    answer moves it on (granted: in_progress; denied: failed at once), however the answer was reached."""
     tool_id = approval_tool_id(event)
+    translator.remember_approval(event.interaction_id, tool_id)
     if tool_id in translator.tools:
         return []
     return translator.announce(tool_id, event.tool_name or event.action, event.input)

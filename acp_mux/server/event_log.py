@@ -21,7 +21,8 @@ What is folded (the rule)
     (or ``thinking_stop``) that ends a message carries exactly that text, the folded deltas are dropped and the stop
     event alone keeps the message's full text, so thousands of deltas cost one line. A folded delta longer than
     ``FOLD_CAP_CHARS`` keeps its first and last halves with a note of how much was left out (a command's output
-    is bounded in the log as it is on screen). Nothing else is folded or dropped.
+    is bounded in the log as it is on screen); so is any string field of an event longer than that (a 60 MB message
+    or tool output is kept as its head and tail). Nothing else is folded or dropped.
 
 Sequence
     ``sequence`` counts the envelopes *stored* for one ``run_id`` (a run is one agent process, which may serve many
@@ -245,7 +246,32 @@ class _Fold:
         head = "".join(self.head)
         if not self.omitted:
             return head + "".join(self.tail)
-        return f"{head}\n[… {self.omitted} characters not kept in the session log …]\n{''.join(self.tail)}"
+        return f"{head}{_omitted(self.omitted)}{''.join(self.tail)}"
+
+    def same_text(self, text: str) -> bool:
+        """Whether ``text`` is what these deltas add up to (for a clipped fold: same length, head and tail)."""
+        if not self.omitted:
+            return text == "".join(self.head) + "".join(self.tail)
+        total = self.head_chars + self.tail_chars + self.omitted
+        return len(text) == total and text.startswith("".join(self.head)) and text.endswith("".join(self.tail))
+
+
+def _omitted(count: int) -> str:
+    return f"\n[… {count} characters not kept in the session log …]\n"
+
+
+def cap_strings(value: Any, cap: int) -> Any:
+    """Every string longer than ``cap`` kept as its first and last ``cap/2`` characters with a note between."""
+    if isinstance(value, str):
+        if len(value) <= cap:
+            return value
+        half = cap // 2
+        return value[:half] + _omitted(len(value) - 2 * half) + value[-half:]
+    if isinstance(value, dict):
+        return {k: cap_strings(v, cap) for k, v in value.items()}
+    if isinstance(value, list):
+        return [cap_strings(v, cap) for v in value]
+    return value
 
 
 class EventLogWriter:
@@ -283,7 +309,7 @@ class EventLogWriter:
         stop = _STOP_OF.get(event_type)
         if stop is not None and self._fold is not None:
             fold = self._fold
-            if fold.type == stop[0] and fold.run_id == event.run_id and not fold.omitted and fold.text() == getattr(event, stop[1]):
+            if fold.type == stop[0] and fold.run_id == event.run_id and fold.same_text(getattr(event, stop[1])):
                 self._fold = None  # the stop event carries the message whole: the deltas need not be kept
         self._close_fold()
         self._pending.append((event.run_id, event_type, event.timestamp, event))
@@ -334,7 +360,7 @@ class EventLogWriter:
         if not self._pending:
             return
         pending, self._pending = self._pending, []
-        lines = [envelope_line(self._envelope(*item)) for item in pending]
+        lines = [self._line(self._envelope(*item)) for item in pending]
         data = ("\n".join(lines) + "\n").encode("utf-8")
         try:
             if self._ensure_dir is not None:
@@ -345,6 +371,13 @@ class EventLogWriter:
             if self.failed != str(exc):
                 log.warning("session log %s not written: %s", self.path, exc)
             self.failed = str(exc)
+
+    @staticmethod
+    def _line(envelope: dict[str, Any]) -> str:
+        line = envelope_line(envelope)
+        if len(line) > 2 * FOLD_CAP_CHARS:  # a huge field (a whole message, a tool's raw output): bounded as folds are
+            line = envelope_line({**envelope, "data": cap_strings(envelope["data"], FOLD_CAP_CHARS)})
+        return line
 
     def _envelope(self, run_id: str, event_type: str, timestamp: int, payload: Any) -> dict[str, Any]:
         sequence = self._sequence.get(run_id, 0)

@@ -451,7 +451,6 @@ class LiveSession:
         if remembered is not None:
             await self._answer(handle, event.interaction_id, remembered == "allow", always=True, by="rule")
             return
-        self.translator.remember_approval(event.interaction_id, tool_id)
         scope = scope_for(event.tool_name, kind, event.input)
         response = await self._ask_editor(handle, event, tool_id, view, permission_options(scope))
         if response is _WITHDRAWN:
@@ -465,7 +464,6 @@ class LiveSession:
         """The agent asks to leave plan mode: the user picks the mode to continue in, or keeps planning."""
         names = {m.id: m.name for m in self.settings.modes}
         targets = [(m, names.get(m, m)) for m in self.adapter.plan_exit_modes]
-        self.translator.remember_approval(event.interaction_id, tool_id)
         response = await self._ask_editor(handle, event, tool_id, view, mode_exit_options(targets))
         if response is _WITHDRAWN:
             return

@@ -224,3 +224,18 @@ def test_an_old_transcript_reads_as_legacy_envelopes_the_same_on_every_read(tmp_
     assert first == second
     assert [e["data"] for e in first] == updates
     assert {e["type"] for e in first} == {"acp.update"} and [e["sequence"] for e in first] == [0, 1]
+
+
+def test_a_huge_message_is_stored_once_and_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(event_log, "FOLD_CAP_CHARS", 100)
+    log = writer(tmp_path)
+    words = [f"{i:04d} " for i in range(1000)]
+    log.event(stamped(ev.MessageStartEvent()))
+    for e in text_deltas(words):
+        log.event(e)
+    log.event(stamped(ev.MessageStopEvent(text="".join(words))))
+    log.flush()
+    envs = stored(tmp_path)
+    assert [e["type"] for e in envs] == ["message_start", "message_stop"]  # the clipped deltas were not kept too
+    text = envs[1]["data"]["text"]
+    assert text.startswith("0000 0001 ") and text.endswith("0998 0999 ") and len(text) < 300
