@@ -108,6 +108,8 @@ class LiveSession:
         self._reasking: set[str] = set()  # questions withdrawn from the editor only to be asked again (late answers)
         self.log = store.event_log(record.session_id)  # every event of every run, and the bridge's side of the turns
         self._turn_run: str | None = None  # the run the current prompt went to
+        self._turn_blocks: list[dict[str, Any]] = []  # the current prompt as the person wrote it (for the log)
+        self._turn_marker: str | None = None  # the agent's name shown before its answer (agent picking)
 
     @property
     def id(self) -> str:
