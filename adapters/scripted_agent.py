@@ -184,7 +184,13 @@ def handle_prompt(text: str, cwd: str) -> None:
     lowered = text.lower()
     emit(type="turn_start")
     stop = "end_turn"
-    if "auth" in lowered:
+    if lowered.startswith("askrun"):  # asks to run each following line as a command, runs none of them
+        for command in [line.strip() for line in text.splitlines()[1:] if line.strip()]:
+            allowed = tool("Bash", {"command": command}, lambda tid: "(not run: the demo only asks)")
+            emit(type="text", text=f"{'allowed' if allowed else 'denied'}: {command}\n")
+            if _interrupted.is_set():
+                break
+    elif "auth" in lowered:
         emit(type="error", kind="auth", message="401 Unauthorized: invalid API key")
         sys.exit(1)
     elif "crash" in lowered:

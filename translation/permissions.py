@@ -1,81 +1,99 @@
-"""Permission options, and the per-session "always" rules the bridge answers by itself.
+"""Permission options, the one decoder of the person's answer, and the per-session "always" rules.
 
-Every agent gets the same four options. "Always" answers are remembered for the session and scoped honestly: by
-command prefix for shell commands (a command with chaining or substitution never matches an allow rule), by path for
-edits, by tool name otherwise. The label says the scope, so the user knows what "always" means.
+Every agent gets the same four options. The answer is decoded in one place (:func:`decode_outcome`): only an option
+id the bridge offered for that question counts, anything else — a string, a number, a list, a look-alike id such as
+``allow`` or ``approve_for_session`` — is a denial, so nothing is granted without the person.
+
+"Always" answers are remembered for the session and scoped no wider than their label says: shell commands by the
+command that really runs (``command_scope.py``: shells and ``env`` unwrapped, subcommands kept, inline code and
+compound commands only ever exactly), edits by the paths they touch; both whichever tool or agent asks next (one
+policy across agents when the editor switches). Other tools by tool name.
 """
 
 from __future__ import annotations
 
-import re
-import shlex
+import os
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Iterable, Literal
+
+from acp_mux.translation.command_scope import Command, analyze, label as command_label, rule_key, segments
 
 Decision = Literal["allow", "reject"]
 
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE, REJECT_ALWAYS = "allow_once", "allow_always", "reject_once", "reject_always"
-_MULTI_COMMAND_TOOLS = {"git", "npm", "pnpm", "yarn", "cargo", "go", "pip", "uv", "docker", "kubectl", "make", "poetry"}
-_SHELL_META = re.compile(r"[;&|`<>]|\$\(|\n")
 _PATH_KEYS = ("file_path", "path", "filePath", "notebook_path", "target")
 _COMMAND_KEYS = ("command", "cmd")
+PATH_KINDS = frozenset({"edit", "delete", "move"})
+_PATH_VERBS = {"edit": "changes to", "delete": "deleting", "move": "moving"}
 
 
 @dataclass(frozen=True)
 class Scope:
-    """What an "always" answer covers."""
+    """What an "always" answer covers: a command key, one exact command, a set of paths, or a whole tool."""
 
     tool: str
     kind: str
-    command_prefix: str | None = None
-    path: str | None = None
+    command_key: tuple[str, ...] | None = None  # allow: a later command whose own key is equal
+    exact_command: str | None = None  # allow: only this identical command text
+    paths: tuple[str, ...] | None = None  # allow: a later change of these paths only (any edit tool)
+    command_label: str | None = None
 
     def label(self) -> str:
-        if self.command_prefix:
-            return f"`{self.command_prefix}` commands"
-        if self.path:
-            return f"changes to {self.path}"
+        if self.command_label:
+            return self.command_label
+        if self.paths:
+            return f"{_PATH_VERBS.get(self.kind, 'changes to')} {', '.join(self.paths)}"
         return f"{self.tool}"
 
 
-def scope_for(tool_name: str | None, kind: str, tool_input: Any) -> Scope:
+def command_of(tool_input: Any) -> str | list[str] | None:
+    """The command a shell tool input runs: a string (through a shell) or an argv list."""
     args = tool_input if isinstance(tool_input, dict) else {}
+    value = args.get("command")
+    if isinstance(value, list) and value and all(isinstance(w, str) for w in value):
+        return value
+    return _first_str(args, _COMMAND_KEYS)
+
+
+def paths_of(tool_input: Any) -> tuple[str, ...]:
+    """Every path an edit input touches (one ``file_path``, or codex's ``changes`` list with moves), normalized."""
+    args = tool_input if isinstance(tool_input, dict) else {}
+    found: list[str] = []
+    single = _first_str(args, _PATH_KEYS)
+    if single:
+        found.append(single)
+    changes = args.get("changes")
+    if isinstance(changes, list):
+        for change in changes:
+            if isinstance(change, dict):
+                for key in ("path", "move_path"):
+                    if isinstance(change.get(key), str) and change[key]:
+                        found.append(change[key])
+    return tuple(sorted({os.path.normpath(p) for p in found}))
+
+
+def scope_for(tool_name: str | None, kind: str, tool_input: Any) -> Scope:
     tool = tool_name or "this tool"
     if kind == "execute":
-        command = _first_str(args, _COMMAND_KEYS)
-        if isinstance(args.get("command"), list):
-            command = shlex.join(str(x) for x in args["command"])
-        prefix = command_prefix(command) if command else None
-        if prefix:
-            return Scope(tool, kind, command_prefix=prefix)
-    if kind in ("edit", "delete", "move"):
-        path = _first_str(args, _PATH_KEYS) or _single_changed_path(args)
-        if path:
-            return Scope(tool, kind, path=path)
+        command = command_of(tool_input)
+        if command:
+            parsed = analyze(command)
+            key = rule_key(parsed)
+            text = " ".join(parsed.text.split())
+            return Scope(tool, kind, command_key=key, exact_command=None if key else text,
+                         command_label=command_label(parsed, key))
+        return Scope(tool, kind, exact_command="", command_label="exactly this command")
+    if kind in PATH_KINDS:
+        paths = paths_of(tool_input)
+        if paths:
+            return Scope(tool, kind, paths=paths)
     return Scope(tool, kind)
 
 
 def command_prefix(command: str) -> str | None:
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        words = command.split()
-    if not words:
-        return None
-    if words[0] in ("bash", "sh", "zsh") and len(words) >= 3 and words[1] in ("-c", "-lc"):
-        return command_prefix(words[2])
-    if words[0] in _MULTI_COMMAND_TOOLS and len(words) > 1 and not words[1].startswith("-"):
-        return f"{words[0]} {words[1]}"
-    return words[0]
-
-
-def _single_changed_path(args: dict[str, Any]) -> str | None:
-    """The one file a patch-style edit changes (codex's ``changes`` list), when it changes exactly one."""
-    changes = args.get("changes")
-    if isinstance(changes, list) and len(changes) == 1 and isinstance(changes[0], dict):
-        path = changes[0].get("path")
-        return path if isinstance(path, str) and path else None
-    return None
+    """The rule key of ``command`` as text (None: only the exact command), for messages and tests."""
+    key = rule_key(analyze(command))
+    return " ".join(key) if key else None
 
 
 def _first_str(args: dict[str, Any], keys: tuple[str, ...]) -> str | None:
@@ -101,11 +119,11 @@ def mode_exit_options(modes: list[tuple[str, str]]) -> list[dict[str, Any]]:
     return options + [{"optionId": REJECT_ONCE, "name": "No, keep planning", "kind": "reject_once"}]
 
 
-def chosen_mode(response: dict[str, Any] | None) -> str | None:
-    """The mode picked from :func:`mode_exit_options`, or None (rejected, cancelled, another option)."""
-    outcome = (response or {}).get("outcome") or {}
-    option = str(outcome.get("optionId", "")) if outcome.get("outcome") == "selected" else ""
-    if not option.startswith(MODE_OPTION_PREFIX):
+def chosen_mode(response: Any, options: Iterable[dict[str, Any]]) -> str | None:
+    """The mode picked from :func:`mode_exit_options` (``options`` as offered), or None (rejected, cancelled,
+    malformed, or an option we did not offer)."""
+    option = selected_option(response, options)
+    if option is None or not option.startswith(MODE_OPTION_PREFIX):
         return None
     return option[len(MODE_OPTION_PREFIX):] or None
 
@@ -122,26 +140,36 @@ def permission_options(scope: Scope) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class Answer:
-    """The user's choice, decoded from an ACP permission outcome."""
+    """The person's choice, decoded from an ACP permission outcome."""
 
     approve: bool
     always: bool = False
     cancelled: bool = False
 
 
-def decode_outcome(response: dict[str, Any] | None) -> Answer:
-    outcome = (response or {}).get("outcome") or {}
-    if outcome.get("outcome") != "selected":
+def selected_option(response: Any, options: Iterable[dict[str, Any]]) -> str | None:
+    """The option id the person selected, if — and only if — the response has the ACP shape
+    ``{"outcome": {"outcome": "selected", "optionId": <one of ours>}}``; None for anything else."""
+    if not isinstance(response, dict):
+        return None
+    outcome = response.get("outcome")
+    if not isinstance(outcome, dict) or outcome.get("outcome") != "selected":
+        return None
+    option = outcome.get("optionId")
+    offered = {o.get("optionId") for o in options if isinstance(o, dict)}
+    return option if isinstance(option, str) and option in offered else None
+
+
+def decode_outcome(response: Any, options: Iterable[dict[str, Any]]) -> Answer:
+    """The one decoder of a ``session/request_permission`` answer. ``options`` are the ones offered with the
+    question: the chosen option's *kind* says allow/reject and once/always. Cancelled, malformed, or an id we did not
+    offer: a denial (``cancelled`` when the client said so or the answer was unusable)."""
+    options = list(options)
+    option = selected_option(response, options)
+    if option is None:
         return Answer(approve=False, cancelled=True)
-    option = str(outcome.get("optionId", ""))
-    # Clients answer with our ids; be lenient with kinds or look-alike ids from other bridges.
-    if option in (ALLOW_ONCE, "allow", "allow-once", "approve"):
-        return Answer(approve=True)
-    if option in (ALLOW_ALWAYS, "allow-always", "approve_for_session"):
-        return Answer(approve=True, always=True)
-    if option in (REJECT_ALWAYS, "reject-always"):
-        return Answer(approve=False, always=True)
-    return Answer(approve=False)
+    kind = next((str(o.get("kind", "")) for o in options if isinstance(o, dict) and o.get("optionId") == option), "")
+    return Answer(approve=kind.startswith("allow"), always=kind.endswith("always"))
 
 
 @dataclass
@@ -155,30 +183,29 @@ class PermissionRules:
         self.rules.append((scope, decision))
 
     def match(self, tool_name: str | None, kind: str, tool_input: Any) -> Decision | None:
+        """The remembered decision for this call, or None (ask). The latest matching rule wins."""
         scope = scope_for(tool_name, kind, tool_input)
-        command = _command_text(tool_input)
         for rule, decision in reversed(self.rules):
-            # Command and path rules are about what runs and what changes, whichever tool (or agent) asks; only a
-            # rule for a whole tool names the tool.
-            if rule.command_prefix is None and rule.path is None and rule.tool != scope.tool:
-                continue
-            if (rule.command_prefix is not None or rule.path is not None) and rule.kind != scope.kind:
-                continue
-            if rule.command_prefix is not None:
-                if scope.command_prefix != rule.command_prefix:
-                    continue
-                if decision == "allow" and command is not None and _SHELL_META.search(command):
-                    continue  # `ls; rm -rf ~` must not ride on an "always allow ls"
-            elif rule.path is not None and scope.path != rule.path:
-                continue
-            return decision
+            if _covers(rule, decision, scope, tool_input):
+                return decision
         return None
 
 
-def _command_text(tool_input: Any) -> str | None:
-    if not isinstance(tool_input, dict):
-        return None
-    value = _first_str(tool_input, _COMMAND_KEYS)
-    if value is None and isinstance(tool_input.get("command"), list):
-        value = " ".join(str(x) for x in tool_input["command"])
-    return value
+def _covers(rule: Scope, decision: Decision, scope: Scope, tool_input: Any) -> bool:
+    if rule.kind != scope.kind:
+        return False
+    # Command and path rules are about what runs and what changes, whichever tool (or agent) asks; only a rule for a
+    # whole tool names the tool.
+    if rule.paths is not None:  # any edit tool, the same kind of change, only paths the rule names
+        return scope.paths is not None and set(scope.paths) <= set(rule.paths)
+    if rule.command_key is not None:
+        if scope.command_key == rule.command_key:
+            return True
+        if decision == "reject":  # a rejected command stays rejected when chained with others
+            command = command_of(tool_input)
+            text = command if isinstance(command, str) else " ".join(command or ())
+            return any(rule_key(part) == rule.command_key for part in segments(text))
+        return False
+    if rule.exact_command is not None:
+        return bool(rule.exact_command) and scope.exact_command == rule.exact_command
+    return rule.tool == scope.tool  # a tool-wide rule ("Always allow WebFetch"): every call of that tool

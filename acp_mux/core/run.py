@@ -625,7 +625,8 @@ class RunHandle:
             self.state = RunState.CRASHED
 
     async def _watchdog(self) -> None:
-        """Run timeout and inactivity timeout (the latter only while a turn is in flight and not paused)."""
+        """Run timeout and inactivity timeout: the latter only while a turn is in flight, not paused, and not waiting
+        for the person (an approval or question open: a permission dialog may stay open as long as they like)."""
         loop = asyncio.get_running_loop()
         run_limit, idle_limit = self.options.timeout_s, self.options.inactivity_timeout_s
         if run_limit is None and idle_limit is None:
@@ -638,8 +639,8 @@ class RunHandle:
                     return await self._time_out("run")
                 waits.append(run_limit - (now - self._started))
             if idle_limit is not None:
-                if self.state == RunState.PAUSED or not self._busy:
-                    self._last_activity = now
+                if self.state == RunState.PAUSED or not self._busy or self.interaction.pending:
+                    self._last_activity = now  # paused, idle, or waiting for the person: their time, not the agent's
                 elif now - self._last_activity >= idle_limit:
                     return await self._time_out("inactivity")
                 waits.append(idle_limit - (now - self._last_activity))

@@ -429,9 +429,17 @@ class LiveSession:
 
     # ── permissions ────────────────────────────────────────────────────────────────────────────────────────────
     def _ask_permission(self, handle: RunHandle, event: Any) -> None:
-        task = asyncio.ensure_future(self._permission(handle, event))
+        task = asyncio.ensure_future(self._permission_or_deny(handle, event))
         self._permission_tasks.add(task)
         task.add_done_callback(self._permission_tasks.discard)
+
+    async def _permission_or_deny(self, handle: RunHandle, event: Any) -> None:
+        """Whatever goes wrong while asking, the agent hears "no" at once instead of waiting for ever."""
+        try:
+            await self._permission(handle, event)
+        except Exception:
+            log.exception("asking for permission failed; denying")
+            await self._answer(handle, event.interaction_id, False, reason="acp-mux could not ask the user.")
 
     async def _permission(self, handle: RunHandle, event: Any) -> None:
         tool_id = event.tool_call_id
@@ -454,10 +462,11 @@ class LiveSession:
             await self._answer(handle, event.interaction_id, remembered == "allow", always=True, by="rule")
             return
         scope = scope_for(event.tool_name, kind, event.input)
-        response = await self._ask_editor(handle, event, tool_id, view, permission_options(scope))
+        options = permission_options(scope)
+        response = await self._ask_editor(handle, event, tool_id, view, options)
         if response is _WITHDRAWN:
             return
-        answer = decode_outcome(response)
+        answer = decode_outcome(response, options)  # only an option we offered counts; anything else is "no"
         if answer.always:
             self.rules.remember(scope, "allow" if answer.approve else "reject")
         await self._answer(handle, event.interaction_id, answer.approve, always=answer.always)
@@ -466,10 +475,11 @@ class LiveSession:
         """The agent asks to leave plan mode: the user picks the mode to continue in, or keeps planning."""
         names = {m.id: m.name for m in self.settings.modes}
         targets = [(m, names.get(m, m)) for m in self.adapter.plan_exit_modes]
-        response = await self._ask_editor(handle, event, tool_id, view, mode_exit_options(targets))
+        options = mode_exit_options(targets)
+        response = await self._ask_editor(handle, event, tool_id, view, options)
         if response is _WITHDRAWN:
             return
-        target = chosen_mode(response)
+        target = chosen_mode(response, options)
         if target not in names:
             await self._answer(handle, event.interaction_id, False, reason="The user wants to keep planning.")
             return

@@ -43,13 +43,13 @@ def test_four_options_whose_labels_say_the_scope() -> None:
     ("command", "prefix"),
     [
         ("git status -s", "git status"),
-        ("git -C /x status", "git"),  # an option before the subcommand: the whole tool
-        ("npm run build", "npm run"),
+        ("git -C /x status", "git -C /x status"),  # options before the subcommand stay in the key
+        ("npm run build", "npm run build"),
         ("ls -la /tmp", "ls"),
         ("pytest -q tests", "pytest"),
         ("bash -lc 'cargo test --all'", "cargo test"),
         ("sh -c \"make\"", "make"),
-        ("echo 'unclosed", "echo"),  # shlex fails: falls back to whitespace split
+        ("echo 'unclosed", None),  # unparsable: only exactly this command
         ("   ", None),
     ],
 )
@@ -58,10 +58,10 @@ def test_command_prefix(command: str, prefix: str | None) -> None:
 
 
 def test_scope_for_argv_commands_and_paths() -> None:
-    assert scope_for("shell", "execute", bash(["bash", "-lc", "git push origin"])) == Scope("shell", "execute", command_prefix="git push")
-    assert scope_for("Bash", "execute", {"cmd": "make test"}) == Scope("Bash", "execute", command_prefix="make test")
-    assert scope_for("Write", "edit", {"path": "/w/b"}) == Scope("Write", "edit", path="/w/b")
-    assert scope_for("NotebookEdit", "edit", {"notebook_path": "/w/n.ipynb"}) == Scope("NotebookEdit", "edit", path="/w/n.ipynb")
+    assert scope_for("shell", "execute", bash(["bash", "-lc", "git push origin"])).command_key == ("git", "push")
+    assert scope_for("Bash", "execute", {"cmd": "make test"}).command_key == ("make", "test")
+    assert scope_for("Write", "edit", {"path": "/w/b"}) == Scope("Write", "edit", paths=("/w/b",))
+    assert scope_for("NotebookEdit", "edit", {"notebook_path": "/w/n.ipynb"}) == Scope("NotebookEdit", "edit", paths=("/w/n.ipynb",))
     assert scope_for("Read", "read", {"file_path": "/w/a"}) == Scope("Read", "read")  # reads are scoped by tool
 
 
@@ -100,6 +100,7 @@ def test_allow_always_never_covers_other_or_chained_commands(git_status_allowed:
 
 def test_a_command_rule_is_about_the_command_whichever_tool_or_agent_runs_it(git_status_allowed: PermissionRules) -> None:
     assert git_status_allowed.match("shell", "execute", bash("git status")) == "allow"
+    assert git_status_allowed.match("shell", "execute", bash("/bin/bash -lc 'git status -s'")) == "allow"
     assert git_status_allowed.match("shell", "execute", bash("git push")) is None
     assert git_status_allowed.match("shell", "edit", {"command": "git status"}) is None  # another kind of action
 
@@ -119,16 +120,16 @@ def test_reject_always_also_rejects_chained_commands() -> None:
     assert rules.match("Bash", "execute", bash("ls")) is None
 
 
-def test_path_scoped_rules_match_only_that_path() -> None:
+def test_path_scoped_rules_match_only_that_path_by_any_edit_tool() -> None:
+    """"Always allow changes to <path>": the label names a path, not a tool, so Write then Edit does not ask again."""
     rules = PermissionRules()
-    rules.remember(scope_for("Edit", "edit", {"file_path": "/w/a.py"}), "allow")
+    rules.remember(scope_for("Write", "edit", {"file_path": "/w/a.py"}), "allow")
     assert rules.match("Edit", "edit", {"file_path": "/w/a.py", "old_string": "x"}) == "allow"
+    assert rules.match("MultiEdit", "edit", {"file_path": "/w/./a.py"}) == "allow"
     assert rules.match("Edit", "edit", {"file_path": "/w/b.py"}) is None
-    # "changes to /w/a.py" means every change to it: by another edit tool, or another agent's patch of that file
-    assert rules.match("Write", "edit", {"file_path": "/w/a.py"}) == "allow"
+    assert rules.match("Edit", "delete", {"file_path": "/w/a.py"}) is None  # another kind of change asks
     assert rules.match("apply_patch", "edit", {"changes": [{"path": "/w/a.py", "kind": "update"}]}) == "allow"
-    two_files = {"changes": [{"path": "/w/a.py", "kind": "update"}, {"path": "/w/b.py", "kind": "update"}]}
-    assert rules.match("apply_patch", "edit", two_files) is None
+    assert rules.match("apply_patch", "edit", {"changes": [{"path": "/w/a.py"}, {"path": "/w/b.py"}]}) is None
 
 
 def test_tool_scoped_rules_cover_every_call_of_the_tool() -> None:
@@ -156,6 +157,9 @@ def selected(option_id: str) -> dict[str, Any]:
     return {"outcome": {"outcome": "selected", "optionId": option_id}}
 
 
+OFFERED = permission_options(scope_for("Bash", "execute", bash("ls")))
+
+
 @pytest.mark.parametrize(
     ("response", "answer"),
     [
@@ -163,10 +167,6 @@ def selected(option_id: str) -> dict[str, Any]:
         (selected("allow_always"), Answer(approve=True, always=True)),
         (selected("reject_once"), Answer(approve=False)),
         (selected("reject_always"), Answer(approve=False, always=True)),
-        (selected("approve"), Answer(approve=True)),  # look-alike ids from other bridges
-        (selected("approve_for_session"), Answer(approve=True, always=True)),
-        (selected("reject-always"), Answer(approve=False, always=True)),
-        (selected("something-else"), Answer(approve=False)),  # unknown id: a plain reject, not a cancel
         ({"outcome": {"outcome": "cancelled"}}, Answer(approve=False, cancelled=True)),
         ({"outcome": {}}, Answer(approve=False, cancelled=True)),
         ({}, Answer(approve=False, cancelled=True)),
@@ -174,7 +174,26 @@ def selected(option_id: str) -> dict[str, Any]:
     ],
 )
 def test_decode_outcome(response: Any, answer: Answer) -> None:
-    assert decode_outcome(response) == answer
+    assert decode_outcome(response, OFFERED) == answer
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        selected("approve"), selected("allow"), selected("approve_for_session"), selected("allow-always"),
+        selected("ALLOW_ONCE"), selected("allow_once "), {"outcome": "selected"}, {"outcome": 1}, {"outcome": ["selected"]},
+        {"outcome": {"outcome": "selected", "optionId": 1}}, {"outcome": {"outcome": "selected", "optionId": ["allow_once"]}},
+        {"outcome": {"outcome": "selected"}}, "allow_once", 1, ["allow_once"], {"optionId": "allow_once"},
+    ],
+)
+def test_anything_but_an_offered_option_is_a_denial(response: Any) -> None:
+    assert decode_outcome(response, OFFERED) == Answer(approve=False, cancelled=True)
+
+
+def test_only_the_options_of_this_question_count() -> None:
+    exit_plan = [{"optionId": "mode:default", "name": "x", "kind": "allow_once"}]
+    assert decode_outcome(selected("allow_always"), exit_plan).approve is False
+    assert decode_outcome(selected("mode:default"), exit_plan) == Answer(approve=True)
 
 
 def test_leaving_plan_mode_offers_the_modes_to_continue_in() -> None:
@@ -187,6 +206,8 @@ def test_leaving_plan_mode_offers_the_modes_to_continue_in() -> None:
         {"optionId": "reject_once", "name": "No, keep planning", "kind": "reject_once"},
     ]
     picked = lambda option_id: {"outcome": {"outcome": "selected", "optionId": option_id}}  # noqa: E731
-    assert chosen_mode(picked("mode:default")) == "default"
-    assert chosen_mode(picked("reject_once")) is None and chosen_mode(picked("mode:")) is None
-    assert chosen_mode({"outcome": {"outcome": "cancelled"}}) is None and chosen_mode(None) is None
+    assert chosen_mode(picked("mode:default"), options) == "default"
+    assert chosen_mode(picked("reject_once"), options) is None and chosen_mode(picked("mode:"), options) is None
+    assert chosen_mode(picked("mode:bypassPermissions"), options) is None  # not offered: never a way out of plan
+    assert chosen_mode({"outcome": {"outcome": "cancelled"}}, options) is None and chosen_mode(None, options) is None
+    assert chosen_mode({"outcome": "selected"}, options) is None and chosen_mode("mode:default", options) is None
