@@ -177,6 +177,17 @@ _ROWS: tuple[AgentEntry, ...] = (
         binary="pi",
         package="@mariozechner/pi-coding-agent",
         install_hint="npm install -g @mariozechner/pi-coding-agent",
+        # pi signs in only inside its own TUI (its /login command; `pi /login` would send "/login" as a prompt), so
+        # the terminal login opens that TUI without saving a session, and the hint says to type /login there.
+        login_args=("--no-session",),
+        auth_env=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"),
+        auth_hint="Set your provider's API key (e.g. ANTHROPIC_API_KEY) in the agent's environment, "
+        "or sign in inside pi: its terminal login opens pi, where you type /login.",
+        transports={"rpc": "acp_mux.adapters.pi:PiAdapter"},
+        tested_version="0.73.1",
+        status="works through `pi --mode rpc`: permissions from acp-mux's own pi extension (ask, accept edits, "
+        "bypass; without it, the session says pi does not ask), diffs, live command output, usage and cost, "
+        "models from pi, cancel, resume",
     ),
     AgentEntry(
         name="omp",

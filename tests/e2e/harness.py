@@ -48,6 +48,7 @@ class RealAgent:
     root: Path
     server: ModelServer | None = None
     extra_args: tuple[str, ...] = ()
+    extra_env: dict[str, str] = field(default_factory=dict)  # added to the bridge's (and so the CLI's) environment
     home: Path = field(init=False)
     cwd: Path = field(init=False)
 
@@ -72,7 +73,7 @@ class RealAgent:
         env = cli_env(self.name, self.server.url, self.home, cwd=self.cwd)
         env["ACP_MUX_STATE_DIR"] = str(self.root / "state")
         env[f"ACP_MUX_{self.name.upper()}_BIN"] = str(self.binary)
-        return env
+        return {**env, **self.extra_env}
 
     @asynccontextmanager
     async def bridge(self, client: RecordingClient) -> AsyncIterator[tuple[Any, Any]]:

