@@ -116,16 +116,7 @@ class PiRun:
 
 class PiAdapter(AgentAdapter):
     name = "pi"
-    capabilities = AgentCapabilities(
-        supports_thinking=True,
-        supports_thinking_streaming=True,
-        supports_tool_call_streaming=True,
-        can_resume=True,
-        supports_approval=True,
-        persistent_process=True,
-        supports_images=True,
-        supports_interrupt_in_protocol=True,
-    )
+    capabilities = AgentCapabilities(persistent_process=True, supports_images=True)
     tool_table = PI_TOOLS
     modes = MODES
     default_mode = ASK

@@ -47,10 +47,11 @@ async def run_write_edit(agent: RealAgent, client: RecordingClient, mode: str | 
 
 
 async def test_allow_always_is_honoured_through_the_extension(pi: RealAgent) -> None:
-    """"Always allow `echo` commands" answers pi's second echo without asking; write and edit each ask once."""
+    """"Always allow `echo` commands" answers pi's second echo, and "always allow changes to notes.txt" the edit
+    after the write, without asking: the gate asks, the bridge's rules answer."""
     client = RecordingClient(choose=lambda options, call: "allow_always")
     await run_write_edit(pi, client, None)
-    assert asked_tools(client) == ["echo hello-from-pi", "Write notes.txt", "Edit notes.txt"]
+    assert asked_tools(client) == ["echo hello-from-pi", "Write notes.txt"]
     shown = [c.content.text for u in client.of("tool_call_update") for c in (u.content or []) if c.type == "content"]
     assert any("done-from-pi" in text for text in shown), "the second echo did not run"
     await assert_no_process_left(pi)
