@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Literal, Self
 
 from acp_mux.core.process import ExitStatus, SpawnSpec
-from acp_mux.core.contract import ApprovalDecision, ApprovalMode, RunOptions
+from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.prompt import Prompt
 from acp_mux.core import text as safe_json

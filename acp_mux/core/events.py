@@ -16,10 +16,20 @@ Adapters build events without ``run_id``/``agent``/``timestamp``; the run runtim
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from functools import cache
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Self, Union
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    ValidationError,
+    model_serializer,
+)
 from pydantic.alias_generators import to_camel
 
 from acp_mux.core.event_codes import ErrorCode, now_ms
@@ -163,8 +173,8 @@ class _AccumulatingDelta(BaseEvent):
     _count: int = PrivateAttr(default=0)
 
     @classmethod
-    def lazy(cls, delta: str, parts: list[str]):
-        event = cls(delta=delta)
+    def lazy(cls, delta: str, parts: list[str]) -> Self:
+        event = cls(delta=delta)  # type: ignore[call-arg]  # cls is a concrete subclass: its ``type`` has a default
         event._parts, event._count = parts, len(parts)
         return event
 
@@ -176,7 +186,7 @@ class _AccumulatingDelta(BaseEvent):
         return self.accumulated_text
 
     @model_serializer(mode="wrap")
-    def _with_accumulated(self, handler):
+    def _with_accumulated(self, handler: SerializerFunctionWrapHandler) -> Any:
         self.accumulated  # noqa: B018  (materialize before dumping)
         return handler(self)
 
@@ -748,14 +758,15 @@ class _TypeConstants:
         for t in types:
             setattr(self, t.upper(), t)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(sorted(EVENT_TYPES))
 
 
 AgentEventType = _TypeConstants(EVENT_TYPES)
 
-AgentEvent = Annotated[
-    Union[tuple(cls for group in CATEGORIES.values() for cls in group)],  # type: ignore[valid-type]
+# Built from the category table at import time, so it is a runtime value for pydantic, not a static type.
+AgentEvent: Any = Annotated[
+    Union[tuple(cls for group in CATEGORIES.values() for cls in group)],
     Field(discriminator="type"),
 ]
 
@@ -766,7 +777,7 @@ def category_of(event: BaseEvent) -> str | None:
     return _CATEGORY_BY_TYPE.get(event.type)
 
 
-def _category_guard(name: str):
+def _category_guard(name: str) -> Callable[[BaseEvent], bool]:
     def guard(event: BaseEvent) -> bool:
         return _CATEGORY_BY_TYPE.get(event.type) == name
 
@@ -809,7 +820,7 @@ def is_terminal_event(event: BaseEvent) -> bool:
 
 # ── Serialization ──────────────────────────────────────────────────────────────────────────────────────────────
 @cache
-def _adapter() -> TypeAdapter:
+def _adapter() -> TypeAdapter[BaseEvent]:
     return TypeAdapter(AgentEvent)
 
 

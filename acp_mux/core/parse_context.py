@@ -224,11 +224,13 @@ class ParseContext:
 
 
 def _text_delta(delta: str, parts: list[str]) -> BaseEvent:
-    return ev.TextDeltaEvent.lazy(delta, parts)
+    event: BaseEvent = ev.TextDeltaEvent.lazy(delta, parts)  # ``ev`` is the lazily loaded module (Any to mypy)
+    return event
 
 
 def _thinking_delta(delta: str, parts: list[str]) -> BaseEvent:
-    return ev.ThinkingDeltaEvent.lazy(delta, parts)
+    event: BaseEvent = ev.ThinkingDeltaEvent.lazy(delta, parts)
+    return event
 
 
 def _as_json(value: Any) -> str:

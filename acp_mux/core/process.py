@@ -223,7 +223,8 @@ class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
         self.exited: asyncio.Future[int] = loop.create_future()
 
     def process_exited(self) -> None:
-        rc = self._transport.get_returncode() if self._transport else None
+        transport = getattr(self, "_transport", None)  # set by asyncio, not declared in its stubs
+        rc = transport.get_returncode() if transport else None
         if not self.exited.done():
             self.exited.set_result(-1 if rc is None else rc)
         super().process_exited()

@@ -12,6 +12,7 @@ import os
 import re
 import signal
 from collections.abc import Callable
+from typing import Any
 
 from ptyprocess import PtyProcess
 
@@ -194,10 +195,16 @@ class PtyAgentProcess(AgentProcess):
             view = view[n:]
 
     async def _writable(self) -> None:
-        fut = self._loop.create_future()
-        self._loop.add_writer(self._fd, lambda: fut.done() or fut.set_result(None))
+        fut: asyncio.Future[None] = self._loop.create_future()
+
+        def ready() -> None:
+            if not fut.done():
+                fut.set_result(None)
+
+        self._loop.add_writer(self._fd, ready)
         try:
-            await asyncio.wait([fut, self._exit], return_when=asyncio.FIRST_COMPLETED)
+            waiters: list[asyncio.Future[Any]] = [fut, self._exit]  # writable, or the child is gone
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
         finally:
             self._loop.remove_writer(self._fd)
 
@@ -246,7 +253,7 @@ async def spawn_pty(spec: SpawnSpec, path: str | None = None, *,
             try:
                 os.chdir(cwd)
             except OSError as e:
-                raise RuntimeError(f"cannot use working directory '{cwd}': {e.strerror}")
+                raise RuntimeError(f"cannot use working directory '{cwd}': {e.strerror}") from e
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         if reset is not None:
             reset()

@@ -12,7 +12,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, AsyncIterator, Callable, Literal
+from typing import Any, AsyncIterator, Callable, Generator, Literal
 
 from ulid import ULID
 
@@ -209,7 +209,7 @@ class RunHandle:
         wrapper._once_of = handler  # type: ignore[attr-defined]
         return self.on(event_type, wrapper)
 
-    def __await__(self):
+    def __await__(self) -> Generator[Any, None, RunResult]:
         return self.result().__await__()
 
     async def result(self) -> RunResult:

@@ -178,7 +178,7 @@ class RawBridge:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-                raise AssertionError("the bridge did not exit after its stdin closed")
+                raise AssertionError("the bridge did not exit after its stdin closed") from None
         self._reader.join(2)
         self._stderr.close()
         assert not self.problems, self.problems
