@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal
 
-from acp_mux.translation.command_scope import Command, analyze, label as command_label, rule_key, segments
+from acp_mux.translation.command_scope import analyze, label as command_label, rule_key, segments
 
 Decision = Literal["allow", "reject"]
 
