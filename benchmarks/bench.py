@@ -492,7 +492,7 @@ def machine() -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs and smaller sizes")
-    parser.add_argument("--only", choices=["compare", "demo"], help="run one part only")
+    parser.add_argument("--only", choices=["compare", "demo", "eventlog"], help="run one part only")
     parser.add_argument("--json", metavar="OUT", help="where to write every measurement "
                         "(default benchmarks/results-<full|quick>.json)")
     args = parser.parse_args(argv)
@@ -509,6 +509,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.only in (None, "compare"):
             plan = compare.QUICK if args.quick else compare.FULL
             results["compare"] = timed("comparison", lambda: compare.run(workdir / "compare", plan))
+        if args.only in (None, "eventlog"):
+            from eventlog_cost import bench_event_log
+
+            results["event_log"] = timed("event log", lambda: bench_event_log(repeats=3 if args.quick else 5))
         if args.only in (None, "demo"):
             LAUNCHER[:] = [str(bench_venv() / "acp-mux"), "--agent", "demo"]
             incomplete = run_demo(workdir / "demo", quick_plan() if args.quick else full_plan(), results)

@@ -50,6 +50,7 @@ import hashlib
 import json
 import logging
 import math
+import os
 from collections import deque
 from datetime import datetime, timezone
 from pathlib import Path
@@ -158,8 +159,6 @@ def read_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     except OSError as exc:
         log.warning("not reading %s: %s", path, exc)
         return
-    import os
-
     with os.fdopen(fd, "rb") as fh:
         for number, line in enumerate(fh, 1):
             yield number, line
@@ -300,7 +299,8 @@ class EventLogWriter:
         event_type = event.type
         if event_type in FOLDED_TYPES:
             fold = self._fold
-            tool_call_id = getattr(event, "tool_call_id", None)
+            tool_call_id = event.tool_call_id if event_type == "tool_input_delta" else None  # (getattr on a missing
+            # pydantic field costs microseconds: this path runs for every streamed delta)
             if fold is None or fold.type != event_type or fold.run_id != event.run_id or fold.tool_call_id != tool_call_id:
                 self._close_fold()
                 fold = self._fold = _Fold(event.run_id, event_type, tool_call_id, event.timestamp)
@@ -395,10 +395,18 @@ class EventLogWriter:
         }
 
 
-def _ulid_at(timestamp_ms: int) -> str:
-    from ulid import ULID
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
-    return str(ULID.from_timestamp(timestamp_ms / 1000)) if timestamp_ms else str(ULID())
+
+def _ulid_at(timestamp_ms: int) -> str:
+    """A ULID (48-bit millisecond time, 80 random bits, Crockford base32) for an event of that time: sortable by
+    creation, unique; minted here because the ``ulid`` package's constructor costs ~100 µs per id."""
+    if not timestamp_ms:
+        from acp_mux.core.event_codes import now_ms
+
+        timestamp_ms = now_ms()
+    value = ((timestamp_ms & 0xFFFF_FFFF_FFFF) << 80) | int.from_bytes(os.urandom(10), "big")
+    return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
 
 
 # ── retention ──────────────────────────────────────────────────────────────────────────────────────────────────

@@ -129,6 +129,15 @@ async def test_handlers_on_once_off_and_a_raising_handler(tmp_path):
     assert any('Handler error for event "text_delta": handler exploded' in w for w in warnings)
 
 
+async def test_a_star_handler_sees_every_event_in_emission_order(tmp_path):
+    """``on("*")`` is how a session logs its runs: every event, as emitted, whoever iterates."""
+    handle = start_run(LinesAdapter("emit_lines.py", *STORY), options(tmp_path))
+    everything: list[str] = []
+    handle.on("*", lambda e: everything.append(e.type))
+    seen = [e.type async for e in handle]
+    assert everything == seen and "text_delta" in everything and everything[-1] == "session_end"
+
+
 async def test_crash_mid_stream_reports_exit_code_and_stderr(tmp_path):
     handle = start_run(LinesAdapter("crash.py", "--code", "7", "--stderr", "kaboom"), options(tmp_path))
     seen = [e async for e in handle]
