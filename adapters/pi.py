@@ -34,9 +34,9 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Self
 
-from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, try_json
+from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, PerRun, try_json
 from acp_mux.adapters.pi_lines import line_type, read_update
 from acp_mux.adapters.pi_tools import EDIT_TOOLS, PI_TOOLS, announce, execution_end, execution_update
 from acp_mux.core.contract import ApprovalDecision, RunOptions
@@ -78,8 +78,8 @@ _STATE, _COMMANDS, _MODELS, _SETTLE, _PROMPT, _MODEL = "state", "commands", "mod
 
 
 @dataclass
-class PiRun:
-    """One pi process's state (kept in ``ctx.state``: adapter instances are shared between runs)."""
+class PiRun(PerRun):
+    """One pi process's state (``PiRun.of(ctx)``; built in ``start``, with the run's options)."""
 
     options: RunOptions
     mode: str = ASK
@@ -101,11 +101,8 @@ class PiRun:
     KEY = "pi_run"
 
     @classmethod
-    def of(cls, ctx: ParseContext) -> "PiRun":
-        run = ctx.state.get(cls.KEY)
-        if not isinstance(run, cls):
-            raise RuntimeError("the pi run has not started")
-        return run
+    def fresh(cls) -> Self:
+        raise RuntimeError("the pi run has not started")
 
     def command(self, ctx: ParseContext, purpose: str, body: dict[str, Any]) -> None:
         self.seq += 1
@@ -159,7 +156,7 @@ class PiAdapter(AgentAdapter):
             run.mode = ASK
         elif not run.gated:
             run.mode = UNGATED
-        ctx.state[PiRun.KEY] = run
+        run.keep(ctx)
         if not run.gated:
             why = self.extension_failure or (f"{EXTENSION_ENV} is empty" if LOADER.is_file() else f"{LOADER} is missing")
             run.notes.append(_ungated_note(why))
@@ -183,8 +180,8 @@ class PiAdapter(AgentAdapter):
         run.command(ctx, _PROMPT, body)
 
     def interrupt(self, ctx: ParseContext) -> bool:
-        run = ctx.state.get(PiRun.KEY)
-        if not isinstance(run, PiRun):
+        run = PiRun.find(ctx)
+        if run is None:
             return False
         run.aborting = True
         for interaction_id in list(run.questions):  # open questions end as "no": the tool is blocked
@@ -193,16 +190,16 @@ class PiAdapter(AgentAdapter):
         return True
 
     def set_mode(self, mode: str, ctx: ParseContext) -> bool:
-        run = ctx.state.get(PiRun.KEY)
-        if isinstance(run, PiRun):
+        run = PiRun.find(ctx)
+        if run is not None:
             run.mode = _mode(mode)
         return True
 
     def set_model(self, model: str, ctx: ParseContext) -> bool:
         """``provider/id`` → pi's ``set_model``; a bare id is taken as a pattern at the next start instead."""
-        run = ctx.state.get(PiRun.KEY)
+        run = PiRun.find(ctx)
         provider, _, model_id = model.partition("/")
-        if not isinstance(run, PiRun) or not model_id:
+        if run is None or not model_id:
             return False
         run.options.model = model
         run.command(ctx, _MODEL, {"type": "set_model", "provider": provider, "modelId": model_id})
@@ -459,10 +456,10 @@ class PiAdapter(AgentAdapter):
     # ── refusals, stderr, exit ─────────────────────────────────────────────────────────────────────────────────
     def stderr_events(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
         failed = _EXTENSION_FAILED.search(line)
-        run = ctx.state.get(PiRun.KEY)
-        if failed and isinstance(run, PiRun) and run.gated:  # pi exited: the next pi of this bridge runs without it
+        run = PiRun.find(ctx)
+        if failed and run is not None and run.gated:  # pi exited: the next pi of this bridge runs without it
             self.extension_failure = f"pi could not load acp-mux's extension:{failed.group(2).rstrip()}"
-        if _MISSING_SESSION.search(line) and isinstance(run, PiRun) and run.options.session_id:
+        if _MISSING_SESSION.search(line) and run is not None and run.options.session_id:
             self.lost_sessions.add(run.options.session_id)
         return ()
 

@@ -17,9 +17,10 @@ rejected command never looks as if it ran.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from acp_mux.adapters.base import DiffSpec, ToolSpec, ToolTable
+from acp_mux.adapters.base import DiffSpec, PerRun, ToolSpec, ToolTable
 from acp_mux.core.lazy import lazy_module
 from acp_mux.core.parse_context import ParseContext
 
@@ -31,7 +32,14 @@ ev = lazy_module("acp_mux.core.events")
 READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls"})
 EDIT_TOOLS = frozenset({"write", "edit"})
 _EXIT_CODE = re.compile(r"(?:exited with|exit) code (-?\d+)", re.I)
-_SHELL = "pi_shell"  # ctx.state: tool ids whose command is known to run → the output shown so far
+
+
+@dataclass
+class _Shells(PerRun):
+    """Bash calls known to run this run: tool id → the output shown so far (pi resends all of it each time)."""
+
+    KEY = "pi.shells"
+    shown: dict[str, str] = field(default_factory=dict)
 
 
 def _short(text: Any, limit: int = 80) -> str:
@@ -116,7 +124,7 @@ def execution_end(ctx: ParseContext, tool_id: str, name: str, result: Any, is_er
         events += _shell_begin(ctx, tool_id) + _shell_output(ctx, tool_id, text, final=True)
         match = _EXIT_CODE.search(text) if is_error else None
         events.append(ev.ShellExitEvent(exit_code=int(match.group(1)) if match else (1 if is_error else 0)))
-    ctx.state.get(_SHELL, {}).pop(tool_id, None)
+    _Shells.of(ctx).shown.pop(tool_id, None)
     if is_error:
         return events + ctx.tool_error(tool_id, text or "the tool failed")
     details = result.get("details") if isinstance(result, dict) else None
@@ -127,7 +135,7 @@ def execution_end(ctx: ParseContext, tool_id: str, name: str, result: Any, is_er
 
 
 def _shell_begin(ctx: ParseContext, tool_id: str) -> list[BaseEvent]:
-    shells: dict[str, str] = ctx.state.setdefault(_SHELL, {})
+    shells = _Shells.of(ctx).shown
     if tool_id in shells:
         return []
     shells[tool_id] = ""
@@ -138,7 +146,7 @@ def _shell_begin(ctx: ParseContext, tool_id: str) -> list[BaseEvent]:
 
 def _shell_output(ctx: ParseContext, tool_id: str, text: str, final: bool = False) -> list[BaseEvent]:
     """pi sends the output so far each time (and keeps only its tail when long): show only what is new."""
-    shells: dict[str, str] = ctx.state.setdefault(_SHELL, {})
+    shells = _Shells.of(ctx).shown
     shown = shells.get(tool_id, "")
     if text.startswith(shown):
         new = text[len(shown):]
