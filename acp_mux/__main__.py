@@ -1,3 +1,3 @@
-from acp_mux.cli.main import main
+from acp_mux.cli.launch import main
 
 raise SystemExit(main())

@@ -12,9 +12,12 @@ import os
 import signal
 import sys
 import textwrap
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, ENTRIES, AgentNotAvailable, UnknownAgent, get_adapter
+
+if TYPE_CHECKING:
+    from acp_mux.server.early_init import Early
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -94,7 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, early: Early | None = None) -> int:
+    """``early``: what the launcher already read (and maybe answered) from the editor (``acp_mux.cli.launch``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "doctor":
         from acp_mux.cli.doctor import run_doctor
@@ -166,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         inactivity_timeout_s=args.inactivity_timeout or None,
     )
     try:
-        return asyncio.run(serve(adapter, config, choices))
+        return asyncio.run(serve(adapter, config, choices, early))
     except Exception as exc:  # never a silent exit: say why, and fail
         logging.getLogger("acp_mux").exception("acp-mux failed")
         print(f"acp-mux: internal error: {exc!r}", file=sys.stderr)
@@ -191,7 +195,7 @@ def setup_logging(level: str, log_file: str | None) -> None:
     )
 
 
-async def serve(adapter, config, choices=None) -> int:  # noqa: ANN001 (kept light: typed in server.py)
+async def serve(adapter, config, choices=None, early=None) -> int:  # noqa: ANN001 (kept light: typed in server.py)
     """Serve until the editor closes stdin or signals us; then leave no agent process behind."""
     from acp_mux.server.rpc import Connection, protect_stdout
     from acp_mux.core.tracker import TRACKER
@@ -200,10 +204,16 @@ async def serve(adapter, config, choices=None) -> int:  # noqa: ANN001 (kept lig
 
     proto_in, proto_out = protect_stdout()
     TRACKER.install_handlers()
-    conn = Connection(proto_in, proto_out)
+    conn = Connection(proto_in, proto_out, early.leftover if early is not None else b"")
     if logging.getLogger().isEnabledFor(logging.DEBUG):
         conn.on_message = lambda direction, msg: logging.getLogger("acp_mux.protocol").debug("%s %s", direction, msg)
     server = AcpServer(conn, adapter, config, SessionStore(), choices)
+    if early is not None and early.params is not None:  # answered by the launcher before this server existed
+        server.initialized(early.params)
+        if conn.on_message is not None:
+            conn.on_message("in", {"jsonrpc": "2.0", "id": early.request_id, "method": "initialize",
+                                   "params": early.params})
+            conn.on_message("out", {"jsonrpc": "2.0", "id": early.request_id, "result": early.answer})
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):

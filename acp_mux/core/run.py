@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, AsyncIterator, Callable, Generator, Literal
 
-from ulid import ULID
+from acp_mux.core.ids import new_ulid
 
 from acp_mux.core import events as ev
 from acp_mux.core.contract import Adapter, ApprovalDecision, RunOptions
@@ -147,7 +147,7 @@ class RunHandle:
     def __init__(self, adapter: Adapter, options: RunOptions) -> None:
         self.adapter = adapter
         self.options = options
-        self.run_id = options.run_id or str(ULID())
+        self.run_id = options.run_id or new_ulid()
         self.agent = options.agent
         self.model = options.model
         self.state = RunState.SPAWNED

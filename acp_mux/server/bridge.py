@@ -11,12 +11,13 @@ import asyncio
 import importlib
 import logging
 import os
-import shlex
 from typing import TYPE_CHECKING, Any
 
 from acp_mux import __version__
 from acp_mux.server import params as p
 from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, AfterResponse, Connection, RpcError
+from acp_mux.core.ids import new_ulid
+from acp_mux.server.early_init import caps_of, initialize_result
 from acp_mux.server.self_command import own_command
 from acp_mux.server.agent_choice import AGENT_OPTION, AgentChoices
 from acp_mux.server.store import SessionRecord, SessionStore
@@ -72,9 +73,7 @@ class AcpServer:
     # ── initialize and auth ────────────────────────────────────────────────────────────────────────────────────
     async def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
         requested = p.required(params, "protocolVersion", int)
-        self.client_capabilities = _client_capabilities(params)
-        meta = self.client_capabilities.get("_meta") or {}
-        self.config.terminal_output_meta = bool(meta.get("terminal_output"))
+        self.initialized(params)
         caps = self.adapter.capabilities
         if self.choices is not None:  # any agent may answer: offer what some can take, refuse per agent at prompt time
             from acp_mux.adapters.registry import get_adapter
@@ -87,46 +86,23 @@ class AcpServer:
                 supports_mcp_http=all(c.supports_mcp_http for c in every),
                 supports_mcp_sse=all(c.supports_mcp_sse for c in every),
             )
-        return {
-            "protocolVersion": min(requested, PROTOCOL_VERSION),
-            "agentCapabilities": {
-                "loadSession": True,
-                "promptCapabilities": {
-                    "image": caps.supports_images,
-                    "audio": caps.supports_audio,
-                    "embeddedContext": caps.supports_embedded_context,
-                },
-                "mcpCapabilities": {"http": caps.supports_mcp_http, "sse": caps.supports_mcp_sse},
-                "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
-            },
-            "authMethods": self._auth_methods(),
-            "agentInfo": {"name": "acp-mux", "title": "acp-mux" if self.choices is not None else f"acp-mux: {self.adapter.display_name}", "version": __version__},
-        }
+        logins = [(a.name, a.display_name, a.auth_hint, self.config.binary if a.name == self.config.agent else None)
+                  for a in self._login_adapters() if a.login_args]
+        title = "acp-mux" if self.choices is not None else f"acp-mux: {self.adapter.display_name}"
+        return initialize_result(requested, self.client_capabilities, caps_of(caps), logins, title, own_command(),
+                                 __version__)
+
+    def initialized(self, params: dict[str, Any]) -> None:
+        """What the editor's ``initialize`` tells the bridge; also called when the launcher answered it early
+        (:mod:`acp_mux.server.early_init`), before this server existed."""
+        self.client_capabilities = _client_capabilities(params)
+        meta = self.client_capabilities.get("_meta") or {}
+        self.config.terminal_output_meta = bool(meta.get("terminal_output"))
 
     def _login_adapters(self) -> list[AgentAdapter]:
         if self.choices is None:
             return [self.adapter]
         return [self._adapter_of(name) for name in self.choices.names]
-
-    def _auth_methods(self) -> list[dict[str, Any]]:
-        """Each agent's own login, run in a terminal. The legacy ``terminal-auth`` form names the command, so it
-        is this program's absolute path: an editor's PATH often lacks ``acp-mux``."""
-        return [method for adapter in self._login_adapters() if adapter.login_args for method in [self._auth_method(adapter)]]
-
-    def _auth_method(self, adapter: AgentAdapter) -> dict[str, Any]:
-        name = adapter.name
-        binary = self.config.binary if name == self.config.agent else None
-        args = ["--agent", name, *(["--agent-bin", binary] if binary else []), "--login"]
-        label = f"Log in to {adapter.display_name}"
-        if (self.client_capabilities.get("auth") or {}).get("terminal"):
-            return {"id": f"{name}-login", "name": label, "description": adapter.auth_hint, "type": "terminal", "args": args}
-        command = own_command()
-        return {
-            "id": f"{name}-login",
-            "name": label,
-            "description": f"{adapter.auth_hint} In a terminal: {shlex.join(command + args)}",
-            "_meta": {"terminal-auth": {"command": command[0], "args": command[1:] + args, "label": label}},
-        }
 
     async def authenticate(self, params: dict[str, Any]) -> dict[str, Any]:
         method = p.required(params, "methodId", str)
@@ -136,8 +112,6 @@ class AcpServer:
 
     # ── sessions ───────────────────────────────────────────────────────────────────────────────────────────────
     async def new_session(self, params: dict[str, Any]) -> AfterResponse:
-        from ulid import ULID  # deferred: ulid pulls in importlib.metadata (~12 ms) that initialize does not need
-
         cwd = _require_cwd(params)
         p.mcp_servers(params)
         self._require_startable()
@@ -145,7 +119,7 @@ class AcpServer:
         if self.choices is not None:
             agent = self.choices.default() or agent
         record = SessionRecord(
-            session_id=str(ULID()), agent=agent, cwd=cwd, mode=self.config.mode if agent == self.config.agent else None,
+            session_id=new_ulid(), agent=agent, cwd=cwd, mode=self.config.mode if agent == self.config.agent else None,
             model=self.config.model if agent == self.config.agent else None,
         )
         self.store.save(record)

@@ -78,8 +78,10 @@ WRITE_BATCH_BYTES = 64 << 10  # messages already queued go out in one write, up 
 OUTPUT_LOW_WATER = 2 << 20  # ... and when they may go on
 
 class Connection:
-    def __init__(self, in_fd: int, out_fd: int) -> None:
+    def __init__(self, in_fd: int, out_fd: int, already_read: bytes = b"") -> None:
+        """``already_read``: input the launcher read before this connection existed (see ``early_init``)."""
         self._in_fd, self._out_fd = in_fd, out_fd
+        self._already_read = already_read
         self._methods: dict[str, Handler] = {}
         self._notifications: dict[str, NotificationHandler] = {}
         self._pending: dict[int, asyncio.Future[Any]] = {}
@@ -181,14 +183,17 @@ class Connection:
     def _read_thread(self, lines: "asyncio.Queue[bytes | None]") -> None:
         assert self._loop is not None
         buffer = bytearray()
+        chunk, self._already_read = self._already_read, b""
         while True:
-            try:
-                chunk = os.read(self._in_fd, 1 << 16)
-            except OSError:
-                chunk = b""
             if not chunk:
-                break
+                try:
+                    chunk = os.read(self._in_fd, 1 << 16)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    break
             buffer += chunk
+            chunk = b""
             start = 0
             while (end := buffer.find(b"\n", start)) != -1:
                 self._loop.call_soon_threadsafe(lines.put_nowait, bytes(buffer[start:end]))

@@ -1,0 +1,266 @@
+"""Answer ``initialize`` before anything heavy is imported.
+
+An editor spawns the agent and writes ``initialize`` at once; until it is answered the editor shows nothing. A
+JSON-RPC responder using only the standard library answers in the time the interpreter takes to start, while the
+bridge's own machinery (asyncio, the server, the adapter) costs several times that to import. So the launcher
+(``acp_mux.cli.launch``) first reads the first line itself, and when it is an ``initialize`` this module can answer
+exactly as the server would, writes the answer, and only then lets the rest load; the server is told what the
+editor said (:class:`Early`) and starts from the bytes that followed.
+
+The answer needs a few facts about the agent (its capabilities, name, login) that live in its adapter and the
+registry, whose imports are the heavy part. They are kept as a snapshot in ``agent_facts.json`` next to this
+file, which a test compares with the adapters (``python -m acp_mux.server.early_init`` rewrites it). The answer
+itself is built by :func:`initialize_result` for both paths, so the two cannot differ in anything else.
+
+Only the standard library's ``json``, ``os`` and ``sys`` (and ``shlex`` for one string) are imported here. Whatever
+this module does not fully understand (other options, another first message, a malformed one, several agents at
+once) it leaves to the server, unanswered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+TYPE_CHECKING = False  # typing itself is one of the imports this module exists to avoid
+if TYPE_CHECKING:
+    from typing import Any
+
+FACTS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "agent_facts.json")
+PROTOCOL_VERSION = 1
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+# The serve path's options (acp_mux.cli.main.build_parser) that take a value, and those that take none.
+VALUE_OPTIONS = ("--agent", "--agent-bin", "--transport", "--model", "--mode", "--log-file", "--log-level",
+                 "--inactivity-timeout")
+FLAG_OPTIONS = ("--stdio",)
+MAX_FIRST_LINE = 1 << 20  # an initialize is a few hundred bytes; anything longer is the server's problem
+
+
+class Early:
+    """What was read before the server existed: the ``initialize`` params if it was answered, and every byte after."""
+
+    __slots__ = ("params", "request_id", "answer", "leftover")
+
+    def __init__(self, params: dict[str, Any] | None, request_id: Any, answer: dict[str, Any] | None,
+                 leftover: bytes) -> None:
+        self.params, self.request_id, self.answer, self.leftover = params, request_id, answer, leftover
+
+
+# ── the answer, for both paths ─────────────────────────────────────────────────────────────────────────────────
+def initialize_result(requested: int, client_caps: dict[str, Any], caps: dict[str, bool],
+                      logins: list[tuple[str, str, str, str | None]], title: str, command: list[str],
+                      version: str) -> dict[str, Any]:
+    """The ``initialize`` result. ``caps``: images, audio, embedded_context, mcp_http, mcp_sse; ``logins``: one
+    (agent, display name, auth hint, --agent-bin or None) per agent with a login of its own; ``command``: how a
+    terminal runs this acp-mux again."""
+    return {
+        "protocolVersion": min(requested, PROTOCOL_VERSION),
+        "agentCapabilities": {
+            "loadSession": True,
+            "promptCapabilities": {
+                "image": caps["images"],
+                "audio": caps["audio"],
+                "embeddedContext": caps["embedded_context"],
+            },
+            "mcpCapabilities": {"http": caps["mcp_http"], "sse": caps["mcp_sse"]},
+            "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
+        },
+        "authMethods": [_auth_method(client_caps, command, *login) for login in logins],
+        "agentInfo": {"name": "acp-mux", "title": title, "version": version},
+    }
+
+
+def _auth_method(client_caps: dict[str, Any], command: list[str], name: str, display_name: str, hint: str,
+                 binary: str | None) -> dict[str, Any]:
+    """Each agent's own login, run in a terminal. The legacy ``terminal-auth`` form names the command, so it is this
+    program's absolute path: an editor's PATH often lacks ``acp-mux``."""
+    args = ["--agent", name, *(["--agent-bin", binary] if binary else []), "--login"]
+    label = f"Log in to {display_name}"
+    if (client_caps.get("auth") or {}).get("terminal"):
+        return {"id": f"{name}-login", "name": label, "description": hint, "type": "terminal", "args": args}
+    import shlex
+
+    return {
+        "id": f"{name}-login",
+        "name": label,
+        "description": f"{hint} In a terminal: {shlex.join(command + args)}",
+        "_meta": {"terminal-auth": {"command": command[0], "args": command[1:] + args, "label": label}},
+    }
+
+
+def client_capabilities_or_none(params: dict[str, Any]) -> dict[str, Any] | None:
+    """``clientCapabilities`` when every part the server reads has the type it reads it as; None otherwise (the
+    server then answers with its own error)."""
+    caps = params.get("clientCapabilities")
+    if caps is None:
+        return {}
+    if not isinstance(caps, dict):
+        return None
+    if any(caps.get(key) is not None and not isinstance(caps[key], dict) for key in ("fs", "auth", "_meta")):
+        return None
+    if caps.get("terminal") is not None and not isinstance(caps["terminal"], bool):
+        return None
+    return caps
+
+
+# ── the launcher's side ────────────────────────────────────────────────────────────────────────────────────────
+def serve_target(argv: list[str], environ: dict[str, str] | os._Environ[str]) -> tuple[str, str | None, str | None] | None:
+    """(agent, transport, --agent-bin) when ``argv`` is a plain serve command line this module fully understands,
+    else None. Anything else (doctor, demo, --login, --help, an unknown option, a bad value, no agent) goes to the
+    full command line parser, unanswered here."""
+    values: dict[str, str] = {}
+    at = 0
+    while at < len(argv):
+        arg = argv[at]
+        if arg == "--":
+            break  # the agent's own arguments follow: they do not change the answer
+        name, eq, value = arg.partition("=")
+        if name in FLAG_OPTIONS and not eq:
+            at += 1
+            continue
+        if name not in VALUE_OPTIONS:
+            return None
+        if not eq:
+            if at + 1 >= len(argv) or argv[at + 1].startswith("--"):
+                return None
+            value = argv[at + 1]
+            at += 1
+        values[name] = value
+        at += 1
+    if "--log-level" in values and values["--log-level"].strip().upper() not in LOG_LEVELS:
+        return None
+    if "--inactivity-timeout" in values:
+        try:
+            float(values["--inactivity-timeout"])
+        except ValueError:
+            return None
+    agent = values.get("--agent") or environ.get("ACP_MUX_AGENT") or None
+    if not agent or agent == "auto":
+        return None  # several agents at once: the server works out what they can do together
+    transport = values.get("--transport") or environ.get(f"ACP_MUX_{agent.upper()}_TRANSPORT") or None
+    return agent, transport, values.get("--agent-bin")
+
+
+def load_facts(agent: str, transport: str | None) -> dict[str, Any] | None:
+    """The snapshot's facts for ``agent`` over ``transport`` (its default when None); None if it has none."""
+    try:
+        with open(FACTS_FILE, encoding="utf-8") as fh:
+            facts = json.load(fh).get(agent)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(facts, dict) or not facts.get("transports"):
+        return None
+    chosen = transport or facts["default_transport"]
+    caps = facts["transports"].get(chosen)
+    if caps is None:
+        return None
+    return {"display_name": facts["display_name"], "auth_hint": facts["auth_hint"], "login": facts["login"],
+            "caps": caps}
+
+
+def read_first_line(fd: int) -> bytes:
+    """Bytes from ``fd`` up to and including the first newline (or end of input), reading no more than needed
+    beyond it; whatever else arrived with it is kept by the caller."""
+    data = b""
+    while b"\n" not in data and len(data) < MAX_FIRST_LINE:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def answer_early(argv: list[str], fd_in: int = 0, fd_out: int = 1) -> Early | None:
+    """Read the editor's first message; when it is an ``initialize`` this module can answer, write the answer to
+    ``fd_out``. Returns what the server needs to carry on (None: nothing was read, the server starts as usual)."""
+    target = serve_target(argv, os.environ)
+    if target is None or os.isatty(fd_in):
+        return None
+    agent, transport, binary = target
+    facts = load_facts(agent, transport)
+    if facts is None:
+        return None
+    data = read_first_line(fd_in)
+    line, newline, rest = data.partition(b"\n")
+    message = _initialize_request(line) if newline else None
+    if message is None:
+        return Early(None, None, None, data)
+    params = message["params"]
+    client_caps = client_capabilities_or_none(params)
+    if client_caps is None:
+        return Early(None, None, None, data)
+    from acp_mux import __version__
+    from acp_mux.server.self_command import own_command
+
+    result = initialize_result(
+        params["protocolVersion"], client_caps, facts["caps"],
+        [(agent, facts["display_name"], facts["auth_hint"], binary)] if facts["login"] else [],
+        f"acp-mux: {facts['display_name']}", own_command(), __version__,
+    )
+    reply = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}, separators=(",", ":"))
+    os.write(fd_out, reply.encode() + b"\n")
+    return Early(params, message["id"], result, rest)
+
+
+def _initialize_request(line: bytes) -> dict[str, Any] | None:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or message.get("method") != "initialize":
+        return None
+    request_id = message.get("id")
+    if not isinstance(request_id, (int, str)) or isinstance(request_id, bool):
+        return None
+    params = message.get("params")
+    if not isinstance(params, dict):
+        return None
+    version = params.get("protocolVersion")
+    if not isinstance(version, int) or isinstance(version, bool):
+        return None
+    return message
+
+
+# ── the snapshot ───────────────────────────────────────────────────────────────────────────────────────────────
+def current_facts() -> dict[str, Any]:
+    """The facts as the registry and the adapters state them now (imports every adapter: tests and tools only)."""
+    from acp_mux.adapters.registry import ENTRIES, get_adapter
+
+    out: dict[str, Any] = {}
+    for name in ENTRIES:
+        entry = ENTRIES[name]
+        if not entry.supported:
+            continue
+        adapters = {transport: get_adapter(name, transport) for transport in entry.transports}
+        first = next(iter(adapters.values()))
+        out[name] = {
+            "display_name": first.display_name,
+            "auth_hint": first.auth_hint,
+            "login": bool(first.login_args),
+            "default_transport": entry.default_transport,
+            "transports": {transport: caps_of(adapter.capabilities) for transport, adapter in adapters.items()},
+        }
+    return out
+
+
+def caps_of(capabilities: Any) -> dict[str, bool]:
+    """The capabilities ``initialize`` reports, from an adapter's :class:`AgentCapabilities`."""
+    return {
+        "images": capabilities.supports_images,
+        "audio": capabilities.supports_audio,
+        "embedded_context": capabilities.supports_embedded_context,
+        "mcp_http": capabilities.supports_mcp_http,
+        "mcp_sse": capabilities.supports_mcp_sse,
+    }
+
+
+def write_facts(path: str = FACTS_FILE) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(current_facts(), fh, indent=1, sort_keys=True)
+        fh.write("\n")
+
+
+if __name__ == "__main__":
+    write_facts()
+    print(f"wrote {FACTS_FILE}", file=sys.stderr)
