@@ -19,7 +19,6 @@ from acp_mux.adapters.registry import ENTRIES, get_adapter
 from acp_mux.server import early_init
 from acp_mux.server.bridge import AcpServer
 from acp_mux.server.live_session import BridgeConfig
-from acp_mux.server.store import SessionStore
 
 SUPPORTED = [(name, transport) for name in ENTRIES if ENTRIES[name].supported
              for transport in ENTRIES[name].transports]
