@@ -117,12 +117,12 @@ def _parent(m: dict[str, Any]) -> str | None:
     return parent if isinstance(parent, str) and parent else None
 
 
-def _progress(ctx: ParseContext, tool_id: Any, message: str | None, progress: Any) -> list[BaseEvent]:
+def _progress(ctx: ParseContext, tool_id: Any, message: str | None, progress: Any, status: str = "running") -> list[BaseEvent]:
     """A progress event for a tool call this run announced (progress of anything else has nowhere to go)."""
     if not isinstance(tool_id, str) or ctx.tool_name(tool_id) is None:
         return []
     amount = float(progress) if isinstance(progress, (int, float)) and not isinstance(progress, bool) else None
-    return [ev.ToolProgressEvent(tool_call_id=tool_id, message=message, progress=amount)]
+    return [ev.ToolProgressEvent(tool_call_id=tool_id, message=message, progress=amount, status=status)]
 
 
 def _list(value: Any) -> list[Any]:
@@ -283,11 +283,24 @@ class ClaudeAdapter(AgentAdapter):
             return events + [ev.RetryEvent(attempt=attempt, max_attempts=max_attempts, reason=reason, delay_ms=delay)]
         if sub == "status" and m.get("status") == "compacting":
             return [ev.DebugEvent(level="info", message="claude: compacting the conversation")]
-        if sub == "task_progress":  # a subagent (Task/Agent tool) at work: progress of that tool call
+        if sub in ("task_started", "task_progress", "task_notification"):  # a long-running tool or subagent
+            return self._task(m, ctx)
+        return []
+
+    def _task(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """Claude's own progress items for a call that runs a while: ``task_started`` (a Bash command past a few
+        seconds, a subagent), ``task_progress`` (a subagent's tool uses so far), ``task_notification`` (the task's
+        end, before the call's result): all progress of that tool call, never its end."""
+        sub = m.get("subtype")
+        if sub == "task_progress":
             usage = _dict(m.get("usage"))
             message = " · ".join(str(x) for x in (m.get("description"), m.get("last_tool_name")) if x)
             return _progress(ctx, m.get("tool_use_id"), message or None, usage.get("tool_uses"))
-        return []
+        if sub == "task_started":
+            return _progress(ctx, m.get("tool_use_id"), str(m.get("description") or "") or None, None)
+        status = m.get("status")
+        return _progress(ctx, m.get("tool_use_id"), str(m.get("summary") or "") or None, None,
+                         status=status if isinstance(status, str) and status else "running")
 
     def _on_tool_progress(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         """``tool_progress``: a tool still running, with the seconds it has taken so far."""

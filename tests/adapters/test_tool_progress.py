@@ -47,6 +47,27 @@ def test_claude_tool_progress_and_task_progress_become_progress_of_the_call() ->
     ]  # progress of a call this run never announced has nowhere to go
 
 
+# Real lines of claude 2.1.197 running `sleep 7; echo slept` through Bash (captured against the scripted model
+# server with tests/fixtures/capture.py; ids as recorded, the tool_use id renamed to the one announced here).
+CLAUDE_TASK_LINES = [
+    {"type": "system", "subtype": "task_started", "task_id": "bus697fmb", "tool_use_id": "toolu_1",
+     "description": "Sleep a while", "task_type": "local_bash", "uuid": "0a3a76c4-1be1-4ed2-9f99-40a8cacd8933",
+     "session_id": "b9cb451f-70e9-4aab-b90b-eb6aea64fe85"},
+    {"type": "system", "subtype": "task_notification", "task_id": "bus697fmb", "tool_use_id": "toolu_1",
+     "status": "completed", "output_file": "", "summary": "Sleep a while", "uuid": "c68669d5-6ea5-45c3-bd35-ab757963aa3e",
+     "session_id": "b9cb451f-70e9-4aab-b90b-eb6aea64fe85"},
+]  # fmt: skip
+
+
+def test_claude_task_items_of_a_long_command_are_its_progress() -> None:
+    adapter, ctx = _claude_with_bash()
+    events = feed(adapter, CLAUDE_TASK_LINES, ctx)
+    assert [(e.type, e.tool_call_id, e.status, e.message) for e in events] == [
+        ("tool_progress", "toolu_1", "running", "Sleep a while"),
+        ("tool_progress", "toolu_1", "completed", "Sleep a while"),
+    ]  # the call itself ends with its tool_result, not here
+
+
 def test_codex_mcp_progress_notification_becomes_progress_of_the_item() -> None:
     mcp = {"type": "mcpToolCall", "id": "m1", "server": "docs", "tool": "search", "arguments": {"q": "x"}, "status": "inProgress"}
     events = _turn(
