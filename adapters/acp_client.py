@@ -15,7 +15,12 @@ The client side, as a careful ACP client does it:
   (``session/resume`` when offered, else ``session/load`` with the agent's replay suppressed: the bridge has its
   own record), falling back to a new session with a visible note when the agent cannot.
 - Permission requests become ``approval_request`` about a tool call the editor has been shown (announced first
-  when the agent asks before describing it). The bridge's answer is mapped onto the option ids the agent offered.
+  when the agent asks before describing it). An agent that asks through a form elicitation instead (ACP unstable
+  ``elicitation/create``: one field whose enum is an approve/deny pair, e.g. omp's write tools) gets the same
+  treatment when its adapter sets :attr:`AcpClientAdapter.elicitation_form`: a tool call built from the question
+  (:meth:`AcpClientAdapter.elicitation_tool_call`) is announced, asked about, and the agent's own ``tool_call``
+  that follows the answer is linked to it (same path, else the oldest one waiting), so the editor sees one call.
+  Other elicitations are declined. A call the person refused shows no more progress, only its end. The bridge's answer is mapped onto the option ids the agent offered.
   "Always" is remembered by the bridge and answered to the agent as a one-time allow, so an agent's own "always"
   (which may mean far more, e.g. gemini switching to auto-edit mode) never widens what the person's label said.
 - Cancel is ``session/cancel``; questions still open are answered ``cancelled``. The bridge escalates if the agent
@@ -80,6 +85,12 @@ class AcpRun(PerRun):
     prompt_in_flight: int | None = None
     cancelling: bool = False
     permissions: dict[str, tuple[Any, list[dict[str, Any]]]] = field(default_factory=dict)  # interaction → (rpc id, options)
+    asked_tools: dict[str, str] = field(default_factory=dict)  # interaction → the tool call it is about
+    elicitations: dict[str, str] = field(default_factory=dict)  # interaction → the form field that carries the answer
+    awaiting_call: list[tuple[str, str | None, str]] = field(default_factory=list)  # elicited calls: (shown id, path, kind)
+    aliases: dict[str, str] = field(default_factory=dict)  # the agent's tool call id → the id the editor was shown
+    refused: set[str] = field(default_factory=set)  # tool calls the person refused: only their end is news
+    last_text: str = ""  # the agent's text since its last tool call (agents that report failures as text)
     client_requests: dict[str, tuple[Any, str, dict[str, Any]]] = field(default_factory=dict)  # ours → (rpc id, method, params)
 
     KEY = "acp_run"
@@ -94,6 +105,11 @@ class AcpClientAdapter(AgentAdapter):
     discovery fields, and override the quirk hooks they need."""
 
     acp_args: tuple[str, ...] = ("acp",)
+    # The agent asks for approvals through form elicitations (ACP unstable): advertise them and show them as
+    # permission dialogs. The bridge really can answer them, so this is no capability the editor lacks.
+    elicitation_form: ClassVar[bool] = False
+    # session/resume replays the history before answering, as session/load does (hermes): suppress it likewise.
+    resume_replays: ClassVar[bool] = False
     run_type: ClassVar[type[AcpRun]] = AcpRun  # the per-run state start() builds (a subclass adds an agent's fields)
     capabilities = AgentCapabilities(persistent_process=True)
 
@@ -115,10 +131,13 @@ class AcpClientAdapter(AgentAdapter):
         """What we tell the agent we can do: exactly what the editor offered, no more."""
         editor = options.client_capabilities or {}
         fs = editor.get("fs") if isinstance(editor.get("fs"), dict) else {}
-        return {
+        offered: dict[str, Any] = {
             "fs": {"readTextFile": bool(fs.get("readTextFile")), "writeTextFile": bool(fs.get("writeTextFile"))},
             "terminal": bool(editor.get("terminal")),
         }
+        if self.elicitation_form:
+            offered["elicitation"] = {"form": {}}
+        return offered
 
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
         run = self.run_type(peer=JsonRpcPeer(), options=options).keep(ctx)
@@ -145,6 +164,7 @@ class AcpClientAdapter(AgentAdapter):
         native = options.session_id
         caps = run.agent_capabilities
         if native and "resume" in _dict(caps.get("sessionCapabilities")):
+            run.loading = self.resume_replays
             run.peer.request(ctx, "session/resume", {**base, "sessionId": native}, self._session_opened(ctx, native))
         elif native and caps.get("loadSession"):
             run.loading = True
@@ -215,6 +235,7 @@ class AcpClientAdapter(AgentAdapter):
     def _send_prompt_now(self, prompt: Prompt, ctx: ParseContext) -> None:
         run = AcpRun.of(ctx)
         run.cancelling = False
+        run.last_text = ""
         params = {"sessionId": run.session_id, "prompt": self.prompt_blocks(prompt)}
         run.prompt_in_flight = run.peer.request(
             ctx, "session/prompt", params, lambda result, error: self._prompt_done(result, error, ctx)
@@ -271,7 +292,8 @@ class AcpClientAdapter(AgentAdapter):
         for interaction_id in list(run.permissions):  # ACP: open questions are answered "cancelled"
             rpc_id, _ = run.permissions.pop(interaction_id)
             ctx.approvals.pop(interaction_id, None)
-            run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "cancelled"}})
+            run.asked_tools.pop(interaction_id, None)
+            self._answer_cancelled(run, interaction_id, rpc_id, ctx)
         run.peer.notify(ctx, "session/cancel", {"sessionId": run.session_id})
         return True
 
@@ -339,6 +361,8 @@ class AcpClientAdapter(AgentAdapter):
         try:
             if method == "session/request_permission":
                 return self._permission(rpc_id, params, ctx)
+            if method == "elicitation/create":
+                return self._elicitation(rpc_id, params, ctx)
             if method.startswith("fs/") or method.startswith("terminal/"):
                 return self._client_request(rpc_id, method, params, ctx)
         except Exception as exc:  # a malformed request is answered, never left waiting
@@ -358,7 +382,9 @@ class AcpClientAdapter(AgentAdapter):
         content = update.get("content")
         if isinstance(content, dict) and content.get("type") == "image" and isinstance(content.get("data"), str):
             return ctx.begin_turn() + [ev.ImageOutputEvent(mime_type=str(content.get("mimeType") or "image/png"), base64=content["data"])]
-        return ctx.text_delta(block_text(content))
+        text = block_text(content)
+        AcpRun.of(ctx).last_text += text
+        return ctx.text_delta(text)
 
     def _update_agent_thought_chunk(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         return ctx.thinking_delta(block_text(update.get("content")))
@@ -370,9 +396,12 @@ class AcpClientAdapter(AgentAdapter):
         return kind if isinstance(kind, str) and kind else "tool"
 
     def _update_tool_call(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        tool_id = update.get("toolCallId")
-        if not isinstance(tool_id, str) or not tool_id:
+        tool_id = self._shown_id(update, ctx, new_call=True)
+        if tool_id is None:
             return []
+        AcpRun.of(ctx).last_text = ""
+        if tool_id in AcpRun.of(ctx).refused:
+            return self._refused_progress(tool_id, update, ctx)
         display = tool_display(update, ctx.cwd)
         raw_input = update.get("rawInput")
         if tool_id in ctx.tools:  # announced earlier (e.g. by a permission request that came first)
@@ -381,9 +410,11 @@ class AcpClientAdapter(AgentAdapter):
         return events + self._tool_status(tool_id, update.get("status"), update, None, ctx)
 
     def _update_tool_call_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        tool_id = update.get("toolCallId")
-        if not isinstance(tool_id, str) or not tool_id:
+        tool_id = self._shown_id(update, ctx, new_call=False)
+        if tool_id is None:
             return []
+        if tool_id in AcpRun.of(ctx).refused:
+            return self._refused_progress(tool_id, update, ctx)
         display = tool_display(update, ctx.cwd)
         if tool_id not in ctx.tools:
             if update.get("status") in ("completed", "failed") and not (update.get("title") or update.get("kind")):
@@ -391,6 +422,29 @@ class AcpClientAdapter(AgentAdapter):
             events = ctx.tool_start(tool_id, self.tool_name_of(update), update.get("rawInput"), display=display, ready=True)
             return events + self._tool_status(tool_id, update.get("status"), update, None, ctx)
         return self._tool_progress(tool_id, update, display, ctx)
+
+    def _shown_id(self, update: dict[str, Any], ctx: ParseContext, *, new_call: bool) -> str | None:
+        """The id the editor knows this agent tool call by: its own, or the elicited call it was linked to."""
+        tool_id = update.get("toolCallId")
+        if not isinstance(tool_id, str) or not tool_id:
+            return None
+        run = AcpRun.of(ctx)
+        if tool_id in run.aliases:
+            return run.aliases[tool_id]
+        if new_call and tool_id not in ctx.tools and run.awaiting_call:
+            linked = _awaited(run.awaiting_call, _paths_of(update), update.get("kind"))
+            if linked is not None:
+                run.awaiting_call.remove(linked)
+                run.aliases[tool_id] = linked[0]
+                return linked[0]
+        return tool_id
+
+    def _refused_progress(self, tool_id: str, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """A refused call: the editor already shows it failed; only the agent's end of it closes our record."""
+        if update.get("status") in ("completed", "failed") or tool_id not in ctx.tools:
+            AcpRun.of(ctx).refused.discard(tool_id)
+            return ctx.tool_error(tool_id, _failure_text(update) if update.get("status") == "failed" else "rejected")
+        return []
 
     def _tool_progress(self, tool_id: str, update: dict[str, Any], display: ToolDisplay | None, ctx: ParseContext) -> list[BaseEvent]:
         status = update.get("status")
@@ -460,14 +514,21 @@ class AcpClientAdapter(AgentAdapter):
             run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "cancelled"}})
             return []
         tool_id = self.permission_tool_id(tool_call, ctx)
+        return self._ask(f"acp-permission-{rpc_id}", rpc_id, tool_id, tool_call, options, ctx)
+
+    def _ask(
+        self, interaction_id: str, rpc_id: Any, tool_id: str, tool_call: dict[str, Any], options: list[dict[str, Any]], ctx: ParseContext
+    ) -> list[BaseEvent]:
+        """Announce the tool call if the editor has not seen it, then ask about it."""
+        run = AcpRun.of(ctx)
         display = tool_display(tool_call, ctx.cwd)
         events: list[BaseEvent] = []
         if tool_id not in ctx.tools:  # the editor must see the tool call before the question about it
             events += ctx.tool_start(tool_id, self.tool_name_of(tool_call), tool_call.get("rawInput"), display=display, ready=True)
         elif display is not None:
             events.append(ev.ToolUpdateEvent(tool_call_id=tool_id, display=display))
-        interaction_id = f"acp-permission-{rpc_id}"
         run.permissions[interaction_id] = (rpc_id, options)
+        run.asked_tools[interaction_id] = tool_id
         ctx.approvals[interaction_id] = rpc_id
         title = tool_call.get("title") if isinstance(tool_call.get("title"), str) else ""
         events.append(
@@ -481,6 +542,33 @@ class AcpClientAdapter(AgentAdapter):
         )
         return events
 
+    def _elicitation(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """``elicitation/create``: a form that is an approve/deny choice becomes a permission dialog; anything else
+        is declined (the bridge has no form UI to show the editor)."""
+        run = AcpRun.of(ctx)
+        choice = approval_form(params) if self.elicitation_form else None
+        tool_call = self.elicitation_tool_call(params, ctx) if choice is not None else None
+        if choice is None or tool_call is None:
+            run.peer.respond(ctx, rpc_id, {"action": "decline"})
+            return []
+        name, approve, deny = choice
+        tool_id = tool_call.get("toolCallId") if isinstance(tool_call.get("toolCallId"), str) else f"elicitation-{rpc_id}"
+        tool_call = {**tool_call, "toolCallId": tool_id}
+        interaction_id = f"acp-elicitation-{rpc_id}"
+        run.elicitations[interaction_id] = name
+        paths = _paths_of(tool_call)
+        kind = tool_call.get("kind") if isinstance(tool_call.get("kind"), str) else "other"
+        run.awaiting_call.append((tool_id, paths[0] if paths else None, kind))
+        options = [{"optionId": approve, "name": approve, "kind": "allow_once"}, {"optionId": deny, "name": deny, "kind": "reject_once"}]
+        return self._ask(interaction_id, rpc_id, tool_id, tool_call, options, ctx)
+
+    def elicitation_tool_call(self, params: dict[str, Any], ctx: ParseContext) -> dict[str, Any] | None:
+        """The tool call an approval elicitation is about, as an ACP ``ToolCall`` (title, kind, locations, content,
+        rawInput; ``toolCallId`` optional). Quirk hook: agents whose message names the tool and file say so.
+        Default: a call titled with the message's first line. None declines the elicitation."""
+        message = params.get("message") if isinstance(params.get("message"), str) else ""
+        return {"title": message.splitlines()[0] if message else "approval", "kind": "other"}
+
     def permission_tool_id(self, tool_call: dict[str, Any], ctx: ParseContext) -> str:
         """Which tool call a permission request is about. Quirk hook for agents whose ids do not match."""
         tool_id = tool_call.get("toolCallId")
@@ -490,17 +578,30 @@ class AcpClientAdapter(AgentAdapter):
         run = AcpRun.of(ctx)
         entry = run.permissions.pop(interaction_id, None)
         ctx.approvals.pop(interaction_id, None)
+        tool_id = run.asked_tools.pop(interaction_id, None)
         if entry is None:
             return
         rpc_id, options = entry
+        if not decision.approve and tool_id is not None:
+            run.refused.add(tool_id)
         if not decision.approve and run.cancelling:
-            run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "cancelled"}})
+            self._answer_cancelled(run, interaction_id, rpc_id, ctx)
             return
         option_id = choose_option(options, "allow" if decision.approve else "reject")
+        field_name = run.elicitations.pop(interaction_id, None)
+        if field_name is not None and option_id is not None:
+            run.peer.respond(ctx, rpc_id, {"action": "accept", "content": {field_name: option_id}})
+            return
         if option_id is None:  # the agent offered no way to say this: a refusal is "cancelled", never an allow
             run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "cancelled"}})
             return
         run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "selected", "optionId": option_id}})
+
+    def _answer_cancelled(self, run: AcpRun, interaction_id: str, rpc_id: Any, ctx: ParseContext) -> None:
+        if run.elicitations.pop(interaction_id, None) is not None:
+            run.peer.respond(ctx, rpc_id, {"action": "cancel"})
+        else:
+            run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "cancelled"}})
 
     # ── fs/* and terminal/* ────────────────────────────────────────────────────────────────────────────────────
     def _client_request(self, rpc_id: Any, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
@@ -627,6 +728,48 @@ def rule_input(tool_call: dict[str, Any], known_input: Any = None) -> dict[str, 
                     out["path"] = item["path"]
                     break
     return out
+
+
+_APPROVE_WORDS = ("approve", "allow", "accept", "yes", "ok", "proceed")
+_DENY_WORDS = ("deny", "reject", "decline", "no", "refuse", "cancel")
+
+
+def approval_form(params: dict[str, Any]) -> tuple[str, str, str] | None:
+    """(field, approve value, deny value) when an elicitation is a form with one required choice between an
+    approve-like and a deny-like value (omp: ``value`` ∈ ["Approve", "Deny"]); None for any other form."""
+    if params.get("mode", "form") != "form":
+        return None
+    schema = _dict(params.get("requestedSchema"))
+    properties = _dict(schema.get("properties"))
+    if len(properties) != 1:
+        return None
+    (name, prop), = properties.items()
+    values = [v for v in _dict(prop).get("enum") or () if isinstance(v, str)]
+    approve = [v for v in values if v.strip().lower() in _APPROVE_WORDS]
+    deny = [v for v in values if v.strip().lower() in _DENY_WORDS]
+    if len(values) != 2 or len(approve) != 1 or len(deny) != 1:
+        return None
+    return name, approve[0], deny[0]
+
+
+def _paths_of(tool_call: dict[str, Any]) -> list[str]:
+    """The files a tool call names: its locations, diffs and raw input's path."""
+    paths = [loc["path"] for loc in tool_call.get("locations") or () if isinstance(loc, dict) and isinstance(loc.get("path"), str)]
+    paths += [c["path"] for c in tool_call.get("content") or () if isinstance(c, dict) and c.get("type") == "diff" and isinstance(c.get("path"), str)]
+    raw = _dict(tool_call.get("rawInput"))
+    for key in ("path", "file_path", "filePath"):
+        if isinstance(raw.get(key), str):
+            paths.append(raw[key])
+    return paths
+
+
+def _awaited(awaiting: list[tuple[str, str | None, str]], paths: list[str], kind: Any) -> tuple[str, str | None, str] | None:
+    """The elicited call an agent's new tool call carries out: of the same kind (or either unknown), about the same
+    file; a call that names no file carries out the oldest one waiting."""
+    fitting = [e for e in awaiting if not isinstance(kind, str) or kind in (e[2], "other") or e[2] == "other"]
+    if paths:
+        return next((entry for entry in fitting if entry[1] in paths), None)
+    return fitting[0] if fitting else None
 
 
 def choose_option(options: list[dict[str, Any]], answer: str) -> str | None:

@@ -196,6 +196,15 @@ _ROWS: tuple[AgentEntry, ...] = (
         package="@oh-my-pi/pi-coding-agent",
         install_hint="npm install -g @oh-my-pi/pi-coding-agent",
         requires="bun >= 1.3.14",
+        # No terminal sign-in command: omp signs in with /login inside its interactive TUI, or takes provider keys.
+        auth_env=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"),
+        auth_hint="Set your provider's API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY) in the agent's "
+        "environment, add a provider to ~/.omp/agent/models.yml, or sign in with /login in `omp`'s interactive mode.",
+        transports={"acp": "acp_mux.adapters.omp:OmpAdapter"},
+        tested_version="18.2.3",
+        status="works through its own ACP mode (started with --approval-mode always-ask): permissions for "
+        "commands and, through form elicitations, for writes and edits (diffs), modes, model and thinking "
+        "settings, cancel, resume; 401/429 become typed errors",
     ),
     AgentEntry(
         name="openclaw",
@@ -211,6 +220,16 @@ _ROWS: tuple[AgentEntry, ...] = (
         binary="hermes",
         package="hermes-agent",
         install_hint="pipx install 'hermes-agent[acp]'",
+        login_args=("setup",),  # hermes' interactive setup wizard: provider, model and key
+        auth_env=("OPENROUTER_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"),
+        auth_hint="Run hermes' setup (provider, model and key go to ~/.hermes), or set the provider's API key "
+        "in the agent's environment.",
+        login_files=("${HERMES_HOME:-~/.hermes}/auth.json", "${HERMES_HOME:-~/.hermes}/.env"),
+        transports={"acp": "acp_mux.adapters.hermes:HermesAdapter"},
+        tested_version="0.19.0",
+        status="works through its own ACP mode: questions linked to their tool calls, diffs for edits, "
+        "dangerous-command approvals, modes, cancel (also while asking), resume; 401/429 become typed errors; "
+        "slow first start",
     ),
     AgentEntry(
         name="demo",  # DEMO_AGENT

@@ -101,14 +101,14 @@ def registry_entry(row: AgentEntry, meta: dict[str, str]) -> dict[str, object]:
 
 
 def registry_files() -> dict[Path, str]:
-    """Every file under packaging/acp-registry, by path: one folder per supported agent (not the demo: the
-    registry lists agents people sign in to)."""
+    """Every file under packaging/acp-registry, by path: one folder per supported agent with a terminal sign-in
+    (not the demo, nor an agent such as omp that signs in only inside its own TUI: the registry demands a login)."""
     meta = project()
     icon = ICON.read_text()
     files: dict[Path, str] = {}
     for name in AGENT_NAMES:
         row = ENTRIES[name]
-        if not row.supported:
+        if not row.supported or not row.login_command:
             continue
         folder = REGISTRY_DIR / registry_id(name)
         files[folder / "agent.json"] = json.dumps(registry_entry(row, meta), indent=2) + "\n"

@@ -175,5 +175,5 @@ def assert_ordering(events: list[BaseEvent]) -> None:
         elif t == "approval_request":
             tid = e.tool_call_id  # type: ignore[attr-defined]
             assert tid is None or tid in tools, f"{where}: approval for unannounced tool {tid}"
-        if is_terminal_event(e):
+        if is_terminal_event(e) and t != "interrupted":  # as the runtime: a persistent agent goes on after a cancel
             terminal = t

@@ -1,0 +1,232 @@
+"""NousResearch hermes-agent (``hermes acp``, PyPI ``hermes-agent[acp]``) through its own ACP mode, on the
+ACP-client family.
+
+What is only hermes' (everything else is the family's, ``acp_client.py``; the facts are pinned by the recorded
+transcripts in ``tests/fixtures/hermes``):
+- hermes announces a tool call first (id ``tc-<hex>``, no status, no rawInput), then asks with a
+  ``session/request_permission`` whose toolCallId matches **no** tool call: ``edit-approval-N`` for
+  ``write_file``/``patch`` (a diff, options allow_once/deny) and ``perm-check-N`` for dangerous commands (plain
+  commands never ask). :meth:`HermesAdapter.permission_tool_id` links the question to the latest open tool call of
+  the same kind about the same file or command, so the editor sees one call with its question (and the diff);
+- ``write_file`` and ``patch`` calls never get a ``tool_call_update``. Decision: such a call is settled when hermes
+  moves on (its next tool call, text or thought, or the prompt's answer): refused → failed; allowed and the
+  question's diff is a whole-file one (write_file, patch ``replace``) → completed when the file now holds that
+  text, failed (saying so) when it does not; otherwise (no question, e.g. mode ``accept_edits``) → failed when the
+  file does not exist (a patch of a missing file fails without asking), else completed, as hermes went on without
+  reporting an error. The diff it asked with stays on the call;
+- a failed model request is no JSON-RPC error: one text chunk "HTTP 401: …" or "API call failed after 1 retries:
+  HTTP 429: …" and ``end_turn`` without usage. That turn becomes a typed auth or rate-limit error;
+- text after a tool call starts with "\\n\\n": the bridge starts each message without leading blank lines;
+- a cancel while a question is open must not answer "cancelled": hermes then fails the prompt (-32603) and keeps
+  its turn running, so the next prompt is only queued. The bridge answers hermes' own "deny" option instead,
+  then sends ``session/cancel``;
+- ``session/resume`` replays the whole history before answering, like ``session/load``: suppressed likewise;
+- startup is slow (probes of the provider): the bridge's warm start at session/new hides most of it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun, choose_option
+from acp_mux.adapters.base import AgentCapabilities
+from acp_mux.core.parse_context import ParseContext
+
+if TYPE_CHECKING:
+    from acp_mux.core.events import BaseEvent
+
+_HTTP_FAILURE = re.compile(r"^(?:API call failed after \d+ retries:\s*)?HTTP ([45]\d\d)\b")
+_SILENT_TITLES = ("write:", "patch")  # hermes' write_file and patch calls: never an update
+_NEWS = ("agent_message_chunk", "agent_thought_chunk", "tool_call")
+MAX_CHECK_BYTES = 5_000_000
+
+
+@dataclass
+class SilentCall:
+    """A write_file/patch call hermes will never finish: what the bridge needs to settle it."""
+
+    path: str | None = None
+    expected: str | None = None  # the whole file the question's diff showed (write_file, patch replace)
+    asking: bool = False  # its question is still open
+
+
+@dataclass
+class HermesRun(AcpRun):
+    """The family's run state, plus what hermes' quirks need (``HermesRun.of(ctx)``)."""
+
+    calls: dict[str, tuple[str, list[str], str]] = field(default_factory=dict)  # open tool calls: (kind, paths, command)
+    silent: dict[str, SilentCall] = field(default_factory=dict)
+    saw_usage: bool = False
+
+
+class HermesAdapter(AcpClientAdapter):
+    name = "hermes"
+    run_type = HermesRun
+    resume_replays = True
+    capabilities = AgentCapabilities(
+        supports_thinking=True,
+        supports_thinking_streaming=True,
+        supports_tool_call_streaming=True,
+        native_acp=True,
+        supports_approval=True,
+        persistent_process=True,
+        can_resume=True,
+        supports_images=True,
+        supports_interrupt_in_protocol=True,
+    )
+
+    # ── updates ────────────────────────────────────────────────────────────────────────────────────────────────
+    def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        run = HermesRun.of(ctx)
+        kind = update.get("sessionUpdate")
+        events: list[BaseEvent] = []
+        if kind in _NEWS and update.get("toolCallId") not in run.silent:
+            events += self._settle(ctx)
+        if kind == "agent_message_chunk" and not ctx.text_open:
+            content = update.get("content")
+            if isinstance(content, dict) and isinstance(content.get("text"), str):
+                text = content["text"].lstrip("\n")
+                if not text:
+                    return events
+                update = {**update, "content": {**content, "text": text}}
+        if kind == "tool_call":
+            self._remember_call(update, run)
+        elif kind == "tool_call_update" and update.get("status") in ("completed", "failed"):
+            run.calls.pop(str(update.get("toolCallId")), None)
+        return events + super().on_update(update, ctx)
+
+    def _remember_call(self, update: dict[str, Any], run: HermesRun) -> None:
+        tool_id = update.get("toolCallId")
+        if not isinstance(tool_id, str):
+            return
+        kind = update.get("kind") if isinstance(update.get("kind"), str) else "other"
+        paths = [loc["path"] for loc in update.get("locations") or () if isinstance(loc, dict) and isinstance(loc.get("path"), str)]
+        title = update.get("title") if isinstance(update.get("title"), str) else ""
+        command = title.split(":", 1)[1].strip() if kind == "execute" and ":" in title else ""
+        run.calls[tool_id] = (kind, paths, command)
+        if kind == "edit" and title.startswith(_SILENT_TITLES):
+            run.silent[tool_id] = SilentCall(path=paths[0] if paths else None)
+
+    def _settle(self, ctx: ParseContext) -> list[BaseEvent]:
+        """Close the write_file/patch calls hermes has moved on from (see the module docstring)."""
+        run = HermesRun.of(ctx)
+        events: list[BaseEvent] = []
+        for tool_id, call in list(run.silent.items()):
+            if call.asking:
+                continue
+            del run.silent[tool_id]
+            run.calls.pop(tool_id, None)
+            if tool_id not in ctx.tools:
+                continue
+            if tool_id in run.refused:
+                run.refused.discard(tool_id)
+                events += ctx.tool_error(tool_id, "Rejected.")
+            elif call.path is not None and not os.path.lexists(call.path):
+                events += ctx.tool_error(tool_id, f"hermes reported no result, and {call.path} does not exist")
+            elif call.expected is None or call.path is None or _holds(call.path, call.expected, ctx.cwd):
+                events += ctx.tool_result(tool_id, None)
+            else:
+                events += ctx.tool_error(tool_id, f"hermes reported no result, and {call.path} does not hold the new text")
+        return events
+
+    def _prompt_done(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
+        events = self._settle(ctx) if error is None else []
+        HermesRun.of(ctx).calls.clear()
+        return events + super()._prompt_done(result, error, ctx)
+
+    # ── permissions ────────────────────────────────────────────────────────────────────────────────────────────
+    def permission_tool_id(self, tool_call: dict[str, Any], ctx: ParseContext) -> str:
+        run = HermesRun.of(ctx)
+        kind = tool_call.get("kind")
+        raw = tool_call.get("rawInput") if isinstance(tool_call.get("rawInput"), dict) else {}
+        arguments = raw.get("arguments") if isinstance(raw.get("arguments"), dict) else {}
+        paths = {c["path"] for c in tool_call.get("content") or () if isinstance(c, dict) and isinstance(c.get("path"), str)}
+        if isinstance(arguments.get("path"), str):
+            paths.add(arguments["path"])
+        command = raw.get("command") if isinstance(raw.get("command"), str) else None
+        open_calls = [(tid, call) for tid, call in run.calls.items() if tid in ctx.tools and call[0] == kind]
+        for tool_id, (_, call_paths, call_command) in reversed(open_calls):
+            if (paths and paths & set(call_paths)) or (command and command == call_command):
+                return tool_id
+        if open_calls:  # nothing names the same file or command: the latest call of that kind is the one waiting
+            return open_calls[-1][0]
+        return super().permission_tool_id(tool_call, ctx)
+
+    def _permission(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        run = HermesRun.of(ctx)
+        tool_call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
+        tool_id = self.permission_tool_id(tool_call, ctx)
+        if tool_id in ctx.tools:  # hermes' own title ("write: <path>") stays; "Approve edit: …" is the question's
+            params = {**params, "toolCall": {k: v for k, v in tool_call.items() if k != "title"}}
+        silent = run.silent.get(tool_id)
+        if silent is not None:
+            silent.asking = True
+            silent.expected = _whole_file(tool_call)
+        return super()._permission(rpc_id, params, ctx)
+
+    def respond_approval(self, interaction_id: str, decision: Any, ctx: ParseContext) -> None:
+        run = HermesRun.of(ctx)
+        silent = run.silent.get(run.asked_tools.get(interaction_id, ""))
+        if silent is not None:
+            silent.asking = False
+        super().respond_approval(interaction_id, decision, ctx)
+
+    def interrupt(self, ctx: ParseContext) -> bool:
+        run = HermesRun.find(ctx)
+        if run is None or run.session_id is None:
+            return False
+        for interaction_id in list(run.permissions):  # hermes breaks on "cancelled": its own "deny" instead
+            rpc_id, options = run.permissions.pop(interaction_id)
+            ctx.approvals.pop(interaction_id, None)
+            tool_id = run.asked_tools.pop(interaction_id, None)
+            if tool_id is not None:
+                run.refused.add(tool_id)
+                if tool_id in run.silent:
+                    run.silent[tool_id].asking = False
+            option_id = choose_option(options, "reject")
+            outcome = {"outcome": "selected", "optionId": option_id} if option_id else {"outcome": "cancelled"}
+            run.peer.respond(ctx, rpc_id, {"outcome": outcome})
+        return super().interrupt(ctx)
+
+    # ── errors ─────────────────────────────────────────────────────────────────────────────────────────────────
+    def usage_events(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        HermesRun.of(ctx).saw_usage = isinstance(body.get("usage"), dict)
+        return super().usage_events(body, ctx)
+
+    def failed_turn(self, stop: Any, ctx: ParseContext) -> list[BaseEvent] | None:
+        run = HermesRun.of(ctx)
+        text = run.last_text.strip()
+        found = _HTTP_FAILURE.match(text)
+        if stop != "end_turn" or run.saw_usage or found is None:
+            return None
+        return self.failure({"code": int(found.group(1)), "message": text.splitlines()[0]}, ctx, during="session/prompt")
+
+
+def _whole_file(tool_call: dict[str, Any]) -> str | None:
+    """The file's whole new text, when the question's diff is one (write_file, patch in ``replace`` mode)."""
+    raw = tool_call.get("rawInput") if isinstance(tool_call.get("rawInput"), dict) else {}
+    arguments = raw.get("arguments") if isinstance(raw.get("arguments"), dict) else {}
+    whole = raw.get("tool") == "write_file" or (raw.get("tool") == "patch" and arguments.get("mode", "replace") == "replace")
+    if not whole:
+        return None
+    for item in tool_call.get("content") or ():
+        if isinstance(item, dict) and item.get("type") == "diff" and isinstance(item.get("newText"), str):
+            return item["newText"]
+    return None
+
+
+def _holds(path: str, expected: str, cwd: str) -> bool:
+    """Whether the file now holds ``expected`` (a file outside the session's folder is not checked: True)."""
+    real, root = os.path.realpath(path), os.path.realpath(cwd)
+    if not real.startswith(root.rstrip("/") + "/"):
+        return True
+    try:
+        if os.path.getsize(real) > MAX_CHECK_BYTES:
+            return True
+        with open(real, encoding="utf-8", errors="replace") as fh:
+            return fh.read() == expected
+    except OSError:
+        return False

@@ -1,0 +1,138 @@
+"""oh-my-pi (``omp acp``, ``@oh-my-pi/pi-coding-agent`` on bun) through its own ACP mode, on the ACP-client family.
+
+What is only omp's (everything else is the family's, ``acp_client.py``; the facts are pinned by the recorded
+transcripts in ``tests/fixtures/omp``):
+- omp asks before edits only when told to: the bridge starts it with ``--approval-mode always-ask`` (omp's own
+  default, ``yolo``, writes unasked even when the editor rejects), so writes, edits and commands all ask;
+- it asks through two channels. ``bash`` (and destructive edit/delete/move) sends ``session/request_permission``
+  *before* its ``tool_call`` (the family announces the call first). ``write`` and ``edit`` send a form
+  elicitation (``elicitation/create``, one field ``value`` ∈ ["Approve", "Deny"], no tool call id) and only to a
+  client that advertises ``elicitation.form``; without it omp refuses those tools without asking. The bridge
+  advertises it and shows the question as a permission dialog about a tool call built from the message
+  (``Allow tool: write`` / ``Path: …`` / ``Content:`` …, or ``Allow tool: edit`` / ``File: <relative>``): kind
+  edit, the file as location, the new content as a diff for a write. omp's own ``tool_call`` follows the answer
+  and is linked to that call (same file, else the oldest waiting), so the editor sees one call;
+- omp never answers a prompt with a JSON-RPC error: a 401 or 429 arrives as one text chunk ("401 …", "429 …")
+  and ``end_turn`` without usage. That turn becomes a typed auth or rate-limit error (:meth:`failed_turn`);
+- the model is a config option (category ``model``), not ACP ``models``: :meth:`set_model` sets that option;
+- omp's own request ids start at 0 and overlap ours; the family's peer tells requests from responses by shape.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
+from acp_mux.adapters.base import AgentCapabilities
+from acp_mux.core.parse_context import ParseContext
+
+if TYPE_CHECKING:
+    from acp_mux.core.events import BaseEvent
+
+# "401 Incorrect API key …", "429 Rate limit reached …": omp's whole answer when the provider refused the request.
+_HTTP_FAILURE = re.compile(r"^\s*([45]\d\d)\b")
+_KINDS = {"write": "edit", "edit": "edit", "delete": "delete", "move": "move", "bash": "execute"}
+MAX_DIFF_BYTES = 1_000_000
+
+
+@dataclass
+class OmpRun(AcpRun):
+    """The family's run state, plus what omp's quirks need (``OmpRun.of(ctx)``)."""
+
+    saw_usage: bool = False  # the prompt's answer carried usage: a real model turn, not a refused request
+
+
+class OmpAdapter(AcpClientAdapter):
+    name = "omp"
+    acp_args = ("acp", "--approval-mode", "always-ask")
+    elicitation_form = True
+    run_type = OmpRun
+    capabilities = AgentCapabilities(
+        supports_thinking=True,
+        supports_thinking_streaming=True,
+        supports_tool_call_streaming=True,
+        native_acp=True,
+        supports_approval=True,
+        persistent_process=True,
+        can_resume=True,
+        supports_images=True,
+        supports_interrupt_in_protocol=True,
+        supports_mcp_http=True,
+        supports_mcp_sse=True,
+    )
+
+    def elicitation_tool_call(self, params: dict[str, Any], ctx: ParseContext) -> dict[str, Any] | None:
+        message = params.get("message") if isinstance(params.get("message"), str) else ""
+        return elicited_call(message, ctx.cwd)
+
+    def set_model(self, model: str, ctx: ParseContext) -> bool:
+        run = AcpRun.find(ctx)
+        if run is None:
+            return False
+        run.options.model = model
+        if run.ready:  # omp offers the model as a config option, not through ACP models
+            return self.set_config_option("model", model, ctx)
+        return True
+
+    def usage_events(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        OmpRun.of(ctx).saw_usage = isinstance(body.get("usage"), dict)
+        return super().usage_events(body, ctx)
+
+    def failed_turn(self, stop: Any, ctx: ParseContext) -> list[BaseEvent] | None:
+        run = OmpRun.of(ctx)
+        found = _HTTP_FAILURE.match(run.last_text)
+        if stop != "end_turn" or run.saw_usage or found is None:
+            return None
+        status = int(found.group(1))
+        return self.failure({"code": status, "message": run.last_text.strip().splitlines()[0]}, ctx, during="session/prompt")
+
+
+def elicited_call(message: str, cwd: str) -> dict[str, Any] | None:
+    """The tool call omp's approval message describes, as an ACP ``ToolCall``; None when it is not one.
+
+    ``Allow tool: write\\nPath: /abs/notes.txt\\nContent:\\n…`` → an edit of that file with the content as its
+    diff; ``Allow tool: edit\\nFile: notes.txt`` → an edit of that file (relative to the session's folder)."""
+    lines = message.split("\n")
+    head = re.match(r"^Allow tool:\s*(\S+)", lines[0]) if lines else None
+    if head is None:
+        return None
+    tool = head.group(1)
+    fields: dict[str, str] = {}
+    content: str | None = None
+    for i, text in enumerate(lines[1:], start=1):
+        if text.startswith("Content:"):
+            content = "\n".join(lines[i + 1:])
+            break
+        key, sep, value = text.partition(":")
+        if sep:
+            fields[key.strip().lower()] = value.strip()
+    path = fields.get("path") or fields.get("file")
+    call: dict[str, Any] = {"kind": _KINDS.get(tool, "other"), "title": f"{tool} {path}" if path else tool}
+    raw: dict[str, Any] = {}
+    if path:
+        absolute = path if os.path.isabs(path) else os.path.join(cwd, path)
+        call["locations"] = [{"path": absolute}]
+        raw["path"] = absolute
+        if content is not None and tool == "write":
+            call["content"] = [{"type": "diff", "path": absolute, "oldText": _current(absolute, cwd), "newText": content}]
+    if "command" in fields:
+        raw["command"] = fields["command"]
+    call["rawInput"] = raw
+    return call
+
+
+def _current(path: str, cwd: str) -> str | None:
+    """What a file holds now, for the diff a write is asked with (None: new, unreadable or outside the folder)."""
+    real, root = os.path.realpath(path), os.path.realpath(cwd)
+    if not real.startswith(root.rstrip("/") + "/"):
+        return None
+    try:
+        if os.path.getsize(real) > MAX_DIFF_BYTES:
+            return None
+        with open(real, encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+    except OSError:
+        return None

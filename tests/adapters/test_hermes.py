@@ -1,0 +1,125 @@
+"""hermes (``hermes acp`` 0.19.0) on the ACP-client family, over the recorded transcripts in tests/fixtures/hermes:
+every run keeps the ordering contract, every question is linked to the tool call hermes announced (its own ids match
+none), write_file/patch calls hermes never finishes are settled truthfully, 401/429 are typed errors, a cancel while
+asking answers hermes' own "deny", and resume's history replay is not news."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from acp_mux.adapters.hermes import HermesAdapter
+from tests.adapters.acp_replay import Replay, replay
+from tests.adapters.helpers import assert_ordering
+from tests.fixtures.acp_transcripts import fixture_names
+
+# `resume` re-attached with session/load; the adapter resumes with session/resume (`resume_with_session_resume`).
+REPLAYABLE = [n for n in fixture_names("hermes") if n != "resume"]
+
+
+def writes_like_hermes(cwd: Path) -> Any:
+    """After an allowed edit question, do what hermes does: write the diff's new text."""
+
+    def on_answer(request: dict[str, Any], approved: bool) -> None:
+        tool_call = request["params"].get("toolCall") or {}
+        if not approved or not str(tool_call.get("toolCallId", "")).startswith("edit-approval"):
+            return
+        for item in tool_call.get("content") or ():
+            if item.get("type") == "diff":
+                Path(item["path"]).write_text(item["newText"])
+
+    return on_answer
+
+
+def run(name: str, cwd: Path, **kwargs: Any) -> Replay:
+    return replay(HermesAdapter(), "hermes", name, cwd=str(cwd), on_answer=writes_like_hermes(cwd), **kwargs)
+
+
+def ended(result: Replay) -> dict[str, Any]:
+    return {e.tool_call_id: e for e in result.events if e.type in ("tool_result", "tool_error")}
+
+
+@pytest.mark.parametrize("name", REPLAYABLE)
+def test_every_recording_keeps_the_ordering_contract_and_ends_every_tool_call(name: str, tmp_path: Path) -> None:
+    result = run(name, tmp_path)
+    assert_ordering(result.events)
+    started = [e.tool_call_id for e in result.of_type("tool_call_start")]
+    assert set(started) == set(ended(result)), "a tool call was left open"
+    assert all(tid.startswith("tc-") for tid in started), started  # no call invented for hermes' synthetic ids
+
+
+def test_each_question_is_about_the_tool_call_hermes_announced(tmp_path: Path) -> None:
+    result = run("write_edit_allow", tmp_path)
+    starts = {e.tool_call_id: e for e in result.of_type("tool_call_start")}
+    asks = result.of_type("approval_request")
+    assert len(asks) == 4 and len(starts) == 5  # echo is never asked
+    titles = [starts[a.tool_call_id].display.title for a in asks]
+    assert titles == [f"write: {tmp_path}/notes.txt", f"patch (replace): {tmp_path}/notes.txt",
+                      f"terminal: rm -rf {tmp_path}/scratch-a", f"terminal: rm -rf {tmp_path}/scratch-b"]
+    assert [a.input.get("path") or a.input.get("command") for a in asks] == [
+        f"{tmp_path}/notes.txt", f"{tmp_path}/notes.txt", f"rm -rf {tmp_path}/scratch-a", f"rm -rf {tmp_path}/scratch-b"]
+    # the question's diff reaches the call, hermes' own title stays
+    shown = [e for e in result.of_type("tool_update") if e.tool_call_id == asks[1].tool_call_id and e.display]
+    assert shown and shown[0].display.diffs[0].new_text == "alpha\ngamma\n" and shown[0].display.title is None
+    answers = result.answers()
+    assert answers[0]["result"] == {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+
+
+def test_write_and_patch_calls_hermes_never_finishes_complete_when_the_file_holds_the_new_text(tmp_path: Path) -> None:
+    result = run("write_edit_allow", tmp_path)
+    asks = result.of_type("approval_request")
+    outcome = ended(result)
+    assert outcome[asks[0].tool_call_id].type == "tool_result" and outcome[asks[1].tool_call_id].type == "tool_result"
+    assert (tmp_path / "notes.txt").read_text() == "alpha\ngamma\n"
+
+
+def test_an_allowed_write_that_did_not_land_ends_failed_saying_so(tmp_path: Path) -> None:
+    result = replay(HermesAdapter(), "hermes", "write_edit_allow", cwd=str(tmp_path))  # nothing writes the file
+    first = result.of_type("approval_request")[0].tool_call_id
+    error = ended(result)[first]
+    assert error.type == "tool_error" and "notes.txt" in error.error
+
+
+def test_refusals_end_failed_and_a_patch_of_the_missing_file_fails_too(tmp_path: Path) -> None:
+    result = run("write_edit_reject", tmp_path)
+    outcome = ended(result)
+    asked = [a.tool_call_id for a in result.of_type("approval_request")]
+    assert asked and all(outcome[tid].type == "tool_error" for tid in asked)
+    patch = next(e.tool_call_id for e in result.of_type("tool_call_start") if e.display.title.startswith("patch"))
+    assert patch not in asked and outcome[patch].type == "tool_error"  # hermes failed it without asking or saying
+    assert result.answers()[0]["result"]["outcome"]["optionId"] == "deny"
+
+
+def test_text_after_a_tool_starts_without_blank_lines(tmp_path: Path) -> None:
+    result = run("write_edit_allow", tmp_path)
+    messages = [e.text for e in result.of_type("message_stop")]
+    assert messages[1] == "Creating notes.txt." and not any(m.startswith("\n") for m in messages)
+
+
+@pytest.mark.parametrize(("name", "kind", "start"), [
+    ("auth_error", "auth_error", "HTTP 401"), ("rate_limit", "rate_limit_error", "API call failed after 1 retries: HTTP 429")])
+def test_a_failed_model_request_is_a_typed_error_never_a_plain_end_turn(name: str, kind: str, start: str, tmp_path: Path) -> None:
+    result = run(name, tmp_path)
+    (error,) = result.of_type(kind)
+    assert error.message.startswith(start)
+
+
+def test_cancel_while_asking_answers_hermes_own_deny_and_ends_the_turn(tmp_path: Path) -> None:
+    result = run("cancel_at_ask", tmp_path)
+    assert result.answers()[0]["result"] == {"outcome": {"outcome": "selected", "optionId": "deny"}}
+    cancel = next(i for i, m in enumerate(result.sent) if m.get("method") == "session/cancel")
+    answer = next(i for i, m in enumerate(result.sent) if m.get("id") == 0 and "result" in m)
+    assert answer < cancel  # hermes hears "deny" before the cancel
+    assert result.of_type("turn_end")
+
+
+def test_resume_replays_history_that_is_not_shown_again(tmp_path: Path) -> None:
+    result = run("resume_with_session_resume", tmp_path, process=2)
+    assert [m.get("method") for m in result.sent if m.get("method", "").startswith("session/")][0] == "session/resume"
+    first = result.events[0]
+    assert first.type == "session_start" and first.resumed
+    texts = [e.text for e in result.of_type("message_stop")]
+    assert texts == ["Done: notes.txt now contains alpha and gamma."]  # the new turn only
+    assert not result.of_type("tool_call_start")
