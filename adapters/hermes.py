@@ -60,23 +60,14 @@ class HermesRun(AcpRun):
     calls: dict[str, tuple[str, list[str], str]] = field(default_factory=dict)  # open tool calls: (kind, paths, command)
     silent: dict[str, SilentCall] = field(default_factory=dict)
     saw_usage: bool = False
+    last_news: str = ""  # the kind of the last text, thought or tool update: a message starts after another kind
 
 
 class HermesAdapter(AcpClientAdapter):
     name = "hermes"
     run_type = HermesRun
     resume_replays = True
-    capabilities = AgentCapabilities(
-        supports_thinking=True,
-        supports_thinking_streaming=True,
-        supports_tool_call_streaming=True,
-        native_acp=True,
-        supports_approval=True,
-        persistent_process=True,
-        can_resume=True,
-        supports_images=True,
-        supports_interrupt_in_protocol=True,
-    )
+    capabilities = AgentCapabilities(persistent_process=True, supports_images=True)  # no MCP in its ACP mode
 
     # ── updates ────────────────────────────────────────────────────────────────────────────────────────────────
     def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
@@ -85,13 +76,15 @@ class HermesAdapter(AcpClientAdapter):
         events: list[BaseEvent] = []
         if kind in _NEWS and update.get("toolCallId") not in run.silent:
             events += self._settle(ctx)
-        if kind == "agent_message_chunk" and not ctx.text_open:
+        if kind == "agent_message_chunk" and run.last_news != kind:  # a new message: no leading blank lines
             content = update.get("content")
             if isinstance(content, dict) and isinstance(content.get("text"), str):
                 text = content["text"].lstrip("\n")
                 if not text:
                     return events
                 update = {**update, "content": {**content, "text": text}}
+        if kind in _NEWS or kind == "tool_call_update":
+            run.last_news = kind
         if kind == "tool_call":
             self._remember_call(update, run)
         elif kind == "tool_call_update" and update.get("status") in ("completed", "failed"):

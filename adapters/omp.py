@@ -50,19 +50,7 @@ class OmpAdapter(AcpClientAdapter):
     acp_args = ("acp", "--approval-mode", "always-ask")
     elicitation_form = True
     run_type = OmpRun
-    capabilities = AgentCapabilities(
-        supports_thinking=True,
-        supports_thinking_streaming=True,
-        supports_tool_call_streaming=True,
-        native_acp=True,
-        supports_approval=True,
-        persistent_process=True,
-        can_resume=True,
-        supports_images=True,
-        supports_interrupt_in_protocol=True,
-        supports_mcp_http=True,
-        supports_mcp_sse=True,
-    )
+    capabilities = AgentCapabilities(persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True)
 
     def elicitation_tool_call(self, params: dict[str, Any], ctx: ParseContext) -> dict[str, Any] | None:
         message = params.get("message") if isinstance(params.get("message"), str) else ""

@@ -434,7 +434,9 @@ def omp_models_yml(server_url: str) -> str:
         "api": "openai-completions",
         "apiKey": FAKE_API_KEY,  # an env var name or, failing that, the literal key
         "models": [{"id": FAKE_MODEL, "name": "Fake model", "reasoning": True, "contextWindow": 128000,
-                    "maxTokens": 16384}],
+                    "maxTokens": 16384},
+                   {"id": FAKE_MODEL + "-2", "name": "Fake model 2", "reasoning": True, "contextWindow": 128000,
+                    "maxTokens": 16384}],  # a second model, so switching models can be tested
     }}}
     return "# Written by tests/e2e/clis.py: omp's only provider is the fake model server.\n" + json.dumps(
         config, indent=2) + "\n"

@@ -1,4 +1,4 @@
-"""The real claude, codex and gemini CLIs (pinned npm installs) behind acp-mux, driven by the SDK's client side.
+"""The real claude, codex, gemini, pi, omp and hermes CLIs (pinned npm installs) behind acp-mux, driven by the SDK's client side.
 
 Each CLI talks only to the scripted model server on 127.0.0.1 (tests/fakes/model_server.py). The tests skip only
 when the CLI cannot be installed here, and say why.
@@ -21,12 +21,14 @@ from tests.server.client import RecordingClient
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
 
-AGENTS = ["claude", "codex", "gemini", "pi"]
+AGENTS = ["claude", "codex", "gemini", "pi", "omp", "hermes"]
 WRITE_EDIT = "Create notes.txt with the lines alpha and beta, then change beta to gamma."
 FOUR_OPTIONS = ["allow_always", "allow_once", "reject_always", "reject_once"]
 TURN_TIMEOUT = 90
 # The mode in which each agent asks before touching files (codex's default "auto" edits the workspace freely).
-ASKING_MODE = {"claude": "default", "codex": "read-only", "gemini": "default", "pi": "ask"}
+# omp asks in every mode (acp-mux starts it with --approval-mode always-ask); hermes' "default" asks before edits.
+ASKING_MODE = {"claude": "default", "codex": "read-only", "gemini": "default", "pi": "ask", "omp": "default",
+               "hermes": "default"}
 
 
 @pytest.fixture(params=AGENTS)
@@ -197,7 +199,7 @@ async def test_auth_error_is_visible_and_ends_the_turn(agent: RealAgent) -> None
     login = ENTRIES[agent.name].login_command
     if login:  # the one command that fixes it
         assert "--login" in str(err.value.data) or "--login" in shown
-    else:  # an agent without a login command (pi signs in only inside its TUI): its hint says what to do
+    else:  # an agent without a login command (pi, omp sign in only inside their TUI): its hint says what to do
         assert ENTRIES[agent.name].auth_hint.split(",")[0] in str(err.value.data)
     await assert_no_process_left(agent)
 
@@ -278,8 +280,10 @@ async def test_session_survives_a_bridge_restart(agent: RealAgent) -> None:
 async def test_model_config_option_reaches_the_model_api(agent: RealAgent) -> None:
     """session/set_config_option model: the next turn (same conversation) asks the API for the chosen model."""
     server = agent.serve(f"{agent.name}_text", delta_delay=0)
+    if agent.name == "hermes":
+        pytest.skip("hermes offers only the model its config.yaml names (custom:fake-model): nothing to switch to")
     chosen = {"claude": "haiku", "codex": "gpt-5.2-codex", "gemini": "gemini-3-flash-preview",
-              "pi": "fake/other-model"}[agent.name]
+              "pi": "fake/other-model", "omp": "fake/fake-model-2"}[agent.name]
     client = RecordingClient()
     async with agent.bridge(client) as (conn, _):
         sid = await agent.session(conn)
