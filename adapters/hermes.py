@@ -17,9 +17,11 @@ transcripts in ``tests/fixtures/hermes``):
 - a failed model request is no JSON-RPC error: one text chunk "HTTP 401: …" or "API call failed after 1 retries:
   HTTP 429: …" and ``end_turn`` without usage. That turn becomes a typed auth or rate-limit error;
 - text after a tool call starts with "\\n\\n": the bridge starts each message without leading blank lines;
-- a cancel while a question is open must not answer "cancelled": hermes then fails the prompt (-32603) and keeps
-  its turn running, so the next prompt is only queued. The bridge answers hermes' own "deny" option instead,
-  then sends ``session/cancel``;
+- a cancel while a question is open breaks hermes: whether the question is answered "cancelled" (ACP) or with
+  hermes' own "deny", the prompt fails (-32603 "'NoneType' object has no attribute 'startswith'") and hermes
+  keeps that turn running inside, so the next prompt is only queued ("Queued for the next turn"). The cancelled
+  turn still ends ``cancelled`` for the editor; then the run ends with a non-recoverable error (not shown: the turn
+  is over), which stops hermes, and the next prompt starts a new hermes that resumes the session;
 - ``session/resume`` replays the whole history before answering, like ``session/load``: suppressed likewise;
 - startup is slow (probes of the provider): the bridge's warm start at session/new hides most of it.
 """
@@ -31,12 +33,16 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun, choose_option
+from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities
+from acp_mux.core.event_codes import ErrorCode
+from acp_mux.core.lazy import lazy_module
 from acp_mux.core.parse_context import ParseContext
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
+
+ev = lazy_module("acp_mux.core.events")
 
 _HTTP_FAILURE = re.compile(r"^(?:API call failed after \d+ retries:\s*)?HTTP ([45]\d\d)\b")
 _SILENT_TITLES = ("write:", "patch")  # hermes' write_file and patch calls: never an update
@@ -126,9 +132,15 @@ class HermesAdapter(AcpClientAdapter):
         return events
 
     def _prompt_done(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
+        run = HermesRun.of(ctx)
+        broken = error is not None and run.cancelling  # hermes failed the prompt it was cancelling: see above
         events = self._settle(ctx) if error is None else []
-        HermesRun.of(ctx).calls.clear()
-        return events + super()._prompt_done(result, error, ctx)
+        run.calls.clear()
+        events += super()._prompt_done(result, error, ctx)
+        if broken:  # after the cancelled turn: the run ends (its process stops), the next prompt starts a new one
+            events.append(ev.ErrorEvent(code=ErrorCode.AGENT_ERROR, recoverable=False,
+                                        message="hermes cannot go on after this cancel; acp-mux restarts it"))
+        return events
 
     # ── permissions ────────────────────────────────────────────────────────────────────────────────────────────
     def permission_tool_id(self, tool_call: dict[str, Any], ctx: ParseContext) -> str:
@@ -166,23 +178,6 @@ class HermesAdapter(AcpClientAdapter):
         if silent is not None:
             silent.asking = False
         super().respond_approval(interaction_id, decision, ctx)
-
-    def interrupt(self, ctx: ParseContext) -> bool:
-        run = HermesRun.find(ctx)
-        if run is None or run.session_id is None:
-            return False
-        for interaction_id in list(run.permissions):  # hermes breaks on "cancelled": its own "deny" instead
-            rpc_id, options = run.permissions.pop(interaction_id)
-            ctx.approvals.pop(interaction_id, None)
-            tool_id = run.asked_tools.pop(interaction_id, None)
-            if tool_id is not None:
-                run.refused.add(tool_id)
-                if tool_id in run.silent:
-                    run.silent[tool_id].asking = False
-            option_id = choose_option(options, "reject")
-            outcome = {"outcome": "selected", "optionId": option_id} if option_id else {"outcome": "cancelled"}
-            run.peer.respond(ctx, rpc_id, {"outcome": outcome})
-        return super().interrupt(ctx)
 
     # ── errors ─────────────────────────────────────────────────────────────────────────────────────────────────
     def usage_events(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:

@@ -433,10 +433,10 @@ def omp_models_yml(server_url: str) -> str:
         "baseUrl": server_url + "/v1",
         "api": "openai-completions",
         "apiKey": FAKE_API_KEY,  # an env var name or, failing that, the literal key
-        "models": [{"id": FAKE_MODEL, "name": "Fake model", "reasoning": True, "contextWindow": 128000,
-                    "maxTokens": 16384},
-                   {"id": FAKE_MODEL + "-2", "name": "Fake model 2", "reasoning": True, "contextWindow": 128000,
-                    "maxTokens": 16384}],  # a second model, so switching models can be tested
+        # Two models, so switching models can be tested; both take images (omp drops them for text-only models).
+        "models": [{"id": model_id, "name": name, "reasoning": True, "input": ["text", "image"],
+                    "contextWindow": 128000, "maxTokens": 16384}
+                   for model_id, name in ((FAKE_MODEL, "Fake model"), (FAKE_MODEL + "-2", "Fake model 2"))],
     }}}
     return "# Written by tests/e2e/clis.py: omp's only provider is the fake model server.\n" + json.dumps(
         config, indent=2) + "\n"
@@ -492,8 +492,9 @@ def hermes_config_yaml(server_url: str) -> str:
     an auxiliary LLM, i.e. the fake, whether it is safe). Edits ask in ACP mode ``default`` whatever this says.
     """
     config = {
+        # supports_vision: hermes strips images for models it cannot look up as vision models (ours is unknown).
         "model": {"provider": "custom", "base_url": server_url + "/v1", "api_key": FAKE_API_KEY,
-                  "default": FAKE_MODEL},
+                  "default": FAKE_MODEL, "supports_vision": True},
         "approvals": {"mode": "manual"},
         "agent": {"api_max_retries": 1},
     }
