@@ -84,7 +84,8 @@ def test_omp_env_and_home(tmp_path: Path) -> None:
     models = read_config(agent_dir / "models.yml")
     provider = models["providers"]["fake"]
     assert provider["baseUrl"] == "http://127.0.0.1:4321/v1" and provider["api"] == "openai-completions"
-    assert [m["id"] for m in provider["models"]] == ["fake-model"]
+    assert [m["id"] for m in provider["models"]] == ["fake-model", "fake-model-2"]  # two: the model switch test
+    assert all(m["input"] == ["text", "image"] for m in provider["models"])
     settings = read_config(agent_dir / "config.yml")
     assert settings["tools"] == {"approvalMode": "always-ask"}
     assert settings["startup"]["checkUpdate"] is False and settings["dev"]["autoqa"] is False
@@ -104,7 +105,7 @@ def test_hermes_env_and_home(tmp_path: Path) -> None:
     hermes_home = tmp_path / "home" / ".hermes"
     config = read_config(hermes_home / "config.yaml")
     assert config["model"] == {"provider": "custom", "base_url": "http://127.0.0.1:4321/v1", "api_key": "sk-fake",
-                               "default": "fake-model"}
+                               "default": "fake-model", "supports_vision": True}
     assert config["approvals"]["mode"] == "manual" and config["agent"]["api_max_retries"] == 1
     stamp = json.loads((hermes_home / ".update_check").read_text())
     assert stamp["ver"] == PINS["hermes"][1] and time.time() - stamp["ts"] < 60
