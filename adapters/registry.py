@@ -204,7 +204,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         tested_version="18.2.3",
         status="works through its own ACP mode (started with --approval-mode always-ask): permissions for "
         "commands and, through form elicitations, for writes and edits (diffs), modes, model and thinking "
-        "settings, cancel, resume; 401/429 become typed errors",
+        "settings, images (omp sends them as WebP), cancel, resume; 401/429 become typed errors",
     ),
     AgentEntry(
         name="openclaw",
@@ -228,8 +228,8 @@ _ROWS: tuple[AgentEntry, ...] = (
         transports={"acp": "acp_mux.adapters.hermes:HermesAdapter"},
         tested_version="0.19.0",
         status="works through its own ACP mode: questions linked to their tool calls, diffs for edits, "
-        "dangerous-command approvals, modes, cancel (also while asking), resume; 401/429 become typed errors; "
-        "slow first start",
+        "dangerous-command approvals, modes and models, images, cancel (also while asking: hermes is restarted), "
+        "resume; 401/429 become typed errors; slow first start",
     ),
     AgentEntry(
         name="demo",  # DEMO_AGENT

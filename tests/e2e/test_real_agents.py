@@ -318,10 +318,8 @@ async def test_session_survives_a_bridge_restart(agent: RealAgent) -> None:
 async def test_model_config_option_reaches_the_model_api(agent: RealAgent) -> None:
     """session/set_config_option model: the next turn (same conversation) asks the API for the chosen model."""
     server = agent.serve(f"{agent.name}_text", delta_delay=0)
-    if agent.name == "hermes":
-        pytest.skip("hermes offers only the model its config.yaml names (custom:fake-model): nothing to switch to")
     chosen = {"claude": "haiku", "codex": "gpt-5.2-codex", "gemini": "gemini-3-flash-preview",
-              "pi": "fake/other-model", "omp": "fake/fake-model-2"}[agent.name]
+              "pi": "fake/other-model", "omp": "fake/fake-model-2", "hermes": "custom:fake-model-2"}[agent.name]
     client = RecordingClient()
     async with agent.bridge(client) as (conn, _):
         sid = await agent.session(conn)
@@ -331,7 +329,7 @@ async def test_model_config_option_reaches_the_model_api(agent: RealAgent) -> No
         assert (await prompt(conn, sid, "Which word?")).stop_reason == "end_turn"
     asked = request_with(server, "Which word?")
     model = asked["body"].get("model") or asked["path"]  # Gemini's API names the model in the URL
-    assert chosen.rsplit("/", 1)[-1] in model, model  # pi's and omp's models are provider/id; the API sees the id
+    assert chosen.rsplit("/", 1)[-1].rsplit(":", 1)[-1] in model, model  # provider/id, provider:id (hermes)
     assert "heron" in json.dumps(asked["body"])  # same conversation, new model
     await assert_no_process_left(agent)
 

@@ -564,7 +564,8 @@ def metadata_answer(path: str) -> tuple[str, int, dict[str, Any]]:
     """``(record kind, status, JSON body)`` for a GET.
 
     * ``/v1beta/models`` and ``/v1beta/models/<id>``: Gemini's shapes (``{"models": [{"name": "models/<id>"}]}``);
-    * ``…/models``: the OpenAI model list (``has_more`` for Anthropic-style clients);
+    * ``…/models``: the OpenAI model list, ``fake-model`` and ``fake-model-2`` (``has_more`` for Anthropic-style
+      clients);
     * ``…/models/<id>``: that model, context window included (hermes sizes its context from it);
     * ``/api/…``: 404 at once. These are Ollama's and LM Studio's native APIs (hermes probes ``/api/v1/models``,
       ``/api/tags``, ``/api/show`` at startup); answering them would make a CLI take the fake for a local
@@ -579,7 +580,9 @@ def metadata_answer(path: str) -> tuple[str, int, dict[str, Any]]:
     if "/v1beta/models/" in route:
         return "models", 200, gemini_model_info(route.rsplit("/models/", 1)[1])
     if route.endswith("/models"):
-        return "models", 200, {"object": "list", "data": [model_info(FAKE_MODEL_ID)], "has_more": False}
+        # Two models: CLIs that offer the provider's live list (hermes) then have one to switch to.
+        listed = [model_info(FAKE_MODEL_ID), model_info(FAKE_MODEL_ID + "-2")]
+        return "models", 200, {"object": "list", "data": listed, "has_more": False}
     parent, _, model_id = route.rpartition("/")
     if parent.endswith("/models") and model_id:
         return "models", 200, model_info(model_id)
