@@ -18,7 +18,7 @@ from typing import Any, AsyncIterator
 import acp
 import pytest
 
-from tests.e2e.clis import cli_env, cli_unavailable_reason, ensure_cli
+from tests.e2e.clis import cli_env, cli_unavailable_reason, ensure_cli, omp_config_file, omp_config_yml
 from tests.fakes.model_server import ModelServer, load_scenario
 from tests.procs import pids, read_proc
 from tests.server.client import RecordingClient
@@ -71,6 +71,8 @@ class RealAgent:
     def env(self) -> dict[str, str]:
         assert self.server is not None, "serve() first"
         env = cli_env(self.name, self.server.url, self.home, cwd=self.cwd)
+        if self.name == "omp":  # omp's own default (no approval mode): it asks only because acp-mux starts it asking
+            omp_config_file(self.home).write_text(omp_config_yml(approval_mode=None))
         env["ACP_MUX_STATE_DIR"] = str(self.root / "state")
         env[f"ACP_MUX_{self.name.upper()}_BIN"] = str(self.binary)
         return {**env, **self.extra_env}
