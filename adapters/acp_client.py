@@ -30,7 +30,9 @@ The client side, as a careful ACP client does it:
 
 Per-agent modules subclass :class:`AcpClientAdapter` and set only what is theirs: binary and ACP arguments, login,
 environment, and quirk hooks (:meth:`AcpClientAdapter.tool_name_of`, :meth:`AcpClientAdapter.on_update`,
-:meth:`AcpClientAdapter.failed_turn`, :meth:`AcpClientAdapter.permission_tool_id`, ...).
+:meth:`AcpClientAdapter.failed_turn`, :meth:`AcpClientAdapter.permission_tool_id`,
+:meth:`AcpClientAdapter.elicitation_tool_call`, :attr:`AcpClientAdapter.resume_replays`, ...). ``AcpRun.last_text``
+(the agent's text since its last tool call) serves agents that report a failed model request only as text.
 """
 
 from __future__ import annotations
