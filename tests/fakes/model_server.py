@@ -32,6 +32,7 @@ A scenario is a JSON file (or the equivalent dict)::
      "delta_delay": 0.01,      # seconds slept after each delta event (lets a test cancel mid-stream)
      "stall_max": 30,          # stall mode: give up after this many seconds and drop the connection
      "retry_after": "0",       # value of the retry-after header on 429s
+     "error_headers": {...},   # extra headers on every 401/429 (e.g. {"x-should-retry": "false"})
      "helper_text": "...",     # answer to helper requests (no tools)
      "done_text": "..."}       # answer once the steps are used up
 
@@ -90,6 +91,7 @@ DEFAULTS: dict[str, Any] = {
     "delta_delay": 0.005,
     "stall_max": 30.0,
     "retry_after": "0",
+    "error_headers": {},
     "helper_text": "Fake helper reply",
     "done_text": "All done.",
     "model": None,  # echo the requested model unless a scenario pins one
@@ -859,8 +861,8 @@ class ModelServer:
         if error in ("auth", "rate"):
             status, payload = error_response(api, error)
             self._update(record, status=status)
-            handler.send_json(status, payload, {"retry-after": str(self.scenario["retry_after"])}
-                              if error == "rate" else None)
+            headers = {"retry-after": str(self.scenario["retry_after"])} if error == "rate" else {}
+            handler.send_json(status, payload, {**headers, **self.scenario["error_headers"]})
             return
         if not _wants_stream(api, handler.path, body):
             self._update(record, status=200)

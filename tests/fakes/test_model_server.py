@@ -413,6 +413,18 @@ def test_rate_limit_bodies_and_retry_after() -> None:
         assert json.loads(raw)["error"]["status"] == "RESOURCE_EXHAUSTED" and json.loads(raw)["error"]["code"] == 429
 
 
+@pytest.mark.parametrize(("scenario", "status"), [("auth_no_retry", 401), ("rate_no_retry", 429)])
+def test_error_headers_go_on_every_error_response(scenario: str, status: int) -> None:
+    with ModelServer(scenario) as srv:
+        got, headers, _ = post(srv.url, "/v1/chat/completions", {
+            "model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"}],
+            "tools": [{"type": "function", "function": {"name": "bash", "parameters": {}}}]})
+        assert got == status and headers["x-should-retry"] == "false"
+        assert ("retry-after" in headers) == (status == 429)
+    with ModelServer("rate") as srv:  # none by default
+        assert "x-should-retry" not in post(srv.url, "/v1/messages", anthropic_body(0))[1]
+
+
 def test_step_level_error_only_hits_that_step() -> None:
     scenario = {"delta_delay": 0, "steps": [{"blocks": [{"text": "ok"}]}, {"error": "rate"}]}
     with ModelServer(scenario) as srv:
