@@ -586,11 +586,16 @@ OPENCODE_PLUGIN_PACKAGE = "@opencode-ai/plugin"
 OPENCODE_PLUGIN_SEED = "plugin-seed"
 
 
+def opencode_config_file(home: Path) -> Path:
+    """opencode's user config in a private HOME (``$XDG_CONFIG_HOME/opencode/opencode.json``)."""
+    return home / ".config" / "opencode" / "opencode.json"
+
+
 def _opencode_home(server_url: str, home: Path, cwd: Path | None) -> None:
-    config_dir = home / ".config" / "opencode"
-    config_dir.mkdir(parents=True, exist_ok=True)
-    (config_dir / "opencode.json").write_text(json.dumps(opencode_config(server_url), indent=2) + "\n")
-    seed_opencode_plugin(config_dir)
+    config = opencode_config_file(home)
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps(opencode_config(server_url), indent=2) + "\n")
+    seed_opencode_plugin(config.parent)
 
 
 def seed_opencode_plugin(config_dir: Path) -> bool:
@@ -663,13 +668,6 @@ def opencode_config(server_url: str, permission: dict[str, dict[str, str]] | Non
     if permission is not None:
         config["agent"] = {name: {"permission": dict(rules)} for name, rules in permission.items()}
     return config
-
-
-def opencode_default_permission_content() -> str:
-    """An ``OPENCODE_CONFIG_CONTENT`` value (merged over opencode.json) that sets every rule of
-    OPENCODE_AGENT_PERMISSION back to "allow", i.e. opencode's own default for those tools."""
-    return json.dumps({"agent": {name: {"permission": {tool: "allow" for tool in rules}}
-                                 for name, rules in OPENCODE_AGENT_PERMISSION.items()}})
 
 
 # ----------------------------------------------------------------------------------------------------------------

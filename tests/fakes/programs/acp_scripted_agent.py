@@ -1,7 +1,7 @@
 """Fake ACP agent for the capture tool's tests: one short, fixed turn over JSON-RPC lines.
 
 initialize advertises loadSession; session/new answers session "s-1"; session/load, session/resume and
-session/set_mode answer {} (any id); everything else is -32601. session/prompt streams one agent_message_chunk
+session/set_mode answer {} (any id), session/set_config_option {"configOptions": []}; everything else is -32601. session/prompt streams one agent_message_chunk
 "hello from <cwd>", waits up to 0.5 s for a session/cancel (then answers stopReason "cancelled"), asks
 session/request_permission for tool call "t1" (options allow_once / allow_always / reject_once; only allow_once /
 reject_once when the prompt is "two options"), then, when the client advertised elicitation.form, asks
@@ -85,6 +85,8 @@ def main():
             result = {}
         elif method == "session/set_mode":
             result = {}
+        elif method == "session/set_config_option":
+            result = {"configOptions": []}
         elif method == "session/prompt":
             result = prompt(message)
         else:
