@@ -10,9 +10,13 @@ What is stored
     ``type`` being the event's type and ``data`` its wire form without what the envelope already says (``type``,
     ``runId``, ``timestamp``), the session's agent (the session record names it) and the native ``raw`` line.
     Besides the agent's events, the bridge records what happened on its side, under dotted names: ``user.message``
-    (the prompt as ACP content blocks), ``user.cancel``, ``turn.ended`` (the stop reason or error the editor was
-    answered), and ``gap.events_pruned`` where retention removed events. Unknown types are kept and read back like
-    any other: a reader shows them as they are, never fails on them.
+    (the prompt as the person wrote it, ACP content blocks, and the agent it went to), ``user.cancel``,
+    ``approval.resolved`` (who answered a question: the person, a remembered rule, a read-only mode, a cancel),
+    ``file.snapshot`` (a file's content before an edit, read for the diff the editor was shown), ``bridge.notice``
+    (text the bridge itself showed), ``turn.ended`` (the stop reason or error the editor was answered), and
+    ``gap.events_pruned`` where retention removed events. Unknown types are kept and read back like any other: a
+    reader shows them as they are, never fails on them. A run's events between turns (its start-up, its exit) are
+    stored too; replay shows only what a live turn showed.
 
 What is folded (the rule)
     A run of consecutive deltas of one kind — ``text_delta``, ``thinking_delta``, ``shell_stdout_delta``,
