@@ -27,11 +27,12 @@ def test_a_lone_surrogate_in_a_prompt_ends_the_turn_and_the_session_goes_on(tmp_
     answer = prompt_raw(bridge, sid, "smile \\ud83d and \\udc00 done", "p1")
     assert answer.get("result") == {"stopReason": "end_turn"}, answer
     assert "smile \ufffd and \ufffd done" in bridge.text(sid)  # the demo echoes the prompt: replaced, not lost
-    # the transcript was written (a load replays it) and the next turn works
+    # the session log was written (a load replays it) and the next turn works
     assert bridge.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "again"}]}, 20) == {
         "stopReason": "end_turn"}
-    transcript = (tmp_path / "state" / "sessions" / f"{sid}.transcript.jsonl").read_text(encoding="utf-8")
-    assert "smile \ufffd and" in "".join(json.loads(line).get("content", {}).get("text", "") for line in transcript.splitlines())
+    log = (tmp_path / "state" / "sessions" / f"{sid}.events.jsonl").read_text(encoding="utf-8")
+    prompts = [e["data"] for e in map(json.loads, log.splitlines()) if e["type"] == "user.message"]
+    assert "smile \ufffd and" in prompts[0]["content"][0]["text"]
     # a cancel during a turn that carries a surrogate answers cancelled, not -32603
     waiting = bridge.expect("p3")
     bridge.send_bytes((TRUNCATED % ("p3", sid, "hang \\ud800")).encode())
