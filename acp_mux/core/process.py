@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from .linger import LingeringReader
 from .lines import LineSplitter, TailBuffer
 from . import pgroup
+from . import supervision
+from .private import remove_private_files, write_private_files
 from .text import encode
 from .tracker import TRACKER
 
@@ -43,6 +45,9 @@ class SpawnSpec:
     env: dict[str, str] | None = None   # full environment; None = inherit
     cwd: str | None = None
     use_pty: bool = False
+    # (path, text) written 0600 before the agent starts and removed when it ends (by the supervisor too, if the
+    # bridge is killed): how secrets reach an agent without its command line (see acp_mux.core.private)
+    private_files: tuple[tuple[str, str], ...] = ()
 
 
 class SpawnError(Exception):
@@ -82,13 +87,16 @@ class AgentProcess:
     on_stderr_line: Callable[[str], None] | None
 
     def __init__(self, pid: int, *, stderr_tail_bytes: int = 65536) -> None:
-        self.pid = pid
-        self.pgid = pid            # setsid() in the child makes it a group leader
+        self.pid = pid             # the supervisor's pid (acp_mux.core.supervisor): it mirrors the agent's exit
+        self.pgid = pid            # it leads a new session and process group, which the agent shares
+        self.agent_pid = pid       # the agent program itself, once the supervisor reported it
+        self.private_files: tuple[str, ...] = ()
         self.on_stderr_line = None
         self.eof_linger = DEFAULT_EOF_LINGER
         self._loop = asyncio.get_running_loop()
         self._exit: asyncio.Future[ExitStatus] = self._loop.create_future()
         self._exit.add_done_callback(lambda _f: TRACKER.release(self))
+        self._exit.add_done_callback(lambda _f: remove_private_files(self.private_files))
         self._rc: int | None = None
         self._tail = TailBuffer(stderr_tail_bytes)
         self._splitter = LineSplitter()
@@ -331,26 +339,45 @@ def child_preexec() -> Callable[[], None] | None:
 
 async def spawn(spec: SpawnSpec, *, stderr_tail_bytes: int = 65536,
                 on_stderr_line: Callable[[str], None] | None = None) -> AgentProcess:
-    """Start the agent in a new session/process group and register it.
+    """Start the agent under a supervisor (:mod:`acp_mux.core.supervisor`) in a new session and process group,
+    and register it.
 
-    ``on_stderr_line`` may also be assigned right after this returns (before
-    the next await) without missing a line.
+    The supervisor ends the agent and what it started if this process dies in any way, even by SIGKILL; it exits the
+    way the agent does, so ``wait()`` reports the agent's own status. ``on_stderr_line`` may also be assigned right
+    after this returns (before the next await) without missing a line.
     """
     path = resolve_command(spec)
-    if spec.use_pty:
-        from .pty import spawn_pty
-        proc: AgentProcess = await spawn_pty(spec, path, stderr_tail_bytes=stderr_tail_bytes)
-    else:
-        loop = asyncio.get_running_loop()
-        try:
-            transport, proto = await loop.subprocess_exec(
-                lambda: _Protocol(CHUNK, loop), path, *spec.args,
-                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, start_new_session=True,
-                env=spec.env, cwd=spec.cwd, preexec_fn=child_preexec())
-        except OSError as e:
-            raise spawn_error_from_os(e, path, spec) from e
-        proc = PipeProcess(transport, proto, stderr_tail_bytes=stderr_tail_bytes)
+    written = write_private_files(spec.private_files)
+    status_r, status_w = supervision.status_pipe()
+    argv = supervision.command(path, list(spec.args), status_w, written)
+    try:
+        if spec.use_pty:
+            from .pty import spawn_pty
+            proc: AgentProcess = await spawn_pty(spec, path, stderr_tail_bytes=stderr_tail_bytes, argv=argv,
+                                                 pass_fds=(supervision.watch_fd(), status_w))
+        else:
+            loop = asyncio.get_running_loop()
+            try:
+                transport, proto = await loop.subprocess_exec(
+                    lambda: _Protocol(CHUNK, loop), *argv,
+                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE, start_new_session=True,
+                    env=spec.env, cwd=spec.cwd, pass_fds=(supervision.watch_fd(), status_w))
+            except OSError as e:
+                raise spawn_error_from_os(e, path, spec) from e
+            proc = PipeProcess(transport, proto, stderr_tail_bytes=stderr_tail_bytes)
+    except BaseException:
+        os.close(status_r)
+        remove_private_files(written)
+        raise
+    finally:
+        os.close(status_w)
+    proc.private_files = written
+    try:
+        proc.agent_pid = await supervision.read_status(status_r)
+    except supervision.StartFailed as e:
+        await proc.wait()
+        raise spawn_error_from_os(OSError(e.errno, e.strerror, path), path, spec) from e
     proc.on_stderr_line = on_stderr_line
     if not proc.exited:
         TRACKER.register(proc)

@@ -235,10 +235,12 @@ class PtyAgentProcess(AgentProcess):
 
 
 async def spawn_pty(spec: SpawnSpec, path: str | None = None, *,
-                    stderr_tail_bytes: int = 65536, echo: bool = False) -> PtyAgentProcess:
+                    stderr_tail_bytes: int = 65536, echo: bool = False,
+                    argv: list[str] | None = None, pass_fds: tuple[int, ...] = ()) -> PtyAgentProcess:
     """Spawn ``spec`` on a 120x40 xterm-256color pty in its own session.
 
-    Echo is off by default so text we write is not parsed back as agent output.
+    Echo is off by default so text we write is not parsed back as agent output. ``argv`` replaces the command line
+    (the supervisor's, from :func:`acp_mux.core.process.spawn`), with ``pass_fds`` kept open for it.
     """
     if path is None:
         from .process import resolve_command
@@ -257,9 +259,11 @@ async def spawn_pty(spec: SpawnSpec, path: str | None = None, *,
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         if reset is not None:
             reset()
+        for fd in pass_fds:  # ptyprocess keeps them open but leaves close-on-exec set
+            os.set_inheritable(fd, True)
     try:
-        pp = PtyProcess.spawn([path, *spec.args], env=env, echo=echo, preexec_fn=preexec,
-                              dimensions=(ROWS, COLS))
+        pp = PtyProcess.spawn(argv or [path, *spec.args], env=env, echo=echo, preexec_fn=preexec,
+                              dimensions=(ROWS, COLS), pass_fds=pass_fds)
     except OSError as e:
         raise spawn_error_from_os(e, path, spec) from e
     except Exception as e:  # ptyprocess re-raises child errors by class name

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from . import supervision
 from .pgroup import group_alive, killpg
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 _WATCH_FIRST = 0.1   # s until the first emptiness check of a leaderless group
 _WATCH_MAX = 1.0     # poll interval cap; bounds how stale a leaderless entry gets
+SUPERVISOR_SWEEP_S = 0.8  # at exit, how long supervisors get to sweep their agents before we SIGKILL the groups
 
 
 class ProcessTracker:
@@ -88,18 +90,22 @@ class ProcessTracker:
         return len(self._procs)
 
     def kill_all(self, grace: float = 0.0) -> None:
-        """Synchronous (atexit/signal-handler safe): TERM, wait <= grace, KILL.
+        """Synchronous (atexit/signal-handler safe): release the supervisors' lifeline, TERM, wait, KILL.
 
+        Releasing the lifeline makes every supervisor end its agent the way it would if we had been SIGKILLed —
+        including descendants that left the group with setsid, which only the supervisor can find — so we wait
+        at least :data:`SUPERVISOR_SWEEP_S` for that before the group-wide SIGKILL (at most ``grace`` if longer).
         Includes groups whose leader already exited but whose members live on.
         """
         procs = list(self._procs.values())
         self._procs.clear()
         self._watching.clear()
+        released = supervision.release()
         groups = {p.pgid for p in procs if group_alive(p.pgid)}  # empty: maybe reused
         for g in groups:
             killpg(g, signal.SIGTERM)
             killpg(g, signal.SIGCONT)
-        deadline = time.monotonic() + grace
+        deadline = time.monotonic() + (max(grace, SUPERVISOR_SWEEP_S) if released and groups else grace)
         while groups and time.monotonic() < deadline:
             groups = {g for g in groups if group_alive(g)}
             if groups:

@@ -213,11 +213,13 @@ async def test_spawn_resolves_via_env_path_and_uses_cwd(procs, tmp_path: Path) -
 
 
 async def test_child_never_shares_our_stdio_and_has_own_group(procs) -> None:
-    code = ("import os,sys; print(os.getpgrp()==os.getpid(), os.getsid(0)==os.getpid(), "
+    """The agent runs in a session and process group of its own (led by its supervisor), never ours."""
+    code = ("import os,sys; print(os.getpid(), os.getpgrp(), os.getsid(0), "
             "os.fstat(0).st_ino != %d)" % os.fstat(0).st_ino)
     p = await start(procs, SpawnSpec(PY, ["-c", code]))
-    assert await collect(p) == ["True True True"]
-    assert p.pgid == p.pid
+    pid, pgrp, sid, other_stdin = (await collect(p))[0].split()
+    assert int(pid) == p.agent_pid != p.pid and int(pgrp) == int(sid) == p.pgid == p.pid != os.getpgrp()
+    assert other_stdin == "True"
 
 
 async def test_interrupt_delivers_sigint(procs) -> None:
@@ -359,11 +361,16 @@ async def test_tracker_kills_leaderless_group_at_host_exit() -> None:
             os.kill(gpid, signal.SIGKILL)
 
 
-@pytest.mark.parametrize("mode", ["normal", "sigterm", "exception"])
+@pytest.mark.parametrize("mode", ["normal", "sigterm", "exception", "sigkill", "sigkill setsid", "normal setsid"])
 async def test_tracker_cleans_up_when_host_dies(mode: str) -> None:
+    """Whatever way the host ends — even SIGKILL, when none of its code runs — the agent and its grandchild die
+    within 2 s (the supervisor's lifeline); on Linux also a grandchild that left the group with setsid."""
+    if "setsid" in mode and not sys.platform.startswith("linux"):
+        pytest.skip("only Linux lets the supervisor find descendants that left its session (subreaper, /proc)")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    mode, *extra = mode.split()
     host = await asyncio.create_subprocess_exec(
-        PY, str(PROGS / "tracker_host.py"), mode, env=env, stdin=asyncio.subprocess.DEVNULL,
+        PY, str(PROGS / "tracker_host.py"), mode, *extra, env=env, stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     leader = gpid = 0
     try:
@@ -371,11 +378,11 @@ async def test_tracker_cleans_up_when_host_dies(mode: str) -> None:
         assert first[0] == "pids", first
         leader, gpid = int(first[1]), int(first[2])
         assert not pid_dead(leader) and not pid_dead(gpid)
-        if mode == "sigterm":
+        if mode in ("sigterm", "sigkill"):
             assert (await asyncio.wait_for(host.stdout.readline(), 5)) == b"waiting\n"
-            host.send_signal(signal.SIGTERM)
+            host.send_signal(signal.SIGTERM if mode == "sigterm" else signal.SIGKILL)
         _, err = await asyncio.wait_for(host.communicate(), 10)
-        expected = {"normal": 0, "sigterm": 128 + signal.SIGTERM, "exception": 1}[mode]
+        expected = {"normal": 0, "sigterm": 128 + signal.SIGTERM, "exception": 1, "sigkill": -signal.SIGKILL}[mode]
         assert host.returncode == expected, err.decode()
         if mode == "exception":
             assert b"host crashed on purpose" in err

@@ -41,6 +41,13 @@ def test_a_lone_surrogate_in_a_prompt_ends_the_turn_and_the_session_goes_on(tmp_
     assert waiting.get(timeout=10).get("result") == {"stopReason": "cancelled"}
     assert bridge.serves()
     assert bridge.close() == 0
+    # the session record was written: a new bridge replays the turn, replaced character and all
+    again = RawBridge(tmp_path)
+    again.initialize()
+    again.result("session/load", {"sessionId": sid, "cwd": str(again.cwd), "mcpServers": []}, 20)
+    replayed = json.dumps(again.updates(sid), ensure_ascii=False)
+    assert "smile \ufffd and \ufffd done" in replayed
+    assert again.close() == 0
 
 
 def test_surrogates_in_every_string_field_are_harmless(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """Fake agent that never finishes on its own.
 
-usage: hang.py [--ignore-term] [--grandchild] [--grandchild-ignore-term] [--exit-after S]
+usage: hang.py [--ignore-term] [--grandchild] [--grandchild-ignore-term] [--grandchild-setsid] [--exit-after S]
 
 Prints "grandchild <pid>" (with --grandchild) and then "ready"; on SIGINT prints
 "got-sigint" and keeps going. --exit-after makes the leader exit after S seconds
@@ -17,6 +17,7 @@ p = argparse.ArgumentParser()
 p.add_argument("--ignore-term", action="store_true")
 p.add_argument("--grandchild", action="store_true")
 p.add_argument("--grandchild-ignore-term", action="store_true")
+p.add_argument("--grandchild-setsid", action="store_true", help="the grandchild leaves our session and group")
 p.add_argument("--exit-after", type=float, default=None)
 a = p.parse_args()
 
@@ -29,7 +30,9 @@ signal.signal(signal.SIGINT, on_int)
 if a.ignore_term:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 if a.grandchild:
-    code = "import signal, time\n"
+    code = "import os, signal, time\n"
+    if a.grandchild_setsid:
+        code += "os.setsid()\n"
     if a.grandchild_ignore_term:
         code += "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
     code += "while True: time.sleep(1000)\n"

@@ -1,11 +1,13 @@
 """Host program for ProcessTracker tests: spawns hang.py through acp_mux.
 
-usage: tracker_host.py MODE   (MODE: normal | sigterm | exception)
+usage: tracker_host.py MODE [setsid]   (MODE: normal | sigterm | exception | sigkill; setsid: the grandchild
+                                       leaves the agent's session and group)
 
 Spawns `hang.py --grandchild --ignore-term --grandchild-ignore-term` via
 acp_mux.core.process.spawn, prints "pids <leader> <grandchild>", then:
-normal -> returns (atexit cleans up); sigterm -> prints "waiting" and sleeps
-until signalled; exception -> raises RuntimeError uncaught.
+normal -> returns (atexit cleans up); sigterm / sigkill -> prints "waiting" and
+sleeps until signalled (nothing of ours runs after a SIGKILL: the supervisor must
+clean up); exception -> raises RuntimeError uncaught.
 Needs acp_mux importable (PYTHONPATH).
 """
 import asyncio
@@ -20,8 +22,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 async def main(mode: str) -> None:
     TRACKER.exit_grace = 0.3
+    extra = ["--grandchild-setsid"] if "setsid" in sys.argv[2:] else []
     proc = await spawn(SpawnSpec(sys.executable, [os.path.join(HERE, "hang.py"), "--grandchild",
-                                                  "--ignore-term", "--grandchild-ignore-term"]))
+                                                  "--ignore-term", "--grandchild-ignore-term", *extra]))
     gpid = None
     async for line in proc.lines():
         if line.startswith("grandchild "):
@@ -29,7 +32,7 @@ async def main(mode: str) -> None:
         if line == "ready":
             break
     print(f"pids {proc.pid} {gpid}", flush=True)
-    if mode == "sigterm":
+    if mode in ("sigterm", "sigkill"):
         print("waiting", flush=True)
         await asyncio.sleep(60)
     elif mode == "exception":
