@@ -118,7 +118,15 @@ def registry_files() -> dict[Path, str]:
 
 # ── the command ────────────────────────────────────────────────────────────────────────────────────────────────
 def expected() -> dict[Path, str]:
-    return {README: readme_text(README.read_text()), **registry_files()}
+    return {README: readme_text(README.read_text()), **registry_files(), **early_facts()}
+
+
+def early_facts() -> dict[Path, str]:
+    """The snapshot of agent facts that lets ``initialize`` be answered before the bridge is imported
+    (``acp_mux/server/early_init.py``): an agent missing from it is answered later, by the server."""
+    from acp_mux.server import early_init
+
+    return {Path(early_init.FACTS_FILE): early_init.facts_text()}
 
 
 def stale() -> list[str]:

@@ -255,10 +255,13 @@ def caps_of(capabilities: Any) -> dict[str, bool]:
     }
 
 
+def facts_text() -> str:
+    return json.dumps(current_facts(), indent=1, sort_keys=True) + "\n"
+
+
 def write_facts(path: str = FACTS_FILE) -> None:
     with open(path, "w", encoding="utf-8") as fh:
-        json.dump(current_facts(), fh, indent=1, sort_keys=True)
-        fh.write("\n")
+        fh.write(facts_text())
 
 
 if __name__ == "__main__":

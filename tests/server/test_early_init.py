@@ -57,8 +57,8 @@ def test_the_early_answer_is_the_servers(agent: str, transport: str, client: dic
     params = {"protocolVersion": 1, **({"clientCapabilities": client} if client is not None else {})}
     request = {"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": params}
     argv = ["--agent", agent, "--transport", transport, *(["--agent-bin", binary] if binary else [])]
-    if early_init.load_facts(agent, transport) is None:
-        pytest.skip(f"{agent} is not in the snapshot yet: run `python -m acp_mux.server.early_init`")
+    assert early_init.load_facts(agent, transport) is not None, (
+        f"{agent} is not in the early-initialize snapshot: run `python tools/sync_agents.py`")
     early, written = early_answer(argv, json.dumps(request).encode() + b"\n")
     assert early is not None and early.params == params and early.leftover == b""
 
