@@ -182,6 +182,13 @@ def answer_early(argv: list[str], fd_in: int = 0, fd_out: int = 1) -> Early | No
     if facts is None:
         return None
     data = read_first_line(fd_in)
+    try:
+        return _answer(data, agent, facts, binary, fd_out)
+    except Exception:  # noqa: BLE001 - whatever went wrong, the bytes read go to the server, never lost
+        return Early(None, None, None, data)
+
+
+def _answer(data: bytes, agent: str, facts: dict[str, Any], binary: str | None, fd_out: int) -> Early:
     line, newline, rest = data.partition(b"\n")
     message = _initialize_request(line) if newline else None
     if message is None:
@@ -206,7 +213,7 @@ def answer_early(argv: list[str], fd_in: int = 0, fd_out: int = 1) -> Early | No
 def _initialize_request(line: bytes) -> dict[str, Any] | None:
     try:
         message = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to parse: the server answers it
         return None
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or message.get("method") != "initialize":
         return None
