@@ -45,6 +45,7 @@ from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart, file_uri_to_path
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, PerRun, try_json
 from acp_mux.adapters.mcp import claude_mcp_config
+from acp_mux.core.private import private_path
 from acp_mux.adapters.claude_tools import (
     CLAUDE_TOOLS,
     approval_action,
@@ -155,8 +156,12 @@ class ClaudeAdapter(AgentAdapter):
     # ── spawn and stdin ────────────────────────────────────────────────────────────────────────────────────────
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
         args = list(BASE_ARGS)
+        private: tuple[tuple[str, str], ...] = ()
         if options.mcp_servers:  # variadic flag: keep it before the other flags, never last before positionals
-            args += ["--mcp-config", json.dumps(claude_mcp_config(options.mcp_servers), separators=(",", ":"))]
+            # a private 0600 file, not the JSON itself: env values and headers are secrets, and argv is public
+            path = private_path("mcp.json")
+            private = ((path, json.dumps(claude_mcp_config(options.mcp_servers), separators=(",", ":"))),)
+            args += ["--mcp-config", path]
         if options.session_id:
             args += ["--resume", options.session_id]
         if options.model and options.model != "default":  # "default" means: let Claude choose
@@ -165,7 +170,7 @@ class ClaudeAdapter(AgentAdapter):
             args += ["--permission-mode", options.mode]
         args += list(options.extra_args)
         command = self.resolve_binary(options.binary, options.env)
-        return SpawnSpec(command=command, args=args, env=options.env, cwd=options.cwd)
+        return SpawnSpec(command=command, args=args, env=options.env, cwd=options.cwd, private_files=private)
 
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
         st = ClaudeRun.of(ctx)

@@ -67,7 +67,7 @@ from acp_mux.adapters.codex_exec import (
     shell_end,
 )
 from acp_mux.adapters.json_rpc_peer import INTERNAL_ERROR, METHOD_NOT_FOUND, JsonRpcPeer, error_message
-from acp_mux.adapters.mcp import codex_mcp_overrides
+from acp_mux.adapters.mcp import codex_mcp_config
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
@@ -96,10 +96,10 @@ class CodexAdapter(AgentAdapter):
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
         # extra_args are codex's global options (e.g. ``-c key=value``), so they go before the subcommand.
         command = self.resolve_binary(options.binary, options.env)
-        mcp_args, skipped = codex_mcp_overrides(options.mcp_servers)
+        _, skipped = codex_mcp_config(options.mcp_servers)
         if skipped:
             log.warning("codex cannot use SSE MCP servers; not passing %s", ", ".join(skipped))
-        args = [*mcp_args, *options.extra_args, "app-server"]
+        args = [*options.extra_args, "app-server"]  # MCP servers go in-protocol (thread/start config): no secrets here
         return SpawnSpec(command=command, args=args, env=options.env, cwd=options.cwd)
 
     # ── outgoing ───────────────────────────────────────────────────────────────────────────────────────────────
@@ -123,6 +123,9 @@ class CodexAdapter(AgentAdapter):
         params: dict[str, Any] = {"cwd": options.cwd, "approvalPolicy": approval, "sandbox": sandbox}
         if options.model:
             params["model"] = options.model
+        mcp_servers, _ = codex_mcp_config(options.mcp_servers)
+        if mcp_servers:  # in-protocol, so env values and headers never reach a command line
+            params["config"] = {"mcp_servers": mcp_servers}
         resumed = bool(options.session_id)
         if resumed:
             params["threadId"] = options.session_id

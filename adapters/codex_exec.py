@@ -24,6 +24,7 @@ run with no ``turn_end`` after it (the runtime would drop it anyway).
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
@@ -45,7 +46,7 @@ from acp_mux.adapters.base import (
     try_json,
 )
 from acp_mux.adapters.json_rpc_peer import JsonRpcPeer
-from acp_mux.adapters.mcp import codex_mcp_overrides
+from acp_mux.adapters.mcp import codex_exec_mcp
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
@@ -341,7 +342,7 @@ class CodexExecAdapter(AgentAdapter):
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
         codex = self.resolve_binary(options.binary, options.env)
         _, sandbox = MODE_POLICIES[resolve_mode(options.mode) or "auto"]
-        mcp_args, _ = codex_mcp_overrides(options.mcp_servers)  # SSE servers: not advertised for codex
+        mcp_args, mcp_env, _ = codex_exec_mcp(options.mcp_servers)  # secrets in the environment, never in args
         args = ["-c", f'sandbox_mode="{sandbox}"', *mcp_args, "exec", "--json", "--skip-git-repo-check"]
         if options.model:
             args += ["-m", options.model]
@@ -358,9 +359,10 @@ class CodexExecAdapter(AgentAdapter):
         else:
             args += [*images, "--"]
         args.append(prompt.as_text() if prompt else "")
-        return SpawnSpec(
-            command="/bin/sh", args=["-c", _STDIN_FROM_DEV_NULL, codex, *args], env=options.env, cwd=options.cwd
-        )
+        env = options.env
+        if mcp_env:
+            env = {**(os.environ if env is None else env), **mcp_env}
+        return SpawnSpec(command="/bin/sh", args=["-c", _STDIN_FROM_DEV_NULL, codex, *args], env=env, cwd=options.cwd)
 
     def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
         msg = try_json(line)

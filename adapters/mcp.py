@@ -2,7 +2,11 @@
 
 ACP sends a list of ``{name, command, args, env:[{name,value}]}`` (stdio) or ``{type:"http"|"sse", name, url,
 headers:[{name,value}]}``; agents want name-keyed maps (Claude's ``--mcp-config`` JSON, Codex's ``mcp_servers``
-TOML table). Both are derived from :func:`mcp_servers_by_name` so a quirk is fixed in one place.
+table). All are derived from :func:`mcp_servers_by_name` so a quirk is fixed in one place.
+
+Env values and headers are secrets (API tokens): they never go on an agent's command line, which every local user
+can read. Claude reads its config from a private 0600 file, codex app-server gets it in-protocol, codex exec through
+its environment; :func:`mcp_secrets` lists them for the log redaction.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["mcp_servers_by_name", "claude_mcp_config", "codex_mcp_overrides"]
+__all__ = ["mcp_servers_by_name", "claude_mcp_config", "codex_mcp_config", "codex_exec_mcp", "mcp_secrets"]
 
 
 def _pairs(items: Any) -> dict[str, str]:
@@ -51,6 +55,7 @@ def claude_mcp_config(servers: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 _BARE_KEY = re.compile(r"[^A-Za-z0-9_-]")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def _toml(value: Any) -> str:
@@ -63,19 +68,24 @@ def _toml(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def codex_mcp_overrides(servers: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
-    """``-c mcp_servers.<name>.<key>=<toml>`` arguments for codex, and the names it cannot take.
+def _codex_name(name: str) -> str:
+    """A codex server key: TOML bare-key characters (``-c`` splits its key on dots)."""
+    return _BARE_KEY.sub("_", name) or "server"
 
-    Codex speaks stdio and streamable HTTP MCP, not SSE; a skipped server is reported rather than silently lost.
-    Names are reduced to TOML bare-key characters because ``-c`` splits its key on dots.
+
+def codex_mcp_config(servers: list[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """The ``mcp_servers`` table for codex's in-protocol ``config`` (``thread/start``/``thread/resume``), and the
+    names it cannot take (codex speaks stdio and streamable HTTP MCP, not SSE).
+
+    In-protocol, so env values and headers — an MCP server's secrets — never reach a command line (verified on
+    codex 0.169.0: the server starts with that env, on start and on resume).
     """
-    args: list[str] = []
+    table: dict[str, dict[str, Any]] = {}
     skipped: list[str] = []
     for name, spec in mcp_servers_by_name(servers).items():
         if spec["type"] == "sse":
             skipped.append(name)
             continue
-        key = "mcp_servers." + (_BARE_KEY.sub("_", name) or "server")
         if spec["type"] == "stdio":
             fields: dict[str, Any] = {"command": spec["command"], "args": spec["args"]}
             if spec["env"]:
@@ -84,6 +94,48 @@ def codex_mcp_overrides(servers: list[dict[str, Any]]) -> tuple[list[str], list[
             fields = {"url": spec["url"]}
             if spec["headers"]:
                 fields["http_headers"] = spec["headers"]
+        table[_codex_name(name)] = fields
+    return table, skipped
+
+
+def codex_exec_mcp(servers: list[dict[str, Any]]) -> tuple[list[str], dict[str, str], list[str]]:
+    """For ``codex exec`` (no protocol to carry them): ``-c`` arguments naming only what is public, the environment
+    that carries the secrets, and the names skipped.
+
+    A stdio server's env values travel in codex's own environment and are handed on by name (``env_vars``); header
+    values travel in generated variables (``env_http_headers``). Command and arguments stay on the command line:
+    they are on the MCP server's own command line anyway. The price: codex itself also sees those variables.
+    """
+    args: list[str] = []
+    env: dict[str, str] = {}
+    skipped: list[str] = []
+    for index, (name, spec) in enumerate(mcp_servers_by_name(servers).items()):
+        if spec["type"] == "sse":
+            skipped.append(name)
+            continue
+        key = "mcp_servers." + _codex_name(name)
+        if spec["type"] == "stdio":
+            fields: dict[str, Any] = {"command": spec["command"], "args": spec["args"]}
+            names = [n for n in spec["env"] if _ENV_NAME.match(n)]
+            skipped += [f"{name} (env {n!r} is not a variable name)" for n in spec["env"] if not _ENV_NAME.match(n)]
+            if names:
+                fields["env_vars"] = names
+                env.update({n: spec["env"][n] for n in names})
+        else:
+            fields = {"url": spec["url"]}
+            if spec["headers"]:
+                carriers = {header: f"ACP_MUX_MCP_{index}_H{i}" for i, header in enumerate(spec["headers"])}
+                fields["env_http_headers"] = carriers
+                env.update({var: spec["headers"][header] for header, var in carriers.items()})
         for field, value in fields.items():
             args += ["-c", f"{key}.{field}={_toml(value)}"]
-    return args, skipped
+    return args, env, skipped
+
+
+def mcp_secrets(servers: Any) -> list[str]:
+    """Every env value and header value of ``servers`` (ACP shape): what logs must never show."""
+    found: list[str] = []
+    for spec in mcp_servers_by_name(servers if isinstance(servers, list) else []).values():
+        found += [v for v in (spec.get("env") or {}).values() if v]
+        found += [v for v in (spec.get("headers") or {}).values() if v]
+    return found

@@ -185,14 +185,43 @@ def _stdin_is_terminal() -> bool:
 
 
 def setup_logging(level: str, log_file: str | None) -> None:
+    """stderr and the optional log file, both with secrets masked at every level; the file is private (0600)."""
+    from acp_mux.core import redact
+
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_file:
-        handlers.append(logging.FileHandler(log_file))
+        handlers.append(logging.StreamHandler(_private_log(log_file)))
+    for handler in handlers:
+        handler.addFilter(redact.RedactingFilter())
+    redact.register_environment(os.environ)  # API keys passed through to agents are not for the log either
     logging.basicConfig(
         level=getattr(logging, level),
         format="%(asctime)s acp-mux %(levelname)s %(name)s: %(message)s",
         handlers=handlers,
     )
+
+
+def _private_log(path: str):  # noqa: ANN202 (a text stream)
+    """The log file, appended to, readable by us only: created 0600, tightened to 0600 if it was ours already."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        if os.fstat(fd).st_uid == os.getuid():
+            os.fchmod(fd, 0o600)
+    except OSError:
+        pass
+    return os.fdopen(fd, "a", encoding="utf-8", errors="replace", buffering=1)
+
+
+def _log_protocol(direction: str, message: object) -> None:
+    """The DEBUG protocol log: MCP env values and headers in a message are registered as secrets before it is
+    written, so they are masked in this line and in every later one."""
+    from acp_mux.adapters.mcp import mcp_secrets
+    from acp_mux.core import redact
+
+    params = message.get("params") if isinstance(message, dict) else None
+    if isinstance(params, dict) and params.get("mcpServers"):
+        redact.register(mcp_secrets(params["mcpServers"]))
+    logging.getLogger("acp_mux.protocol").debug("%s %s", direction, message)
 
 
 async def serve(adapter, config, choices=None, early=None) -> int:  # noqa: ANN001 (kept light: typed in server.py)
@@ -206,7 +235,7 @@ async def serve(adapter, config, choices=None, early=None) -> int:  # noqa: ANN0
     TRACKER.install_handlers()
     conn = Connection(proto_in, proto_out, early.leftover if early is not None else b"")
     if logging.getLogger().isEnabledFor(logging.DEBUG):
-        conn.on_message = lambda direction, msg: logging.getLogger("acp_mux.protocol").debug("%s %s", direction, msg)
+        conn.on_message = _log_protocol
     server = AcpServer(conn, adapter, config, SessionStore(), choices)
     if early is not None and early.params is not None:  # answered by the launcher before this server existed
         server.initialized(early.params)

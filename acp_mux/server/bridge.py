@@ -276,7 +276,7 @@ class AcpServer:
             send_update=self._notify,
             request=self.conn.request,
             writable=self.conn.writable,
-            mcp_servers=p.mcp_servers(params),
+            mcp_servers=_secret_mcp_servers(params),
             mode_changed=lambda mode: self._announce_mode(record.session_id),
             client_capabilities=self.client_capabilities,
             choices=self.choices,
@@ -353,6 +353,16 @@ class AcpServer:
 
     async def shutdown(self) -> None:
         await asyncio.gather(*(s.close() for s in list(self.sessions.values())), return_exceptions=True)
+
+
+def _secret_mcp_servers(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """The editor's MCP servers, their env values and headers registered as secrets (masked in every log)."""
+    from acp_mux.adapters.mcp import mcp_secrets
+    from acp_mux.core import redact
+
+    servers = p.mcp_servers(params)
+    redact.register(mcp_secrets(servers))
+    return servers
 
 
 def _client_capabilities(params: dict[str, Any]) -> dict[str, Any]:

@@ -545,7 +545,9 @@ def test_build_spawn(adapter: ClaudeAdapter, tmp_path: Path) -> None:
     spec = adapter.build_spawn(opts)
     assert spec.command == str(fake) and spec.env == env and spec.cwd == CWD and not spec.use_pty
     config = json.dumps(mcp_config(servers), separators=(",", ":"))
-    assert spec.args == [*BASE_ARGS, "--mcp-config", config, "--resume", "abc", "--model", "opus",
+    ((path, text),) = spec.private_files  # a private file: env values and headers are secrets, argv is public
+    assert text == config and not any('"t"' in a or "Authorization" in a for a in spec.args)
+    assert spec.args == [*BASE_ARGS, "--mcp-config", path, "--resume", "abc", "--model", "opus",
                          "--permission-mode", "plan", "--effort", "high"]  # fmt: skip
     assert list(BASE_ARGS) == ["-p", "--output-format", "stream-json", "--input-format", "stream-json", "--verbose",
                                "--include-partial-messages", "--permission-prompt-tool", "stdio"]  # fmt: skip
