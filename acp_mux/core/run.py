@@ -377,11 +377,12 @@ class RunHandle:
 
     # ── emission ───────────────────────────────────────────────────────────────────────────────────────────────
     def _stamp(self, event: BaseEvent) -> BaseEvent:
-        event.run_id = self.run_id
-        event.agent = self.agent
+        """The enrichment step, once per event: the values are ours and of the fields' types, so they go straight into
+        the instance (pydantic's ``__setattr__`` costs ~0.6 µs a field, and these fields need no validation)."""
         ts = now_ms()
         self._last_ts = ts = ts if ts > self._last_ts else self._last_ts
-        event.timestamp = ts
+        fields = event.__dict__
+        fields["run_id"], fields["agent"], fields["timestamp"] = self.run_id, self.agent, ts
         return event
 
     def _emit(self, event: BaseEvent) -> None:

@@ -74,6 +74,11 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+# One reused strict decoder: json.loads with options builds a new decoder on every call, and every line an agent
+# writes is parsed here.
+_STRICT = json.JSONDecoder(parse_float=_finite, parse_constant=_no_constant)
+
+
 def loads(data: str | bytes | bytearray) -> Any:
     """Parse JSON strictly (no NaN/Infinity, finite numbers only) into values whose strings all encode as UTF-8.
 
@@ -81,7 +86,7 @@ def loads(data: str | bytes | bytearray) -> Any:
     """
     text = data.decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else data
     try:
-        value = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+        value = _STRICT.decode(text)
     except RecursionError:
         raise ValueError("nested too deeply") from None
     if ("\\u" in text and _SURROGATE_ESCAPE.search(text)) or (not text.isascii() and _SURROGATE.search(text)):

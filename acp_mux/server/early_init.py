@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re  # already loaded by json
 import sys
 
 TYPE_CHECKING = False  # typing itself is one of the imports this module exists to avoid
@@ -35,6 +36,7 @@ VALUE_OPTIONS = ("--agent", "--agent-bin", "--transport", "--model", "--mode", "
                  "--inactivity-timeout")
 FLAG_OPTIONS = ("--stdio",)
 MAX_FIRST_LINE = 1 << 20  # an initialize is a few hundred bytes; anything longer is the server's problem
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 class Early:
@@ -211,6 +213,8 @@ def _answer(data: bytes, agent: str, facts: dict[str, Any], binary: str | None, 
 
 
 def _initialize_request(line: bytes) -> dict[str, Any] | None:
+    if _SURROGATE_ESCAPE.search(line):
+        return None  # the server's parser repairs lone surrogates (acp_mux.core.text); it answers such a line itself
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):  # not JSON, or nested too deep to parse: the server answers it

@@ -286,9 +286,9 @@ class LiveSession:
         if self.handle is not None:
             run_id = self.handle.run_id
         else:
-            from ulid import ULID
+            from acp_mux.core.ids import new_ulid
 
-            run_id = f"bridge-{ULID()}"
+            run_id = f"bridge-{new_ulid()}"
         self.log.record(run_id, "bridge.notice", {"text": text})
 
     def _with_missed_turns(self, prompt: Prompt) -> Prompt:

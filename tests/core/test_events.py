@@ -140,3 +140,22 @@ def test_accumulated_text_is_shared_not_copied():
     second = ev.TextDeltaEvent.lazy("b", parts)
     assert first.accumulated == "a" and second.accumulated == "ab"
     assert ev.dump_event(second)["accumulated"] == "ab"
+
+
+@pytest.mark.parametrize("cls", [ev.TextDeltaEvent, ev.ThinkingDeltaEvent])
+def test_a_delta_built_for_the_stream_is_indistinguishable_from_a_validated_one(cls):
+    parts = ["one ", "two"]
+    fast = cls.lazy("two", parts)
+    slow = cls(delta="two")
+    slow._parts, slow._count = parts, 2
+    assert fast == slow and repr(fast) == repr(slow)
+    assert ev.event_to_json(fast) == ev.event_to_json(slow)  # same fields, same order
+    assert ev.parse_event(ev.dump_event(fast)) == ev.parse_event(ev.dump_event(slow))
+    assert fast.model_copy(update={"run_id": "r"}).run_id == "r" and fast.run_id == ""
+    fast.timestamp = 5  # assignment still works as on any event
+    assert fast.timestamp == 5
+
+
+def test_a_streamed_delta_must_be_text():
+    with pytest.raises(TypeError):
+        ev.TextDeltaEvent.lazy(None, [])  # type: ignore[arg-type]
