@@ -96,6 +96,7 @@ class ClaudeRun(PerRun):
     streamed: set[str] = field(default_factory=set)  # message ids seen as stream_event
     current: dict[str | None, str] = field(default_factory=dict)  # parent tool id → streaming message id
     stream_blocks: dict[tuple[str, int], tuple[str, str | None]] = field(default_factory=dict)  # → (kind, tool id)
+    broken_streams: int = 0  # streamed messages that broke off and were asked again without streaming (this turn)
     requests: int = 0
     interrupting: bool = False
     pending_error: tuple[str, str] | None = None  # (error kind, text) from a synthetic assistant line
@@ -280,7 +281,11 @@ class ClaudeAdapter(AgentAdapter):
             return [ev.ContextCompactedEvent(summary=summary, tokens_saved=max(pre - post, 0) if post else 0)]
         if sub == "api_retry":
             delay = _num(m.get("retry_delay_ms"))
-            reason = str(m.get("error") or m.get("error_status") or "api error")
+            error, status = m.get("error"), m.get("error_status")
+            if error and error != "unknown":
+                reason = str(error) + (f" (HTTP {status})" if status else "")
+            else:  # claude says "unknown" for a failed connection: the status, if any, says more
+                reason = f"HTTP {status}" if status else "the connection to the model failed"
             events: list[BaseEvent] = []
             if m.get("error_status") == 429 or m.get("error") == "rate_limit":
                 events.append(ev.RateLimitedEvent(retry_after_ms=delay or None))
@@ -386,7 +391,7 @@ class ClaudeAdapter(AgentAdapter):
             return []
         parent = _parent(m)
         streamed = str(msg.get("id")) in st.streamed
-        events: list[BaseEvent] = []
+        events: list[BaseEvent] = [] if streamed else self._broken_stream(ctx, parent)
         for block in blocks:
             kind = block.get("type")
             if kind in ("tool_use", "server_tool_use", "mcp_tool_use") and block.get("id"):
@@ -400,6 +405,26 @@ class ClaudeAdapter(AgentAdapter):
             elif kind == "thinking":
                 events += ctx.thinking_delta(str(block.get("thinking") or "")) + ctx.end_thinking()
         return events
+
+    def _broken_stream(self, ctx: ParseContext, parent: str | None) -> list[BaseEvent]:
+        """A whole message arrived while another one's stream is still open: that stream broke off and claude asked
+        again without streaming (it says nothing else about it). Close what the broken attempt left open and say it
+        was retried, so the new text starts its own block instead of being glued to the partial one."""
+        st = ClaudeRun.of(ctx)
+        broken = st.current.get(parent)
+        open_keys = [key for key in st.stream_blocks if key[0] == broken]
+        if broken is None or not open_keys:
+            return []
+        events: list[BaseEvent] = []
+        for key in open_keys:
+            kind, tool_id = st.stream_blocks.pop(key)
+            if tool_id:
+                events += ctx.tool_error(tool_id, "the response stream broke off")
+        if parent is None:
+            events += ctx.end_thinking() + ctx.end_text()
+        st.broken_streams += 1
+        reason = "the response stream broke off; claude asked again without streaming"
+        return events + [ev.RetryEvent(attempt=st.broken_streams, max_attempts=0, reason=reason)]
 
     def _text(self, ctx: ParseContext, text: str) -> list[BaseEvent]:
         if text:
@@ -474,6 +499,7 @@ class ClaudeAdapter(AgentAdapter):
         turn_text, st.turn_text = st.turn_text, False
         st.streamed.clear()  # every message of this prompt is complete
         st.current.clear()
+        st.broken_streams = 0
         text = str(m.get("result") or "")
         errors = [] if interrupted else self._result_errors(m, pending, text, st)
         st.turn_error = bool(errors)

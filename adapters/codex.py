@@ -78,6 +78,7 @@ log = logging.getLogger(__name__)
 
 _PLAN_STATUS = {"inProgress": "in_progress", "in_progress": "in_progress", "completed": "completed"}
 CLIENT_INFO = {"name": "acp-mux", "title": "acp-mux", "version": __version__}
+_NO_ROLLOUT = "no rollout found"  # codex's thread/resume error for a thread with no turn on disk
 
 
 # ── the adapter ────────────────────────────────────────────────────────────────────────────────────────────────
@@ -130,11 +131,21 @@ class CodexAdapter(AgentAdapter):
         if resumed:
             params["threadId"] = options.session_id
         method = "thread/resume" if resumed else "thread/start"
-        peer.request(ctx, method, params, lambda result, err: self._on_thread(ctx, result, err, resumed))
+        peer.request(ctx, method, params, lambda result, err: self._on_thread(ctx, result, err, resumed, params))
         return []
 
-    def _on_thread(self, ctx: ParseContext, result: Any, error: dict | None, resumed: bool) -> list[BaseEvent]:
+    def _on_thread(
+        self, ctx: ParseContext, result: Any, error: dict | None, resumed: bool, params: dict[str, Any]
+    ) -> list[BaseEvent]:
         thread_id = _str(_dict(_dict(result).get("thread")).get("id"))
+        if resumed and error is not None and _NO_ROLLOUT in error_message(error).lower():
+            # codex writes a thread's rollout with its first turn: a thread that never finished one (the bridge
+            # stopped it first, e.g. a cancel in the first moments) cannot be resumed, and has nothing to lose.
+            fresh = {k: v for k, v in params.items() if k != "threadId"}
+            self._peer(ctx).request(ctx, "thread/start", fresh,
+                                    lambda result, err: self._on_thread(ctx, result, err, False, fresh))
+            note = f"codex had no record of thread {params.get('threadId')} (it never completed a turn); started a new one"
+            return [ev.DebugEvent(level="warn", message=note)]
         if error is not None or not thread_id:
             message = f"codex could not {'resume' if resumed else 'start'} the thread: {error_message(error)}"
             events = classify_failure(message, _dict(_dict(error).get("data")).get("codexErrorInfo"), ctx)
@@ -144,6 +155,9 @@ class CodexAdapter(AgentAdapter):
         run = CodexRun.of(ctx)
         run.thread = thread_id
         events = ctx.session_start(thread_id, resumed=resumed)
+        for _ in range(run.cancelled_prompts):  # cancelled before the thread existed: their turns end now
+            events += ctx.begin_turn() + ctx.end_turn(tool_error="interrupted")
+        run.cancelled_prompts = 0
         prompts, run.pending_prompts = run.pending_prompts, []
         for prompt in prompts:
             self._turn_start(prompt, ctx)
@@ -192,8 +206,9 @@ class CodexAdapter(AgentAdapter):
             self._send_interrupt(ctx)
         elif run.turn_requested:
             run.interrupt_pending = True  # turn/start is in flight: interrupt once its id is known
-        else:
-            run.pending_prompts = []  # still in the handshake: just do not start the queued prompt
+        else:  # still in the handshake: the queued prompt never starts; its turn ends once the thread exists
+            run.cancelled_prompts += len(run.pending_prompts)
+            run.pending_prompts = []
         return True
 
     def _send_interrupt(self, ctx: ParseContext) -> None:
@@ -344,7 +359,7 @@ class CodexAdapter(AgentAdapter):
         error = _dict(params.get("error"))
         message = _str(error.get("message"))
         if params.get("willRetry"):
-            return retry_events(message, ctx, error.get("codexErrorInfo"))
+            return retry_events(message, ctx, error.get("codexErrorInfo"), _str(error.get("additionalDetails")))
         if ctx.in_turn:  # turn/completed{failed} follows with the same error: report it once, there
             CodexRun.of(ctx).turn_error = error
             return []

@@ -95,6 +95,7 @@ class CodexRun(PerRun):
     mode: str | None = None  # the approval preset (a MODES id)
     mode_dirty: bool = False  # changed since the last turn/start, which carries it (sticky in codex)
     pending_prompts: list[Prompt] = field(default_factory=list)  # prompts that arrived before the thread existed
+    cancelled_prompts: int = 0  # prompts cancelled before the thread existed: their turns end when it does
     thread: str | None = None
     turn: str | None = None  # the running turn's id, once known
     turn_requested: bool = False  # turn/start sent, its turn not completed yet
@@ -163,10 +164,15 @@ def end_failed_turn(ctx: ParseContext, errors: list[BaseEvent], tool_error: str 
     return events + errors + ctx.end_turn()
 
 
-def retry_events(message: str, ctx: ParseContext, info: Any = None) -> list[BaseEvent]:
-    """A transient error codex retries by itself ("Reconnecting... 2/5 (…)"): ``rate_limited``? + ``retry``."""
+def retry_events(message: str, ctx: ParseContext, info: Any = None, details: str = "") -> list[BaseEvent]:
+    """A transient error codex retries by itself ("Reconnecting... 2/5"): ``rate_limited``? + ``retry``.
+
+    What the failed attempt streamed is closed first, so the retry's text starts a block of its own instead of
+    being glued to the partial one (codex starts a new message item for the retry and never completes the old one).
+    The reason is what went wrong (codex's ``additionalDetails``, else its error kind), not "Reconnecting...".
+    """
     name, status = _error_info(info)
-    events: list[BaseEvent] = []
+    events: list[BaseEvent] = ctx.end_thinking() + ctx.end_text()
     if status == 429 or name == "usageLimitExceeded" or _RATE_RE.search(message):
         events.append(ev.RateLimitedEvent())
     match = _RETRY_RE.search(message)
@@ -174,8 +180,20 @@ def retry_events(message: str, ctx: ParseContext, info: Any = None) -> list[Base
     run.retries += 1
     count = run.retries
     attempt, limit = (int(match.group(1)), int(match.group(2))) if match else (count, 0)
-    events.append(ev.RetryEvent(attempt=attempt, max_attempts=limit, reason=message))
+    events.append(ev.RetryEvent(attempt=attempt, max_attempts=limit, reason=_retry_reason(message, name, status, details)))
     return events
+
+
+def _retry_reason(message: str, name: str, status: int | None, details: str) -> str:
+    if details:
+        return details
+    own = _RETRY_RE.sub("", message.replace("Reconnecting...", "")).strip(" ()")
+    if own:
+        return own
+    if name:
+        words = re.sub(r"(?<!^)(?=[A-Z])", " ", name).lower()  # responseStreamDisconnected → response stream …
+        return f"{words} (HTTP {status})" if status else words
+    return message or "the model request failed"
 
 
 def normalize_changes(changes: Any) -> list[dict[str, Any]]:

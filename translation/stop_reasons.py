@@ -53,12 +53,17 @@ def outcome_for(event: Any, login_command: str | None = None) -> TurnOutcome | N
         return TurnOutcome(stop_reason="max_turn_requests", notice=f"\n\n**Stopped after {event.max_turns} turns.**\n")
     if t == "crash":
         tail = _tail(event.stderr)
-        message = f"The agent exited unexpectedly (exit code {event.exit_code})."
+        signal = getattr(event, "signal", None)
+        how = f"was killed by {signal}" if signal else f"exited unexpectedly (exit code {event.exit_code})"
+        message = f"The agent {how}."
+        data: dict[str, Any] = {"exitCode": None if signal else event.exit_code, "stderr": tail}
+        if signal:
+            data["signal"] = signal
         return TurnOutcome(
             notice=f"\n\n**{message}**\n" + (f"```\n{tail}\n```\n" if tail else ""),
             error_code=INTERNAL_ERROR,
             error_message=f"{message} {tail.splitlines()[-1] if tail else ''}".strip(),
-            error_data={"exitCode": event.exit_code, "stderr": tail},
+            error_data=data,
         )
     if t == "timeout":
         what = "produced no output for too long" if event.kind == "inactivity" else "ran past its time limit"
@@ -69,13 +74,13 @@ def outcome_for(event: Any, login_command: str | None = None) -> TurnOutcome | N
             return TurnOutcome(stop_reason="refusal", notice=f"\n\n_{event.message}_\n" if event.message else None)
         if event.code in ("MAX_TOKENS", "CONTEXT_EXCEEDED"):
             return TurnOutcome(stop_reason="max_tokens")
-        if event.recoverable:
-            return TurnOutcome(notice=f"\n\n**Agent error:** {event.message}\n")
+        # A failed turn fails the prompt — recoverable or not, the editor must be able to tell it from a normal end
+        # (``recoverable`` only says the session takes the next prompt). What streamed before stays shown.
         return TurnOutcome(
             notice=f"\n\n**Agent error:** {event.message}\n",
             error_code=INTERNAL_ERROR,
             error_message=event.message,
-            error_data={"code": event.code},
+            error_data={"code": event.code, "recoverable": bool(event.recoverable)},
         )
     return None
 

@@ -428,7 +428,8 @@ class UpdateTranslator:
         return [notice(f"\n\n_(rate limited by the model provider; waiting{wait})_\n\n")]
 
     def _on_retry(self, e: Any) -> list[dict[str, Any]]:
-        return [notice(f"\n\n_(retrying, attempt {e.attempt}/{e.max_attempts}: {e.reason})_\n\n")]
+        of = f"/{e.max_attempts}" if e.max_attempts else ""
+        return [notice(f"\n\n_(retrying, attempt {e.attempt}{of}: {e.reason})_\n\n")]
 
     def _on_subagent_spawn(self, e: Any) -> list[dict[str, Any]]:
         return []  # the Task/Agent tool call already shows it

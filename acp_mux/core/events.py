@@ -609,8 +609,9 @@ class ContextExceededEvent(BaseEvent):
 
 class CrashEvent(BaseEvent):
     type: Literal["crash"] = "crash"
-    exit_code: int
+    exit_code: int  # -1 when killed by a signal (then ``signal`` names it)
     stderr: str = ""
+    signal: str | None = None  # e.g. "SIGKILL"
 
 
 class ErrorEvent(BaseEvent):

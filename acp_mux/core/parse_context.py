@@ -219,7 +219,7 @@ class ParseContext:
         self.in_turn = False
         stderr = self.stderr_tail()
         exit_code = code if code is not None else -1
-        events.append(ev.CrashEvent(exit_code=exit_code, stderr=stderr))
+        events.append(ev.CrashEvent(exit_code=exit_code, stderr=stderr, signal=getattr(status, "signal", None)))
         return events
 
 

@@ -134,7 +134,8 @@ def _run_error(event: BaseEvent) -> RunError:
         case "context_exceeded":
             return RunError(ErrorCode.CONTEXT_EXCEEDED, "the context window is full")
         case "crash":
-            return RunError(ErrorCode.AGENT_CRASH, f"agent exited with code {e.exit_code}", stderr=e.stderr)
+            how = f"was killed by {e.signal}" if e.signal else f"exited with code {e.exit_code}"
+            return RunError(ErrorCode.AGENT_CRASH, f"agent {how}", stderr=e.stderr)
         case "timeout":
             return RunError(ErrorCode.TIMEOUT, f"{e.kind} timeout")
         case _:

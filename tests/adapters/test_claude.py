@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -286,7 +287,7 @@ def test_rate_limit_signals_carry_retry_after(adapter: ClaudeAdapter) -> None:
     info = {"status": "rejected", "resetsAt": reset, "rateLimitType": "five_hour"}
     limit = {"type": "rate_limit_event", "rate_limit_info": info}
     events = feed(adapter, [INIT, retry, limit, RATE_LIMIT_ASSISTANT, RATE_LIMIT_RESULT])
-    assert brief(events)[:3] == [("session_start", SID, False), ("rate_limited",), ("retry", 1, "rate_limit")]
+    assert brief(events)[:3] == [("session_start", SID, False), ("rate_limited",), ("retry", 1, "rate_limit (HTTP 429)")]
     assert events[1].retry_after_ms == 500 and events[2].delay_ms == 500
     assert events[3].type == "rate_limited" and 55_000 < events[3].retry_after_ms <= 60_000
     err = next(e for e in events if e.type == "rate_limit_error")
@@ -695,3 +696,30 @@ def test_shared_transcripts_keep_the_contract(adapter: ClaudeAdapter, path: Path
 @pytest.mark.parametrize("path", FRESH or [NO_FRESH], ids=lambda p: os.path.relpath(p, FIXTURES) if p else "none")
 def test_fresh_recordings_keep_the_contract(adapter: ClaudeAdapter, path: Path) -> None:
     check_transcript(adapter, path)
+
+
+# ── faults (class 9 of the hardening issue), shapes as the real claude 2.1.197 prints them ───────────────────────
+def _delta(text: str) -> dict[str, Any]:
+    return {"type": "stream_event", "event": {"type": "content_block_delta", "index": 0,
+                                              "delta": {"type": "text_delta", "text": text}}}
+
+
+def test_a_stream_that_broke_off_and_was_asked_again_is_not_glued(adapter: ClaudeAdapter) -> None:
+    """The stream of msg_0 breaks after two deltas; claude asks again without streaming and prints msg_1 whole."""
+    start = {"type": "stream_event", "event": {"type": "message_start", "message": {"id": "msg_0"}}}
+    block = {"type": "stream_event", "event": {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}}
+    whole = {"type": "assistant", "message": {"id": "msg_1", "role": "assistant", "content": [{"type": "text", "text": "Alpha one. Alpha two. Alpha three. "}]}}
+    result = {"type": "result", "subtype": "success", "is_error": False, "result": "Alpha one. Alpha two. Alpha three. ",
+              "stop_reason": "end_turn", "session_id": SID}
+    events = feed(adapter, [INIT, start, block, _delta("Alpha one. "), _delta("Alpha two. "), whole, result])
+    assert [e.text for e in events if e.type == "message_stop"] == ["Alpha one. Alpha two. ", "Alpha one. Alpha two. Alpha three. "]
+    retry = next(e for e in events if e.type == "retry")
+    assert retry.attempt == 1 and "broke off" in retry.reason
+
+
+def test_a_retry_claude_calls_unknown_says_what_is_known(adapter: ClaudeAdapter) -> None:
+    retry = {"type": "system", "subtype": "api_retry", "attempt": 2, "max_retries": 2, "retry_delay_ms": 100,
+             "error_status": None, "error": "unknown"}
+    assert next(e for e in feed(adapter, [INIT, retry]) if e.type == "retry").reason == "the connection to the model failed"
+    server = {**retry, "error_status": 500, "error": "server_error"}
+    assert next(e for e in feed(adapter, [INIT, server]) if e.type == "retry").reason == "server_error (HTTP 500)"

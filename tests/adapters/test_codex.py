@@ -650,7 +650,7 @@ def test_retrying_errors_are_retry_events() -> None:
     err = {"message": "Reconnecting... 2/5 (429 Too Many Requests)", "codexErrorInfo": {"responseStreamConnectionFailed": {"httpStatusCode": 429}}}
     notice = {"method": "error", "params": {"threadId": "T1", "turnId": "U1", "willRetry": True, "error": err}}
     events = _turn(notice)
-    assert brief(events) == [("turn_start", 0), ("rate_limited",), ("retry", 2, err["message"]), ("turn_end", 0)]
+    assert brief(events) == [("turn_start", 0), ("rate_limited",), ("retry", 2, "429 Too Many Requests"), ("turn_end", 0)]
     assert events[2].max_attempts == 5
 
 
@@ -1123,3 +1123,67 @@ def test_every_fresh_recording_replays_cleanly(path: Path) -> None:
         assert_ordering(events)
     assert events, "a recording should produce events"
     assert not [e for e in events if e.type == "debug" and "could not handle" in e.message]
+
+
+# ── faults (class 9 of the hardening issue), shapes as the real codex 0.169.0 sends them ─────────────────────────
+def test_a_retried_stream_closes_the_partial_text_and_names_the_real_reason() -> None:
+    """codex never completes the failed attempt's message item and starts a new one for the retry."""
+    delta = lambda item, text: {"method": "item/agentMessage/delta", "params": {"threadId": "T1", "turnId": "U1", "itemId": item, "delta": text}}  # noqa: E731
+    retry = {"method": "error", "params": {"threadId": "T1", "turnId": "U1", "willRetry": True, "error": {
+        "message": "Reconnecting... 1/2", "codexErrorInfo": {"responseStreamDisconnected": {"httpStatusCode": None}},
+        "additionalDetails": "stream disconnected before completion: stream closed before response.completed"}}}
+    done = {"method": "item/completed", "params": {"threadId": "T1", "item": {"type": "agentMessage", "id": "msg_1", "text": "Alpha one. Alpha two."}}}
+    events = _turn(delta("msg_0", "Alpha one. "), retry, delta("msg_1", "Alpha one. "), delta("msg_1", "Alpha two."), done)
+    stops = [e.text for e in events if e.type == "message_stop"]
+    assert stops == ["Alpha one. ", "Alpha one. Alpha two."]  # two blocks, never "Alpha one. Alpha one. Alpha two."
+    retry_event = next(e for e in events if e.type == "retry")
+    assert (retry_event.attempt, retry_event.max_attempts) == (1, 2)
+    assert retry_event.reason == "stream disconnected before completion: stream closed before response.completed"
+
+
+def test_a_retry_without_details_says_what_kind_of_failure() -> None:
+    retry = {"method": "error", "params": {"threadId": "T1", "turnId": "U1", "willRetry": True, "error": {
+        "message": "Reconnecting... 2/5", "codexErrorInfo": {"responseStreamConnectionFailed": {"httpStatusCode": 502}}}}}
+    assert next(e for e in _turn(retry) if e.type == "retry").reason == "response stream connection failed (HTTP 502)"
+
+
+def test_a_prompt_cancelled_before_the_thread_exists_ends_its_turn_when_it_does() -> None:
+    adapter, ctx = CodexAdapter(), make_ctx("codex")
+    adapter.start(options(), ctx)  # the prompt waits for the handshake
+    sent(ctx)
+    assert adapter.interrupt(ctx)
+    events = feed(adapter, [{"id": 1, "result": {"userAgent": "x"}}], ctx)
+    sent(ctx)
+    events += feed(adapter, [{"id": 2, "result": {"thread": {"id": "T1"}}}], ctx)
+    assert [m for m in sent(ctx) if m.get("method") == "turn/start"] == []  # the cancelled prompt never starts
+    assert types(events) == ["session_start", "turn_start", "turn_end"]
+
+
+def test_a_thread_codex_has_no_rollout_for_is_started_afresh() -> None:
+    """A thread stopped before its first turn was written cannot be resumed: every later prompt used to fail."""
+    adapter, ctx = CodexAdapter(), make_ctx("codex")
+    adapter.start(options(session_id="OLD"), ctx)
+    sent(ctx)
+    feed(adapter, [{"id": 1, "result": {"userAgent": "x"}}], ctx)
+    resume = [m for m in sent(ctx) if m.get("method") == "thread/resume"][0]
+    error = {"code": -32600, "message": "no rollout found for thread id OLD"}
+    events = feed(adapter, [{"id": resume["id"], "error": error}], ctx)
+    assert [e.type for e in events] == ["debug"] and "OLD" in events[0].message
+    start = [m for m in sent(ctx) if m.get("method") == "thread/start"][0]
+    assert "threadId" not in start["params"] and start["params"]["cwd"] == CWD
+    events = feed(adapter, [{"id": start["id"], "result": {"thread": {"id": "NEW"}}}], ctx)
+    assert brief(events)[0][0] == "session_start" and events[0].session_id == "NEW"
+    assert [m["method"] for m in sent(ctx)] == ["turn/start"]  # the prompt runs in the new thread
+
+
+@pytest.mark.parametrize("request_line", [
+    {"method": "item/commandExecution/requestApproval", "id": 41, "params": {"threadId": "T1", "itemId": "c", "command": ["ls", 3]}},
+    {"method": "item/commandExecution/requestApproval", "id": 42, "params": ["not", "an", "object"]},
+    {"method": "item/fileChange/requestApproval", "id": 43, "params": "x"},
+])
+def test_a_request_codex_sends_that_cannot_be_handled_is_answered_at_once(request_line: dict[str, Any]) -> None:
+    adapter, ctx, _ = _started()
+    sent(ctx)
+    feed(adapter, [request_line], ctx)
+    answers = [m for m in sent(ctx) if m.get("id") == request_line["id"]]
+    assert len(answers) == 1 and "error" in answers[0]

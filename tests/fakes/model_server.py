@@ -26,11 +26,13 @@ A scenario is a JSON file (or the equivalent dict)::
             {"tool_use": {"name": "apply_patch", "custom": true, "input": "*** Begin Patch..."}}
                                                     # Responses custom_tool_call (codex's freeform apply_patch)
         ]},
-        {"error": "rate"}                           # this step fails instead (auth | rate | stall)
+        {"error": "rate"},                          # this step fails instead (auth | rate | stall | server | drop)
+        {"blocks": [...], "error": "drop", "times": 1}  # ... only the first `times` requests for it (then answers)
      ],
      "error": "auth",          # optional: every model request fails this way
      "delta_delay": 0.01,      # seconds slept after each delta event (lets a test cancel mid-stream)
      "stall_max": 30,          # stall mode: give up after this many seconds and drop the connection
+     "drop_after": 3,          # drop mode: the connection closes after this many deltas, with no end of stream
      "retry_after": "0",       # value of the retry-after header on 429s
      "error_headers": {...},   # extra headers on every 401/429 (e.g. {"x-should-retry": "false"})
      "helper_text": "...",     # answer to helper requests (no tools)
@@ -85,11 +87,12 @@ __all__ = ["ModelServer", "SCENARIO_DIR", "load_scenario", "parse_sse"]
 
 SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
 
-ERROR_MODES = ("auth", "rate", "stall")
+ERROR_MODES = ("auth", "rate", "stall", "server", "drop")  # server: HTTP 500; drop: the stream breaks off
 
 DEFAULTS: dict[str, Any] = {
     "delta_delay": 0.005,
     "stall_max": 30.0,
+    "drop_after": 3,
     "retry_after": "0",
     "error_headers": {},
     "helper_text": "Fake helper reply",
@@ -521,8 +524,16 @@ def _is_delta(data: Any) -> bool:
 
 
 def error_response(api: str, mode: str) -> tuple[int, dict[str, Any]]:
-    """Status and JSON body for an ``auth`` (401) or ``rate`` (429) failure in the given wire format."""
+    """Status and JSON body for an ``auth`` (401), ``rate`` (429) or ``server`` (500: OpenAI shape in every format but
+    Anthropic's and Gemini's own) failure in the given wire format."""
     status = 401 if mode == "auth" else 429
+    if api == "anthropic" and mode == "server":
+        return 500, {"type": "error", "error": {"type": "api_error", "message": "Internal server error (fake)"}}
+    if api == "gemini" and mode == "server":
+        return 500, {"error": {"code": 500, "message": "Internal error encountered (fake).", "status": "INTERNAL"}}
+    if mode == "server":
+        return 500, {"error": {"message": "The server had an error while processing your request (fake).",
+                               "type": "server_error", "param": None, "code": "server_error"}}
     if api == "gemini":  # google.rpc.Status, as the Generative Language API sends it
         message = ("API key not valid. Please pass a valid API key." if mode == "auth"
                    else "Resource has been exhausted (e.g. check quota).")
@@ -739,6 +750,7 @@ class ModelServer:
         self._records: list[dict[str, Any]] = []
         self._lock = threading.Condition()
         self._stopping = threading.Event()
+        self._step_failures: dict[int, int] = {}  # step -> requests failed so far (steps with "times")
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -854,11 +866,16 @@ class ModelServer:
         else:  # helper call (title, summary, ...): fixed short text, never consumes a step
             step_no, kind, error = None, "helper", self.scenario.get("error")
             blocks, tag = [{"text": self.scenario["helper_text"]}], f"fake_helper_{record['seq']}"
+        if error and body.get("tools") and "times" in step:  # a transient failure: only the first `times` requests
+            seen = self._step_failures.get(step_no, 0)
+            self._step_failures[step_no] = seen + 1
+            if seen >= int(step["times"]):
+                error = None
         self._update(record, kind=kind, step=step_no, error=error)
         model = self.scenario["model"] or body.get("model") or _gemini_path_model(handler.path) or "fake-model"
         response_id = prefix + tag
 
-        if error in ("auth", "rate"):
+        if error in ("auth", "rate", "server"):
             status, payload = error_response(api, error)
             self._update(record, status=status)
             headers = {"retry-after": str(self.scenario["retry_after"])} if error == "rate" else {}
@@ -868,15 +885,23 @@ class ModelServer:
             self._update(record, status=200)
             handler.send_json(200, build(blocks, response_id, model))
             return
-        self._stream(handler, record, render(blocks, response_id, model), stall=error == "stall")
+        self._stream(handler, record, render(blocks, response_id, model), stall=error == "stall",
+                     drop_after=int(self.scenario["drop_after"]) if error == "drop" else None)
 
-    def _stream(self, handler: _Handler, record: dict[str, Any], events: Iterator[Event], stall: bool) -> None:
-        """Write SSE events, sleeping ``delta_delay`` after each delta; in stall mode stop after the first event."""
+    def _stream(self, handler: _Handler, record: dict[str, Any], events: Iterator[Event], stall: bool,
+                drop_after: int | None = None) -> None:
+        """Write SSE events, sleeping ``delta_delay`` after each delta; in stall mode stop after the first event;
+        in drop mode close the connection after ``drop_after`` deltas, without the end of the stream."""
         handler.start_sse()
         self._update(record, status=200)
         delay = float(self.scenario["delta_delay"])
+        deltas = 0
         for event, data in events:
+            if drop_after is not None and deltas >= drop_after:
+                self._update(record, outcome="dropped")
+                return
             handler.send_event(event, data)
+            deltas += 1 if _is_delta(data) else 0
             self._update(record, events=record["events"] + 1)
             if stall:
                 self._stall(handler, record)

@@ -124,16 +124,26 @@ def test_token_limit_error_codes_are_max_tokens(code: str) -> None:
     assert outcome_for(ev.ErrorEvent(code=code, message="x", recoverable=True)) == TurnOutcome(stop_reason="max_tokens")
 
 
-def test_recoverable_error_is_a_notice_and_fatal_error_fails_the_prompt() -> None:
-    assert outcome_for(ev.ErrorEvent(code="AGENT_ERROR", message="tool blew up", recoverable=True)) == TurnOutcome(
-        notice="\n\n**Agent error:** tool blew up\n"
+def test_every_agent_error_fails_the_prompt_recoverable_or_not() -> None:
+    """A turn that failed (the model endpoint down for good, after the agent's own retries) must not end end_turn."""
+    assert outcome_for(ev.ErrorEvent(code="AGENT_ERROR", message="stream disconnected", recoverable=True)) == TurnOutcome(
+        notice="\n\n**Agent error:** stream disconnected\n",
+        error_code=INTERNAL_ERROR,
+        error_message="stream disconnected",
+        error_data={"code": "AGENT_ERROR", "recoverable": True},
     )
     assert outcome_for(ev.ErrorEvent(code="PROTOCOL_ERROR", message="bad frame")) == TurnOutcome(
         notice="\n\n**Agent error:** bad frame\n",
         error_code=INTERNAL_ERROR,
         error_message="bad frame",
-        error_data={"code": "PROTOCOL_ERROR"},
+        error_data={"code": "PROTOCOL_ERROR", "recoverable": False},
     )
+
+
+def test_a_crash_by_signal_names_the_signal() -> None:
+    outcome = outcome_for(ev.CrashEvent(exit_code=-1, signal="SIGKILL"))
+    assert outcome is not None and outcome.error_message == "The agent was killed by SIGKILL."
+    assert outcome.error_data == {"exitCode": None, "stderr": "", "signal": "SIGKILL"} and "-1" not in (outcome.notice or "")
 
 
 @pytest.mark.parametrize(
