@@ -199,7 +199,8 @@ class AcpClientAdapter(AgentAdapter):
             if not session_id:
                 return self.failure({"code": INTERNAL_ERROR, "message": "the agent opened no session"}, ctx, during="session/new")
             run.session_id, run.ready = session_id, True
-            events = ctx.session_start(session_id, resumed=resumed_id is not None)
+            native = self.native_session_id(session_id)
+            events = ctx.session_start(native, resumed=resumed_id is not None) if native else []
             options_event = session_options(body.get("modes"), body.get("models"), body.get("configOptions"))
             if options_event is not None:
                 events.append(options_event)
@@ -210,6 +211,12 @@ class AcpClientAdapter(AgentAdapter):
             return events
 
         return on_result
+
+    def native_session_id(self, acp_session_id: str) -> str | None:
+        """The id the bridge stores to resume this session later: the ACP session id. Quirk hook for agents that
+        resume by another name (openclaw: its gateway session key, known only after the first turn; None defers
+        ``session_start`` until the agent reports it)."""
+        return acp_session_id
 
     def _apply_wanted_settings(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         """The mode and model the session record asks for, when the agent started in others."""

@@ -224,6 +224,10 @@ class AgentAdapter:
         return None if path else missing_binary_help(self.entry, problem or "not found")
 
     # ── the run ────────────────────────────────────────────────────────────────────────────────────────────────
+    async def prepare(self, options: RunOptions) -> None:
+        """Awaited before ``build_spawn``: have ready what the agent needs at start that the bridge runs beside it
+        (openclaw's gateway). The run waits (prompts queue meanwhile); a ``SpawnError`` fails it with its message."""
+
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
         raise NotImplementedError
 

@@ -213,6 +213,20 @@ _ROWS: tuple[AgentEntry, ...] = (
         package="openclaw",
         install_hint="npm install -g openclaw",
         requires="Node >= 24.16",
+        login_args=("onboard",),  # OpenClaw's own setup: provider, model and credentials into its config
+        auth_env=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"),
+        auth_hint="Configure a model provider in OpenClaw's config (~/.openclaw/openclaw.json, e.g. with "
+        "`openclaw onboard`) with its key in the config or in the agent's environment.",
+        transports={
+            "acp": "acp_mux.adapters.openclaw:OpenclawAdapter",
+            "exec": "acp_mux.adapters.openclaw_exec:OpenclawExecAdapter",
+        },
+        tested_version="2026.9.6",
+        status="works through `openclaw acp` on a private gateway acp-mux starts per bridge (loopback, token, own "
+        "state; stopped with the bridge): tool calls with output, exec approvals, cancel, resume. Text before a tool "
+        "call and thinking are lost by openclaw's bridge; shell commands run in the gateway's workspace; the gateway "
+        "takes 25-65 s to start. Without a gateway (or `--transport exec`): one `openclaw agent exec` per message, "
+        "no streaming, no approvals, no memory between messages",
     ),
     AgentEntry(
         name="hermes",

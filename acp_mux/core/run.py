@@ -566,8 +566,9 @@ class RunHandle:
             self._finalize(started)
 
     async def _drive(self) -> None:
-        spec = self.adapter.build_spawn(self.options)
         try:
+            await self.adapter.prepare(self.options)  # e.g. a server the agent connects to (openclaw's gateway)
+            spec = self.adapter.build_spawn(self.options)
             self._proc = await spawn(spec)
         except SpawnError as exc:
             self.state = RunState.CRASHED

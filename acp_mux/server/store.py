@@ -23,6 +23,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from acp_mux.core import paths
 from acp_mux.server.private_files import UnsafePath, is_plain_dir, private_dir, read_bytes, remove, write_atomic
 
 log = logging.getLogger(__name__)
@@ -36,11 +37,7 @@ DEFAULT_MAX_SESSIONS = 1000
 
 
 def state_dir() -> Path:
-    explicit = os.environ.get("ACP_MUX_STATE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "acp-mux"
+    return paths.state_dir()
 
 
 def iso_now() -> str:

@@ -16,6 +16,7 @@ from acp_mux.core.errors import AgentMuxError
 from acp_mux.core.interaction import Approve, Deny
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
+from acp_mux.core.process import SpawnError
 from acp_mux.core.run import RunState, start_run
 from acp_mux.adapters.base import AgentAdapter
 from acp_mux.adapters.registry import get_adapter
@@ -155,6 +156,43 @@ async def test_missing_binary_is_a_crash_with_minus_one(tmp_path):
     assert [e.type for e in seen] == ["crash"]
     assert seen[0].exit_code == -1 and "definitely-not-an-agent-binary" in seen[0].stderr
     assert (await handle).exit_reason == "crashed"
+
+
+class PreparedAdapter(LinesAdapter):
+    """Needs something ready before its process starts (as openclaw needs its gateway)."""
+
+    def __init__(self, *args: str, fail: str | None = None) -> None:
+        super().__init__("emit_lines.py", *args)
+        self.ready = asyncio.Event()
+        self.spawned_after_ready: bool | None = None
+        self.fail = fail
+
+    async def prepare(self, options: RunOptions) -> None:
+        await self.ready.wait()
+        if self.fail:
+            raise SpawnError(self.fail)
+
+    def build_spawn(self, options: RunOptions) -> SpawnSpec:
+        self.spawned_after_ready = self.ready.is_set()
+        return super().build_spawn(options)
+
+
+async def test_the_agent_starts_only_once_its_prepare_is_done(tmp_path):
+    adapter = PreparedAdapter(*STORY)
+    handle = start_run(adapter, options(tmp_path))
+    await asyncio.sleep(0.2)
+    assert adapter.spawned_after_ready is None and not handle.done
+    adapter.ready.set()
+    assert (await handle).exit_reason == "completed" and adapter.spawned_after_ready is True
+
+
+async def test_a_failed_prepare_ends_the_run_with_its_message(tmp_path):
+    adapter = PreparedAdapter(fail="the gateway did not start: port in use")
+    adapter.ready.set()
+    handle = start_run(adapter, options(tmp_path))
+    seen = [e async for e in handle]
+    assert [e.type for e in seen] == ["crash"] and "port in use" in seen[0].stderr
+    assert adapter.spawned_after_ready is None
 
 
 async def test_abort_kills_the_whole_group(tmp_path):

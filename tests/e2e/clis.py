@@ -84,6 +84,7 @@ DEFAULT_MODELS: dict[str, str] = {
     "opencode": "fake/claude-sonnet-4-5",
     # copilot (BYOK, COPILOT_MODEL) accepts any name; a known one gives it the right token limits.
     "copilot": "gpt-4.1",
+    "openclaw": "fake/fake-model",
 }
 FAKE_MODEL = "fake-model"
 FAKE_API_KEY = "sk-fake"
@@ -700,6 +701,41 @@ def _copilot_env(server_url: str, home: Path) -> dict[str, str]:
     }
 
 
+# ----------------------------------------------------------------------------------------------------------------
+# openclaw: ~/.openclaw/openclaw.json (JSON is JSON5); runs on node 24
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def _openclaw_home(server_url: str, home: Path, cwd: Path | None) -> None:
+    config_dir = home / ".openclaw"
+    config_dir.mkdir(parents=True, exist_ok=True)
+    (config_dir / "openclaw.json").write_text(json.dumps(openclaw_config(server_url), indent=2) + "\n")
+
+
+def _openclaw_env(server_url: str, home: Path) -> dict[str, str]:
+    """openclaw: node 24 first on PATH (its shebang is `env node`); banners and update notes off."""
+    node_dir = runtime_bin_dir("openclaw")
+    path = os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin")
+    return {
+        "PATH": f"{node_dir}{os.pathsep}{path}" if node_dir else path,
+        "OPENCLAW_HIDE_BANNER": "1",
+        "OPENCLAW_SUPPRESS_NOTES": "1",
+    }
+
+
+def openclaw_config(server_url: str) -> dict[str, object]:
+    """The person's OpenClaw config: only the fake provider (``models.mode: replace``) and it as the default model.
+    acp-mux's private gateway includes this file and overrides its gateway section."""
+    provider, model = DEFAULT_MODELS["openclaw"].split("/", 1)
+    models = [{"id": model, "name": model, "reasoning": True, "input": ["text", "image"], "contextWindow": 128000,
+               "maxTokens": 16384}]
+    return {
+        "models": {"mode": "replace", "providers": {provider: {
+            "baseUrl": server_url + "/v1", "apiKey": FAKE_API_KEY, "api": "openai-completions", "models": models}}},
+        "agents": {"defaults": {"model": {"primary": DEFAULT_MODELS["openclaw"]}}},
+    }
+
+
 _HOME_PREPARERS: dict[str, Callable[[str, Path, Path | None], None]] = {
     "codex": _codex_home,
     "gemini": _gemini_home,
@@ -707,6 +743,7 @@ _HOME_PREPARERS: dict[str, Callable[[str, Path, Path | None], None]] = {
     "hermes": _hermes_home,
     "pi": _pi_home,
     "opencode": _opencode_home,
+    "openclaw": _openclaw_home,
 }
 _ENV_RECIPES: dict[str, Callable[[str, Path], dict[str, str]]] = {
     "claude": _claude_env,
@@ -717,4 +754,5 @@ _ENV_RECIPES: dict[str, Callable[[str, Path], dict[str, str]]] = {
     "pi": _pi_env,
     "opencode": _opencode_env,
     "copilot": _copilot_env,
+    "openclaw": _openclaw_env,
 }

@@ -1,0 +1,127 @@
+"""OpenClaw through its own ACP bridge (``openclaw acp --url ws://…``) to a private gateway, on the ACP-client family.
+
+What is only openclaw's (the family does the rest, ``acp_client.py``; the gateway is ``openclaw_gateway.py``):
+
+- ``openclaw acp`` needs a listening gateway when it starts, so each run's ``prepare`` waits for this bridge's
+  private gateway (started on first need, never on ``initialize``'s path) and the process gets ``--url`` and
+  ``--token-file``. If the gateway cannot start, the bridge falls back to ``openclaw agent exec --json``
+  (``openclaw_exec.py``: one final answer per turn, no streaming, no approvals, no memory between turns) and says so
+  in the conversation; ``--transport exec`` chooses that from the start.
+- Sessions resume by the gateway's session key (``agent:main:acp-bridge:<uuid>``), not by the ACP session id:
+  ``session/resume`` with the uuid answers "Session … not found" (2026.9.6). The key arrives in
+  ``session_info_update._meta.sessionKey`` (``kind: "direct"``) at the end of the first turn; only then is the
+  native session known (before, the key has no ``agent:`` prefix and does not resume either).
+- Per-session MCP servers are refused by openclaw's bridge ("configure MCP on the Gateway"): none are passed.
+- Known losses of its bridge (2026.9.6, also with ``reasoning_level: stream`` and ``verbose_level: on``): text the
+  model writes before a tool call, and its thinking, are not forwarded; usage is approximate and carries no cost.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import TYPE_CHECKING, Any, Iterable
+
+from acp_mux.adapters.acp_client import AcpClientAdapter
+from acp_mux.adapters.base import AgentCapabilities
+from acp_mux.adapters.openclaw_exec import OpenclawExecAdapter
+from acp_mux.adapters.openclaw_gateway import Endpoint, Gateway, GatewayError
+from acp_mux.core.contract import ApprovalDecision, RunOptions
+from acp_mux.core.lazy import lazy_module
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.process import ExitStatus, SpawnSpec
+from acp_mux.core.prompt import Prompt
+
+if TYPE_CHECKING:
+    from acp_mux.core.events import BaseEvent
+
+ev = lazy_module("acp_mux.core.events")
+log = logging.getLogger(__name__)
+
+_EXEC = "openclaw_exec"  # ctx.state marker: this run is a fallback `agent exec` run
+
+
+class OpenclawAdapter(AcpClientAdapter):
+    name = "openclaw"
+    capabilities = AgentCapabilities(persistent_process=True, supports_images=True)
+
+    def __init__(self) -> None:
+        self.gateway: Gateway | None = None
+        self.gateway_failure: str | None = None  # once the gateway could not start, this bridge uses exec
+        self.exec = OpenclawExecAdapter()
+        self._endpoints: dict[int, Endpoint | None] = {}  # id(options) → this run's gateway (None: an exec run)
+
+    # ── spawn: the gateway first ───────────────────────────────────────────────────────────────────────────────
+    async def prepare(self, options: RunOptions) -> None:
+        endpoint: Endpoint | None = None
+        if self.gateway_failure is None:
+            env = dict(os.environ if options.env is None else options.env)
+            if self.gateway is None:
+                self.gateway = Gateway(self.resolve_binary(options.binary, options.env), env)
+            try:
+                endpoint = await self.gateway.ready()
+            except GatewayError as exc:
+                log.warning("openclaw gateway failed; falling back to `openclaw agent exec`: %s", exc)
+                self.gateway_failure = str(exc)
+        self._endpoints[id(options)] = endpoint
+
+    def build_spawn(self, options: RunOptions) -> SpawnSpec:
+        endpoint = self._endpoints.get(id(options))
+        if endpoint is None:
+            return self.exec.build_spawn(options)
+        command = self.resolve_binary(options.binary, options.env)
+        args = ["acp", "--url", endpoint.url, "--token-file", str(endpoint.token_file), *options.extra_args]
+        env = endpoint.acp_env(os.environ if options.env is None else options.env)
+        return SpawnSpec(command=command, args=args, env=env, cwd=options.cwd)
+
+    def start(self, options: RunOptions, ctx: ParseContext) -> None:
+        if self._endpoints.pop(id(options), None) is None:
+            ctx.state[_EXEC] = True
+            note = f"OpenClaw's gateway could not start ({self.gateway_failure}); " if self.gateway_failure else ""
+            self.exec.start(options, ctx, note=note)
+            return
+        super().start(options, ctx)
+
+    def mcp_servers(self, options: RunOptions) -> list[dict[str, Any]]:
+        if options.mcp_servers:
+            log.warning("openclaw's ACP bridge refuses per-session MCP servers; configure them on the gateway")
+        return []
+
+    # ── sessions by gateway key ────────────────────────────────────────────────────────────────────────────────
+    def native_session_id(self, acp_session_id: str) -> str | None:
+        return acp_session_id if acp_session_id.startswith("agent:") else None  # a resumed session is named by key
+
+    def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        if update.get("sessionUpdate") == "session_info_update":
+            meta = update.get("_meta") if isinstance(update.get("_meta"), dict) else {}
+            key = meta.get("sessionKey")
+            if isinstance(key, str) and key.startswith("agent:") and ctx.session_id != key:
+                return ctx.session_start(key)
+            return []
+        return super().on_update(update, ctx)
+
+    # ── exec runs go to the exec adapter ───────────────────────────────────────────────────────────────────────
+    def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
+        return self.exec.parse_line(line, ctx) if ctx.state.get(_EXEC) else super().parse_line(line, ctx)
+
+    def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
+        return self.exec.send_prompt(prompt, ctx) if ctx.state.get(_EXEC) else super().send_prompt(prompt, ctx)
+
+    def interrupt(self, ctx: ParseContext) -> bool:
+        return self.exec.interrupt(ctx) if ctx.state.get(_EXEC) else super().interrupt(ctx)
+
+    def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
+        if not ctx.state.get(_EXEC):
+            super().respond_approval(interaction_id, decision, ctx)
+
+    def set_mode(self, mode: str, ctx: ParseContext) -> bool:
+        return False if ctx.state.get(_EXEC) else super().set_mode(mode, ctx)
+
+    def set_model(self, model: str, ctx: ParseContext) -> bool:
+        return False if ctx.state.get(_EXEC) else super().set_model(model, ctx)
+
+    def set_config_option(self, option_id: str, value: Any, ctx: ParseContext) -> bool:
+        return False if ctx.state.get(_EXEC) else super().set_config_option(option_id, value, ctx)
+
+    def finish(self, status: ExitStatus, ctx: ParseContext) -> Iterable[BaseEvent]:
+        return self.exec.finish(status, ctx) if ctx.state.get(_EXEC) else super().finish(status, ctx)

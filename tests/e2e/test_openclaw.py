@@ -1,0 +1,121 @@
+"""OpenClaw behind acp-mux on the real CLI (2026.9.6, on Node 24): its ACP bridge to the private gateway acp-mux
+starts, and the `agent exec` transport.
+
+A private gateway takes 25-65 s to listen on a loaded two-core machine and `openclaw acp` 10-40 s more, so the
+gateway transport is covered by one conversation across two bridges instead of one bridge per case: write then
+edit (with OpenClaw's exec approval relayed to the editor), cancel, an error, then a bridge restart that resumes
+the session. The gateway and everything under it is gone 2 s after the editor leaves, and also after the bridge
+is killed outright.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import acp
+import pytest
+
+from tests.e2e.clis import openclaw_config
+from tests.e2e.harness import RealAgent, require_cli
+from tests.e2e.test_real_agents import WRITE_EDIT, assert_no_process_left, final_statuses, prompt, request_with
+from tests.server.client import RecordingClient
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
+
+FIRST_TURN_TIMEOUT = 240  # the gateway and `openclaw acp` start behind the first prompt
+TURN_TIMEOUT = 120
+
+
+def ask_for_exec(agent: RealAgent) -> None:
+    """The person's OpenClaw config with exec approvals on (``tools.exec.mode: ask``): commands ask a human."""
+    assert agent.server is not None
+    config = openclaw_config(agent.server.url)
+    config["tools"] = {"exec": {"mode": "ask"}}
+    (agent.home / ".openclaw" / "openclaw.json").write_text(json.dumps(config, indent=2))
+
+
+async def test_openclaw_through_its_gateway_across_a_bridge_restart(tmp_path: Path) -> None:
+    agent = RealAgent("openclaw", require_cli("openclaw"), tmp_path)
+    server = agent.serve("openclaw_write_edit", delta_delay=0)
+    agent.env()  # writes the config files
+    ask_for_exec(agent)
+    client = RecordingClient(choose=lambda options, call: "allow_once")
+    try:
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            result = await prompt(conn, sid, WRITE_EDIT, timeout=FIRST_TURN_TIMEOUT)
+            assert result.stop_reason == "end_turn", agent.log()[-3000:]
+            assert (agent.cwd / "notes.txt").read_text() == "alpha\ngamma\n"
+            assert "notes.txt now contains alpha and gamma" in client.text()
+            calls = {u.tool_call_id: u for u in client.of("tool_call")}
+            assert sorted(u.kind for u in calls.values()) == ["edit", "edit", "execute"], calls
+            assert set(final_statuses(client).values()) == {"completed"}
+            located = {loc.path for u in client.updates if u.session_update in ("tool_call", "tool_call_update")
+                       for loc in (u.locations or [])}
+            assert str(agent.cwd / "notes.txt") in located
+            asked = [call for call, _ in client.permissions]
+            assert asked and all(c.tool_call_id in calls for c in asked)  # OpenClaw's exec approval, relayed
+
+            # cancel mid-stream: the turn ends cancelled at once, the model stream is dropped
+            agent.rescript("openclaw_text", delta_delay=0.1)
+            turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("Tell me a long story.")]))
+            deadline = time.monotonic() + TURN_TIMEOUT
+            while "Line 003" not in client.text():
+                assert time.monotonic() < deadline and not turn.done(), agent.log()[-3000:]
+                await asyncio.sleep(0.05)
+            await conn.cancel(session_id=sid)
+            assert (await asyncio.wait_for(turn, 10)).stop_reason == "cancelled"
+
+            # an error: the provider answers 401
+            agent.rescript("auth")
+            before = len(client.updates)
+            outcome: Any
+            try:
+                outcome = (await prompt(conn, sid, "hello", timeout=TURN_TIMEOUT)).stop_reason
+            except acp.RequestError as exc:
+                outcome = exc
+            shown = "".join(u.content.text for u in client.updates[before:] if u.session_update == "agent_message_chunk")
+            assert "401" in shown or "auth" in shown.lower() or isinstance(outcome, acp.RequestError), (outcome, shown)
+        await assert_no_process_left(agent, within=2.0)  # the gateway went with the bridge
+
+        # a new bridge resumes the conversation: openclaw's own session, through the gateway it starts again
+        agent.rescript("openclaw_write_edit")
+        second = RecordingClient(choose=lambda options, call: "allow_once")
+        async with agent.bridge(second) as (conn, proc):
+            await conn.initialize(protocol_version=1)
+            await conn.load_session(session_id=sid, cwd=str(agent.cwd), mcp_servers=[])
+            assert "notes.txt now contains alpha and gamma" in second.text()  # the editor's replay
+            again = await prompt(conn, sid, "Anything left?", timeout=FIRST_TURN_TIMEOUT)
+            assert again.stop_reason == "end_turn", agent.log()[-3000:]
+            asked = request_with(server, "Anything left?")
+            assert "notes.txt" in json.dumps(asked["body"])  # the model got the earlier turns back
+            os.kill(proc.pid, signal.SIGKILL)  # the editor's bridge dies without a word
+        await assert_no_process_left(agent, within=2.0)
+    finally:
+        agent.close()
+
+
+async def test_openclaw_exec_transport_answers_without_a_gateway(tmp_path: Path) -> None:
+    """``--transport exec``: one `openclaw agent exec` per message; the work is done, the limits are said."""
+    agent = RealAgent("openclaw", require_cli("openclaw"), tmp_path, extra_args=("--transport", "exec"))
+    agent.serve("openclaw_write_edit", delta_delay=0)
+    client = RecordingClient()
+    try:
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            result = await prompt(conn, sid, WRITE_EDIT, timeout=FIRST_TURN_TIMEOUT)
+        assert result.stop_reason == "end_turn", agent.log()[-3000:]
+        assert (agent.cwd / "notes.txt").read_text() == "alpha\ngamma\n"
+        assert sorted(os.listdir(agent.cwd)) == ["notes.txt"]  # no OpenClaw workspace files in the project
+        text = client.text()
+        assert "no streaming, no permission questions" in text and "notes.txt now contains alpha and gamma" in text
+        assert client.permissions == []
+    finally:
+        agent.close()
+    await assert_no_process_left(agent)
