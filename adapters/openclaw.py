@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from acp_mux.adapters.acp_client import AcpClientAdapter
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.adapters.openclaw_exec import OpenclawExecAdapter
-from acp_mux.adapters.openclaw_gateway import Endpoint, Gateway, GatewayError
+from acp_mux.adapters.openclaw_gateway import Endpoint, Gateway, GatewayError, gateway_for
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.lazy import lazy_module
 from acp_mux.core.parse_context import ParseContext
@@ -57,7 +57,7 @@ class OpenclawAdapter(AcpClientAdapter):
         if self.gateway_failure is None:
             env = dict(os.environ if options.env is None else options.env)
             if self.gateway is None:
-                self.gateway = Gateway(self.resolve_binary(options.binary, options.env), env)
+                self.gateway = gateway_for(self.resolve_binary(options.binary, options.env), env)
             try:
                 endpoint = await self.gateway.ready()
             except GatewayError as exc:

@@ -10,17 +10,15 @@ JSON envelope at the end (pretty-printed over many lines)::
 
 So this transport has no streaming (the answer arrives whole), no tool calls to show, no permission questions, no
 cancel but stopping the process, and no memory: each turn is a new, isolated OpenClaw session. The conversation says
-so once. The prompt goes through a private temporary file (``--message-file``), never the command line; tools run
+so once. The prompt goes through a private file (``--message-file``, 0600, removed with the run), never the command line; tools run
 in the session's folder (``--cwd``).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
-import tempfile
 from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities
@@ -28,6 +26,7 @@ from acp_mux.core.contract import RunOptions
 from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.lazy import lazy_module
 from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.private import private_path
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import Prompt
 
@@ -50,15 +49,13 @@ class OpenclawExecAdapter(AgentAdapter):
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
         if options.prompt is None:  # nothing to run until a prompt comes (a warm start): a process that just ends
             return SpawnSpec(command=sys.executable, args=["-c", ""], env=options.env, cwd=options.cwd)
-        fd, path = tempfile.mkstemp(prefix="acp-mux-openclaw-", suffix=".md")  # 0600
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(options.prompt.as_text())
+        path = private_path("openclaw-message.md")  # 0600 in the bridge's 0700 dir, removed when the run ends
         command = self.resolve_binary(options.binary, options.env)
         args = ["agent", "exec", "--json", "--message-file", path, "--cwd", options.cwd]
         if options.model:
             args += ["--model", options.model]
-        options.tags.append(f"openclaw-message-file:{path}")  # removed when the run finishes
-        return SpawnSpec(command=command, args=[*args, *options.extra_args], env=options.env, cwd=options.cwd)
+        return SpawnSpec(command=command, args=[*args, *options.extra_args], env=options.env, cwd=options.cwd,
+                         private_files=((path, options.prompt.as_text()),))
 
     def start(self, options: RunOptions, ctx: ParseContext, note: str = "") -> None:
         ctx.state[_STATE] = {"lines": [], "options": options, "note": f"_({note}OpenClaw {LIMITS}.)_\n\n"}
@@ -75,12 +72,6 @@ class OpenclawExecAdapter(AgentAdapter):
         options: RunOptions | None = run.get("options")
         if options is None or options.prompt is None:
             return []
-        for tag in options.tags:
-            if tag.startswith("openclaw-message-file:"):
-                try:
-                    os.unlink(tag.split(":", 1)[1])
-                except OSError:
-                    pass
         envelope = _envelope("\n".join(run.get("lines") or ()))
         if envelope is None:
             return list(ctx.finish(status))

@@ -15,9 +15,12 @@ gateway (channels, cron, a fixed port): acp-mux never touches it. It starts a pr
   ``openclaw acp`` as ``--token-file slot-N/gateway.token`` (0600); never on a command line.
 - **what it does not start**: channels (the person's Telegram bot must not answer twice), cron jobs, the Gmail
   watcher, the canvas host, the browser control server, a startup model prewarm (``OPENCLAW_SKIP_*``).
-- **lifetime**: the gateway runs under :mod:`acp_mux.core.tether` in a process group the bridge tracks, so it is
-  stopped with the bridge and also when the bridge is killed outright (the tether sees its stdin close). Its spawn
-  broker runs in a session of its own and exits about a second after the gateway (verified on 2026.9.6).
+- **lifetime**: the gateway is spawned like any agent, under the bridge's supervisor
+  (:mod:`acp_mux.core.supervisor`), so it is stopped with the bridge and also when the bridge is killed outright
+  (the supervisor's lifeline closes). Its spawn broker runs in a session of its own; the supervisor is a child
+  subreaper on Linux and sweeps it too.
+- **one per bridge**: :func:`gateway_for` keeps one gateway per bridge process and binary, shared by every session
+  (also when one editor entry serves every agent and each session gets its own adapter).
 - **start**: in the background, from the first run's ``prepare`` (the editor's ``initialize`` never waits); a run
   waits for the port to accept connections. 2026.9.6 needs 25-65 s to listen on a loaded two-core machine.
 
@@ -36,7 +39,6 @@ import logging
 import os
 import secrets
 import socket
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
@@ -173,9 +175,8 @@ class Gateway:
         env.update({f"OPENCLAW_SKIP_{name}": "1" for name in SKIPPED})
         if included is not None:
             env["OPENCLAW_INCLUDE_ROOTS"] = str(included.parent)
-        args = ["-m", "acp_mux.core.tether", "--", self.binary, "gateway", "run", "--port", str(port),
-                "--bind", "loopback", "--auth", "token"]
-        self.process = proc = await spawn(SpawnSpec(sys.executable, args, env=env, cwd=str(slot)))
+        args = ["gateway", "run", "--port", str(port), "--bind", "loopback", "--auth", "token"]
+        self.process = proc = await spawn(SpawnSpec(self.binary, args, env=env, cwd=str(slot)))
         proc.on_stderr_line = lambda line: log.debug("openclaw gateway: %s", line)
         asyncio.ensure_future(self._drain(proc))
         log.info("openclaw gateway starting on 127.0.0.1:%d (state %s)", port, slot)
@@ -210,3 +211,14 @@ class Gateway:
         if self.process is not None and not self.process.exited:
             await self.process.terminate(2.0)
         self.endpoint = None
+
+
+_GATEWAYS: dict[str, Gateway] = {}
+
+
+def gateway_for(binary: str, env: Mapping[str, str]) -> Gateway:
+    """This bridge's gateway for ``binary`` (created, not started, on first call): one per bridge process."""
+    gateway = _GATEWAYS.get(binary)
+    if gateway is None:
+        gateway = _GATEWAYS[binary] = Gateway(binary, env)
+    return gateway
