@@ -32,7 +32,12 @@ A scenario is a JSON file (or the equivalent dict)::
      "error": "auth",          # optional: every model request fails this way
      "delta_delay": 0.01,      # seconds slept after each delta event (lets a test cancel mid-stream)
      "stall_max": 30,          # stall mode: give up after this many seconds and drop the connection
-     "drop_after": 3,          # drop mode: the connection closes after this many deltas, with no end of stream
+     "drop_after": 3,          # drop mode: the connection breaks after this many deltas, with no end of stream
+     "drop_how": "close",      # drop mode: "close" (the connection closes without the end of the stream: what the
+                               # client read is all delivered, so tests are deterministic) or "reset" (a TCP RST,
+                               # as from a crashed proxy; the client may lose data it had not read yet)
+     "drop_whole": true,       # drop mode: a non-streaming answer breaks off too (half its body, then the drop);
+                               # false lets it through whole (claude asks again without streaming after a break)
      "retry_after": "0",       # value of the retry-after header on 429s
      "error_headers": {...},   # extra headers on every 401/429 (e.g. {"x-should-retry": "false"})
      "helper_text": "...",     # answer to helper requests (no tools)
@@ -70,10 +75,12 @@ from __future__ import annotations
 
 import argparse
 import copy
+import io
 import json
 import math
 import select
 import socket
+import struct
 import sys
 import threading
 import time
@@ -93,6 +100,8 @@ DEFAULTS: dict[str, Any] = {
     "delta_delay": 0.005,
     "stall_max": 30.0,
     "drop_after": 3,
+    "drop_how": "close",
+    "drop_whole": True,
     "retry_after": "0",
     "error_headers": {},
     "helper_text": "Fake helper reply",
@@ -683,7 +692,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- writing ------------------------------------------------------------------------------------------------
 
-    def send_json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
+    def send_json(self, status: int, obj: Any, headers: dict[str, str] | None = None, cut: bool = False) -> None:
+        """One JSON answer; ``cut`` sends only the first half of its body (the caller then breaks the connection)."""
         data = json.dumps(obj).encode()
         self.send_response(status)
         self.send_header("content-type", "application/json")
@@ -691,7 +701,7 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(data)
+        self.wfile.write(data[: len(data) // 2] if cut else data)
 
     def start_sse(self) -> None:
         """SSE headers. The body is delimited by closing the connection, which every client accepts."""
@@ -706,6 +716,20 @@ class _Handler(BaseHTTPRequestHandler):
         frame = f"event: {event}\n" if event else ""
         frame += "data: " + (data if isinstance(data, str) else json.dumps(data)) + "\n\n"
         self.wfile.write(frame.encode())
+
+    def reset(self) -> None:
+        """Break the connection with a TCP RST: the client reads a connection error, not a clean end of body
+        (a closed SSE body is a valid end for clients that do not check the stream's own end marker)."""
+        self.close_connection = True
+        try:
+            self.wfile.flush()
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.wfile.close()  # the file objects hold the socket open: close them so the close below is real
+            self.rfile.close()
+            self.connection.close()
+            self.wfile, self.rfile = io.BytesIO(), io.BytesIO()  # what the base handler flushes and closes after us
+        except OSError:
+            pass
 
     def client_gone(self) -> bool:
         """True once the client has closed its end (a zero-byte peek), without reading anything."""
@@ -883,10 +907,21 @@ class ModelServer:
             return
         if not _wants_stream(api, handler.path, body):
             self._update(record, status=200)
+            if error == "drop" and self.scenario["drop_whole"]:
+                self._update(record, outcome="dropped")
+                handler.send_json(200, build(blocks, response_id, model), cut=True)
+                self._drop(handler)
+                return
             handler.send_json(200, build(blocks, response_id, model))
             return
         self._stream(handler, record, render(blocks, response_id, model), stall=error == "stall",
                      drop_after=int(self.scenario["drop_after"]) if error == "drop" else None)
+
+    def _drop(self, handler: _Handler) -> None:
+        if self.scenario["drop_how"] == "reset":
+            handler.reset()
+        else:
+            handler.close_connection = True
 
     def _stream(self, handler: _Handler, record: dict[str, Any], events: Iterator[Event], stall: bool,
                 drop_after: int | None = None) -> None:
@@ -899,6 +934,7 @@ class ModelServer:
         for event, data in events:
             if drop_after is not None and deltas >= drop_after:
                 self._update(record, outcome="dropped")
+                self._drop(handler)
                 return
             handler.send_event(event, data)
             deltas += 1 if _is_delta(data) else 0

@@ -536,3 +536,48 @@ def test_command_line_serves_a_scenario(tmp_path: Path) -> None:
         proc.terminate()
         proc.wait(timeout=5)
     assert json.loads(log.read_text().splitlines()[0])["step"] == 0
+
+
+# ── the fault modes of the hardening work (class 9): server errors and broken streams ─────────────────────────────
+def test_server_error_bodies_in_each_wire_format() -> None:
+    with ModelServer("rate", error="server") as srv:
+        status, _, raw = post(srv.url, "/v1/messages", anthropic_body(0))
+        assert status == 500 and json.loads(raw)["error"]["type"] == "api_error"
+        status, _, raw = post(srv.url, "/v1/responses", responses_body(0))
+        assert status == 500 and json.loads(raw)["error"]["code"] == "server_error"
+        status, _, raw = post(srv.url, GEMINI_STREAM, gemini_body(0))
+        assert status == 500 and json.loads(raw)["error"]["status"] == "INTERNAL"
+
+
+def test_drop_closes_the_stream_after_drop_after_deltas_without_its_end() -> None:
+    scenario = {"delta_delay": 0, "error": "drop", "drop_after": 2, "steps": [{"blocks": [{"text": ["a", "b", "c"]}]}]}
+    with ModelServer(scenario) as srv:
+        status, _, raw = post(srv.url, "/v1/messages", anthropic_body(0))
+        assert status == 200
+        kinds = types(parse_sse(raw))
+        assert kinds.count("content_block_delta") == 2 and "message_stop" not in kinds
+        assert srv.requests[-1]["outcome"] == "dropped"
+
+
+def test_drop_cuts_a_non_streaming_answer_unless_drop_whole_is_off() -> None:
+    scenario = {"delta_delay": 0, "error": "drop", "steps": [{"blocks": [{"text": "whole"}]}]}
+    with ModelServer(scenario) as srv:
+        with pytest.raises(Exception) as err:  # half the promised body, then the end: urllib's IncompleteRead
+            post(srv.url, "/v1/messages", anthropic_body(0, stream=False))
+        assert "IncompleteRead" in type(err.value).__name__ or "incomplete" in str(err.value).lower(), err.value
+    with ModelServer(scenario, drop_whole=False) as srv:
+        status, _, raw = post(srv.url, "/v1/messages", anthropic_body(0, stream=False))
+        assert status == 200 and json.loads(raw)["content"][0]["text"] == "whole"
+
+
+def test_drop_by_reset_is_a_connection_error() -> None:
+    scenario = {"delta_delay": 0, "error": "drop", "drop_how": "reset", "steps": [{"blocks": [{"text": "x"}]}]}
+    with ModelServer(scenario) as srv:
+        with pytest.raises(ConnectionResetError):
+            post(srv.url, "/v1/messages", anthropic_body(0, stream=False))
+
+
+def test_times_makes_a_step_fail_only_that_many_times() -> None:
+    scenario = {"delta_delay": 0, "steps": [{"blocks": [{"text": "ok"}], "error": "server", "times": 2}]}
+    with ModelServer(scenario) as srv:
+        assert [post(srv.url, "/v1/messages", anthropic_body(0))[0] for _ in range(3)] == [500, 500, 200]

@@ -1,0 +1,103 @@
+"""Fault class 9: the model endpoint fails for good behind a real agent CLI (claude, codex, gemini).
+
+The fake model server answers every conversation request with HTTP 500 (``server``), or streams a few deltas and
+then closes the connection without the end of the stream (``drop``). The CLIs run with their own retries turned
+down (tests/e2e/clis.py), so the failure is final. The editor must be able to tell that turn from a normal answer:
+``session/prompt`` answers a JSON-RPC error carrying the agent's message — never ``end_turn`` — what streamed before
+stays shown, the session takes the next prompt, and nothing of ours is left when the editor goes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import acp
+import pytest
+
+from tests.e2e.harness import RealAgent, require_cli
+from tests.e2e.test_real_agents import assert_no_process_left, prompt
+from tests.server.client import RecordingClient
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
+
+FAILS_IN = 60  # seconds: generous for a loaded machine; the agents' retries are off, a failure takes ~1-5 s
+
+
+@pytest.fixture(params=["claude", "codex", "gemini"])
+def agent(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RealAgent]:
+    real = RealAgent(request.param, require_cli(request.param), tmp_path)
+    yield real
+    real.close()
+
+
+async def failed_prompt(conn: object, sid: str) -> acp.RequestError:
+    try:
+        result = await prompt(conn, sid, "hello", timeout=FAILS_IN)
+    except acp.RequestError as exc:
+        return exc
+    raise AssertionError(f"the failed turn ended {result.stop_reason!r} instead of a JSON-RPC error")
+
+
+async def test_a_500_fails_the_prompt_with_the_agents_message(agent: RealAgent) -> None:
+    server = agent.serve(f"{agent.name}_text", error="server", delta_delay=0)
+    client = RecordingClient()
+    async with agent.bridge(client) as (conn, _):
+        sid = await agent.session(conn)
+        err = await failed_prompt(conn, sid)
+        assert any(r["status"] == 500 for r in server.requests), server.requests
+        assert err.code == -32603 and str(err), (err.code, err.data, agent.log()[-3000:])
+        assert str(err) in client.text()  # the agent's own words (codex: "We're currently experiencing high demand")
+
+        agent.rescript(f"{agent.name}_text", delta_delay=0)  # the endpoint is back: the session goes on
+        assert (await prompt(conn, sid, "again")).stop_reason == "end_turn", agent.log()[-3000:]
+    await assert_no_process_left(agent)
+
+
+async def test_a_dropped_stream_fails_the_prompt_and_keeps_what_streamed(agent: RealAgent) -> None:
+    """The connection is reset after three deltas, and so is claude's non-streaming second try."""
+    server = agent.serve(f"{agent.name}_text", error="drop", drop_after=3, delta_delay=0)
+    client = RecordingClient()
+    async with agent.bridge(client) as (conn, _):
+        sid = await agent.session(conn)
+        outcome: object
+        try:
+            outcome = (await prompt(conn, sid, "hello", timeout=FAILS_IN)).stop_reason
+        except acp.RequestError as exc:
+            outcome = exc
+        assert any(r["outcome"] == "dropped" for r in server.requests), server.requests
+        shown = client.text()
+        if agent.name == "gemini":
+            # gemini 0.61 itself answers end_turn when its stream breaks off (InvalidStreamError / a reset
+            # connection end its ACP prompt with end_turn and nothing else): the bridge never hears of the failure.
+            # Pinned here so a gemini that starts reporting it is noticed (docs/faults.md, class 9).
+            assert outcome == "end_turn", outcome
+        else:
+            assert isinstance(outcome, acp.RequestError), f"the broken turn ended {outcome!r}, not with an error"
+            assert outcome.code == -32603 and str(outcome) in shown, (outcome, shown)
+            assert "Line 001" in shown and "Line 200" not in shown, shown  # what streamed before stays shown
+
+        agent.rescript(f"{agent.name}_text", delta_delay=0)
+        assert (await prompt(conn, sid, "again")).stop_reason == "end_turn", agent.log()[-3000:]
+    await assert_no_process_left(agent)
+
+
+async def test_claude_recovers_when_only_the_stream_breaks(tmp_path: Path) -> None:
+    """claude asks again without streaming after a broken stream; when that answer arrives whole the turn ends
+    normally, says it retried, and the retry's text starts a block of its own (not glued to the partial one)."""
+    agent = RealAgent("claude", require_cli("claude"), tmp_path)
+    server = agent.serve("claude_text", error="drop", drop_after=3, drop_whole=False, delta_delay=0)
+    client = RecordingClient()
+    try:
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            result = await prompt(conn, sid, "hello", timeout=FAILS_IN)
+    finally:
+        agent.close()
+    assert result.stop_reason == "end_turn", agent.log()[-3000:]
+    assert [r["outcome"] for r in server.requests if r["kind"] == "step"] == ["dropped", "completed"]
+    shown = client.text()
+    partial, _, rest = shown.partition("retrying, attempt 1: the response stream broke off")
+    assert partial.count("Line 001") == 1 and "Line 004" not in partial, shown[:1000]
+    assert rest.count("Line 001") == 1 and "Line 200" in rest, rest[-500:]
+    await assert_no_process_left(agent)
