@@ -53,10 +53,28 @@ TYPING_PAUSE_S = 3.0  # between session/new and Enter, and between the first rep
 TURN_TIMEOUT_S = 120.0
 WORDS = "Hello there, how can I help?"  # what words_scenario() streams
 
-# Agents whose first words acp-mux's table shows, besides claude and codex (measured in the comparison). An agent
-# appears here once acp-mux runs it and tests/e2e/clis.py can install it and give it an offline environment; a
-# row that cannot be installed here is printed as skipped, with the reason.
-AGENTS: tuple[str, ...] = ("claude", "codex", "gemini")
+# Cursor has no package a registry serves (its installer is a curl script, and it needs its own cloud): acp-mux
+# runs it only from recorded transcripts here.
+REPLAY_ONLY = {"cursor": "replay-only: cursor-agent cannot be installed here (curl installer, cloud account)"}
+
+
+def agent_rows() -> tuple[list[str], dict[str, str]]:
+    """The ten agents of adapters/registry.py: those acp-mux runs and tests/e2e/clis.py installs (measured), and
+    why each other one is not (printed as a skipped row), so the table always names all ten."""
+    from acp_mux.adapters.registry import AGENT_NAMES, ENTRIES
+    from tests.e2e.clis import PINS
+
+    runnable, skipped = [], {}
+    for name in AGENT_NAMES:
+        if name in REPLAY_ONLY:
+            skipped[name] = REPLAY_ONLY[name]
+        elif not ENTRIES[name].supported:
+            skipped[name] = "no adapter in this checkout yet"
+        elif name not in PINS:
+            skipped[name] = "no pinned CLI in tests/e2e/clis.py"
+        else:
+            runnable.append(name)
+    return runnable, skipped
 
 
 @dataclass
@@ -229,10 +247,12 @@ def run(workdir: Path, plan: Plan) -> dict[str, Any]:
             skipped[cli] = f"the {cli} CLI cannot be installed here"
             continue
         pairs.append(Pair(cli, mux, ref))
-    others = [s for s in (acp_mux_subject(venv_bin, a, workdir) for a in AGENTS if a not in ("claude", "codex"))
+    runnable, not_run = agent_rows()
+    others = [s for s in (acp_mux_subject(venv_bin, a, workdir) for a in runnable if a not in ("claude", "codex"))
               if s is not None]
-    skipped |= {a: "its CLI cannot be installed here" for a in AGENTS
+    skipped |= {a: "its pinned CLI cannot be installed here" for a in runnable
                 if a not in ("claude", "codex") and all(s.cli != a for s in others)}
+    skipped |= not_run
     compared = [s for p in pairs for s in (p.mux, p.reference)]
 
     words_server = ModelServerProcess(words_scenario(), workdir, "words")
