@@ -13,7 +13,10 @@ ratios between numbers of the same run, printed at the end with ``met`` / ``NOT 
 
 from __future__ import annotations
 
+import json
 import os
+import signal
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +47,7 @@ from subjects import (
     chunks_text,
     claude_agent_acp_subject,
     codex_acp_subject,
+    bare_claude_subject,
     demo_subject,
     responder_subject,
     words_scenario,
@@ -147,6 +151,52 @@ def words_once(subject: Subject, url: str) -> dict[str, Any]:
     return out
 
 
+def bare_words_once(subject: Subject, url: str, turns: tuple[int, ...] = (1, 2)) -> dict[str, Any]:
+    """The same two prompts sent to the Claude CLI itself (stream-json on its stdin, as acp-mux sends them): its
+    initialize answered stands for session/new, then the same 3 s pause before each prompt."""
+    proc = subprocess.Popen(subject.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            env=subject.env(url), cwd=str(subject.cwd), start_new_session=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+    started = time.perf_counter()
+
+    def send(message: dict[str, Any]) -> None:
+        stdin.write(json.dumps(message).encode() + b"\n")
+        stdin.flush()
+
+    def read_until(marker: bytes) -> float | None:
+        """Reads to the line starting with ``marker``; the perf_counter of the first text delta on the way."""
+        first = None
+        for line in stdout:
+            if first is None and b'"text_delta"' in line:
+                first = time.perf_counter()
+            if line.startswith(marker):
+                return first
+        raise RuntimeError(f"{subject.label}: stdout closed (exit {proc.poll()})")
+
+    out: dict[str, Any] = {}
+    try:
+        send({"type": "control_request", "request_id": "init", "request": {"subtype": "initialize", "hooks": None}})
+        read_until(b'{"type":"control_response"')
+        out["new_ms"] = ms(time.perf_counter() - started)
+        for turn in turns:
+            time.sleep(TYPING_PAUSE_S)
+            sent = time.perf_counter()
+            send({"type": "user", "session_id": "", "parent_tool_use_id": None,
+                  "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}})
+            first = read_until(b'{"type":"result"')
+            if first is None:
+                raise RuntimeError(f"{subject.label}: turn {turn} streamed no text")
+            out[f"words{turn}_ms"] = ms(first - sent)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.wait()
+    return out
+
+
 # ── a 3000-chunk reply ─────────────────────────────────────────────────────────────────────────────────────────
 def chunks_once(subject: Subject, url: str, chunks: int, steady_prompts: int) -> dict[str, Any]:
     """Session open, 3 s pause, a prompt answered with ``chunks`` deltas (first), then ``steady_prompts`` more
@@ -209,6 +259,7 @@ class Pair:
     cli: str
     mux: Subject
     reference: Subject
+    bare: Subject | None = None  # the CLI alone, without any ACP server (claude)
 
 
 def interleaved(subjects: list[Subject], runs: int, measure: Callable[[Subject], Any], what: str) -> dict[str, list]:
@@ -246,7 +297,7 @@ def run(workdir: Path, plan: Plan) -> dict[str, Any]:
         if mux is None or ref is None:
             skipped[cli] = f"the {cli} CLI cannot be installed here"
             continue
-        pairs.append(Pair(cli, mux, ref))
+        pairs.append(Pair(cli, mux, ref, bare_claude_subject(workdir) if cli == "claude" else None))
     runnable, not_run = agent_rows()
     others = [s for s in (acp_mux_subject(venv_bin, a, workdir) for a in runnable if a not in ("claude", "codex"))
               if s is not None]
@@ -259,16 +310,21 @@ def run(workdir: Path, plan: Plan) -> dict[str, Any]:
     chunk_server = ModelServerProcess(chunks_scenario(plan.chunks), workdir, "chunks")
     results: dict[str, Any] = {"skipped": skipped, "plan": plan.__dict__}
     try:
-        for subject in [responder, *compared, *others]:  # one untimed session each: page cache, first-run files
+        bare = [p.bare for p in pairs if p.bare is not None]
+        for subject in [responder, *compared, *bare, *others]:  # one untimed session each: page cache, first-run files
             try:
-                cold_once(subject, words_server.url)
+                if subject.kind == "bare":
+                    bare_words_once(subject, words_server.url, turns=())
+                else:
+                    cold_once(subject, words_server.url)
             except Exception as exc:  # noqa: BLE001
                 log(f"warm-up of {subject.label} failed: {exc}")
         cold = interleaved([responder, *compared], plan.cold_runs, lambda s: cold_once(s, words_server.url), "cold")
         results["cold"] = cold
         print_cold(cold, responder, pairs)
 
-        words = interleaved([*compared, *others], plan.words_runs, lambda s: words_once(s, words_server.url), "words")
+        words = interleaved([*compared, *bare, *others], plan.words_runs,
+                            lambda s: (bare_words_once if s.kind == "bare" else words_once)(s, words_server.url), "words")
         results["words"] = words
         chunks = interleaved(compared, plan.chunk_runs,
                              lambda s: chunks_once(s, chunk_server.url, plan.chunks, plan.steady_prompts), "chunks")
@@ -316,14 +372,14 @@ def print_words(words: dict[str, list], pairs: list[Pair]) -> None:
     rows = []
     for pair in pairs:
         mux1, mux2 = stat(words[pair.mux.label], "words1_ms"), stat(words[pair.mux.label], "words2_ms")
-        for subject in (pair.mux, pair.reference):
+        for subject in (pair.mux, pair.reference, *([pair.bare] if pair.bare else [])):
             w1, w2 = stat(words[subject.label], "words1_ms"), stat(words[subject.label], "words2_ms")
             rows.append([subject.label, spread(w1), spread(w2), ratio(w1, w2),
-                         ratio(mux1, w1) if subject is pair.reference else "",
-                         ratio(mux2, w2) if subject is pair.reference else ""])
+                         ratio(mux1, w1) if subject is not pair.mux else "",
+                         ratio(mux2, w2) if subject is not pair.mux else ""])
     table("First words after Enter, 3 s after session/new (ms, median (min–max))",
           ["server", "1st prompt", "2nd prompt", "1st ÷ 2nd", "acp-mux ÷ this, 1st", "acp-mux ÷ this, 2nd"], rows)
-    errors_note({p.label: words[p.label] for pair in pairs for p in (pair.mux, pair.reference)})
+    errors_note({p.label: words[p.label] for pair in pairs for p in (pair.mux, pair.reference, pair.bare) if p})
 
 
 def print_agents(words: dict[str, list], pairs: list[Pair], others: list[Subject], skipped: dict[str, str]) -> None:

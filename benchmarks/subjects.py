@@ -228,6 +228,23 @@ def codex_acp_subject(workdir: Path) -> Subject:
                    authenticate="openai-api-key")
 
 
+def bare_claude_subject(workdir: Path) -> Subject | None:
+    """The pinned Claude CLI alone, driven in stream-json as acp-mux drives it (``adapters/claude.py``'s flags),
+    with no ACP server in front: the floor under any adapter's first words on claude."""
+    claude = ensure_cli("claude")
+    if claude is None:
+        return None
+    from acp_mux.adapters.claude import BASE_ARGS
+
+    home, cwd = _dirs(workdir, "claude-cli-alone")
+
+    def env_for(url: str) -> dict[str, str]:
+        return cli_env("claude", url, home, cwd=cwd)
+
+    return Subject("claude CLI alone (stream-json, no ACP)", "bare", [str(claude), *BASE_ARGS], "claude", home, cwd,
+                   env_for)
+
+
 def responder_subject(venv_bin: Path, workdir: Path) -> Subject:
     home, cwd = _dirs(workdir, "responder")
 
