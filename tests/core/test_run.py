@@ -335,3 +335,17 @@ async def test_scripted_agent_persistent_turns_and_in_protocol_interrupt(tmp_pat
     await handle.close(2.0)
     result = await handle
     assert result.turn_count == 2 and "You said: hello one" in result.text and "word399" not in result.text
+
+
+def test_the_runs_text_is_kept_joined_not_one_string_per_delta():
+    """A persistent agent's run lasts the whole session: its text must not cost a string object per delta."""
+    from acp_mux.core.run import TEXT_PARTS_PER_PIECE, _Accumulator
+
+    acc = _Accumulator()
+    parts: list[str] = []
+    deltas = [f"w{i} " for i in range(2 * TEXT_PARTS_PER_PIECE + 7)]
+    for delta in deltas:
+        parts.append(delta)
+        acc.add(ev.TextDeltaEvent.lazy(delta, parts))
+    assert acc.joined_text() == "".join(deltas)
+    assert len(acc.pieces) == 2 and len(acc.text) == 7
