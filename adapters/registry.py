@@ -170,6 +170,16 @@ _ROWS: tuple[AgentEntry, ...] = (
         binary="opencode",
         package="opencode-ai",
         install_hint="npm install -g opencode-ai",
+        login_args=("auth", "login"),  # opencode's own provider sign-in (keys and OAuth go to its auth.json)
+        auth_env=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY"),
+        auth_hint="Sign in with `opencode auth login` (or `acp-mux --agent opencode --login`), or set your "
+        "provider's API key (e.g. ANTHROPIC_API_KEY) in the agent's environment.",
+        login_files=("${XDG_DATA_HOME:-~/.local/share}/opencode/auth.json",),
+        transports={"acp": "acp_mux.adapters.opencode:OpencodeAdapter"},
+        tested_version="1.18.33",
+        status="works through its own ACP mode, started with acp-mux's asking permission rules "
+        "(OPENCODE_CONFIG_CONTENT; your config files untouched): permissions for edits, commands and fetches, "
+        "diffs, modes build (asks) / plan / allow-all, models, images, cancel, resume; 401/429 become typed errors",
     ),
     AgentEntry(
         name="pi",

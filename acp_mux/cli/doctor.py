@@ -56,9 +56,15 @@ def auth_status(row: AgentEntry, env: Mapping[str, str]) -> tuple[str, bool]:
     if login_file:
         return f"login found: {login_file} (not verified)", True
     seen = [f"no {var} set" for var in row.auth_env]
-    seen += [f"no login file at {expand_path(pattern, env)}" for pattern in row.login_files]
+    seen += [f"no login file at {_tilde(expand_path(pattern, env), env)}" for pattern in row.login_files]
     unseen = "a login kept in a keychain is not seen" if row.login_files else "a login is not looked for"
     return f"not checked: {', '.join(seen)} ({unseen})", False
+
+
+def _tilde(path: str, env: Mapping[str, str]) -> str:
+    """``~/…`` for a path in HOME: shorter, so a deep XDG path still fits the line (and a shell still reads it)."""
+    home = (env.get("HOME") or "").rstrip("/")
+    return "~" + path[len(home):] if home and path.startswith(home + "/") else path
 
 
 def _sign_in(row: AgentEntry) -> str:

@@ -136,6 +136,13 @@ def replay(
             elif method == "session/set_mode":
                 adapter.set_mode(msg["params"]["modeId"], ctx)
                 flush()
+            elif method == "session/set_config_option":  # the mode as a config option (opencode): the bridge's set_mode
+                params = msg["params"]
+                if params["configId"] == "mode":
+                    adapter.set_mode(params["value"], ctx)
+                else:
+                    adapter.set_config_option(params["configId"], params["value"], ctx)
+                flush()
             continue
         if "method" in msg and "id" in msg:  # the agent asks
             questions[msg["id"]] = msg

@@ -1,0 +1,179 @@
+"""OpenCode (``opencode acp``, npm ``opencode-ai``) through its own ACP mode, on the ACP-client family.
+
+What is only opencode's (everything else is the family's, ``acp_client.py``; the facts are pinned by the recorded
+transcripts in ``tests/fixtures/opencode``, opencode 1.18.33):
+- opencode's own defaults never ask (its ``build`` agent allows everything), so a "rejected" write would land
+  anyway. The bridge starts it with permission rules that ask, through ``OPENCODE_CONFIG_CONTENT`` (opencode
+  merges that JSON over the user's global and project config, last): no file of the user's is touched. The rules
+  sit on opencode's agents, which are its modes (``mode`` config option): ``build`` (default) and the ``general``
+  subagent ask for ``edit`` (write, edit, patch), ``bash`` and ``webfetch``; ``explore`` asks for ``bash`` and
+  ``webfetch``; ``plan`` asks for ``bash``/``webfetch`` and keeps its own edit deny (a top-level ``permission``
+  would override every agent's rules and turn that deny into a question). A third mode, ``allow-all``, is an agent
+  the bridge defines with ``{"*": "allow"}``: nothing is asked, as the name says. ``default_agent`` is ``build``;
+- a tool call is announced ``pending`` with an empty input (its title the tool name, ``bash``/``write``/``edit``);
+  its first ``in_progress`` update carries the real input while the call still waits for its question (which may
+  also come before it). That first update makes the call ready (input and title shown), not running: a refused
+  call is never shown running;
+- after an allowed edit question opencode sends ``fs/write_text_file`` with the whole new file, whatever the
+  client's capabilities, and its own tool writes the file too. Offered by the editor: relayed (the editor's buffer
+  follows). Not offered: answered without writing (opencode writes it; the bridge writing it as well would be a
+  second write);
+- a refused model request is a JSON-RPC error ``-32603`` whose message is the provider's ("Internal error: invalid
+  x-api-key" for Anthropic's 401, "Rate limited …"): typed as auth / rate-limit errors by its words;
+- cancel: opencode goes on streaming 0.5–3 s before it answers ``cancelled``; the bridge's cancel escalation
+  (``LiveSession.cancel``) bounds that;
+- mode and model are config options (no ACP ``modes``/``models``): :meth:`set_mode` and :meth:`set_model` set them;
+- session ids are opencode's own (``ses_…``); ``session/resume`` (no replay) reopens one after a bridge restart;
+- startup is slow (4–14 s to ``initialize`` on a loaded box): the bridge's warm start at ``session/new`` hides it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from typing import TYPE_CHECKING, Any
+
+from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun, tool_display
+from acp_mux.adapters.base import AgentCapabilities
+from acp_mux.core.contract import RunOptions
+from acp_mux.core.lazy import lazy_module
+from acp_mux.core.parse_context import ParseContext
+
+if TYPE_CHECKING:
+    from acp_mux.core.events import BaseEvent
+
+ev = lazy_module("acp_mux.core.events")
+
+log = logging.getLogger(__name__)
+
+CONFIG_ENV = "OPENCODE_CONFIG_CONTENT"
+ALLOW_ALL_MODE = "allow-all"
+_ASK = {"edit": "ask", "bash": "ask", "webfetch": "ask"}
+# opencode's agents (its modes and subagents) → the rules acp-mux adds over the user's own.
+AGENT_PERMISSIONS: dict[str, dict[str, Any]] = {
+    "build": _ASK,
+    "general": _ASK,
+    "explore": {"bash": "ask", "webfetch": "ask"},  # its own default runs any command unasked
+    "plan": {"bash": "ask", "webfetch": "ask"},  # edits stay denied by plan's own rules
+}
+# Words of a provider's refusal that name a bad key (Anthropic: "invalid x-api-key").
+_AUTH_WORDS = ("x-api-key", "api-key", "invalid api key", "incorrect api key")
+
+
+def permission_config() -> dict[str, Any]:
+    """The opencode config acp-mux adds (``OPENCODE_CONFIG_CONTENT``): asking rules on opencode's own agents, and
+    the ``allow-all`` agent for the mode that asks nothing."""
+    agents: dict[str, Any] = {name: {"permission": dict(rules)} for name, rules in AGENT_PERMISSIONS.items()}
+    agents[ALLOW_ALL_MODE] = {
+        "mode": "primary",  # a mode, never a subagent the task tool could hand work to
+        "description": "Build without asking: edits, commands, fetches and paths outside the folder all run "
+        "without a permission question (set by acp-mux).",
+        "permission": {"*": "allow"},
+    }
+    return {"default_agent": "build", "agent": agents}
+
+
+def merged_config_content(existing: str | None) -> str:
+    """``OPENCODE_CONFIG_CONTENT`` with acp-mux's rules over what the user's environment already had in it (JSON;
+    content that is not a JSON object is replaced, with a warning: opencode would reject a broken one anyway)."""
+    base: dict[str, Any] = {}
+    if existing:
+        try:
+            parsed = json.loads(existing)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict):
+            base = parsed
+        else:
+            log.warning("%s is not a JSON object; acp-mux replaces it with its permission rules", CONFIG_ENV)
+    return json.dumps(_merge(base, permission_config()), separators=(",", ":"))
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+class OpencodeAdapter(AcpClientAdapter):
+    name = "opencode"
+    acp_args = ("acp",)
+    capabilities = AgentCapabilities(persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True)
+
+    def spawn_env(self, options: RunOptions) -> dict[str, str] | None:
+        env = dict(options.env) if options.env is not None else dict(os.environ)
+        env[CONFIG_ENV] = merged_config_content(env.get(CONFIG_ENV))
+        return env
+
+    # ── modes and models: opencode's config options ────────────────────────────────────────────────────────────
+    def set_mode(self, mode: str, ctx: ParseContext) -> bool:
+        return self._set_option("mode", mode, ctx)
+
+    def set_model(self, model: str, ctx: ParseContext) -> bool:
+        return self._set_option("model", model, ctx)
+
+    def _set_option(self, option: str, value: str, ctx: ParseContext) -> bool:
+        run = AcpRun.find(ctx)
+        if run is None:
+            return False
+        setattr(run.options, option, value)
+        if run.ready:  # before the session exists, _apply_wanted_settings sends it once it does
+            return self.set_config_option(option, value, ctx)
+        return True
+
+    # ── tool calls: announced empty, made ready by their first in_progress (or their question) ───────────────
+    def _update_tool_call(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        tool_id = update.get("toolCallId")
+        if update.get("status") != "pending" or not _empty_input(update.get("rawInput")) or not isinstance(tool_id, str) \
+                or not tool_id or tool_id in ctx.tools:
+            return super()._update_tool_call(update, ctx)
+        AcpRun.of(ctx).last_text = ""
+        return ctx.tool_start(tool_id, self.tool_name_of(update), None, display=tool_display(update, ctx.cwd), ready=False)
+
+    def _update_tool_call_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        tool_id = update.get("toolCallId")
+        state = ctx.tools.get(tool_id) if isinstance(tool_id, str) else None
+        if state is None or state.ready or update.get("status") != "in_progress" or tool_id in AcpRun.of(ctx).refused:
+            return super()._update_tool_call_update(update, ctx)
+        assert isinstance(tool_id, str)
+        raw = update.get("rawInput")
+        events = ctx.tool_ready(tool_id, raw if isinstance(raw, dict) else {})
+        display = tool_display(update, ctx.cwd)
+        if display is not None:
+            events.append(ev.ToolUpdateEvent(tool_call_id=tool_id, display=display, running=False))
+        return events
+
+    def _permission(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        tool_call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
+        tool_id = self.permission_tool_id(tool_call, ctx)
+        state = ctx.tools.get(tool_id)
+        events: list[BaseEvent] = []
+        if state is not None and not state.ready:  # asked before its input came: the question's input is shown
+            raw = tool_call.get("rawInput")
+            events += ctx.tool_ready(tool_id, raw if isinstance(raw, dict) else {})
+        return events + super()._permission(rpc_id, params, ctx)
+
+    # ── fs/write_text_file: opencode writes the file itself ────────────────────────────────────────────────────
+    def _client_request(self, rpc_id: Any, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        run = AcpRun.of(ctx)
+        if method == "fs/write_text_file" and not self.client_capabilities(run.options)["fs"]["writeTextFile"]:
+            run.peer.respond(ctx, rpc_id, {})  # opencode's own edit tool writes the same content
+            return []
+        return super()._client_request(rpc_id, method, params, ctx)
+
+    # ── errors ─────────────────────────────────────────────────────────────────────────────────────────────────
+    def failure(self, error: dict[str, Any], ctx: ParseContext, *, during: str) -> list[BaseEvent]:
+        message = error.get("message") if isinstance(error.get("message"), str) else ""
+        if any(word in message.lower() for word in _AUTH_WORDS):  # the provider refused the key
+            return ctx.close_open("failed") + [ev.AuthErrorEvent(message=message, guidance=self.auth_hint)]
+        return super().failure(error, ctx, during=during)
+
+
+def _empty_input(raw: Any) -> bool:
+    """opencode's announcement input: nothing, or only the folder a command would run in."""
+    return not isinstance(raw, dict) or not {k for k in raw if k != "cwd"}
