@@ -568,6 +568,7 @@ def pi_settings() -> dict[str, object]:
 # ----------------------------------------------------------------------------------------------------------------
 
 OPENCODE_PROVIDER = "fake"
+OPENCODE_SECOND_MODEL = "fake-model-2"
 # opencode's permission rules, per agent (its ACP "mode" config option picks the agent: build or plan). The built-in
 # default is {"*": "allow"} (plus asks for doom_loop, external_directory and .env reads), so in ACP it never sends
 # session/request_permission for edits or shell commands and a client is never asked. With "ask" for edit (covers
@@ -660,8 +661,12 @@ def opencode_config(server_url: str, permission: dict[str, dict[str, str]] | Non
             "npm": "@ai-sdk/anthropic",  # bundled in the binary: nothing is installed for it
             "name": "Fake Anthropic",
             "options": {"baseURL": server_url + "/v1", "apiKey": "sk-ant-fake"},
-            "models": {model: {"name": "Fake Sonnet", "tool_call": True, "reasoning": True,
-                               "limit": {"context": 200000, "output": 8192}}},
+            # two: the model switch test picks the second. Images only with "attachment" and image input
+            # modalities: without them opencode replaces an image by "this model does not support image input".
+            "models": {name: {"name": title, "tool_call": True, "reasoning": True, "attachment": True,
+                              "modalities": {"input": ["text", "image"], "output": ["text"]},
+                              "limit": {"context": 200000, "output": 8192}}
+                       for name, title in ((model, "Fake Sonnet"), (OPENCODE_SECOND_MODEL, "Fake Model 2"))},
         }},
         "lsp": False,
         "formatter": False,

@@ -8,6 +8,7 @@ HOME in ``/proc/<pid>/environ``, so "nothing of ours is left" is checked on the 
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from contextlib import asynccontextmanager
@@ -18,7 +19,15 @@ from typing import Any, AsyncIterator
 import acp
 import pytest
 
-from tests.e2e.clis import cli_env, cli_unavailable_reason, ensure_cli, omp_config_file, omp_config_yml
+from tests.e2e.clis import (
+    cli_env,
+    cli_unavailable_reason,
+    ensure_cli,
+    omp_config_file,
+    omp_config_yml,
+    opencode_config,
+    opencode_config_file,
+)
 from tests.fakes.model_server import ModelServer, load_scenario
 from tests.procs import pids, read_proc
 from tests.server.client import RecordingClient
@@ -73,6 +82,8 @@ class RealAgent:
         env = cli_env(self.name, self.server.url, self.home, cwd=self.cwd)
         if self.name == "omp":  # omp's own default (no approval mode): it asks only because acp-mux starts it asking
             omp_config_file(self.home).write_text(omp_config_yml(approval_mode=None))
+        if self.name == "opencode":  # opencode's own defaults (asks for nothing): it asks only by acp-mux's rules
+            opencode_config_file(self.home).write_text(json.dumps(opencode_config(self.server.url, permission=None)))
         env["ACP_MUX_STATE_DIR"] = str(self.root / "state")
         env[f"ACP_MUX_{self.name.upper()}_BIN"] = str(self.binary)
         return {**env, **self.extra_env}

@@ -165,7 +165,8 @@ def test_opencode_env_and_config(tmp_path: Path, cache: Path, monkeypatch: pytes
     provider = config["provider"]["fake"]
     assert provider["npm"] == "@ai-sdk/anthropic" and provider["options"]["baseURL"] == "http://127.0.0.1:4321/v1"
     assert config["model"] == config["small_model"] == clis.DEFAULT_MODELS["opencode"] == "fake/claude-sonnet-4-5"
-    assert list(provider["models"]) == ["claude-sonnet-4-5"] and config["enabled_providers"] == ["fake"]
+    assert list(provider["models"]) == ["claude-sonnet-4-5", "fake-model-2"] and config["enabled_providers"] == ["fake"]
+    assert all(m["modalities"]["input"] == ["text", "image"] for m in provider["models"].values())
     assert "permission" not in config  # top-level rules would override plan mode's edit deny
     ask = {"edit": "ask", "bash": "ask", "webfetch": "ask"}
     assert config["agent"] == {"build": {"permission": ask}, "general": {"permission": ask},

@@ -1,4 +1,4 @@
-"""The real claude, codex, gemini, pi, omp and hermes CLIs (pinned npm installs) behind acp-mux, driven by the SDK's client side.
+"""The real claude, codex, gemini, pi, omp, hermes and opencode CLIs (pinned npm installs) behind acp-mux, driven by the SDK's client side.
 
 Each CLI talks only to the scripted model server on 127.0.0.1 (tests/fakes/model_server.py). The tests skip only
 when the CLI cannot be installed here, and say why.
@@ -21,14 +21,15 @@ from tests.server.client import RecordingClient
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
 
-AGENTS = ["claude", "codex", "gemini", "pi", "omp", "hermes"]
+AGENTS = ["claude", "codex", "gemini", "pi", "omp", "hermes", "opencode"]
 WRITE_EDIT = "Create notes.txt with the lines alpha and beta, then change beta to gamma."
 FOUR_OPTIONS = ["allow_always", "allow_once", "reject_always", "reject_once"]
 TURN_TIMEOUT = 90
 # The mode in which each agent asks before touching files (codex's default "auto" edits the workspace freely).
 # omp asks in every mode (acp-mux starts it with --approval-mode always-ask); hermes' "default" asks before edits.
+# opencode's "build" asks because acp-mux starts it with asking rules (its own default asks for nothing).
 ASKING_MODE = {"claude": "default", "codex": "read-only", "gemini": "default", "pi": "ask", "omp": "default",
-               "hermes": "default"}
+               "hermes": "default", "opencode": "build"}
 
 
 @pytest.fixture(params=AGENTS)
@@ -319,7 +320,8 @@ async def test_model_config_option_reaches_the_model_api(agent: RealAgent) -> No
     """session/set_config_option model: the next turn (same conversation) asks the API for the chosen model."""
     server = agent.serve(f"{agent.name}_text", delta_delay=0)
     chosen = {"claude": "haiku", "codex": "gpt-5.2-codex", "gemini": "gemini-3-flash-preview",
-              "pi": "fake/other-model", "omp": "fake/fake-model-2", "hermes": "custom:fake-model-2"}[agent.name]
+              "pi": "fake/other-model", "omp": "fake/fake-model-2", "hermes": "custom:fake-model-2",
+              "opencode": "fake/fake-model-2"}[agent.name]
     client = RecordingClient()
     async with agent.bridge(client) as (conn, _):
         sid = await agent.session(conn)
