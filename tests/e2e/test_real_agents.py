@@ -402,3 +402,37 @@ async def test_an_image_in_the_prompt_reaches_the_model(agent: RealAgent) -> Non
     else:
         assert PIXEL in body
     await assert_no_process_left(agent)
+
+
+@pytest.mark.parametrize("mode", ["plan", "allow-all"])
+async def test_opencode_plan_refuses_edits_and_allow_all_asks_nothing(tmp_path: Path, mode: str) -> None:
+    """opencode's modes are its agents: plan denies writes and edits by its own rules (commands still ask);
+    allow-all, the agent acp-mux adds, asks nothing at all, as its name says."""
+    agent = RealAgent("opencode", require_cli("opencode"), tmp_path)
+    agent.serve("opencode_write_edit", delta_delay=0)
+    client = RecordingClient(choose=lambda options, call: "allow_once")
+    try:
+        async with agent.bridge(client) as (conn, _):
+            await conn.initialize(protocol_version=1, client_capabilities=None)
+            session = await conn.new_session(cwd=str(agent.cwd), mcp_servers=[])
+            await conn.set_session_mode(session_id=session.session_id, mode_id=mode)
+            result = await prompt(conn, session.session_id, WRITE_EDIT)
+        assert result.stop_reason == "end_turn", agent.log()[-3000:]
+        # the editor was shown opencode's modes, acp-mux's allow-all among them (the one it picked is confirmed by
+        # set_session_mode's answer; what follows proves opencode runs in it)
+        shown = [o for u in client.of("config_option_update") for o in u.model_dump()["config_options"]
+                 if o["id"] == "mode"]
+        assert shown and sorted(c["value"] for c in shown[-1]["options"]) == ["allow-all", "build", "plan"], shown
+        edits = [u.tool_call_id for u in client.of("tool_call") if u.kind == "edit"]
+        statuses = final_statuses(client)
+        if mode == "plan":
+            assert not (agent.cwd / "notes.txt").exists()
+            assert edits and all(statuses[tid] == "failed" for tid in edits)
+            assert client.permissions and all(call.kind == "execute" for call, _ in client.permissions)
+        else:
+            assert (agent.cwd / "notes.txt").read_text() == "alpha\ngamma\n"
+            assert client.permissions == []
+            assert len(edits) == 2 and all(statuses[tid] == "completed" for tid in edits)
+    finally:
+        agent.close()
+    await assert_no_process_left(agent)
