@@ -80,7 +80,8 @@ class HermesAdapter(AcpClientAdapter):
         run = HermesRun.of(ctx)
         kind = update.get("sessionUpdate")
         events: list[BaseEvent] = []
-        if kind in _NEWS and update.get("toolCallId") not in run.silent:
+        call_id = update.get("toolCallId")
+        if kind in _NEWS and not (isinstance(call_id, str) and call_id in run.silent):
             events += self._settle(ctx)
         if kind == "agent_message_chunk" and run.last_news != kind:  # a new message: no leading blank lines
             content = update.get("content")

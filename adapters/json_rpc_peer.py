@@ -12,6 +12,7 @@ are shared between runs and must stay stateless.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
 
@@ -44,6 +45,8 @@ METHOD_NOT_FOUND = jsonrpc.METHOD_NOT_FOUND
 INVALID_PARAMS = jsonrpc.INVALID_PARAMS
 INTERNAL_ERROR = jsonrpc.INTERNAL_ERROR
 
+
+_INT_ID = re.compile(r"-?[0-9]+")  # ASCII digits only: "¹".isdigit() is True but int("¹") raises
 
 @dataclass
 class _Pending:
@@ -152,11 +155,11 @@ class JsonRpcPeer:
 
     def _key(self, request_id: Any) -> Any:
         """The pending key for an id as it came back: ``3`` and ``"3"`` both find request 3."""
-        if request_id is None or isinstance(request_id, bool):
+        if request_id is None or not jsonrpc.valid_id(request_id):  # a list, an object, inf: matches nothing, never raises
             return None
         if request_id in self.pending:
             return request_id
-        if isinstance(request_id, str) and request_id.lstrip("-").isdigit() and int(request_id) in self.pending:
+        if isinstance(request_id, str) and _INT_ID.fullmatch(request_id) and int(request_id) in self.pending:
             return int(request_id)
         if isinstance(request_id, (int, float)) and str(int(request_id)) in self.pending:
             return str(int(request_id))

@@ -224,22 +224,27 @@ class PiAdapter(AgentAdapter):
     # ── stdout ─────────────────────────────────────────────────────────────────────────────────────────────────
     def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
         run = PiRun.of(ctx)
-        kind = line_type(line)
+        kind = line_type(line)  # the fast path reads pi's own layout; any other layout is parsed whole below
+        msg = None
+        if kind is None:
+            msg = try_json(line)
+            if msg is None:
+                return []
+            kind = msg.get("type") if isinstance(msg.get("type"), str) else None
         if kind == "message_update":
             update = read_update(line)
-            return self._on_update(update, ctx) if update is not None else []
+            return self._message_update(update, ctx) if update is not None else []
         if kind in ("turn_start", "turn_end", "message_start", "queue_update"):
             return []  # nothing the bridge needs (turn_end and message_start repeat whole messages)
         if kind == "agent_end":
-            return self._on_agent_end(ctx, run)
-        msg = try_json(line)
-        if msg is None:
+            return self._agent_end(ctx, run)
+        msg = msg if msg is not None else try_json(line)
+        if msg is None or not kind or not kind.isidentifier():
             return []
-        kind = msg.get("type")
         handler = getattr(self, f"_on_{kind}", None)
         return handler(msg, ctx, run) if handler is not None else []
 
-    def _on_update(self, update: Any, ctx: ParseContext) -> list[BaseEvent]:
+    def _message_update(self, update: Any, ctx: ParseContext) -> list[BaseEvent]:
         if update.kind == "text_delta":
             return ctx.text_delta(update.delta)
         if update.kind == "thinking_delta":
@@ -346,7 +351,7 @@ class PiAdapter(AgentAdapter):
             ev.TokenUsageEvent(input_tokens=tokens[0], output_tokens=tokens[1], cached_tokens=tokens[2] or None)
         ]
 
-    def _on_agent_end(self, ctx: ParseContext, run: PiRun) -> list[BaseEvent]:
+    def _agent_end(self, ctx: ParseContext, run: PiRun) -> list[BaseEvent]:
         run.in_agent = False
         if not run.settling:
             run.settling = True

@@ -54,7 +54,7 @@ def choose(answer: str, count: int, default: int = 1) -> int | None:
     answer = answer.strip()
     if not answer:
         return default
-    return int(answer) if answer.isdigit() and 1 <= int(answer) <= count else None
+    return int(answer) if answer.isascii() and answer.isdigit() and 1 <= int(answer) <= count else None
 
 
 async def read_line(prompt: str) -> str | None:

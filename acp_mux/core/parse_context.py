@@ -43,6 +43,7 @@ class ParseContext:
     in_turn: bool = False
     outbox: list[str] = field(default_factory=list)
     tools: dict[str, ToolState] = field(default_factory=dict)
+    finished_tools: set[str] = field(default_factory=set)  # ids whose result/error was emitted (this run)
     approvals: dict[str, Any] = field(default_factory=dict)  # interaction id → adapter's native handle
     state: dict[str, Any] = field(default_factory=dict)  # each adapter's typed per-run state, by its KEY (PerRun)
     stderr_tail: Callable[[], str] = lambda: ""
@@ -143,6 +144,8 @@ class ParseContext:
         ``display`` carries the agent's own display hints (:class:`acp_mux.core.events.ToolDisplay`)."""
         if tool_id in self.tools:
             return self.tool_ready(tool_id, tool_input) if tool_input is not None else []
+        if tool_id in self.finished_tools:  # a call re-announced after its end (late or replayed): already shown
+            return []
         events = self.begin_turn() + self.end_thinking() + self.end_text()
         state = ToolState(name=name)
         self.tools[tool_id] = state
@@ -179,6 +182,7 @@ class ParseContext:
             return []
         events = self.tool_ready(tool_id)
         del self.tools[tool_id]
+        self.finished_tools.add(tool_id)
         events.append(
             ev.ToolResultEvent(
                 tool_call_id=tool_id,
@@ -196,6 +200,7 @@ class ParseContext:
             return []
         events = self.tool_ready(tool_id)
         del self.tools[tool_id]
+        self.finished_tools.add(tool_id)
         events.append(
             ev.ToolErrorEvent(tool_call_id=tool_id, tool_name=state.name, error=error or "tool failed", display=display)
         )

@@ -174,7 +174,7 @@ class AcpServer:
     async def list_sessions(self, params: dict[str, Any]) -> dict[str, Any]:
         records = self.store.list(agent=None if self.choices is not None else self.adapter.name, cwd=p.optional(params, "cwd", str))
         cursor = p.optional(params, "cursor", str)
-        start = int(cursor) if cursor and cursor.isdigit() and len(cursor) < 10 else 0
+        start = int(cursor) if cursor and cursor.isascii() and cursor.isdigit() and len(cursor) < 10 else 0
         if cursor and not start and cursor != "0":
             raise RpcError(INVALID_PARAMS, f"invalid cursor {cursor[:40]!r}")
         page = records[start : start + PAGE_SIZE]

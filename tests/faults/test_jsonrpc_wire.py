@@ -243,3 +243,11 @@ def test_an_unexpected_stop_says_why_on_stderr_with_a_failing_status(tmp_path: P
                           env={**__import__("os").environ, "ACP_MUX_STATE_DIR": str(tmp_path / "state")})
     assert done.returncode == 1
     assert b"the reader fell over" in done.stderr
+
+
+def test_a_cursor_of_unicode_digits_is_invalid_params(bridge: RawBridge) -> None:
+    """"¹".isdigit() is True, but int("¹") raises: such a cursor is refused, readably, and the bridge serves."""
+    bridge.initialize()
+    error = error_of(bridge.call("session/list", {"cursor": "¹"}))
+    assert error["code"] == -32602 and "cursor" in error["message"]
+    assert bridge.serves()
