@@ -9,7 +9,9 @@ transcripts in ``tests/fixtures/opencode``, opencode 1.18.33):
   subagent ask for ``edit`` (write, edit, patch), ``bash`` and ``webfetch``; ``explore`` asks for ``bash`` and
   ``webfetch``; ``plan`` asks for ``bash``/``webfetch`` and keeps its own edit deny (a top-level ``permission``
   would override every agent's rules and turn that deny into a question). A third mode, ``allow-all``, is an agent
-  the bridge defines with ``{"*": "allow"}``: nothing is asked, as the name says. ``default_agent`` is ``build``;
+  the bridge defines with ``{"*": "allow"}``: nothing is asked, as the name says (the person's own deny rules
+  included). ``default_agent`` is ``build``. Primary agents of the person's own config are modes too and keep their
+  own rules (opencode's default for them is to allow);
 - a tool call is announced ``pending`` with an empty input (its title the tool name, ``bash``/``write``/``edit``);
   its first ``in_progress`` update carries the real input while the call still waits for its question (which may
   also come before it). That first update makes the call ready (input and title shown), not running: a refused
@@ -20,8 +22,8 @@ transcripts in ``tests/fixtures/opencode``, opencode 1.18.33):
   second write);
 - a refused model request is a JSON-RPC error ``-32603`` whose message is the provider's ("Internal error: invalid
   x-api-key" for Anthropic's 401, "Rate limited …"): typed as auth / rate-limit errors by its words;
-- cancel: opencode goes on streaming 0.5–3 s before it answers ``cancelled``; the bridge's cancel escalation
-  (``LiveSession.cancel``) bounds that;
+- cancel: opencode goes on streaming 0.5–3 s before it answers ``cancelled`` (0.4 s through the bridge on the
+  real CLI); the bridge's cancel escalation (``LiveSession.cancel``) bounds that;
 - mode and model are config options (no ACP ``modes``/``models``): :meth:`set_mode` and :meth:`set_model` set them;
 - session ids are opencode's own (``ses_…``); ``session/resume`` (no replay) reopens one after a bridge restart;
 - startup is slow (4–14 s to ``initialize`` on a loaded box): the bridge's warm start at ``session/new`` hides it.

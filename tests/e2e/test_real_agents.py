@@ -185,10 +185,11 @@ async def test_cancel_mid_stream_then_next_prompt_works(agent: RealAgent) -> Non
     await assert_no_process_left(agent)
 
 
-@pytest.fixture(params=["omp", "hermes"])
+@pytest.fixture(params=["omp", "hermes", "opencode"])
 def asks_then_breaks(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RealAgent]:
     """Agents whose own cancel-while-asking is broken: omp leaves the asked call pending forever; hermes fails the
-    prompt on a "cancelled" answer and only queues the next one. The bridge repairs both."""
+    prompt on a "cancelled" answer and only queues the next one. The bridge repairs both. opencode (whose own is
+    sound: the call fails, the prompt answers cancelled ~1-1.7 s later) proves the same contract on the real CLI."""
     real = RealAgent(request.param, require_cli(request.param), tmp_path)
     yield real
     real.close()
