@@ -1,6 +1,6 @@
 """Native output as lines, in bounded memory.
 
-Agents print line-oriented text (JSON lines, logs) over pipes or a pty; these
+Agents print line-oriented text (JSON lines, logs) over pipes; these
 helpers cut a byte stream into lines in linear time and keep only the tail of
 a stream (stderr) that nobody consumes line by line.
 """

@@ -1,8 +1,8 @@
 """When an agent's output is over: at EOF, or shortly after its leader exited.
 
-A grandchild that inherited the agent's pipe or pty (a backgrounded shell
-command) may hold it open forever, so EOF alone cannot end a turn.  Pipe and
-PTY mode both read through :class:`LingeringReader`.
+A grandchild that inherited the agent's pipe (a backgrounded shell command)
+may hold it open forever, so EOF alone cannot end a turn; every agent's output
+is read through :class:`LingeringReader`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 class LingeringReader:
     """Reads chunks until EOF -- or until ``linger`` s after the leader exited.
 
-    A grandchild that inherited the pipe/pty may keep it open forever; the
+    A grandchild that inherited the pipe may keep it open forever; the
     agent is done when the leader is, so we stop waiting shortly after.
     Cancellation-safe: an interrupted read is resumed by the next call.
     """

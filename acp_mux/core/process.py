@@ -1,7 +1,8 @@
 """Process layer: spawn agent CLIs in their own process group and talk to them.
 
-Pipe mode lives here; PTY mode is in :mod:`acp_mux.core.pty` and shares the
-:class:`AgentProcess` base.  Everything is plain asyncio (no reader threads).
+Every agent runs on pipes (the spec's PTY mode was dropped: no supported CLI needs a terminal; openclaw, the one
+the spec marked ``requires_pty``, is driven through ``openclaw acp``).  Everything is plain asyncio (no reader
+threads).
 Our own stdin/stdout carry JSON-RPC, so a child never inherits them.
 Line splitting is in :mod:`acp_mux.core.lines`, end-of-output in
 :mod:`acp_mux.core.linger`, group signalling in :mod:`acp_mux.core.pgroup`, and the
@@ -44,7 +45,6 @@ class SpawnSpec:
     args: list[str] = field(default_factory=list)
     env: dict[str, str] | None = None   # full environment; None = inherit
     cwd: str | None = None
-    use_pty: bool = False
     # (path, text) written 0600 before the agent starts and removed when it ends (by the supervisor too, if the
     # bridge is killed): how secrets reach an agent without its command line (see acp_mux.core.private)
     private_files: tuple[tuple[str, str], ...] = ()
@@ -351,21 +351,16 @@ async def spawn(spec: SpawnSpec, *, stderr_tail_bytes: int = 65536,
     status_r, status_w = supervision.status_pipe()
     argv = supervision.command(path, list(spec.args), status_w, written)
     try:
-        if spec.use_pty:
-            from .pty import spawn_pty
-            proc: AgentProcess = await spawn_pty(spec, path, stderr_tail_bytes=stderr_tail_bytes, argv=argv,
-                                                 pass_fds=(supervision.watch_fd(), status_w))
-        else:
-            loop = asyncio.get_running_loop()
-            try:
-                transport, proto = await loop.subprocess_exec(
-                    lambda: _Protocol(CHUNK, loop), *argv,
-                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.PIPE, start_new_session=True,
-                    env=spec.env, cwd=spec.cwd, pass_fds=(supervision.watch_fd(), status_w))
-            except OSError as e:
-                raise spawn_error_from_os(e, path, spec) from e
-            proc = PipeProcess(transport, proto, stderr_tail_bytes=stderr_tail_bytes)
+        loop = asyncio.get_running_loop()
+        try:
+            transport, proto = await loop.subprocess_exec(
+                lambda: _Protocol(CHUNK, loop), *argv,
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, start_new_session=True,
+                env=spec.env, cwd=spec.cwd, pass_fds=(supervision.watch_fd(), status_w))
+        except OSError as e:
+            raise spawn_error_from_os(e, path, spec) from e
+        proc: AgentProcess = PipeProcess(transport, proto, stderr_tail_bytes=stderr_tail_bytes)
     except BaseException:
         os.close(status_r)
         remove_private_files(written)

@@ -544,7 +544,7 @@ def test_build_spawn(adapter: ClaudeAdapter, tmp_path: Path) -> None:
     opts = RunOptions(agent="claude", cwd=CWD, env=env, model="opus", mode="plan", session_id="abc",
                       mcp_servers=servers, extra_args=["--effort", "high"])  # fmt: skip
     spec = adapter.build_spawn(opts)
-    assert spec.command == str(fake) and spec.env == env and spec.cwd == CWD and not spec.use_pty
+    assert spec.command == str(fake) and spec.env == env and spec.cwd == CWD
     config = json.dumps(mcp_config(servers), separators=(",", ":"))
     ((path, text),) = spec.private_files  # a private file: env values and headers are secrets, argv is public
     assert text == config and not any('"t"' in a or "Authorization" in a for a in spec.args)

@@ -1,4 +1,4 @@
-"""Process layer: pipe and PTY mode, signals, process groups, ProcessTracker."""
+"""Process layer: pipes, signals, process groups, ProcessTracker."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ import pytest
 from acp_mux.core.lines import LineSplitter, TailBuffer
 from acp_mux.core.process import AgentProcess, ExitStatus, ProcessInputClosed, SpawnError, SpawnSpec, spawn
 from acp_mux.core.tracker import TRACKER
-from acp_mux.core.pty import strip_terminal
 from tests.procs import pid_alive, pid_state
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,8 +23,8 @@ PROGS = ROOT / "tests" / "fakes" / "programs"
 PY = sys.executable
 
 
-def prog(name: str, *args: str, pty: bool = False) -> SpawnSpec:
-    return SpawnSpec(PY, [str(PROGS / name), *args], use_pty=pty)
+def prog(name: str, *args: str) -> SpawnSpec:
+    return SpawnSpec(PY, [str(PROGS / name), *args])
 
 
 @pytest.fixture
@@ -91,12 +90,6 @@ def test_tail_buffer_is_bounded_and_utf8_safe() -> None:
     t.feed("é".encode() * 20)
     assert len(t.text().encode()) <= 10 and "\ufffd" not in t.text()
     assert t.total == 40 and t.dropped == 30
-
-
-def test_strip_terminal() -> None:
-    assert strip_terminal("\x1b]0;title\x07\x1b(B\x1b[1;31mred\x1b[0m \x1b[38;5;202mx\x1b[K") == "red x"
-    assert strip_terminal("p 10%\rp 50%\r\x1b[2Kp 100%") == "p 100%"
-    assert strip_terminal("a\tb\x07\x1b7\x1b=c\x1bP1$r\x1b\\") == "a\tbc"
 
 
 # ------------------------------------------------------------------ pipe mode
@@ -199,9 +192,8 @@ async def test_spawn_not_executable_and_bad_cwd(tmp_path: Path) -> None:
     noshebang.chmod(0o755)
     with pytest.raises(SpawnError, match="exec format error"):
         await spawn(SpawnSpec(str(noshebang)))
-    for use_pty in (False, True):
-        with pytest.raises(SpawnError, match="permission denied"):
-            await spawn(SpawnSpec(str(tmp_path), use_pty=use_pty))
+    with pytest.raises(SpawnError, match="permission denied"):
+        await spawn(SpawnSpec(str(tmp_path)))
     assert TRACKER.active_count == before
 
 
@@ -394,57 +386,3 @@ async def test_tracker_cleans_up_when_host_dies(mode: str) -> None:
         for pid in (leader, gpid):  # never leave orphans behind, even on failure
             if pid and not pid_dead(pid):
                 os.kill(pid, signal.SIGKILL)
-
-
-# ------------------------------------------------------------------- PTY mode
-async def test_pty_isatty_ansi_stripped_write_and_interrupt(procs) -> None:
-    p = await start(procs, prog("pty_probe.py", pty=True))
-    lines = await read_until(p, "ready")
-    assert lines == ["isatty=True", "term=xterm-256color", "size=120x40", "red text",
-                     "progress 100%", "ready"]
-    await p.write("hello pty\n")
-    assert await read_until(p, "input:hello pty") == ["input:hello pty"]  # echo is off
-    p.interrupt()
-    await read_until(p, "got-sigint")
-    await p.close_stdin()
-    await read_until(p, "eof")
-    assert await asyncio.wait_for(p.wait(), 5) == ExitStatus(0, None)
-    assert await collect(p, timeout=3) == []
-    assert "input:hello pty" in p.stderr_tail() and "\x1b" not in p.stderr_tail()
-    await asyncio.sleep(0)
-    assert p.pid not in TRACKER._procs
-    with pytest.raises(ProcessInputClosed):
-        await p.write("late\n")
-
-
-async def test_pty_terminate_group_and_suspend(procs) -> None:
-    p = await start(procs, prog("hang.py", "--ignore-term", "--grandchild", pty=True))
-    lines = await read_until(p, "ready")
-    gpid = int(lines[0].split()[1])
-    assert p.pgid == p.pid and os.getpgid(gpid) == p.pgid
-    p.suspend()
-    assert await eventually(lambda: pid_state(p.pid) == "T")
-    p.resume()
-    assert await eventually(lambda: pid_state(p.pid) in ("S", "R"))
-    t0 = time.monotonic()
-    status = await asyncio.wait_for(p.terminate(grace=0.5), 5)
-    assert status == ExitStatus(None, "SIGKILL") and time.monotonic() - t0 < 1.5
-    assert not p.group_alive() and pid_dead(gpid)
-    assert await collect(p, timeout=3) == []
-
-
-async def test_pty_control_keys_are_written_not_signalled(procs) -> None:
-    """With ISIG off (a TUI in raw mode) Ctrl-C/Ctrl-Z must arrive as bytes."""
-    p = await start(procs, prog("pty_probe.py", "--raw", pty=True))
-    await read_until(p, "ready")
-    p.interrupt()
-    await p.write("\n")
-    assert await read_until(p, "key-ctrl-c") == ["key-ctrl-c"]
-    await p.write(b"\x1a\n")
-    assert await read_until(p, "key-ctrl-z") == ["key-ctrl-z"]
-
-
-async def test_pty_crash_output_and_exit_code(procs) -> None:
-    p = await start(procs, prog("crash.py", "--code", "7", "--stderr", "\x1b[31mbad\x1b[0m", pty=True))
-    assert sorted(await collect(p)) == ["bad", "starting"]
-    assert await asyncio.wait_for(p.wait(), 5) == ExitStatus(7, None)
