@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -434,6 +435,36 @@ async def test_opencode_plan_refuses_edits_and_allow_all_asks_nothing(tmp_path: 
             assert (agent.cwd / "notes.txt").read_text() == "alpha\ngamma\n"
             assert client.permissions == []
             assert len(edits) == 2 and all(statuses[tid] == "completed" for tid in edits)
+    finally:
+        agent.close()
+    await assert_no_process_left(agent)
+
+
+async def test_opencode_edits_reach_an_editor_that_offers_files(tmp_path: Path) -> None:
+    """opencode sends fs/write_text_file after each allowed edit question (it also writes the file itself): an
+    editor that offered fs gets each new content, so its buffer follows; the bridge writes nothing of its own."""
+
+    @dataclass
+    class FilesClient(RecordingClient):
+        writes: list[tuple[str, str]] = field(default_factory=list)
+
+        async def write_text_file(self, session_id: str, path: str, content: str, **kwargs: Any) -> None:
+            self.writes.append((path, content))
+            Path(path).write_text(content)  # what an editor does with the buffer it saves
+
+    agent = RealAgent("opencode", require_cli("opencode"), tmp_path)
+    agent.serve("opencode_write_edit", delta_delay=0)
+    client = FilesClient(choose=lambda options, call: "allow_once")
+    try:
+        async with agent.bridge(client) as (conn, _):
+            fs = {"fs": {"readTextFile": True, "writeTextFile": True}}
+            await conn.initialize(protocol_version=1, client_capabilities=fs)
+            session = await conn.new_session(cwd=str(agent.cwd), mcp_servers=[])
+            result = await prompt(conn, session.session_id, WRITE_EDIT)
+        assert result.stop_reason == "end_turn", agent.log()[-3000:]
+        notes = str(agent.cwd / "notes.txt")
+        assert client.writes == [(notes, "alpha\nbeta\n"), (notes, "alpha\ngamma\n")]
+        assert (agent.cwd / "notes.txt").read_text() == "alpha\ngamma\n"
     finally:
         agent.close()
     await assert_no_process_left(agent)
