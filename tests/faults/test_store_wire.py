@@ -1,0 +1,79 @@
+"""Fault class 8 through the real stdio: a session store whose files were tampered with, as the editor meets it.
+
+tests/server/test_store.py proves the store's rules one by one; here ``acp-mux`` itself (demo agent, raw client)
+starts on a state directory holding corrupt records, a planted symlink and hostile ids, and must still list, load
+and prompt the good session, refuse the bad ids readably, and write nothing outside its store.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.faults.raw import RawBridge
+from tests.faults.test_jsonrpc_wire import error_of
+
+
+def _one_session(root: Path) -> str:
+    """A session with one finished turn, in ``root``'s store, by a bridge that then exits normally."""
+    bridge = RawBridge(root)
+    bridge.initialize()
+    sid = bridge.new_session()
+    assert bridge.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}, 30) == {
+        "stopReason": "end_turn"}
+    assert bridge.close() == 0
+    return sid
+
+
+def test_corrupt_records_are_skipped_and_the_good_session_lists_loads_and_goes_on(tmp_path: Path) -> None:
+    sid = _one_session(tmp_path)
+    sessions = tmp_path / "state" / "sessions"
+    (sessions / "broken.json").write_text("{not json")
+    (sessions / "list.json").write_text("[1, 2]")
+    (sessions / "types.json").write_text(json.dumps({"session_id": "types", "agent": "demo", "cwd": 7}))
+    (sessions / "escape.json").write_text(json.dumps({"session_id": "../../escape", "agent": "demo", "cwd": "/"}))
+    with open(sessions / f"{sid}.events.jsonl", "a") as log:
+        log.write('{"torn line\n[]\n')
+
+    bridge = RawBridge(tmp_path)
+    bridge.initialize()
+    listed = bridge.result("session/list", {})
+    assert [s["sessionId"] for s in listed["sessions"]] == [sid]
+    bridge.result("session/load", {"sessionId": sid, "cwd": str(bridge.cwd), "mcpServers": []})
+    assert "hi" in json.dumps(bridge.updates(sid))  # the old conversation is shown again
+    again = bridge.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "more"}]}, 30)
+    assert again == {"stopReason": "end_turn"}
+    assert bridge.close() == 0
+    assert not (tmp_path / "escape").exists() and not (tmp_path.parent / "escape").exists()
+    log = (tmp_path / "acp-mux.log").read_text()
+    assert "broken.json" in log and "escape.json" in log  # skipped with a warning, not silently
+
+
+def test_ids_that_could_be_paths_are_refused_readably(tmp_path: Path) -> None:
+    bridge = RawBridge(tmp_path)
+    bridge.initialize()
+    for bad in ("../escape", "..", "a/b", ".hidden", "x" * 200):
+        for method in ("session/load", "session/resume"):
+            error = error_of(bridge.call(method, {"sessionId": bad, "cwd": str(bridge.cwd), "mcpServers": []}))
+            assert error["code"] in (-32602, -32002), (method, bad, error)
+    assert bridge.serves()
+    assert bridge.close() == 0
+    assert not (tmp_path / "escape").exists() and not (tmp_path / "state" / "escape.json").exists()
+
+
+def test_a_planted_symlink_is_never_written_through(tmp_path: Path) -> None:
+    sid = _one_session(tmp_path)
+    outside = tmp_path / "precious.txt"
+    outside.write_text("precious\n")
+    events = tmp_path / "state" / "sessions" / f"{sid}.events.jsonl"
+    events.unlink()
+    events.symlink_to(outside)
+
+    bridge = RawBridge(tmp_path)
+    bridge.initialize()
+    bridge.result("session/load", {"sessionId": sid, "cwd": str(bridge.cwd), "mcpServers": []})
+    again = bridge.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hi again"}]}, 30)
+    assert again == {"stopReason": "end_turn"}  # the session goes on; only its log is not kept
+    assert bridge.serves()
+    assert bridge.close() == 0
+    assert outside.read_text() == "precious\n"
