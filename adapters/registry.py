@@ -156,6 +156,16 @@ _ROWS: tuple[AgentEntry, ...] = (
         binary="copilot",
         package="@github/copilot",
         install_hint="npm install -g @github/copilot",
+        login_args=("login",),  # GitHub device-flow sign-in (what copilot's own ACP terminal-auth method runs)
+        auth_env=("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN", "COPILOT_PROVIDER_API_KEY"),
+        auth_hint="Sign in with `copilot login` (GitHub), set COPILOT_GITHUB_TOKEN (or GH_TOKEN) in the agent's "
+        "environment, or use your own model provider with COPILOT_PROVIDER_BASE_URL and COPILOT_PROVIDER_API_KEY.",
+        transports={"acp": "acp_mux.adapters.copilot:CopilotAdapter"},
+        tested_version="1.0.102",
+        status="works through its own ACP mode (`copilot --acp --stdio`): permissions for edits and commands "
+        "(mode agent asks; autopilot and allow_all are never the default), diffs, modes agent/plan/autopilot, "
+        "cancel (also while asking), resume through session/load; 401/429 become typed errors; "
+        "no model list with a custom provider",
     ),
     AgentEntry(
         name="cursor",

@@ -93,10 +93,14 @@ def test_anything_else_is_left_to_the_server_unanswered(first: bytes) -> None:
     assert early is not None and early.params is None and early.leftover == first
 
 
+# A known agent without an adapter yet (or, once every row has one, an unknown name): not answered early either.
+UNSUPPORTED = next((name for name, row in ENTRIES.items() if not row.supported), "no-such-agent")
+
+
 @pytest.mark.parametrize("argv", [
     ["doctor"], ["demo"], ["--agent", "claude", "--login"], ["--help"], ["--version"], ["--agent", "auto"], [],
     ["--agent", "claude", "--log-level", "LOUD"], ["--agent", "claude", "--inactivity-timeout", "soon"],
-    ["--agent", "claude", "--unknown"], ["--agent"], ["--agent", "copilot"], ["--agent", "codex", "--transport", "x"],
+    ["--agent", "claude", "--unknown"], ["--agent"], ["--agent", UNSUPPORTED], ["--agent", "codex", "--transport", "x"],
 ])
 def test_command_lines_it_does_not_fully_understand_are_not_read_at_all(argv: list[str], monkeypatch) -> None:
     monkeypatch.delenv("ACP_MUX_AGENT", raising=False)
