@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -38,13 +39,25 @@ def early_answer(argv: list[str], first: bytes) -> tuple[early_init.Early | None
     """Run answer_early on pipes: (what it returned, what it wrote)."""
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
-    os.write(in_w, first)
-    os.close(in_w)
+
+    def feed() -> None:  # from a thread: a first line longer than the pipe's buffer (64 KiB) would block here
+        try:
+            view = memoryview(first)
+            while view:
+                view = view[os.write(in_w, view):]
+        except BrokenPipeError:  # the reader stopped early (nothing read, or a line too long)
+            pass
+        finally:
+            os.close(in_w)
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
     try:
         early = early_init.answer_early(argv, in_r, out_w)
     finally:
         os.close(in_r)
         os.close(out_w)
+        writer.join(5)
     with os.fdopen(out_r, "rb") as fh:
         return early, fh.read()
 
