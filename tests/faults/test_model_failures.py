@@ -101,3 +101,25 @@ async def test_claude_recovers_when_only_the_stream_breaks(tmp_path: Path) -> No
     assert partial.count("Line 001") == 1 and "Line 004" not in partial, shown[:1000]
     assert rest.count("Line 001") == 1 and "Line 200" in rest, rest[-500:]
     await assert_no_process_left(agent)
+
+
+@pytest.mark.parametrize("name", ["claude", "codex", "gemini"])
+async def test_a_stalled_model_stream_fails_the_prompt_and_the_session_goes_on(name: str, tmp_path: Path) -> None:
+    """The endpoint sends the stream's first event and then nothing (the agents' own stall timeouts are minutes):
+    the bridge's inactivity watchdog ends the turn as an error, and the next prompt works. The watchdog also counts
+    the agent's start, which takes gemini several seconds: it gets a longer one."""
+    watchdog = "15" if name == "gemini" else "3"
+    agent = RealAgent(name, require_cli(name), tmp_path, extra_args=("--inactivity-timeout", watchdog))
+    server = agent.serve(f"{name}_text", error="stall", stall_max=45, delta_delay=0)
+    client = RecordingClient()
+    try:
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            err = await failed_prompt(conn, sid)
+            assert any(r["error"] == "stall" for r in server.requests), server.requests
+            assert err.code == -32603 and "no output" in str(err), (str(err), agent.log()[-3000:])
+            agent.rescript(f"{name}_text", delta_delay=0)
+            assert (await prompt(conn, sid, "again")).stop_reason == "end_turn", agent.log()[-3000:]
+    finally:
+        agent.close()
+    await assert_no_process_left(agent)
