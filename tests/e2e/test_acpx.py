@@ -251,7 +251,7 @@ def test_acpx_killed_mid_turn_leaves_no_process(acpx, ws):
     assert time.monotonic() - started < RUN_TIMEOUT_S
 
 
-@pytest.mark.parametrize("name", ["claude", "codex", "gemini", "omp", "hermes", "opencode"])
+@pytest.mark.parametrize("name", ["claude", "codex", "gemini", "omp", "hermes", "opencode", "copilot"])
 def test_approve_all_drives_a_real_agent_through_write_then_edit(acpx, tmp_path, name):
     """acpx → acp-mux → the real CLI (pinned npm install) → the scripted model server on 127.0.0.1."""
     from tests.e2e.clis import cli_env, opencode_config, opencode_config_file
@@ -262,7 +262,7 @@ def test_approve_all_drives_a_real_agent_through_write_then_edit(acpx, tmp_path,
     project = tmp_path / "project"
     # the modes in which it asks first
     mode = {"claude": "default", "codex": "read-only", "gemini": "default", "omp": "default", "hermes": "default",
-            "opencode": "build"}[name]
+            "opencode": "build", "copilot": "agent"}[name]
     with ModelServer(SCENARIOS / f"{name}_write_edit.json", variables={"cwd": str(project)}, delta_delay=0) as srv:
         env = cli_env(name, srv.url, tmp_path / "home", cwd=project)
         if name == "opencode":  # opencode's own defaults ask nothing: the questions come from acp-mux's rules

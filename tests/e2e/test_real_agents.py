@@ -1,4 +1,4 @@
-"""The real claude, codex, gemini, pi, omp, hermes and opencode CLIs (pinned npm installs) behind acp-mux, driven by the SDK's client side.
+"""The real claude, codex, gemini, pi, omp, hermes, opencode and copilot CLIs (pinned npm installs) behind acp-mux, driven by the SDK's client side.
 
 Each CLI talks only to the scripted model server on 127.0.0.1 (tests/fakes/model_server.py). The tests skip only
 when the CLI cannot be installed here, and say why.
@@ -22,15 +22,21 @@ from tests.server.client import RecordingClient
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
 
-AGENTS = ["claude", "codex", "gemini", "pi", "omp", "hermes", "opencode"]
+AGENTS = ["claude", "codex", "gemini", "pi", "omp", "hermes", "opencode", "copilot"]
 WRITE_EDIT = "Create notes.txt with the lines alpha and beta, then change beta to gamma."
 FOUR_OPTIONS = ["allow_always", "allow_once", "reject_always", "reject_once"]
 TURN_TIMEOUT = 90
 # The mode in which each agent asks before touching files (codex's default "auto" edits the workspace freely).
 # omp asks in every mode (acp-mux starts it with --approval-mode always-ask); hermes' "default" asks before edits.
 # opencode's "build" asks because acp-mux starts it with asking rules (its own default asks for nothing).
+# copilot's "agent" (its URL id shown short) asks before edits and commands; autopilot would ask nothing.
 ASKING_MODE = {"claude": "default", "codex": "read-only", "gemini": "default", "pi": "ask", "omp": "default",
-               "hermes": "default", "opencode": "build"}
+               "hermes": "default", "opencode": "build", "copilot": "agent"}
+# copilot retries a 401 or 429 from a custom provider for seconds (with "Info: ... Retrying" lines) and nothing on
+# its side turns that off; only the provider's `x-should-retry: false` does, which these scenarios send.
+NO_RETRY = {"copilot": "_no_retry"}
+# copilot offers no models in ACP with a custom provider (COPILOT_PROVIDER_BASE_URL): no model to switch to.
+SWITCHES_MODELS = [name for name in AGENTS if name != "copilot"]
 
 
 @pytest.fixture(params=AGENTS)
@@ -117,6 +123,8 @@ async def test_write_then_edit_with_permission_allowed(agent: RealAgent) -> None
         shown = [c.content.text for u in client.of("tool_call_update") if u.tool_call_id == shells[0].tool_call_id
                  for c in (u.content or []) if c.type == "content"]
         assert any("hello-from-codex" in text for text in shown), shown
+    if agent.name == "copilot":  # copilot's "Info: <path>" status lines are thoughts, never the answer
+        assert "Info:" not in client.text() and "Info: " in client.text("agent_thought_chunk")
     if agent.name == "claude":  # Claude's own slash commands reach the editor's command menu
         commands = {c.name for u in client.of("available_commands_update") for c in u.available_commands}
         assert {"compact", "review"} <= commands and "login" not in commands
@@ -186,11 +194,12 @@ async def test_cancel_mid_stream_then_next_prompt_works(agent: RealAgent) -> Non
     await assert_no_process_left(agent)
 
 
-@pytest.fixture(params=["omp", "hermes", "opencode"])
+@pytest.fixture(params=["omp", "hermes", "opencode", "copilot"])
 def asks_then_breaks(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RealAgent]:
     """Agents whose own cancel-while-asking is broken: omp leaves the asked call pending forever; hermes fails the
     prompt on a "cancelled" answer and only queues the next one. The bridge repairs both. opencode (whose own is
-    sound: the call fails, the prompt answers cancelled ~1-1.7 s later) proves the same contract on the real CLI."""
+    sound: the call fails, the prompt answers cancelled ~1-1.7 s later) proves the same contract on the real CLI;
+    copilot answers cancelled but leaves the asked call pending for good: the bridge ends it."""
     real = RealAgent(request.param, require_cli(request.param), tmp_path)
     yield real
     real.close()
@@ -226,7 +235,7 @@ async def test_cancel_while_asking_then_next_prompt_works(asks_then_breaks: Real
 
 
 async def test_auth_error_is_visible_and_ends_the_turn(agent: RealAgent) -> None:
-    agent.serve("auth")
+    agent.serve("auth" + NO_RETRY.get(agent.name, ""))
     client = RecordingClient()
     async with agent.bridge(client) as (conn, _):
         sid = await agent.session(conn)
@@ -246,7 +255,7 @@ async def test_auth_error_is_visible_and_ends_the_turn(agent: RealAgent) -> None
 
 
 async def test_rate_limit_is_visible_and_ends_the_turn(agent: RealAgent) -> None:
-    server = agent.serve("rate")
+    server = agent.serve("rate" + NO_RETRY.get(agent.name, ""))
     client = RecordingClient()
     async with agent.bridge(client) as (conn, _):
         sid = await agent.session(conn)
@@ -318,8 +327,16 @@ async def test_session_survives_a_bridge_restart(agent: RealAgent) -> None:
     await assert_no_process_left(agent)
 
 
-async def test_model_config_option_reaches_the_model_api(agent: RealAgent) -> None:
+@pytest.fixture(params=SWITCHES_MODELS)
+def switching_agent(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RealAgent]:
+    real = RealAgent(request.param, require_cli(request.param), tmp_path)
+    yield real
+    real.close()
+
+
+async def test_model_config_option_reaches_the_model_api(switching_agent: RealAgent) -> None:
     """session/set_config_option model: the next turn (same conversation) asks the API for the chosen model."""
+    agent = switching_agent
     server = agent.serve(f"{agent.name}_text", delta_delay=0)
     chosen = {"claude": "haiku", "codex": "gpt-5.2-codex", "gemini": "gemini-3-flash-preview",
               "pi": "fake/other-model", "omp": "fake/fake-model-2", "hermes": "custom:fake-model-2",
@@ -464,6 +481,32 @@ async def test_opencode_edits_reach_an_editor_that_offers_files(tmp_path: Path) 
         assert result.stop_reason == "end_turn", agent.log()[-3000:]
         notes = str(agent.cwd / "notes.txt")
         assert client.writes == [(notes, "alpha\nbeta\n"), (notes, "alpha\ngamma\n")]
+        assert (agent.cwd / "notes.txt").read_text() == "alpha\ngamma\n"
+    finally:
+        agent.close()
+    await assert_no_process_left(agent)
+
+
+async def test_copilot_asks_in_acp_muxs_default_mode_and_names_its_modes_short(tmp_path: Path) -> None:
+    """No mode chosen: copilot's session starts in "agent" (its URL id shown short, with its names) and asks before
+    the command and the edits; autopilot and allow_all are offered, never on."""
+    agent = RealAgent("copilot", require_cli("copilot"), tmp_path)
+    agent.serve("copilot_write_edit", delta_delay=0)
+    client = RecordingClient(choose=lambda options, call: "allow_once")
+    try:
+        async with agent.bridge(client) as (conn, _):
+            await conn.initialize(protocol_version=1, client_capabilities=None)
+            session = await conn.new_session(cwd=str(agent.cwd), mcp_servers=[])
+            result = await prompt(conn, session.session_id, WRITE_EDIT)
+        assert result.stop_reason == "end_turn", agent.log()[-3000:]
+        # the bridge answers session/new at once; copilot's modes and settings reach the editor as updates
+        shown = {o["id"]: o for u in client.of("config_option_update") for o in u.model_dump()["config_options"]}
+        assert [(c["value"], c["name"]) for c in shown["mode"]["options"]] == [
+            ("agent", "Agent"), ("plan", "Plan"), ("autopilot", "Autopilot")], shown["mode"]
+        assert shown["mode"]["current_value"] == "agent"
+        assert shown["allow_all"]["current_value"] == "off"
+        asked = [call.kind for call, _ in client.permissions]
+        assert asked == ["execute", "edit", "edit", "execute"], asked
         assert (agent.cwd / "notes.txt").read_text() == "alpha\ngamma\n"
     finally:
         agent.close()
