@@ -22,7 +22,7 @@ import logging
 import os
 from typing import TYPE_CHECKING, Any, Iterable
 
-from acp_mux.adapters.acp_client import AcpClientAdapter
+from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.adapters.openclaw_exec import OpenclawExecAdapter
 from acp_mux.adapters.openclaw_gateway import Endpoint, Gateway, GatewayError, gateway_for
@@ -99,6 +99,22 @@ class OpenclawAdapter(AcpClientAdapter):
                 return ctx.session_start(key)
             return []
         return super().on_update(update, ctx)
+
+    # ── failures only the gateway's log tells ──────────────────────────────────────────────────────────────────
+    def _send_prompt_now(self, prompt: Prompt, ctx: ParseContext) -> None:
+        if self.gateway is not None:
+            self.gateway.take_failure(AcpRun.of(ctx).session_id or "")  # an older turn's failure is not this one's
+        super()._send_prompt_now(prompt, ctx)
+
+    def failed_turn(self, stop: Any, ctx: ParseContext) -> list[BaseEvent] | None:
+        """openclaw's bridge ends a failed run (the provider's 401 or 429) as ``end_turn`` with no text; the
+        gateway's log names the session and the error, so the turn becomes the typed failure it was."""
+        if stop != "end_turn" or self.gateway is None:
+            return None
+        message = self.gateway.take_failure(AcpRun.of(ctx).session_id or "")
+        if message is None:
+            return None
+        return self.failure({"message": message}, ctx, during="session/prompt")
 
     # ── exec runs go to the exec adapter ───────────────────────────────────────────────────────────────────────
     def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:

@@ -37,6 +37,7 @@ import fcntl
 import json
 import logging
 import os
+import re
 import secrets
 import socket
 from dataclasses import dataclass
@@ -51,6 +52,9 @@ log = logging.getLogger(__name__)
 START_TIMEOUT_S = 180.0
 MAX_SLOTS = 16
 SKIPPED = ("CHANNELS", "CRON", "GMAIL_WATCHER", "CANVAS_HOST", "BROWSER_CONTROL_SERVER", "STARTUP_MODEL_PREWARM")
+# The gateway's log line for a run that failed (2026.9.6): openclaw's ACP bridge then ends the turn as `end_turn` with
+# no text at all, so this line is the only place the failure (a provider's 401, a rate limit) is said.
+_LANE_ERROR = re.compile(r'lane task error: lane=session:(\S+) .*?\berror="((?:[^"\\]|\\.)*)"')
 QUIET = {"OPENCLAW_HIDE_BANNER": "1", "OPENCLAW_SUPPRESS_NOTES": "1", "NO_COLOR": "1"}
 
 
@@ -149,6 +153,21 @@ class Gateway:
         self._starting: asyncio.Task[Endpoint] | None = None
         self._slot: Path | None = None
         self._lock_fd: int | None = None  # held open: our claim on the slot
+        self.failures: dict[str, str] = {}  # session key -> the last failure the gateway logged for it
+
+    def note_line(self, line: str) -> None:
+        """Read one line of the gateway's log for what its ACP bridge does not forward (a failed run)."""
+        found = _LANE_ERROR.search(line)
+        if found and "abort" not in found.group(2).lower():  # a cancelled run is not a failure
+            self.failures[found.group(1)] = found.group(2).replace('\\"', '"')
+
+    def take_failure(self, session: str) -> str | None:
+        """The failure logged for ``session`` (an ACP session id, or the gateway key it is named by), forgotten once
+        taken."""
+        for key in list(self.failures):
+            if session and (key == session or key.endswith(":" + session)):
+                return self.failures.pop(key)
+        return None
 
     async def ready(self, timeout: float = START_TIMEOUT_S) -> Endpoint:
         """The running gateway's endpoint (starting it if needed); :class:`GatewayError` if it cannot run."""
@@ -177,7 +196,7 @@ class Gateway:
             env["OPENCLAW_INCLUDE_ROOTS"] = str(included.parent)
         args = ["gateway", "run", "--port", str(port), "--bind", "loopback", "--auth", "token"]
         self.process = proc = await spawn(SpawnSpec(self.binary, args, env=env, cwd=str(slot)))
-        proc.on_stderr_line = lambda line: log.debug("openclaw gateway: %s", line)
+        proc.on_stderr_line = self._on_line
         asyncio.ensure_future(self._drain(proc))
         log.info("openclaw gateway starting on 127.0.0.1:%d (state %s)", port, slot)
         await self._wait_listening(proc, port, timeout)
@@ -187,7 +206,11 @@ class Gateway:
 
     async def _drain(self, proc: AgentProcess) -> None:
         async for line in proc.lines():  # the gateway logs on stdout: read it, or it blocks on a full pipe
-            log.debug("openclaw gateway: %s", line)
+            self._on_line(line)
+
+    def _on_line(self, line: str) -> None:
+        log.debug("openclaw gateway: %s", line)
+        self.note_line(line)
 
     async def _wait_listening(self, proc: AgentProcess, port: int, timeout: float) -> None:
         loop = asyncio.get_running_loop()

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from acp_mux.adapters.acp_client import AcpRun
 from acp_mux.adapters.openclaw import OpenclawAdapter
 from acp_mux.adapters.openclaw_exec import OpenclawExecAdapter
 from acp_mux.adapters.openclaw_gateway import Endpoint, Gateway, GatewayError, claim_slot, gateway_config, user_config
@@ -230,3 +231,31 @@ def test_exec_failures_are_typed(tmp_path: Path, message: str, kind: str) -> Non
     envelope = {"ok": False, "status": "error", "final": "", "error": {"message": message, "kind": "provider"}}
     events, _ = exec_run(envelope, tmp_path, code=1)
     assert kind in [e.type for e in events] and events[-1].type == "turn_end"
+
+
+# ── failures only the gateway's log tells ──────────────────────────────────────────────────────────────────────
+LANE_ERROR = ('2026-11-23T11:06:36.603+00:00 [diagnostic] lane task error: lane=session:agent:main:acp-bridge:{uuid} '
+              'durationMs=669 error="Authentication failed (provider returned HTTP 401). Your provider token may have '
+              'expired." errorName=FailoverError')
+
+
+def test_a_turn_openclaw_ends_silently_is_the_failure_the_gateway_logged(tmp_path: Path) -> None:
+    """2026.9.6 ends a turn whose provider answered 401 as `end_turn` with no text; its gateway's log says why."""
+    adapter = OpenclawAdapter()
+    adapter.gateway = Gateway("openclaw", {}, root=tmp_path)
+    ctx = make_ctx("openclaw", str(tmp_path))
+    options = RunOptions(agent="openclaw", cwd=str(tmp_path), env={})
+    adapter._endpoints[id(options)] = Endpoint("ws://127.0.0.1:1", tmp_path / "t", tmp_path, tmp_path / "c.json")
+    adapter.start(options, ctx)  # an ACP run (the gateway was ready)
+    uuid = "0c799fb7-e0c1-4190-babb-ffbfb84e5a22"
+    AcpRun.of(ctx).session_id = uuid
+    assert adapter.failed_turn("end_turn", ctx) is None  # nothing logged: a turn that ended well
+    adapter.gateway.note_line("[diagnostic] lane task error: lane=session:agent:main:acp-bridge:other "
+                              'durationMs=1 error="boom" errorName=Error')
+    adapter.gateway.note_line(LANE_ERROR.format(uuid=uuid))
+    events = adapter.failed_turn("end_turn", ctx)
+    assert events is not None and [e.type for e in events] == ["auth_error"]
+    assert "HTTP 401" in events[0].message
+    assert adapter.failed_turn("end_turn", ctx) is None  # said once
+    adapter.gateway.note_line(LANE_ERROR.format(uuid=uuid).replace("Authentication failed", "Request aborted"))
+    assert adapter.failed_turn("end_turn", ctx) is None  # a cancel is not a failure

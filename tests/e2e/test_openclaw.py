@@ -22,7 +22,8 @@ import acp
 import pytest
 
 from tests.e2e.clis import openclaw_config
-from tests.e2e.harness import RealAgent, require_cli
+from tests.e2e.harness import SCENARIOS, RealAgent, require_cli
+from tests.fakes.model_server import load_scenario
 from tests.e2e.test_real_agents import WRITE_EDIT, assert_no_process_left, final_statuses, prompt, request_with
 from tests.server.client import RecordingClient
 
@@ -33,17 +34,20 @@ TURN_TIMEOUT = 120
 
 
 def ask_for_exec(agent: RealAgent) -> None:
-    """The person's OpenClaw config with exec approvals on (``tools.exec.mode: ask``): commands ask a human."""
+    """The person's OpenClaw config with exec approvals on (``tools.exec.mode: ask``: commands off the allowlist ask
+    a human), in a file of its own named by ``OPENCLAW_CONFIG_PATH``: the home preparer rewrites
+    ~/.openclaw/openclaw.json at every bridge start."""
     assert agent.server is not None
     config = openclaw_config(agent.server.url)
     config["tools"] = {"exec": {"mode": "ask"}}
-    (agent.home / ".openclaw" / "openclaw.json").write_text(json.dumps(config, indent=2))
+    path = agent.root / "openclaw-ask.json"
+    path.write_text(json.dumps(config, indent=2))
+    agent.extra_env["OPENCLAW_CONFIG_PATH"] = str(path)
 
 
 async def test_openclaw_through_its_gateway_across_a_bridge_restart(tmp_path: Path) -> None:
     agent = RealAgent("openclaw", require_cli("openclaw"), tmp_path)
     server = agent.serve("openclaw_write_edit", delta_delay=0)
-    agent.env()  # writes the config files
     ask_for_exec(agent)
     client = RecordingClient(choose=lambda options, call: "allow_once")
     try:
@@ -62,8 +66,10 @@ async def test_openclaw_through_its_gateway_across_a_bridge_restart(tmp_path: Pa
             asked = [call for call, _ in client.permissions]
             assert asked and all(c.tool_call_id in calls for c in asked)  # OpenClaw's exec approval, relayed
 
-            # cancel mid-stream: the turn ends cancelled at once, the model stream is dropped
-            agent.rescript("openclaw_text", delta_delay=0.1)
+            # cancel mid-stream: the turn ends cancelled at once, the model stream is dropped. The fake model picks
+            # its step by the tool results in the history (three by now), so every step is the long text.
+            long_text = load_scenario(SCENARIOS / "openclaw_text.json")["steps"][0]
+            agent.rescript("openclaw_text", delta_delay=0.1, steps=[long_text] * 8)
             turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("Tell me a long story.")]))
             deadline = time.monotonic() + TURN_TIMEOUT
             while "Line 003" not in client.text():
