@@ -233,20 +233,25 @@ _ROWS: tuple[AgentEntry, ...] = (
         package="openclaw",
         install_hint="npm install -g openclaw",
         requires="Node >= 24.16",
-        login_args=("onboard",),  # OpenClaw's own setup: provider, model and credentials into its config
+        # No terminal login: `openclaw onboard` keeps keys in auth profiles in the person's own state directory,
+        # which the private gateway (its own state) does not read. Keys come from the config or the environment.
+        login_files=("${OPENCLAW_CONFIG_PATH:-~/.openclaw/openclaw.json}",),
         auth_env=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"),
-        auth_hint="Configure a model provider in OpenClaw's config (~/.openclaw/openclaw.json, e.g. with "
-        "`openclaw onboard`) with its key in the config or in the agent's environment.",
+        auth_hint="Configure a model provider in OpenClaw's config (~/.openclaw/openclaw.json) with its key in the "
+        "config or in the agent's environment (keys `openclaw onboard` keeps in OpenClaw's own state are not seen "
+        "by acp-mux's private gateway).",
         transports={
             "acp": "acp_mux.adapters.openclaw:OpenclawAdapter",
             "exec": "acp_mux.adapters.openclaw_exec:OpenclawExecAdapter",
         },
         tested_version="2026.9.6",
-        status="works through `openclaw acp` on a private gateway acp-mux starts per bridge (loopback, token, own "
-        "state; stopped with the bridge): tool calls with output, exec approvals, cancel, resume. Text before a tool "
-        "call and thinking are lost by openclaw's bridge; shell commands run in the gateway's workspace; the gateway "
-        "takes 25-65 s to start. Without a gateway (or `--transport exec`): one `openclaw agent exec` per message, "
-        "no streaming, no approvals, no memory between messages",
+        status="works through `openclaw acp` on a private gateway acp-mux starts per bridge (loopback, token, its "
+        "own state; gone with the bridge, also when it is killed): tool calls with output and locations, exec "
+        "approvals (OpenClaw's `tools.exec.mode: ask`), cancel, resume after a restart, a provider's 401 as an "
+        "auth error. Lost by openclaw's bridge: the text before the first tool call and the thinking. The gateway "
+        "takes 20-65 s to start and keeps its own exec approvals and logins (not those in ~/.openclaw). Without a "
+        "gateway (or `--transport exec`): one `openclaw agent exec` per message, no streaming, no approvals, no "
+        "memory between messages",
     ),
     AgentEntry(
         name="hermes",

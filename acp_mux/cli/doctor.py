@@ -101,6 +101,8 @@ def report(name: str, env: Mapping[str, str] | None = None) -> Report:
     lines = [f"{title}{tested}: {state}"]
     lines += _field("binary", binary)
     lines += _field("transport", transport)
+    if row.status:  # what works through acp-mux and what does not, as the README's agents table says it
+        lines += _field("status", row.status)
     lines += _field("auth", auth)
     steps = []
     if not path and env.get(row.bin_env_var):
