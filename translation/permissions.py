@@ -128,6 +128,29 @@ def chosen_mode(response: Any, options: Iterable[dict[str, Any]]) -> str | None:
     return option[len(MODE_OPTION_PREFIX):] or None
 
 
+CHOICE_OPTION_PREFIX = "choice:"
+
+
+def choice_options(choices: Iterable[dict[str, str]]) -> list[dict[str, Any]]:
+    """Options for an agent's multiple-choice question: one per choice (``{"id", "label"}``), then "skip". ACP has
+    no question dialog, so the permission dialog carries it; picking a choice is an allow, skipping a reject."""
+    options = [
+        {"optionId": CHOICE_OPTION_PREFIX + str(c["id"]), "name": str(c.get("label") or c["id"]), "kind": "allow_once"}
+        for c in choices
+        if isinstance(c, dict) and c.get("id")
+    ]
+    return options + [{"optionId": REJECT_ONCE, "name": "Skip this question", "kind": "reject_once"}]
+
+
+def chosen_choice(response: Any, options: Iterable[dict[str, Any]]) -> str | None:
+    """The choice id picked from :func:`choice_options` (``options`` as offered); None when skipped, cancelled,
+    malformed, or an option we did not offer."""
+    option = selected_option(response, options)
+    if option is None or not option.startswith(CHOICE_OPTION_PREFIX):
+        return None
+    return option[len(CHOICE_OPTION_PREFIX):] or None
+
+
 def permission_options(scope: Scope) -> list[dict[str, Any]]:
     what = scope.label()
     return [

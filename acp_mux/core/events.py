@@ -504,8 +504,9 @@ class InputRequiredEvent(BaseEvent):
 
 
 class ApprovalRequestEvent(BaseEvent):
-    """An agent asks to run something. ``tool_call_id`` (an extension) links it to the announced tool call;
-    ``input`` carries the tool input so "allow always" rules can match on command or path."""
+    """An agent asks to run something (or, with ``choices``, to pick an answer). ``tool_call_id`` (an extension)
+    links it to the announced tool call; ``input`` carries the tool input so "allow always" rules can match on
+    command or path."""
 
     type: Literal["approval_request"] = "approval_request"
     interaction_id: str
@@ -515,6 +516,9 @@ class ApprovalRequestEvent(BaseEvent):
     risk_level: Literal["low", "medium", "high"] = "medium"
     tool_call_id: str | None = None
     input: Any = None
+    # An agent's multiple-choice question (cursor/ask_question), asked through the same dialog: one option per
+    # choice ({"id", "label"}) plus "skip". The picked id comes back as ``updated_input={"choice": id}``.
+    choices: list[dict[str, str]] | None = None
 
 
 class ApprovalGrantedEvent(BaseEvent):

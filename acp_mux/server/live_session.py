@@ -28,6 +28,8 @@ from acp_mux.adapters.base import AgentAdapter
 from acp_mux.translation.permissions import (
     MUTATING_KINDS,
     PermissionRules,
+    choice_options,
+    chosen_choice,
     chosen_mode,
     decode_outcome,
     mode_exit_options,
@@ -449,6 +451,9 @@ class LiveSession:
                 self.update(payload)
         view = self.translator.tools.get(tool_id)
         kind = view.kind if view else "other"
+        if getattr(event, "choices", None):  # a question, not a permission: no rules, no mode applies
+            await self._ask_choice(handle, event, tool_id, view)
+            return
         mode = self.mode_info()
         if mode is not None and mode.read_only and kind in MUTATING_KINDS:
             reason = f"{mode.name} is read-only: switch modes to let the agent change files or run commands."
@@ -470,6 +475,18 @@ class LiveSession:
         if answer.always:
             self.rules.remember(scope, "allow" if answer.approve else "reject")
         await self._answer(handle, event.interaction_id, answer.approve, always=answer.always)
+
+    async def _ask_choice(self, handle: RunHandle, event: Any, tool_id: str, view: Any) -> None:
+        """The agent asks the person to pick an answer (cursor/ask_question): one option per choice, or skip."""
+        options = choice_options(event.choices)
+        response = await self._ask_editor(handle, event, tool_id, view, options)
+        if response is _WITHDRAWN:
+            return
+        picked = chosen_choice(response, options)
+        if picked is None:
+            await self._answer(handle, event.interaction_id, False, reason="The user skipped the question.")
+            return
+        await self._answer(handle, event.interaction_id, True, updated_input={"choice": picked})
 
     async def _leave_read_only_mode(self, handle: RunHandle, event: Any, tool_id: str, view: Any) -> None:
         """The agent asks to leave plan mode: the user picks the mode to continue in, or keeps planning."""
@@ -549,9 +566,9 @@ class LiveSession:
 
     async def _answer(
         self, handle: RunHandle, interaction_id: str, approve: bool, *, always: bool = False, reason: str | None = None,
-        by: str = "user",
+        by: str = "user", updated_input: Any = None,
     ) -> None:
-        response = Approve(always=always) if approve else Deny(reason=reason or "The user rejected this action.", always=always)
+        response = Approve(always=always, updated_input=updated_input) if approve else Deny(reason=reason or "The user rejected this action.", always=always)
         resolved = {"interactionId": interaction_id, "decision": "approved" if approve else "denied", "by": by,
                     "scope": "always" if always else "once"}
         self.log.record(handle.run_id, "approval.resolved", resolved if approve else {**resolved, "reason": response.reason})

@@ -211,3 +211,19 @@ def test_leaving_plan_mode_offers_the_modes_to_continue_in() -> None:
     assert chosen_mode(picked("mode:bypassPermissions"), options) is None  # not offered: never a way out of plan
     assert chosen_mode({"outcome": {"outcome": "cancelled"}}, options) is None and chosen_mode(None, options) is None
     assert chosen_mode({"outcome": "selected"}, options) is None and chosen_mode("mode:default", options) is None
+
+
+def test_choice_options_carry_each_choice_and_a_skip() -> None:
+    from acp_mux.translation.permissions import choice_options, chosen_choice
+
+    options = choice_options([{"id": "pytest", "label": "pytest"}, {"id": "ut", "label": "unittest"}, {"label": "no id"}])
+    assert [(o["optionId"], o["name"], o["kind"]) for o in options] == [
+        ("choice:pytest", "pytest", "allow_once"), ("choice:ut", "unittest", "allow_once"),
+        ("reject_once", "Skip this question", "reject_once"),
+    ]
+    picked = {"outcome": {"outcome": "selected", "optionId": "choice:ut"}}
+    assert chosen_choice(picked, options) == "ut"
+    assert chosen_choice({"outcome": {"outcome": "selected", "optionId": "reject_once"}}, options) is None
+    assert chosen_choice({"outcome": {"outcome": "cancelled"}}, options) is None
+    # an option we never offered is no answer, even if it looks like one
+    assert chosen_choice({"outcome": {"outcome": "selected", "optionId": "choice:other"}}, options) is None
