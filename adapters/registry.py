@@ -43,6 +43,12 @@ class AgentEntry:
     # Transport name -> "module:Class", in order; the first is the default. Empty: not supported yet.
     transports: Mapping[str, str] = field(default_factory=dict, hash=False)
     tested_version: str = ""  # the CLI version the end-to-end tests pin ("" = none yet)
+    # Said wherever the tested version would be, for an agent never run for real here (cursor: not installable).
+    untested: str = ""
+    # A second executable name, accepted only when it resolves to a file named ``alt_binary_target`` (cursor's
+    # installer links ``agent`` → …/cursor-agent; a bare ``agent`` could be anything, so it is never run to ask).
+    alt_binary: str = ""
+    alt_binary_target: str = ""
     status: str = ""  # one line: what works through acp-mux
 
     def __post_init__(self) -> None:
@@ -173,6 +179,16 @@ _ROWS: tuple[AgentEntry, ...] = (
         binary="cursor-agent",
         package="",
         install_hint="curl https://cursor.com/install -fsS | bash",
+        login_args=("login",),  # cursor-agent's own browser sign-in
+        auth_env=("CURSOR_API_KEY",),
+        auth_hint="Set CURSOR_API_KEY in the agent's environment, or sign in with `cursor-agent login`.",
+        transports={"acp": "acp_mux.adapters.cursor:CursorAdapter"},
+        untested="untested against the real CLI: tested against a replayed transcript",
+        alt_binary="agent",
+        alt_binary_target="cursor-agent",
+        status="untested against the real CLI: tested against a replayed transcript (Cursor's documented ACP "
+        "mode): permissions, questions (cursor/ask_question) as choice dialogs, plans and todos, subagent tasks, "
+        "cancel, resume; sign-in errors become typed auth errors",
     ),
     AgentEntry(
         name="opencode",
@@ -348,6 +364,14 @@ def locate_binary(row: AgentEntry, override: str | None = None, env: Mapping[str
     found = shutil.which(row.binary, path=search)
     if found:
         return os.path.abspath(found), None
+    if row.alt_binary:
+        alt = shutil.which(row.alt_binary, path=search)
+        if alt and os.path.basename(os.path.realpath(alt)) == row.alt_binary_target:
+            return os.path.abspath(alt), None
+        if alt:
+            return None, (f"{row.binary} not found on PATH ({alt} is not a link to {row.alt_binary_target}, "
+                          "so it is not taken for it)")
+        return None, f"neither {row.binary} nor {row.alt_binary} found on PATH"
     return None, f"{row.binary} not found on PATH"
 
 

@@ -43,7 +43,7 @@ def _modes(row: AgentEntry) -> str:
 
 
 def _install(row: AgentEntry) -> str:
-    tested = f"; tested: {row.tested_version}" if row.tested_version else ""
+    tested = f"; tested: {row.tested_version}" if row.tested_version else f"; {row.untested}" if row.untested else ""
     return row.install_text + tested
 
 

@@ -99,6 +99,8 @@ def report(name: str, env: Mapping[str, str] | None = None) -> Report:
         state = "cannot start"
         binary = problem or "not found"
     lines = [f"{title}{tested}: {state}"]
+    if row.untested:  # never run for real here: say so before anything else
+        lines += _field("tested", row.untested)
     lines += _field("binary", binary)
     lines += _field("transport", transport)
     if row.status:  # what works through acp-mux and what does not, as the README's agents table says it

@@ -30,6 +30,9 @@ def _agents_line() -> str:
     if later:
         line += f"; named, not supported yet: {', '.join(later)}"
     line += f"; '{DEMO_AGENT}' is the bundled scripted agent"
+    for name in works:
+        if ENTRIES[name].untested:
+            line += f"; {name}: {ENTRIES[name].untested}"
     return textwrap.fill(line, width=98, subsequent_indent="  ", break_on_hyphens=False)
 
 

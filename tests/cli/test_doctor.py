@@ -105,3 +105,26 @@ def test_each_row_says_what_works_and_what_does_not(tmp_path):
     assert "status works through `openclaw acp` on a private gateway" in text
     assert "Lost by openclaw's bridge: the text before the first tool call and the thinking" in text
     assert "no streaming, no approvals" in text  # the limits, not only the wins
+
+
+def test_cursor_says_it_is_untested_and_takes_agent_only_as_cursors_link(tmp_path):
+    """cursor was never run for real here: doctor says so first. A bare ``agent`` on PATH is not taken for it;
+    the installer's ``agent`` → …/cursor-agent link is (its version is asked from that file only)."""
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    fake_cli(bare, "agent", "some other agent 1.0")
+    out = doctor("cursor", env=clean_env(tmp_path, PATH=str(bare)))
+    text = block(out.stdout, "cursor")
+    assert out.returncode == 1
+    assert "tested untested against the real CLI: tested against a replayed transcript" in text
+    assert "is not a link to cursor-agent" in text and "some other agent" not in text
+
+    (tmp_path / "versions").mkdir()
+    real = fake_cli(tmp_path / "versions", "cursor-agent", "2026.10.01-e373342")
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "agent").symlink_to(real)
+    out = doctor("cursor", env=clean_env(tmp_path, PATH=str(linked), CURSOR_API_KEY="key-test"))
+    text = block(out.stdout, "cursor")
+    assert out.returncode == 0, out.stdout
+    assert f"found: 2026.10.01-e373342 at {linked / 'agent'}" in text and "key-test" not in out.stdout

@@ -1,0 +1,309 @@
+"""Cursor's CLI agent (``cursor-agent acp``, also installed as ``agent``) through its own ACP mode, on the
+ACP-client family.
+
+UNTESTED AGAINST THE REAL CLI: cursor-agent cannot be installed here (its installer downloads from cursor.com, it
+is not on npm) and talks only to Cursor's own backend. Everything below follows Cursor's documentation
+(cursor.com/docs/cli/acp) and is tested against a fake executable replaying a transcript written from those
+documented shapes (``tests/fakes/fake_cursor_agent.py``, ``tests/fixtures/cursor/README.md``).
+
+What is only cursor's (everything else is the family's, ``acp_client.py``):
+- the binary is ``cursor-agent``; the installer also links it as ``agent``, a name far too generic to trust. The
+  bridge falls back to ``agent`` only when that file resolves to an executable named ``cursor-agent`` (the
+  installer's layout: ``~/.local/bin/agent`` → ``~/.local/share/cursor-agent/versions/<v>/cursor-agent``), and
+  never runs an unknown ``agent`` to ask what it is (see ``AgentEntry.alt_binary``);
+- ``initialize`` advertises the auth method ``cursor_login``; the client sends ``authenticate`` with it before any
+  session. It succeeds when the CLI is signed in (``cursor-agent login``) or finds ``CURSOR_API_KEY`` in its
+  environment (passed through, never on a command line); otherwise its error becomes a typed auth error;
+- blocking extension requests, each answered (an unanswered one stalls the agent):
+  ``cursor/ask_question`` (questions with options) → one multiple-choice dialog per question through the
+  permission path (the editor's answer or "skip" goes back as ``answered``/``skipped``; cancel → ``cancelled``);
+  ``cursor/create_plan`` (a plan to approve) → the plan's todos as a plan event, the plan shown in a permission
+  dialog (allow → ``accepted``, reject → ``rejected``); ``cursor/update_todos`` → a plan event (``merge``
+  updates the todos by id); ``cursor/task`` (a subagent's task) → a tool call of kind ``think``. Each may also come
+  as a notification: then it is shown and nothing is answered;
+- permission options are ``allow-once`` / ``allow-always`` / ``reject-once`` (no "reject always"): the family
+  answers by kind, the bridge keeps its own "always" rules;
+- Cursor's default ``agent`` mode asks before edits and commands (the bridge never passes ``--force``); ``plan``
+  and ``ask`` are read-only.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
+from acp_mux.adapters.base import AgentCapabilities
+from acp_mux.adapters.json_rpc_peer import error_message
+from acp_mux.adapters.registry import locate_binary
+from acp_mux.core.contract import ApprovalDecision
+from acp_mux.core.lazy import lazy_module
+from acp_mux.core.parse_context import ParseContext
+
+if TYPE_CHECKING:
+    from acp_mux.core.events import BaseEvent
+
+ev = lazy_module("acp_mux.core.events")
+
+AUTH_METHOD = "cursor_login"
+_PLAN_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed", "cancelled": "completed"}
+
+
+@dataclass
+class Asked:
+    """One open dialog about a cursor extension request: which request, and which of its questions."""
+
+    rpc_id: Any
+    method: str
+    question_id: str = ""
+
+
+@dataclass
+class CursorRun(AcpRun):
+    """The family's run state, plus what cursor's extension requests need (``CursorRun.of(ctx)``)."""
+
+    asked: dict[str, Asked] = field(default_factory=dict)  # interaction → the extension request it answers
+    answers: dict[Any, dict[str, list[str]]] = field(default_factory=dict)  # ask_question rpc id → question → picked
+    waiting_on: dict[Any, int] = field(default_factory=dict)  # ask_question rpc id → dialogs still open
+    todos: dict[str, tuple[str, str]] = field(default_factory=dict)  # todo id → (content, status), in order
+    tasks: int = 0
+
+
+class CursorAdapter(AcpClientAdapter):
+    name = "cursor"
+    acp_args = ("acp",)
+    run_type = CursorRun
+    capabilities = AgentCapabilities(persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True)
+
+    def resolve_binary(self, override: str | None = None, env: dict[str, str] | None = None) -> str:
+        """``cursor-agent``, else the installer's ``agent`` link when it really is cursor-agent (registry)."""
+        env = dict(os.environ) if env is None else env
+        if override or env.get(self.bin_env_var()) or shutil.which(self.binary, path=env.get("PATH")):
+            return super().resolve_binary(override, env)
+        path, _ = locate_binary(self.entry, None, env)
+        return path or self.binary
+
+    # ── handshake: authenticate with cursor_login before any session ──────────────────────────────────────────
+    def _initialized(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
+        methods = result.get("authMethods") if isinstance(result, dict) else None
+        offered = [m.get("id") for m in methods or () if isinstance(m, dict)]
+        if error is not None or AUTH_METHOD not in offered:
+            return super()._initialized(result, error, ctx)
+        run = AcpRun.of(ctx)
+
+        def authenticated(auth_result: Any, auth_error: dict[str, Any] | None) -> list[BaseEvent]:
+            if auth_error is not None:
+                # Cursor answers "authentication required" when neither a login nor CURSOR_API_KEY is there.
+                auth_error = {**auth_error, "code": -32000, "message": f"Cursor sign-in needed: {error_message(auth_error)}"}
+                return self.failure(auth_error, ctx, during="authenticate")
+            return super(CursorAdapter, self)._initialized(result, None, ctx)
+
+        run.peer.request(ctx, "authenticate", {"methodId": AUTH_METHOD}, authenticated)
+        return []
+
+    # ── cursor's extension requests and notifications ──────────────────────────────────────────────────────────
+    def parse_line(self, line: str, ctx: ParseContext) -> Any:
+        if '"cursor/' in line:
+            msg = _json(line)
+            method = msg.get("method") if msg is not None else None
+            if isinstance(method, str) and method.startswith("cursor/") and "id" not in msg:  # type: ignore[operator]
+                return self._extension(None, method, _dict(msg.get("params")), ctx)  # type: ignore[union-attr]
+        return super().parse_line(line, ctx)
+
+    def _on_request(self, msg: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        method = msg.get("method")
+        if isinstance(method, str) and method.startswith("cursor/"):
+            try:
+                return self._extension(msg["id"], method, _dict(msg.get("params")), ctx)
+            except Exception as exc:  # a malformed request is answered, never left waiting
+                AcpRun.of(ctx).peer.respond_error(ctx, msg["id"], -32603, f"acp-mux could not handle {method}: {exc}")
+                return []
+        return super()._on_request(msg, ctx)
+
+    def _extension(self, rpc_id: Any, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        run = CursorRun.of(ctx)
+        if method == "cursor/ask_question":
+            return self._ask_questions(rpc_id, params, ctx)
+        if method == "cursor/create_plan":
+            return self._create_plan(rpc_id, params, ctx)
+        if method == "cursor/update_todos":
+            events = self._todos(params, ctx)
+        elif method == "cursor/task":
+            events = self._task(params, ctx)
+        else:
+            events = []
+            if rpc_id is not None:
+                run.peer.respond_error(ctx, rpc_id, -32601, f"acp-mux does not offer {method}")
+                return events
+        if rpc_id is not None:
+            run.peer.respond(ctx, rpc_id, {})
+        return events
+
+    def _ask_questions(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """One choice dialog per question, about the tool call cursor named (announced first when unseen)."""
+        run = CursorRun.of(ctx)
+        questions = [q for q in params.get("questions") or () if isinstance(q, dict) and q.get("id") is not None]
+        if rpc_id is None:
+            return []
+        if not questions:
+            run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "skipped", "reason": "no questions"}})
+            return []
+        tool_id = _str(params.get("toolCallId")) or f"cursor-question-{rpc_id}"
+        title = _str(params.get("title")) or "Cursor asks"
+        events: list[BaseEvent] = []
+        if tool_id not in ctx.tools:
+            display = ev.ToolDisplay(kind="think", title=title)
+            events += ctx.tool_start(tool_id, "ask_question", {"questions": questions}, display=display, ready=True)
+        run.answers[rpc_id] = {}
+        run.waiting_on[rpc_id] = len(questions)
+        for n, question in enumerate(questions):
+            choices = [
+                {"id": str(o["id"]), "label": str(o.get("label") or o["id"])}
+                for o in question.get("options") or ()
+                if isinstance(o, dict) and o.get("id") is not None
+            ]
+            prompt = _str(question.get("prompt")) or title
+            interaction_id = f"cursor-question-{rpc_id}-{n}"
+            run.asked[interaction_id] = Asked(rpc_id, "cursor/ask_question", str(question["id"]))
+            ctx.approvals[interaction_id] = rpc_id
+            events.append(ev.ApprovalRequestEvent(
+                interaction_id=interaction_id, action=prompt, tool_name="ask_question", tool_call_id=tool_id,
+                risk_level="low", input={"question": prompt}, choices=choices,
+                detail="pick one answer" + (" (cursor allows several; the dialog offers one)" if question.get("allowMultiple") else ""),
+            ))
+        return events
+
+    def _create_plan(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """The plan's todos become the plan; the plan itself is asked about (allow → accepted)."""
+        run = CursorRun.of(ctx)
+        events = self._todos({"todos": params.get("todos") or [], "merge": False}, ctx)
+        if rpc_id is None:
+            return events
+        tool_id = _str(params.get("toolCallId")) or f"cursor-plan-{rpc_id}"
+        name = _str(params.get("name")) or "Plan"
+        text = "\n\n".join(t for t in (_str(params.get("overview")), _str(params.get("plan"))) if t)
+        call = {"toolCallId": tool_id, "title": f"Plan: {name}", "kind": "think",
+                "content": [{"type": "content", "content": {"type": "text", "text": text}}] if text else []}
+        interaction_id = f"cursor-plan-{rpc_id}"
+        run.asked[interaction_id] = Asked(rpc_id, "cursor/create_plan")
+        events += self._ask_about(interaction_id, rpc_id, tool_id, call, ctx)
+        return events
+
+    def _ask_about(self, interaction_id: str, rpc_id: Any, tool_id: str, call: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        from acp_mux.adapters.acp_client import tool_display
+
+        display = tool_display(call, ctx.cwd)
+        events: list[BaseEvent] = []
+        if tool_id not in ctx.tools:
+            events += ctx.tool_start(tool_id, "create_plan", {"plan": call["title"]}, display=display, ready=True)
+        elif display is not None:
+            events.append(ev.ToolUpdateEvent(tool_call_id=tool_id, display=display))
+        ctx.approvals[interaction_id] = rpc_id
+        events.append(ev.ApprovalRequestEvent(
+            interaction_id=interaction_id, action=call["title"], tool_name="create_plan", tool_call_id=tool_id,
+            risk_level="low", input={"plan": call["title"]},
+        ))
+        return events
+
+    def _todos(self, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        run = CursorRun.of(ctx)
+        if not params.get("merge"):
+            run.todos.clear()
+        for todo in params.get("todos") or ():
+            if not isinstance(todo, dict):
+                continue
+            key = str(todo.get("id") if todo.get("id") is not None else len(run.todos))
+            if key not in run.todos and not isinstance(todo.get("content"), str):
+                continue  # an update of a todo never listed: nothing to show
+            content, status = run.todos.get(key, ("", "pending"))
+            content = todo["content"] if isinstance(todo.get("content"), str) else content
+            status = todo["status"] if isinstance(todo.get("status"), str) else status
+            run.todos[key] = (content, status)
+        entries = [
+            ev.PlanEntry(content=content + (" (cancelled)" if status == "cancelled" else ""),
+                         status=_PLAN_STATUS.get(status, "pending"), priority="medium")
+            for content, status in run.todos.values()
+        ]
+        return ctx.begin_turn() + [ev.PlanUpdateEvent(entries=entries)]
+
+    def _task(self, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """A subagent's task: one tool call, ended at once when cursor reports it done (it carries a duration)."""
+        run = CursorRun.of(ctx)
+        run.tasks += 1
+        tool_id = _str(params.get("toolCallId")) or f"cursor-task-{run.tasks}"
+        description = _str(params.get("description")) or _str(params.get("subagentType")) or "subagent task"
+        raw = {k: params[k] for k in ("description", "prompt", "subagentType", "model") if k in params}
+        events: list[BaseEvent] = []
+        if tool_id not in ctx.tools:
+            display = ev.ToolDisplay(kind="think", title=f"Task: {description}")
+            events += ctx.tool_start(tool_id, "task", raw, display=display, ready=True)
+        error = params.get("error")
+        if isinstance(error, str) and error:
+            events += ctx.tool_error(tool_id, error)
+        elif "durationMs" in params or params.get("status") == "completed":
+            events += ctx.tool_result(tool_id, params.get("result"))
+        return events
+
+    # ── answers ────────────────────────────────────────────────────────────────────────────────────────────────
+    def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
+        run = CursorRun.of(ctx)
+        asked = run.asked.pop(interaction_id, None)
+        if asked is None:
+            super().respond_approval(interaction_id, decision, ctx)
+            return
+        ctx.approvals.pop(interaction_id, None)
+        if asked.method == "cursor/create_plan":
+            outcome = {"outcome": "accepted"} if decision.approve else {"outcome": "rejected", "reason": decision.reason or "rejected"}
+            if run.cancelling and not decision.approve:
+                outcome = {"outcome": "cancelled"}
+            run.peer.respond(ctx, asked.rpc_id, {"outcome": outcome})
+            return
+        picked = _dict(decision.updated_input).get("choice") if decision.approve else None
+        answers = run.answers.setdefault(asked.rpc_id, {})
+        if isinstance(picked, str):
+            answers[asked.question_id] = [picked]
+        run.waiting_on[asked.rpc_id] = run.waiting_on.get(asked.rpc_id, 1) - 1
+        if run.waiting_on[asked.rpc_id] > 0:
+            return
+        del run.waiting_on[asked.rpc_id]
+        answers = run.answers.pop(asked.rpc_id, {})
+        if run.cancelling:
+            outcome: dict[str, Any] = {"outcome": "cancelled"}
+        elif answers:
+            outcome = {"outcome": "answered",
+                       "answers": [{"questionId": q, "selectedOptionIds": ids} for q, ids in answers.items()]}
+        else:
+            outcome = {"outcome": "skipped", "reason": "the user skipped the question"}
+        run.peer.respond(ctx, asked.rpc_id, {"outcome": outcome})
+
+    def interrupt(self, ctx: ParseContext) -> bool:
+        run = CursorRun.find(ctx)
+        if run is not None and run.session_id is not None:
+            run.cancelling = True
+            answered: set[Any] = set()
+            for interaction_id, asked in list(run.asked.items()):  # open extension questions: "cancelled"
+                del run.asked[interaction_id]
+                ctx.approvals.pop(interaction_id, None)
+                if asked.rpc_id not in answered:
+                    answered.add(asked.rpc_id)
+                    run.answers.pop(asked.rpc_id, None)
+                    run.waiting_on.pop(asked.rpc_id, None)
+                    run.peer.respond(ctx, asked.rpc_id, {"outcome": {"outcome": "cancelled"}})
+        return super().interrupt(ctx)
+
+
+def _json(line: str) -> dict[str, Any] | None:
+    from acp_mux.adapters.base import try_json
+
+    msg = try_json(line)
+    return msg if isinstance(msg, dict) else None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
