@@ -58,6 +58,8 @@ class Asked:
     rpc_id: Any
     method: str
     question_id: str = ""
+    tool_id: str = ""
+    labels: dict[str, str] = field(default_factory=dict)  # choice id → its label (what the call shows as answer)
 
 
 @dataclass
@@ -69,6 +71,9 @@ class CursorRun(AcpRun):
     waiting_on: dict[Any, int] = field(default_factory=dict)  # ask_question rpc id → dialogs still open
     todos: dict[str, tuple[str, str]] = field(default_factory=dict)  # todo id → (content, status), in order
     tasks: int = 0
+    picked: dict[Any, list[str]] = field(default_factory=dict)  # ask_question rpc id → the labels picked so far
+    own_calls: set[str] = field(default_factory=set)  # question/plan calls the bridge announced (cursor had not)
+    settled: list[tuple[str, bool, str]] = field(default_factory=list)  # answered own calls: (id, ok, what)
 
 
 class CursorAdapter(AcpClientAdapter):
@@ -105,12 +110,26 @@ class CursorAdapter(AcpClientAdapter):
 
     # ── cursor's extension requests and notifications ──────────────────────────────────────────────────────────
     def parse_line(self, line: str, ctx: ParseContext) -> Any:
+        events = self._settle(ctx)  # answers given since the last line: their calls end before what cursor says next
         if '"cursor/' in line:
             msg = _json(line)
             method = msg.get("method") if msg is not None else None
             if isinstance(method, str) and method.startswith("cursor/") and "id" not in msg:  # type: ignore[operator]
-                return self._extension(None, method, _dict(msg.get("params")), ctx)  # type: ignore[union-attr]
-        return super().parse_line(line, ctx)
+                return events + self._extension(None, method, _dict(msg.get("params")), ctx)  # type: ignore[union-attr]
+        return events + list(super().parse_line(line, ctx))
+
+    def _settle(self, ctx: ParseContext) -> list[BaseEvent]:
+        """End the question and plan calls the bridge announced once they are answered (an answer cannot emit
+        events itself): completed with the answer, or failed when skipped, rejected or cancelled."""
+        run = CursorRun.find(ctx)
+        if run is None or not run.settled:
+            return []
+        events: list[BaseEvent] = []
+        for tool_id, ok, what in run.settled:
+            if tool_id in ctx.tools:
+                events += ctx.tool_result(tool_id, what) if ok else ctx.tool_error(tool_id, what)
+        run.settled.clear()
+        return events
 
     def _on_request(self, msg: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         method = msg.get("method")
@@ -156,6 +175,7 @@ class CursorAdapter(AcpClientAdapter):
         if tool_id not in ctx.tools:
             display = ev.ToolDisplay(kind="think", title=title)
             events += ctx.tool_start(tool_id, "ask_question", {"questions": questions}, display=display, ready=True)
+            run.own_calls.add(tool_id)
         run.answers[rpc_id] = {}
         run.waiting_on[rpc_id] = len(questions)
         for n, question in enumerate(questions):
@@ -166,7 +186,8 @@ class CursorAdapter(AcpClientAdapter):
             ]
             prompt = _str(question.get("prompt")) or title
             interaction_id = f"cursor-question-{rpc_id}-{n}"
-            run.asked[interaction_id] = Asked(rpc_id, "cursor/ask_question", str(question["id"]))
+            labels = {c["id"]: c["label"] for c in choices}
+            run.asked[interaction_id] = Asked(rpc_id, "cursor/ask_question", str(question["id"]), tool_id, labels)
             ctx.approvals[interaction_id] = rpc_id
             events.append(ev.ApprovalRequestEvent(
                 interaction_id=interaction_id, action=prompt, tool_name="ask_question", tool_call_id=tool_id,
@@ -187,7 +208,7 @@ class CursorAdapter(AcpClientAdapter):
         call = {"toolCallId": tool_id, "title": f"Plan: {name}", "kind": "think",
                 "content": [{"type": "content", "content": {"type": "text", "text": text}}] if text else []}
         interaction_id = f"cursor-plan-{rpc_id}"
-        run.asked[interaction_id] = Asked(rpc_id, "cursor/create_plan")
+        run.asked[interaction_id] = Asked(rpc_id, "cursor/create_plan", tool_id=tool_id)
         events += self._ask_about(interaction_id, rpc_id, tool_id, call, ctx)
         return events
 
@@ -198,6 +219,7 @@ class CursorAdapter(AcpClientAdapter):
         events: list[BaseEvent] = []
         if tool_id not in ctx.tools:
             events += ctx.tool_start(tool_id, "create_plan", {"plan": call["title"]}, display=display, ready=True)
+            CursorRun.of(ctx).own_calls.add(tool_id)
         elif display is not None:
             events.append(ev.ToolUpdateEvent(tool_call_id=tool_id, display=display))
         ctx.approvals[interaction_id] = rpc_id
@@ -259,11 +281,13 @@ class CursorAdapter(AcpClientAdapter):
             if run.cancelling and not decision.approve:
                 outcome = {"outcome": "cancelled"}
             run.peer.respond(ctx, asked.rpc_id, {"outcome": outcome})
+            self._answered(run, asked.tool_id, decision.approve, f"plan {outcome['outcome']}")
             return
         picked = _dict(decision.updated_input).get("choice") if decision.approve else None
         answers = run.answers.setdefault(asked.rpc_id, {})
         if isinstance(picked, str):
             answers[asked.question_id] = [picked]
+            run.picked.setdefault(asked.rpc_id, []).append(asked.labels.get(picked, picked))
         run.waiting_on[asked.rpc_id] = run.waiting_on.get(asked.rpc_id, 1) - 1
         if run.waiting_on[asked.rpc_id] > 0:
             return
@@ -277,6 +301,14 @@ class CursorAdapter(AcpClientAdapter):
         else:
             outcome = {"outcome": "skipped", "reason": "the user skipped the question"}
         run.peer.respond(ctx, asked.rpc_id, {"outcome": outcome})
+        picked_labels = run.picked.pop(asked.rpc_id, [])
+        answered = outcome["outcome"] == "answered"
+        self._answered(run, asked.tool_id, answered, f"answered: {', '.join(picked_labels)}" if answered else f"question {outcome['outcome']}")
+
+    def _answered(self, run: CursorRun, tool_id: str, ok: bool, what: str) -> None:
+        if tool_id in run.own_calls:
+            run.own_calls.discard(tool_id)
+            run.settled.append((tool_id, ok, what))
 
     def interrupt(self, ctx: ParseContext) -> bool:
         run = CursorRun.find(ctx)
@@ -290,6 +322,7 @@ class CursorAdapter(AcpClientAdapter):
                     answered.add(asked.rpc_id)
                     run.answers.pop(asked.rpc_id, None)
                     run.waiting_on.pop(asked.rpc_id, None)
+                    run.picked.pop(asked.rpc_id, None)
                     run.peer.respond(ctx, asked.rpc_id, {"outcome": {"outcome": "cancelled"}})
         return super().interrupt(ctx)
 

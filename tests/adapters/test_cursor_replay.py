@@ -171,8 +171,11 @@ async def test_replay_question_todos_task_and_plan(tmp_path: Path) -> None:
     task = next(u for u in client.of("tool_call") if u.tool_call_id == "tool_task_1")
     assert "Survey the tests folder" in task.title
     statuses = final_statuses(client)
-    assert statuses["tool_task_1"] == "completed"
-    assert "pending" not in statuses.values() and "in_progress" not in statuses.values(), statuses
+    # the question and the plan end when answered, not as "turn ended" failures
+    assert statuses == {"tool_ask_1": "completed", "tool_task_1": "completed", "tool_plan_1": "completed"}, statuses
+    shown = [c.content.text for u in client.of("tool_call_update") if u.tool_call_id == "tool_ask_1"
+             for c in (u.content or []) if c.type == "content"]
+    assert "answered: unittest" in shown, shown
     assert [call.tool_call_id for call, _ in client.permissions] == ["tool_ask_1", "tool_plan_1"]
 
 
@@ -184,6 +187,25 @@ async def test_replay_question_skipped(tmp_path: Path) -> None:
         result = await prompt(conn, sid, "Make a test plan for this project.")
     assert result.stop_reason == "end_turn", cursor.log()
     assert "No answer, so I keep the default." in client.text() and "Plan rejected." in client.text()
+    statuses = final_statuses(client)
+    assert statuses["tool_ask_1"] == "failed" and statuses["tool_plan_1"] == "failed", statuses
+
+
+async def test_replay_cancel_while_a_question_is_open(tmp_path: Path) -> None:
+    """cursor/ask_question blocks cursor: a cancel answers it "cancelled" and the turn ends cancelled."""
+    cursor = Cursor(tmp_path)
+    client = RecordingClient(hold_permissions=True)
+    async with cursor.bridge(client) as (conn, _):
+        sid = await cursor.session(conn)
+        turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("Make a test plan.")]))
+        await asyncio.wait_for(client.permission_event.wait(), TURN)
+        await conn.cancel(session_id=sid)
+        result = await asyncio.wait_for(turn, 5)
+        assert result.stop_reason == "cancelled"
+        assert final_statuses(client)["tool_ask_1"] == "failed"
+        client.hold_permissions = False
+        assert (await prompt(conn, sid, "Remember the word heron.")).stop_reason == "end_turn"
+    assert "You picked" not in client.text() and "No answer" not in client.text()
 
 
 async def test_replay_not_signed_in_is_a_typed_auth_error(tmp_path: Path) -> None:
