@@ -15,8 +15,9 @@ transcripts in ``tests/fixtures/copilot``):
   "Info: Operation cancelled by user") without asking the model again;
 - status lines arrive as whole text chunks ``Info: …`` ("Info: /path" after a create, "Info: Operation cancelled by
   user" after a refusal, "Info: Request failed due to a transient API error. Retrying..."). Decision: they are
-  status, not the answer, so they become thoughts (the editor shows them in the agent's thinking, the answer text
-  stays the model's own);
+  status, not the answer. "… Retrying..." becomes a retry event (the same "retrying, attempt N: reason" note every
+  agent's retries get); the others become thoughts (the editor shows them in the agent's thinking, the answer text
+  stays the model's own). Only a chunk that starts a message counts: "Info: " inside the model's text is text;
 - a failed model request is no JSON-RPC error: one text chunk ``Error: Authentication failed … (HTTP 401) …``,
   ``Error: 429 …`` or ``Error: Failed to get response from the AI model; … Last error: 429 …`` and ``end_turn``
   (without usage). That chunk is held back and the turn becomes a typed auth or rate-limit error (or an agent
@@ -43,11 +44,14 @@ from typing import TYPE_CHECKING, Any, Iterable
 from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities, try_json
 from acp_mux.core.contract import RunOptions
+from acp_mux.core.lazy import lazy_module
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.translation.content import block_text
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
+
+ev = lazy_module("acp_mux.core.events")
 
 MODE_URL = "https://agentclientprotocol.com/protocol/session-modes#"
 _MODE_ID = re.compile(r"^" + re.escape(MODE_URL) + r"([\w-]+)$")
@@ -55,6 +59,7 @@ ASKING_MODE = "agent"  # copilot's mode that asks before edits and commands (wit
 _HANDS_OFF_MODES = ("autopilot",)  # modes that approve everything themselves: never a default
 _INFO = "Info: "
 _ERROR = "Error: "
+_RETRYING = "Retrying..."
 # Error texts copilot writes for a refused model request (recognised even after a turn that used the model).
 _KNOWN_FAILURE = re.compile(r"^Error: (?:Authentication failed|Failed to get response from the AI model|[45]\d\d\b)")
 _AUTH = re.compile(r"HTTP 40[13]\b|Authentication failed|\b40[13]\b")
@@ -71,6 +76,7 @@ class CopilotRun(AcpRun):
     held_error: str = ""  # an "Error: …" chunk held back until it is clear whether it ends the turn
     saw_usage: bool = False  # the prompt's answer carried usage: the model answered at least once
     titles: dict[str, str] = field(default_factory=dict)  # tool call id → the title copilot announced it with
+    retries: int = 0  # "Info: … Retrying..." lines in this turn
 
 
 class CopilotAdapter(AcpClientAdapter):
@@ -142,7 +148,7 @@ class CopilotAdapter(AcpClientAdapter):
                 run.held_error = text
                 return events
             if at_start and text.startswith(_INFO):
-                return self._release_held(ctx) + ctx.thinking_delta(text.rstrip("\n") + "\n") + ctx.end_thinking()
+                return self._release_held(ctx) + self._info(text, ctx)
             events += self._release_held(ctx)
             run.in_message = True
             return events + super().on_update(update, ctx)
@@ -154,6 +160,18 @@ class CopilotAdapter(AcpClientAdapter):
         elif kind == "usage_update":
             run.in_message = False
         return events + super().on_update(update, ctx)
+
+    def _info(self, text: str, ctx: ParseContext) -> list[BaseEvent]:
+        """A status line: copilot's retry notice becomes a retry (the same note every agent's retries get), any
+        other one a thought of its own."""
+        run = CopilotRun.of(ctx)
+        line = text[len(_INFO):].strip()
+        if line.endswith(_RETRYING):
+            run.retries += 1
+            reason = line[: -len(_RETRYING)].strip().rstrip(".") or "the model request failed"
+            return ctx.begin_turn() + ctx.end_thinking() + ctx.end_text() + [
+                ev.RetryEvent(attempt=run.retries, max_attempts=0, reason=reason)]
+        return ctx.thinking_delta(text.rstrip("\n") + "\n") + ctx.end_thinking()
 
     def _release_held(self, ctx: ParseContext) -> list[BaseEvent]:
         """An "Error: …" chunk the turn went on after: it was the model's text, shown as such."""
@@ -167,7 +185,7 @@ class CopilotAdapter(AcpClientAdapter):
 
     def _send_prompt_now(self, prompt: Any, ctx: ParseContext) -> None:
         run = CopilotRun.of(ctx)
-        run.in_message, run.held_error, run.saw_usage = False, "", False
+        run.in_message, run.held_error, run.saw_usage, run.retries = False, "", False, 0
         run.titles.clear()
         super()._send_prompt_now(prompt, ctx)
 

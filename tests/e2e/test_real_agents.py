@@ -511,3 +511,24 @@ async def test_copilot_asks_in_acp_muxs_default_mode_and_names_its_modes_short(t
     finally:
         agent.close()
     await assert_no_process_left(agent)
+
+
+async def test_copilot_retries_read_as_retries_then_the_auth_error(tmp_path: Path) -> None:
+    """Without `x-should-retry: false` copilot retries a 401 twice, saying so in "Info: … Retrying..." text lines:
+    the editor reads the same retry notes as for every agent, never "Info:" as the answer, then auth_required."""
+    agent = RealAgent("copilot", require_cli("copilot"), tmp_path)
+    server = agent.serve("auth")
+    client = RecordingClient()
+    try:
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            with pytest.raises(acp.RequestError) as err:
+                await prompt(conn, sid, "hello", timeout=60)
+    finally:
+        agent.close()
+    assert err.value.code == -32000
+    assert len([r for r in server.requests if r["status"] == 401]) == 3
+    shown = client.text()
+    assert "retrying, attempt 1: Request failed due to a transient API error" in shown, shown
+    assert "retrying, attempt 2:" in shown and "Info:" not in shown and "Error:" not in shown, shown
+    await assert_no_process_left(agent)
