@@ -29,6 +29,7 @@ What is only cursor's (everything else is the family's, ``acp_client.py``):
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
 
 ev = lazy_module("acp_mux.core.events")
+log = logging.getLogger(__name__)
 
 AUTH_METHOD = "cursor_login"
 _PLAN_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed", "cancelled": "completed"}
@@ -115,7 +117,11 @@ class CursorAdapter(AcpClientAdapter):
             msg = _json(line)
             method = msg.get("method") if msg is not None else None
             if isinstance(method, str) and method.startswith("cursor/") and "id" not in msg:  # type: ignore[operator]
-                return events + self._extension(None, method, _dict(msg.get("params")), ctx)  # type: ignore[union-attr]
+                try:
+                    return events + self._extension(None, method, _dict(msg.get("params")), ctx)  # type: ignore[union-attr]
+                except Exception:  # a malformed notification is dropped, never the run
+                    log.debug("cursor notification %s not understood", method, exc_info=True)
+                    return events
         return events + list(super().parse_line(line, ctx))
 
     def _settle(self, ctx: ParseContext) -> list[BaseEvent]:
@@ -163,7 +169,7 @@ class CursorAdapter(AcpClientAdapter):
     def _ask_questions(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         """One choice dialog per question, about the tool call cursor named (announced first when unseen)."""
         run = CursorRun.of(ctx)
-        questions = [q for q in params.get("questions") or () if isinstance(q, dict) and q.get("id") is not None]
+        questions = [q for q in _list(params.get("questions")) if isinstance(q, dict) and q.get("id") is not None]
         if rpc_id is None:
             return []
         if not questions:
@@ -181,7 +187,7 @@ class CursorAdapter(AcpClientAdapter):
         for n, question in enumerate(questions):
             choices = [
                 {"id": str(o["id"]), "label": str(o.get("label") or o["id"])}
-                for o in question.get("options") or ()
+                for o in _list(question.get("options"))
                 if isinstance(o, dict) and o.get("id") is not None
             ]
             prompt = _str(question.get("prompt")) or title
@@ -199,7 +205,7 @@ class CursorAdapter(AcpClientAdapter):
     def _create_plan(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         """The plan's todos become the plan; the plan itself is asked about (allow → accepted)."""
         run = CursorRun.of(ctx)
-        events = self._todos({"todos": params.get("todos") or [], "merge": False}, ctx)
+        events = self._todos({"todos": _list(params.get("todos")), "merge": False}, ctx)
         if rpc_id is None:
             return events
         tool_id = _str(params.get("toolCallId")) or f"cursor-plan-{rpc_id}"
@@ -233,7 +239,7 @@ class CursorAdapter(AcpClientAdapter):
         run = CursorRun.of(ctx)
         if not params.get("merge"):
             run.todos.clear()
-        for todo in params.get("todos") or ():
+        for todo in _list(params.get("todos")):
             if not isinstance(todo, dict):
                 continue
             key = str(todo.get("id") if todo.get("id") is not None else len(run.todos))
@@ -332,6 +338,10 @@ def _json(line: str) -> dict[str, Any] | None:
 
     msg = try_json(line)
     return msg if isinstance(msg, dict) else None
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _dict(value: Any) -> dict[str, Any]:
