@@ -12,8 +12,12 @@ What is only openclaw's (the family does the rest, ``acp_client.py``; the gatewa
   ``session_info_update._meta.sessionKey`` (``kind: "direct"``) at the end of the first turn; only then is the
   native session known (before, the key has no ``agent:`` prefix and does not resume either).
 - Per-session MCP servers are refused by openclaw's bridge ("configure MCP on the Gateway"): none are passed.
-- Known losses of its bridge (2026.9.6, also with ``reasoning_level: stream`` and ``verbose_level: on``): text the
-  model writes before a tool call, and its thinking, are not forwarded; usage is approximate and carries no cost.
+- Known losses of its bridge (2026.9.6, verified on the real CLI): the text the model writes before its *first* tool
+  call in a turn, and its thinking, are not forwarded (text before later tool calls is); acp-mux sees only
+  ``openclaw acp``'s output and the gateway's log, neither of which carries them, so they are lost. Usage is
+  approximate and carries no cost.
+- A run that fails at the provider (401, 429) ends as ``end_turn`` with no text; the gateway's log line for the
+  session names the error, so :meth:`failed_turn` turns it into the typed failure.
 """
 
 from __future__ import annotations
