@@ -13,8 +13,10 @@ What is only openclaw's (the family does the rest, ``acp_client.py``; the gatewa
   native session known (before, the key has no ``agent:`` prefix and does not resume either).
 - Per-session MCP servers are refused by openclaw's bridge ("configure MCP on the Gateway"): none are passed.
 - Known losses of its bridge (2026.9.6, verified on the real CLI): the text the model writes before its *first* tool
-  call in a turn, and its thinking, are not forwarded (text before later tool calls is); acp-mux sees only
-  ``openclaw acp``'s output and the gateway's log, neither of which carries them, so they are lost. Usage is
+  call in a turn, and its thinking, are not forwarded (text before later tool calls is), also with its
+  ``reasoning_level`` option at ``stream`` or ``on``. They are kept only in the gateway's transcript database
+  (``agents/main/agent/openclaw-agent.sqlite``, OpenClaw's private schema); acp-mux reads ``openclaw acp``'s output
+  and the gateway's log, neither of which carries them, so they are lost. Usage is
   approximate and carries no cost.
 - A run that fails at the provider (401, 429) ends as ``end_turn`` with no text; the gateway's log line for the
   session names the error, so :meth:`failed_turn` turns it into the typed failure.
