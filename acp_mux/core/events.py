@@ -865,3 +865,25 @@ def parse_event_json(line: str) -> BaseEvent:
     import json
 
     return parse_event(json.loads(line))
+
+
+# ── Ahead of the first turn ────────────────────────────────────────────────────────────────────────────────────
+# What every turn builds (seen on claude and codex: the first prompt built exactly these, plus a tool call's).
+TURN_EVENT_CLASSES: tuple[type[BaseModel], ...] = (
+    SessionStartEvent, SlashCommand, TurnStartEvent, MessageStartEvent, TextDeltaEvent, ThinkingDeltaEvent,
+    MessageStopEvent, TokenUsageEvent, CostRecord, CostEvent, TurnEndEvent, ToolCallStartEvent, ToolCallReadyEvent,
+    ToolResultEvent,
+)
+_turn_prepared = False
+
+
+def prepare_turn() -> None:
+    """Build the schemas a turn uses now, instead of at their first use (``defer_build``), which is the first
+    prompt: there they cost ~35 ms for pydantic's plugin loader (importlib.metadata) plus ~1 ms a class, paid while
+    the person waits for the first words. The bridge calls this once a session is answered, while they type."""
+    global _turn_prepared
+    if _turn_prepared:
+        return
+    _turn_prepared = True
+    for cls in TURN_EVENT_CLASSES:
+        cls.model_rebuild()

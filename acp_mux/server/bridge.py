@@ -337,8 +337,9 @@ class AcpServer:
     async def _announce(self, session: LiveSession) -> None:
         """After new/load/resume: the commands the user can type (agent commands are added as the agent reports)."""
         # The answer is out: start the agent and load the event machinery now, while the user types.
-        importlib.import_module("acp_mux.core.events")
+        events = importlib.import_module("acp_mux.core.events")
         session.warm()
+        events.prepare_turn()  # after the agent's spawn: its start and these schemas share the wait
         commands = getattr(session.adapter, "slash_commands", ())
         if self.choices is not None:
             session._on_commands(None)  # the bridge's own /agent, before the agent reports its commands

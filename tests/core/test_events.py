@@ -159,3 +159,18 @@ def test_a_delta_built_for_the_stream_is_indistinguishable_from_a_validated_one(
 def test_a_streamed_delta_must_be_text():
     with pytest.raises(TypeError):
         ev.TextDeltaEvent.lazy(None, [])  # type: ignore[arg-type]
+
+
+def test_the_schemas_a_turn_uses_can_be_built_before_the_first_prompt():
+    """In a fresh interpreter (this one has built them already): deferred until prepare_turn, then all built."""
+    import subprocess
+    import sys
+
+    code = (
+        "from acp_mux.core import events as ev\n"
+        "built = lambda: [type(c.__dict__.get('__pydantic_validator__')).__name__ == 'SchemaValidator'"
+        " for c in ev.TURN_EVENT_CLASSES]\n"
+        "before = built(); ev.prepare_turn(); print(any(before), all(built()))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "True"]
