@@ -87,6 +87,7 @@ class Plan:
 
     cold_runs: int
     words_runs: int
+    agent_runs: int  # first words of the other agents (acp-mux alone): fewer, openclaw's first turn takes a minute
     chunk_runs: int
     chunks: int
     steady_prompts: int  # prompts after the first one in a chunk session
@@ -94,9 +95,9 @@ class Plan:
     million_per_turn: int
 
 
-QUICK = Plan(cold_runs=3, words_runs=1, chunk_runs=1, chunks=3000, steady_prompts=1, million_turns=2,
+QUICK = Plan(cold_runs=3, words_runs=1, agent_runs=1, chunk_runs=1, chunks=3000, steady_prompts=1, million_turns=2,
              million_per_turn=50_000)
-FULL = Plan(cold_runs=12, words_runs=5, chunk_runs=3, chunks=3000, steady_prompts=2, million_turns=10,
+FULL = Plan(cold_runs=12, words_runs=5, agent_runs=3, chunk_runs=3, chunks=3000, steady_prompts=2, million_turns=10,
             million_per_turn=100_000)
 
 
@@ -323,8 +324,9 @@ def run(workdir: Path, plan: Plan) -> dict[str, Any]:
         results["cold"] = cold
         print_cold(cold, responder, pairs)
 
-        words = interleaved([*compared, *bare, *others], plan.words_runs,
+        words = interleaved([*compared, *bare], plan.words_runs,
                             lambda s: (bare_words_once if s.kind == "bare" else words_once)(s, words_server.url), "words")
+        words |= interleaved(others, plan.agent_runs, lambda s: words_once(s, words_server.url), "words")
         results["words"] = words
         chunks = interleaved(compared, plan.chunk_runs,
                              lambda s: chunks_once(s, chunk_server.url, plan.chunks, plan.steady_prompts), "chunks")
