@@ -438,8 +438,9 @@ def print_memory(words: dict[str, list], pairs: list[Pair], big: dict[str, Any])
     after = [kib * 1.024 / 1e3 for kib in big["rss_after_kib"]]
     start = big["rss_start_kib"] * 1.024 / 1e3
     table(f"acp-mux · demo: bridge RSS over {big['events']:,} streamed events (MB)",
-          ["session open", "after each turn", "max − start", "delivered", "bridge CPU µs/delta (median)"],
-          [[start, " / ".join(f"{a:.1f}" for a in after), max(after) - start,
+          ["session open", "after each turn", "max − start", "max − after turn 1", "delivered",
+           "bridge CPU µs/delta (median)"],
+          [[start, " / ".join(f"{a:.1f}" for a in after), max(after) - start, max(after) - after[0],
             f"{big['delivered']:,}/{big['events']:,}", summary(big["bridge_cpu_us_per_delta"])["median"]]])
 
 
