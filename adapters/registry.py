@@ -182,6 +182,8 @@ _ROWS: tuple[AgentEntry, ...] = (
         login_args=("login",),  # cursor-agent's own browser sign-in
         auth_env=("CURSOR_API_KEY",),
         auth_hint="Set CURSOR_API_KEY in the agent's environment, or sign in with `cursor-agent login`.",
+        # where cursor-agent login keeps its tokens (Linux, macOS with the file store; else the macOS keychain)
+        login_files=("~/.config/cursor/auth.json", "~/.cursor/auth.json"),
         transports={"acp": "acp_mux.adapters.cursor:CursorAdapter"},
         untested="untested against the real CLI: tested against a replayed transcript",
         alt_binary="agent",

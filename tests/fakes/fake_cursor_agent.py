@@ -7,7 +7,7 @@ What it does, like the documented CLI:
 - only ``acp`` as its command (anything else: exit 2); an API key on the command line is refused (exit 3), since
   acp-mux must pass ``CURSOR_API_KEY`` through the environment only;
 - ``initialize`` → the handshake fixture's result (auth method ``cursor_login``, ``loadSession``);
-  ``authenticate{methodId:"cursor_login"}`` → ``{}`` when ``CURSOR_API_KEY`` is set (or ``$HOME/.cursor/fake-login``
+  ``authenticate{methodId:"cursor_login"}`` → ``{}`` when ``CURSOR_API_KEY`` is set (or ``$HOME/.config/cursor/auth.json``
   exists), else the ACP ``auth_required`` error (-32000); sessions need it first;
 - ``session/new`` / ``session/load`` (the conversation replayed as ``session/update`` before the answer; sessions
   kept in ``$HOME/.cursor/fake-sessions``) / ``session/set_mode`` / ``session/prompt`` / ``session/cancel``;
@@ -116,7 +116,7 @@ class FakeCursor:
         if method == "authenticate":
             if params.get("methodId") != "cursor_login":
                 raise Failure(-32602, f"unknown auth method {params.get('methodId')!r}")
-            if not os.environ.get("CURSOR_API_KEY") and not (Path(os.environ.get("HOME", ".")) / ".cursor" / "fake-login").exists():
+            if not os.environ.get("CURSOR_API_KEY") and not (Path(os.environ.get("HOME", ".")) / ".config" / "cursor" / "auth.json").exists():
                 raise Failure(-32000, "Authentication required", {"reason": "not logged in: run `agent login` or set CURSOR_API_KEY"})
             self.authenticated = True
             return {}
