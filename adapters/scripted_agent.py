@@ -198,6 +198,12 @@ def handle_prompt(text: str, cwd: str) -> None:
         sys.stderr.flush()
         emit(type="text", text="About to fail...")
         os._exit(3)
+    elif "modeldown" in lowered:  # the model endpoint fails for good mid-answer, after the agent's own retries
+        stream_text("Here is the first half of")
+        emit(type="error", message="500 Internal Server Error from the model API (gave up after 2 retries)")
+    elif "sigkill" in lowered:  # the agent is killed by a signal mid-answer (an OOM killer, a stray kill -9)
+        emit(type="text", text="Working on it...")
+        os.kill(os.getpid(), signal.SIGKILL)
     elif "rate" in lowered:
         emit(type="error", kind="rate", message="429 Too Many Requests", retry_after_ms=30000)
     elif "hang" in lowered:

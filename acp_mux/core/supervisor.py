@@ -136,11 +136,15 @@ def _exit_like(status: int, paths: list[str]) -> None:
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # the agent may have dumped core; we must not
         except Exception:
             pass
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):  # those two have no handler to reset (signal() raises)
+            try:
+                signal.signal(sig, signal.SIG_DFL)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+            except (OSError, ValueError):
+                pass
         try:
-            signal.signal(sig, signal.SIG_DFL)
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
             os.kill(os.getpid(), sig)
-        except (OSError, ValueError):
+        except OSError:
             pass
         os._exit(128 + sig)
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)

@@ -142,6 +142,8 @@ async def test_crash_exit_code_stderr_and_signal_status(procs) -> None:
     q = await start(procs, prog("crash.py", "--signal", "SIGSEGV"))
     assert await asyncio.wait_for(q.wait(), 5) == ExitStatus(None, "SIGSEGV")
     assert q.returncode == -signal.SIGSEGV
+    k = await start(procs, prog("crash.py", "--signal", "SIGKILL"))  # no handler to reset: the supervisor used to
+    assert await asyncio.wait_for(k.wait(), 5) == ExitStatus(None, "SIGKILL")  # exit 137 instead of dying by it
 
 
 async def test_write_and_close_stdin(procs) -> None:

@@ -20,6 +20,7 @@ print(a.stdout, flush=True)
 print(a.stderr, file=sys.stderr, flush=True)
 if a.signal:
     sig = getattr(signal, a.signal)
-    signal.signal(sig, signal.SIG_DFL)
+    if sig not in (signal.SIGKILL, signal.SIGSTOP):  # those have no handler to reset
+        signal.signal(sig, signal.SIG_DFL)
     os.kill(os.getpid(), sig)
 sys.exit(a.code)
