@@ -16,7 +16,7 @@ from typing import Any
 
 import acp
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.faults.raw import RawBridge, no_answer
@@ -95,7 +95,6 @@ def test_generated_answers_never_grant_unless_they_name_an_offered_allow_option(
     answers = Answers([])
     raw = RawBridge(tmp_path, answer=answers)
     raw.initialize()
-    sid = raw.new_session()
     json_values = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=12)),
                                lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=10), inner, max_size=3)),
                                max_leaves=8)
@@ -108,9 +107,12 @@ def test_generated_answers_never_grant_unless_they_name_an_offered_allow_option(
 
     @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
     @given(answer=answer_shapes)
+    @example(answer={"outcome": {"outcome": "selected", "optionId": "allow_always"}})
+    @example(answer="allow_once")  # after an "allow always" in another session: still a denial here
     def check(answer: Any) -> None:
         (raw.cwd / "notes.txt").unlink(missing_ok=True)
         answers.answers = [answer, {"outcome": {"outcome": "cancelled"}}, {"outcome": {"outcome": "cancelled"}}]
+        sid = raw.new_session()  # a fresh session: an earlier example's "allow always" must not answer this one
         response = prompt(raw, sid, "askrun\nuname -a")
         assert response.get("result", {}).get("stopReason") == "end_turn", response
         offered_allow = (isinstance(answer, dict) and isinstance(answer.get("outcome"), dict)
