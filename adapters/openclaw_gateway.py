@@ -33,6 +33,7 @@ must come from the config or the environment: logins kept in the person's own Op
 from __future__ import annotations
 
 import asyncio
+import collections
 import fcntl
 import json
 import logging
@@ -154,6 +155,8 @@ class Gateway:
         self._slot: Path | None = None
         self._lock_fd: int | None = None  # held open: our claim on the slot
         self.failures: dict[str, str] = {}  # session key -> the last failure the gateway logged for it
+        self._drainer: asyncio.Future[None] | None = None
+        self.last_lines: collections.deque[str] = collections.deque(maxlen=3)  # its log (stdout and stderr)
 
     def note_line(self, line: str) -> None:
         """Read one line of the gateway's log for what its ACP bridge does not forward (a failed run)."""
@@ -197,7 +200,7 @@ class Gateway:
         args = ["gateway", "run", "--port", str(port), "--bind", "loopback", "--auth", "token"]
         self.process = proc = await spawn(SpawnSpec(self.binary, args, env=env, cwd=str(slot)))
         proc.on_stderr_line = self._on_line
-        asyncio.ensure_future(self._drain(proc))
+        self._drainer = asyncio.ensure_future(self._drain(proc))
         log.info("openclaw gateway starting on 127.0.0.1:%d (state %s)", port, slot)
         await self._wait_listening(proc, port, timeout)
         self.endpoint = Endpoint(f"ws://127.0.0.1:{port}", token_file, slot, config_path,
@@ -210,6 +213,7 @@ class Gateway:
 
     def _on_line(self, line: str) -> None:
         log.debug("openclaw gateway: %s", line)
+        self.last_lines.append(line)
         self.note_line(line)
 
     async def _wait_listening(self, proc: AgentProcess, port: int, timeout: float) -> None:
@@ -218,7 +222,9 @@ class Gateway:
         while loop.time() < deadline:
             if proc.exited:
                 status = await proc.wait()
-                tail = proc.stderr_tail().strip().splitlines()[-3:]
+                if self._drainer is not None:  # its last words on stdout, read to the end (a second at most)
+                    await asyncio.wait([self._drainer], timeout=1.0)
+                tail = list(self.last_lines)  # why it stopped, as it said it (it logs on stdout and stderr)
                 raise GatewayError(f"OpenClaw's gateway exited (code {status.code}) before it listened"
                                    + (": " + " | ".join(tail) if tail else ""))
             try:
