@@ -104,6 +104,7 @@ class LiveSession:
         self.translator = self._new_translator(self._read_for_diff)
         self.handle: RunHandle | None = None
         self._turn_lock = asyncio.Lock()
+        self._turns = 0  # turns begun: a cancel waits for *its* turn, not for the next prompt the editor sends
         self._cancel = asyncio.Event()
         self._permission_tasks: set[asyncio.Task[None]] = set()
         self._open_questions: dict[str, asyncio.Future[Any]] = {}  # interaction id -> the editor's open dialog
@@ -168,6 +169,7 @@ class LiveSession:
         if self.choices is not None and prompt.as_text().strip().split(" ", 1)[0] == "/agent":
             return await self._agent_command(prompt.as_text().strip())
         async with self._turn_lock:
+            self._turns += 1
             self._cancel.clear()
             self._turn_run = None
             self._maybe_title(prompt.as_text())
@@ -600,9 +602,14 @@ class LiveSession:
             log.debug("interrupt failed: %s", exc)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + CANCEL_INTERRUPT_WAIT_S
-        while self._turn_lock.locked() and loop.time() < deadline:
+        cancelled_turn = self._turns
+
+        def still_running() -> bool:  # the editor may send its next prompt as soon as this turn ends: not ours
+            return self._turn_lock.locked() and self._turns == cancelled_turn
+
+        while still_running() and loop.time() < deadline:
             await asyncio.sleep(0.05)
-        if self._turn_lock.locked() and not handle.done:
+        if still_running() and not handle.done:
             log.info("agent ignored the interrupt; terminating its process group")
             await handle.abort(TERMINATE_GRACE_S)
 

@@ -116,6 +116,23 @@ async def test_cancel_mid_stream_answers_cancelled_and_next_prompt_works(work):
         assert "You said: hello there" in client.text()
 
 
+async def test_a_prompt_sent_right_after_a_cancel_is_not_taken_for_the_ignored_interrupt(work):
+    """The cancelled turn ends, the editor at once sends a long prompt: the cancel's escalation (terminate an agent
+    that ignores the interrupt) must not hit the new turn (seen with openclaw, whose next turn was killed)."""
+    client = RecordingClient()
+    async with bridge(client, "--agent", "demo", **work) as (conn, _):
+        sid = await start(conn, work["cwd"])
+        turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("slow please")]))
+        while "word5" not in client.text():
+            await asyncio.sleep(0.02)
+        await conn.cancel(session_id=sid)
+        assert (await asyncio.wait_for(turn, 5)).stop_reason == "cancelled"
+        before = len(client.text())
+        again = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("slow again")]), 60)
+        assert again.stop_reason == "end_turn"
+        assert "word399" in client.text()[before:]  # the whole answer: the agent was not terminated mid-turn
+
+
 async def test_cancel_during_pending_permission(work):
     client = RecordingClient(hold_permissions=True)
     async with bridge(client, "--agent", "demo", **work) as (conn, _):
