@@ -267,7 +267,8 @@ _ROWS: tuple[AgentEntry, ...] = (
         "own state; gone with the bridge, also when it is killed): tool calls with output and locations, exec "
         "approvals (OpenClaw's `tools.exec.mode: ask`), cancel, resume after a restart, a provider's 401 as an "
         "auth error. Lost by openclaw's bridge: the text before the first tool call and the thinking. The gateway "
-        "takes 20-65 s to start and keeps its own exec approvals and logins (not those in ~/.openclaw). Without a "
+        "takes 20-65 s to start and keeps its own exec approvals and logins (not those in ~/.openclaw); a 429 is "
+        "retried by OpenClaw for about two minutes, unseen. Without a "
         "gateway (or `--transport exec`): one `openclaw agent exec` per message, no streaming, no approvals, no "
         "memory between messages",
     ),
