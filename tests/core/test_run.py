@@ -222,7 +222,9 @@ async def proc_state_becomes(pid: int, ok: Any, within: float = 2.0) -> bool:
 
 async def test_interrupt_pause_resume_and_state_errors(tmp_path):
     handle = start_run(LinesAdapter("hang.py"), options(tmp_path, grace_period_s=0.5))
-    await asyncio.sleep(0.3)
+    async for event in handle.events():  # its SIGINT handler is installed once it says "ready" (on a slow machine
+        if event.type == "log" and event.line.strip() == "ready":  # a SIGINT before that would end it)
+            break
     with pytest.raises(AgentMuxError) as err:
         await handle.resume()
     assert err.value.code == "INVALID_STATE_TRANSITION"
