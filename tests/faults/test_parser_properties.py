@@ -12,7 +12,7 @@ exit at the end. The properties:
 * what the runtime delivers (everything up to the first terminal event, then only diagnostics) keeps the ordering
   contract (spec 000 §25): turns bracketed, text and thinking bracketed, each tool call start → ready → result once.
 
-Runs are derandomized, so CI sees the same examples every time.
+Runs are derandomized (tests/conftest.py), so CI sees the same examples every time.
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ def _delivered(events: list[Any]) -> list[Any]:
 
 
 @pytest.mark.parametrize(("agent", "transport"), TRANSPORTS, ids=[f"{a}-{t}" for a, t in TRANSPORTS])
-@settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_any_output_is_parsed_without_raising_into_valid_ordered_events(agent: str, transport: str,
                                                                           data: st.DataObject) -> None:
