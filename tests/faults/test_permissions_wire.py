@@ -111,7 +111,6 @@ def test_generated_answers_never_grant_unless_they_name_an_offered_allow_option(
     @example(answer="allow_once")  # after an "allow always" in another session: still a denial here
     def check(answer: Any) -> None:
         (raw.cwd / "notes.txt").unlink(missing_ok=True)
-        sid = raw.new_session()  # a fresh session: an "always" granted by an earlier example must not answer this one
         answers.answers = [answer, {"outcome": {"outcome": "cancelled"}}, {"outcome": {"outcome": "cancelled"}}]
         sid = raw.new_session()  # a fresh session: an earlier example's "allow always" must not answer this one
         response = prompt(raw, sid, "askrun\nuname -a")
