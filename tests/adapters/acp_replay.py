@@ -20,6 +20,7 @@ from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.prompt import Prompt
 from tests.fixtures.acp_transcripts import load, process_entries
+from tests.adapters.helpers import assert_ordering
 
 RECORDED_CWD = "/work/project"
 _OPENING = {"session/new", "session/load", "session/resume"}
@@ -37,6 +38,31 @@ class Replay:
     def answers(self) -> dict[Any, dict[str, Any]]:
         """Our responses to the agent's requests, by the agent's request id."""
         return {m["id"]: m for m in self.sent if "method" not in m and "id" in m}
+
+    def asked_tools(self) -> list[str]:
+        """The tool call ids the bridge was asked to approve, in order."""
+        return [e.tool_call_id for e in self.of_type("approval_request")]
+
+    def endings(self) -> dict[str, Any]:
+        """Each tool call's last ``tool_result`` / ``tool_error`` event, by tool call id."""
+        return {e.tool_call_id: e for e in self.events if e.type in ("tool_result", "tool_error")}
+
+    def ended(self) -> dict[str, str]:
+        """How each tool call ended (``tool_result`` or ``tool_error``), by tool call id."""
+        return {tool_id: e.type for tool_id, e in self.endings().items()}
+
+    def text(self) -> str:
+        return "".join(e.text for e in self.of_type("message_stop"))
+
+    def thoughts(self) -> str:
+        return "".join(e.thinking for e in self.of_type("thinking_stop"))
+
+    def assert_contract(self) -> list[str]:
+        """The ordering contract holds and every tool call that started ended; the started ids, in order."""
+        assert_ordering(self.events)
+        started = [e.tool_call_id for e in self.of_type("tool_call_start")]
+        assert set(started) == set(self.endings()), "a tool call was left open"
+        return started
 
 
 def _rewrite(value: Any, cwd: str) -> Any:

@@ -26,28 +26,10 @@ def run(name: str, **kwargs: Any) -> Replay:
     return replay(CopilotAdapter(), "copilot", name, **kwargs)
 
 
-def asked_tools(result: Replay) -> list[str]:
-    return [e.tool_call_id for e in result.of_type("approval_request")]
-
-
-def ended(result: Replay) -> dict[str, str]:
-    return {e.tool_call_id: e.type for e in result.events if e.type in ("tool_result", "tool_error")}
-
-
-def text_of(result: Replay) -> str:
-    return "".join(e.text for e in result.of_type("message_stop"))
-
-
-def thoughts_of(result: Replay) -> str:
-    return "".join(e.thinking for e in result.of_type("thinking_stop"))
-
-
 @pytest.mark.parametrize("name", REPLAYABLE)
 def test_every_recording_keeps_the_ordering_contract_and_ends_every_tool_call(name: str) -> None:
     result = run(name)
-    assert_ordering(result.events)
-    started = [e.tool_call_id for e in result.of_type("tool_call_start")]
-    assert set(started) == set(ended(result)), "a tool call was left open"
+    result.assert_contract()
     assert result.events[-1].type in ("turn_end", "auth_error"), result.events[-1]
 
 
@@ -69,7 +51,7 @@ def test_every_question_is_about_the_tool_call_announced_before_it_with_its_anno
     assert [e.action for e in asked] == [
         "Print a greeting", "Creating /work/project/notes.txt", "Editing /work/project/notes.txt", "Show notes.txt",
     ]
-    assert all(ended(result)[tid] == "tool_result" for tid in starts)
+    assert all(result.ended()[tid] == "tool_result" for tid in starts)
     answers = result.answers()
     assert [answers[i]["result"] for i in range(4)] == [{"outcome": {"outcome": "selected", "optionId": "allow_once"}}] * 4
 
@@ -94,17 +76,17 @@ def test_edits_carry_their_diffs_and_locations() -> None:
 
 def test_info_lines_are_thoughts_never_the_answer_text() -> None:
     allow = run("write_edit_allow")
-    assert "Info:" not in text_of(allow)
-    assert "Info: /work/project/notes.txt" in thoughts_of(allow)
-    assert text_of(allow).endswith("Done: notes.txt now contains alpha and gamma.")
+    assert "Info:" not in allow.text()
+    assert "Info: /work/project/notes.txt" in allow.thoughts()
+    assert allow.text().endswith("Done: notes.txt now contains alpha and gamma.")
     reject = run("write_edit_reject")
-    assert "Info: Operation cancelled by user" in thoughts_of(reject) and "Info:" not in text_of(reject)
+    assert "Info: Operation cancelled by user" in reject.thoughts() and "Info:" not in reject.text()
 
 
 def test_a_refused_call_ends_failed_and_the_turn_ends_normally() -> None:
     result = run("write_edit_reject")
-    (asked,) = asked_tools(result)  # copilot stops the turn after the first refusal
-    assert ended(result)[asked] == "tool_error"
+    (asked,) = result.asked_tools()  # copilot stops the turn after the first refusal
+    assert result.ended()[asked] == "tool_error"
     assert result.answers()[0]["result"] == {"outcome": {"outcome": "selected", "optionId": "reject_once"}}
     assert result.events[-1].type == "turn_end" and not result.of_type("interrupted")
 
@@ -116,12 +98,12 @@ def test_a_401_is_an_auth_error_with_the_login_hint_never_end_turn(name: str) ->
     assert error.message.startswith("Authentication failed with provider") and "HTTP 401" in error.message
     assert "copilot login" in error.guidance
     assert not result.of_type("turn_end")  # the prompt fails as ACP auth_required
-    assert "Error:" not in text_of(result)  # shown once, by the typed error, not also as the answer
+    assert "Error:" not in result.text()  # shown once, by the typed error, not also as the answer
     if name == "auth_error":  # copilot's retry lines are retries, as every agent's are
         retries = result.of_type("retry")
         assert [(r.attempt, r.reason) for r in retries] == [
             (1, "Request failed due to a transient API error"), (2, "Request failed due to a transient API error")]
-        assert "Retrying" not in thoughts_of(result)
+        assert "Retrying" not in result.thoughts()
 
 
 @pytest.mark.parametrize("name", ["rate_limit", "rate_limit_no_retry"])
@@ -129,7 +111,7 @@ def test_a_429_is_a_rate_limit_error(name: str) -> None:
     result = run(name)
     (error,) = result.of_type("rate_limit_error")
     assert "429 Rate limit reached" in error.message
-    assert not result.of_type("auth_error") and "Error:" not in text_of(result)
+    assert not result.of_type("auth_error") and "Error:" not in result.text()
 
 
 def test_a_turn_that_merely_says_error_after_real_work_stays_text() -> None:
@@ -164,8 +146,8 @@ def test_cancel_mid_stream_and_while_asking_end_the_turn_cancelled() -> None:
         assert len(result.of_type("turn_end")) == 2, name  # the follow-up prompt runs too
     at_ask = run("cancel_at_ask")
     assert at_ask.answers()[0]["result"] == {"outcome": {"outcome": "cancelled"}}
-    asked = asked_tools(at_ask)[0]
-    assert ended(at_ask)[asked] == "tool_error"  # copilot leaves it pending: the bridge ends it
+    asked = at_ask.asked_tools()[0]
+    assert at_ask.ended()[asked] == "tool_error"  # copilot leaves it pending: the bridge ends it
 
 
 def test_a_cancel_answered_end_turn_is_still_cancelled() -> None:

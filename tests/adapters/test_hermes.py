@@ -38,16 +38,10 @@ def run(name: str, cwd: Path, **kwargs: Any) -> Replay:
     return replay(HermesAdapter(), "hermes", name, cwd=str(cwd), on_answer=writes_like_hermes(cwd), **kwargs)
 
 
-def ended(result: Replay) -> dict[str, Any]:
-    return {e.tool_call_id: e for e in result.events if e.type in ("tool_result", "tool_error")}
-
-
 @pytest.mark.parametrize("name", REPLAYABLE)
 def test_every_recording_keeps_the_ordering_contract_and_ends_every_tool_call(name: str, tmp_path: Path) -> None:
     result = run(name, tmp_path)
-    assert_ordering(result.events)
-    started = [e.tool_call_id for e in result.of_type("tool_call_start")]
-    assert set(started) == set(ended(result)), "a tool call was left open"
+    started = result.assert_contract()
     assert all(tid.startswith("tc-") for tid in started), started  # no call invented for hermes' synthetic ids
 
 
@@ -71,7 +65,7 @@ def test_each_question_is_about_the_tool_call_hermes_announced(tmp_path: Path) -
 def test_write_and_patch_calls_hermes_never_finishes_complete_when_the_file_holds_the_new_text(tmp_path: Path) -> None:
     result = run("write_edit_allow", tmp_path)
     asks = result.of_type("approval_request")
-    outcome = ended(result)
+    outcome = result.endings()
     assert outcome[asks[0].tool_call_id].type == "tool_result" and outcome[asks[1].tool_call_id].type == "tool_result"
     assert (tmp_path / "notes.txt").read_text() == "alpha\ngamma\n"
 
@@ -79,13 +73,13 @@ def test_write_and_patch_calls_hermes_never_finishes_complete_when_the_file_hold
 def test_an_allowed_write_that_did_not_land_ends_failed_saying_so(tmp_path: Path) -> None:
     result = replay(HermesAdapter(), "hermes", "write_edit_allow", cwd=str(tmp_path))  # nothing writes the file
     first = result.of_type("approval_request")[0].tool_call_id
-    error = ended(result)[first]
+    error = result.endings()[first]
     assert error.type == "tool_error" and "notes.txt" in error.error
 
 
 def test_refusals_end_failed_and_a_patch_of_the_missing_file_fails_too(tmp_path: Path) -> None:
     result = run("write_edit_reject", tmp_path)
-    outcome = ended(result)
+    outcome = result.endings()
     asked = [a.tool_call_id for a in result.of_type("approval_request")]
     assert asked and all(outcome[tid].type == "tool_error" for tid in asked)
     patch = next(e.tool_call_id for e in result.of_type("tool_call_start") if e.display.title.startswith("patch"))

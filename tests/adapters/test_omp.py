@@ -26,20 +26,10 @@ def run(name: str, **kwargs: Any) -> Replay:
     return replay(OmpAdapter(), "omp", name, **kwargs)
 
 
-def asked_tools(result: Replay) -> list[str]:
-    return [e.tool_call_id for e in result.of_type("approval_request")]
-
-
-def ended(result: Replay) -> dict[str, str]:
-    return {e.tool_call_id: e.type for e in result.events if e.type in ("tool_result", "tool_error")}
-
-
 @pytest.mark.parametrize("name", REPLAYABLE)
 def test_every_recording_keeps_the_ordering_contract_and_ends_every_tool_call(name: str) -> None:
     result = run(name)
-    assert_ordering(result.events)
-    started = [e.tool_call_id for e in result.of_type("tool_call_start")]
-    assert set(started) == set(ended(result)), "a tool call was left open"
+    result.assert_contract()
     assert result.events[-1].type in ("turn_end", "auth_error"), result.events[-1]
 
 
@@ -58,8 +48,8 @@ def test_write_and_edit_are_asked_through_elicitations_about_one_tool_call_each(
     starts = {e.tool_call_id: e for e in result.of_type("tool_call_start")}
     edits = [tid for tid, e in starts.items() if e.display and e.display.kind == "edit"]
     assert len(edits) == 2 and len(starts) == 4  # echo, write, edit, cat: no second call for an elicited edit
-    assert set(asked_tools(result)) == set(starts)  # every call was asked about, each before it ran
-    assert all(ended(result)[tid] == "tool_result" for tid in starts)
+    assert set(result.asked_tools()) == set(starts)  # every call was asked about, each before it ran
+    assert all(result.ended()[tid] == "tool_result" for tid in starts)
     write = starts[edits[0]]
     assert write.display.locations[0].path == "/work/project/notes.txt"
     assert write.display.diffs[0].new_text == "alpha\nbeta\n" and write.display.diffs[0].old_text is None
@@ -83,9 +73,9 @@ def test_the_edit_rule_input_names_the_file_so_an_always_rule_for_it_matches() -
 
 def test_refused_calls_end_failed_and_show_no_more_progress() -> None:
     result = run("write_edit_reject")
-    asked = asked_tools(result)
+    asked = result.asked_tools()
     assert len(asked) == 4
-    assert all(ended(result)[tid] == "tool_error" for tid in asked)
+    assert all(result.ended()[tid] == "tool_error" for tid in asked)
     answers = result.answers()
     assert answers[1]["result"] == {"action": "accept", "content": {"value": "Deny"}}
     assert answers[0]["result"]["outcome"]["optionId"] == "reject_once"
@@ -115,8 +105,8 @@ def test_cancel_mid_stream_and_while_asking_end_the_turn_cancelled() -> None:
         assert len(result.of_type("turn_end")) == 2, name  # the follow-up prompt runs too
     at_ask = run("cancel_at_ask")
     assert at_ask.answers()[0]["result"] == {"outcome": {"outcome": "cancelled"}}
-    (asked,) = asked_tools(at_ask)[:1]
-    assert ended(at_ask)[asked] == "tool_error"  # omp never finishes it: the bridge does
+    (asked,) = at_ask.asked_tools()[:1]
+    assert at_ask.ended()[asked] == "tool_error"  # omp never finishes it: the bridge does
 
 
 def test_a_restarted_bridge_resumes_omps_session_without_a_replay() -> None:

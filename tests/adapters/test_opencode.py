@@ -15,7 +15,6 @@ import pytest
 from acp_mux.adapters.opencode import CONFIG_ENV, OpencodeAdapter, merged_config_content, permission_config
 from acp_mux.core.contract import RunOptions
 from tests.adapters.acp_replay import Replay, replay
-from tests.adapters.helpers import assert_ordering
 from tests.fixtures.acp_transcripts import fixture_names
 
 # `resume` re-attached with session/load (opencode replays first); the adapter resumes with session/resume, which
@@ -29,16 +28,10 @@ def run(name: str, cwd: Path | None = None, **kwargs: Any) -> Replay:
     return replay(OpencodeAdapter(), "opencode", name, **kwargs)
 
 
-def ended(result: Replay) -> dict[str, str]:
-    return {e.tool_call_id: e.type for e in result.events if e.type in ("tool_result", "tool_error")}
-
-
 @pytest.mark.parametrize("name", REPLAYABLE)
 def test_every_recording_keeps_the_ordering_contract_and_ends_every_tool_call(name: str) -> None:
     result = run(name)
-    assert_ordering(result.events)
-    started = [e.tool_call_id for e in result.of_type("tool_call_start")]
-    assert set(started) == set(ended(result)), "a tool call was left open"
+    result.assert_contract()
     assert result.events[-1].type in ("turn_end", "auth_error"), result.events[-1]
 
 
@@ -85,7 +78,7 @@ def test_each_question_is_about_a_call_shown_with_its_real_input_and_not_yet_run
     assert inputs["toolu_fake_4_1"] == {"command": "cat notes.txt"}  # asked before its in_progress: the question's input
     starts = {e.tool_call_id: e for e in result.of_type("tool_call_start")}
     assert starts["toolu_fake_1_2"].input_accumulated == ""  # announced empty, as opencode does
-    assert all(kind == "tool_result" for kind in ended(result).values())
+    assert all(kind == "tool_result" for kind in result.ended().values())
     titles = [e.display.title for e in result.of_type("tool_update") if e.tool_call_id == "toolu_fake_1_2" and e.display]
     assert "echo hello-from-opencode" in titles
 
@@ -102,7 +95,7 @@ def test_the_always_rule_input_names_the_file_and_the_command() -> None:
 def test_a_refused_call_ends_failed_and_is_never_shown_running() -> None:
     result = run("write_edit_reject")
     (question,) = result.of_type("approval_request")
-    assert ended(result) == {question.tool_call_id: "tool_error"}
+    assert result.ended() == {question.tool_call_id: "tool_error"}
     assert not [e for e in result.of_type("tool_update") if e.running]
     assert result.answers()[0]["result"] == {"outcome": {"outcome": "selected", "optionId": "reject"}}
     assert result.events[-1].type == "turn_end"
@@ -117,7 +110,7 @@ def test_plan_mode_is_opencodes_config_option_and_its_edit_refusals_end_failed()
     edits = [e.tool_call_id for e in result.of_type("tool_call_start") if e.display and e.display.kind == "edit"]
     asked = {e.tool_call_id for e in result.of_type("approval_request")}
     assert edits and not set(edits) & asked
-    assert all(ended(result)[tid] == "tool_error" for tid in edits)
+    assert all(result.ended()[tid] == "tool_error" for tid in edits)
 
 
 # ── fs/write_text_file ─────────────────────────────────────────────────────────────────────────────────────────
@@ -160,7 +153,7 @@ def test_cancel_mid_stream_and_while_asking_end_the_turn_cancelled() -> None:
     at_ask = run("cancel_at_ask")
     assert at_ask.answers()[0]["result"] == {"outcome": {"outcome": "cancelled"}}
     first = at_ask.of_type("approval_request")[0].tool_call_id
-    assert ended(at_ask)[first] == "tool_error"
+    assert at_ask.ended()[first] == "tool_error"
 
 
 def test_a_restarted_bridge_resumes_opencodes_session_without_a_replay() -> None:
