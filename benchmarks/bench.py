@@ -1,7 +1,7 @@
 """acp-mux performance benchmark, in one command: the comparison with the reference adapters on the real CLIs
 (``compare.py``), then the bridge's own costs with the bundled demo agent (streaming, memory, delivery).
 
-Run:  .venv/bin/python benchmarks/bench.py [--quick] [--only compare|demo] [--json OUT]
+Run:  .venv/bin/python benchmarks/bench.py [--quick] [--only compare|demo|eventlog] [--json OUT]
 
 The first run installs what it compares, pinned, into ``~/.cache/acp-mux-clis`` (or ``$ACP_MUX_CLI_CACHE``): the agent
 CLIs (``tests/e2e/install_clis.sh``), ``@zed-industries/claude-agent-acp`` 0.23.1 and ``@zed-industries/codex-acp``
