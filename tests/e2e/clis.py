@@ -28,9 +28,6 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-from acp_mux.adapters.opencode import AGENT_PERMISSIONS
 
 __all__ = [
     "PINS",
@@ -572,11 +569,18 @@ def pi_settings() -> dict[str, object]:
 
 OPENCODE_PROVIDER = "fake"
 OPENCODE_SECOND_MODEL = "fake-model-2"
-# opencode's permission rules, per agent, for the recordings (capture_acp): the ones acp-mux itself starts opencode
-# with (its ACP "mode" config option picks the agent). opencode's built-in default is {"*": "allow"}, so without
-# them it never sends session/request_permission; the e2e tests keep that default on purpose, to prove the asking
-# comes from acp-mux.
-OPENCODE_AGENT_PERMISSION: dict[str, dict[str, Any]] = AGENT_PERMISSIONS
+# opencode's permission rules, per agent (its ACP "mode" config option picks the agent: build or plan). The built-in
+# default is {"*": "allow"} (plus asks for doom_loop, external_directory and .env reads), so in ACP it never sends
+# session/request_permission for edits or shell commands and a client is never asked. With "ask" for edit (covers
+# write, edit and patch) and bash, every such call asks first. The rules go on the agents, not in the top-level
+# "permission": opencode merges that one over every agent's own rules, so an "edit": "ask" there turns plan mode's
+# edit *deny* into a question. plan keeps its own edit rules; "general" is the subagent the task tool runs.
+_ASK = {"edit": "ask", "bash": "ask", "webfetch": "ask"}
+OPENCODE_AGENT_PERMISSION: dict[str, dict[str, str]] = {
+    "build": _ASK,
+    "general": _ASK,
+    "plan": {"bash": "ask", "webfetch": "ask"},
+}
 # The plugin package opencode installs (npm, through its bundled Arborist) into every config dir it loads, in the
 # background, at each start unless the dir already has node_modules/ and a package-lock.json naming it.
 OPENCODE_PLUGIN_PACKAGE = "@opencode-ai/plugin"

@@ -168,9 +168,8 @@ def test_opencode_env_and_config(tmp_path: Path, cache: Path, monkeypatch: pytes
     assert list(provider["models"]) == ["claude-sonnet-4-5", "fake-model-2"] and config["enabled_providers"] == ["fake"]
     assert all(m["modalities"]["input"] == ["text", "image"] for m in provider["models"].values())
     assert "permission" not in config  # top-level rules would override plan mode's edit deny
-    ask = {"edit": "ask", "bash": "ask", "webfetch": "ask"}  # the recordings' rules are the ones acp-mux starts it with
+    ask = {"edit": "ask", "bash": "ask", "webfetch": "ask"}
     assert config["agent"] == {"build": {"permission": ask}, "general": {"permission": ask},
-                               "explore": {"permission": {"bash": "ask", "webfetch": "ask"}},
                                "plan": {"permission": {"bash": "ask", "webfetch": "ask"}}}
     assert config["autoupdate"] is False and config["share"] == "disabled"
     assert env["XDG_CONFIG_HOME"] == str(home / ".config") and env["HOME"] == str(home)
