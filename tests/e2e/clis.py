@@ -569,8 +569,8 @@ def pi_settings() -> dict[str, object]:
 
 OPENCODE_PROVIDER = "fake"
 OPENCODE_SECOND_MODEL = "fake-model-2"
-# opencode's permission rules, per agent, for the recordings: the same as adapters/opencode.py AGENT_PERMISSIONS
-# (not imported: install_clis.sh runs this module before acp-mux is installed). Its ACP "mode" picks the agent. The built-in
+# opencode's permission rules, per agent, for the recordings: acp-mux's own (adapters/opencode.py AGENT_PERMISSIONS, which
+# also covers explore; not imported: install_clis.sh runs this module before acp-mux is installed). The built-in
 # default is {"*": "allow"} (plus asks for doom_loop, external_directory and .env reads), so in ACP it never sends
 # session/request_permission for edits or shell commands and a client is never asked. With "ask" for edit (covers
 # write, edit and patch) and bash, every such call asks first. The rules go on the agents, not in the top-level
