@@ -17,7 +17,7 @@ import acp
 import pytest
 
 from acp_mux.adapters.registry import ENTRIES, locate_binary
-from tests.server.client import RecordingClient, bridge
+from tests.server.client import RecordingClient, bridge, final_statuses
 
 FAKE_BIN = Path(__file__).resolve().parents[1] / "fakes" / "bin"
 WRITE_EDIT = "Create notes.txt with the lines alpha and beta, then change beta to gamma."
@@ -55,14 +55,6 @@ class Cursor:
 
 async def prompt(conn: Any, sid: str, text: str) -> Any:
     return await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block(text)]), TURN)
-
-
-def final_statuses(client: RecordingClient) -> dict[str, str]:
-    status: dict[str, str] = {}
-    for update in client.updates:
-        if update.session_update in ("tool_call", "tool_call_update") and update.status:
-            status[update.tool_call_id] = update.status
-    return status
 
 
 def by_kind(options: list[Any], kind: str) -> str:

@@ -18,7 +18,7 @@ import pytest
 
 from acp_mux.adapters.registry import ENTRIES
 from tests.e2e.harness import RealAgent, require_cli
-from tests.server.client import RecordingClient
+from tests.server.client import RecordingClient, final_statuses
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
 
@@ -57,15 +57,6 @@ async def asking_session(agent: RealAgent, conn: Any, client: RecordingClient) -
 
 async def prompt(conn: Any, sid: str, text: str, timeout: float = TURN_TIMEOUT) -> Any:
     return await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block(text)]), timeout)
-
-
-def final_statuses(client: RecordingClient) -> dict[str, str]:
-    """tool call id -> the last status the editor saw for it."""
-    status: dict[str, str] = {}
-    for update in client.updates:
-        if update.session_update in ("tool_call", "tool_call_update") and update.status:
-            status[update.tool_call_id] = update.status
-    return status
 
 
 def diffs(client: RecordingClient) -> list[Any]:

@@ -45,6 +45,15 @@ class RecordingClient(PlainClient):
         return "".join(u.content.text for u in self.of(kind))
 
 
+def final_statuses(client: RecordingClient) -> dict[str, str]:
+    """tool call id -> the last status the editor saw for it."""
+    status: dict[str, str] = {}
+    for update in client.updates:
+        if update.session_update in ("tool_call", "tool_call_update") and update.status:
+            status[update.tool_call_id] = update.status
+    return status
+
+
 @asynccontextmanager
 async def bridge(
     client: RecordingClient, *args: str, cwd: str, state_dir: str, env: dict[str, str] | None = None
