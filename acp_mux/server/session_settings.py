@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from acp_mux.server import settings_shapes as shapes
+
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
@@ -35,41 +37,30 @@ class SessionSettings:
     from_agent: bool = False  # the agent has reported its own (vs. the adapter's declared defaults)
 
     @classmethod
-    def declared(cls, adapter: AgentAdapter, mode: str | None, model: str | None) -> "SessionSettings":
-        modes = list(adapter.modes)
-        current_mode = mode if any(m.id == mode for m in modes) else adapter.default_mode or (modes[0].id if modes else None)
-        models = [(m, m) for m in adapter.models]
-        current_model = model or (models[0][0] if models else None)
-        return cls(modes, models, current_mode, current_model)
-
-    @classmethod
     def remembered(cls, adapter: AgentAdapter, cache_dir: Path, mode: str | None, model: str | None) -> "SessionSettings":
         """The declared settings, or what this agent reported last time when it reports its own."""
-        settings = cls.declared(adapter, mode, model)
-        if adapter.modes or adapter.models:
-            return settings  # fixed by the adapter: nothing to remember
-        try:
-            saved = json.loads((cache_dir / f"{adapter.name}.json").read_text())
-        except (OSError, ValueError):
-            return settings
+        saved = None if adapter.modes or adapter.models else shapes.read_saved(str(cache_dir), adapter.name)
+        return cls._starting(adapter, saved, mode, model)
+
+    @classmethod
+    def _starting(cls, adapter: AgentAdapter, saved: Any, mode: str | None, model: str | None) -> "SessionSettings":
+        """Through :func:`~acp_mux.server.settings_shapes.starting_settings`, which the launcher also uses to
+        answer ``session/new`` early; the adapter's own :class:`ModeInfo` objects are kept (they say read-only)."""
         from acp_mux.adapters.base import ModeInfo
 
-        if isinstance(saved, dict):
-            settings.modes = [
-                ModeInfo(id=m["id"], name=str(m.get("name") or m["id"]), description=str(m.get("description") or ""))
-                for m in saved.get("modes") or () if isinstance(m, dict) and isinstance(m.get("id"), str)
-            ]
-            settings.models = [(m[0], m[1]) for m in saved.get("models") or () if isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m)]
-            settings.current_mode = mode if settings.has_mode(mode) else saved.get("current_mode") if isinstance(saved.get("current_mode"), str) else None
-            settings.current_model = model or (saved.get("current_model") if isinstance(saved.get("current_model"), str) else None)
-        return settings
+        start = shapes.starting_settings(mode_dicts(adapter.modes), list(adapter.models), adapter.default_mode,
+                                         saved, mode, model)
+        declared = {m.id: m for m in adapter.modes}
+        modes = [declared.get(m["id"]) or ModeInfo(id=m["id"], name=m["name"], description=m["description"])
+                 for m in start["modes"]]
+        return cls(modes, start["models"], start["current_mode"], start["current_model"])
 
     def remember(self, agent: str, cache_dir: Path) -> None:
         """Keep what the agent reported for the next session's first answer (best effort, user-private)."""
         if not self.from_agent:
             return
         data = {
-            "modes": [{"id": m.id, "name": m.name, "description": m.description} for m in self.modes],
+            "modes": mode_dicts(self.modes),
             "models": [list(m) for m in self.models],
             "current_mode": self.current_mode,
             "current_model": self.current_model,
@@ -124,34 +115,12 @@ class SessionSettings:
 
     # ── the ACP shapes ─────────────────────────────────────────────────────────────────────────────────────────
     def modes_state(self) -> dict[str, Any] | None:
-        if not self.modes:
-            return None
-        available = [{"id": m.id, "name": m.name, "description": m.description} for m in self.modes]
-        return {"currentModeId": self.mode_info().id if self.mode_info() else None, "availableModes": available}
+        return shapes.modes_state(mode_dicts(self.modes), self.current_mode)
 
     def config_options(self) -> list[dict[str, Any]]:
-        options: list[dict[str, Any]] = []
-        current = self.mode_info()
-        if current is not None:
-            options.append(
-                {
-                    "id": "mode",
-                    "name": "Mode",
-                    "category": "mode",
-                    "type": "select",
-                    "currentValue": current.id,
-                    "options": [{"value": m.id, "name": m.name, "description": m.description} for m in self.modes],
-                }
-            )
-        if self.models:
-            options.append(
-                {
-                    "id": "model",
-                    "name": "Model",
-                    "category": "model",
-                    "type": "select",
-                    "currentValue": self.current_model or self.models[0][0],
-                    "options": [{"value": m, "name": name} for m, name in self.models],
-                }
-            )
-        return options + [o for o in self.extra_options if o.get("id") not in ("mode", "model")]
+        return shapes.config_options(mode_dicts(self.modes), self.current_mode, self.models, self.current_model,
+                                     self.extra_options)
+
+
+def mode_dicts(modes: Any) -> list[dict[str, str]]:
+    return [{"id": m.id, "name": m.name, "description": m.description} for m in modes]

@@ -1,0 +1,108 @@
+"""A new session's modes and models, and their ACP shapes, from plain data: one piece for the launcher and the bridge.
+
+The launcher answers ``session/new`` before the bridge is imported (:mod:`acp_mux.server.early_session`), from the
+agent facts snapshot; the bridge answers every later question from :class:`~acp_mux.server.session_settings.
+SessionSettings`. Both build what the editor sees with these functions, on plain lists and dicts, so the two
+answers cannot differ. Only the standard library's ``json`` is used: anything heavier would be paid by the launcher
+before the editor hears anything.
+
+A mode is ``{"id", "name", "description"}``; a model is ``(id, name)``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+TYPE_CHECKING = False  # typing itself is one of the imports the launcher avoids
+if TYPE_CHECKING:
+    from typing import Any
+
+    Mode = dict[str, str]
+
+
+def starting_settings(declared_modes: list[Mode], declared_models: list[str], default_mode: str | None,
+                      saved: Any, mode: str | None, model: str | None) -> dict[str, Any]:
+    """Modes, models and the current ones for a session opening now.
+
+    ``declared_*``: what the adapter fixes (claude, codex); when it fixes nothing, the agent reports its own and
+    ``saved`` (what it reported last time, :func:`read_saved`) stands in until it does. ``mode`` / ``model``: asked
+    for by the session record or the command line. ``from_saved`` says the modes came from ``saved`` (a mode the
+    agent has not confirmed yet is then taken on trust only while it has reported no modes at all).
+    """
+    modes = [dict(m) for m in declared_modes]
+    models = [(m, m) for m in declared_models]
+    current_mode = mode if any(m["id"] == mode for m in modes) else default_mode or (modes[0]["id"] if modes else None)
+    current_model = model or (models[0][0] if models else None)
+    settings: dict[str, Any] = {"modes": modes, "models": models, "current_mode": current_mode,
+                                "current_model": current_model}
+    if declared_modes or declared_models or not isinstance(saved, dict):
+        return settings
+    modes = [{"id": m["id"], "name": str(m.get("name") or m["id"]), "description": str(m.get("description") or "")}
+             for m in saved.get("modes") or () if isinstance(m, dict) and isinstance(m.get("id"), str)]
+    models = [(m[0], m[1]) for m in saved.get("models") or ()
+              if isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m)]
+    saved_mode = saved.get("current_mode")
+    saved_model = saved.get("current_model")
+    trusted = isinstance(mode, str) and bool(mode) and (not modes or any(m["id"] == mode for m in modes))
+    settings.update(
+        modes=modes, models=models,
+        current_mode=mode if trusted else saved_mode if isinstance(saved_mode, str) else None,
+        current_model=model or (saved_model if isinstance(saved_model, str) else None),
+    )
+    return settings
+
+
+def read_saved(cache_dir: str, agent: str) -> Any:
+    """What ``agent`` reported last time (``<state>/agents/<agent>.json``), or None."""
+    try:
+        with open(os.path.join(cache_dir, f"{agent}.json"), encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, ValueError):
+        return None
+
+
+def current_mode_of(modes: list[Mode], current: str | None) -> Mode | None:
+    """The current mode, or the first when the current one is not offered."""
+    return next((m for m in modes if m["id"] == current), modes[0] if modes else None)
+
+
+def modes_state(modes: list[Mode], current: str | None) -> dict[str, Any] | None:
+    """ACP ``modes`` (``SessionModeState``), None without modes."""
+    chosen = current_mode_of(modes, current)
+    if chosen is None:
+        return None
+    available = [{"id": m["id"], "name": m["name"], "description": m["description"]} for m in modes]
+    return {"currentModeId": chosen["id"], "availableModes": available}
+
+
+def config_options(modes: list[Mode], current_mode: str | None, models: list[tuple[str, str]],
+                   current_model: str | None, extra: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """ACP ``configOptions``: mode, model, then the agent's own settings."""
+    options: list[dict[str, Any]] = []
+    chosen = current_mode_of(modes, current_mode)
+    if chosen is not None:
+        options.append({
+            "id": "mode", "name": "Mode", "category": "mode", "type": "select", "currentValue": chosen["id"],
+            "options": [{"value": m["id"], "name": m["name"], "description": m["description"]} for m in modes],
+        })
+    if models:
+        options.append({
+            "id": "model", "name": "Model", "category": "model", "type": "select",
+            "currentValue": current_model or models[0][0],
+            "options": [{"value": m, "name": name} for m, name in models],
+        })
+    return options + [o for o in extra if o.get("id") not in ("mode", "model")]
+
+
+def session_state(session_id: str, settings: dict[str, Any], extra: list[dict[str, Any]]) -> dict[str, Any]:
+    """The answer to ``session/new`` (and load/resume): the id, modes when there are any, config options when any."""
+    state: dict[str, Any] = {"sessionId": session_id}
+    modes = modes_state(settings["modes"], settings["current_mode"])
+    if modes:
+        state["modes"] = modes
+    options = config_options(settings["modes"], settings["current_mode"], settings["models"],
+                             settings["current_model"], extra)
+    if options:
+        state["configOptions"] = options
+    return state
