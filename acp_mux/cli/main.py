@@ -246,6 +246,12 @@ async def serve(adapter, config, choices=None, early=None) -> int:  # noqa: ANN0
             conn.on_message("in", {"jsonrpc": "2.0", "id": early.request_id, "method": "initialize",
                                    "params": early.params})
             conn.on_message("out", {"jsonrpc": "2.0", "id": early.request_id, "result": early.answer})
+    if early is not None and early.session is not None:  # and the session/new after it
+        if conn.on_message is not None:
+            conn.on_message("in", {"jsonrpc": "2.0", "id": early.session.request_id, "method": "session/new",
+                                   "params": early.session.params})
+            conn.on_message("out", {"jsonrpc": "2.0", "id": early.session.request_id, "result": early.session.answer})
+        await server.adopt(early.session)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):

@@ -24,6 +24,7 @@ from acp_mux.server.store import SessionRecord, SessionStore
 
 if TYPE_CHECKING:
     from acp_mux.server.live_session import BridgeConfig, LiveSession
+    from acp_mux.server.early_session import EarlySession
     from acp_mux.adapters.base import AgentAdapter
 
 log = logging.getLogger(__name__)
@@ -130,6 +131,29 @@ class AcpServer:
             await self._retain_once()
 
         return AfterResponse(self._session_state(session), then)
+
+    async def adopt(self, early: EarlySession) -> None:
+        """Take over the ``session/new`` the launcher answered before this server existed
+        (:mod:`acp_mux.server.early_session`): save its record and open it as :meth:`new_session` would have, and
+        correct the editor's view should the launcher's answer differ from this server's. A problem found only now
+        (the store cannot be written, the agent cannot start) is logged; the first prompt reports it as a typed error."""
+        agent = self.adapter.name
+        record = SessionRecord(session_id=early.session_id, agent=agent, cwd=early.cwd, mode=self.config.mode,
+                               model=self.config.model)
+        try:
+            self.store.save(record)
+        except Exception as exc:
+            log.warning("session %s could not be saved: %s", early.session_id, exc)
+        problem = self.adapter.startup_problem(self.config.binary, self.config.env)
+        if problem:
+            log.warning("%s", problem)
+        session = self._live(record, early.params)
+        state = self._session_state(session)
+        if state != early.answer:
+            log.warning("the launcher's session/new answer differed from the server's; corrected by updates")
+            self._announce_mode(session.id)
+        await self._announce(session)
+        await self._retain_once()
 
     async def load_session(self, params: dict[str, Any]) -> AfterResponse:
         self._require_startable()

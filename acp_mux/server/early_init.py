@@ -26,7 +26,9 @@ import sys
 
 TYPE_CHECKING = False  # typing itself is one of the imports this module exists to avoid
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable
+
+    from acp_mux.server.early_session import EarlySession
 
 FACTS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "agent_facts.json")
 PROTOCOL_VERSION = 1
@@ -40,13 +42,15 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 class Early:
-    """What was read before the server existed: the ``initialize`` params if it was answered, and every byte after."""
+    """What was read before the server existed: the ``initialize`` params if it was answered, the ``session/new``
+    answered after it if any (:mod:`acp_mux.server.early_session`), and every byte after."""
 
-    __slots__ = ("params", "request_id", "answer", "leftover")
+    __slots__ = ("params", "request_id", "answer", "leftover", "session")
 
     def __init__(self, params: dict[str, Any] | None, request_id: Any, answer: dict[str, Any] | None,
-                 leftover: bytes) -> None:
+                 leftover: bytes, session: EarlySession | None = None) -> None:
         self.params, self.request_id, self.answer, self.leftover = params, request_id, answer, leftover
+        self.session = session
 
 
 # ── the answer, for both paths ─────────────────────────────────────────────────────────────────────────────────
@@ -107,9 +111,9 @@ def client_capabilities_or_none(params: dict[str, Any]) -> dict[str, Any] | None
 
 
 # ── the launcher's side ────────────────────────────────────────────────────────────────────────────────────────
-def serve_target(argv: list[str], environ: dict[str, str] | os._Environ[str]) -> tuple[str, str | None, str | None] | None:
-    """(agent, transport, --agent-bin) when ``argv`` is a plain serve command line this module fully understands,
-    else None. Anything else (doctor, demo, --login, --help, an unknown option, a bad value, no agent) goes to the
+def serve_target(argv: list[str], environ: dict[str, str] | os._Environ[str]) -> tuple[str, str | None, dict[str, str]] | None:
+    """(agent, transport, the options given with a value) when ``argv`` is a plain serve command line this module
+    fully understands, else None. Anything else (doctor, demo, --login, --help, an unknown option, a bad value, no agent) goes to the
     full command line parser, unanswered here."""
     values: dict[str, str] = {}
     at = 0
@@ -141,7 +145,7 @@ def serve_target(argv: list[str], environ: dict[str, str] | os._Environ[str]) ->
     if not agent or agent == "auto":
         return None  # several agents at once: the server works out what they can do together
     transport = values.get("--transport") or environ.get(f"ACP_MUX_{agent.upper()}_TRANSPORT") or None
-    return agent, transport, values.get("--agent-bin")
+    return agent, transport, values
 
 
 def load_facts(agent: str, transport: str | None) -> dict[str, Any] | None:
@@ -158,13 +162,12 @@ def load_facts(agent: str, transport: str | None) -> dict[str, Any] | None:
     if caps is None:
         return None
     return {"display_name": facts["display_name"], "auth_hint": facts["auth_hint"], "login": facts["login"],
-            "caps": caps}
+            "caps": caps, "binary": facts["binary"], "session": facts["sessions"][chosen]}
 
 
-def read_first_line(fd: int) -> bytes:
-    """Bytes from ``fd`` up to and including the first newline (or end of input), reading no more than needed
-    beyond it; whatever else arrived with it is kept by the caller."""
-    data = b""
+def read_first_line(fd: int, data: bytes = b"") -> bytes:
+    """``data`` and bytes from ``fd`` up to and including the first newline (or end of input), reading no more than
+    needed beyond it; whatever else arrived with it is kept by the caller."""
     while b"\n" not in data and len(data) < MAX_FIRST_LINE:
         chunk = os.read(fd, 65536)
         if not chunk:
@@ -173,21 +176,56 @@ def read_first_line(fd: int) -> bytes:
     return data
 
 
-def answer_early(argv: list[str], fd_in: int = 0, fd_out: int = 1) -> Early | None:
+def answer_early(argv: list[str], fd_in: int = 0, fd_out: int = 1,
+                 meanwhile: Callable[[], Callable[[], None]] | None = None) -> Early | None:
     """Read the editor's first message; when it is an ``initialize`` this module can answer, write the answer to
-    ``fd_out``. Returns what the server needs to carry on (None: nothing was read, the server starts as usual)."""
+    ``fd_out``, and do the same for a ``session/new`` right after it. Returns what the server needs to carry on
+    (None: nothing was read, the server starts as usual).
+
+    ``meanwhile``: started once ``initialize`` is answered, while the next message is awaited (the launcher loads
+    the bridge then); it returns what waits for it to finish, called before this returns."""
     target = serve_target(argv, os.environ)
     if target is None or os.isatty(fd_in):
         return None
-    agent, transport, binary = target
+    agent, transport, options = target
     facts = load_facts(agent, transport)
     if facts is None:
         return None
     data = read_first_line(fd_in)
     try:
-        return _answer(data, agent, facts, binary, fd_out)
+        early = _answer(data, agent, facts, options.get("--agent-bin"), fd_out)
     except Exception:  # noqa: BLE001 - whatever went wrong, the bytes read go to the server, never lost
         return Early(None, None, None, data)
+    if early.params is not None:
+        finish = meanwhile() if meanwhile is not None else None
+        try:
+            _answer_session(early, agent, facts, options, fd_in, fd_out)
+        finally:
+            if finish is not None:
+                finish()
+    return early
+
+
+def _answer_session(early: Early, agent: str, facts: dict[str, Any], options: dict[str, str], fd_in: int,
+                    fd_out: int) -> None:
+    """Read the message after ``initialize`` into ``early.leftover``, and answer it when it is a ``session/new``
+    the launcher can answer (:mod:`acp_mux.server.early_session`)."""
+    try:
+        early.leftover = read_first_line(fd_in, early.leftover)
+    except OSError:
+        return  # the server reads on and meets the same error
+    line, newline, rest = early.leftover.partition(b"\n")
+    message = _request(line, "session/new") if newline else None
+    if message is None:
+        return
+    try:
+        from acp_mux.server.early_session import answer_new_session
+
+        early.session = answer_new_session(message, agent, facts, options, fd_out)
+    except Exception:  # noqa: BLE001 - unanswered, the request goes to the server as it came
+        early.session = None
+    if early.session is not None:
+        early.leftover = rest
 
 
 def _answer(data: bytes, agent: str, facts: dict[str, Any], binary: str | None, fd_out: int) -> Early:
@@ -212,22 +250,29 @@ def _answer(data: bytes, agent: str, facts: dict[str, Any], binary: str | None, 
     return Early(params, message["id"], result, rest)
 
 
-def _initialize_request(line: bytes) -> dict[str, Any] | None:
+def _request(line: bytes, method: str) -> dict[str, Any] | None:
+    """``line`` as a JSON-RPC request for ``method`` with an object of params, or None (the server answers it)."""
     if _SURROGATE_ESCAPE.search(line):
         return None  # the server's parser repairs lone surrogates (acp_mux.core.text); it answers such a line itself
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):  # not JSON, or nested too deep to parse: the server answers it
         return None
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or message.get("method") != "initialize":
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or message.get("method") != method:
         return None
     request_id = message.get("id")
     if not isinstance(request_id, (int, str)) or isinstance(request_id, bool):
         return None
-    params = message.get("params")
-    if not isinstance(params, dict):
+    if not isinstance(message.get("params"), dict):
         return None
-    version = params.get("protocolVersion")
+    return message
+
+
+def _initialize_request(line: bytes) -> dict[str, Any] | None:
+    message = _request(line, "initialize")
+    if message is None:
+        return None
+    version = message["params"].get("protocolVersion")
     if not isinstance(version, int) or isinstance(version, bool):
         return None
     return message
@@ -251,6 +296,9 @@ def current_facts() -> dict[str, Any]:
             "login": bool(first.login_args),
             "default_transport": entry.default_transport,
             "transports": {transport: caps_of(adapter.capabilities) for transport, adapter in adapters.items()},
+            "sessions": {transport: session_facts(adapter) for transport, adapter in adapters.items()},
+            "binary": {"name": entry.binary, "env_var": entry.bin_env_var, "alt": entry.alt_binary,
+                       "alt_target": entry.alt_binary_target},
         }
     return out
 
@@ -264,6 +312,13 @@ def caps_of(capabilities: Any) -> dict[str, bool]:
         "mcp_http": capabilities.supports_mcp_http,
         "mcp_sse": capabilities.supports_mcp_sse,
     }
+
+
+def session_facts(adapter: Any) -> dict[str, Any]:
+    """What a new session starts with (:func:`acp_mux.server.settings_shapes.starting_settings`)."""
+    from acp_mux.server.session_settings import mode_dicts
+
+    return {"modes": mode_dicts(adapter.modes), "models": list(adapter.models), "default_mode": adapter.default_mode}
 
 
 def facts_text() -> str:

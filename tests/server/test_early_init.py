@@ -125,10 +125,11 @@ def test_command_lines_it_does_not_fully_understand_are_not_read_at_all(argv: li
 def test_serve_command_lines_it_understands(monkeypatch) -> None:
     monkeypatch.setenv("ACP_MUX_CODEX_TRANSPORT", "exec")
     target = early_init.serve_target
-    assert target(["--agent=codex", "--stdio", "--model", "m", "--", "--anything"], os.environ) == ("codex", "exec", None)
+    assert target(["--agent=codex", "--stdio", "--model", "m", "--", "--anything"], os.environ) == (
+        "codex", "exec", {"--agent": "codex", "--model": "m"})
     assert target(["--agent", "claude", "--agent-bin", "/x/claude", "--log-level", "debug"], {}) == (
-        "claude", None, "/x/claude")
-    assert target([], {"ACP_MUX_AGENT": "gemini"}) == ("gemini", None, None)
+        "claude", None, {"--agent": "claude", "--agent-bin": "/x/claude", "--log-level": "debug"})
+    assert target([], {"ACP_MUX_AGENT": "gemini"}) == ("gemini", None, {})
 
 
 PROBE = """
