@@ -5,7 +5,8 @@ JSON-RPC responder using only the standard library answers in the time the inter
 bridge's own machinery (asyncio, the server, the adapter) costs several times that to import. So the launcher
 (``acp_mux.cli.launch``) first reads the first line itself, and when it is an ``initialize`` this module can answer
 exactly as the server would, writes the answer, and only then lets the rest load; the server is told what the
-editor said (:class:`Early`) and starts from the bytes that followed.
+editor said (:class:`Early`) and starts from the bytes that followed. A ``session/new`` right after it is answered
+here too (:mod:`acp_mux.server.early_session`), while the launcher loads the bridge on a thread.
 
 The answer needs a few facts about the agent (its capabilities, name, login) that live in its adapter and the
 registry, whose imports are the heavy part. They are kept as a snapshot in ``agent_facts.json`` next to this
