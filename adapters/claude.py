@@ -32,8 +32,11 @@ Mapping decisions, each for a reason:
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
+from collections.abc import Mapping
+from urllib.parse import urlsplit
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -78,6 +81,11 @@ BASE_ARGS = (
 HIDDEN_COMMANDS = frozenset(
     {"cost", "keybindings-help", "login", "logout", "output-style:new", "release-notes", "todos", "exit", "quit"}
 )
+# Warming the first prompt (see ``ClaudeAdapter.start``): "1" always, "0" never, unset: only on Anthropic's own API.
+PREWARM_ENV = "ACP_MUX_CLAUDE_PREWARM"
+# Where Claude would send its model requests elsewhere; there count_tokens may be missing, and then Claude counts with
+# billed one-token model calls instead (its "haiku fallback"), which a warm-up must never cause.
+_OTHER_PROVIDERS = ("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY")
 _AUTH_TEXT = re.compile(r"invalid api key|authentication|/login|oauth token|invalid bearer|x-api-key", re.I)
 _CONTEXT_TEXT = re.compile(r"prompt is too long|context (window|length)|too many tokens", re.I)
 _TOKENS_OVER = re.compile(r"(\d[\d,]*)\s*tokens?\s*>\s*(\d[\d,]*)")
@@ -107,6 +115,23 @@ class ClaudeRun(PerRun):
     terminal: bool = False
     unknown: set[str] = field(default_factory=set)
     announced_init: bool = False
+
+
+def prewarm_wanted(env: Mapping[str, str]) -> bool:
+    """Whether a session started without a prompt should have Claude do its first-message work ahead of it.
+
+    The work is ``get_context_usage``: it sends ~14 ``count_tokens`` requests (the system prompt's sections, the
+    memory files, the tool schemas) and, while it runs, Claude reads no user message. count_tokens is free on
+    Anthropic's API; an endpoint without it makes Claude fall back to billed ``max_tokens: 1`` model calls, so by
+    default only the first-party API is warmed (``ACP_MUX_CLAUDE_PREWARM=1`` vouches for another endpoint).
+    """
+    choice = env.get(PREWARM_ENV, "").strip()
+    if choice in ("0", "1"):
+        return choice == "1"
+    if any(env.get(name, "").strip() not in ("", "0", "false") for name in _OTHER_PROVIDERS):
+        return False
+    base = env.get("ANTHROPIC_BASE_URL", "").strip()
+    return not base or urlsplit(base).hostname == "api.anthropic.com"
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -181,6 +206,11 @@ class ClaudeAdapter(AgentAdapter):
         self._control(ctx, {"subtype": "initialize", "hooks": None})
         if options.prompt is not None:
             self.send_prompt(options.prompt, ctx)
+        elif prewarm_wanted(os.environ if options.env is None else options.env):
+            # Claude builds its system prompt, tool schemas and HTTP client on the first user message (~100 ms
+            # before it asks the model). get_context_usage builds the same ones while the person is still typing;
+            # it adds nothing to the conversation and asks the API only count_tokens (one request per section).
+            self._control(ctx, {"subtype": "get_context_usage"})
 
     def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
         ClaudeRun.of(ctx).turn_error = False  # a new prompt: an earlier error no longer explains an exit

@@ -18,7 +18,7 @@ from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.events import CostRecord, is_terminal_event
 from acp_mux.core.process import ExitStatus
 from acp_mux.core.prompt import ImagePart, Prompt, ResourcePart, TextPart
-from acp_mux.adapters.claude import AUTH_GUIDANCE, BASE_ARGS, ClaudeAdapter
+from acp_mux.adapters.claude import AUTH_GUIDANCE, BASE_ARGS, ClaudeAdapter, prewarm_wanted
 from acp_mux.adapters.mcp import claude_mcp_config as mcp_config
 from acp_mux.adapters.claude_tools import CLAUDE_TOOLS, structured_patch_to_diff
 from tests.adapters.helpers import (
@@ -568,8 +568,65 @@ def test_start_queues_initialize_then_the_prompt(adapter: ClaudeAdapter) -> None
     init, user = sent(ctx)
     assert init == {**recorded[0], "request_id": "req_1_initialize"}
     assert user == {**recorded[1], "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}}
-    adapter.start(RunOptions(agent="claude", cwd=CWD), ctx := make_ctx("claude", CWD))
+    adapter.start(RunOptions(agent="claude", cwd=CWD, env={"ACP_MUX_CLAUDE_PREWARM": "0"}), ctx := make_ctx("claude", CWD))
     assert [m["type"] for m in sent(ctx)] == ["control_request"]
+
+
+PREWARM = FIXTURES / "claude" / "prewarm"  # real 2.1.197: initialize, get_context_usage, 3 s, two prompts
+
+
+def test_a_session_warmed_without_a_prompt_asks_for_the_context_usage(adapter: ClaudeAdapter) -> None:
+    """get_context_usage makes Claude build its system prompt, tools and HTTP client before the first prompt; it is
+    asked only when no prompt comes with the start (a prompt does that work itself, and must not queue behind it)."""
+    recorded = [m for m in stdin_annotations_jsonl(PREWARM / "first_prompt_warmed.stdin.jsonl")][:2]
+    adapter.start(RunOptions(agent="claude", cwd=CWD, env={}), ctx := make_ctx("claude", CWD))
+    assert sent(ctx) == recorded  # exactly what the recorded real Claude was sent
+    adapter.start(RunOptions(agent="claude", cwd=CWD, env={}, prompt=Prompt.of_text("hi")), ctx := make_ctx("claude", CWD))
+    assert [m["request"]["subtype"] if m["type"] == "control_request" else m["type"] for m in sent(ctx)] == [
+        "initialize", "user"]  # fmt: skip
+    adapter.start(RunOptions(agent="claude", cwd=CWD, env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}),
+                  ctx := make_ctx("claude", CWD))  # fmt: skip
+    assert [m["request"]["subtype"] for m in sent(ctx)] == ["initialize"]
+
+
+@pytest.mark.parametrize(
+    ("env", "wanted"),
+    [
+        ({}, True),  # Anthropic's API: count_tokens is there and free
+        ({"ANTHROPIC_BASE_URL": "https://api.anthropic.com"}, True),
+        ({"ANTHROPIC_BASE_URL": "https://gateway.example/anthropic"}, False),  # may lack count_tokens: billed fallback
+        ({"ANTHROPIC_BASE_URL": "https://gateway.example", "ACP_MUX_CLAUDE_PREWARM": "1"}, True),  # vouched for
+        ({"ACP_MUX_CLAUDE_PREWARM": "0"}, False),
+        ({"CLAUDE_CODE_USE_BEDROCK": "1"}, False),
+        ({"CLAUDE_CODE_USE_VERTEX": "true"}, False),
+        ({"CLAUDE_CODE_USE_VERTEX": "0"}, True),
+    ],
+)
+def test_prewarm_only_where_count_tokens_is_known(env: dict[str, str], wanted: bool) -> None:
+    assert prewarm_wanted(env) is wanted
+
+
+def test_the_context_usage_answer_adds_nothing_to_the_run(adapter: ClaudeAdapter) -> None:
+    """The recorded answer (~28 KB of categories and grid rows) is silent: no event, the initialize answer (the
+    editor's slash commands) is kept, and the warmed run's first prompt streams and ends as any other."""
+    lines = capture_lines(PREWARM / "first_prompt_warmed.jsonl")
+    usage = json.loads(lines[1])
+    assert usage["response"]["request_id"] == "req_2_get_context_usage" and "categories" in usage["response"]["response"]
+    ctx = make_ctx("claude", CWD)
+    adapter.start(RunOptions(agent="claude", cwd=CWD, env={}), ctx)
+    ctx.take_outbox()
+    assert feed(adapter, lines[:1], ctx) == [] and (commands := adapter.available_commands(ctx))
+    assert feed(adapter, lines[1:2], ctx) == []
+    assert adapter.available_commands(ctx) == commands
+    events = feed(adapter, lines[2:], ctx, exit_code=0)
+    assert_ordering(events)
+    assert types(events).count("turn_end") == 2
+    text = "".join(e.delta for e in events if e.type == "text_delta")
+    assert text.count("Line 001 of a long streamed answer.") == 2 and text.count("\n") == 400
+
+
+def stdin_annotations_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def test_send_prompt_blocks(adapter: ClaudeAdapter) -> None:

@@ -393,6 +393,31 @@ async def test_claude_leaves_plan_mode_in_the_mode_the_user_picks(tmp_path: Path
     await assert_no_process_left(agent)
 
 
+async def test_claude_warmed_ahead_of_the_first_prompt_asks_the_model_nothing(tmp_path: Path) -> None:
+    """A session warmed without a prompt has Claude do its first-message work through get_context_usage: the model
+    server sees only count_tokens before Enter, and the first prompt's request is the usual conversation."""
+    agent = RealAgent("claude", require_cli("claude"), tmp_path, extra_env={"ACP_MUX_CLAUDE_PREWARM": "1"})
+    server = agent.serve("claude_text", delta_delay=0)
+    client = RecordingClient()
+    try:
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            counted = await asyncio.to_thread(server.wait_for, lambda r: r["kind"] == "count_tokens", 60)
+            assert counted is not None, agent.log()[-3000:]
+            await asyncio.sleep(1.0)  # the person types; the warm-up's count_tokens finish
+            before = server.requests
+            entered = time.time()
+            result = await prompt(conn, sid, "Say your lines.")
+        assert result.stop_reason == "end_turn", agent.log()[-3000:]
+        assert {r["kind"] for r in before} == {"count_tokens"} and all(r["time"] < entered for r in before)
+        asked = request_with(server, "Say your lines.")
+        assert "assistant" not in [m["role"] for m in asked["body"]["messages"]] and asked["time"] >= entered
+        assert client.text().count("Line 0") >= 99 and "Line 200 of a long streamed answer." in client.text()
+    finally:
+        agent.close()
+    await assert_no_process_left(agent)
+
+
 # A 1x1 PNG.
 PIXEL = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
 
