@@ -39,6 +39,7 @@ class RunOptions:
     max_turns: int | None = None
     event_buffer_size: int = 1000
     collect_events: bool = False
+    collect_text: bool = True  # RunResult.text; False: "" (for an owner that reads the text from the events)
     debug: bool = False
     run_id: str | None = None
     tags: list[str] = field(default_factory=list)

@@ -33,6 +33,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from acp_mux.core.event_codes import ErrorCode, now_ms
+from acp_mux.core.joined_text import JoinedText
 
 __all__ = [
     "AgentEvent",
@@ -163,20 +164,22 @@ class MessageStartEvent(BaseEvent):
 class _AccumulatingDelta(BaseEvent):
     """A delta whose ``accumulated`` text is shared, not copied: streaming N deltas costs O(N), not O(N²).
 
-    Built with :meth:`lazy` the event keeps a reference to the growing list of parts and how many belong to it;
-    ``accumulated`` is joined only when someone reads or serializes it.
+    Built with :meth:`lazy` the event keeps a reference to its message's growing :class:`JoinedText` and the length
+    the text had with this delta; ``accumulated`` is cut from it only when someone reads or serializes it.
     """
 
     delta: str
     accumulated_text: str | None = Field(default=None, alias="accumulated")
-    _parts: list[str] | None = PrivateAttr(default=None)
+    _parts: JoinedText | None = PrivateAttr(default=None)
     _count: int = PrivateAttr(default=0)
 
     @classmethod
-    def lazy(cls, delta: str, parts: list[str]) -> Self:
+    def lazy(cls, delta: str, text: JoinedText) -> Self:
         """The streaming path's constructor: one per streamed delta, so it skips pydantic's validation (a ``str`` is
         all there is to check, and it is checked) and builds the instance as ``model_construct`` would, about five
-        times faster than ``cls(delta=...)``. The result is indistinguishable from a validated one (tests)."""
+        times faster than ``cls(delta=...)``. The result is indistinguishable from a validated one (tests).
+
+        ``text`` is the message so far, this delta already appended to it."""
         if type(delta) is not str:
             raise TypeError(f"delta must be str, not {type(delta).__name__}")
         defaults = cls.__dict__.get("_lazy_defaults")
@@ -188,14 +191,14 @@ class _AccumulatingDelta(BaseEvent):
         set_attr(event, "__dict__", {**defaults, "delta": delta})
         set_attr(event, "__pydantic_fields_set__", {"delta"})
         set_attr(event, "__pydantic_extra__", None)
-        set_attr(event, "__pydantic_private__", {"_parts": parts, "_count": len(parts)})
+        set_attr(event, "__pydantic_private__", {"_parts": text, "_count": text.length})
         return event
 
     @property
     def accumulated(self) -> str:
         if self.accumulated_text is None:
-            parts = self._parts
-            self.accumulated_text = "".join(parts[: self._count]) if parts is not None else self.delta
+            text = self._parts
+            self.accumulated_text = text.prefix(self._count) if text is not None else self.delta
         return self.accumulated_text
 
     @model_serializer(mode="wrap")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from acp_mux.core.event_codes import now_ms
+from acp_mux.core.joined_text import JoinedText
 from acp_mux.core.lazy import lazy_module
 from acp_mux.core import text as safe_json
 
@@ -50,8 +51,8 @@ class ParseContext:
     saw_terminal: bool = False
     session_started: bool = False  # session_start was emitted (once per run)
     session_ended: bool = False  # session_end was emitted (once per run)
-    _text: list[str] | None = None
-    _thinking: list[str] | None = None
+    _text: JoinedText | None = None  # the open message's text (its deltas share it: spec 000 ``accumulated``)
+    _thinking: JoinedText | None = None
 
     # ── output to the agent ────────────────────────────────────────────────────────────────────────────────────
     def send(self, message: Any) -> None:
@@ -106,7 +107,7 @@ class ParseContext:
             return []
         events = self.begin_turn() + self.end_thinking()
         if self._text is None:
-            self._text = []
+            self._text = JoinedText()
             events.append(ev.MessageStartEvent())
         self._text.append(delta)
         events.append(_text_delta(delta, self._text))
@@ -115,7 +116,7 @@ class ParseContext:
     def end_text(self) -> list[BaseEvent]:
         if self._text is None:
             return []
-        text, self._text = "".join(self._text), None
+        text, self._text = self._text.text(), None
         return [ev.MessageStopEvent(text=text)]
 
     def thinking_delta(self, delta: str) -> list[BaseEvent]:
@@ -123,7 +124,7 @@ class ParseContext:
             return []
         events = self.begin_turn() + self.end_text()
         if self._thinking is None:
-            self._thinking = []
+            self._thinking = JoinedText()
             events.append(ev.ThinkingStartEvent())
         self._thinking.append(delta)
         events.append(_thinking_delta(delta, self._thinking))
@@ -132,7 +133,7 @@ class ParseContext:
     def end_thinking(self) -> list[BaseEvent]:
         if self._thinking is None:
             return []
-        text, self._thinking = "".join(self._thinking), None
+        text, self._thinking = self._thinking.text(), None
         return [ev.ThinkingStopEvent(thinking=text)]
 
     # ── tools ──────────────────────────────────────────────────────────────────────────────────────────────────
@@ -228,13 +229,13 @@ class ParseContext:
         return events
 
 
-def _text_delta(delta: str, parts: list[str]) -> BaseEvent:
-    event: BaseEvent = ev.TextDeltaEvent.lazy(delta, parts)  # ``ev`` is the lazily loaded module (Any to mypy)
+def _text_delta(delta: str, text: JoinedText) -> BaseEvent:
+    event: BaseEvent = ev.TextDeltaEvent.lazy(delta, text)  # ``ev`` is the lazily loaded module (Any to mypy)
     return event
 
 
-def _thinking_delta(delta: str, parts: list[str]) -> BaseEvent:
-    event: BaseEvent = ev.ThinkingDeltaEvent.lazy(delta, parts)
+def _thinking_delta(delta: str, text: JoinedText) -> BaseEvent:
+    event: BaseEvent = ev.ThinkingDeltaEvent.lazy(delta, text)
     return event
 
 

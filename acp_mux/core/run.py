@@ -22,6 +22,7 @@ from acp_mux.core.errors import AgentMuxError
 from acp_mux.core.event_buffer import EventBuffer
 from acp_mux.core.events import BaseEvent, ErrorCode, now_ms
 from acp_mux.core.interaction import Approve, Deny, InteractionChannel, InteractionResponse, PendingInteraction, TextInput
+from acp_mux.core.joined_text import JoinedText
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import AgentProcess, ExitStatus, SpawnError, spawn
 from acp_mux.core.prompt import Prompt
@@ -87,19 +88,16 @@ class RunResult:
     tags: list[str] = field(default_factory=list)
 
 
-TEXT_PARTS_PER_PIECE = 1024  # deltas joined into one string: the run's text costs its characters, not 60 B a delta
-
-
 class _Accumulator:
     """Builds the RunResult from the events as they pass (text, cost, tokens, turns, last error).
 
-    The run's text lives as long as the run, which for a persistent agent is the whole session: kept as one small
-    string per delta it cost ~60 bytes a delta (RSS +7 MB per 100,000 streamed deltas, turn after turn), so every
-    ``TEXT_PARTS_PER_PIECE`` deltas are joined into one piece (linear: each character is copied once more)."""
+    The run's text lives as long as the run, which for a persistent agent is the whole session: it is kept as a
+    :class:`JoinedText` (about its characters, not a string object per delta), and not at all when the run's owner
+    reads the text from the events instead (``RunOptions.collect_text=False``: the bridge, whose sessions would
+    otherwise hold every word the agent said, ~0.7 MB per 100,000 short deltas, for as long as the process lives)."""
 
-    def __init__(self) -> None:
-        self.text: list[str] = []  # the latest deltas, not yet joined
-        self.pieces: list[str] = []  # everything before them, joined in order
+    def __init__(self, collect_text: bool = True) -> None:
+        self.text: JoinedText | None = JoinedText() if collect_text else None
         self.cost: ev.CostRecord | None = None
         self.tokens: list[int] | None = None
         self.turns = 0
@@ -110,11 +108,8 @@ class _Accumulator:
     def add(self, event: BaseEvent) -> None:
         t = event.type
         if t == "text_delta":
-            text = self.text
-            text.append(event.delta)  # type: ignore[attr-defined]
-            if len(text) >= TEXT_PARTS_PER_PIECE:
-                self.pieces.append("".join(text))
-                text.clear()
+            if self.text is not None:
+                self.text.append(event.delta)  # type: ignore[attr-defined]
         elif t == "turn_end":
             self.turns += 1
             if event.cost is not None and not self.saw_cost_event:  # type: ignore[attr-defined]
@@ -136,7 +131,7 @@ class _Accumulator:
             self.error = _run_error(event)
 
     def joined_text(self) -> str:
-        return "".join(self.pieces) + "".join(self.text)
+        return self.text.text() if self.text is not None else ""
 
 
 def _run_error(event: BaseEvent) -> RunError:
@@ -171,7 +166,7 @@ class RunHandle:
         self.ctx = ParseContext(run_id=self.run_id, agent=self.agent, cwd=options.cwd)
         self._buffer: EventBuffer[BaseEvent] = EventBuffer(options.event_buffer_size, self._on_overflow)
         self._handlers: dict[str, list[Callable[[BaseEvent], None]]] = {}
-        self._acc = _Accumulator()
+        self._acc = _Accumulator(options.collect_text)
         self._collected: list[BaseEvent] | None = [] if options.collect_events else None
         self._proc: AgentProcess | None = None
         self._write_lock = asyncio.Lock()

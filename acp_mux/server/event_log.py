@@ -55,11 +55,11 @@ import json
 import logging
 import math
 import os
-from collections import deque
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+from acp_mux.core.joined_text import JoinedText
 from acp_mux.server.private_files import append_locked, open_read, rewrite_locked
 
 log = logging.getLogger(__name__)
@@ -220,43 +220,53 @@ def legacy_envelopes(path: Path, session_id: str, created_at: str, warn: Callabl
 # ── writing ────────────────────────────────────────────────────────────────────────────────────────────────────
 class _Fold:
     """Consecutive deltas of one kind, joined once at the end, memory bounded: past the cap only the first and the
-    latest ``cap/2`` characters are kept (the tail as a window of whole deltas)."""
+    latest ``cap/2`` characters are kept.
 
-    __slots__ = ("run_id", "type", "tool_call_id", "timestamp", "head", "head_chars", "tail", "tail_chars", "omitted")
+    Both ends are :class:`JoinedText` (a few joined pieces, not one string per delta: a 100,000-delta message kept
+    as its deltas pinned ~50 bytes of object each until it ended, and the allocator kept that memory afterwards).
+    The tail is cut back to its last ``cap/2`` characters only when it reaches twice that, so cutting costs linear
+    time rather than a copy per delta; :meth:`text` makes the final cut."""
+
+    __slots__ = ("run_id", "type", "tool_call_id", "timestamp", "head", "tail", "omitted")
 
     def __init__(self, run_id: str, event_type: str, tool_call_id: str | None, timestamp: int) -> None:
         self.run_id, self.type, self.tool_call_id, self.timestamp = run_id, event_type, tool_call_id, timestamp
-        self.head: list[str] = []
-        self.head_chars = 0
-        self.tail: deque[str] = deque()
-        self.tail_chars = 0
-        self.omitted = 0
+        self.head = JoinedText()
+        self.tail = JoinedText()
+        self.omitted = 0  # characters cut from the front of the tail so far
 
     def add(self, delta: str) -> None:
         half = FOLD_CAP_CHARS // 2
-        if self.head_chars < half:
+        if self.head.length < half:
             self.head.append(delta)
-            self.head_chars += len(delta)
             return
-        self.tail.append(delta)
-        self.tail_chars += len(delta)
-        while self.tail_chars > half and len(self.tail) > 1:
-            dropped = self.tail.popleft()
-            self.tail_chars -= len(dropped)
-            self.omitted += len(dropped)
+        if self.tail.append(delta) > 2 * half:
+            kept = self.tail.text()[-half:]
+            self.omitted += self.tail.length - len(kept)
+            self.tail = JoinedText(kept)
+
+    def _kept_tail(self) -> tuple[str, int]:
+        """The tail as stored (its last ``cap/2`` characters) and how many characters were left out in all."""
+        half = FOLD_CAP_CHARS // 2
+        tail = self.tail.text()
+        if len(tail) <= half:
+            return tail, self.omitted
+        return tail[len(tail) - half:], self.omitted + len(tail) - half
 
     def text(self) -> str:
-        head = "".join(self.head)
-        if not self.omitted:
-            return head + "".join(self.tail)
-        return f"{head}{_omitted(self.omitted)}{''.join(self.tail)}"
+        tail, omitted = self._kept_tail()
+        if not omitted:
+            return self.head.text() + tail
+        return f"{self.head.text()}{_omitted(omitted)}{tail}"
 
     def same_text(self, text: str) -> bool:
         """Whether ``text`` is what these deltas add up to (for a clipped fold: same length, head and tail)."""
-        if not self.omitted:
-            return text == "".join(self.head) + "".join(self.tail)
-        total = self.head_chars + self.tail_chars + self.omitted
-        return len(text) == total and text.startswith("".join(self.head)) and text.endswith("".join(self.tail))
+        tail, omitted = self._kept_tail()
+        head = self.head.text()
+        if not omitted:
+            return text == head + tail
+        total = self.head.length + self.tail.length + self.omitted
+        return len(text) == total and text.startswith(head) and text.endswith(tail)
 
 
 def _omitted(count: int) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from acp_mux.core import events as ev
+from acp_mux.core.joined_text import JoinedText
 
 SAMPLES: dict[str, dict[str, Any]] = {
     "session_start": {"sessionId": "s1", "resumed": True, "forkedFrom": "s0"},
@@ -134,7 +135,8 @@ def test_terminal_guard_and_category_guards():
 
 
 def test_accumulated_text_is_shared_not_copied():
-    parts = ["a"]
+    parts = JoinedText()
+    parts.append("a")
     first = ev.TextDeltaEvent.lazy("a", parts)
     parts.append("b")
     second = ev.TextDeltaEvent.lazy("b", parts)
@@ -144,10 +146,11 @@ def test_accumulated_text_is_shared_not_copied():
 
 @pytest.mark.parametrize("cls", [ev.TextDeltaEvent, ev.ThinkingDeltaEvent])
 def test_a_delta_built_for_the_stream_is_indistinguishable_from_a_validated_one(cls):
-    parts = ["one ", "two"]
+    parts = JoinedText("one ")
+    parts.append("two")
     fast = cls.lazy("two", parts)
     slow = cls(delta="two")
-    slow._parts, slow._count = parts, 2
+    slow._parts, slow._count = parts, parts.length
     assert fast == slow and repr(fast) == repr(slow)
     assert ev.event_to_json(fast) == ev.event_to_json(slow)  # same fields, same order
     assert ev.parse_event(ev.dump_event(fast)) == ev.parse_event(ev.dump_event(slow))
@@ -158,7 +161,7 @@ def test_a_delta_built_for_the_stream_is_indistinguishable_from_a_validated_one(
 
 def test_a_streamed_delta_must_be_text():
     with pytest.raises(TypeError):
-        ev.TextDeltaEvent.lazy(None, [])  # type: ignore[arg-type]
+        ev.TextDeltaEvent.lazy(None, JoinedText())  # type: ignore[arg-type]
 
 
 def test_the_schemas_a_turn_uses_can_be_built_before_the_first_prompt():

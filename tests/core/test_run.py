@@ -341,13 +341,28 @@ async def test_scripted_agent_persistent_turns_and_in_protocol_interrupt(tmp_pat
 
 def test_the_runs_text_is_kept_joined_not_one_string_per_delta():
     """A persistent agent's run lasts the whole session: its text must not cost a string object per delta."""
-    from acp_mux.core.run import TEXT_PARTS_PER_PIECE, _Accumulator
+    from acp_mux.core.joined_text import PIECE_DELTAS, JoinedText
+    from acp_mux.core.run import _Accumulator
 
     acc = _Accumulator()
-    parts: list[str] = []
-    deltas = [f"w{i} " for i in range(2 * TEXT_PARTS_PER_PIECE + 7)]
+    parts = JoinedText()
+    deltas = [f"w{i} " for i in range(2 * PIECE_DELTAS + 7)]
     for delta in deltas:
         parts.append(delta)
         acc.add(ev.TextDeltaEvent.lazy(delta, parts))
+    assert acc.text is not None and acc.text.pieces() == 2 + 7
     assert acc.joined_text() == "".join(deltas)
-    assert len(acc.pieces) == 2 and len(acc.text) == 7
+
+
+def test_a_run_told_not_to_collect_its_text_keeps_none_of_it():
+    """The bridge reads the text from the events; its session-long run must not hold every word as well."""
+    from acp_mux.core.joined_text import JoinedText
+    from acp_mux.core.run import _Accumulator
+
+    acc = _Accumulator(collect_text=False)
+    parts = JoinedText()
+    for delta in ("a", "b"):
+        parts.append(delta)
+        acc.add(ev.TextDeltaEvent.lazy(delta, parts))
+    acc.add(ev.TurnEndEvent(turn_index=0))
+    assert acc.text is None and acc.joined_text() == "" and acc.turns == 1

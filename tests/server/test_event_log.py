@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from acp_mux.core import events as ev
+from acp_mux.core.joined_text import JoinedText
 from acp_mux.server import event_log
 from acp_mux.server.event_log import (
     EventLogWriter,
@@ -29,7 +30,7 @@ def stamped(event: ev.BaseEvent, run: str = "run-a", ts: int = 1_700_000_000_000
 
 
 def text_deltas(words: list[str], run: str = "run-a") -> list[ev.BaseEvent]:
-    parts: list[str] = []
+    parts = JoinedText()
     out = []
     for w in words:
         parts.append(w)
@@ -239,3 +240,23 @@ def test_a_huge_message_is_stored_once_and_bounded(tmp_path: Path, monkeypatch: 
     assert [e["type"] for e in envs] == ["message_start", "message_stop"]  # the clipped deltas were not kept too
     text = envs[1]["data"]["text"]
     assert text.startswith("0000 0001 ") and text.endswith("0998 0999 ") and len(text) < 300
+
+
+def test_a_long_fold_keeps_its_head_and_exactly_its_last_half_cap_in_a_few_pieces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many more deltas than the cap: the stored text is the head, a note of what was left out, and the last
+    cap/2 characters; while it streams the fold holds a few joined pieces, not a string per delta."""
+    monkeypatch.setattr(event_log, "FOLD_CAP_CHARS", 1000)
+    log = writer(tmp_path)
+    chunks = [f"{i:05d}\n" for i in range(20_000)]  # 120,000 characters: the tail is cut many times
+    for chunk in chunks:
+        log.event(stamped(ev.ShellStdoutDeltaEvent(delta=chunk)))
+    fold = log._fold
+    assert fold is not None and fold.head.pieces() + fold.tail.pieces() < 1100
+    log.flush()
+    (env,) = stored(tmp_path)
+    whole = "".join(chunks)
+    head = "".join(chunks[:84])  # 84 × 6 characters: the first deltas that reach cap/2
+    expected = head + event_log._omitted(len(whole) - len(head) - 500) + whole[-500:]
+    assert env["data"]["delta"] == expected
