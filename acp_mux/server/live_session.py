@@ -21,6 +21,7 @@ from acp_mux.server.rpc import INVALID_PARAMS, RpcError
 from acp_mux.core.prompt import Prompt, TextPart
 from acp_mux.server.agent_choice import AgentChoices
 from acp_mux.server.handoff import context_text, turns_from_record
+from acp_mux.server.heap import release_freed_memory
 from acp_mux.server.replay import folded_conversation
 from acp_mux.server.session_settings import SessionSettings
 from acp_mux.server.store import SessionRecord, SessionStore
@@ -196,6 +197,7 @@ class LiveSession:
                     self.log.record(self._turn_run, "turn.ended", ended)
                 self.log.flush()
                 self.store.save(self.record)
+                release_freed_memory()  # the turn's freed heap back to the system (~1-10 ms; after the last update)
 
     async def _run_turn(self, prompt: Any) -> dict[str, Any]:
         handle = self.handle
@@ -381,6 +383,7 @@ class LiveSession:
             mcp_servers=self.mcp_servers,
             client_capabilities=self.client_capabilities,
             approval_mode="prompt",
+            collect_text=False,  # the editor got the text as it streamed; a session-long run must not hoard it
             inactivity_timeout_s=self.config.inactivity_timeout_s,
             grace_period_s=TERMINATE_GRACE_S,
         )
