@@ -298,7 +298,9 @@ def current_facts() -> dict[str, Any]:
             "default_transport": entry.default_transport,
             "transports": {transport: caps_of(adapter.capabilities) for transport, adapter in adapters.items()},
             "sessions": {transport: session_facts(adapter) for transport, adapter in adapters.items()},
-            "binary": {"name": entry.binary, "env_var": entry.bin_env_var, "alt": entry.alt_binary,
+            # "" for the bundled demo agent, which runs on the interpreter running acp-mux (a path of this machine)
+            "binary": {"name": "" if entry.binary == sys.executable else entry.binary, "env_var": entry.bin_env_var,
+                       "alt": entry.alt_binary,
                        "alt_target": entry.alt_binary_target},
         }
     return out

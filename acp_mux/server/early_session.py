@@ -8,19 +8,22 @@ the same functions (:mod:`acp_mux.server.settings_shapes`) from the agent facts 
 last time. The bridge then adopts the session (:meth:`acp_mux.server.bridge.AcpServer.adopt`): saves its record,
 opens it and starts the agent while the person types.
 
-Anything else is left to the server, unanswered: MCP servers (their secrets are registered by the bridge before
-anything is logged), a cwd that is not an existing absolute directory, an agent whose executable cannot be found
-(the server's answer says how to install it), any other shape. Standard library only, like ``early_init``.
+The editor's MCP servers are checked as the server checks them (:mod:`acp_mux.server.param_shapes`) and handed to
+the bridge, which registers their secrets before anything is logged. Anything else is left to the server,
+unanswered: params of a wrong shape, a cwd that is not an existing absolute directory, an agent whose executable
+cannot be found (the server's answer says how to install it). Standard library only, like ``early_init``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 
 from acp_mux.core.ids import new_ulid
 from acp_mux.core.paths import state_dir_name
 from acp_mux.server import settings_shapes as shapes
+from acp_mux.server.param_shapes import mcp_servers_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,8 +51,9 @@ def answer_new_session(message: dict[str, Any], agent: str, facts: dict[str, Any
     cwd = params.get("cwd")
     if not isinstance(cwd, str) or "\0" in cwd or not os.path.isabs(cwd) or not os.path.isdir(cwd):
         return None  # the server's -32602 says what is wrong with it
-    if params.get("mcpServers") not in (None, []):
-        return None
+    servers = params.get("mcpServers")
+    if servers is not None and (not isinstance(servers, list) or mcp_servers_problem(servers)):
+        return None  # the server's -32602 names the problem
     if not executable_found(facts["binary"], options.get("--agent-bin"), environ):
         return None
     declared = facts["session"]
@@ -75,7 +79,7 @@ def executable_found(binary: dict[str, str], override: str | None, environ: Mapp
     configured = environ.get(binary["env_var"])
     if configured:
         return _which(configured, search) is not None
-    if _which(binary["name"], search):
+    if _which(binary["name"] or sys.executable, search):  # "": the interpreter running us (the demo agent)
         return True
     alt = _which(binary["alt"], search) if binary["alt"] else None
     return bool(alt) and os.path.basename(os.path.realpath(alt)) == binary["alt_target"]

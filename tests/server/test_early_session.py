@@ -1,8 +1,8 @@
 """The launcher answers the first ``session/new`` too, as the server would, and the bridge adopts that session.
 
-Compared through the real stdio of ``python -m acp_mux`` (the launcher): in one run, a ``session/new`` the launcher
-answers and one it leaves to the server (an MCP server in the params, which only the server takes) must get the
-same answer but for the id, for every agent, with and without what an agent reported last time and a ``--mode``
+Compared through the real stdio of ``python -m acp_mux`` (the launcher): in one run, the ``session/new`` right after
+``initialize``, which the launcher answers, and a second one, which only the server sees, must get the same answer
+but for the id, for every agent, with and without what an agent reported last time and a ``--mode``
 or ``--model``; both sessions are then the bridge's own (listed, stored privately, prompted).
 """
 
@@ -74,10 +74,9 @@ def test_the_launchers_session_answer_is_the_servers(agent: str, transport: str,
         (state / "agents").mkdir(parents=True)
         (state / "agents" / f"{agent}.json").write_text(json.dumps(REPORTED))
     binary = fake_executable(tmp_path / "bin")
-    mcp = [{"name": "tools", "command": "/bin/true", "args": [], "env": []}]
     answers = run_bridge(
         ["--agent", agent, "--transport", transport, *flags],
-        [INIT, new_session(2, tmp_path), new_session(3, tmp_path, mcpServers=mcp),
+        [INIT, new_session(2, tmp_path), new_session(3, tmp_path),
          {"jsonrpc": "2.0", "id": 4, "method": "session/list", "params": {}}],
         {"ACP_MUX_STATE_DIR": str(state), ENTRIES[agent].bin_env_var: str(binary)},
     )
@@ -154,8 +153,9 @@ def test_initialize_and_session_new_in_one_write_are_both_answered(tmp_path: Pat
     {"cwd": "/no/such/folder", "mcpServers": []},
     {"cwd": 7},
     {"mcpServers": []},
-    {"cwd": "CWD", "mcpServers": [{"name": "x", "command": "/bin/true"}]},  # secrets: the bridge registers them first
     {"cwd": "CWD", "mcpServers": "none"},
+    {"cwd": "CWD", "mcpServers": [{"name": "x"}]},  # neither a command nor a url
+    {"cwd": "CWD", "mcpServers": [{"name": "x", "command": "/bin/true", "env": [{"name": "K", "value": 1}]}]},
 ])
 def test_session_new_it_does_not_fully_understand_goes_to_the_server(params: dict[str, Any], tmp_path: Path) -> None:
     if params.get("cwd") == "CWD":
@@ -178,3 +178,19 @@ def test_an_agent_that_cannot_start_is_left_to_the_server(tmp_path: Path, monkey
     early, written = early_answer(["--agent", "claude"], INIT_LINE + line)
     assert early is not None and early.session is not None
 
+
+
+def test_mcp_servers_are_taken_early_and_their_secrets_never_logged(tmp_path: Path) -> None:
+    secret = "sk-early-0123456789abcdef"
+    server = {"name": "tools", "command": "/bin/true", "args": [], "env": [{"name": "TOKEN", "value": secret}]}
+    log = tmp_path / "bridge.log"
+    answers = run_bridge(
+        ["--agent", "demo", "--log-file", str(log), "--log-level", "DEBUG"],
+        [INIT, new_session(2, tmp_path, mcpServers=[server]),
+         {"jsonrpc": "2.0", "id": 3, "method": "session/list", "params": {}}],
+        {"ACP_MUX_STATE_DIR": str(tmp_path / "state")},
+    )
+    assert answers[3]["result"]["sessions"][0]["sessionId"] == answers[2]["result"]["sessionId"]
+    text = log.read_text()
+    assert '"session/new"' in text or "'session/new'" in text, "the early exchange is in the protocol log"
+    assert secret not in text
