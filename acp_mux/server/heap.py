@@ -6,8 +6,10 @@ itself; free chunks below a live one stay mapped, so after a big turn the bridge
 it was using, by chance of where the last live chunk landed (benchmarks/mem_turns.py: mallinfo2's free bytes after
 each 100,000-delta turn; RSS fell by as much with ``malloc_trim(0)``). ``malloc_trim(0)`` hands every free whole
 page back (``madvise``), in every arena, including the stdout writer thread's. It costs a walk of the free lists
-(about 1–10 ms), so it runs once per turn, after the turn's last update was handed to the writer thread and before
-the answer, so that whoever reads the RSS once the answer is in sees the trimmed heap; never on the streaming path. Without glibc (musl, macOS) there is no such function and this does nothing.
+(measured in the bridge: 0.04–0.12 ms after a short turn, 0.3–0.7 ms after 100,000 deltas), so it runs once per
+turn, after the turn's last update was handed to the writer thread and before the answer, so that whoever reads the
+RSS once the answer is in sees the trimmed heap; never on the streaming path. Without glibc (musl, macOS) there is
+no such function and this does nothing.
 """
 
 from __future__ import annotations

@@ -197,7 +197,7 @@ class LiveSession:
                     self.log.record(self._turn_run, "turn.ended", ended)
                 self.log.flush()
                 self.store.save(self.record)
-                release_freed_memory()  # the turn's freed heap back to the system (~1-10 ms; after the last update)
+                release_freed_memory()  # the turn's freed heap back to the system (<1 ms; after the last update)
 
     async def _run_turn(self, prompt: Any) -> dict[str, Any]:
         handle = self.handle
