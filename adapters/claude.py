@@ -115,6 +115,7 @@ class ClaudeRun(PerRun):
     terminal: bool = False
     unknown: set[str] = field(default_factory=set)
     announced_init: bool = False
+    prewarm: bool = False  # ask get_context_usage once initialize is answered (no prompt sent yet)
 
 
 def prewarm_wanted(env: Mapping[str, str]) -> bool:
@@ -206,14 +207,18 @@ class ClaudeAdapter(AgentAdapter):
         self._control(ctx, {"subtype": "initialize", "hooks": None})
         if options.prompt is not None:
             self.send_prompt(options.prompt, ctx)
-        elif prewarm_wanted(os.environ if options.env is None else options.env):
+        else:
             # Claude builds its system prompt, tool schemas and HTTP client on the first user message (~100 ms
             # before it asks the model). get_context_usage builds the same ones while the person is still typing;
             # it adds nothing to the conversation and asks the API only count_tokens (one request per section).
-            self._control(ctx, {"subtype": "get_context_usage"})
+            # Asked once initialize is answered, and only if no prompt came first: Claude reads no user message
+            # while it runs, so a prompt that beats a slow start must not queue behind it.
+            st.prewarm = prewarm_wanted(os.environ if options.env is None else options.env)
 
     def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
-        ClaudeRun.of(ctx).turn_error = False  # a new prompt: an earlier error no longer explains an exit
+        st = ClaudeRun.of(ctx)
+        st.turn_error = False  # a new prompt: an earlier error no longer explains an exit
+        st.prewarm = False  # the prompt does the first-message work itself
         message = {"role": "user", "content": prompt_blocks(prompt)}
         ctx.send({"type": "user", "session_id": ctx.session_id or "", "message": message, "parent_tool_use_id": None})
 
@@ -517,7 +522,11 @@ class ClaudeAdapter(AgentAdapter):
             return [ev.DebugEvent(level="warn", message=f"claude rejected {request_id}: {resp.get('error')}")]
         body = _dict(resp.get("response"))
         if "commands" in body or "init" in request_id:  # the answer to our initialize
-            ClaudeRun.of(ctx).initialize = body
+            st = ClaudeRun.of(ctx)
+            st.initialize = body
+            if st.prewarm:
+                st.prewarm = False
+                self._control(ctx, {"subtype": "get_context_usage"})
         return []
 
     # ── end of a prompt ────────────────────────────────────────────────────────────────────────────────────────

@@ -576,16 +576,27 @@ PREWARM = FIXTURES / "claude" / "prewarm"  # real 2.1.197: initialize, get_conte
 
 
 def test_a_session_warmed_without_a_prompt_asks_for_the_context_usage(adapter: ClaudeAdapter) -> None:
-    """get_context_usage makes Claude build its system prompt, tools and HTTP client before the first prompt; it is
-    asked only when no prompt comes with the start (a prompt does that work itself, and must not queue behind it)."""
-    recorded = [m for m in stdin_annotations_jsonl(PREWARM / "first_prompt_warmed.stdin.jsonl")][:2]
+    """get_context_usage makes Claude build its system prompt, tools and HTTP client before the first prompt. It is
+    asked once initialize is answered, and only if no prompt came first: Claude reads no user message while it runs."""
+    recorded = stdin_annotations_jsonl(PREWARM / "first_prompt_warmed.stdin.jsonl")[:2]
+    initialized = capture_lines(PREWARM / "first_prompt_warmed.jsonl")[0]
     adapter.start(RunOptions(agent="claude", cwd=CWD, env={}), ctx := make_ctx("claude", CWD))
-    assert sent(ctx) == recorded  # exactly what the recorded real Claude was sent
+    assert sent(ctx) == recorded[:1]
+    assert feed(adapter, [initialized], ctx) == [] and sent(ctx) == recorded[1:]  # what the recorded Claude was sent
+    assert feed(adapter, [initialized], ctx) == [] and sent(ctx) == []  # once
+    # a prompt before the initialize answer: no warm-up behind it
+    adapter.start(RunOptions(agent="claude", cwd=CWD, env={}), ctx := make_ctx("claude", CWD))
+    adapter.send_prompt(Prompt.of_text("quick"), ctx)
+    feed(adapter, [initialized], ctx)
+    assert [m["request"]["subtype"] if m["type"] == "control_request" else m["type"] for m in sent(ctx)] == [
+        "initialize", "user"]  # fmt: skip
     adapter.start(RunOptions(agent="claude", cwd=CWD, env={}, prompt=Prompt.of_text("hi")), ctx := make_ctx("claude", CWD))
+    feed(adapter, [initialized], ctx)
     assert [m["request"]["subtype"] if m["type"] == "control_request" else m["type"] for m in sent(ctx)] == [
         "initialize", "user"]  # fmt: skip
     adapter.start(RunOptions(agent="claude", cwd=CWD, env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}),
                   ctx := make_ctx("claude", CWD))  # fmt: skip
+    feed(adapter, [initialized], ctx)
     assert [m["request"]["subtype"] for m in sent(ctx)] == ["initialize"]
 
 
@@ -614,8 +625,8 @@ def test_the_context_usage_answer_adds_nothing_to_the_run(adapter: ClaudeAdapter
     assert usage["response"]["request_id"] == "req_2_get_context_usage" and "categories" in usage["response"]["response"]
     ctx = make_ctx("claude", CWD)
     adapter.start(RunOptions(agent="claude", cwd=CWD, env={}), ctx)
-    ctx.take_outbox()
     assert feed(adapter, lines[:1], ctx) == [] and (commands := adapter.available_commands(ctx))
+    assert [m["request"]["subtype"] for m in sent(ctx)] == ["initialize", "get_context_usage"]
     assert feed(adapter, lines[1:2], ctx) == []
     assert adapter.available_commands(ctx) == commands
     events = feed(adapter, lines[2:], ctx, exit_code=0)
