@@ -196,6 +196,11 @@ def acp_mux_subject(venv_bin: Path, agent: str, workdir: Path) -> Subject | None
         env = cli_env(agent, url, home, cwd=cwd)
         env["ACP_MUX_STATE_DIR"] = str(home.parent / "state")
         env[f"ACP_MUX_{agent.upper()}_BIN"] = str(binary)
+        if agent == "claude":
+            # What acp-mux does on Anthropic's own API (adapters/claude.py, prewarm_wanted): the scripted model
+            # answers count_tokens as that API does, so the warm-up is vouched for here rather than left off
+            # because ANTHROPIC_BASE_URL points at 127.0.0.1.
+            env["ACP_MUX_CLAUDE_PREWARM"] = "1"
         return env
 
     return Subject(f"acp-mux · {agent}", "acp-mux", [str(venv_bin / "acp-mux"), "--agent", agent], agent, home, cwd,
@@ -230,7 +235,8 @@ def codex_acp_subject(workdir: Path) -> Subject:
 
 def bare_claude_subject(workdir: Path) -> Subject | None:
     """The pinned Claude CLI alone, driven in stream-json as acp-mux drives it (``adapters/claude.py``'s flags),
-    with no ACP server in front: the floor under any adapter's first words on claude."""
+    with no ACP server in front and no warm-up: the floor under the first words of any adapter that leaves Claude's
+    first-message work (system prompt, tool schemas, HTTP client) to the first prompt."""
     claude = ensure_cli("claude")
     if claude is None:
         return None
