@@ -28,7 +28,7 @@ class ToolState:
     """A tool call between start and result."""
 
     name: str
-    input_json: str = ""
+    input_json: JoinedText = field(default_factory=JoinedText)  # as streamed: appended to, never copied per delta
     input: Any = None
     ready: bool = False
     started_ms: int = field(default_factory=now_ms)
@@ -151,10 +151,10 @@ class ParseContext:
         state = ToolState(name=name)
         self.tools[tool_id] = state
         if tool_input is not None:
-            state.input_json = _as_json(tool_input)
+            state.input_json = JoinedText(_as_json(tool_input))
         events.append(
             ev.ToolCallStartEvent(
-                tool_call_id=tool_id, tool_name=name, input_accumulated=state.input_json, display=display
+                tool_call_id=tool_id, tool_name=name, input_accumulated=state.input_json.text(), display=display
             )
         )
         if ready if ready is not None else tool_input is not None:
@@ -165,15 +165,15 @@ class ParseContext:
         state = self.tools.get(tool_id)
         if state is None or state.ready or not delta:
             return []
-        state.input_json += delta
-        return [ev.ToolInputDeltaEvent(tool_call_id=tool_id, delta=delta, input_accumulated=state.input_json)]
+        state.input_json.append(delta)
+        return [ev.ToolInputDeltaEvent.lazy(delta, state.input_json, tool_call_id=tool_id)]
 
     def tool_ready(self, tool_id: str, tool_input: Any = None) -> list[BaseEvent]:
         state = self.tools.get(tool_id)
         if state is None or state.ready:
             return []
         if tool_input is None:
-            tool_input = _parse_json(state.input_json)
+            tool_input = _parse_json(state.input_json.text())
         state.input, state.ready = tool_input, True
         return [ev.ToolCallReadyEvent(tool_call_id=tool_id, tool_name=state.name, input=tool_input)]
 

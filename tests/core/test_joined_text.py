@@ -4,6 +4,7 @@ message's text is whole at ``message_stop``, and neither a streaming nor a finis
 from __future__ import annotations
 
 import gc
+import json
 import weakref
 
 from acp_mux.core.joined_text import PIECE_DELTAS, JoinedText
@@ -50,3 +51,21 @@ def test_a_finished_messages_text_is_released_with_its_delta_events() -> None:
     del events
     gc.collect()
     assert shared() is None
+
+
+def test_a_tool_inputs_pieces_share_the_input_so_far_instead_of_copying_it() -> None:
+    """A large file write streams its input as thousands of pieces: each event gives the input as it was then,
+    the call's input is whole when it is ready, and no event holds its own copy until someone asks for it."""
+    ctx = ParseContext(run_id="r", agent="test")
+    ctx.tool_start("t1", "Write")
+    content = "x" * 50_000
+    document = json.dumps({"file_path": "/tmp/big.txt", "content": content})
+    pieces = [document[i:i + 7] for i in range(0, len(document), 7)]
+    deltas = [event for piece in pieces for event in ctx.tool_input_delta("t1", piece)]
+    assert len(deltas) == len(pieces)
+    assert all(event.__dict__["accumulated_text"] is None for event in deltas), "no copy made while streaming"
+    for i in (0, 1, PIECE_DELTAS, len(pieces) // 2, len(pieces) - 1):
+        assert deltas[i].input_accumulated == "".join(pieces[: i + 1])
+    (ready,) = ctx.tool_ready("t1")
+    assert ready.input == {"file_path": "/tmp/big.txt", "content": content}
+    assert json.loads(deltas[-1].model_dump_json(by_alias=True))["inputAccumulated"] == document

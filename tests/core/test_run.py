@@ -23,7 +23,6 @@ from acp_mux.adapters.registry import get_adapter
 from tests.procs import pid_state
 
 PROGRAMS = Path(__file__).parent.parent / "fakes" / "programs"
-pytestmark = pytest.mark.asyncio
 
 
 class LinesAdapter(AgentAdapter):
