@@ -36,7 +36,6 @@ import os
 import re
 import time
 from collections.abc import Mapping
-from urllib.parse import urlsplit
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -81,11 +80,8 @@ BASE_ARGS = (
 HIDDEN_COMMANDS = frozenset(
     {"cost", "keybindings-help", "login", "logout", "output-style:new", "release-notes", "todos", "exit", "quit"}
 )
-# Warming the first prompt (see ``ClaudeAdapter.start``): "1" always, "0" never, unset: only on Anthropic's own API.
+# Warming the first prompt (see ``ClaudeAdapter.start`` and :func:`prewarm_wanted`): "1" turns it on.
 PREWARM_ENV = "ACP_MUX_CLAUDE_PREWARM"
-# Where Claude would send its model requests elsewhere; there count_tokens may be missing, and then Claude counts with
-# billed one-token model calls instead (its "haiku fallback"), which a warm-up must never cause.
-_OTHER_PROVIDERS = ("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY")
 _AUTH_TEXT = re.compile(r"invalid api key|authentication|/login|oauth token|invalid bearer|x-api-key", re.I)
 _CONTEXT_TEXT = re.compile(r"prompt is too long|context (window|length)|too many tokens", re.I)
 _TOKENS_OVER = re.compile(r"(\d[\d,]*)\s*tokens?\s*>\s*(\d[\d,]*)")
@@ -119,20 +115,17 @@ class ClaudeRun(PerRun):
 
 
 def prewarm_wanted(env: Mapping[str, str]) -> bool:
-    """Whether a session started without a prompt should have Claude do its first-message work ahead of it.
+    """Whether a session started without a prompt should have Claude do its first-message work ahead of it: only
+    when the person asked for it (``ACP_MUX_CLAUDE_PREWARM=1``).
 
     The work is ``get_context_usage``: it sends ~14 ``count_tokens`` requests (the system prompt's sections, the
-    memory files, the tool schemas) and, while it runs, Claude reads no user message. count_tokens is free on
-    Anthropic's API; an endpoint without it makes Claude fall back to billed ``max_tokens: 1`` model calls, so by
-    default only the first-party API is warmed (``ACP_MUX_CLAUDE_PREWARM=1`` vouches for another endpoint).
+    memory files, the tool schemas) and, while they run, Claude reads no user message. It saves ~50-100 ms of the
+    first prompt when the person types for longer than those requests take; on a real API they take what its
+    round trips take, and a prompt sent meanwhile waits for all of them (seconds when count_tokens is slow), and an
+    endpoint where count_tokens fails makes Claude count with billed ``max_tokens: 1`` model calls instead. Too
+    much risk for a default, so it is the person's choice.
     """
-    choice = env.get(PREWARM_ENV, "").strip()
-    if choice in ("0", "1"):
-        return choice == "1"
-    if any(env.get(name, "").strip() not in ("", "0", "false") for name in _OTHER_PROVIDERS):
-        return False
-    base = env.get("ANTHROPIC_BASE_URL", "").strip()
-    return not base or urlsplit(base).hostname == "api.anthropic.com"
+    return env.get(PREWARM_ENV, "").strip() == "1"
 
 
 def _dict(value: Any) -> dict[str, Any]:

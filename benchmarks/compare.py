@@ -48,6 +48,7 @@ from subjects import (
     claude_agent_acp_subject,
     codex_acp_subject,
     bare_claude_subject,
+    claude_prewarm_subject,
     demo_subject,
     responder_subject,
     words_scenario,
@@ -261,6 +262,7 @@ class Pair:
     mux: Subject
     reference: Subject
     bare: Subject | None = None  # the CLI alone, without any ACP server (claude)
+    variant: Subject | None = None  # acp-mux with an opt-in setting (claude: the warm-up), first words only
 
 
 def interleaved(subjects: list[Subject], runs: int, measure: Callable[[Subject], Any], what: str) -> dict[str, list]:
@@ -298,7 +300,8 @@ def run(workdir: Path, plan: Plan) -> dict[str, Any]:
         if mux is None or ref is None:
             skipped[cli] = f"the {cli} CLI cannot be installed here"
             continue
-        pairs.append(Pair(cli, mux, ref, bare_claude_subject(workdir) if cli == "claude" else None))
+        pairs.append(Pair(cli, mux, ref, bare_claude_subject(workdir) if cli == "claude" else None,
+                          claude_prewarm_subject(venv_bin, workdir) if cli == "claude" else None))
     runnable, not_run = agent_rows()
     others = [s for s in (acp_mux_subject(venv_bin, a, workdir) for a in runnable if a not in ("claude", "codex"))
               if s is not None]
@@ -312,7 +315,8 @@ def run(workdir: Path, plan: Plan) -> dict[str, Any]:
     results: dict[str, Any] = {"skipped": skipped, "plan": plan.__dict__}
     try:
         bare = [p.bare for p in pairs if p.bare is not None]
-        for subject in [responder, *compared, *bare, *others]:  # one untimed session each: page cache, first-run files
+        variants = [p.variant for p in pairs if p.variant is not None]
+        for subject in [responder, *compared, *bare, *variants, *others]:  # one untimed session each: page cache, first-run files
             try:
                 if subject.kind == "bare":
                     bare_words_once(subject, words_server.url, turns=())
@@ -324,7 +328,7 @@ def run(workdir: Path, plan: Plan) -> dict[str, Any]:
         results["cold"] = cold
         print_cold(cold, responder, pairs)
 
-        words = interleaved([*compared, *bare], plan.words_runs,
+        words = interleaved([*compared, *variants, *bare], plan.words_runs,
                             lambda s: (bare_words_once if s.kind == "bare" else words_once)(s, words_server.url), "words")
         words |= interleaved(others, plan.agent_runs, lambda s: words_once(s, words_server.url), "words")
         results["words"] = words
@@ -374,14 +378,16 @@ def print_words(words: dict[str, list], pairs: list[Pair]) -> None:
     rows = []
     for pair in pairs:
         mux1, mux2 = stat(words[pair.mux.label], "words1_ms"), stat(words[pair.mux.label], "words2_ms")
-        for subject in (pair.mux, pair.reference, *([pair.bare] if pair.bare else [])):
+        for subject in (pair.mux, *([pair.variant] if pair.variant else []), pair.reference,
+                        *([pair.bare] if pair.bare else [])):
             w1, w2 = stat(words[subject.label], "words1_ms"), stat(words[subject.label], "words2_ms")
             rows.append([subject.label, spread(w1), spread(w2), ratio(w1, w2),
                          ratio(mux1, w1) if subject is not pair.mux else "",
                          ratio(mux2, w2) if subject is not pair.mux else ""])
     table("First words after Enter, 3 s after session/new (ms, median (min–max))",
           ["server", "1st prompt", "2nd prompt", "1st ÷ 2nd", "acp-mux ÷ this, 1st", "acp-mux ÷ this, 2nd"], rows)
-    errors_note({p.label: words[p.label] for pair in pairs for p in (pair.mux, pair.reference, pair.bare) if p})
+    errors_note({p.label: words[p.label] for pair in pairs for p in (pair.mux, pair.variant, pair.reference, pair.bare)
+                 if p})
 
 
 def print_agents(words: dict[str, list], pairs: list[Pair], others: list[Subject], skipped: dict[str, str]) -> None:
@@ -468,9 +474,16 @@ def print_targets(results: dict[str, Any], responder: Subject, pairs: list[Pair]
                             ratio(_turn_stats(chunks[pair.mux.label], which, "reply_ms"),
                                   _turn_stats(chunks[pair.reference.label], which, "reply_ms")), chunks_limit))
     if "claude" in by_cli:
-        mux = words[by_cli["claude"].mux.label]
+        pair = by_cli["claude"]
+        mux = words[pair.mux.label]
         targets.append(("claude: acp-mux first words, 1st prompt ÷ its 2nd prompt",
                         ratio(stat(mux, "words1_ms"), stat(mux, "words2_ms")), 1.5))
+        if pair.variant is not None:  # the same two targets with the opt-in warm-up
+            warm, ref = words[pair.variant.label], words[pair.reference.label]
+            targets.append((f"claude ({pair.variant.label.split(', ')[-1]}): first words, 1st prompt, acp-mux ÷ "
+                            f"{pair.reference.label.split(' ')[0]}", ratio(stat(warm, "words1_ms"), stat(ref, "words1_ms")), 0.5))
+            targets.append((f"claude ({pair.variant.label.split(', ')[-1]}): acp-mux first words, 1st prompt ÷ its 2nd",
+                            ratio(stat(warm, "words1_ms"), stat(warm, "words2_ms")), 1.5))
         targets.append(("acp-mux · claude: bridge RSS with a session open (MB)",
                         stat(mux, "rss_kib")["median"] * 1.024 / 1e3, 60.0))
     after = big["rss_after_kib"]

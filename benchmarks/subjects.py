@@ -185,26 +185,30 @@ def _dirs(workdir: Path, slug: str) -> tuple[Path, Path]:
     return home, cwd
 
 
-def acp_mux_subject(venv_bin: Path, agent: str, workdir: Path) -> Subject | None:
-    """``acp-mux --agent AGENT`` with the pinned CLI; None when that CLI cannot be installed here."""
+def acp_mux_subject(venv_bin: Path, agent: str, workdir: Path, settings: dict[str, str] | None = None,
+                    variant: str = "") -> Subject | None:
+    """``acp-mux --agent AGENT`` with the pinned CLI; None when that CLI cannot be installed here. ``settings``:
+    acp-mux options a person may set in its environment, measured as a ``variant`` of the default row."""
     binary = ensure_cli(agent)
     if binary is None:
         return None
-    home, cwd = _dirs(workdir, f"acp-mux-{agent}")
+    home, cwd = _dirs(workdir, f"acp-mux-{agent}{'-' + variant.replace(' ', '-') if variant else ''}")
 
     def env_for(url: str) -> dict[str, str]:
         env = cli_env(agent, url, home, cwd=cwd)
         env["ACP_MUX_STATE_DIR"] = str(home.parent / "state")
         env[f"ACP_MUX_{agent.upper()}_BIN"] = str(binary)
-        if agent == "claude":
-            # What acp-mux does on Anthropic's own API (adapters/claude.py, prewarm_wanted): the scripted model
-            # answers count_tokens as that API does, so the warm-up is vouched for here rather than left off
-            # because ANTHROPIC_BASE_URL points at 127.0.0.1.
-            env["ACP_MUX_CLAUDE_PREWARM"] = "1"
+        env.update(settings or {})
         return env
 
-    return Subject(f"acp-mux · {agent}", "acp-mux", [str(venv_bin / "acp-mux"), "--agent", agent], agent, home, cwd,
-                   env_for)
+    label = f"acp-mux · {agent}" + (f", {variant}" if variant else "")
+    return Subject(label, "acp-mux", [str(venv_bin / "acp-mux"), "--agent", agent], agent, home, cwd, env_for)
+
+
+def claude_prewarm_subject(venv_bin: Path, workdir: Path) -> Subject | None:
+    """acp-mux · claude with the opt-in warm-up (``ACP_MUX_CLAUDE_PREWARM=1``, README): the scripted model answers
+    ``count_tokens`` as Anthropic's API does."""
+    return acp_mux_subject(venv_bin, "claude", workdir, {"ACP_MUX_CLAUDE_PREWARM": "1"}, "warm-up on")
 
 
 def claude_agent_acp_subject(workdir: Path) -> Subject | None:
