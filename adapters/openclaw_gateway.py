@@ -14,7 +14,12 @@ gateway (channels, cron, a fixed port): acp-mux never touches it. It starts a pr
 - **token**: 32 random bytes, given to the gateway in its environment (``OPENCLAW_GATEWAY_TOKEN``) and to
   ``openclaw acp`` as ``--token-file slot-N/gateway.token`` (0600); never on a command line.
 - **what it does not start**: channels (the person's Telegram bot must not answer twice), cron jobs, the Gmail
-  watcher, the canvas host, the browser control server, a startup model prewarm (``OPENCLAW_SKIP_*``).
+  watcher, the canvas host, the browser control server (``OPENCLAW_SKIP_*``; ``OPENCLAW_SKIP_STARTUP_MODEL_PREWARM``
+  is read by no code of 2026.9.6 and kept for other releases). No Control UI (``gateway.controlUi.enabled: false``):
+  nobody opens a private gateway's dashboard, and preparing its assets is a post-ready task of 6-20 s that
+  competes for the CPU just while ``openclaw acp`` starts and the first turn runs (about 3.5 of the ~54
+  CPU-seconds before the first words). No update check or auto-update (``OPENCLAW_NO_AUTO_UPDATE``): a private
+  gateway must neither call the npm registry at every start nor update the person's install.
 - **lifetime**: the gateway is spawned like any agent, under the bridge's supervisor
   (:mod:`acp_mux.core.supervisor`), so it is stopped with the bridge and also when the bridge is killed outright
   (the supervisor's lifeline closes). Its spawn broker runs in a session of its own; the supervisor is a child
@@ -22,7 +27,15 @@ gateway (channels, cron, a fixed port): acp-mux never touches it. It starts a pr
 - **one per bridge**: :func:`gateway_for` keeps one gateway per bridge process and binary, shared by every session
   (also when one editor entry serves every agent and each session gets its own adapter).
 - **start**: in the background, from the first run's ``prepare`` (the editor's ``initialize`` never waits); a run
-  waits for the port to accept connections. 2026.9.6 needs 25-65 s to listen on a loaded two-core machine.
+  waits for the port to accept connections. 2026.9.6 needs 14-27 s to listen on a loaded two-core machine.
+- **the first turn's minute** is CPU, not a wait: with strace, the gateway makes two DNS lookups and one connect
+  (to the dead proxy) and none of them waits; from the gateway's spawn to the first words, the gateway and
+  ``openclaw acp`` use ~50 CPU-seconds: the gateway's bootstrap (the config validated six times, state
+  migrations, the plugin plan, the worker store: 14-27 s to listen), ``openclaw acp``'s own start after that
+  (5-11 s; it exits if no gateway listens, so it cannot start sooner), then the first turn's lazy set-up before
+  the model is asked (7-16 s: the session-diff baseline in a git worker thread, the SQLite session store and its
+  integrity check, the tool catalog, the memory index). On two cores shared with other work that is 33-57 s
+  from Enter; the second prompt takes 1-5 s. No config key or variable of 2026.9.6 turns those steps off.
 
 Things the person should know (also in the README): the gateway's agent runs shell commands in its own workspace
 (``slot-N/state/workspace``, with OpenClaw's AGENTS.md/SOUL.md), not in the editor's folder, unless the model passes
@@ -100,7 +113,7 @@ def gateway_config(port: int, included: Path | None, slot: Path) -> dict[str, ob
     if included is not None:
         config["$include"] = str(included)
     config["gateway"] = {"mode": "local", "port": port, "bind": "loopback", "auth": {"mode": "token"},
-                         "tailscale": {"mode": "off"}}
+                         "tailscale": {"mode": "off"}, "controlUi": {"enabled": False}}
     config["logging"] = {"file": str(slot / "logs" / "openclaw.log")}
     return config
 
@@ -193,7 +206,7 @@ class Gateway:
         _write_private(config_path, json.dumps(gateway_config(port, included, slot), indent=2) + "\n")
         _private_dir(slot / "logs")
         env = {**self.env, **QUIET, "OPENCLAW_STATE_DIR": str(slot), "OPENCLAW_CONFIG_PATH": str(config_path),
-               "OPENCLAW_GATEWAY_TOKEN": token, "OPENCLAW_ALLOW_MULTI_GATEWAY": "1"}
+               "OPENCLAW_GATEWAY_TOKEN": token, "OPENCLAW_ALLOW_MULTI_GATEWAY": "1", "OPENCLAW_NO_AUTO_UPDATE": "1"}
         env.update({f"OPENCLAW_SKIP_{name}": "1" for name in SKIPPED})
         if included is not None:
             env["OPENCLAW_INCLUDE_ROOTS"] = str(included.parent)

@@ -38,7 +38,8 @@ record = os.environ["FAKE_GATEWAY_RECORD"]
 with open(record, "w") as fh:
     json.dump({{"args": args, "token": os.environ.get("OPENCLAW_GATEWAY_TOKEN"),
                "state": os.environ.get("OPENCLAW_STATE_DIR"), "config": os.environ.get("OPENCLAW_CONFIG_PATH"),
-               "skip_channels": os.environ.get("OPENCLAW_SKIP_CHANNELS")}}, fh)
+               "skip_channels": os.environ.get("OPENCLAW_SKIP_CHANNELS"),
+               "no_auto_update": os.environ.get("OPENCLAW_NO_AUTO_UPDATE")}}, fh)
 if os.environ.get("FAKE_GATEWAY_FAIL"):
     print("Gateway failed to start: " + os.environ["FAKE_GATEWAY_FAIL"], file=sys.stderr, flush=True)
     sys.exit(1)
@@ -86,6 +87,7 @@ async def test_the_gateway_gets_its_token_privately_and_its_own_state(tmp_path: 
         assert record["args"][:2] == ["gateway", "run"] and "loopback" in record["args"]
         assert endpoint.url == f"ws://127.0.0.1:{record['args'][record['args'].index('--port') + 1]}"
         assert record["skip_channels"] == "1"  # the person's channels never answer twice
+        assert record["no_auto_update"] == "1"  # no npm update check, never an update of the person's install
         slot = Path(record["state"])
         assert slot.parent == tmp_path / "state" / "openclaw" and mode(slot) == 0o700
         assert mode(endpoint.token_file) == 0o600 and mode(endpoint.config) == 0o600
@@ -127,7 +129,7 @@ def test_the_private_config_only_overrides_the_gateway(tmp_path: Path) -> None:
     config = gateway_config(4242, tmp_path / "mine.json", tmp_path / "slot")
     assert set(config) == {"$include", "gateway", "logging"}
     assert config["gateway"] == {"mode": "local", "port": 4242, "bind": "loopback", "auth": {"mode": "token"},
-                                 "tailscale": {"mode": "off"}}
+                                 "tailscale": {"mode": "off"}, "controlUi": {"enabled": False}}
     assert "$include" not in gateway_config(4242, None, tmp_path / "slot")
 
 
