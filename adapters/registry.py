@@ -266,8 +266,10 @@ _ROWS: tuple[AgentEntry, ...] = (
         status="works through `openclaw acp` on a private gateway acp-mux starts per bridge (loopback, token, its "
         "own state; gone with the bridge, also when it is killed): tool calls with output and locations, exec "
         "approvals (OpenClaw's `tools.exec.mode: ask`), cancel, resume after a restart, a provider's 401 as an "
-        "auth error. Lost by openclaw's bridge: the text before the first tool call and the thinking. The gateway "
-        "takes 20-65 s to start and keeps its own exec approvals and logins (not those in ~/.openclaw); a 429 is "
+        "auth error. Lost by openclaw's bridge: the text before the first tool call and the thinking. A bridge's "
+        "first answer takes 35-60 s on two shared cores, more when they are busier (about 50 CPU-seconds of "
+        "OpenClaw's own start-up and first-turn set-up, not a network wait; later prompts 1-5 s). The gateway "
+        "keeps its own exec approvals and logins (not those in ~/.openclaw); a 429 is "
         "retried by OpenClaw for about two minutes, unseen. Without a "
         "gateway (or `--transport exec`): one `openclaw agent exec` per message, no streaming, no approvals, no "
         "memory between messages",

@@ -1,7 +1,7 @@
 """OpenClaw behind acp-mux on the real CLI (2026.9.6, on Node 24): its ACP bridge to the private gateway acp-mux
 starts, and the `agent exec` transport.
 
-A private gateway takes 25-65 s to listen on a loaded two-core machine and `openclaw acp` 10-40 s more, so the
+A private gateway takes 14-27 s to listen on a loaded two-core machine and `openclaw acp` 5-11 s more, so the
 gateway transport is covered by one conversation across two bridges instead of one bridge per case: write then
 edit (with OpenClaw's exec approval relayed to the editor), cancel, an auth error, then a bridge restart that resumes
 the session. The gateway and everything under it is gone 2 s after the editor leaves, and also after the bridge
