@@ -27,8 +27,9 @@ def starting_settings(declared_modes: list[Mode], declared_models: list[str], de
 
     ``declared_*``: what the adapter fixes (claude, codex); when it fixes nothing, the agent reports its own and
     ``saved`` (what it reported last time, :func:`read_saved`) stands in until it does. ``mode`` / ``model``: asked
-    for by the session record or the command line. ``from_saved`` says the modes came from ``saved`` (a mode the
-    agent has not confirmed yet is then taken on trust only while it has reported no modes at all).
+    for by the session record or the command line; with saved settings, a ``mode`` they do not offer gives way to
+    the saved current one, except when they offer no modes at all (the mode is then taken on trust, and applied
+    when the agent's session opens).
     """
     modes = [dict(m) for m in declared_modes]
     models = [(m, m) for m in declared_models]
