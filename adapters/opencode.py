@@ -26,7 +26,15 @@ transcripts in ``tests/fixtures/opencode``, opencode 1.18.33):
   real CLI); the bridge's cancel escalation (``LiveSession.cancel``) bounds that;
 - mode and model are config options (no ACP ``modes``/``models``): :meth:`set_mode` and :meth:`set_model` set them;
 - session ids are opencode's own (``ses_…``); ``session/resume`` (no replay) reopens one after a bridge restart;
-- startup is slow (4–14 s to ``initialize`` on a loaded box): the bridge's warm start at ``session/new`` hides it.
+- startup is slow (4–14 s to ``initialize`` on a loaded box): the bridge's warm start at ``session/new`` hides it;
+- a failing model (HTTP 500, 429) is retried by opencode itself, with nothing over ACP: 5 retries
+  (``RETRY_MAX_RETRIES``), 2 s × 2ⁿ apart ±25 % (at most 30 s; a 429's ``retry-after`` instead), so a 500 that
+  persists ends ~70 s later as a JSON-RPC error (the typed failure; a 429 as the rate-limit error). Each failed
+  request is only an ``ERROR`` line of its log (``message="stream error" … session.id=ses_… small=false …
+  error.error="AI_APICallError: <the provider's message>"``). The bridge starts it with ``--print-logs
+  --log-level WARN`` (its log on stderr, warnings and errors only, instead of the file under
+  ``~/.local/share/opencode/log``) and makes the first five such lines of this session's prompt retry notes
+  (:meth:`stderr_events`); the sixth is the last, the error follows it at once.
 """
 
 from __future__ import annotations
@@ -34,7 +42,9 @@ from __future__ import annotations
 import json
 import logging
 import os
-from typing import TYPE_CHECKING, Any
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun, tool_display
 from acp_mux.adapters.base import AgentCapabilities
@@ -44,6 +54,7 @@ from acp_mux.core.parse_context import ParseContext
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
+    from acp_mux.core.prompt import Prompt
 
 ev = lazy_module("acp_mux.core.events")
 
@@ -61,6 +72,33 @@ AGENT_PERMISSIONS: dict[str, dict[str, Any]] = {
 }
 # Words of a provider's refusal that name a bad key (Anthropic: "invalid x-api-key").
 _AUTH_WORDS = ("x-api-key", "api-key", "invalid api key", "incorrect api key")
+# opencode's log line for one failed model request (1.18.33, ``--print-logs``); ``small=true`` is a title/summary
+# request of its own, not the person's turn.
+_STREAM_ERROR = 'message="stream error"'
+_FIELD = re.compile(r'(session\.id|small|error\.error)=("(?:[^"\\]|\\.)*"|\S+)')
+_ERROR_CLASS = re.compile(r"^AI_\w+:\s*")
+MAX_REASON = 300
+MAX_RETRIES = 5  # opencode 1.18.33's RETRY_MAX_RETRIES: the sixth failed request ends the prompt
+
+
+@dataclass
+class OpencodeRun(AcpRun):
+    """The family's run state, plus the count of failed model requests in this prompt (its retries)."""
+
+    failed_requests: int = 0
+
+
+def stream_error(line: str) -> tuple[str, str] | None:
+    """(session id, the provider's message) of opencode's log line for a failed model request of a person's turn;
+    None for any other line. Constant cost per line: one substring test rules out nearly every line."""
+    if _STREAM_ERROR not in line or "level=ERROR" not in line:
+        return None
+    fields = {key: value.strip('"') for key, value in _FIELD.findall(line)}
+    session, error = fields.get("session.id"), fields.get("error.error")
+    if not session or error is None or fields.get("small") != "false":
+        return None
+    message = _ERROR_CLASS.sub("", error.replace('\\"', '"')).strip() or "the model request failed"
+    return session, message[:MAX_REASON]
 
 
 def permission_config() -> dict[str, Any]:
@@ -104,7 +142,9 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 class OpencodeAdapter(AcpClientAdapter):
     name = "opencode"
-    acp_args = ("acp",)
+    # its log on stderr (WARN and up): the only place its retries of a failing model show (stderr_events)
+    acp_args = ("acp", "--print-logs", "--log-level", "WARN")
+    run_type = OpencodeRun
     capabilities = AgentCapabilities(persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True)
 
     def spawn_env(self, options: RunOptions) -> dict[str, str] | None:
@@ -167,6 +207,25 @@ class OpencodeAdapter(AcpClientAdapter):
             run.peer.respond(ctx, rpc_id, {})  # opencode's own edit tool writes the same content
             return []
         return super()._client_request(rpc_id, method, params, ctx)
+
+    # ── retries: only in its log ───────────────────────────────────────────────────────────────────────────────
+    def _send_prompt_now(self, prompt: Prompt, ctx: ParseContext) -> None:
+        OpencodeRun.of(ctx).failed_requests = 0
+        super()._send_prompt_now(prompt, ctx)
+
+    def stderr_events(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
+        """A failed model request of the prompt in flight: opencode retries it unasked, so the person is told."""
+        found = stream_error(line)
+        run = OpencodeRun.find(ctx)
+        if found is None or run is None or run.prompt_in_flight is None or found[0] != run.session_id:
+            return ()
+        run.failed_requests += 1
+        message = found[1]
+        if run.failed_requests > MAX_RETRIES or any(word in message.lower() for word in _AUTH_WORDS):
+            return ()  # opencode gives up here (a refused key is never retried): its error follows at once
+        reason = f"the model request failed ({message}); opencode tries again"
+        return ctx.begin_turn() + ctx.end_thinking() + ctx.end_text() + [
+            ev.RetryEvent(attempt=run.failed_requests, max_attempts=MAX_RETRIES, reason=reason)]
 
     # ── errors ─────────────────────────────────────────────────────────────────────────────────────────────────
     def failure(self, error: dict[str, Any], ctx: ParseContext, *, during: str) -> list[BaseEvent]:

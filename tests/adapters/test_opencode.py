@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 
-from acp_mux.adapters.opencode import CONFIG_ENV, OpencodeAdapter, merged_config_content, permission_config
+from acp_mux.adapters.opencode import CONFIG_ENV, OpencodeAdapter, merged_config_content, permission_config, stream_error
 from acp_mux.core.contract import RunOptions
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.prompt import Prompt
 from tests.adapters.acp_replay import Replay, replay
 from tests.fixtures.acp_transcripts import fixture_names
 
@@ -38,7 +40,7 @@ def test_every_recording_keeps_the_ordering_contract_and_ends_every_tool_call(na
 # ── start: asking rules through OPENCODE_CONFIG_CONTENT ─────────────────────────────────────────────────────────
 def test_opencode_starts_with_asking_rules_on_its_agents_and_a_truthful_allow_all_mode() -> None:
     spawn = OpencodeAdapter().build_spawn(RunOptions(agent="opencode", cwd="/p", env={"HOME": "/h", "PATH": "/bin"}))
-    assert spawn.args == ["acp"]
+    assert spawn.args == ["acp", "--print-logs", "--log-level", "WARN"]  # its log on stderr: retries show only there
     assert spawn.env is not None and spawn.env["HOME"] == "/h"
     config = json.loads(spawn.env[CONFIG_ENV])
     agents = config["agent"]
@@ -163,3 +165,78 @@ def test_a_restarted_bridge_resumes_opencodes_session_without_a_replay() -> None
     (start,) = result.of_type("session_start")
     assert start.resumed and start.session_id.startswith("ses_")
     assert result.of_type("turn_end")
+
+
+# ── retries of a failing model: only in opencode's log (stderr with --print-logs) ─────────────────────────────
+# Recorded from opencode 1.18.33 (`--print-logs`) while the model endpoint answered HTTP 500 to every request.
+SES = "ses_df70ae9fdffeKsOO8FiLASAwj5"
+FAILED_REQUEST = (
+    'timestamp=2026-11-23T15:10:10.607Z level=ERROR run=fef59d35 message="stream error" providerID=fake '
+    f'modelID=claude-sonnet-4-5 session.id={SES} small=false agent=build mode=primary '
+    'error.error="AI_APICallError: Internal server error (fake)"'
+)
+FAILED_TITLE = (  # opencode's own title request (small=true) gave up: not the person's turn
+    'timestamp=2026-11-23T15:10:15.736Z level=ERROR run=fef59d35 message="stream error" providerID=fake '
+    f'modelID=claude-sonnet-4-5 session.id={SES} small=true agent=title mode=primary '
+    'error.error="AI_RetryError: Failed after 3 attempts. Last error: Internal server error (fake)"'
+)
+OTHER = (f'timestamp=2026-11-23T15:10:10.585Z level=INFO run=fef59d35 message=stream providerID=fake '
+         f'modelID=claude-sonnet-4-5 session.id={SES} small=false agent=build mode=primary')
+
+
+def rpc(obj: dict[str, Any]) -> str:
+    return json.dumps({"jsonrpc": "2.0", **obj})
+
+
+def prompting(session: str = SES) -> tuple[OpencodeAdapter, ParseContext]:
+    """An opencode run whose session is open and whose prompt is in flight (request id 3)."""
+    adapter, ctx = OpencodeAdapter(), ParseContext(run_id="r1", agent="opencode", cwd="/p")
+    adapter.start(RunOptions(agent="opencode", cwd="/p", prompt=Prompt.of_text("hello")), ctx)
+    list(adapter.parse_line(rpc({"id": 1, "result": {"protocolVersion": 1, "agentCapabilities": {}}}), ctx))
+    list(adapter.parse_line(rpc({"id": 2, "result": {"sessionId": session}}), ctx))
+    assert any(json.loads(m).get("method") == "session/prompt" for m in ctx.take_outbox())
+    return adapter, ctx
+
+
+def test_only_a_failed_request_of_the_persons_turn_is_read_from_its_log() -> None:
+    assert stream_error(FAILED_REQUEST) == (SES, "Internal server error (fake)")
+    assert stream_error(FAILED_TITLE) is None
+    assert stream_error(OTHER) is None
+    assert stream_error("") is None and stream_error('message="stream error"') is None
+
+
+def test_each_failed_request_is_a_numbered_retry_and_the_final_error_ends_the_turn() -> None:
+    adapter, ctx = prompting()
+    events = [e for text in (FAILED_REQUEST, FAILED_TITLE, OTHER, FAILED_REQUEST) for e in adapter.stderr_events(text, ctx)]
+    retries = [e for e in events if e.type == "retry"]
+    assert [(r.attempt, r.max_attempts) for r in retries] == [(1, 5), (2, 5)]
+    assert retries[0].reason == "the model request failed (Internal server error (fake)); opencode tries again"
+    failed = list(adapter.parse_line(rpc({"id": 3, "error": {"code": -32603, "message": "Internal error: Internal server error (fake)"}}), ctx))
+    assert any(e.type == "error" and "Internal server error" in e.message for e in failed), failed
+
+
+def test_a_failed_request_of_another_session_or_outside_a_prompt_says_nothing() -> None:
+    adapter, ctx = prompting(session="ses_other")
+    assert list(adapter.stderr_events(FAILED_REQUEST, ctx)) == []
+    adapter, ctx = prompting()
+    list(adapter.parse_line(rpc({"id": 3, "result": {"stopReason": "end_turn"}}), ctx))
+    assert list(adapter.stderr_events(FAILED_REQUEST, ctx)) == []  # the prompt has ended: not this turn's news
+
+
+def test_the_retry_count_starts_again_with_each_prompt() -> None:
+    adapter, ctx = prompting()
+    list(adapter.stderr_events(FAILED_REQUEST, ctx))
+    list(adapter.parse_line(rpc({"id": 3, "result": {"stopReason": "end_turn"}}), ctx))
+    adapter.send_prompt(Prompt.of_text("again"), ctx)
+    (retry,) = [e for e in adapter.stderr_events(FAILED_REQUEST, ctx) if e.type == "retry"]
+    assert retry.attempt == 1
+
+
+def test_the_sixth_failed_request_and_a_refused_key_are_not_retries() -> None:
+    """opencode retries five times, and never a refused key: those failures are followed at once by its error."""
+    adapter, ctx = prompting()
+    retries = [e for _ in range(6) for e in adapter.stderr_events(FAILED_REQUEST, ctx) if e.type == "retry"]
+    assert [r.attempt for r in retries] == [1, 2, 3, 4, 5]
+    adapter, ctx = prompting()
+    refused = FAILED_REQUEST.replace("Internal server error (fake)", "invalid x-api-key")
+    assert list(adapter.stderr_events(refused, ctx)) == []

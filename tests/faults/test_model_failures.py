@@ -1,4 +1,4 @@
-"""Fault class 9: the model endpoint fails for good behind a real agent CLI (claude, codex, gemini, copilot).
+"""Fault class 9: the model endpoint fails for good behind a real agent CLI (claude, codex, gemini, copilot, opencode).
 
 The fake model server answers every conversation request with HTTP 500 (``server``), or streams a few deltas and
 then closes the connection without the end of the stream (``drop``). The CLIs run with their own retries turned
@@ -10,6 +10,8 @@ stays shown, the session takes the next prompt, and nothing of ours is left when
 
 from __future__ import annotations
 
+import asyncio
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -127,4 +129,52 @@ async def test_a_stalled_model_stream_fails_the_prompt_and_the_session_goes_on(n
             assert (await prompt(conn, sid, "again")).stop_reason == "end_turn", agent.log()[-3000:]
     finally:
         agent.close()
+    await assert_no_process_left(agent)
+
+
+async def test_opencode_shows_its_own_retries_of_a_failing_model_and_a_cancel_stops_them(tmp_path: Path) -> None:
+    """opencode 1.18.33 retries a 500 by itself (2 s, 4 s, 8 s … apart, ~75 s before it gives up) and says nothing
+    over ACP; its log (on stderr, ``--print-logs``) names each failed request, so the person sees every retry as it
+    happens, and a cancel while it waits ends the turn ``cancelled``; the session then goes on."""
+    agent = RealAgent("opencode", require_cli("opencode"), tmp_path)
+    agent.serve("opencode_text", error="server", delta_delay=0)
+    client = RecordingClient()
+    try:
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            turn = asyncio.ensure_future(prompt(conn, sid, "hello", timeout=FAILS_IN))
+            deadline = time.monotonic() + FAILS_IN
+            while "retrying, attempt 2/5:" not in client.text() and time.monotonic() < deadline and not turn.done():
+                await asyncio.sleep(0.2)
+            shown = client.text()
+            assert "retrying, attempt 1/5: the model request failed (Internal server error (fake))" in shown, \
+                (shown, agent.log()[-3000:])
+            assert "retrying, attempt 2/5:" in shown and not turn.done(), shown
+            await conn.cancel(session_id=sid)
+            assert (await asyncio.wait_for(turn, FAILS_IN)).stop_reason == "cancelled"
+
+            agent.rescript("opencode_text", delta_delay=0)  # the endpoint is back: the session goes on
+            assert (await prompt(conn, sid, "again")).stop_reason == "end_turn", agent.log()[-3000:]
+    finally:
+        agent.close()
+    await assert_no_process_left(agent)
+
+
+async def test_opencode_shows_its_retries_of_a_429_and_then_the_rate_limit(tmp_path: Path) -> None:
+    """A 429 with ``retry-after: 0`` every time: opencode's five retries come at once, each shown, and the sixth
+    refusal is the bridge's typed rate limit (its note; the turn ends as every agent's rate-limited turn does)."""
+    agent = RealAgent("opencode", require_cli("opencode"), tmp_path)
+    server = agent.serve("opencode_text", error="rate", delta_delay=0)
+    client = RecordingClient()
+    try:
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            result = await prompt(conn, sid, "hello", timeout=FAILS_IN)
+    finally:
+        agent.close()
+    shown = client.text()
+    assert [r["status"] for r in server.requests if r["kind"] == "step"] == [429] * 6, server.requests
+    assert shown.count("retrying, attempt") == 5 and "attempt 5/5: the model request failed (Rate limited" in shown
+    assert "Rate limited or out of quota" in shown.rpartition("attempt 5/5")[2], shown
+    assert result.stop_reason == "end_turn", agent.log()[-3000:]
     await assert_no_process_left(agent)
