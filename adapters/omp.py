@@ -15,7 +15,12 @@ transcripts in ``tests/fixtures/omp``):
 - omp never answers a prompt with a JSON-RPC error: a 401 or 429 arrives as one text chunk ("401 …", "429 …")
   and ``end_turn`` without usage. That turn becomes a typed auth or rate-limit error (:meth:`failed_turn`);
 - the model is a config option (category ``model``), not ACP ``models``: :meth:`set_model` sets that option;
-- omp's own request ids start at 0 and overlap ours; the family's peer tells requests from responses by shape.
+- omp's own request ids start at 0 and overlap ours; the family's peer tells requests from responses by shape;
+- a failing model (500, 429) is retried by omp itself and nothing of it reaches ACP or stderr (its ACP mapper drops
+  ``auto_retry_start``): the HTTP layer tries each request again (12 requests, ~32 s for a 500), then the turn is
+  retried (``retry.maxRetries``, default 10). Only its log file (``~/.omp/logs/omp.<date>.<pid>.log``, one
+  "agent turn ended with provider error" line per turn attempt) tells, and the adapter has no way to hear a file
+  between agent lines; the final failure is a JSON-RPC error (a 500) or the "429 …" turn above.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fault class 9: the model endpoint fails for good behind a real agent CLI (claude, codex, gemini, copilot, opencode).
+"""Fault class 9: the model endpoint fails for good behind a real agent CLI (claude, codex, gemini, copilot, opencode, omp).
 
 The fake model server answers every conversation request with HTTP 500 (``server``), or streams a few deltas and
 then closes the connection without the end of the stream (``drop``). The CLIs run with their own retries turned
@@ -177,4 +177,30 @@ async def test_opencode_shows_its_retries_of_a_429_and_then_the_rate_limit(tmp_p
     assert shown.count("retrying, attempt") == 5 and "attempt 5/5: the model request failed (Rate limited" in shown
     assert "Rate limited or out of quota" in shown.rpartition("attempt 5/5")[2], shown
     assert result.stop_reason == "end_turn", agent.log()[-3000:]
+    await assert_no_process_left(agent)
+
+
+async def test_a_cancel_while_omp_retries_a_failing_model_answers_cancelled(tmp_path: Path) -> None:
+    """omp 18.2.3 retries a 500 by itself (6 HTTP attempts per request, then its agent-level retries) and says
+    nothing over ACP, on stderr or anywhere but its own log file while it does: the person sees no progress. What
+    is defined is the way out: a cancel while it retries ends the turn ``cancelled``, and the session goes on."""
+    agent = RealAgent("omp", require_cli("omp"), tmp_path)
+    server = agent.serve("omp_text", error="server", delta_delay=0)
+    client = RecordingClient()
+    try:
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            turn = asyncio.ensure_future(prompt(conn, sid, "hello", timeout=FAILS_IN))
+            deadline = time.monotonic() + FAILS_IN
+            while len(server.requests) < 2 and time.monotonic() < deadline and not turn.done():
+                await asyncio.sleep(0.2)
+            assert [r["status"] for r in server.requests][:2] == [500, 500] and not turn.done(), server.requests
+            assert client.text() == ""  # omp's retries show nowhere over ACP
+            await conn.cancel(session_id=sid)
+            assert (await asyncio.wait_for(turn, FAILS_IN)).stop_reason == "cancelled", agent.log()[-3000:]
+
+            agent.rescript("omp_text", delta_delay=0)  # the endpoint is back: the session goes on
+            assert (await prompt(conn, sid, "again")).stop_reason == "end_turn", agent.log()[-3000:]
+    finally:
+        agent.close()
     await assert_no_process_left(agent)
