@@ -23,7 +23,12 @@ transcripts in ``tests/fixtures/hermes``):
   turn still ends ``cancelled`` for the editor; then the run ends with a non-recoverable error (not shown: the turn
   is over), which stops hermes, and the next prompt starts a new hermes that resumes the session;
 - ``session/resume`` replays the whole history before answering, like ``session/load``: suppressed likewise;
-- startup is slow (probes of the provider): the bridge's warm start at session/new hides most of it.
+- startup is slow (probes of the provider): the bridge's warm start at session/new hides most of it;
+- a failing model (500, 429) is retried by hermes itself (``agent.api_max_retries`` attempts, default 3, 2 s, 6 s …
+  apart) with nothing over ACP; its log on stderr says so: ``[WARNING] agent.conversation_loop: API call failed
+  (attempt 1/3) … summary=HTTP 500: …`` then ``Retrying API call in 2.33s (attempt 1/3) …``. Each "Retrying" line
+  of the prompt in flight becomes a retry note with the failure's summary (:meth:`stderr_events`); the last
+  attempt has none, its failure ends the turn.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities
@@ -45,6 +50,11 @@ if TYPE_CHECKING:
 ev = lazy_module("acp_mux.core.events")
 
 _HTTP_FAILURE = re.compile(r"^(?:API call failed after \d+ retries:\s*)?HTTP ([45]\d\d)\b")
+# hermes' log lines (stderr) about one failed model request and the retry it schedules (0.19.0)
+_LOOP = "agent.conversation_loop:"
+_FAILED_ATTEMPT = re.compile(r"API call failed \(attempt \d+/\d+\).*?\bsummary=(.+)$")
+_RETRYING = re.compile(r"Retrying API call in ([\d.]+)s \(attempt (\d+)/(\d+)\)")
+MAX_REASON = 300
 _SILENT_TITLES = ("write:", "patch")  # hermes' write_file and patch calls: never an update
 _NEWS = ("agent_message_chunk", "agent_thought_chunk", "tool_call")
 MAX_CHECK_BYTES = 5_000_000
@@ -67,6 +77,7 @@ class HermesRun(AcpRun):
     silent: dict[str, SilentCall] = field(default_factory=dict)
     saw_usage: bool = False
     last_news: str = ""  # the kind of the last text, thought or tool update: a message starts after another kind
+    failure: str = ""  # the summary of hermes' last failed model request (its log on stderr)
 
 
 class HermesAdapter(AcpClientAdapter):
@@ -184,6 +195,26 @@ class HermesAdapter(AcpClientAdapter):
     def usage_events(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         HermesRun.of(ctx).saw_usage = isinstance(body.get("usage"), dict)
         return super().usage_events(body, ctx)
+
+    def stderr_events(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
+        """hermes retries a failing model unasked and tells only its log: each retry it schedules for the prompt in
+        flight becomes a retry note (the failure's summary, the wait). Constant cost: one substring test first."""
+        if _LOOP not in line:
+            return ()
+        run = HermesRun.find(ctx)
+        if run is None or run.prompt_in_flight is None:
+            return ()
+        failed = _FAILED_ATTEMPT.search(line)
+        if failed is not None:
+            run.failure = failed.group(1).strip()[:MAX_REASON]
+            return ()
+        retrying = _RETRYING.search(line)
+        if retrying is None:
+            return ()
+        reason, run.failure = run.failure or "the model request failed", ""
+        return ctx.begin_turn() + ctx.end_thinking() + ctx.end_text() + [ev.RetryEvent(
+            attempt=int(retrying.group(2)), max_attempts=int(retrying.group(3)), reason=reason,
+            delay_ms=int(float(retrying.group(1)) * 1000))]
 
     def failed_turn(self, stop: Any, ctx: ParseContext) -> list[BaseEvent] | None:
         run = HermesRun.of(ctx)

@@ -5,12 +5,16 @@ asking answers hermes' own "deny", and resume's history replay is not news."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from acp_mux.adapters.hermes import HermesAdapter
+from acp_mux.core.contract import RunOptions
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.prompt import Prompt
 from tests.adapters.acp_replay import Replay, replay
 from tests.adapters.helpers import assert_ordering
 from tests.fixtures.acp_transcripts import fixture_names
@@ -126,3 +130,43 @@ def test_resume_replays_history_that_is_not_shown_again(tmp_path: Path) -> None:
     texts = [e.text for e in result.of_type("message_stop")]
     assert texts == ["Done: notes.txt now contains alpha and gamma."]  # the new turn only
     assert not result.of_type("tool_call_start")
+
+
+# ── retries of a failing model: only in hermes' log on stderr ────────────────────────────────────────────────────
+# Recorded from hermes 0.19.0 (default agent.api_max_retries) while the model endpoint answered HTTP 500 every time.
+_TAIL = "thread=acp-agent_0:140227653920448 provider=custom base_url=http://127.0.0.1:41413/v1 model=fake-model"
+FAILED_1 = ("2026-11-23 15:20:59 [WARNING] agent.conversation_loop: API call failed (attempt 1/3) "
+            f"error_type=InternalServerError {_TAIL} summary=HTTP 500: The server had an error while processing your "
+            "request (fake).")
+RETRYING_1 = ("2026-11-23 15:20:59 [WARNING] agent.conversation_loop: Retrying API call in 2.3310065322797557s "
+              f"(attempt 1/3) {_TAIL} policy=default error=Error code: 500 - {{'error': {{'message': 'The server had "
+              "an error while processing your request (fake).', 'type': 'server_error'}}}}")
+FAILED_3 = FAILED_1.replace("attempt 1/3", "attempt 3/3")
+GAVE_UP = ("2026-11-23 15:21:08 [ERROR] agent.conversation_loop: API call failed after 3 retries. HTTP 500: The "
+           "server had an error while processing your request (fake). | provider=custom model=fake-model msgs=2")
+UNRELATED = ("2026-11-23 15:20:59 [INFO] agent.chat_completion_helpers: Streaming failed before delivery: Error code: "
+             "500 - {'error': {'message': 'The server had an error while processing your request (fake).'}}")
+
+
+def hermes_prompting() -> tuple[HermesAdapter, ParseContext]:
+    """A hermes run whose session is open and whose prompt is in flight."""
+    adapter, ctx = HermesAdapter(), ParseContext(run_id="r1", agent="hermes", cwd="/p")
+    adapter.start(RunOptions(agent="hermes", cwd="/p", prompt=Prompt.of_text("hello")), ctx)
+    for reply in ({"id": 1, "result": {"protocolVersion": 1, "agentCapabilities": {}}}, {"id": 2, "result": {"sessionId": "s1"}}):
+        list(adapter.parse_line(json.dumps({"jsonrpc": "2.0", **reply}), ctx))
+    assert any(json.loads(m).get("method") == "session/prompt" for m in ctx.take_outbox())
+    return adapter, ctx
+
+
+def test_each_retry_hermes_schedules_is_a_retry_note_with_the_failures_summary_and_its_wait() -> None:
+    adapter, ctx = hermes_prompting()
+    events = [e for text in (UNRELATED, FAILED_1, RETRYING_1, FAILED_3, GAVE_UP) for e in adapter.stderr_events(text, ctx)]
+    (retry,) = [e for e in events if e.type == "retry"]  # the last attempt's failure schedules nothing
+    assert (retry.attempt, retry.max_attempts, retry.delay_ms) == (1, 3, 2331)
+    assert retry.reason == "HTTP 500: The server had an error while processing your request (fake)."
+
+
+def test_hermes_log_lines_outside_a_prompt_say_nothing() -> None:
+    adapter, ctx = hermes_prompting()
+    list(adapter.parse_line(json.dumps({"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "end_turn"}}), ctx))
+    assert [e for text in (FAILED_1, RETRYING_1) for e in adapter.stderr_events(text, ctx)] == []

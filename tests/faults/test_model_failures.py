@@ -1,4 +1,4 @@
-"""Fault class 9: the model endpoint fails for good behind a real agent CLI (claude, codex, gemini, copilot, opencode, omp).
+"""Fault class 9: the model endpoint fails behind a real agent CLI (claude, codex, gemini, copilot, opencode, omp, hermes).
 
 The fake model server answers every conversation request with HTTP 500 (``server``), or streams a few deltas and
 then closes the connection without the end of the stream (``drop``). The CLIs run with their own retries turned
@@ -18,6 +18,7 @@ from typing import Iterator
 import acp
 import pytest
 
+from tests.e2e import clis
 from tests.e2e.harness import RealAgent, require_cli
 from tests.e2e.test_real_agents import assert_no_process_left, prompt
 from tests.server.client import RecordingClient
@@ -203,4 +204,27 @@ async def test_a_cancel_while_omp_retries_a_failing_model_answers_cancelled(tmp_
             assert (await prompt(conn, sid, "again")).stop_reason == "end_turn", agent.log()[-3000:]
     finally:
         agent.close()
+    await assert_no_process_left(agent)
+
+
+async def test_hermes_shows_its_own_retries_of_a_failing_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """hermes 0.19.0 retries a 500 by itself (``agent.api_max_retries``; here 2, 3 by default) and says so only in
+    its log on stderr: the retry is shown as it is scheduled, and the last failure is the typed error."""
+    plain = clis.hermes_config_yaml
+    monkeypatch.setattr(clis, "hermes_config_yaml",
+                        lambda url: plain(url).replace('"api_max_retries": 1', '"api_max_retries": 2'))
+    agent = RealAgent("hermes", require_cli("hermes"), tmp_path)
+    server = agent.serve("hermes_text", error="server", delta_delay=0)
+    client = RecordingClient()
+    try:
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            err = await failed_prompt(conn, sid)
+    finally:
+        agent.close()
+    shown = client.text()
+    assert [r["status"] for r in server.requests if r["kind"] == "step"] == [500, 500], server.requests
+    assert shown.count("retrying, attempt") == 1, shown
+    assert "retrying, attempt 1/2: HTTP 500: The server had an error while processing your request (fake)." in shown
+    assert err.code == -32603 and str(err) in shown.rpartition("retrying, attempt 1/2")[2], (str(err), shown)
     await assert_no_process_left(agent)
