@@ -18,7 +18,7 @@ transcripts in ``tests/fixtures/omp``):
 - omp's own request ids start at 0 and overlap ours; the family's peer tells requests from responses by shape;
 - a failing model (500, 429) is retried by omp itself and nothing of it reaches ACP or stderr (its ACP mapper drops
   ``auto_retry_start``): the HTTP layer tries each request again (12 requests, ~32 s for a 500), then the turn is
-  retried (``retry.maxRetries``, default 10). Only its log file (``~/.omp/logs/omp.<date>.<pid>.log``, one
+  retried (``retry.maxRetries``, default 10: a persistent 500 ends after 397 s, 132 requests). Only its log file (``~/.omp/logs/omp.<date>.<pid>.log``, one
   "agent turn ended with provider error" line per turn attempt) tells, and the adapter has no way to hear a file
   between agent lines; the final failure is a JSON-RPC error (a 500) or the "429 …" turn above.
 """
