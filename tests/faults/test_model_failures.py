@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 import acp
 import pytest
@@ -41,6 +41,24 @@ async def failed_prompt(conn: object, sid: str) -> acp.RequestError:
     except acp.RequestError as exc:
         return exc
     raise AssertionError(f"the failed turn ended {result.stop_reason!r} instead of a JSON-RPC error")
+
+
+async def one_turn(agent: RealAgent, client: RecordingClient, *, fails: bool = False) -> Any:
+    """A bridge, a session and one prompt ("hello"), then the agent closed: the turn's result, or with ``fails``
+    the JSON-RPC error it must end with."""
+    try:
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            return await (failed_prompt(conn, sid) if fails else prompt(conn, sid, "hello", timeout=FAILS_IN))
+    finally:
+        agent.close()
+
+
+async def wait_while_running(turn: asyncio.Future[Any], done: Callable[[], bool]) -> None:
+    """Until ``done()`` holds, the turn ends, or FAILS_IN passes (the caller's assertions then say which)."""
+    deadline = time.monotonic() + FAILS_IN
+    while not done() and time.monotonic() < deadline and not turn.done():
+        await asyncio.sleep(0.2)
 
 
 async def test_a_500_fails_the_prompt_with_the_agents_message(agent: RealAgent) -> None:
@@ -95,12 +113,7 @@ async def test_claude_recovers_when_only_the_stream_breaks(tmp_path: Path) -> No
     agent = RealAgent("claude", require_cli("claude"), tmp_path)
     server = agent.serve("claude_text", error="drop", drop_after=3, drop_whole=False, delta_delay=0)
     client = RecordingClient()
-    try:
-        async with agent.bridge(client) as (conn, _):
-            sid = await agent.session(conn)
-            result = await prompt(conn, sid, "hello", timeout=FAILS_IN)
-    finally:
-        agent.close()
+    result = await one_turn(agent, client)
     assert result.stop_reason == "end_turn", agent.log()[-3000:]
     assert [r["outcome"] for r in server.requests if r["kind"] == "step"] == ["dropped", "completed"]
     shown = client.text()
@@ -144,9 +157,7 @@ async def test_opencode_shows_its_own_retries_of_a_failing_model_and_a_cancel_st
         async with agent.bridge(client) as (conn, _):
             sid = await agent.session(conn)
             turn = asyncio.ensure_future(prompt(conn, sid, "hello", timeout=FAILS_IN))
-            deadline = time.monotonic() + FAILS_IN
-            while "retrying, attempt 2/5:" not in client.text() and time.monotonic() < deadline and not turn.done():
-                await asyncio.sleep(0.2)
+            await wait_while_running(turn, lambda: "retrying, attempt 2/5:" in client.text())
             shown = client.text()
             assert "retrying, attempt 1/5: the model request failed (Internal server error (fake))" in shown, \
                 (shown, agent.log()[-3000:])
@@ -167,12 +178,7 @@ async def test_opencode_shows_its_retries_of_a_429_and_then_the_rate_limit(tmp_p
     agent = RealAgent("opencode", require_cli("opencode"), tmp_path)
     server = agent.serve("opencode_text", error="rate", delta_delay=0)
     client = RecordingClient()
-    try:
-        async with agent.bridge(client) as (conn, _):
-            sid = await agent.session(conn)
-            result = await prompt(conn, sid, "hello", timeout=FAILS_IN)
-    finally:
-        agent.close()
+    result = await one_turn(agent, client)
     shown = client.text()
     assert [r["status"] for r in server.requests if r["kind"] == "step"] == [429] * 6, server.requests
     assert shown.count("retrying, attempt") == 5 and "attempt 5/5: the model request failed (Rate limited" in shown
@@ -192,9 +198,7 @@ async def test_a_cancel_while_omp_retries_a_failing_model_answers_cancelled(tmp_
         async with agent.bridge(client) as (conn, _):
             sid = await agent.session(conn)
             turn = asyncio.ensure_future(prompt(conn, sid, "hello", timeout=FAILS_IN))
-            deadline = time.monotonic() + FAILS_IN
-            while len(server.requests) < 2 and time.monotonic() < deadline and not turn.done():
-                await asyncio.sleep(0.2)
+            await wait_while_running(turn, lambda: len(server.requests) >= 2)
             assert [r["status"] for r in server.requests][:2] == [500, 500] and not turn.done(), server.requests
             assert client.text() == ""  # omp's retries show nowhere over ACP
             await conn.cancel(session_id=sid)
@@ -216,12 +220,7 @@ async def test_hermes_shows_its_own_retries_of_a_failing_model(tmp_path: Path, m
     agent = RealAgent("hermes", require_cli("hermes"), tmp_path)
     server = agent.serve("hermes_text", error="server", delta_delay=0)
     client = RecordingClient()
-    try:
-        async with agent.bridge(client) as (conn, _):
-            sid = await agent.session(conn)
-            err = await failed_prompt(conn, sid)
-    finally:
-        agent.close()
+    err = await one_turn(agent, client, fails=True)
     shown = client.text()
     assert [r["status"] for r in server.requests if r["kind"] == "step"] == [500, 500], server.requests
     assert shown.count("retrying, attempt") == 1, shown
