@@ -45,7 +45,7 @@ from acp_mux.core.lazy import lazy_module
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import ImagePart, Prompt, file_uri_to_path
-from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, try_json
+from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, try_json
 from acp_mux.adapters.codex_exec import (
     CODEX_TOOLS,
     MODE_POLICIES,
@@ -80,6 +80,25 @@ _PLAN_STATUS = {"inProgress": "in_progress", "in_progress": "in_progress", "comp
 CLIENT_INFO = {"name": "acp-mux", "title": "acp-mux", "version": __version__}
 _NO_ROLLOUT = "no rollout found"  # codex's thread/resume error for a thread with no turn on disk
 
+# acp-mux's own preset, offered first and the default, because a new session must ask before it changes anything.
+# codex's "untrusted" approval policy asks before every file change whatever the sandbox (codex-rs core safety.rs:
+# assess_patch_safety answers AskUser for UnlessTrusted before looking at writable roots) and before every command
+# except those codex knows to be read-only (ls, cat, grep …), which run unasked; the workspace-write sandbox still
+# bounds what an approved command can touch. codex-acp's "auto" (on-request) edits the workspace and runs commands
+# in it without asking, "read-only" runs sandboxed commands without asking: both stay available, never the default.
+ASK_MODE = ModeInfo("ask", "Ask", "Codex asks before every file change and every command except known read-only "
+                    "ones (ls, cat, grep …).")
+APP_SERVER_MODES = (ASK_MODE, *MODES)
+APP_SERVER_POLICIES: dict[str, tuple[str, str]] = {ASK_MODE.id: ("untrusted", "workspace-write"), **MODE_POLICIES}
+
+
+def resolve_app_mode(mode: str | None) -> str | None:
+    """A known app-server mode id for ``mode`` (None and ``default`` → ``ask``: acp-mux's default asks), or None
+    when it is unknown. codex-acp's own names and aliases (``agent`` → ``auto`` …) keep their meaning."""
+    if mode is None or mode in (ASK_MODE.id, "default"):
+        return ASK_MODE.id
+    return resolve_mode(mode)
+
 
 # ── the adapter ────────────────────────────────────────────────────────────────────────────────────────────────
 class CodexAdapter(AgentAdapter):
@@ -90,8 +109,8 @@ class CodexAdapter(AgentAdapter):
         supports_mcp_http=True,  # codex speaks stdio and streamable-HTTP MCP; no SSE
     )
     tool_table = CODEX_TOOLS
-    modes = MODES
-    default_mode = "auto"
+    modes = APP_SERVER_MODES
+    default_mode = ASK_MODE.id
     models = ("gpt-5.5", "gpt-5.5-codex", "gpt-5.2-codex")
 
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
@@ -109,7 +128,7 @@ class CodexAdapter(AgentAdapter):
 
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
         run = CodexRun.of(ctx)
-        run.mode = resolve_mode(options.mode) or "auto"
+        run.mode = resolve_app_mode(options.mode) or ASK_MODE.id
         run.pending_prompts = [options.prompt] if options.prompt is not None else []
         on_result = lambda _result, error: self._on_initialized(options, ctx, error)  # noqa: E731
         self._peer(ctx).request(ctx, "initialize", {"clientInfo": CLIENT_INFO}, on_result)
@@ -120,7 +139,7 @@ class CodexAdapter(AgentAdapter):
             return [ev.ErrorEvent(code=ErrorCode.PROTOCOL_ERROR, message=message)]
         peer = self._peer(ctx)
         peer.notify(ctx, "initialized")
-        approval, sandbox = MODE_POLICIES[CodexRun.of(ctx).mode or "auto"]
+        approval, sandbox = APP_SERVER_POLICIES[CodexRun.of(ctx).mode or ASK_MODE.id]
         params: dict[str, Any] = {"cwd": options.cwd, "approvalPolicy": approval, "sandbox": sandbox}
         if options.model:
             params["model"] = options.model
@@ -175,7 +194,7 @@ class CodexAdapter(AgentAdapter):
         params: dict[str, Any] = {"threadId": run.thread, "input": prompt_input(prompt)}
         if run.mode_dirty:
             run.mode_dirty = False
-            approval, sandbox = MODE_POLICIES[run.mode or "auto"]
+            approval, sandbox = APP_SERVER_POLICIES[run.mode or ASK_MODE.id]
             params["approvalPolicy"] = approval
             params["sandboxPolicy"] = SANDBOX_POLICIES[sandbox]
         run.turn_requested = True
@@ -217,7 +236,7 @@ class CodexAdapter(AgentAdapter):
         self._peer(ctx).request(ctx, "turn/interrupt", params, lambda result, error: [])
 
     def set_mode(self, mode: str, ctx: ParseContext) -> bool:
-        resolved = resolve_mode(mode)
+        resolved = resolve_app_mode(mode)
         if resolved is None:
             return False
         run = CodexRun.of(ctx)

@@ -148,7 +148,8 @@ def test_appserver_outbox_matches_the_recorded_driver() -> None:
     recorded = annotations(path)
     assert [(m.get("id"), m.get("method")) for m in out[:4]] == [(m.get("id"), m.get("method")) for m in recorded[:4]]
     assert out[0]["params"]["clientInfo"]["name"] == "acp-mux"
-    assert out[2]["params"] == {"cwd": CWD, "approvalPolicy": "on-request", "sandbox": "workspace-write", "model": "gpt-5.5"}
+    # the default mode asks: codex's "untrusted" policy, as in the capture
+    assert out[2]["params"] == {"cwd": CWD, "approvalPolicy": "untrusted", "sandbox": "workspace-write", "model": "gpt-5.5"}
     assert out[3]["params"] == {"threadId": ACCEPT_THREAD, "input": [{"type": "text", "text": "hi"}]}
     assert out[4:] == recorded[4:]  # the three approval answers, byte for byte: {"id": n, "result": {"decision": "accept"}}
 
@@ -430,9 +431,13 @@ def test_send_prompt_with_images() -> None:
 def test_set_mode_applies_on_the_next_turn() -> None:
     adapter, ctx, _ = _started()
     assert adapter.set_mode("nonsense", ctx) is False
-    assert adapter.set_mode("auto", ctx) is True  # already the mode: nothing to override
+    assert adapter.set_mode("default", ctx) is True  # already the mode (ask): nothing to override
     adapter.send_prompt(Prompt.of_text("a"), ctx)
     assert "approvalPolicy" not in sent(ctx)[0]["params"]
+    assert adapter.set_mode("auto", ctx) is True  # codex-acp's auto: asks nothing inside the workspace
+    adapter.send_prompt(Prompt.of_text("a2"), ctx)
+    params = sent(ctx)[0]["params"]
+    assert (params["approvalPolicy"], params["sandboxPolicy"]) == ("on-request", {"type": "workspaceWrite"})
     assert adapter.set_mode("full-access", ctx) is True
     adapter.send_prompt(Prompt.of_text("b"), ctx)
     params = sent(ctx)[0]["params"]
@@ -901,7 +906,7 @@ def test_capabilities_and_metadata() -> None:
     assert (a.name, a.binary, a.package, a.login_args) == ("codex", "codex", "@openai/codex", ("login",))
     caps = a.capabilities
     assert caps.persistent_process and caps.supports_images and caps.supports_mcp_http and not caps.supports_mcp_sse
-    assert [m.id for m in a.modes] == ["read-only", "auto", "full-access"] and a.default_mode == "auto"
+    assert [m.id for m in a.modes] == ["ask", "read-only", "auto", "full-access"] and a.default_mode == "ask"
     assert "gpt-5.5" in a.models
     assert CodexExecAdapter().entry is a.entry  # both transports read codex's one registry row
 
