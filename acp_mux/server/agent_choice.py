@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from acp_mux.adapters.registry import AGENT_NAMES, ENTRIES, locate_binary
+from acp_mux.core.state_files import read_state_file
 
 AGENT_OPTION = "agent"
 
@@ -57,8 +58,8 @@ class AgentChoices:
             pass  # a preference, not a record: losing it costs one click
 
     def _last_used(self) -> str | None:
-        try:
-            return (self.state_dir / "last-agent").read_text().strip() or None
+        try:  # a plain file of ours only: a FIFO or device planted there must not hang the bridge
+            return read_state_file(self.state_dir / "last-agent", 256).decode("utf-8", "replace").strip() or None
         except OSError:
             return None
 

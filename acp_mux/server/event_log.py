@@ -16,7 +16,9 @@ What is stored
     (text the bridge itself showed), ``turn.ended`` (the stop reason or error the editor was answered), and
     ``gap.events_pruned`` where retention removed events. Unknown types are kept and read back like any other: a
     reader shows them as they are, never fails on them. A run's events between turns (its start-up, its exit) are
-    stored too; replay shows only what a live turn showed.
+    stored too; replay shows only what a live turn showed. Secrets the bridge's log masks (MCP ``env`` and
+    ``headers`` values, credentials from the environment: :mod:`acp_mux.core.redact`) are masked in every string
+    of ``data`` before a line is written, so neither the file nor ``acp-mux sessions`` ever holds them.
 
 What is folded (the rule)
     A run of consecutive deltas of one kind — ``text_delta``, ``thinking_delta``, ``shell_stdout_delta``,
@@ -59,6 +61,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+from acp_mux.core import redact
 from acp_mux.core.joined_text import JoinedText
 from acp_mux.server.private_files import append_locked, open_read, rewrite_locked
 
@@ -68,6 +71,9 @@ SCHEMA_VERSION = "1"
 FLUSH_INTERVAL_S = 0.2
 FLUSH_BATCH = 512  # this many envelopes waiting: flush at the next turn of the loop, not after the interval
 FOLD_CAP_CHARS = 1_000_000
+# the longest line a reader takes: a capped envelope (2 * FOLD_CAP_CHARS characters of JSON, up to 6 bytes each as
+# \u escapes) with room to spare; anything longer was not written by us and is skipped without being held whole
+MAX_LINE_BYTES = 16 * 2 * FOLD_CAP_CHARS
 ENVELOPE_KEYS = ("schema_version", "event_id", "run_id", "session_id", "sequence", "occurred_at", "type", "data")
 FOLDED_TYPES = frozenset({"text_delta", "thinking_delta", "shell_stdout_delta", "shell_stderr_delta", "tool_input_delta"})
 _STOP_OF = {"message_stop": ("text_delta", "text"), "thinking_stop": ("thinking_delta", "thinking")}
@@ -164,7 +170,14 @@ def read_lines(path: Path) -> Iterator[tuple[int, bytes]]:
         log.warning("not reading %s: %s", path, exc)
         return
     with os.fdopen(fd, "rb") as fh:
-        for number, line in enumerate(fh, 1):
+        number = 0
+        while line := fh.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if len(line) > MAX_LINE_BYTES:  # not a line we wrote: skip it without holding it whole
+                log.warning("%s:%d: skipped a line longer than %d bytes", path.name, number, MAX_LINE_BYTES)
+                while line and not line.endswith(b"\n"):
+                    line = fh.readline(MAX_LINE_BYTES + 1)
+                continue
             yield number, line
 
 
@@ -389,6 +402,9 @@ class EventLogWriter:
     @staticmethod
     def _line(envelope: dict[str, Any]) -> str:
         line = envelope_line(envelope)
+        if redact.in_json(line):  # a secret the log masks (an MCP token, an API key) is masked here too
+            envelope = {**envelope, "data": redact.redact_value(envelope["data"])}
+            line = envelope_line(envelope)
         if len(line) > 2 * FOLD_CAP_CHARS:  # a huge field (a whole message, a tool's raw output): bounded as folds are
             line = envelope_line({**envelope, "data": cap_strings(envelope["data"], FOLD_CAP_CHARS)})
         return line

@@ -114,6 +114,7 @@ class LiveSession:
         self._turn_run: str | None = None  # the run the current prompt went to
         self._turn_blocks: list[dict[str, Any]] = []  # the current prompt as the person wrote it (for the log)
         self._turn_marker: str | None = None  # the agent's name shown before its answer (agent picking)
+        self._store_trouble_shown = False  # a store that cannot be written is said once per session, not per turn
 
     @property
     def id(self) -> str:
@@ -197,6 +198,7 @@ class LiveSession:
                     self.log.record(self._turn_run, "turn.ended", ended)
                 self.log.flush()
                 self.store.save(self.record)
+                self._store_trouble()
                 release_freed_memory()  # the turn's freed heap back to the system (<1 ms; after the last update)
 
     async def _run_turn(self, prompt: Any) -> dict[str, Any]:
@@ -285,6 +287,15 @@ class LiveSession:
             self._notice(f"Current agent: {self.adapter.name}. Switch with /agent NAME; choose from: {names}.\n")
         self.log.flush()
         return {"stopReason": "end_turn"}
+
+    def _store_trouble(self) -> None:
+        """Once per session: why the conversation is not being kept (the store cannot be written). The turn itself
+        goes on and is answered as usual; the reason is in the log file too (once per distinct reason)."""
+        problem = self.log.failed or self.store.write_error
+        if problem and not self._store_trouble_shown:
+            self._store_trouble_shown = True
+            self.update(notice(f"\n[acp-mux: this conversation is not being saved ({problem}); the session goes on, "
+                               "but `session/load` and `acp-mux sessions` will miss what is not saved.]\n"))
 
     def _notice(self, text: str) -> None:
         """A line the bridge itself shows in the conversation, kept in the log (``bridge.notice``) for replays."""

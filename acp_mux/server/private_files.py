@@ -14,10 +14,13 @@ import stat
 import tempfile
 from pathlib import Path
 
+from acp_mux.core.state_files import SMALL_FILE_BYTES, open_state_file, read_state_file
+
 FILE_MODE = 0o600
 DIR_MODE = 0o700
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO planted where a log should be must not block the open
 
 
 class UnsafePath(OSError):
@@ -25,7 +28,8 @@ class UnsafePath(OSError):
 
 
 def private_dir(path: Path) -> Path:
-    """Create ``path`` (and parents) 0700; refuse a symlink; tighten an existing directory we own to 0700."""
+    """Create ``path`` (and parents) 0700; refuse a symlink or another user's directory (what we write about
+    someone's sessions must not land where someone else can read or swap it); tighten one we own to 0700."""
     try:
         info = os.lstat(path)
     except FileNotFoundError:
@@ -33,7 +37,9 @@ def private_dir(path: Path) -> Path:
         info = os.lstat(path)
     if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
         raise UnsafePath(f"{path} is not a plain directory (a symlink?); refusing to use it")
-    if info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) & 0o077:
+    if info.st_uid != os.getuid():
+        raise UnsafePath(f"{path} belongs to another user (uid {info.st_uid}); refusing to use it")
+    if stat.S_IMODE(info.st_mode) & 0o077:
         os.chmod(path, DIR_MODE)
     return path
 
@@ -46,18 +52,14 @@ def is_plain_dir(path: Path) -> bool:
 
 
 def open_read(path: Path) -> int:
-    """A read-only descriptor of a regular file, never through a symlink (raises OSError otherwise)."""
-    fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise UnsafePath(f"{path} is not a regular file")
-    return fd
+    """A read-only descriptor of a regular file of ours, never through a symlink, never blocking on a FIFO
+    (:func:`acp_mux.core.state_files.open_state_file`; raises OSError otherwise)."""
+    return open_state_file(path)
 
 
-def read_bytes(path: Path) -> bytes:
-    fd = open_read(path)
-    with os.fdopen(fd, "rb") as fh:
-        return fh.read()
+def read_bytes(path: Path, limit: int = SMALL_FILE_BYTES) -> bytes:
+    """A small state file's bytes (a record): at most ``limit``, else OSError."""
+    return read_state_file(path, limit)
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -80,7 +82,7 @@ def append_locked(path: Path, data: bytes) -> None:
     """Append ``data`` (whole lines) under an exclusive lock. A torn last line left by a crash is first ended with
     a newline, so it stays one unreadable line (skipped on read) instead of swallowing the lines we add."""
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _CLOEXEC, FILE_MODE)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _CLOEXEC | _NONBLOCK, FILE_MODE)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             info = os.fstat(fd)
@@ -90,9 +92,9 @@ def append_locked(path: Path, data: bytes) -> None:
                 current = None
             if current is None or (current.st_ino, current.st_dev) != (info.st_ino, info.st_dev):
                 continue  # replaced (pruned) or removed while we waited for the lock: write to what is there now
-            if not stat.S_ISREG(info.st_mode):
-                raise UnsafePath(f"{path} is not a regular file")
-            if stat.S_IMODE(info.st_mode) != FILE_MODE and info.st_uid == os.getuid():
+            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
+                raise UnsafePath(f"{path} is not a regular file of ours")
+            if stat.S_IMODE(info.st_mode) != FILE_MODE:
                 os.fchmod(fd, FILE_MODE)
             if info.st_size and os.pread(fd, 1, info.st_size - 1) != b"\n":
                 data = b"\n" + data

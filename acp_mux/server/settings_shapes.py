@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 
+from acp_mux.core.state_files import read_state_file
+
 TYPE_CHECKING = False  # typing itself is one of the imports the launcher avoids
 if TYPE_CHECKING:
     from typing import Any
@@ -56,9 +58,8 @@ def starting_settings(declared_modes: list[Mode], declared_models: list[str], de
 
 def read_saved(cache_dir: str, agent: str) -> Any:
     """What ``agent`` reported last time (``<state>/agents/<agent>.json``), or None."""
-    try:
-        with open(os.path.join(cache_dir, f"{agent}.json"), encoding="utf-8") as fh:
-            return json.load(fh)
+    try:  # a plain file of ours only (a FIFO there must not hang the launcher)
+        return json.loads(read_state_file(os.path.join(cache_dir, f"{agent}.json")))
     except (OSError, ValueError):
         return None
 

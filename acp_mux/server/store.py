@@ -23,7 +23,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from acp_mux.core import paths
+from acp_mux.core import paths, redact
 from acp_mux.server.private_files import UnsafePath, is_plain_dir, private_dir, read_bytes, remove, write_atomic
 
 log = logging.getLogger(__name__)
@@ -34,6 +34,7 @@ LOG_SUFFIX = ".events.jsonl"
 LEGACY_SUFFIX = ".transcript.jsonl"
 DEFAULT_MAX_AGE_DAYS = 90.0
 DEFAULT_MAX_SESSIONS = 1000
+MAX_RECORD_BYTES = 4 << 20  # a record is a few hundred bytes; more was not written by us
 
 
 def state_dir() -> Path:
@@ -112,6 +113,7 @@ class PruneReport:
 class SessionStore:
     def __init__(self, root: Path | None = None) -> None:
         self.root = (root or state_dir()) / "sessions"
+        self.write_error: str | None = None  # why the last save failed (None once one succeeds): shown by sessions
 
     # ── paths ──────────────────────────────────────────────────────────────────────────────────────────────────
     def _path(self, session_id: str, suffix: str) -> Path:
@@ -129,11 +131,27 @@ class SessionStore:
         return private_dir(self.root)
 
     # ── records ────────────────────────────────────────────────────────────────────────────────────────────────
-    def save(self, record: SessionRecord) -> None:
+    def save(self, record: SessionRecord) -> bool:
+        """Write the record; False when it could not be written (a full disk, a read-only or refused folder).
+
+        Never raises OSError: the store is a record of the conversation, and losing it must not fail the turn the
+        editor is waiting for. The failure is logged once per distinct reason and kept in :attr:`write_error` for
+        the session to show the person once. A title is stored with known secrets masked, as the log masks them."""
         path = self._path(record.session_id, RECORD_SUFFIX)  # KeyError for an id that must not become a file name
         record.updated_at = iso_now()
-        self.ensure_root()
-        write_atomic(path, json.dumps(asdict(record), ensure_ascii=False).encode("utf-8", "backslashreplace"))
+        data = asdict(record)
+        data["title"] = redact.redact_value(data["title"])
+        try:
+            self.ensure_root()
+            write_atomic(path, json.dumps(data, ensure_ascii=False).encode("utf-8", "backslashreplace"))
+        except OSError as exc:
+            problem = f"session {record.session_id} could not be saved in {self.root}: {exc}"
+            if problem != self.write_error:
+                log.warning("%s", problem)
+            self.write_error = problem
+            return False
+        self.write_error = None
+        return True
 
     def get(self, session_id: str) -> SessionRecord | None:
         """The stored record, or None (unknown, unsafe id, unreadable, or not a valid record: then with a warning)."""
@@ -141,7 +159,7 @@ class SessionStore:
             return None
         path = self.root / f"{session_id}{RECORD_SUFFIX}"
         try:
-            raw = read_bytes(path)
+            raw = read_bytes(path, MAX_RECORD_BYTES)
         except FileNotFoundError:
             return None
         except OSError as exc:
