@@ -23,6 +23,43 @@ if TYPE_CHECKING:
     from acp_mux.adapters.base import AgentAdapter
 
 
+ASKABLE = ("writes", "edits", "commands", "fetches")  # what an agent can ask the person before, in this order
+
+
+@dataclass(frozen=True)
+class Asking:
+    """What an agent asks the person before, in the mode a new session starts in, and how to let it run unasked.
+
+    acp-mux's promise is that nothing is written or run without the person unless they chose a mode that says so;
+    this is where each agent's side of that promise is written down, for ``doctor`` and the README, and the
+    write-then-edit end-to-end tests hold the real CLIs to it.
+    """
+
+    mode: str  # the mode a new session starts in ("" = the agent's own default, which it reports)
+    asks: tuple[str, ...]  # what that mode asks before (of ASKABLE)
+    through: str  # whose asking it is: the agent's own approvals, or acp-mux's
+    unasked: str = ""  # the --mode (or setting) that runs without asking; "" = none is offered
+    limits: str = ""  # what still runs unasked in the default mode, or when it does not ask at all
+
+    def __post_init__(self) -> None:
+        unknown = [what for what in self.asks if what not in ASKABLE]
+        if unknown:
+            raise ValueError(f"Asking.asks names {unknown}; choose from {ASKABLE}")
+
+    @property
+    def text(self) -> str:
+        """What it asks before, where, and how to turn that off: ``doctor``'s "asks" line and the README's "asks"
+        column ("before writes, edits and commands in mode `ask` (…); without asking: `--mode full-access`")."""
+        asks = [what for what in ASKABLE if what in self.asks]
+        before = ", ".join(asks[:-1]) + f" and {asks[-1]}" if len(asks) > 1 else "".join(asks)
+        where = f"in mode `{self.mode}`" if self.mode else "in its own default mode"
+        said = f"before {before} {where} ({self.through})" if asks else f"before nothing {where}"
+        if self.limits:
+            said += f"; {self.limits}"
+        unasked = f"without asking: {self.unasked}" if self.unasked else "no mode runs without asking"
+        return f"{said}; {unasked}"
+
+
 @dataclass(frozen=True)
 class AgentEntry:
     """Everything about one agent that is true before any process runs."""
@@ -50,6 +87,7 @@ class AgentEntry:
     alt_binary: str = ""
     alt_binary_target: str = ""
     status: str = ""  # one line: what works through acp-mux
+    asking: Asking | None = None  # what a new session asks before (None: not supported yet, nothing runs)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "transports", MappingProxyType(dict(self.transports)))
@@ -122,6 +160,8 @@ _ROWS: tuple[AgentEntry, ...] = (
         tested_version="2.1.197",
         status="works: permissions (with edited input), interrupt, modes incl. plan (read-only, enforced), "
         "slash commands, MCP servers from session/new",
+        asking=Asking("default", ("writes", "edits", "commands"), "Claude's own permission prompts",
+                      unasked="`--mode bypassPermissions` (`acceptEdits`: edits unasked, commands still ask)"),
     ),
     AgentEntry(
         name="codex",
@@ -140,6 +180,10 @@ _ROWS: tuple[AgentEntry, ...] = (
         tested_version="0.169.0",
         status="works: approvals for commands and file changes, diffs, plans, usage, interrupt, MCP servers; "
         "`--transport exec` (one `codex exec --json` per turn, no approvals) for a codex without app-server",
+        asking=Asking("ask", ("writes", "edits", "commands"), "codex's approvals, policy untrusted",
+                      unasked="`--mode full-access` (`auto`: unasked inside the workspace)",
+                      limits="commands codex knows to be read-only (ls, cat, grep …) run unasked; "
+                      "`--transport exec` asks nothing"),
     ),
     AgentEntry(
         name="gemini",
@@ -155,6 +199,8 @@ _ROWS: tuple[AgentEntry, ...] = (
         tested_version="0.61.0",
         status="works through its own ACP mode: permissions, diffs, plans, modes and models from gemini, "
         "cancel, resume",
+        asking=Asking("default", ("writes", "edits", "commands"), "gemini's own permission requests",
+                      unasked="`--mode yolo` (`autoEdit`: edits unasked)"),
     ),
     AgentEntry(
         name="copilot",
@@ -172,6 +218,8 @@ _ROWS: tuple[AgentEntry, ...] = (
         "(mode agent asks; autopilot and allow_all are never the default), diffs, modes agent/plan/autopilot, "
         "cancel (also while asking), resume through session/load; 401/429 become typed errors; "
         "no model list with a custom provider",
+        asking=Asking("agent", ("writes", "edits", "commands"), "copilot's own permission requests",
+                      unasked="`--mode autopilot`"),
     ),
     AgentEntry(
         name="cursor",
@@ -191,6 +239,8 @@ _ROWS: tuple[AgentEntry, ...] = (
         status="untested against the real CLI: tested against a replayed transcript (Cursor's documented ACP "
         "mode): permissions, questions (cursor/ask_question) as choice dialogs, plans and todos, subagent tasks, "
         "cancel, resume; sign-in errors become typed auth errors",
+        asking=Asking("agent", ("writes", "edits", "commands"), "Cursor's own permission requests, as documented",
+                      limits="untested against the real CLI"),
     ),
     AgentEntry(
         name="opencode",
@@ -208,6 +258,8 @@ _ROWS: tuple[AgentEntry, ...] = (
         status="works through its own ACP mode, started with acp-mux's asking permission rules "
         "(OPENCODE_CONFIG_CONTENT; your config files untouched): permissions for edits, commands and fetches, "
         "diffs, modes build (asks) / plan / allow-all, models, images, cancel, resume; 401/429 become typed errors",
+        asking=Asking("build", ("writes", "edits", "commands", "fetches"),
+                      "acp-mux's asking rules in opencode's config", unasked="`--mode allow-all`"),
     ),
     AgentEntry(
         name="pi",
@@ -226,6 +278,9 @@ _ROWS: tuple[AgentEntry, ...] = (
         status="works through `pi --mode rpc`: permissions from acp-mux's own pi extension (ask, accept edits, "
         "bypass; without it, the session says pi does not ask), diffs, live command output, usage and cost, "
         "models from pi, cancel, resume",
+        asking=Asking("ask", ("writes", "edits", "commands"), "acp-mux's pi extension",
+                      unasked="`--mode bypass` (`accept-edits`: edits unasked)",
+                      limits="without the extension pi asks nothing, and the session says so"),
     ),
     AgentEntry(
         name="omp",
@@ -243,6 +298,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         status="works through its own ACP mode (started with --approval-mode always-ask): permissions for "
         "commands and, through form elicitations, for writes and edits (diffs), modes, model and thinking "
         "settings, images (omp sends them as WebP), cancel, resume; 401/429 become typed errors",
+        asking=Asking("default", ("writes", "edits", "commands"), "omp started with --approval-mode always-ask"),
     ),
     AgentEntry(
         name="openclaw",
@@ -273,6 +329,9 @@ _ROWS: tuple[AgentEntry, ...] = (
         "retried by OpenClaw for about two minutes, unseen. Without a "
         "gateway (or `--transport exec`): one `openclaw agent exec` per message, no streaming, no approvals, no "
         "memory between messages",
+        asking=Asking("", ("commands",), "OpenClaw's exec approvals",
+                      limits="only when your OpenClaw config sets `tools.exec.mode: ask`, and never before its "
+                      "own file tools write or edit"),
     ),
     AgentEntry(
         name="hermes",
@@ -290,6 +349,9 @@ _ROWS: tuple[AgentEntry, ...] = (
         status="works through its own ACP mode: questions linked to their tool calls, diffs for edits, "
         "dangerous-command approvals, modes and models, images, cancel (also while asking: hermes is restarted), "
         "resume; 401/429 become typed errors; slow first start",
+        asking=Asking("default", ("writes", "edits"), "hermes' own questions",
+                      unasked="`--mode dont_ask` for edits (`accept_edits`: workspace edits)",
+                      limits="commands only when its own list of patterns deems them dangerous"),
     ),
     AgentEntry(
         name="demo",  # DEMO_AGENT
@@ -301,6 +363,8 @@ _ROWS: tuple[AgentEntry, ...] = (
         transports={"scripted": "acp_mux.adapters.scripted:ScriptedAdapter"},
         status="bundled scripted agent: streams text and thoughts, writes and edits a file with permission, "
         "runs a shell command; drives `acp-mux demo` and the bridge's own tests",
+        asking=Asking("default", ("writes", "edits", "commands"), "the scripted agent's requests",
+                      unasked="`--mode bypass`"),
     ),
 )
 

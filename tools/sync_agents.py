@@ -64,11 +64,14 @@ def _transports(row: AgentEntry) -> str:
 
 
 def agents_table() -> str:
-    lines = ["| agent | install | transport | modes | sign-in | status |", "|---|---|---|---|---|---|"]
+    lines = ["| agent | install | transport | modes | sign-in | asks | status |",
+             "|---|---|---|---|---|---|---|"]
     for name in (*AGENT_NAMES, DEMO_AGENT):
         row = ENTRIES[name]
         status = row.status or "not yet: `--agent` names it and says so; `doctor` lists it"
-        cells = [f"**{name}** ({row.display_name})", _install(row), _transports(row), _modes(row), _sign_in(row), status]
+        asks = row.asking.text if row.asking else "—"
+        cells = [f"**{name}** ({row.display_name})", _install(row), _transports(row), _modes(row), _sign_in(row),
+                 asks, status]
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
     return "\n".join(lines)
 

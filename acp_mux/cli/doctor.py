@@ -84,6 +84,7 @@ def report(name: str, env: Mapping[str, str] | None = None) -> Report:
         return Report(lines, False)
     if name == DEMO_AGENT:
         lines = [f"{title}: ready (bundled, runs on this Python)"]
+        lines += _field("asks", row.asking.text) if row.asking else []
         lines += _field("next", "`acp-mux demo` in a terminal, or `acp-mux --agent demo` in an editor")
         return Report(lines, True)
 
@@ -105,6 +106,8 @@ def report(name: str, env: Mapping[str, str] | None = None) -> Report:
     lines += _field("transport", transport)
     if row.status:  # what works through acp-mux and what does not, as the README's agents table says it
         lines += _field("status", row.status)
+    if row.asking:  # what a new session asks the person before, and the mode that asks nothing
+        lines += _field("asks", row.asking.text)
     lines += _field("auth", auth)
     steps = []
     if not path and env.get(row.bin_env_var):

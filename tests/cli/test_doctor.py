@@ -128,3 +128,15 @@ def test_cursor_says_it_is_untested_and_takes_agent_only_as_cursors_link(tmp_pat
     text = block(out.stdout, "cursor")
     assert out.returncode == 0, out.stdout
     assert f"found: 2026.10.01-e373342 at {linked / 'agent'}" in text and "key-test" not in out.stdout
+
+
+def test_each_agent_says_what_it_asks_before_and_the_mode_that_asks_nothing(tmp_path):
+    """What a new session asks the person before is on every agent's block, with the mode that turns it off."""
+    out = doctor(env=clean_env(tmp_path))
+    for name in (*AGENT_NAMES, DEMO_AGENT):
+        asks = [line for line in block(out.stdout, name).splitlines() if line.startswith("asks ")]
+        assert asks == [f"asks {ENTRIES[name].asking.text}"], (name, asks)
+    assert "before writes, edits and commands in mode `ask`" in block(out.stdout, "codex")
+    assert "without asking: `--mode full-access`" in block(out.stdout, "codex")
+    assert "without asking: `--mode bypassPermissions`" in block(out.stdout, "claude")
+    assert "no mode runs without asking" in block(out.stdout, "omp")
