@@ -12,6 +12,12 @@ What is only openclaw's (the family does the rest, ``acp_client.py``; the gatewa
   ``session_info_update._meta.sessionKey`` (``kind: "direct"``) at the end of the first turn; only then is the
   native session known (before, the key has no ``agent:`` prefix and does not resume either).
 - Per-session MCP servers are refused by openclaw's bridge ("configure MCP on the Gateway"): none are passed.
+- Asking (``openclaw_asks.py``): exec asks through OpenClaw's own exec approvals (the private gateway sets
+  ``tools.exec.mode: ask``); every other tool not known to be read-only asks through acp-mux's gate plugin in the
+  gateway, whose questions reach the bridge through the relay ``openclaw acp`` runs under (``openclaw_relay.py``) as
+  ordinary ``session/request_permission`` requests. ``ACP_MUX_OPENCLAW_ASK`` (``ask``, the default;
+  ``accept-edits``: file changes run unasked, commands ask; ``bypass``: nothing asks) is the person's setting; an
+  unknown value is refused at start, never read as a wider one.
 - Known losses of its bridge (2026.9.6, verified on the real CLI): the text the model writes before its *first* tool
   call in a turn, and its thinking, are not forwarded (text before later tool calls is), also with its
   ``reasoning_level`` option at ``stream`` or ``on``. They are kept only in the gateway's transcript database
@@ -26,12 +32,13 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.adapters.openclaw_exec import OpenclawExecAdapter
-from acp_mux.adapters.openclaw_gateway import Endpoint, Gateway, GatewayError, gateway_for
+from acp_mux.adapters.openclaw_gateway import Endpoint, Gateway, GatewayError, PortNotOurs, gateway_for
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.lazy import lazy_module
 from acp_mux.core.parse_context import ParseContext
@@ -45,6 +52,26 @@ ev = lazy_module("acp_mux.core.events")
 log = logging.getLogger(__name__)
 
 _EXEC = "openclaw_exec"  # ctx.state marker: this run is a fallback `agent exec` run
+ASK_ENV = "ACP_MUX_OPENCLAW_ASK"
+ASK, ACCEPT_EDITS, BYPASS = "ask", "accept-edits", "bypass"
+ASK_SETTINGS = (ASK, ACCEPT_EDITS, BYPASS)
+_FILE_KINDS = frozenset({"edit", "delete", "move"})
+
+
+def ask_setting(env: dict[str, str] | os._Environ[str] | None) -> str:
+    """What openclaw asks about, from ``ACP_MUX_OPENCLAW_ASK``: unset or empty is ``ask``; anything else that is
+    not one of :data:`ASK_SETTINGS` is refused (:class:`ValueError`), never taken for a wider setting."""
+    value = (env if env is not None else os.environ).get(ASK_ENV, "").strip()
+    if not value:
+        return ASK
+    if value not in ASK_SETTINGS:
+        raise ValueError(f"{ASK_ENV}={value!r} is not one of {', '.join(ASK_SETTINGS)}")
+    return value
+
+
+def answered_unasked(setting: str, kind: str) -> bool:
+    """Whether a question of this tool kind is allowed without reaching the person under ``setting``."""
+    return setting == BYPASS or (setting == ACCEPT_EDITS and kind in _FILE_KINDS)
 
 
 class OpenclawAdapter(AcpClientAdapter):
@@ -66,6 +93,8 @@ class OpenclawAdapter(AcpClientAdapter):
                 self.gateway = gateway_for(self.resolve_binary(options.binary, options.env), env)
             try:
                 endpoint = await self.gateway.ready()
+            except PortNotOurs:  # the token must not go there: this turn fails, readably; the next starts anew
+                raise
             except GatewayError as exc:
                 log.warning("openclaw gateway failed; falling back to `openclaw agent exec`: %s", exc)
                 self.gateway_failure = str(exc)
@@ -78,7 +107,15 @@ class OpenclawAdapter(AcpClientAdapter):
         command = self.resolve_binary(options.binary, options.env)
         args = ["acp", "--url", endpoint.url, "--token-file", str(endpoint.token_file), *options.extra_args]
         env = endpoint.acp_env(os.environ if options.env is None else options.env)
-        return SpawnSpec(command=command, args=args, env=env, cwd=options.cwd)
+        relay = ["-m", "acp_mux.adapters.openclaw_relay", command]  # carries the gate's questions (openclaw_asks.py)
+        return SpawnSpec(command=sys.executable, args=[*relay, *args], env=env, cwd=options.cwd)
+
+    def startup_problem(self, override: str | None = None, env: dict[str, str] | None = None) -> str | None:
+        try:
+            ask_setting(env)
+        except ValueError as exc:
+            return str(exc)
+        return super().startup_problem(override, env)
 
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
         if self._endpoints.pop(id(options), None) is None:
@@ -92,6 +129,31 @@ class OpenclawAdapter(AcpClientAdapter):
         if options.mcp_servers:
             log.warning("openclaw's ACP bridge refuses per-session MCP servers; configure them on the gateway")
         return []
+
+    # ── asking ─────────────────────────────────────────────────────────────────────────────────────────────────
+    def tool_name_of(self, tool_call: dict[str, Any]) -> str:
+        """OpenClaw's own tool name: the gate's questions carry it in ``_meta.toolName``; its bridge titles a call
+        ``<name>: <args>``. An "always" for a whole tool then names that tool, never a kind such as ``other``."""
+        meta = tool_call.get("_meta") if isinstance(tool_call.get("_meta"), dict) else {}
+        name = meta.get("toolName")
+        if isinstance(name, str) and name:
+            return name
+        title = tool_call.get("title")
+        if isinstance(title, str) and title.split(":", 1)[0].strip():
+            return title.split(":", 1)[0].strip()
+        return super().tool_name_of(tool_call)
+
+    def _permission(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """A question the person's setting answers without asking is answered here; the rest are asked."""
+        setting = ask_setting(AcpRun.of(ctx).options.env)
+        tool_call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
+        kind = tool_call.get("kind") if isinstance(tool_call.get("kind"), str) else "other"
+        allow = next((o.get("optionId") for o in params.get("options") or () if isinstance(o, dict)
+                      and o.get("kind") == "allow_once" and isinstance(o.get("optionId"), str)), None)
+        if allow is not None and answered_unasked(setting, kind):
+            AcpRun.of(ctx).peer.respond(ctx, rpc_id, {"outcome": {"outcome": "selected", "optionId": allow}})
+            return []
+        return super()._permission(rpc_id, params, ctx)
 
     # ── sessions by gateway key ────────────────────────────────────────────────────────────────────────────────
     def native_session_id(self, acp_session_id: str) -> str | None:

@@ -1,18 +1,32 @@
-"""openclaw's private gateway: one per bridge, on loopback, with its own state directory and config.
+"""openclaw's private gateway: one per user, shared by every running acp-mux bridge, on loopback, with its own state.
 
 OpenClaw streams, runs tools and asks for exec approvals only through its Gateway; ``openclaw acp --url ws://…`` is
 an ACP bridge to a running one, and exits at once ("ECONNREFUSED") when none listens. The person may run their own
-gateway (channels, cron, a fixed port): acp-mux never touches it. It starts a private one:
+gateway (channels, cron, a fixed port): acp-mux never touches it. It runs a private one:
 
-- **state**: ``<acp-mux state dir>/openclaw/slot-N/`` (0700). A gateway owns its state directory exclusively, so
-  each bridge claims the first free slot with an ``flock`` held for its lifetime (the kernel drops it however the
-  bridge dies). Slot 0 is reused after a restart, so the gateway's sessions (``agent:main:acp-bridge:<uuid>``) can be
-  resumed; ``openclaw acp`` keeps its ACP ledger there too.
-- **config**: ``slot-N/openclaw.json`` (0600) ``$include``s the person's config (``$OPENCLAW_CONFIG_PATH`` or
+- **shared**: starting a gateway costs half a minute of CPU on two cores, so a second editor window (a second
+  bridge process) must not pay it again. The first bridge that needs it starts it; later ones find it through a
+  registration file and attach (``openclaw_registry.py``: an ``flock`` around "find or start", so two bridges
+  starting at once end with one gateway; pid *and* start time checked, so a recycled pid is never taken for it).
+- **lifetime**: the gateway runs under a detached keeper (``openclaw_keeper.py``), not under any bridge. Each
+  attached bridge holds a shared lease (an ``flock`` the kernel drops however the bridge ends, SIGKILL included);
+  the keeper stops the gateway and everything under it ``ACP_MUX_OPENCLAW_GRACE_S`` (default 15) seconds after the
+  last lease is gone, within about 2 s more. If the keeper itself is killed, the kernel kills the gateway
+  (``PR_SET_PDEATHSIG``), and a bridge that finds a registered gateway without its keeper ends it.
+- **ports are not trusted by position** (``loopback_owner.py``): before ``openclaw acp`` is handed the token (which it
+  sends to whatever answers on the port), every listener a connection to 127.0.0.1:PORT can reach must be a socket
+  of the gateway process or its descendants. A port taken first by another program gets nothing: that gateway is
+  stopped and a new one starts on another port; a listener that is not the gateway's at a later turn fails that
+  turn with a readable error.
+- **state**: ``<acp-mux state dir>/openclaw/gateway/`` (0700). The same folder for every gateway generation, so the
+  gateway's sessions (``agent:main:acp-bridge:<uuid>``) resume after every bridge restarted; ``openclaw acp`` keeps
+  its ACP ledger there too. Its stdout and stderr go to ``gateway/logs/gateway.out`` (0600), which every attached
+  bridge tails for the failures OpenClaw's ACP bridge does not forward.
+- **config**: ``gateway/openclaw.json`` (0600) ``$include``s the person's config (``$OPENCLAW_CONFIG_PATH`` or
   ``~/.openclaw/openclaw.json``: providers, models, agents, tool policy) and overrides only the gateway section:
-  local mode, loopback, a free port, token auth, no Tailscale; logs go to the slot, not ``/tmp/openclaw``.
+  local mode, loopback, a free port, token auth, no Tailscale; logs go to its folder, not ``/tmp/openclaw``.
 - **token**: 32 random bytes, given to the gateway in its environment (``OPENCLAW_GATEWAY_TOKEN``) and to
-  ``openclaw acp`` as ``--token-file slot-N/gateway.token`` (0600); never on a command line.
+  ``openclaw acp`` as ``--token-file gateway/gateway.token`` (0600); never on a command line.
 - **what it does not start**: channels (the person's Telegram bot must not answer twice), cron jobs, the Gmail
   watcher, the canvas host, the browser control server (``OPENCLAW_SKIP_*``; ``OPENCLAW_SKIP_STARTUP_MODEL_PREWARM``
   is read by no code of 2026.9.6 and kept for other releases). No Control UI (``gateway.controlUi.enabled: false``):
@@ -20,12 +34,8 @@ gateway (channels, cron, a fixed port): acp-mux never touches it. It starts a pr
   competes for the CPU just while ``openclaw acp`` starts and the first turn runs (about 3.5 of the ~54
   CPU-seconds before the first words). No update check or auto-update (``OPENCLAW_NO_AUTO_UPDATE``): a private
   gateway must neither call the npm registry at every start nor update the person's install.
-- **lifetime**: the gateway is spawned like any agent, under the bridge's supervisor
-  (:mod:`acp_mux.core.supervisor`), so it is stopped with the bridge and also when the bridge is killed outright
-  (the supervisor's lifeline closes). Its spawn broker runs in a session of its own; the supervisor is a child
-  subreaper on Linux and sweeps it too.
-- **one per bridge**: :func:`gateway_for` keeps one gateway per bridge process and binary, shared by every session
-  (also when one editor entry serves every agent and each session gets its own adapter).
+- **one attachment per bridge**: :func:`gateway_for` keeps one :class:`Gateway` per bridge process and binary,
+  shared by every session (also when one editor entry serves every agent and each session gets its own adapter).
 - **start**: in the background, from the first run's ``prepare`` (the editor's ``initialize`` never waits); a run
   waits for the port to accept connections. 2026.9.6 needs 14-27 s to listen on a loaded two-core machine.
 - **the first turn's minute** is CPU, not a wait: with strace, the gateway makes two DNS lookups and one connect
@@ -38,7 +48,7 @@ gateway (channels, cron, a fixed port): acp-mux never touches it. It starts a pr
   from Enter; the second prompt takes 1-5 s. No config key or variable of 2026.9.6 turns those steps off.
 
 Things the person should know (also in the README): the gateway's agent runs shell commands in its own workspace
-(``slot-N/state/workspace``, with OpenClaw's AGENTS.md/SOUL.md), not in the editor's folder, unless the model passes
+(``gateway/workspace``, with OpenClaw's AGENTS.md/SOUL.md), not in the editor's folder, unless the model passes
 ``workdir``; ``openclaw acp`` tells the model the folder (``[Working directory: …]`` before each prompt). Credentials
 must come from the config or the environment: logins kept in the person's own OpenClaw state directory are not seen.
 """
@@ -46,25 +56,43 @@ must come from the config or the environment: logins kept in the person's own Op
 from __future__ import annotations
 
 import asyncio
-import collections
-import fcntl
+import contextlib
 import json
 import logging
 import os
 import re
 import secrets
+import signal
 import socket
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from acp_mux.adapters.loopback_owner import listener_owned_by, listeners
+from acp_mux.adapters.openclaw_registry import (
+    Registration,
+    find_or_start_lock,
+    forget_registration,
+    process_start,
+    read_registration,
+    take_lease,
+    write_registration,
+)
+from acp_mux.adapters.openclaw_asks import gateway_overrides
 from acp_mux.core.paths import state_dir
-from acp_mux.core.process import AgentProcess, SpawnError, SpawnSpec, spawn
+from acp_mux.core.process import SpawnError, SpawnSpec, resolve_command
+from acp_mux.core.supervisor import descendants
 
 log = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 180.0
-MAX_SLOTS = 16
+GRACE_ENV = "ACP_MUX_OPENCLAW_GRACE_S"
+DEFAULT_GRACE_S = 15.0  # the shared gateway outlives the last bridge by this much (a window closed and reopened)
+PORT_ATTEMPTS = 3  # new ports tried when another program takes the chosen one first
+LOG_POLL_S = 0.25  # how often an attached bridge reads the gateway's log
+KEEPER = Path(__file__).with_name("openclaw_keeper.py")
 SKIPPED = ("CHANNELS", "CRON", "GMAIL_WATCHER", "CANVAS_HOST", "BROWSER_CONTROL_SERVER", "STARTUP_MODEL_PREWARM")
 # The gateway's log line for a run that failed (2026.9.6): openclaw's ACP bridge then ends the turn as `end_turn` with
 # no text at all, so this line is the only place the failure (a provider's 401, a rate limit) is said.
@@ -115,6 +143,7 @@ def gateway_config(port: int, included: Path | None, slot: Path) -> dict[str, ob
     config["gateway"] = {"mode": "local", "port": port, "bind": "loopback", "auth": {"mode": "token"},
                          "tailscale": {"mode": "off"}, "controlUi": {"enabled": False}}
     config["logging"] = {"file": str(slot / "logs" / "openclaw.log")}
+    config.update(gateway_overrides())  # acp-mux's asking: exec approvals on, the gate plugin (openclaw_asks.py)
     return config
 
 
@@ -139,37 +168,45 @@ def _write_private(path: Path, text: str) -> None:
     os.chmod(path, 0o600)
 
 
-def claim_slot(root: Path) -> tuple[Path, int]:
-    """The first slot directory no other bridge holds, and the open lock file that holds it for us."""
-    _private_dir(root)
-    for n in range(MAX_SLOTS):
-        slot = root / f"slot-{n}"
-        fd = os.open(root / f"slot-{n}.lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            continue
-        os.set_inheritable(fd, False)
-        return _private_dir(slot), fd
-    raise GatewayError(f"all {MAX_SLOTS} OpenClaw gateway slots under {root} are in use by other acp-mux bridges")
+def grace_seconds(env: Mapping[str, str]) -> float:
+    """How long the shared gateway outlives the last bridge (``ACP_MUX_OPENCLAW_GRACE_S``, default 15 s); a value
+    that is not a number from 0 to 3600 is refused with a readable error, never reinterpreted."""
+    raw = env.get(GRACE_ENV)
+    if raw is None or raw == "":
+        return DEFAULT_GRACE_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 3600:  # also refuses nan and inf
+        raise GatewayError(f"{GRACE_ENV}={raw!r} is not a number of seconds from 0 to 3600")
+    return value
+
+
+class PortNotOurs(GatewayError):
+    """Something other than our gateway listens where its port leads: the token is not sent there."""
 
 
 class Gateway:
-    """The private gateway of this bridge: started once, on first need; ``ready()`` waits for it."""
+    """This bridge's attachment to the user's one shared private gateway: found or started on first need, held by a
+    lease; ``ready()`` waits until it listens and checks that the listener is the gateway's before each use."""
 
     def __init__(self, binary: str, env: Mapping[str, str], root: Path | None = None) -> None:
         self.binary = binary
         self.env = dict(env)
         self.root = root or state_dir(env) / "openclaw"
-        self.process: AgentProcess | None = None
+        self.state = self.root / "gateway"
+        self.registration: Registration | None = None
         self.endpoint: Endpoint | None = None
         self._starting: asyncio.Task[Endpoint] | None = None
-        self._slot: Path | None = None
-        self._lock_fd: int | None = None  # held open: our claim on the slot
+        self._lease_fd: int | None = None  # held open: our lease on the shared gateway
         self.failures: dict[str, str] = {}  # session key -> the last failure the gateway logged for it
-        self._drainer: asyncio.Future[None] | None = None
-        self.last_lines: collections.deque[str] = collections.deque(maxlen=3)  # its log (stdout and stderr)
+        self._tail: asyncio.Task[None] | None = None
+        self._offset = 0
+
+    @property
+    def log_path(self) -> Path:
+        return self.state / "logs" / "gateway.out"
 
     def note_line(self, line: str) -> None:
         """Read one line of the gateway's log for what its ACP bridge does not forward (a failed run)."""
@@ -186,73 +223,210 @@ class Gateway:
         return None
 
     async def ready(self, timeout: float = START_TIMEOUT_S) -> Endpoint:
-        """The running gateway's endpoint (starting it if needed); :class:`GatewayError` if it cannot run."""
+        """The shared gateway's endpoint (found, or started if none runs), its listener checked to be the gateway's
+        right now: :class:`PortNotOurs` if it is not (the token must not go there), :class:`GatewayError` if it
+        cannot run."""
         if self._starting is None or (self._starting.done() and not self._alive()):
-            self._starting = asyncio.ensure_future(self._start(timeout))
-        return await asyncio.shield(self._starting)
+            self._starting = asyncio.ensure_future(self._attach(timeout))
+        endpoint = await asyncio.shield(self._starting)
+        registration = self.registration
+        assert registration is not None
+        if self._owner(registration) is False:
+            self.endpoint = None
+            await asyncio.to_thread(self._retire, registration)
+            raise PortNotOurs(f"something else now listens on 127.0.0.1:{registration.port}, OpenClaw's gateway "
+                              "port; its token was not sent there. The next message starts a new gateway.")
+        return endpoint
 
     def _alive(self) -> bool:
-        return self.process is not None and not self.process.exited and self.endpoint is not None
+        return self.endpoint is not None and self.registration is not None and self.registration.alive()
 
-    async def _start(self, timeout: float) -> Endpoint:
-        if self._slot is None:
-            self._slot, self._lock_fd = claim_slot(self.root)
-        slot = self._slot
+    @staticmethod
+    def _owner(registration: Registration) -> bool | None:
+        """Whether every listener 127.0.0.1:PORT leads to is the gateway's (None: this system cannot tell)."""
+        pids = [registration.gateway_pid, *descendants(registration.gateway_pid)]
+        return listener_owned_by(registration.port, pids)
+
+    async def _attach(self, timeout: float) -> Endpoint:
+        for _ in range(PORT_ATTEMPTS):
+            registration = await asyncio.to_thread(self._find_or_start)
+            try:
+                await self._wait_listening(registration, timeout)
+            except PortNotOurs as exc:  # taken before the gateway could bind it: a new gateway on another port
+                log.warning("%s", exc)
+                await asyncio.to_thread(self._retire, registration)
+                continue
+            self._follow(registration)
+            self.endpoint = Endpoint(f"ws://127.0.0.1:{registration.port}", self.state / "gateway.token",
+                                     self.state, self.state / "openclaw.json",
+                                     Path(registration.include_root) if registration.include_root else None)
+            return self.endpoint
+        raise PortNotOurs(f"OpenClaw's gateway port was taken by another program {PORT_ATTEMPTS} times in a row; "
+                          "its token was not sent. Something on this machine is racing for loopback ports.")
+
+    # ── find or start (blocking: run in a thread) ────────────────────────────────────────────────────────────────
+    def _find_or_start(self) -> Registration:
+        _private_dir(self.root)
+        with find_or_start_lock(self.root):
+            if self._lease_fd is None:
+                self._lease_fd = take_lease(self.root)
+            found = read_registration(self.root)
+            if found is not None and found.alive():
+                log.info("openclaw: attached to the shared gateway on 127.0.0.1:%d (pid %d)", found.port,
+                         found.gateway_pid)
+                return found
+            if found is not None:  # its keeper died (SIGKILL) but the gateway lives on: it is ours, end it
+                _kill_if_same(found.gateway_pid, found.gateway_start)
+            return self._start_keeper()
+
+    def _start_keeper(self) -> Registration:
+        state = _private_dir(self.state)
+        _private_dir(state / "logs")
         port = free_port()
-        token_file, config_path = slot / "gateway.token", slot / "openclaw.json"
+        token_file, config_path = state / "gateway.token", state / "openclaw.json"
         token = secrets.token_hex(32)
         _write_private(token_file, token + "\n")
         included = user_config(self.env)
-        _write_private(config_path, json.dumps(gateway_config(port, included, slot), indent=2) + "\n")
-        _private_dir(slot / "logs")
-        env = {**self.env, **QUIET, "OPENCLAW_STATE_DIR": str(slot), "OPENCLAW_CONFIG_PATH": str(config_path),
+        _write_private(config_path, json.dumps(gateway_config(port, included, state), indent=2) + "\n")
+        env = {**self.env, **QUIET, "OPENCLAW_STATE_DIR": str(state), "OPENCLAW_CONFIG_PATH": str(config_path),
                "OPENCLAW_GATEWAY_TOKEN": token, "OPENCLAW_ALLOW_MULTI_GATEWAY": "1", "OPENCLAW_NO_AUTO_UPDATE": "1"}
         env.update({f"OPENCLAW_SKIP_{name}": "1" for name in SKIPPED})
         if included is not None:
             env["OPENCLAW_INCLUDE_ROOTS"] = str(included.parent)
+        program = resolve_command(SpawnSpec(self.binary, [], env=env, cwd=str(state)))
         args = ["gateway", "run", "--port", str(port), "--bind", "loopback", "--auth", "token"]
-        self.process = proc = await spawn(SpawnSpec(self.binary, args, env=env, cwd=str(slot)))
-        proc.on_stderr_line = self._on_line
-        self._drainer = asyncio.ensure_future(self._drain(proc))
-        log.info("openclaw gateway starting on 127.0.0.1:%d (state %s)", port, slot)
-        await self._wait_listening(proc, port, timeout)
-        self.endpoint = Endpoint(f"ws://127.0.0.1:{port}", token_file, slot, config_path,
-                                 included.parent if included is not None else None)
-        return self.endpoint
+        keeper_pid, gateway_pid = start_keeper(self.root, grace_seconds(self.env), self.log_path, program, args,
+                                               env, str(state))
+        registration = Registration(keeper_pid, process_start(keeper_pid) or 0, gateway_pid,
+                                    process_start(gateway_pid) or 0, port,
+                                    str(included.parent) if included is not None else None)
+        write_registration(self.root, registration)
+        self._offset = 0  # a new gateway's log: read it from its start
+        log.info("openclaw gateway starting on 127.0.0.1:%d (pid %d, state %s)", port, gateway_pid, state)
+        return registration
 
-    async def _drain(self, proc: AgentProcess) -> None:
-        async for line in proc.lines():  # the gateway logs on stdout: read it, or it blocks on a full pipe
-            self._on_line(line)
+    def _retire(self, registration: Registration) -> None:
+        """Stop trusting a gateway whose port is not its own: forget it and stop its keeper (and so the gateway)."""
+        with find_or_start_lock(self.root):
+            forget_registration(self.root, registration)
+            _kill_if_same(registration.keeper_pid, registration.keeper_start, signal.SIGTERM)
+
+    # ── waiting and following its log ──────────────────────────────────────────────────────────────────────────
+    async def _wait_listening(self, registration: Registration, timeout: float) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        port = registration.port
+        while loop.time() < deadline:
+            owner = self._owner(registration)
+            if owner:
+                return
+            taken = owner is False and bool(listeners(port))  # someone else listens there
+            if taken:
+                raise PortNotOurs(f"another program took 127.0.0.1:{port} before OpenClaw's gateway could listen "
+                                  "there; its token was not sent to it")
+            if not registration.alive():
+                tail = self._log_tail()
+                raise GatewayError("OpenClaw's gateway exited before it listened" + (": " + " | ".join(tail)
+                                                                                       if tail else ""))
+            if owner is None and await _accepts(port):  # no /proc to ask: a connection is all there is
+                return
+            await asyncio.sleep(0.2)
+        await asyncio.to_thread(self._retire, registration)
+        raise GatewayError(f"OpenClaw's gateway did not listen on 127.0.0.1:{port} within {timeout:.0f} s")
+
+    def _log_tail(self, lines: int = 3) -> list[str]:
+        try:
+            with open(self.log_path, "rb") as fh:
+                fh.seek(0, os.SEEK_END)
+                fh.seek(max(0, fh.tell() - 4096))
+                text = fh.read().decode("utf-8", "replace")
+        except OSError:
+            return []
+        return [line for line in text.splitlines() if line.strip()][-lines:]
+
+    def _follow(self, registration: Registration) -> None:
+        """Tail the gateway's log (its stdout and stderr, written by the keeper) for as long as we are attached."""
+        if registration != self.registration:
+            if self.registration is not None or self._offset:  # attached to a running one: only what comes next
+                self._offset = self._size()
+            self.registration = registration
+        if self._tail is None or self._tail.done():
+            self._tail = asyncio.ensure_future(self._tail_log())
+
+    def _size(self) -> int:
+        try:
+            return self.log_path.stat().st_size
+        except OSError:
+            return 0
+
+    async def _tail_log(self) -> None:
+        partial = b""
+        while True:
+            size = self._size()
+            if size < self._offset:  # a new gateway truncated it
+                self._offset, partial = 0, b""
+            if size > self._offset:
+                with open(self.log_path, "rb") as fh:
+                    fh.seek(self._offset)
+                    data = fh.read(size - self._offset)
+                self._offset += len(data)
+                *lines, partial = (partial + data).split(b"\n")
+                for line in lines:
+                    self._on_line(line.decode("utf-8", "replace").rstrip("\r"))
+            await asyncio.sleep(LOG_POLL_S)
 
     def _on_line(self, line: str) -> None:
         log.debug("openclaw gateway: %s", line)
-        self.last_lines.append(line)
         self.note_line(line)
 
-    async def _wait_listening(self, proc: AgentProcess, port: int, timeout: float) -> None:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while loop.time() < deadline:
-            if proc.exited:
-                status = await proc.wait()
-                if self._drainer is not None:  # its last words on stdout, read to the end (a second at most)
-                    await asyncio.wait([self._drainer], timeout=1.0)
-                tail = list(self.last_lines)  # why it stopped, as it said it (it logs on stdout and stderr)
-                raise GatewayError(f"OpenClaw's gateway exited (code {status.code}) before it listened"
-                                   + (": " + " | ".join(tail) if tail else ""))
-            try:
-                _, writer = await asyncio.open_connection("127.0.0.1", port)
-                writer.close()
-                return
-            except OSError:
-                await asyncio.sleep(0.2)
-        await proc.terminate(1.0)
-        raise GatewayError(f"OpenClaw's gateway did not listen on 127.0.0.1:{port} within {timeout:.0f} s")
-
     async def stop(self) -> None:
-        if self.process is not None and not self.process.exited:
-            await self.process.terminate(2.0)
+        """Detach: stop following the log and give up our lease (the keeper stops the gateway after its grace
+        period when no other bridge holds one)."""
+        if self._tail is not None:
+            self._tail.cancel()
+        if self._lease_fd is not None:
+            os.close(self._lease_fd)
+            self._lease_fd = None
         self.endpoint = None
+
+
+async def _accepts(port: int) -> bool:
+    try:
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+    except OSError:
+        return False
+    writer.close()
+    return True
+
+
+def _kill_if_same(pid: int, start: int, sig: int = signal.SIGKILL) -> None:
+    """Signal ``pid`` only if it is still the process that started at ``start`` (never a recycled pid)."""
+    if pid > 0 and process_start(pid) == start:
+        with contextlib.suppress(OSError):
+            os.kill(pid, sig)
+
+
+def start_keeper(root: Path, grace: float, log_path: Path, program: str, args: list[str], env: Mapping[str, str],
+                 cwd: str) -> tuple[int, int]:
+    """Start the detached keeper (``openclaw_keeper.py``), which starts the gateway: (keeper pid, gateway pid)."""
+    read_fd, write_fd = os.pipe()
+    try:
+        command = [sys.executable, "-I", "-S", str(KEEPER), str(root), repr(grace), str(write_fd), str(log_path),
+                   "--", program, *args]
+        first = subprocess.Popen(command, env=dict(env), cwd=cwd, stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                                 pass_fds=(write_fd,))
+    except OSError as exc:
+        os.close(read_fd)
+        raise GatewayError(f"cannot start OpenClaw's gateway keeper: {exc}") from exc
+    finally:
+        os.close(write_fd)
+    first.wait()  # it forks the keeper and exits at once: no bridge stays the keeper's parent
+    with os.fdopen(read_fd, "rb") as status:
+        report = status.read(512).decode("utf-8", "replace").split()
+    if len(report) == 3 and report[0] == "ok":
+        return int(report[1]), int(report[2])
+    raise GatewayError("OpenClaw's gateway could not be started: " + (" ".join(report[2:]) or "its keeper died"))
 
 
 _GATEWAYS: dict[str, Gateway] = {}

@@ -4,6 +4,7 @@ resumes by, and the ``agent exec`` envelope (tests/e2e/test_openclaw.py runs the
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import stat
@@ -16,7 +17,8 @@ import pytest
 from acp_mux.adapters.acp_client import AcpRun
 from acp_mux.adapters.openclaw import OpenclawAdapter
 from acp_mux.adapters.openclaw_exec import OpenclawExecAdapter
-from acp_mux.adapters.openclaw_gateway import Endpoint, Gateway, GatewayError, claim_slot, gateway_config, user_config
+from acp_mux.adapters.openclaw_gateway import Endpoint, Gateway, GatewayError, gateway_config, user_config
+from acp_mux.adapters.openclaw_registry import process_start
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.process import ExitStatus
 from acp_mux.core.prompt import Prompt
@@ -66,7 +68,7 @@ def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
     (home / ".openclaw" / "openclaw.json").write_text('{"agents": {"defaults": {"model": {"primary": "fake/m"}}}}')
     return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
             "ACP_MUX_STATE_DIR": str(tmp_path / "state"), "FAKE_GATEWAY_RECORD": str(tmp_path / "record.json"),
-            **extra}
+            "ACP_MUX_OPENCLAW_GRACE_S": "0", **extra}  # the shared gateway goes as soon as the test detaches
 
 
 def mode(path: Path) -> int:
@@ -88,8 +90,8 @@ async def test_the_gateway_gets_its_token_privately_and_its_own_state(tmp_path: 
         assert endpoint.url == f"ws://127.0.0.1:{record['args'][record['args'].index('--port') + 1]}"
         assert record["skip_channels"] == "1"  # the person's channels never answer twice
         assert record["no_auto_update"] == "1"  # no npm update check, never an update of the person's install
-        slot = Path(record["state"])
-        assert slot.parent == tmp_path / "state" / "openclaw" and mode(slot) == 0o700
+        state = Path(record["state"])
+        assert state == tmp_path / "state" / "openclaw" / "gateway" and mode(state) == 0o700
         assert mode(endpoint.token_file) == 0o600 and mode(endpoint.config) == 0o600
         config = json.loads(endpoint.config.read_text())
         assert config["$include"] == str(tmp_path / "home" / ".openclaw" / "openclaw.json")
@@ -97,7 +99,13 @@ async def test_the_gateway_gets_its_token_privately_and_its_own_state(tmp_path: 
         assert await gateway.ready() is endpoint  # started once
     finally:
         await gateway.stop()
-    assert gateway.process is not None and gateway.process.exited
+    assert gateway.registration is not None
+    pid, start = gateway.registration.gateway_pid, gateway.registration.gateway_start
+    for _ in range(60):  # the keeper stops it once no bridge holds a lease (grace 0 here)
+        if process_start(pid) != start:
+            break
+        await asyncio.sleep(0.05)
+    assert process_start(pid) != start
 
 
 @pytest.mark.asyncio
@@ -113,16 +121,6 @@ def test_acp_gets_the_gateway_state_and_config_but_not_the_token_variable(tmp_pa
     assert "OPENCLAW_GATEWAY_TOKEN" not in env and env["HOME"] == "/h"
     assert env["OPENCLAW_STATE_DIR"] == str(tmp_path / "s") and env["OPENCLAW_CONFIG_PATH"] == str(tmp_path / "c.json")
     assert env["OPENCLAW_INCLUDE_ROOTS"] == str(tmp_path / "inc")
-
-
-def test_each_bridge_claims_its_own_slot_and_a_freed_one_is_reused(tmp_path: Path) -> None:
-    first, fd1 = claim_slot(tmp_path / "openclaw")
-    second, fd2 = claim_slot(tmp_path / "openclaw")
-    assert (first.name, second.name) == ("slot-0", "slot-1")
-    os.close(fd1)  # the first bridge ended: the kernel drops its lock
-    again, fd3 = claim_slot(tmp_path / "openclaw")
-    assert again.name == "slot-0"  # so a restarted bridge finds its gateway's sessions
-    os.close(fd2), os.close(fd3)
 
 
 def test_the_private_config_only_overrides_the_gateway(tmp_path: Path) -> None:
