@@ -26,12 +26,6 @@ AGENTS = ["claude", "codex", "gemini", "pi", "omp", "hermes", "opencode", "copil
 WRITE_EDIT = "Create notes.txt with the lines alpha and beta, then change beta to gamma."
 FOUR_OPTIONS = ["allow_always", "allow_once", "reject_always", "reject_once"]
 TURN_TIMEOUT = 90
-# The mode in which each agent asks before touching files (codex's default "auto" edits the workspace freely).
-# omp asks in every mode (acp-mux starts it with --approval-mode always-ask); hermes' "default" asks before edits.
-# opencode's "build" asks because acp-mux starts it with asking rules (its own default asks for nothing).
-# copilot's "agent" (its URL id shown short) asks before edits and commands; autopilot would ask nothing.
-ASKING_MODE = {"claude": "default", "codex": "read-only", "gemini": "default", "pi": "ask", "omp": "default",
-               "hermes": "default", "opencode": "build", "copilot": "agent"}
 # copilot retries a 401 or 429 from a custom provider for seconds (with "Info: ... Retrying" lines) and nothing on
 # its side turns that off; only the provider's `x-should-retry: false` does, which these scenarios send.
 NO_RETRY = {"copilot": "_no_retry"}
@@ -46,22 +40,8 @@ def agent(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RealAgent]
     real.close()
 
 
-async def asking_session(agent: RealAgent, conn: Any, client: RecordingClient) -> str:
-    """A session switched (through ACP session/set_mode) into the mode where the agent asks for permission."""
-    sid = await agent.session(conn)
-    await conn.set_session_mode(session_id=sid, mode_id=ASKING_MODE[agent.name])
-    modes = [u for u in client.updates if u.session_update == "current_mode_update"]
-    assert not modes or modes[-1].current_mode_id == ASKING_MODE[agent.name]
-    return sid
-
-
 async def prompt(conn: Any, sid: str, text: str, timeout: float = TURN_TIMEOUT) -> Any:
     return await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block(text)]), timeout)
-
-
-def diffs(client: RecordingClient) -> list[Any]:
-    return [c for u in client.updates if u.session_update in ("tool_call", "tool_call_update")
-            for c in (u.content or []) if c.type == "diff"]
 
 
 def request_with(server: Any, text: str) -> dict[str, Any]:
@@ -79,11 +59,60 @@ async def assert_no_process_left(agent: RealAgent, within: float = 2.0) -> None:
     assert agent.processes() == [], "processes of this test still alive after the editor went away"
 
 
+@dataclass
+class AskedWhile:
+    """What notes.txt held (None: absent) at the moment each permission request reached the editor, so a test can
+    tell a request that came before its change from one that came after the agent had already written."""
+
+    cwd: Path
+    answer: str
+    held: list[tuple[str, str | None]] = field(default_factory=list)  # (tool call id, notes.txt then)
+
+    def choose(self, options: list[Any], call: Any) -> str:
+        path = self.cwd / "notes.txt"
+        self.held.append((call.tool_call_id, path.read_text() if path.exists() else None))
+        return self.answer
+
+    def client(self) -> RecordingClient:
+        return RecordingClient(choose=self.choose)
+
+
+async def default_session(agent: RealAgent, conn: Any, client: RecordingClient) -> str:
+    """A new session left in the mode it starts in: no set_session_mode. The mode the editor is told is the one the
+    registry's asking fact names (for agents that report their own modes, the one they report)."""
+    init = await conn.initialize(protocol_version=1, client_capabilities=None)
+    assert init.protocol_version == 1
+    new = await conn.new_session(cwd=str(agent.cwd), mcp_servers=[])
+    expected = ENTRIES[agent.name].asking.mode  # type: ignore[union-attr]
+    updates = [u.current_mode_id for u in client.updates if u.session_update == "current_mode_update"]
+    current = updates[-1] if updates else new.modes.current_mode_id if new.modes else None
+    assert current in (None, expected), (current, expected)
+    return new.session_id
+
+
+def assert_asked_about_announced_calls(client: RecordingClient) -> set[str]:
+    """Every request is about a tool call the editor had been shown, with the four options; the ids asked about."""
+    announced = {u.tool_call_id for u in client.of("tool_call")}
+    assert client.permissions, "the agent changed files without asking"
+    for call, options in client.permissions:
+        assert call.tool_call_id in announced, call.tool_call_id
+        assert sorted(o.kind for o in options) == FOUR_OPTIONS
+    return {call.tool_call_id for call, _ in client.permissions}
+
+
+def diffs_of(client: RecordingClient, tool_call_id: str) -> list[Any]:
+    return [c for u in client.updates if u.session_update in ("tool_call", "tool_call_update")
+            and u.tool_call_id == tool_call_id for c in (u.content or []) if c.type == "diff"]
+
+
 async def test_write_then_edit_with_permission_allowed(agent: RealAgent) -> None:
+    """In the mode a new session starts in: a request before each change, while the file does not hold it yet, and
+    each change shows its own diff."""
     agent.serve(f"{agent.name}_write_edit", delta_delay=0)
-    client = RecordingClient(choose=lambda options, call: "allow_once")
+    asked = AskedWhile(agent.cwd, "allow_once")
+    client = asked.client()
     async with agent.bridge(client) as (conn, _):
-        sid = await asking_session(agent, conn, client)
+        sid = await default_session(agent, conn, client)
         result = await prompt(conn, sid, WRITE_EDIT)
     assert result.stop_reason == "end_turn", agent.log()[-3000:]
     assert (agent.cwd / "notes.txt").read_text() == "alpha\ngamma\n"
@@ -97,20 +126,22 @@ async def test_write_then_edit_with_permission_allowed(agent: RealAgent) -> None
         located = [loc.path for u in client.updates if getattr(u, "tool_call_id", None) == call.tool_call_id
                    for loc in (getattr(u, "locations", None) or [])]
         assert any(path.endswith("notes.txt") for path in located), located
-    found = diffs(client)
-    assert any(d.path.endswith("notes.txt") and not d.old_text and d.new_text == "alpha\nbeta\n" for d in found)
-    assert any("beta" in (d.old_text or "") and "gamma" in d.new_text for d in found)
+    write, edit = edits  # each change shows its own diff, on its own call
+    assert any(d.path.endswith("notes.txt") and not d.old_text and d.new_text == "alpha\nbeta\n"
+               for d in diffs_of(client, write.tool_call_id)), diffs_of(client, write.tool_call_id)
+    assert any("beta" in (d.old_text or "") and "gamma" in d.new_text and "beta" not in d.new_text
+               for d in diffs_of(client, edit.tool_call_id)), diffs_of(client, edit.tool_call_id)
 
-    # Every permission the editor saw was about a tool call it had already been shown, with four options.
-    assert client.permissions, "the agent wrote files without asking"
-    for call, options in client.permissions:
-        assert call.tool_call_id in starts
-        assert sorted(o.kind for o in options) == FOUR_OPTIONS
-    asked = {call.tool_call_id for call, _ in client.permissions}
-    assert {u.tool_call_id for u in edits} <= asked
-    if agent.name == "codex":  # the scenario's shell command: shown as execute, with its output
+    # A request before each change, about an announced call, while the file did not hold that change yet.
+    asked_ids = assert_asked_about_announced_calls(client)
+    assert {u.tool_call_id for u in edits} <= asked_ids
+    held = dict(asked.held)
+    assert held[write.tool_call_id] is None, held  # the write was asked while notes.txt did not exist
+    assert held[edit.tool_call_id] == "alpha\nbeta\n", held  # the edit was asked before gamma was in it
+    if agent.name == "codex":  # the scenario's shell command: asked (policy untrusted), shown as execute, with output
         shells = [u for u in starts.values() if u.kind == "execute"]
         assert len(shells) == 1 and final_statuses(client)[shells[0].tool_call_id] == "completed"
+        assert shells[0].tool_call_id in asked_ids, "codex ran a command without asking in its default mode"
         shown = [c.content.text for u in client.of("tool_call_update") if u.tool_call_id == shells[0].tool_call_id
                  for c in (u.content or []) if c.type == "content"]
         assert any("hello-from-codex" in text for text in shown), shown
@@ -123,36 +154,42 @@ async def test_write_then_edit_with_permission_allowed(agent: RealAgent) -> None
 
 
 async def test_write_then_edit_with_permission_rejected(agent: RealAgent) -> None:
+    """Rejected in the default mode: nothing written, every asked call failed and never shown running."""
     agent.serve(f"{agent.name}_write_edit", delta_delay=0)
-    client = RecordingClient(choose=lambda options, call: "reject_once")
+    asked = AskedWhile(agent.cwd, "reject_once")
+    client = asked.client()
     async with agent.bridge(client) as (conn, _):
-        sid = await asking_session(agent, conn, client)
+        sid = await default_session(agent, conn, client)
         result = await prompt(conn, sid, WRITE_EDIT)
     assert result.stop_reason == "end_turn", agent.log()[-3000:]
     assert not (agent.cwd / "notes.txt").exists()
-    assert client.permissions
+    rejected = assert_asked_about_announced_calls(client)
+    assert all(held is None for _, held in asked.held), asked.held  # every request came before any write
+    writes = [u.tool_call_id for u in client.of("tool_call") if u.kind == "edit"]
+    assert writes and writes[0] in rejected, "the first file change was not asked about"
     status = final_statuses(client)
-    rejected = {call.tool_call_id for call, _ in client.permissions}
-    assert rejected and all(status[tid] == "failed" for tid in rejected), status
+    assert all(status[tid] == "failed" for tid in rejected), status
     ran = {u.tool_call_id for u in client.of("tool_call_update") if u.status == "in_progress"}
     assert not rejected & ran, "a rejected tool call was shown as running"
-    assert "completed" not in {status[u.tool_call_id] for u in client.of("tool_call") if u.kind == "edit"}
+    assert "completed" not in {status[tid] for tid in writes}
     await assert_no_process_left(agent)
 
 
 async def test_allow_always_is_answered_by_the_bridge_next_time(agent: RealAgent) -> None:
-    """"Always allow changes to notes.txt": the edit that follows the write is answered by the bridge, the editor
-    is not asked again, whatever tool the agent uses for it."""
+    """"Always allow changes to notes.txt", in the default mode: the editor is asked once, before the write; the
+    edit that follows is answered by the bridge, whatever tool the agent uses for it."""
     agent.serve(f"{agent.name}_write_edit", delta_delay=0)
-    client = RecordingClient(choose=lambda options, call: "allow_always")
+    asked = AskedWhile(agent.cwd, "allow_always")
+    client = asked.client()
     async with agent.bridge(client) as (conn, _):
-        sid = await asking_session(agent, conn, client)
+        sid = await default_session(agent, conn, client)
         result = await prompt(conn, sid, WRITE_EDIT)
     assert result.stop_reason == "end_turn", agent.log()[-3000:]
     assert (agent.cwd / "notes.txt").read_text() == "alpha\ngamma\n"
     edits = [u for u in client.of("tool_call") if u.kind == "edit"]
-    asked_about = {call.tool_call_id for call, _ in client.permissions}
+    asked_about = assert_asked_about_announced_calls(client)
     assert len(edits) == 2 and len(asked_about & {u.tool_call_id for u in edits}) == 1, client.permissions
+    assert dict(asked.held)[edits[0].tool_call_id] is None, asked.held  # asked before the write, not after
     assert all(final_statuses(client)[u.tool_call_id] == "completed" for u in edits)
     await assert_no_process_left(agent)
 
@@ -201,7 +238,7 @@ async def test_cancel_while_asking_then_next_prompt_works(asks_then_breaks: Real
     agent.serve(f"{agent.name}_write_edit", delta_delay=0)
     client = RecordingClient(hold_permissions=True)
     async with agent.bridge(client) as (conn, _):
-        sid = await asking_session(agent, conn, client)
+        sid = await default_session(agent, conn, client)
         turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block(WRITE_EDIT)]))
         await asyncio.wait_for(client.permission_event.wait(), TURN_TIMEOUT)
         started = time.monotonic()
