@@ -1,0 +1,125 @@
+"""The typed ACP edge: a method name and its JSON params or result in, a generated model out, and back.
+
+Both directions go through the same tables, generated from the schema's own method annotations (v1.py's
+``*_PARAMS`` / ``*_RESULTS``): the methods an agent serves (the editor calls them on acp-mux, acp-mux calls them on
+an ACP agent) and the methods a client serves (an ACP agent calls them on acp-mux, acp-mux calls them on the editor).
+ACP v1 method names are unique across the two sides, so a method name alone picks the model.
+
+What is validated here is kept whole: every model allows extra fields (base.py), ``_meta`` is a field, and ``dump``
+writes back exactly the fields that were read or set (``exclude_unset``), so a message parsed and dumped is the same
+dict, field for field. ``exclude_none`` would not do: ACP gives ``null`` a meaning of its own in places (a
+``session_info_update`` with ``"title": null`` clears the title), and it must reach the other side.
+
+One reading is not kept: a ``null`` params or result is read as ``{}`` (some senders answer a void method such as
+``fs/write_text_file`` with ``"result": null``; the schema's type is the empty object), and dumped as ``{}``.
+
+Methods outside the schema (extension methods, ``_``-prefixed) are not this module's to type: ``parse_*`` answer
+``None`` for them and the caller passes their dict on as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from typing import Any, Literal
+
+from pydantic import TypeAdapter, ValidationError
+
+from acp_mux.protocol import v1
+from acp_mux.protocol.base import AcpModel
+
+Side = Literal["agent", "client"]  # who serves a method, in the schema's words (x-side)
+Part = Literal["params", "result"]
+
+_SIDE_TABLES: tuple[tuple[Side, Part, Mapping[str, Any]], ...] = (
+    ("agent", "params", v1.AGENT_METHOD_PARAMS),
+    ("agent", "params", v1.AGENT_NOTIFICATION_PARAMS),
+    ("agent", "result", v1.AGENT_METHOD_RESULTS),
+    ("client", "params", v1.CLIENT_METHOD_PARAMS),
+    ("client", "params", v1.CLIENT_NOTIFICATION_PARAMS),
+    ("client", "result", v1.CLIENT_METHOD_RESULTS),
+)
+
+SHAPE_ERROR_CODE = -32602  # JSON-RPC "Invalid params": what a request whose params fail validation is answered with
+
+
+class AcpShapeError(ValueError):
+    """A message whose params or result do not fit the schema for its method.
+
+    Carries what a JSON-RPC error answer needs (the method, the part, a short reason naming the fields), so the
+    caller answers ``-32602`` or reports the agent's malformed message without digging in pydantic's errors.
+    """
+
+    def __init__(self, method: str, part: Part, reason: str) -> None:
+        super().__init__(f"{method} {part}: {reason}")
+        self.method = method
+        self.part = part
+        self.reason = reason
+
+
+def side_of(method: str) -> Side | None:
+    """Which side serves ``method`` (``$/`` protocol notifications and unknown methods: None)."""
+    for side, part, table in _SIDE_TABLES:
+        if part == "params" and method in table:
+            return side
+    return None
+
+
+def methods(side: Side, part: Part = "params") -> frozenset[str]:
+    """Every method of that side that has that part (requests and notifications have params; requests a result)."""
+    return frozenset(m for s, p, table in _SIDE_TABLES if s == side and p == part for m in table)
+
+
+def _type_for(method: str, part: Part) -> Any:
+    """The generated type for a method's part, or None when the schema has no such method."""
+    if part == "params" and method in v1.PROTOCOL_NOTIFICATION_PARAMS:
+        return v1.PROTOCOL_NOTIFICATION_PARAMS[method]
+    for _, p, table in _SIDE_TABLES:
+        if p == part and method in table:
+            return table[method]
+    return None
+
+
+@cache
+def _adapter(method: str, part: Part) -> TypeAdapter[Any] | None:
+    """One TypeAdapter per method and part, built on first use (a session only pays for the methods it sees)."""
+    target = _type_for(method, part)
+    return None if target is None else TypeAdapter(target)
+
+
+def _reason(error: ValidationError) -> str:
+    """The first few failures as `loc: msg`, short enough for a JSON-RPC error message."""
+    parts = [f"{'.'.join(str(x) for x in e['loc']) or '(root)'}: {e['msg']}" for e in error.errors(include_url=False)]
+    more = f" (+{len(parts) - 3} more)" if len(parts) > 3 else ""
+    return "; ".join(parts[:3]) + more
+
+
+def _parse(method: str, part: Part, data: object) -> AcpModel | None:
+    adapter = _adapter(method, part)
+    if adapter is None:
+        return None
+    try:
+        model = adapter.validate_python({} if data is None else data)
+    except ValidationError as error:
+        raise AcpShapeError(method, part, _reason(error)) from None
+    if not isinstance(model, AcpModel):  # every v1 params/result type is a model or a union of models (a test holds)
+        raise AcpShapeError(method, part, f"parsed to {type(model).__name__}, not a model")
+    return model
+
+
+def parse_params(method: str, params: object) -> AcpModel | None:
+    """The typed params of a request or notification (either side's); None for a method outside the schema.
+
+    Raises AcpShapeError when the params do not fit the method's schema.
+    """
+    return _parse(method, "params", params)
+
+
+def parse_result(method: str, result: object) -> AcpModel | None:
+    """The typed result of a response to a ``method`` request (the caller knows the method from its request id)."""
+    return _parse(method, "result", result)
+
+
+def dump(model: AcpModel) -> dict[str, Any]:
+    """The wire dict of a model: camelCase aliases, exactly the fields that were read or set, extras and ``_meta`` kept."""
+    return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
