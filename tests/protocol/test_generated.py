@@ -1,0 +1,78 @@
+"""The generated model is what the generator makes of the checked-in schema (so nobody edits it by hand and a
+schema bump cannot be half done), and the editor's `initialize` path never loads it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))  # tools/ is not installed
+from tools import gen_acp_models  # noqa: E402
+
+
+@pytest.mark.skipif(importlib.util.find_spec("datamodel_code_generator") is None,
+                    reason="datamodel-code-generator (the test extra) is not installed")
+def test_the_checked_in_model_is_a_fresh_generation_of_the_checked_in_schema() -> None:
+    fresh = gen_acp_models.generate(1)
+    assert (ROOT / "acp_mux" / "protocol" / "v1.py").read_text() == fresh, (
+        "acp_mux/protocol/v1.py is stale or edited by hand: run python tools/gen_acp_models.py")
+
+
+def test_the_schema_files_are_the_named_release() -> None:
+    folder = ROOT / "acp_mux" / "protocol" / "schema" / "v1"
+    source = json.loads((folder / "source.json").read_text())
+    meta = json.loads((folder / "meta.json").read_text())
+    schema = json.loads((folder / "schema.json").read_text())
+    assert source["release"].startswith("schema-v1.") and len(source["commit"]) == 40
+    assert meta["version"] == 1 and schema["title"] == "Agent Client Protocol"
+    header = (ROOT / "acp_mux" / "protocol" / "v1.py").read_text().splitlines()[0]
+    assert source["release"] in header and source["commit"] in header
+
+
+def test_method_tables_are_read_from_the_schema_envelopes() -> None:
+    schema = json.loads((ROOT / "acp_mux" / "protocol" / "schema" / "v1" / "schema.json").read_text())
+    tables = gen_acp_models.method_tables(schema)
+    assert tables["AGENT_METHOD_PARAMS"]["session/prompt"] == "PromptRequest"
+    assert tables["CLIENT_METHOD_RESULTS"]["session/request_permission"] == "RequestPermissionResponse"
+    assert tables["CLIENT_NOTIFICATION_PARAMS"] == {"elicitation/complete": "CompleteElicitationNotification",
+                                                    "session/update": "SessionNotification"}
+    assert tables["PROTOCOL_NOTIFICATION_PARAMS"] == {"$/cancel_request": "CancelRequestNotification"}
+
+
+# Runs the real launcher on initialize + session/new (answered early, the bridge's background import switched off so
+# the answers come from the launcher alone) and notes which protocol modules were loaded as each answer was written.
+PROBE = """
+import json, os, sys
+import acp_mux.cli.launch as launch
+watched = ("acp_mux.protocol", "acp_mux.protocol.v1", "acp_mux.protocol.wire", "pydantic")
+loaded = []
+real_write = os.write
+def write(fd, data):
+    if fd == 1 and len(loaded) < 2:
+        loaded.append(sorted(m for m in watched if m in sys.modules))
+    return real_write(fd, data)
+os.write = write
+launch.load_bridge_in_background = lambda: (lambda: None)
+code = launch.main(sys.argv[1:])
+print(json.dumps({"code": code, "loaded": loaded}), file=sys.stderr)
+"""
+
+
+def test_the_initialize_and_session_new_answers_load_no_protocol_model(tmp_path: Path) -> None:
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
+             {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": str(tmp_path), "mcpServers": []}}]
+    out = subprocess.run([sys.executable, "-c", PROBE, "--agent", "demo"],
+                         input="".join(json.dumps(m) + "\n" for m in lines), capture_output=True, text=True,
+                         env={**os.environ, "ACP_MUX_STATE_DIR": str(tmp_path / "state")}, timeout=60)
+    answers = {m["id"]: m for m in map(json.loads, out.stdout.splitlines()) if "id" in m}
+    assert "result" in answers[1] and "result" in answers[2], out.stderr
+    report = json.loads(out.stderr.splitlines()[-1])
+    assert report["loaded"] == [[], []], f"loaded before the early answers: {report}"
