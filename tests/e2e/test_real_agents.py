@@ -69,8 +69,11 @@ class AskedWhile:
     held: list[tuple[str, str | None]] = field(default_factory=list)  # (tool call id, notes.txt then)
 
     def choose(self, options: list[Any], call: Any) -> str:
-        path = self.cwd / "notes.txt"
-        self.held.append((call.tool_call_id, path.read_text() if path.exists() else None))
+        try:
+            held: str | None = (self.cwd / "notes.txt").read_text()
+        except FileNotFoundError:
+            held = None
+        self.held.append((call.tool_call_id, held))
         return self.answer
 
     def client(self) -> RecordingClient:
@@ -166,7 +169,8 @@ async def test_write_then_edit_with_permission_rejected(agent: RealAgent) -> Non
     rejected = assert_asked_about_announced_calls(client)
     assert all(held is None for _, held in asked.held), asked.held  # every request came before any write
     writes = [u.tool_call_id for u in client.of("tool_call") if u.kind == "edit"]
-    assert writes and writes[0] in rejected, "the first file change was not asked about"
+    # (copilot ends the turn at the first "no", before any file change is tried)
+    assert not writes or writes[0] in rejected, "the first file change was not asked about"
     status = final_statuses(client)
     assert all(status[tid] == "failed" for tid in rejected), status
     ran = {u.tool_call_id for u in client.of("tool_call_update") if u.status == "in_progress"}
