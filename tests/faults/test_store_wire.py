@@ -8,6 +8,8 @@ and prompt the good session, refuse the bad ids readably, and write nothing outs
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 from tests.faults.raw import RawBridge
@@ -77,3 +79,47 @@ def test_a_planted_symlink_is_never_written_through(tmp_path: Path) -> None:
     assert bridge.serves()
     assert bridge.close() == 0
     assert outside.read_text() == "precious\n"
+
+
+# ── issue 21 class 4: special files, an unwritable store ───────────────────────────────────────────────────────
+def test_fifos_where_state_files_should_be_never_hang_the_bridge(tmp_path: Path) -> None:
+    sid = _one_session(tmp_path)
+    state = tmp_path / "state"
+    os.mkfifo(state / "sessions" / "planted.json")  # a record nobody will ever write to
+    log = state / "sessions" / f"{sid}.events.jsonl"
+    log.unlink()
+    os.mkfifo(log)
+    os.mkfifo(state / "last-agent")
+
+    bridge = RawBridge(tmp_path)
+    bridge.initialize()
+    started = time.monotonic()
+    listed = bridge.result("session/list", {}, 10)
+    assert [s["sessionId"] for s in listed["sessions"]] == [sid]
+    bridge.result("session/load", {"sessionId": sid, "cwd": str(bridge.cwd), "mcpServers": []}, 10)
+    again = bridge.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "more"}]}, 30)
+    assert again == {"stopReason": "end_turn"}
+    assert time.monotonic() - started < 20
+    assert bridge.close() == 0
+    assert "is not a regular file" in (tmp_path / "acp-mux.log").read_text()
+
+
+def _saving_notices(bridge: RawBridge, sid: str) -> int:
+    return bridge.text(sid).count("not being saved")
+
+
+def test_a_store_that_cannot_be_written_answers_every_turn_and_says_so_once(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "sessions").write_text("a file where the sessions folder should be\n")
+    bridge = RawBridge(tmp_path)
+    bridge.initialize()
+    sid = bridge.new_session()
+    for text in ("hi", "again", "once more"):
+        answer = bridge.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": text}]}, 30)
+        assert answer == {"stopReason": "end_turn"}, answer
+        assert _saving_notices(bridge, sid) == 1  # shown at the first turn, never again
+    assert bridge.close() == 0
+    log = (tmp_path / "acp-mux.log").read_text()
+    assert "could not be saved" in log or "not written" in log
+    assert (state / "sessions").read_text() == "a file where the sessions folder should be\n"
