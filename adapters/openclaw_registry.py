@@ -75,7 +75,7 @@ class Registration:
         if not isinstance(data, dict) or set(data) != names:
             return None
         ints = [data[n] for n in names - {"include_root"}]
-        if not all(type(v) is int for v in ints) or not 0 < data["port"] < 65536:
+        if not all(type(v) is int and v > 0 for v in ints) or not data["port"] < 65536:
             return None
         if data["include_root"] is not None and not isinstance(data["include_root"], str):
             return None

@@ -1,0 +1,120 @@
+"""OpenClaw's one private gateway per user, on the real CLI (2026.9.6): shared by two editor windows (two bridge
+processes), out of reach of a program that takes its port first, and gone a grace period after the last bridge is
+killed outright.
+
+One test, because each gateway start costs 30-60 s of CPU here: a hostile listener binds the port the first
+gateway was configured for (read from the registration the moment it appears, long before the gateway listens); the
+first bridge must start a gateway elsewhere and answer, and the hostile listener must receive nothing. A second
+bridge then attaches to the same gateway and answers. Both bridges are SIGKILLed: nothing of the test's is left
+GRACE + 2 s later. (The first words of a second window are timed by benchmarks/bench.py, not asserted here.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from acp_mux.adapters.openclaw_gateway import GRACE_ENV
+from acp_mux.adapters.openclaw_registry import Registration, read_registration
+from tests.e2e.harness import RealAgent, require_cli
+from tests.e2e.test_openclaw import FIRST_TURN_TIMEOUT, TURN_TIMEOUT
+from tests.e2e.test_real_agents import assert_no_process_left, prompt
+from tests.server.client import RecordingClient
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
+
+GRACE_S = 4
+
+
+class HostileListener:
+    """A local program that binds the gateway's port before the gateway does and records every byte it receives."""
+
+    def __init__(self) -> None:
+        self.received = bytearray()
+        self.connections = 0
+        self.sock: socket.socket | None = None
+
+    def take(self, port: int) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", port))
+        self.sock.listen()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        assert self.sock is not None
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.connections += 1
+            conn.settimeout(2)
+            try:
+                while chunk := conn.recv(65536):
+                    self.received += chunk
+            except OSError:
+                pass
+            conn.close()
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+
+
+async def first_registration(root: Path, timeout: float) -> Registration:
+    deadline = time.monotonic() + timeout
+    while (found := read_registration(root)) is None:
+        assert time.monotonic() < deadline, "no gateway was registered"
+        await asyncio.sleep(0.01)
+    return found
+
+
+def keepers(agent: RealAgent) -> list[int]:
+    return [pid for pid in agent.processes() if b"openclaw_keeper" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+
+
+async def test_two_windows_share_one_gateway_no_hostile_port_gets_the_token_and_killing_both_ends_it(
+        tmp_path: Path) -> None:
+    agent = RealAgent("openclaw", require_cli("openclaw"), tmp_path)
+    agent.serve("openclaw_text", delta_delay=0)
+    agent.extra_env[GRACE_ENV] = str(GRACE_S)
+    root = agent.root / "state" / "openclaw"
+    hostile = HostileListener()
+    first, second = RecordingClient(), RecordingClient()
+    try:
+        async with agent.bridge(first) as (conn_a, proc_a):
+            sid_a = await agent.session(conn_a)  # the gateway starts with the session, before the first prompt
+            taken = await first_registration(root, 60)
+            hostile.take(taken.port)  # the gateway is still booting (14-27 s): the port is ours to take
+            result = await prompt(conn_a, sid_a, "Write the long answer.", timeout=FIRST_TURN_TIMEOUT)
+            assert result.stop_reason == "end_turn", agent.log()[-3000:]
+            assert "Line 001" in first.text()
+            shared = read_registration(root)
+            assert shared is not None and shared.port != taken.port and shared.alive()
+            assert hostile.received == b"", bytes(hostile.received[:200])  # not one byte, so not the token
+
+            async with agent.bridge(second) as (conn_b, proc_b):
+                sid_b = await agent.session(conn_b)
+                started = time.monotonic()
+                result = await prompt(conn_b, sid_b, "Write the long answer.", timeout=TURN_TIMEOUT)
+                assert result.stop_reason == "end_turn", agent.log()[-3000:]
+                assert "Line 001" in second.text()
+                print(f"second window: Enter -> end of turn {time.monotonic() - started:.1f} s")
+                assert read_registration(root) == shared  # the same gateway, not a second one
+                assert len(keepers(agent)) == 1
+                os.kill(proc_a.pid, signal.SIGKILL)  # both editors' bridges die without a word
+                os.kill(proc_b.pid, signal.SIGKILL)
+        assert shared.alive()  # the grace period: a window reopened now would find it
+        await assert_no_process_left(agent, within=GRACE_S + 2.0)
+        assert read_registration(root) is None
+        assert hostile.received == b""
+    finally:
+        hostile.close()
+        agent.close()
