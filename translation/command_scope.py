@@ -5,9 +5,25 @@ commands (codex sends ``/bin/bash -lc 'rm -rf build'``), prefix them with enviro
 before a subcommand (``git -C repo push --force``), or run inline code through an interpreter (``python3 -c …``).
 Keying a rule on the first word made ``/bin/bash`` — and with it every later command — allowed. So:
 
-* shells are unwrapped by any path and option spelling (``sh -c``, ``bash -lc``, ``/usr/bin/env bash -c``, ``exec``,
-  ``nohup``, ``command``, ``time``), as are ``env`` and leading ``NAME=value`` assignments — but the assignments stay
-  part of the key (``PATH=/tmp/evil:$PATH git status`` is not ``git status``);
+* shells and wrappers (``sh -c``, ``bash -lc``, ``/usr/bin/env bash -c``, ``exec``, ``nohup``, ``command``,
+  ``time``) are unwrapped only when named bare or in a system folder (:data:`SYSTEM_DIRS`): ``/tmp/evil/env git
+  status`` or ``./bash -c 'git status'`` runs a program of its own, so the path is the program, and a program named
+  by a path never shares a key with the bare name (``/tmp/x/git`` is not ``git``); ``env`` and leading
+  ``NAME=value`` assignments are unwrapped too, but the assignments stay part of the key (``FOO=1 git status`` is
+  not ``git status``);
+* a shell is unwrapped only when nothing can make it read other start-up code: no assignment or ``env`` setting in
+  front of it (``BASH_ENV=``, ``ENV=``, ``ZDOTDIR=``, ``HOME=``, exported functions ...), and no option but ``-c`` and
+  the harmless ``-l``/``--login``, ``-e``, ``-u``, ``-x``, ``--noprofile``, ``--norc`` (no ``-i``, ``--rcfile``,
+  ``--init-file``, ``-o``/``+o``/``-O``). ``-l`` is accepted because it is what codex sends for every command
+  (``/bin/bash -lc``): a login shell reads /etc/profile and the person's own ~/.profile (and the like), the same
+  start-up code their own terminal runs; changing those files is itself a write that asks;
+* a command holding a character a shell treats as a separator or that hides text in a label (newline, CR, any other
+  control, line separators, bidi overrides, zero-width characters), in the string, in an argv element or in a
+  ``-c`` script, is compound; so is any ``$`` expansion in a shell line, and a key word with glob or brace
+  characters (``g*t``, ``{git,rm}``); the label shows such characters escaped;
+* programs whose options write files or run other programs (``risky_options.py``: find's actions, ``sort -o``,
+  ``git --output``, ``curl -o``, ``tar`` ...) get no key when such an option is used, nor when a glob or brace in a
+  shell line could produce one;
 * tools with subcommands are keyed by program, the exact options before the subcommand, and the subcommand (plus
   the script name for ``npm run build`` and the like); an option we cannot place means no prefix key;
 * interpreters get a key only for a script or ``-m module`` (``python3 script.py``), never for inline code
@@ -26,8 +42,20 @@ import re
 import shlex
 from dataclasses import dataclass
 
-_META = re.compile(r"[;&|`<>()\n\r]|\$\(|\$\{")
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+from acp_mux.translation import risky_options
+from acp_mux.translation.targets import hides_text, visible
+
+_META = re.compile(r"[;&|`<>()$]")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+_EXPANDS = re.compile(r"[*?\[\]{}~]")  # glob, brace and tilde expansion in a shell line
+# Where a wrapper or shell named by a path is still the system's own: anywhere else the path is the program.
+SYSTEM_DIRS = frozenset({"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin",
+                         "/opt/homebrew/bin", "/run/current-system/sw/bin", "/nix/var/nix/profiles/default/bin"})
+# Shell words that are not programs: a rule keyed on them would cover whatever follows.
+RESERVED = frozenset({"!", "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until",
+                      "do", "done", "in", "function", "time", "coproc", "{", "}", "[[", "]]"})
+_SHELL_FLAGS = frozenset("celux")  # -c, and options that change no code the shell reads: -l -e -u -x
+_SHELL_LONG = frozenset({"--login", "--noprofile", "--norc"})
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "tcsh", "csh"})
 _SHELL_VALUE_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 # Wrappers that run the rest of the line unchanged: dropped (with their own simple flags) before analysis.
@@ -39,6 +67,7 @@ RUNNERS = frozenset({
     "flock", "script", "ssh", "eval", "source", ".", "trap", "npx", "bunx", "pnpx", "uvx", "pipx", "busybox",
     "env", "exec", "systemd-run", "firejail", "bwrap", "entr", "nodemon", "expect", "dbus-run-session", "sg",
     "xterm", "tmux", "screen", "at", "batch", "crontab", "open", "xdg-open", "start", "osascript",
+    "enable", "fc", "mapfile", "readarray", "socat", "command", "builtin", "nohup", "noglob",
 })
 # Interpreters: a script (or ``-m module``) is a key; inline code never is. Options taking a value, per family.
 _INTERPRETERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
@@ -88,7 +117,8 @@ MULTI: dict[str, _Multi] = {
     "git": _Multi(_F({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"}),
                   _F({"--no-pager", "-p", "--paginate", "-P", "--bare", "--no-replace-objects", "--literal-pathspecs",
                       "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks", "--no-advice"}),
-                  _F(), _F({"stash", "remote", "submodule", "worktree", "notes", "bisect", "lfs", "sparse-checkout", "reflog"})),
+                  _F({"filter-branch", "filter-repo", "daemon", "instaweb", "difftool", "mergetool", "web--browse"}),
+                  _F({"stash", "remote", "submodule", "worktree", "notes", "bisect", "lfs", "sparse-checkout", "reflog"})),
     "npm": _JS, "pnpm": _JS, "yarn": _JS,
     "cargo": _Multi(_F({"-C", "--config", "-Z", "--color"}), _F({"-v", "-vv", "-q", "--quiet", "--verbose", "--frozen",
                                                                 "--locked", "--offline"})),
@@ -132,6 +162,8 @@ MULTI: dict[str, _Multi] = {
     "bun": _Multi(runners=_F({"x", "exec", "-e", "--eval", "-p", "--print"}), two_level=_F({"run", "pm"})),
 }
 MAX_DEPTH = 4
+# Second-level subcommands that run any command they are given.
+_TWO_LEVEL_RUNNERS = frozenset({("submodule", "foreach"), ("bisect", "run"), ("worktree", "exec")})
 
 
 @dataclass(frozen=True)
@@ -143,30 +175,42 @@ class Command:
     words: tuple[str, ...] = ()
     assignments: tuple[str, ...] = ()
     compound: bool = False
+    shell: bool = True  # the words come from a shell line (expansions apply); False for an argv run directly
 
 
 def analyze(command: str | list[str] | tuple[str, ...]) -> Command:
     """The effective command of ``command`` (a shell line, or an argv list run without a shell)."""
     if isinstance(command, (list, tuple)):
         words = [str(w) for w in command]
-        return _unwrap(shlex.join(words), words, (), 0)
+        text = shlex.join(words)
+        if any(hides_text(w) for w in words):
+            return Command(text, compound=True)
+        return _unwrap(text, words, (), 0, shell=False)
     text = command.strip()
-    if not text or _META.search(text):
+    if not text or _META.search(text) or hides_text(text):
         return Command(text, compound=True)
     try:
         words = shlex.split(text)
     except ValueError:
         return Command(text, compound=True)
-    return _unwrap(text, words, (), 0)
+    return _unwrap(text, words, (), 0, shell=True)
 
 
-def _unwrap(text: str, words: list[str], assignments: tuple[str, ...], depth: int) -> Command:
+def system_name(program: str) -> str | None:
+    """The name of ``program`` when it is named bare or in a system folder (what wrappers are recognised by)."""
+    if "/" not in program:
+        return program
+    folder, name = os.path.split(program)
+    return name if folder in SYSTEM_DIRS else None
+
+
+def _unwrap(text: str, words: list[str], assignments: tuple[str, ...], depth: int, shell: bool) -> Command:
     if depth > MAX_DEPTH:
         return Command(text, compound=True)
     words = list(words)
     assigned = list(assignments)
     while words:
-        first, name = words[0], os.path.basename(words[0])
+        first, name = words[0], system_name(words[0])
         if _ASSIGNMENT.match(first):
             assigned.append(words.pop(0))
         elif name == "env":
@@ -184,12 +228,12 @@ def _unwrap(text: str, words: list[str], assignments: tuple[str, ...], depth: in
             if words and words[0].startswith("-"):
                 return Command(text, compound=True)  # exec -a NAME, command -v: not modelled
         elif name in SHELLS:
-            return _unwrap_shell(text, words, tuple(assigned), depth)
+            return _unwrap_shell(text, words, tuple(assigned), depth, shell)
         else:
             break
-    if not words or words[0].startswith("-"):
-        return Command(text, compound=True)  # only assignments or wrappers, or an option: nothing we can name
-    return Command(text, tuple(words), tuple(assigned))
+    if not words or words[0].startswith("-") or words[0] in RESERVED or "=" in words[0]:
+        return Command(text, compound=True)  # only assignments or wrappers, an option, a shell keyword: nothing to name
+    return Command(text, tuple(words), tuple(assigned), shell=shell)
 
 
 def _env_args(args: list[str], assigned: list[str]) -> list[str] | None:
@@ -204,6 +248,8 @@ def _env_args(args: list[str], assigned: list[str]) -> list[str] | None:
             assigned.append(args.pop(0))
         elif _ASSIGNMENT.match(word):
             assigned.append(args.pop(0))
+        elif "=" in word and not word.startswith("-"):
+            return None  # env takes any NAME=VALUE (BASH_FUNC_git%%=...: an exported function): not modelled
         elif word.startswith("-"):
             return None  # -S/--split-string, -C/--chdir, ...: not modelled
         else:
@@ -211,8 +257,10 @@ def _env_args(args: list[str], assigned: list[str]) -> list[str] | None:
     return args
 
 
-def _unwrap_shell(text: str, words: list[str], assignments: tuple[str, ...], depth: int) -> Command:
-    """``bash [options] -c SCRIPT`` → SCRIPT's command; ``bash script.sh`` → an interpreter with a script."""
+def _unwrap_shell(text: str, words: list[str], assignments: tuple[str, ...], depth: int, shell: bool) -> Command:
+    """``bash [options] -c SCRIPT`` → SCRIPT's command; ``bash script.sh`` → an interpreter with a script. Anything
+    that can make the shell read other start-up code (assignments in front, options beyond -c/-l/-e/-u/-x) keeps
+    the whole line compound."""
     args = words[1:]
     inline = False
     i = 0
@@ -221,27 +269,24 @@ def _unwrap_shell(text: str, words: list[str], assignments: tuple[str, ...], dep
         if word == "--":
             i += 1
             break
-        if word in _SHELL_VALUE_OPTIONS:
-            i += 2
-            continue
-        if word.startswith("--"):
-            i += 1
-            continue
-        if word.startswith(("-", "+")) and len(word) > 1:
-            if "c" in word[1:] and word[0] == "-":
-                inline = True
-            i += 1
-            continue
+        if word.startswith("--") or word.startswith("+") or (word.startswith("-") and len(word) > 1):
+            if word in _SHELL_LONG or (word[0] == "-" and word[1] != "-" and set(word[1:]) <= _SHELL_FLAGS):
+                inline = inline or "c" in word[1:]
+                i += 1
+                continue
+            return Command(text, compound=True)  # --rcfile, --init-file, -i, -o/+o, -O, -s ...: start-up code
         break
     rest = args[i:]
     if not inline:
-        return Command(text, tuple(words), assignments)  # a shell reading a script file (or stdin): an interpreter
+        return Command(text, tuple(words), assignments, shell=shell)  # a shell reading a script file (or stdin)
+    if assignments:
+        return Command(text, compound=True)  # BASH_ENV=, ENV=, HOME=, ZDOTDIR=, exported functions ...
     if len(rest) != 1:
         return Command(text, compound=True)  # no script, or positional args the script may run ("$0" "$@")
     inner = analyze(rest[0])
     if inner.compound:
         return Command(text, compound=True)
-    return _unwrap(text, list(inner.words), assignments + inner.assignments, depth + 1)
+    return _unwrap(text, list(inner.words), inner.assignments, depth + 1, shell=True)
 
 
 def rule_key(command: Command) -> tuple[str, ...] | None:
@@ -251,24 +296,38 @@ def rule_key(command: Command) -> tuple[str, ...] | None:
     words = command.words
     program = words[0]
     name = os.path.basename(program)
-    if name in SHELLS:  # reading a script file (``-c`` was unwrapped before): keyed like an interpreter
-        key = _interpreter_key(words, "tclsh")
-        return None if key is None else command.assignments + key
-    if name in RUNNERS or name in INLINE_PROGRAM_TOOLS:
+    if system_name(program) is None and (name in SHELLS or name in RUNNERS or name == "env" or name in _TRANSPARENT):
+        return None  # a program that looks like a wrapper but is not the system's: never keyed like one
+    key, subcommand_at = _key(command, name)
+    if key is None:
         return None
+    if command.shell and any(_EXPANDS.search(w) for w in key):
+        return None  # g*t, {git,rm}, ~/bin/x: the words that run depend on files or the environment
+    if name in risky_options.TABLE and command.shell and any(_EXPANDS.search(w) for w in words):
+        return None  # a glob or brace could produce a file-writing option (a file named -ofoo)
+    if risky_options.reason(words, subcommand_at) is not None:
+        return None
+    return command.assignments + key
+
+
+def _key(command: Command, name: str) -> tuple[tuple[str, ...] | None, int | None]:
+    """The key words without assignments, and the index of the subcommand in the words (if the tool has one)."""
+    words = command.words
+    program = words[0]
+    if name in SHELLS:  # reading a script file (``-c`` was unwrapped before): keyed like an interpreter
+        return _interpreter_key(words, "tclsh"), None
+    if name in RUNNERS or name in INLINE_PROGRAM_TOOLS:
+        return None, None
     family = _INTERPRETER_NAMES.get(name) or ("python" if _INTERPRETER_RE.match(name) else None)
     if family == "node" and name == "bun" and len(words) > 1 and not words[1].startswith("-") and not _looks_like_script(words[1]):
         family = None  # `bun test`, `bun install`: a tool with subcommands
     if family is not None:
-        key = _interpreter_key(words, family)
-        return None if key is None else command.assignments + key
-    if name == "find" and any(w in ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls") for w in words):
-        return None
+        return _interpreter_key(words, family), None
     multi = MULTI.get(name) or MULTI.get(program)
     if multi is not None:
         key = _multi_key(words, multi)
-        return None if key is None else command.assignments + key
-    return command.assignments + (program,)
+        return key, (_subcommand_at(words, multi) if key is not None else None)
+    return (program,), None
 
 
 def _looks_like_script(word: str) -> bool:
@@ -305,7 +364,9 @@ def _interpreter_key(words: tuple[str, ...], family: str) -> tuple[str, ...] | N
     return None  # no script: a REPL, or code on stdin
 
 
-def _multi_key(words: tuple[str, ...], tool: _Multi) -> tuple[str, ...] | None:
+def _subcommand_at(words: tuple[str, ...], tool: _Multi) -> int | None:
+    """Where the subcommand is, past the options before it; None when an option cannot be placed (is the next
+    word its value or the subcommand?)."""
     i = 1
     while i < len(words):
         word = words[i]
@@ -324,8 +385,15 @@ def _multi_key(words: tuple[str, ...], tool: _Multi) -> tuple[str, ...] | None:
             i += 1
             continue
         if word.startswith("-"):
-            return None  # an option we cannot place: is the next word its value or the subcommand?
+            return None
         break
+    return i
+
+
+def _multi_key(words: tuple[str, ...], tool: _Multi) -> tuple[str, ...] | None:
+    i = _subcommand_at(words, tool)
+    if i is None:
+        return None
     if i >= len(words):
         return words  # the tool with options only (`make`, `git --no-pager`): exactly those
     sub = words[i]
@@ -335,17 +403,18 @@ def _multi_key(words: tuple[str, ...], tool: _Multi) -> tuple[str, ...] | None:
         nxt = words[i + 1]
         if nxt.startswith("-"):
             return words[: i + 1] if sub not in ("run", "run-script", "workspace") else None
-        if sub == "workspace":
-            return None  # yarn workspace NAME <any command>
+        if sub == "workspace" or (sub, nxt) in _TWO_LEVEL_RUNNERS:
+            return None  # yarn workspace NAME <any command>; git submodule foreach <any command>
         return words[: i + 2]
     return words[: i + 1]
 
 
 def label(command: Command, key: tuple[str, ...] | None, limit: int = 72) -> str:
-    """What an "always" rule for ``command`` covers, in words the person reads on the option."""
+    """What an "always" rule for ``command`` covers, in words the person reads on the option; characters that hide
+    text are shown escaped, so what the person reads is the rule."""
     if key is not None:
-        return f"`{shlex.join(key)}` commands"
-    text = " ".join(command.text.split())
+        return f"`{visible(shlex.join(key))}` commands"
+    text = visible(command.text)
     return f"exactly `{text}`" if len(text) <= limit else "exactly this command"
 
 

@@ -4,46 +4,60 @@ Every agent gets the same four options. The answer is decoded in one place (:fun
 id the bridge offered for that question counts, anything else — a string, a number, a list, a look-alike id such as
 ``allow`` or ``approve_for_session`` — is a denial, so nothing is granted without the person.
 
-"Always" answers are remembered for the session and scoped no wider than their label says: shell commands by the
-command that really runs (``command_scope.py``: shells and ``env`` unwrapped, subcommands kept, inline code and
-compound commands only ever exactly), edits by the paths they touch; both whichever tool or agent asks next (one
-policy across agents when the editor switches). Other tools by tool name.
+"Always" answers are remembered for the session and are exactly as wide as their label, whichever tool or agent
+asks next (one policy across agents when the editor switches):
+
+* shell commands by the command that really runs (``command_scope.py``: system shells and ``env`` unwrapped,
+  subcommands kept; inline code, compound commands, hidden characters and options that write files or run programs
+  (``risky_options.py``) only ever exactly);
+* edits, deletes, moves and reads by the real paths they touch (``targets.real_path``: relative paths against the
+  session's cwd, ``..`` and symlinks resolved; a path that cannot be resolved safely is no target);
+* fetches by the origin (scheme, host, port) of the URL (``targets.origin``);
+* anything else — searches, MCP tools, a call whose target cannot be named — by the tool and that exact input:
+  "always" then covers that identical call only, and the label says so.
 """
 
 from __future__ import annotations
 
-import os
+import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal
 
 from acp_mux.translation.command_scope import analyze, label as command_label, rule_key, segments
+from acp_mux.translation.targets import origin, real_path, visible
 
 Decision = Literal["allow", "reject"]
 
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE, REJECT_ALWAYS = "allow_once", "allow_always", "reject_once", "reject_always"
-_PATH_KEYS = ("file_path", "path", "filePath", "notebook_path", "target")
+_PATH_KEYS = ("file_path", "path", "filePath", "notebook_path", "target", "absolute_path")
+_URL_KEYS = ("url", "uri", "href")
 _COMMAND_KEYS = ("command", "cmd")
 PATH_KINDS = frozenset({"edit", "delete", "move"})
-_PATH_VERBS = {"edit": "changes to", "delete": "deleting", "move": "moving"}
+_PATH_VERBS = {"edit": "changes to", "delete": "deleting", "move": "moving", "read": "reading"}
 
 
 @dataclass(frozen=True)
 class Scope:
-    """What an "always" answer covers: a command key, one exact command, a set of paths, or a whole tool."""
+    """What an "always" answer covers: a command key, one exact command, a set of real paths, a set of web
+    origins, or one exact call of a tool."""
 
     tool: str
     kind: str
     command_key: tuple[str, ...] | None = None  # allow: a later command whose own key is equal
     exact_command: str | None = None  # allow: only this identical command text
-    paths: tuple[str, ...] | None = None  # allow: a later change of these paths only (any edit tool)
+    paths: tuple[str, ...] | None = None  # allow: a later change of these real paths only (any edit tool)
     command_label: str | None = None
+    origins: tuple[str, ...] | None = None  # allow: a later fetch from these origins only (any fetch tool)
+    exact_input: str | None = None  # allow: this tool with this identical input only
 
     def label(self) -> str:
         if self.command_label:
             return self.command_label
         if self.paths:
-            return f"{_PATH_VERBS.get(self.kind, 'changes to')} {', '.join(self.paths)}"
-        return f"{self.tool}"
+            return f"{_PATH_VERBS.get(self.kind, 'changes to')} {', '.join(visible(p) for p in self.paths)}"
+        if self.origins:
+            return f"fetches from {', '.join(self.origins)}"
+        return f"exactly this call of {visible(self.tool)}"
 
 
 def command_of(tool_input: Any) -> str | list[str] | None:
@@ -55,13 +69,13 @@ def command_of(tool_input: Any) -> str | list[str] | None:
     return _first_str(args, _COMMAND_KEYS)
 
 
-def paths_of(tool_input: Any) -> tuple[str, ...]:
-    """Every path an edit input touches (one ``file_path``, or codex's ``changes`` list with moves), normalized."""
+def raw_paths_of(tool_input: Any) -> tuple[str, ...]:
+    """Every path an input names as given (one ``file_path``, or codex's ``changes`` list with moves)."""
     args = tool_input if isinstance(tool_input, dict) else {}
     found: list[str] = []
-    single = _first_str(args, _PATH_KEYS)
-    if single:
-        found.append(single)
+    for key in _PATH_KEYS:
+        if isinstance(args.get(key), str) and args[key]:
+            found.append(args[key])
     changes = args.get("changes")
     if isinstance(changes, list):
         for change in changes:
@@ -69,25 +83,55 @@ def paths_of(tool_input: Any) -> tuple[str, ...]:
                 for key in ("path", "move_path"):
                     if isinstance(change.get(key), str) and change[key]:
                         found.append(change[key])
-    return tuple(sorted({os.path.normpath(p) for p in found}))
+    return tuple(found)
 
 
-def scope_for(tool_name: str | None, kind: str, tool_input: Any) -> Scope:
+def paths_of(tool_input: Any, cwd: str | None = None) -> tuple[str, ...] | None:
+    """The real paths an input touches, sorted; None when it names none or one cannot be resolved safely."""
+    found = raw_paths_of(tool_input)
+    resolved = [real_path(p, cwd) for p in found]
+    if not found or any(p is None for p in resolved):
+        return None
+    return tuple(sorted({p for p in resolved if p is not None}))
+
+
+def origins_of(tool_input: Any) -> tuple[str, ...] | None:
+    """The web origins a fetch input reaches (``url``, or a ``urls`` list); None when one cannot be named."""
+    args = tool_input if isinstance(tool_input, dict) else {}
+    urls = [args[k] for k in _URL_KEYS if k in args]
+    if isinstance(args.get("urls"), list):
+        urls += args["urls"]
+    named = [origin(u) for u in urls]
+    if not urls or any(o is None for o in named):
+        return None
+    return tuple(sorted({o for o in named if o is not None}))
+
+
+def exact_input(tool_input: Any) -> str:
+    """The input as one canonical text: equal only for the same call."""
+    return json.dumps(tool_input, sort_keys=True, ensure_ascii=True, default=repr)
+
+
+def scope_for(tool_name: str | None, kind: str, tool_input: Any, cwd: str | None = None) -> Scope:
+    """What an "always" answer to this call would cover (``cwd``: the session's folder, for relative paths)."""
     tool = tool_name or "this tool"
     if kind == "execute":
         command = command_of(tool_input)
         if command:
             parsed = analyze(command)
             key = rule_key(parsed)
-            text = " ".join(parsed.text.split())
-            return Scope(tool, kind, command_key=key, exact_command=None if key else text,
+            return Scope(tool, kind, command_key=key, exact_command=None if key else parsed.text,
                          command_label=command_label(parsed, key))
         return Scope(tool, kind, exact_command="", command_label="exactly this command")
-    if kind in PATH_KINDS:
-        paths = paths_of(tool_input)
+    if kind in PATH_KINDS or kind == "read":
+        paths = paths_of(tool_input, cwd)
         if paths:
             return Scope(tool, kind, paths=paths)
-    return Scope(tool, kind)
+    if kind == "fetch":
+        origins = origins_of(tool_input)
+        if origins:
+            return Scope(tool, kind, origins=origins)
+    return Scope(tool, kind, exact_input=exact_input(tool_input))
 
 
 def command_prefix(command: str) -> str | None:
@@ -197,9 +241,14 @@ def decode_outcome(response: Any, options: Iterable[dict[str, Any]]) -> Answer:
 
 @dataclass
 class PermissionRules:
-    """The session's remembered "always" answers."""
+    """The session's remembered "always" answers; ``cwd`` is the session's folder (relative paths resolve there)."""
 
     rules: list[tuple[Scope, Decision]] = field(default_factory=list)
+    cwd: str | None = None
+
+    def scope(self, tool_name: str | None, kind: str, tool_input: Any) -> Scope:
+        """What an "always" answer to this call would cover, in this session."""
+        return scope_for(tool_name, kind, tool_input, self.cwd)
 
     def remember(self, scope: Scope, decision: Decision) -> None:
         self.rules = [(s, d) for s, d in self.rules if s != scope]
@@ -207,7 +256,7 @@ class PermissionRules:
 
     def match(self, tool_name: str | None, kind: str, tool_input: Any) -> Decision | None:
         """The remembered decision for this call, or None (ask). The latest matching rule wins."""
-        scope = scope_for(tool_name, kind, tool_input)
+        scope = self.scope(tool_name, kind, tool_input)
         for rule, decision in reversed(self.rules):
             if _covers(rule, decision, scope, tool_input):
                 return decision
@@ -217,10 +266,16 @@ class PermissionRules:
 def _covers(rule: Scope, decision: Decision, scope: Scope, tool_input: Any) -> bool:
     if rule.kind != scope.kind:
         return False
-    # Command and path rules are about what runs and what changes, whichever tool (or agent) asks; only a rule for a
-    # whole tool names the tool.
-    if rule.paths is not None:  # any edit tool, the same kind of change, only paths the rule names
-        return scope.paths is not None and set(scope.paths) <= set(rule.paths)
+    # Command, path and origin rules are about what runs, what changes and where a fetch goes, whichever tool (or
+    # agent) asks; an exact-call rule names the tool.
+    if rule.paths is not None:  # allow: only paths the rule names; reject: any of them
+        if scope.paths is None:
+            return False
+        return set(scope.paths) <= set(rule.paths) if decision == "allow" else bool(set(scope.paths) & set(rule.paths))
+    if rule.origins is not None:
+        if scope.origins is None:
+            return False
+        return set(scope.origins) <= set(rule.origins) if decision == "allow" else bool(set(scope.origins) & set(rule.origins))
     if rule.command_key is not None:
         if scope.command_key == rule.command_key:
             return True
@@ -231,4 +286,4 @@ def _covers(rule: Scope, decision: Decision, scope: Scope, tool_input: Any) -> b
         return False
     if rule.exact_command is not None:
         return bool(rule.exact_command) and scope.exact_command == rule.exact_command
-    return rule.tool == scope.tool  # a tool-wide rule ("Always allow WebFetch"): every call of that tool
+    return rule.exact_input is not None and rule.tool == scope.tool and rule.exact_input == scope.exact_input

@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.interaction import Approve, Deny
-from acp_mux.server.rpc import INVALID_PARAMS, RpcError
+from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 from acp_mux.core.prompt import Prompt, TextPart
 from acp_mux.server.agent_choice import AgentChoices
 from acp_mux.server.handoff import context_text, turns_from_record
 from acp_mux.server.heap import release_freed_memory
 from acp_mux.server.replay import folded_conversation
+from acp_mux.server.session_gate import SessionGate
 from acp_mux.server.session_settings import SessionSettings
 from acp_mux.server.store import SessionRecord, SessionStore
 from acp_mux.adapters.base import AgentAdapter
@@ -35,7 +36,6 @@ from acp_mux.translation.permissions import (
     decode_outcome,
     mode_exit_options,
     permission_options,
-    scope_for,
 )
 from acp_mux.translation.content import UnsupportedContent, prompt_to_blocks, to_prompt
 from acp_mux.translation.conversation import updates_for_event
@@ -51,6 +51,7 @@ log = logging.getLogger(__name__)
 _WITHDRAWN = object()  # a permission question taken back (cancel, or the agent withdrew it)
 CANCEL_INTERRUPT_WAIT_S = 3.0  # how long an interrupted agent gets to end its turn before we terminate it
 TERMINATE_GRACE_S = 1.5
+SWITCH_GRACE_S = 0.5  # how long the agent switched away from gets to end by itself (its stdin closed)
 IDLE_FLUSH_S = 0.1
 
 
@@ -101,10 +102,10 @@ class LiveSession:
         self._side_tasks: set[asyncio.Task[None]] = set()  # editor requests made for the agent (fs, terminal)
         self.choices = choices  # set when one editor entry serves every agent: the person picks per session
         self._adapter_for = adapter_for
-        self.rules = PermissionRules()
+        self.rules = PermissionRules(cwd=record.cwd)  # relative paths in rules resolve in the session's folder
         self.translator = self._new_translator(self._read_for_diff)
         self.handle: RunHandle | None = None
-        self._turn_lock = asyncio.Lock()
+        self._gate = SessionGate()  # the one owner of this session's order: turns and switches, one at a time
         self._turns = 0  # turns begun: a cancel waits for *its* turn, not for the next prompt the editor sends
         self._cancel = asyncio.Event()
         self._permission_tasks: set[asyncio.Task[None]] = set()
@@ -155,8 +156,14 @@ class LiveSession:
 
     # ── the turn ───────────────────────────────────────────────────────────────────────────────────────────────
     async def prompt(self, blocks: list[Any]) -> dict[str, Any]:
-        if self._turn_lock.locked():
-            raise RpcError(INVALID_PARAMS, "a prompt is already running in this session; cancel it or wait")
+        """One prompt, after the switches sent before it (so it reaches the agent the person picked last); a
+        cancel while it waits answers ``cancelled`` and nothing reaches any agent."""
+        async with self._gate.turn() as started:
+            if not started:
+                return {"stopReason": "cancelled"}
+            return await self._prompt(blocks)
+
+    async def _prompt(self, blocks: list[Any]) -> dict[str, Any]:
         caps = self.adapter.capabilities
         try:
             prompt = to_prompt(
@@ -170,36 +177,35 @@ class LiveSession:
             raise RpcError(INVALID_PARAMS, str(exc)) from exc
         if self.choices is not None and prompt.as_text().strip().split(" ", 1)[0] == "/agent":
             return await self._agent_command(prompt.as_text().strip())
-        async with self._turn_lock:
-            self._turns += 1
-            self._cancel.clear()
-            self._turn_run = None
-            self._maybe_title(prompt.as_text())
-            ended: dict[str, Any] = {"error": {"code": -32603, "message": "the turn did not end normally"}}
-            self._turn_blocks, self._turn_marker = prompt_to_blocks(prompt), None
-            if self.choices is not None:
-                prompt = self._with_missed_turns(prompt)
-                self._turn_marker = f"**{self.adapter.display_name}:** "
-                self.update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": self._turn_marker}})
-                self.record.turn_agents.append(self.adapter.name)
-                self.record.seen_turns[self.adapter.name] = len(self.record.turn_agents)
-            try:
-                result = await self._run_turn(prompt)
-                ended = {"stopReason": result.get("stopReason")}
-                return result
-            except RpcError as exc:
-                ended = {"error": {"code": exc.code, "message": exc.message}}
-                raise
-            finally:
-                await self._end_permissions()
-                for payload in self.translator.close_open_tools("failed"):
-                    self.update(payload)
-                if self._turn_run is not None:  # the log's record of how the editor's prompt was answered
-                    self.log.record(self._turn_run, "turn.ended", ended)
-                self.log.flush()
-                self.store.save(self.record)
-                self._store_trouble()
-                release_freed_memory()  # the turn's freed heap back to the system (<1 ms; after the last update)
+        self._turns += 1
+        self._cancel.clear()
+        self._turn_run = None
+        self._maybe_title(prompt.as_text())
+        ended: dict[str, Any] = {"error": {"code": -32603, "message": "the turn did not end normally"}}
+        self._turn_blocks, self._turn_marker = prompt_to_blocks(prompt), None
+        if self.choices is not None:
+            prompt = self._with_missed_turns(prompt)
+            self._turn_marker = f"**{self.adapter.display_name}:** "
+            self.update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": self._turn_marker}})
+            self.record.turn_agents.append(self.adapter.name)
+            self.record.seen_turns[self.adapter.name] = len(self.record.turn_agents)
+        try:
+            result = await self._run_turn(prompt)
+            ended = {"stopReason": result.get("stopReason")}
+            return result
+        except RpcError as exc:
+            ended = {"error": {"code": exc.code, "message": exc.message}}
+            raise
+        finally:
+            await self._end_permissions()
+            for payload in self.translator.close_open_tools("failed"):
+                self.update(payload)
+            if self._turn_run is not None:  # the log's record of how the editor's prompt was answered
+                self.log.record(self._turn_run, "turn.ended", ended)
+            self.log.flush()
+            self.store.save(self.record)
+            self._store_trouble()
+            release_freed_memory()  # the turn's freed heap back to the system (<1 ms; after the last update)
 
     async def _run_turn(self, prompt: Any) -> dict[str, Any]:
         handle = self.handle
@@ -243,21 +249,34 @@ class LiveSession:
     async def switch_agent(self, name: str) -> None:
         """Between prompts: stop the current agent (its native session kept, so switching back resumes it), start
         the chosen one warm with its own native session, and show its modes, models and commands. The permission
-        rules stay: they are about commands and paths, not agents."""
-        if self._turn_lock.locked():
-            raise RpcError(INVALID_PARAMS, "a prompt is running: switch agents when it has finished (or cancel it)")
+        rules stay: they are about commands and paths, not agents. Switches run one at a time in the order sent;
+        a prompt sent meanwhile waits for them (:class:`~acp_mux.server.session_gate.SessionGate`)."""
         if self.choices is None or self._adapter_for is None or name not in self.choices.names:
             choices = list(self.choices.names) if self.choices else []
             raise RpcError(INVALID_PARAMS, f"unknown agent {name!r}; choose one of {choices}")
+        async with self._gate.switch(f"The switch to {self.choices.label(name)}"):
+            await self._switch_to(name)
+
+    async def _switch_to(self, name: str) -> None:
+        """The switch itself, with the session held (by a switch, or by the ``/agent`` prompt). Nothing changes
+        when the chosen agent cannot start; the agent switched away from is gone, process group and all, before
+        the chosen one starts: one agent process per session."""
+        assert self.choices is not None and self._adapter_for is not None
         if name == self.adapter.name:
             return
-        if self.handle is not None:
-            await self.handle.close(0.5)
-            self.handle = None
+        try:
+            adapter = self._adapter_for(name)
+        except Exception as exc:  # an agent this version cannot run any more
+            raise RpcError(INTERNAL_ERROR, f"{self.choices.label(name)} cannot be used: {exc}", {"agent": name}) from exc
+        problem = adapter.startup_problem(self.config.binary if name == self.config.agent else None, self.config.env)
+        if problem:
+            raise RpcError(INTERNAL_ERROR, problem, {"agent": name})
+        handle, self.handle = self.handle, None
+        if handle is not None:
+            await handle.stop(SWITCH_GRACE_S)
         record = self.record
         if record.native_session_id:
             record.native_sessions[self.adapter.name] = record.native_session_id
-        adapter = self._adapter_for(name)
         self.adapter = adapter
         record.agent, record.native_session_id = name, record.native_sessions.get(name)
         record.mode = record.model = None  # modes and models belong to each agent; it starts in its own default
@@ -278,7 +297,9 @@ class LiveSession:
         parts = text.split()
         if len(parts) == 2:
             try:
-                await self.switch_agent(parts[1])
+                if parts[1] not in self.choices.names:
+                    raise RpcError(INVALID_PARAMS, f"unknown agent {parts[1]!r}; choose one of {list(self.choices.names)}")
+                await self._switch_to(parts[1])  # this prompt holds the session: the switch runs in its place
                 self._notice(f"Now talking to {self.adapter.display_name}.\n")
             except RpcError as exc:
                 self._notice(f"{exc.message}\n")
@@ -482,7 +503,7 @@ class LiveSession:
         if remembered is not None:
             await self._answer(handle, event.interaction_id, remembered == "allow", always=True, by="rule")
             return
-        scope = scope_for(event.tool_name, kind, event.input)
+        scope = self.rules.scope(event.tool_name, kind, event.input)
         options = permission_options(scope)
         response = await self._ask_editor(handle, event, tool_id, view, options)
         if response is _WITHDRAWN:
@@ -601,8 +622,9 @@ class LiveSession:
 
     # ── cancel, modes, close ───────────────────────────────────────────────────────────────────────────────────
     async def cancel(self) -> None:
-        """Interrupt the agent; if the turn has not ended soon, terminate the process group."""
-        if not self._turn_lock.locked():
+        """Interrupt the agent; if the turn has not ended soon, terminate the process group. A prompt still waiting
+        for a switch is answered ``cancelled`` at once."""
+        if self._gate.cancel_waiting_prompt() or not self._gate.turn_running:
             return
         if self._turn_run is not None and not self._cancel.is_set():
             self.log.record(self._turn_run, "user.cancel", {})
@@ -619,7 +641,7 @@ class LiveSession:
         cancelled_turn = self._turns
 
         def still_running() -> bool:  # the editor may send its next prompt as soon as this turn ends: not ours
-            return self._turn_lock.locked() and self._turns == cancelled_turn
+            return self._gate.turn_running and self._turns == cancelled_turn
 
         while still_running() and loop.time() < deadline:
             await asyncio.sleep(0.05)
@@ -657,7 +679,12 @@ class LiveSession:
         for task in list(self._side_tasks):
             task.cancel()
         await self.cancel()
-        if self.handle is not None:
-            await self.handle.close(1.0)
-            self.handle = None
+        async with self._gate.closing():  # after a switch under way: it may have started an agent
+            handle, self.handle = self.handle, None
+            if handle is not None:
+                await handle.stop(1.0)
         self.log.flush()
+
+    async def switches_done(self) -> None:
+        """Wait for the switches sent so far (a setting asked for after a switch is about the agent it chose)."""
+        await self._gate.switches_done()

@@ -34,9 +34,10 @@ def test_four_options_whose_labels_say_the_scope() -> None:
         "Always allow changes to /w/a.py (this session)",
         "Always reject changes to /w/a.py (this session)",
     ]
-    fetch = permission_options(scope_for("WebFetch", "fetch", {"url": "https://x"}))
-    assert fetch[1]["name"] == "Always allow WebFetch (this session)"
-    assert permission_options(scope_for(None, "other", None))[1]["name"] == "Always allow this tool (this session)"
+    fetch = permission_options(scope_for("WebFetch", "fetch", {"url": "https://x.example/a?b"}))
+    assert fetch[1]["name"] == "Always allow fetches from https://x.example (this session)"
+    unnamed = permission_options(scope_for(None, "other", None))
+    assert unnamed[1]["name"] == "Always allow exactly this call of this tool (this session)"
 
 
 @pytest.mark.parametrize(
@@ -62,7 +63,8 @@ def test_scope_for_argv_commands_and_paths() -> None:
     assert scope_for("Bash", "execute", {"cmd": "make test"}).command_key == ("make", "test")
     assert scope_for("Write", "edit", {"path": "/w/b"}) == Scope("Write", "edit", paths=("/w/b",))
     assert scope_for("NotebookEdit", "edit", {"notebook_path": "/w/n.ipynb"}) == Scope("NotebookEdit", "edit", paths=("/w/n.ipynb",))
-    assert scope_for("Read", "read", {"file_path": "/w/a"}) == Scope("Read", "read")  # reads are scoped by tool
+    assert scope_for("Read", "read", {"file_path": "/w/a"}) == Scope("Read", "read", paths=("/w/a",))
+    assert scope_for("mcp__x__y", "other", {"q": 1}) == Scope("mcp__x__y", "other", exact_input='{"q": 1}')
 
 
 # ── remembered rules ────────────────────────────────────────────────────────────────────────────────────────────
@@ -132,11 +134,26 @@ def test_path_scoped_rules_match_only_that_path_by_any_edit_tool() -> None:
     assert rules.match("apply_patch", "edit", {"changes": [{"path": "/w/a.py"}, {"path": "/w/b.py"}]}) is None
 
 
-def test_tool_scoped_rules_cover_every_call_of_the_tool() -> None:
+def test_fetch_rules_name_the_origin_whichever_fetch_tool_asks() -> None:
     rules = PermissionRules()
-    rules.remember(scope_for("WebFetch", "fetch", {"url": "https://a"}), "allow")
-    assert rules.match("WebFetch", "fetch", {"url": "https://b"}) == "allow"
+    rules.remember(scope_for("WebFetch", "fetch", {"url": "https://a.example/x"}), "allow")
+    assert rules.match("WebFetch", "fetch", {"url": "https://a.example:443/y?z"}) == "allow"
+    assert rules.match("fetch", "fetch", {"url": "HTTPS://A.example/"}) == "allow"
+    assert rules.match("WebFetch", "fetch", {"url": "https://b.example/x"}) is None
+    assert rules.match("WebFetch", "fetch", {"url": "http://a.example/x"}) is None  # another scheme
+    assert rules.match("WebFetch", "fetch", {"url": "https://a.example:8443/x"}) is None  # another port
+    assert rules.match("WebFetch", "fetch", {"url": "https://a.example@b.example/"}) is None
     assert rules.match("WebSearch", "fetch", {"query": "q"}) is None
+
+
+def test_a_call_whose_target_cannot_be_named_is_remembered_exactly() -> None:
+    rules = PermissionRules()
+    rules.remember(scope_for("WebSearch", "search", {"query": "q"}), "allow")
+    assert rules.match("WebSearch", "search", {"query": "q"}) == "allow"
+    assert rules.match("WebSearch", "search", {"query": "other"}) is None
+    assert rules.match("OtherSearch", "search", {"query": "q"}) is None
+    rules.remember(scope_for("web_fetch", "fetch", {"prompt": "summarise https://a.example"}), "allow")
+    assert rules.match("web_fetch", "fetch", {"prompt": "summarise https://b.example"}) is None
 
 
 def test_the_latest_answer_for_a_scope_wins() -> None:
