@@ -1,0 +1,186 @@
+"""How openclaw asks before it changes a file: acp-mux's gate plugin in the private gateway, and what it asks.
+
+Research (OpenClaw 2026.9.6, its installed JS and docs): OpenClaw asks a human only for host exec (exec approvals,
+``tools.exec.mode``), and ``openclaw acp`` relays only those (``exec.approval.requested`` → ACP
+``session/request_permission``). Its file tools (``write``, ``edit``, ``apply_patch``) never ask. A plugin's
+``before_tool_call`` hook can pause a call for a *plugin approval* (``requireApproval``), but ``openclaw acp`` does
+not relay plugin approvals (no ``plugin.approval`` handling in its translator), so such a request would find no
+approval route and be denied: the person could never say yes. The same hook can also simply block a call
+(``{block: true, blockReason}``) after awaiting anything it likes. So:
+
+- **exec** asks through OpenClaw's own approvals: the private gateway's config sets ``tools.exec.mode: "ask"``
+  (commands off its allowlist ask; the allowlist of a fresh private state holds only OpenClaw's read-only safe bins).
+- **every other tool not known to be read-only** (write, edit, apply_patch, process, ...) asks through acp-mux's gate
+  plugin (``openclaw_plugin/acp-mux-asks.mjs``, loaded with ``plugins.load.paths``): its hook sends the call to the
+  Unix socket that acp-mux's relay (:mod:`openclaw_relay`, which runs ``openclaw acp``) opened for that session, and
+  blocks the call unless the answer is exactly ``{"allow": true}``. The relay puts the question to acp-mux as an
+  ordinary ACP ``session/request_permission`` about the tool call (its id is the id of OpenClaw's tool call), so the
+  bridge's four options, "always" rules and modes serve it as for any ACP agent.
+
+This was chosen over denying OpenClaw's own file tools and giving it an MCP server of acp-mux's: OpenClaw's own
+tools keep their behaviour (``edit``'s ``edits`` list, ``apply_patch``), the model sees no new tool names, and the
+hook already knows the gateway session key (which names the ACP session) and the tool call id, so the question is
+linked to the announced call without guessing.
+
+Routing: one gateway may serve several bridges, so each session has its own socket, named in a registration file
+``$OPENCLAW_STATE_DIR/acp-mux-asks/<hash>`` (0600, in a 0700 folder of ours), the hash taken of the session id that
+ends the gateway's session key (``agent:main:acp-bridge:<uuid>`` for a new session; a resumed session is named by
+its whole key, whose last segment is the same uuid). On Linux the socket is an abstract one with a random name
+(``@acp-mux-ask-<128 bits>``: no path-length limit, nothing left on disk); a name can be bound only once, so
+nothing can take it over once the relay holds it, and the relay answers only peers of its own user
+(``SO_PEERCRED``). Elsewhere it is a socket file next to the registration. No registration, no socket, or any
+failure: the gate blocks the call, so a change is never made unasked.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+PLUGIN_ID = "acp-mux-asks"
+PLUGIN_FILE = Path(__file__).resolve().parent / "openclaw_plugin" / "acp-mux-asks.mjs"
+ASKS_DIR = "acp-mux-asks"
+ASK_ID_PREFIX = "acp-mux-ask-"  # the relay's own JSON-RPC request ids: acp-mux's answers to them go to the gate
+MAX_SOCKET_PATH = 107  # sun_path holds 108 bytes with the terminating NUL
+MAX_PREVIEW_BYTES = 1_000_000  # a file larger than this is not read to show a diff
+_EDIT_WORDS = ("write", "edit", "patch")
+
+
+def gateway_overrides() -> dict[str, Any]:
+    """What the private gateway's config adds to the person's: exec asks, and the gate plugin is loaded."""
+    return {
+        "tools": {"exec": {"mode": "ask"}},
+        "plugins": {"load": {"paths": [str(PLUGIN_FILE)]}, "entries": {PLUGIN_ID: {"enabled": True}}},
+    }
+
+
+def session_name(session: str) -> str:
+    """What names a session on both sides: the last ``:`` segment of its id or gateway key (the bridge's uuid)."""
+    return session.rsplit(":", 1)[-1]
+
+
+def registration_path(state_dir: str, session: str) -> Path:
+    """The file that tells the gate where to ask for ``session`` (an ACP session id or a gateway session key)."""
+    digest = hashlib.sha256(session_name(session).encode()).hexdigest()[:32]
+    return Path(state_dir) / ASKS_DIR / digest
+
+
+def tool_kind(tool: str) -> str:
+    """The ACP kind acp-mux's rules use for an OpenClaw tool the gate asks about: file changers are edits (so
+    "always" covers the paths they touch), anything else is ``other`` (an "always" names the tool)."""
+    lowered = tool.lower()
+    if any(word in lowered for word in _EDIT_WORDS):
+        return "edit"
+    if "delete" in lowered or "remove" in lowered:
+        return "delete"
+    if "move" in lowered or "rename" in lowered:
+        return "move"
+    return "other"
+
+
+def question_paths(params: dict[str, Any], derived: list[Any]) -> list[str]:
+    """The files a call changes: its ``path`` (or ``file_path``), else what OpenClaw derived (``apply_patch``)."""
+    found = [params[key] for key in ("path", "file_path", "filePath") if isinstance(params.get(key), str) and params[key]]
+    found += [p for p in derived if isinstance(p, str) and p and p not in found]
+    return found
+
+
+def permission_request(rpc_id: str, session_id: str, question: dict[str, Any], cwd: str) -> dict[str, Any]:
+    """The ACP ``session/request_permission`` the relay sends acp-mux for one question of the gate."""
+    tool = str(question.get("toolName") or "tool")
+    params = question.get("params") if isinstance(question.get("params"), dict) else {}
+    derived = question.get("derivedPaths") if isinstance(question.get("derivedPaths"), list) else []
+    call_id = question.get("toolCallId")
+    paths = [_absolute(p, cwd) for p in question_paths(params, derived)]
+    raw_input = dict(params)
+    if paths and not isinstance(raw_input.get("path"), str):
+        raw_input["paths"] = paths  # apply_patch: the paths it touches, for the rule and the dialog
+    tool_call: dict[str, Any] = {
+        "toolCallId": call_id if isinstance(call_id, str) and call_id else rpc_id,
+        "title": f"{tool} {', '.join(paths)}" if paths else tool,
+        "kind": tool_kind(tool),
+        "status": "pending",
+        "rawInput": raw_input,
+        "locations": [{"path": p} for p in paths],
+        "_meta": {"toolName": tool},
+    }
+    diff = preview_diff(tool, params, paths[0] if paths else None)
+    if diff is not None:
+        tool_call["content"] = [diff]
+    return {
+        "jsonrpc": "2.0",
+        "id": rpc_id,
+        "method": "session/request_permission",
+        "params": {
+            "sessionId": session_id,
+            "toolCall": tool_call,
+            "options": [
+                {"optionId": "allow-once", "name": "Allow once", "kind": "allow_once"},
+                {"optionId": "reject-once", "name": "Reject", "kind": "reject_once"},
+            ],
+        },
+    }
+
+
+def preview_diff(tool: str, params: dict[str, Any], path: str | None) -> dict[str, Any] | None:
+    """The change a ``write`` or ``edit`` would make, as an ACP diff (shown with the question); None when the
+    call is not one of those or its input is not understood."""
+    if path is None:
+        return None
+    if tool == "write" and isinstance(params.get("content"), str):
+        old = _read_small(path)
+        return {"type": "diff", "path": path, "oldText": old, "newText": params["content"]}
+    if tool == "edit":
+        edits = params.get("edits")
+        if not isinstance(edits, list):
+            edits = [params]
+        pairs = [(e.get("oldText", e.get("old_string")), e.get("newText", e.get("new_string")))
+                 for e in edits if isinstance(e, dict)]
+        if not pairs or not all(isinstance(o, str) and isinstance(n, str) for o, n in pairs):
+            return None
+        old = _read_small(path)
+        if old is None:
+            return {"type": "diff", "path": path, "oldText": "\n".join(o for o, _ in pairs),
+                    "newText": "\n".join(n for _, n in pairs)}
+        new = old
+        for before, after in pairs:
+            if before and before in new:
+                new = new.replace(before, after, 1)
+        return {"type": "diff", "path": path, "oldText": old, "newText": new}
+    return None
+
+
+def unified(diff: dict[str, Any]) -> str:
+    """A diff as unified text (tests and logs)."""
+    old, new = diff.get("oldText") or "", diff.get("newText") or ""
+    return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "a", "b"))
+
+
+def gate_answer(approve: bool) -> bytes:
+    """The one line the gate reads: only ``{"allow": true}`` lets a call run."""
+    return b'{"allow": true}\n' if approve else b'{"allow": false}\n'
+
+
+def _absolute(path: str, cwd: str) -> str:
+    return os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
+
+
+def _read_small(path: str) -> str | None:
+    """The file's text if it is a regular file small enough to show; None if it does not exist or cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        import stat
+
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_PREVIEW_BYTES:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read(MAX_PREVIEW_BYTES).decode("utf-8", errors="replace")
+    finally:
+        os.close(fd)

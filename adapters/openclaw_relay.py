@@ -1,0 +1,266 @@
+"""The relay between acp-mux and ``openclaw acp``: it carries ACP both ways unchanged and adds the questions of
+acp-mux's gate plugin (see :mod:`openclaw_asks` for why openclaw asks this way).
+
+Run as ``python -m acp_mux.adapters.openclaw_relay <openclaw> acp …``. It starts ``openclaw acp`` as its child and
+copies every line: acp-mux → openclaw (stdin) and openclaw → acp-mux (stdout). On the side it watches which ACP
+sessions this process serves (the answer to ``session/new``, the ``sessionId`` of ``session/load`` and
+``session/resume``) and opens a Unix socket for each, named in ``$OPENCLAW_STATE_DIR/acp-mux-asks/<hash>``. The gate connects
+there when the gateway is about to run a tool; the relay writes a ``session/request_permission`` of its own (id
+``acp-mux-ask-N``) on stdout, takes acp-mux's answer to it out of stdin (openclaw never sees it), and gives the gate
+``{"allow": true}`` only for a selected ``allow-once``. A gate that goes away (the call was cancelled) is not
+waited for. It is a separate process (not the bridge) because the bridge reads an agent only as lines of its
+stdout; the relay imports nothing but the standard library and :mod:`openclaw_asks`, so it starts in tens of ms.
+
+When ``openclaw acp`` exits, the relay removes its sockets and exits with the same code; when the relay is told to
+stop (SIGTERM, SIGINT, or its stdin closes), it stops ``openclaw acp`` first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import signal
+import socket
+import struct
+import sys
+from pathlib import Path
+from typing import Any
+
+from acp_mux.adapters.openclaw_asks import (
+    ASK_ID_PREFIX,
+    ASKS_DIR,
+    MAX_SOCKET_PATH,
+    gate_answer,
+    permission_request,
+    registration_path,
+)
+
+MAX_QUESTION_BYTES = 4_000_000  # one JSON line from the gate (a write's content travels in it)
+
+
+class Relay:
+    """One ``openclaw acp`` process and the sockets of the sessions it serves."""
+
+    def __init__(self, argv: list[str], state_dir: str, cwd: str) -> None:
+        self.argv = argv
+        self.state_dir = state_dir
+        self.cwd = cwd
+        self.child: asyncio.subprocess.Process | None = None
+        self.out = asyncio.Lock()
+        self.methods: dict[Any, str] = {}  # acp-mux's request id → method, for the answers that name a session
+        self.servers: dict[str, asyncio.AbstractServer] = {}  # ACP session id → its socket's server
+        self.paths: list[Path] = []  # socket files (not on Linux)
+        self.registrations: list[tuple[Path, str]] = []  # (file, what we wrote there)
+        self.pending: dict[str, asyncio.Future[bool]] = {}
+        self.seq = 0
+
+    async def run(self) -> int:
+        self.child = await asyncio.create_subprocess_exec(
+            *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=64 * 1024 * 1024)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            loop.add_signal_handler(sig, self._stop_child)
+        upstream = asyncio.ensure_future(self._from_editor())
+        try:
+            await self._from_openclaw()
+            return await self.child.wait()
+        finally:
+            upstream.cancel()
+            self._close_sockets()
+
+    def _stop_child(self) -> None:
+        if self.child is not None and self.child.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.child.terminate()
+
+    # ── acp-mux → openclaw ─────────────────────────────────────────────────────────────────────────────────────
+    async def _from_editor(self) -> None:
+        reader = await _stdin_reader()
+        assert self.child is not None and self.child.stdin is not None
+        while line := await reader.readline():
+            msg = _json(line)
+            if msg is not None and self._is_our_answer(msg):
+                continue
+            if msg is not None and isinstance(msg.get("method"), str) and "id" in msg:
+                self.methods[_key(msg["id"])] = msg["method"]
+                if msg["method"] in ("session/load", "session/resume"):
+                    self._open(str((msg.get("params") or {}).get("sessionId") or ""))
+            self.child.stdin.write(line)
+            await self.child.stdin.drain()
+        self._stop_child()  # acp-mux closed our stdin: it is done with openclaw
+
+    def _is_our_answer(self, msg: dict[str, Any]) -> bool:
+        rpc_id = msg.get("id")
+        if "method" in msg or not isinstance(rpc_id, str) or not rpc_id.startswith(ASK_ID_PREFIX):
+            return False
+        future = self.pending.pop(rpc_id, None)
+        if future is not None and not future.done():
+            outcome = (msg.get("result") or {}).get("outcome") if isinstance(msg.get("result"), dict) else None
+            future.set_result(isinstance(outcome, dict) and outcome.get("outcome") == "selected"
+                              and outcome.get("optionId") == "allow-once")
+        return True
+
+    # ── openclaw → acp-mux ─────────────────────────────────────────────────────────────────────────────────────
+    async def _from_openclaw(self) -> None:
+        assert self.child is not None and self.child.stdout is not None
+        while line := await self.child.stdout.readline():
+            msg = _json(line)
+            if msg is not None and "method" not in msg and self.methods.pop(_key(msg.get("id")), None) == "session/new":
+                result = msg.get("result")
+                if isinstance(result, dict) and isinstance(result.get("sessionId"), str):
+                    self._open(result["sessionId"])
+            await self._write(line)
+
+    async def _write(self, line: bytes) -> None:
+        async with self.out:
+            sys.stdout.buffer.write(line)
+            sys.stdout.buffer.flush()
+
+    # ── the gate's sockets ─────────────────────────────────────────────────────────────────────────────────────
+    def _open(self, session_id: str) -> None:
+        if not session_id or session_id in self.servers:
+            return
+        asyncio.ensure_future(self._serve(session_id))
+
+    async def _serve(self, session_id: str) -> None:
+        registration = registration_path(self.state_dir, session_id)
+        if not self.state_dir or not _private_dir(registration.parent):
+            print(f"acp-mux relay: no private folder at {registration.parent}; openclaw's file tools will be refused",
+                  file=sys.stderr)
+            return
+        address = _address(registration)
+        if address is None:
+            print(f"acp-mux relay: no socket address fits under {registration.parent}; openclaw's file tools will be "
+                  "refused", file=sys.stderr)
+            return
+        server = await asyncio.start_unix_server(lambda r, w: self._question(session_id, r, w), path=address,
+                                                 limit=MAX_QUESTION_BYTES)
+        if not address.startswith("\0"):
+            os.chmod(address, 0o600)
+            self.paths.append(Path(address))
+        text = "@" + address[1:] if address.startswith("\0") else address
+        _write_private(registration, text)
+        self.servers[session_id] = server
+        self.registrations.append((registration, text))
+
+    async def _question(self, session_id: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            if not _same_user(writer):
+                return  # an abstract socket's name is visible to every local user: only our own may ask
+            question = _json(await reader.readline())
+            if question is None:
+                return
+            self.seq += 1
+            rpc_id = f"{ASK_ID_PREFIX}{self.seq}"
+            future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+            self.pending[rpc_id] = future
+            request = permission_request(rpc_id, session_id, question, self.cwd)
+            await self._write((json.dumps(request) + "\n").encode())
+            gone = asyncio.ensure_future(reader.read())  # the gate hangs up: the call was cancelled
+            await asyncio.wait([future, gone], return_when=asyncio.FIRST_COMPLETED)
+            gone.cancel()
+            writer.write(gate_answer(future.done() and future.result()))
+            await writer.drain()
+        except (OSError, ValueError):
+            pass
+        finally:
+            writer.close()
+
+    def _close_sockets(self) -> None:
+        for server in self.servers.values():
+            server.close()
+        for path in self.paths:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        for registration, text in self.registrations:  # only if still ours: a newer relay may serve the session now
+            with contextlib.suppress(OSError):
+                if registration.read_text() == text:
+                    registration.unlink()
+
+
+def _address(registration: Path) -> str | None:
+    """Where this session's socket listens: an abstract name on Linux, else a socket file beside the
+    registration (None if that path is too long for the kernel)."""
+    if sys.platform.startswith("linux"):
+        return "\0acp-mux-ask-" + secrets.token_hex(16)
+    path = str(registration) + ".sock"
+    if len(os.fsencode(path)) > MAX_SOCKET_PATH:
+        return None
+    with contextlib.suppress(FileNotFoundError):
+        if Path(path).is_socket():
+            os.unlink(path)  # left by a relay that was killed: ours to replace (the folder is ours)
+    return path
+
+
+def _same_user(writer: asyncio.StreamWriter) -> bool:
+    """The peer runs as our user (always true where the kernel cannot say: the socket file is 0600 there)."""
+    sock = writer.get_extra_info("socket")
+    peercred = getattr(socket, "SO_PEERCRED", None)
+    if sock is None or peercred is None:
+        return True
+    try:
+        _pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, peercred, struct.calcsize("3i")))
+    except OSError:
+        return False
+    return uid == os.getuid()
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write a registration (0600) atomically: a gate reading it sees the old one or the new one, never a part."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    os.replace(temp, path)
+
+
+def _private_dir(path: Path) -> bool:
+    """The asks folder exists, is a real directory of ours, and only we can use it."""
+    try:
+        path.mkdir(mode=0o700, exist_ok=True)
+        info = os.lstat(path)
+    except OSError:
+        return False
+    import stat
+
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+        return False
+    os.chmod(path, 0o700)
+    return True
+
+
+async def _stdin_reader() -> asyncio.StreamReader:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    return reader
+
+
+def _json(line: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _key(rpc_id: Any) -> str:
+    return json.dumps(rpc_id)
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print("usage: python -m acp_mux.adapters.openclaw_relay <openclaw> acp …", file=sys.stderr)
+        return 2
+    state = os.environ.get("OPENCLAW_STATE_DIR", "")
+    return asyncio.run(Relay(argv, state, os.getcwd()).run())
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
+
+
+__all__ = ["ASKS_DIR", "Relay", "main"]
