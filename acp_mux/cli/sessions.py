@@ -5,6 +5,9 @@ thinking, tool calls with their results and progress, how each turn ended), tran
 way ``session/load`` replays it; ``export ID`` writes the log's envelopes as canonical JSONL (the same bytes on
 every run: stored ids and times, fixed key order); ``prune`` applies retention by age, count and log length. An ID
 may be given by any unique prefix. Corrupt lines and records are skipped with a warning on stderr, never fatal.
+Everything printed is stored text from agents and models: control characters (ESC sequences, carriage returns, bidi
+overrides) are printed as ``\\uXXXX`` escapes (:mod:`acp_mux.core.visible`); only the newlines and tabs of a message
+body are kept as layout.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import json
 import sys
 from typing import Any, Callable, Iterator, Sequence, TextIO
 
+from acp_mux.core.visible import visible
 from acp_mux.server.event_log import LEGACY_TYPE, envelope_line
 from acp_mux.server.store import SessionRecord, SessionStore
 
@@ -51,7 +55,7 @@ def run_sessions(argv: Sequence[str], store: SessionStore | None = None, out: Te
         return 1
     if args.command == "export":
         for line in export_lines(store, session_id, warn):
-            _write(out, line + "\n")
+            _write(out, line + "\n", keep="\n")
         return 0
     record = store.get(session_id)
     assert record is not None
@@ -60,7 +64,9 @@ def run_sessions(argv: Sequence[str], store: SessionStore | None = None, out: Te
     return 0
 
 
-def _write(out: TextIO, text: str) -> None:
+def _write(out: TextIO, text: str, keep: str = "\n\t") -> None:
+    """Print stored text with its control characters made visible (``keep``: the ones that are layout here)."""
+    text = visible(text, keep)
     try:
         out.write(text)
     except UnicodeEncodeError:  # a lone surrogate kept from an editor: shown replaced, never a crash
@@ -73,14 +79,16 @@ def _list(store: SessionStore, out: TextIO, agent: str | None, cwd: str | None, 
     if as_json:
         for r in records:
             _write(out, json.dumps({"sessionId": r.session_id, "agent": r.agent, "cwd": r.cwd, "title": r.title,
-                                    "createdAt": r.created_at, "updatedAt": r.updated_at}, ensure_ascii=False) + "\n")
+                                    "createdAt": r.created_at, "updatedAt": r.updated_at}, ensure_ascii=False) + "\n",
+                   keep="\n")
         return 0
     if not records:
         _write(out, f"no sessions in {store.root}\n")
         return 0
     for r in records:
-        title = r.title or "(untitled)"
-        _write(out, f"{r.session_id}  {r.updated_at[:19].replace('T', ' ')}  {r.agent:<8}  {title[:60]}\n    {r.cwd}\n")
+        title = visible(r.title or "(untitled)")[:60]
+        _write(out, f"{r.session_id}  {visible(r.updated_at[:19]).replace('T', ' ')}  {visible(r.agent):<8}  {title}\n"
+                    f"    {visible(r.cwd)}\n", keep="\n")
     return 0
 
 
@@ -97,8 +105,9 @@ def show_lines(store: SessionStore, record: SessionRecord, warn: Callable[[str],
     from acp_mux.server.replay import Replay, Snapshots
     from acp_mux.translation.updates import UpdateTranslator
 
-    yield f"# {record.title or '(untitled)'}"
-    yield f"session {record.session_id} · {record.agent} · {record.cwd} · created {record.created_at} · updated {record.updated_at}"
+    yield f"# {visible(record.title or '(untitled)')}"
+    yield visible(f"session {record.session_id} · {record.agent} · {record.cwd} · created {record.created_at} · "
+                  f"updated {record.updated_at}")
     view = _TextView()
     snapshots = Snapshots(store.envelopes(record.session_id, lambda message: None))
     replay = Replay(UpdateTranslator(_tool_table(record.agent), record.cwd, read_file=snapshots), tool_table_for=_tool_table)
@@ -110,17 +119,17 @@ def show_lines(store: SessionStore, record: SessionRecord, warn: Callable[[str],
             yield from view.close()
             error = data.get("error")
             ended = f"error {error.get('code')}: {error.get('message')}" if isinstance(error, dict) else data.get("stopReason")
-            yield f"--- turn ended: {ended}"
+            yield f"--- turn ended: {visible(str(ended))}"
         elif kind == "user.cancel":
             yield from view.close()
             yield "--- cancelled by the user"
         elif kind == "approval.resolved":
             yield from view.close()
             reason = f": {data['reason']}" if data.get("reason") else ""
-            yield f"    [{data.get('decision')} by {data.get('by')}, {data.get('scope')}{reason}]"
+            yield visible(f"    [{data.get('decision')} by {data.get('by')}, {data.get('scope')}{reason}]")
         elif kind not in EVENT_TYPES and kind not in _SHOWN_RECORDS and not kind.startswith("gap."):
             yield from view.close()  # a type this version does not know: shown as it is, never an error
-            yield f"[{kind}] {json.dumps(data, ensure_ascii=False, sort_keys=True)[:400]}"
+            yield visible(f"[{kind}] {json.dumps(data, ensure_ascii=False, sort_keys=True)[:400]}")
     yield from view.close()
 
 
@@ -169,25 +178,25 @@ class _TextView:
             return
         yield from self.close()
         if kind == "tool_call":
-            title = str(u.get("title") or u.get("toolCallId"))
+            title = visible(str(u.get("title") or u.get("toolCallId")))
             self._titles[str(u.get("toolCallId"))] = title
             yield f"> tool [{u.get('kind', 'other')}] {title}"
         elif kind == "tool_call_update":
             tool_id = str(u.get("toolCallId"))
-            title = self._titles.get(tool_id, tool_id)
+            title = self._titles.get(tool_id, visible(tool_id))
             progress = ((u.get("_meta") or {}).get("tool_call_progress")) or None
             if progress:
                 amount = f" {progress['progress']:g}" + (f"/{progress['total']:g}" if "total" in progress else "") if "progress" in progress else ""
-                yield f"  … {title}:{amount} {progress.get('message') or progress.get('status')}".rstrip()
+                yield visible(f"  … {title}:{amount} {progress.get('message') or progress.get('status')}".rstrip())
             status = u.get("status")
             for item in u.get("content") or [] if status not in ("completed", "failed") else []:
                 if isinstance(item, dict) and item.get("type") == "diff":
-                    yield f"    edit {item.get('path')}"
+                    yield visible(f"    edit {item.get('path')}")
                     for sign, key in (("-", "oldText"), ("+", "newText")):
                         lines = str(item.get(key) or "").splitlines()
                         yield from (f"      {sign} {line}" for line in lines[:20])
             if status in ("completed", "failed"):
-                yield f"  {'✓' if status == 'completed' else '✗'} {title} {status}"
+                yield f"  {'✓' if status == 'completed' else '✗'} {title} {visible(str(status))}"
                 for item in u.get("content") or []:
                     text = _content_text(item)
                     if text:
@@ -195,7 +204,7 @@ class _TextView:
         elif kind == "plan":
             yield "> plan"
             for entry in u.get("entries") or []:
-                yield f"    [{entry.get('status')}] {entry.get('content')}"
+                yield visible(f"    [{entry.get('status')}] {entry.get('content')}")
 
 
 def _block_text(block: Any) -> str:
