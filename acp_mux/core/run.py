@@ -373,6 +373,17 @@ class RunHandle:
         except asyncio.TimeoutError:
             await self._stop_process(grace_s)
 
+    async def stop(self, grace_s: float = 2.0) -> None:
+        """End the run and everything it started, for good: :meth:`close` (politely), then whatever is left of its
+        process group is terminated. A run still starting (no process yet) is aborted: its process is terminated as
+        soon as it exists, where :meth:`close` would wait for it to end by itself."""
+        if self._proc is None and not self.done:
+            await self.abort(grace_s)
+        else:
+            await self.close(grace_s)
+        if self._proc is not None:
+            await self._proc.terminate(grace_s)  # at once when the group is already gone
+
     def _require_active(self) -> None:
         if self.is_terminal or self.done:
             raise AgentMuxError(ErrorCode.RUN_NOT_ACTIVE, f"run {self.run_id} is {self.state.value}")

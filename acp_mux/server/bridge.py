@@ -237,6 +237,7 @@ class AcpServer:
 
     async def set_mode(self, params: dict[str, Any]) -> dict[str, Any]:
         session = self._session(params)
+        await session.switches_done()  # a mode asked for after a switch is one of the agent it chose
         await session.set_mode(self._valid_mode(session, p.required(params, "modeId", str)))
         self._announce_mode(session.id)
         return {}
@@ -260,7 +261,9 @@ class AcpServer:
         config_id, value = p.required(params, "configId", str), params.get("value")
         if config_id == AGENT_OPTION and self.choices is not None:
             await session.switch_agent(str(value))
-        elif config_id == "mode":
+            return {"configOptions": self._config_options(session)}  # where this switch left the session
+        await session.switches_done()  # any other setting sent after a switch is about the agent it chose
+        if config_id == "mode":
             await session.set_mode(self._valid_mode(session, value))
             self._announce_mode(session.id, with_config_options=False)
         elif config_id == "model":

@@ -10,6 +10,7 @@ import acp
 import pytest
 
 from tests.server.client import RecordingClient, bridge
+from tests.server.switching_client import agent_groups, settled_groups, switching_bridge
 
 pytestmark = pytest.mark.asyncio
 
@@ -44,14 +45,27 @@ async def test_the_agent_is_a_config_option_and_the_agent_command_answers_withou
         assert "**Scripted demo agent:** " in client.text()
 
 
-async def test_a_switch_while_a_prompt_runs_is_refused_clearly(work):
+async def test_a_switch_while_a_prompt_runs_is_refused_clearly(tmp_path: Path) -> None:
     client = RecordingClient(hold_permissions=True)
-    async with bridge(client, "--agent", "auto", env=ENV, **work) as (conn, _):
-        await conn.initialize(protocol_version=1)
-        sid = (await conn.new_session(cwd=work["cwd"], mcp_servers=[])).session_id
+    async with switching_bridge(client, tmp_path) as (conn, proc, sid):
         turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("write the demo")]))
         await asyncio.wait_for(client.permission_event.wait(), 20)
         with pytest.raises(acp.RequestError, match="a prompt is running"):
-            await conn.set_config_option(config_id="agent", session_id=sid, value="demo2")
+            await conn.set_config_option(config_id="agent", session_id=sid, value="beta")
         await conn.cancel(session_id=sid)
         assert (await asyncio.wait_for(turn, 10)).stop_reason == "cancelled"
+        assert len(agent_groups(proc.pid)) == 1  # alpha still answers this session
+
+
+async def test_the_agent_command_switches_in_place_of_a_prompt_and_queues_like_one(tmp_path: Path) -> None:
+    client = RecordingClient()
+    async with switching_bridge(client, tmp_path) as (conn, proc, sid):
+        command = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("/agent gamma")]))
+        await asyncio.sleep(0.01)
+        with pytest.raises(acp.RequestError, match="a prompt is running"):
+            await conn.set_config_option(config_id="agent", session_id=sid, value="beta")
+        assert (await asyncio.wait_for(command, 20)).stop_reason == "end_turn"
+        assert "Now talking to Scripted gamma." in client.text()
+        reply = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("hi")]), 20)
+        assert reply.stop_reason == "end_turn" and "hi" in client.text().split("**Scripted gamma:** ", 1)[1]
+        assert len(await settled_groups(proc.pid)) == 1

@@ -1,0 +1,140 @@
+"""The one owner of a session's order: its prompt turns and its agent switches run one at a time, in arrival order.
+
+Why one place: a prompt that slipped in while a switch was stopping the old agent went to that dying process (and
+was answered as an empty end_turn, or an error about a killed agent), and two switches that overlapped each started
+an agent, leaving one running that nothing would ever stop. Here:
+
+* a switch waits for the switches before it, and is refused while a prompt is accepted (running or waiting): a
+  switch never lands in the middle of a turn;
+* a prompt waits for the switches before it, then runs on the agent they left; if one of them failed, the prompt is
+  refused with that reason instead of going to an agent the person did not pick;
+* only one prompt at a time: a second one is refused, as before;
+* a cancel answers a prompt still waiting at once (``cancelled``), without waiting for the switch;
+* once the session closes, nothing new is accepted, and closing waits for what runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import asynccontextmanager
+from typing import AsyncIterator
+
+from acp_mux.server.rpc import INVALID_PARAMS, RpcError
+
+PROMPT_RUNNING = "a prompt is already running in this session; cancel it or wait"
+SWITCH_DURING_PROMPT = "a prompt is running: switch agents when it has finished (or cancel it)"
+CLOSED = "this session is closed"
+
+
+class SessionGate:
+    def __init__(self) -> None:
+        self._lock = asyncio.Lock()  # asyncio's lock is fair: waiters get it in the order they asked
+        self._prompt_cancel: asyncio.Event | None = None  # set while a prompt is accepted (waiting or running)
+        self._switches = 0  # switches accepted and not finished
+        self._no_switch = asyncio.Event()
+        self._no_switch.set()
+        self._failed: RpcError | None = None  # a switch failed while a prompt waited behind it
+        self._turn_running = False
+        self._closed = False
+
+    @property
+    def prompt_accepted(self) -> bool:
+        """A prompt is running or waiting for the switches before it."""
+        return self._prompt_cancel is not None
+
+    @property
+    def turn_running(self) -> bool:
+        """A prompt turn holds the session (its agent works on it)."""
+        return self._turn_running
+
+    @asynccontextmanager
+    async def switch(self, what: str) -> AsyncIterator[None]:
+        """Hold the session for one switch (``what``: "the switch to X", for a waiting prompt's error)."""
+        self._refuse_if_closed()
+        if self.prompt_accepted:
+            raise RpcError(INVALID_PARAMS, SWITCH_DURING_PROMPT)
+        self._switches += 1
+        self._no_switch.clear()
+        try:
+            async with self._lock:
+                self._refuse_if_closed()
+                try:
+                    yield
+                    if self.prompt_accepted:
+                        self._failed = None  # the last switch before the prompt is the one that counts
+                except Exception as exc:
+                    if self.prompt_accepted:
+                        message = exc.message if isinstance(exc, RpcError) else str(exc) or type(exc).__name__
+                        code = exc.code if isinstance(exc, RpcError) else -32603
+                        self._failed = RpcError(code, f"{what} failed, so this prompt was not sent to any agent: {message}")
+                    raise
+        finally:
+            self._switches -= 1
+            if not self._switches:
+                self._no_switch.set()
+
+    @asynccontextmanager
+    async def turn(self) -> AsyncIterator[bool]:
+        """Hold the session for one prompt turn, after the switches before it. Yields False when a cancel came
+        while it waited (the prompt then answers ``cancelled`` and reaches no agent)."""
+        self._refuse_if_closed()
+        if self.prompt_accepted:
+            raise RpcError(INVALID_PARAMS, PROMPT_RUNNING)
+        cancel = self._prompt_cancel = asyncio.Event()
+        try:
+            if not await self._acquire_unless(cancel):
+                yield False
+                return
+            try:
+                failed, self._failed = self._failed, None
+                if failed is not None:
+                    raise failed
+                self._refuse_if_closed()
+                self._turn_running = True
+                yield True
+            finally:
+                self._turn_running = False
+                self._lock.release()
+        finally:
+            self._prompt_cancel = None
+            self._failed = None
+
+    def cancel_waiting_prompt(self) -> bool:
+        """A cancel for a prompt that has not started yet: it answers ``cancelled`` at once. True if there was one."""
+        if self._prompt_cancel is None or self._turn_running:
+            return False
+        self._prompt_cancel.set()
+        return True
+
+    async def switches_done(self) -> None:
+        """Wait until no switch is under way or queued (what comes next sees the agent they left)."""
+        await self._no_switch.wait()
+
+    @asynccontextmanager
+    async def closing(self) -> AsyncIterator[None]:
+        """Refuse anything new, then hold the session once what runs or waits has finished."""
+        self._closed = True
+        async with self._lock:
+            yield
+
+    async def _acquire_unless(self, cancel: asyncio.Event) -> bool:
+        """The lock, or False when ``cancel`` is set first; the lock is never left held otherwise (also when the
+        waiting itself is cancelled)."""
+        acquiring = asyncio.ensure_future(self._lock.acquire())
+        cancelled = asyncio.ensure_future(cancel.wait())
+        won = False
+        try:
+            await asyncio.wait({acquiring, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+            won = not cancel.is_set()
+        finally:
+            cancelled.cancel()
+            if not won:
+                acquiring.cancel()
+                await asyncio.wait({acquiring})
+                if not acquiring.cancelled():
+                    self._lock.release()  # acquired just as the cancel came
+        return won
+
+    def _refuse_if_closed(self) -> None:
+        if self._closed:
+            raise RpcError(INVALID_PARAMS, CLOSED)
