@@ -72,6 +72,7 @@ export default {
   name: "acp-mux permission gate",
   description: "Asks the person in the editor (through acp-mux) before a tool changes files.",
   register(api) {
+    api.logger?.info?.("acp-mux-asks: file-changing tools ask the editor through acp-mux");
     api.on("before_tool_call", async (event, ctx) => {
       const tool = String(event?.toolName ?? "");
       if (READ_ONLY.has(tool) || OWN_APPROVALS.has(tool)) return undefined;
