@@ -50,6 +50,7 @@ CODEGEN_FLAGS: tuple[str, ...] = (
     "--use-type-alias",
     "--infer-union-variant-names",
     "--use-schema-description",
+    "--disable-future-imports",
     "--disable-timestamp",
     "--base-class", "acp_mux.protocol.base.AcpModel",
     "--formatters", "builtin",

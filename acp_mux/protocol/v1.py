@@ -3,8 +3,6 @@
 Do not edit: run `python tools/gen_acp_models.py` (docs/acp-versions.md).
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal
 
 from acp_mux.protocol.base import AcpModel
