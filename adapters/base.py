@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Literal, Se
 
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.contract import ApprovalDecision, RunOptions
+from acp_mux.core.log_follow import SideLog
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.prompt import Prompt
 from acp_mux.core import text as safe_json
@@ -275,6 +276,11 @@ class AgentAdapter:
     def stderr_events(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
         """Recognise errors an agent only reports on stderr (auth, rate limits). Default: nothing."""
         return ()
+
+    def side_logs(self, spec: SpawnSpec, agent_pid: int) -> list[SideLog]:
+        """Log files the agent writes beside its output that the run follows while it lives (where omp and
+        gemini report their retries of a failing model). Default: none."""
+        return []
 
 
 def try_json(line: str) -> dict[str, Any] | None:

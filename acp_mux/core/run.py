@@ -23,6 +23,7 @@ from acp_mux.core.event_buffer import EventBuffer
 from acp_mux.core.events import BaseEvent, ErrorCode, now_ms
 from acp_mux.core.interaction import Approve, Deny, InteractionChannel, InteractionResponse, PendingInteraction, TextInput
 from acp_mux.core.joined_text import JoinedText
+from acp_mux.core.log_follow import SideLog, follow
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import AgentProcess, ExitStatus, SpawnError, spawn
 from acp_mux.core.prompt import Prompt
@@ -601,6 +602,8 @@ class RunHandle:
         if self._abort_requested:
             await proc.terminate(0)
         watchdog = asyncio.get_running_loop().create_task(self._watchdog())
+        followers = [asyncio.get_running_loop().create_task(self._follow(side))
+                     for side in self.adapter.side_logs(spec, proc.agent_pid)]
         try:
             self.adapter.start(self.options, self.ctx)
             await self._flush()
@@ -614,9 +617,26 @@ class RunHandle:
             self._exit = await proc.wait()
         finally:
             watchdog.cancel()
+            for follower in followers:
+                follower.cancel()
         for event in self._safe_finish(self._exit):
             self._emit(event)
         self._settle_state(self._exit)
+
+    async def _follow(self, side: SideLog) -> None:
+        """A log file the agent writes beside its output (where some agents' retries show): its lines become
+        events as they appear, until the run ends."""
+        async for line in follow(side.find):
+            if self.done:
+                return
+            try:
+                events = list(side.events(line, self.ctx))
+            except Exception as exc:  # an odd log line never crashes the bridge
+                self._warn(f"could not parse the agent's log ({type(exc).__name__}: {exc}): {line[:200]}")
+                continue
+            for event in events:
+                self._emit(event)
+            await self._flush()
 
     def _handle_line(self, line: str) -> None:
         try:
