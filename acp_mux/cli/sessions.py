@@ -232,9 +232,14 @@ def _content_text(item: Any) -> str:
 # ── prune ──────────────────────────────────────────────────────────────────────────────────────────────────────
 def _prune(store: SessionStore, out: TextIO, args: argparse.Namespace) -> int:
     if args.older_than is None and args.keep is None and args.max_events is None:
+        from acp_mux.core.settings import SettingError
         from acp_mux.server.store import retention_from_env
 
-        args.older_than, args.keep = retention_from_env()
+        try:
+            args.older_than, args.keep = retention_from_env()
+        except SettingError as exc:  # refused, never guessed at: -1 once meant "delete everything"
+            print(f"acp-mux: {exc}", file=sys.stderr)
+            return 2
         _write(out, f"using the automatic retention: older than {args.older_than} days, keep {args.keep}\n")
     report = store.prune(older_than_days=args.older_than, keep_sessions=args.keep, max_events=args.max_events,
                          dry_run=args.dry_run)

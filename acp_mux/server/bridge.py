@@ -186,7 +186,11 @@ class AcpServer:
         self._retention_done = True
         from acp_mux.server.store import retention_from_env
 
-        max_age, max_count = retention_from_env()
+        try:
+            max_age, max_count = retention_from_env()
+        except ValueError as exc:  # a bad setting prunes nothing (session/new already refused it)
+            log.warning("session retention skipped: %s", exc)
+            return
         if max_age is None and max_count is None:
             return
         protect = frozenset(self.sessions)
@@ -284,7 +288,13 @@ class AcpServer:
     # ── helpers ────────────────────────────────────────────────────────────────────────────────────────────────
     def _require_startable(self) -> None:
         """An agent that cannot start fails here, where the editor shows the message (install hint, the
-        ``ACP_MUX_<NAME>_BIN`` override, ``acp-mux doctor``), not later as a crashed turn."""
+        ``ACP_MUX_<NAME>_BIN`` override, ``acp-mux doctor``), not later as a crashed turn; so does a badly set
+        ``ACP_MUX_*`` setting (:mod:`acp_mux.core.settings`)."""
+        from acp_mux.core.settings import settings_problem
+
+        setting = settings_problem(os.environ)  # a badly set ACP_MUX_* value: refused, never guessed at
+        if setting:
+            raise RpcError(INTERNAL_ERROR, setting, {"agent": self.adapter.name})
         problem = self.adapter.startup_problem(self.config.binary, self.config.env)
         if problem:
             raise RpcError(INTERNAL_ERROR, problem, {"agent": self.adapter.name})

@@ -11,7 +11,8 @@ opens it and starts the agent while the person types.
 The editor's MCP servers are checked as the server checks them (:mod:`acp_mux.server.param_shapes`) and handed to
 the bridge, which registers their secrets before anything is logged. Anything else is left to the server,
 unanswered: params of a wrong shape, a cwd that is not an existing absolute directory, an agent whose executable
-cannot be found (the server's answer says how to install it). Standard library only, like ``early_init``.
+cannot be found (the server's answer says how to install it), a badly set ``ACP_MUX_*`` setting. Standard library
+only, like ``early_init``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import sys
 
 from acp_mux.core.ids import new_ulid
 from acp_mux.core.paths import state_dir_name
+from acp_mux.core.settings import settings_problem
 from acp_mux.server import settings_shapes as shapes
 from acp_mux.server.param_shapes import mcp_servers_problem
 
@@ -56,6 +58,8 @@ def answer_new_session(message: dict[str, Any], agent: str, facts: dict[str, Any
         return None  # the server's -32602 names the problem
     if not executable_found(facts["binary"], options.get("--agent-bin"), environ):
         return None
+    if settings_problem(environ):
+        return None  # the server's answer names the badly set ACP_MUX_* value
     declared = facts["session"]
     saved = None
     if not declared["modes"] and not declared["models"]:  # the agent reports its own: what it said last time

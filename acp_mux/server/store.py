@@ -21,9 +21,10 @@ import re
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 from acp_mux.core import paths, redact
+from acp_mux.core.settings import read_setting
 from acp_mux.server.private_files import UnsafePath, is_plain_dir, private_dir, read_bytes, remove, write_atomic
 
 log = logging.getLogger(__name__)
@@ -32,7 +33,7 @@ _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 RECORD_SUFFIX = ".json"
 LOG_SUFFIX = ".events.jsonl"
 LEGACY_SUFFIX = ".transcript.jsonl"
-DEFAULT_MAX_AGE_DAYS = 90.0
+DEFAULT_MAX_AGE_DAYS = 90
 DEFAULT_MAX_SESSIONS = 1000
 MAX_RECORD_BYTES = 4 << 20  # a record is a few hundred bytes; more was not written by us
 
@@ -304,23 +305,15 @@ class SessionStore:
         return sorted(out)
 
 
-def retention_from_env(env: dict[str, str] | None = None) -> tuple[float | None, int | None]:
+def retention_from_env(env: Mapping[str, str] | None = None) -> tuple[int | None, int | None]:
     """(max age in days, max sessions) for automatic retention: ``ACP_MUX_SESSION_MAX_AGE_DAYS`` (default 90) and
-    ``ACP_MUX_SESSION_MAX_COUNT`` (default 1000); 0 or ``off`` disables one."""
+    ``ACP_MUX_SESSION_MAX_COUNT`` (default 1000); 0 or ``off`` disables one. A value outside that grammar raises
+    :class:`~acp_mux.core.settings.SettingError` (never read as something else: ``-1`` once deleted every session)."""
     env = os.environ if env is None else env
-
-    def read(name: str, default: float) -> float | None:
-        raw = env.get(name, "").strip().lower()
-        if raw in ("0", "off", "none", "no"):
-            return None
-        try:
-            return float(raw) if raw else default
-        except ValueError:
-            log.warning("%s=%r is not a number; using %s", name, raw, default)
-            return default
-
-    count = read("ACP_MUX_SESSION_MAX_COUNT", DEFAULT_MAX_SESSIONS)
-    return read("ACP_MUX_SESSION_MAX_AGE_DAYS", DEFAULT_MAX_AGE_DAYS), int(count) if count is not None else None
+    age = read_setting("ACP_MUX_SESSION_MAX_AGE_DAYS", env, DEFAULT_MAX_AGE_DAYS)
+    count = read_setting("ACP_MUX_SESSION_MAX_COUNT", env, DEFAULT_MAX_SESSIONS)
+    assert (age is None or isinstance(age, int)) and (count is None or isinstance(count, int))
+    return age, count
 
 
 __all__ = ["PruneReport", "SessionRecord", "SessionStore", "UnsafePath", "iso_now", "state_dir", "valid_session_id"]

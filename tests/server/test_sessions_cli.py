@@ -110,3 +110,11 @@ def test_prune_by_age_dry_run_then_for_real_and_by_length(tmp_path: Path) -> Non
     assert store.get("01OLDSESSION") is None and not store.legacy_path("01OLDSESSION").exists()
     code, shown = cli(store, "show", "01FRESH")
     assert "removed by retention" in shown and "## You\nq4" in shown and "q0" not in shown
+
+
+def test_prune_refuses_a_bad_retention_setting_and_removes_nothing(tmp_path: Path, monkeypatch, capsys) -> None:
+    store = old_store(tmp_path)
+    monkeypatch.setenv("ACP_MUX_SESSION_MAX_AGE_DAYS", "-1")
+    code, out = cli(store, "prune")
+    assert code == 2 and "ACP_MUX_SESSION_MAX_AGE_DAYS" in capsys.readouterr().err
+    assert store.get("01OLDSESSION") is not None

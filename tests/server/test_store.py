@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from acp_mux.core.settings import SettingError
 from acp_mux.server.event_log import read_envelopes
 from acp_mux.server.store import SessionRecord, SessionStore, retention_from_env, valid_session_id
 
@@ -132,6 +133,9 @@ def test_retention_cuts_long_logs_leaving_a_gap_marker(store: SessionStore) -> N
 
 
 def test_retention_settings_from_the_environment() -> None:
-    assert retention_from_env({}) == (90.0, 1000)
-    assert retention_from_env({"ACP_MUX_SESSION_MAX_AGE_DAYS": "7", "ACP_MUX_SESSION_MAX_COUNT": "off"}) == (7.0, None)
-    assert retention_from_env({"ACP_MUX_SESSION_MAX_AGE_DAYS": "soon"}) == (90.0, 1000)
+    assert retention_from_env({}) == (90, 1000)
+    assert retention_from_env({"ACP_MUX_SESSION_MAX_AGE_DAYS": "7", "ACP_MUX_SESSION_MAX_COUNT": "off"}) == (7, None)
+    assert retention_from_env({"ACP_MUX_SESSION_MAX_AGE_DAYS": " 0 ", "ACP_MUX_SESSION_MAX_COUNT": "OFF"}) == (None, None)
+    for bad in ("soon", "-1", "7.5", "", "1e3", "\u0663", "99999999"):  # refused, never read as something else
+        with pytest.raises(SettingError, match="ACP_MUX_SESSION_MAX_AGE_DAYS"):
+            retention_from_env({"ACP_MUX_SESSION_MAX_AGE_DAYS": bad})
