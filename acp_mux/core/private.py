@@ -2,52 +2,80 @@
 
 Why files: a command line is readable by every local user (``/proc/<pid>/cmdline``, ``ps``), so secrets never go
 there. An agent that reads its configuration from a file gets one here instead: in a directory only we can enter
-(0700, checked to be ours and not a symlink), written 0600, removed when the agent ends — by the bridge, or by the
-agent's supervisor if the bridge was killed. The directory is under ``$XDG_RUNTIME_DIR`` (a per-user tmpfs, emptied
-at logout) when there is one, else the system temp dir.
+(0700), written 0600, removed when the agent ends — by the bridge, or by the agent's supervisor if the bridge was
+killed.
+
+Where: ``$XDG_RUNTIME_DIR/acp-mux`` (a per-user tmpfs, emptied at logout) when that folder is ours, else
+``<tmp>/acp-mux-<uid>``. Neither is trusted by its name: in a shared temp folder anyone can create that path first
+(as a symlink, as their own folder, as a folder everyone may write). A fixed folder is used only when
+:func:`is_private_dir` says it is a real directory (not a symlink) owned by us that nobody else can enter; anything
+else there is left alone and a fresh folder is made with ``mkdtemp`` instead, so a planted folder neither blocks
+the agents nor sees their secrets. :func:`ensure_private_dir` is the one check for every such folder.
 """
 
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import shutil
 import stat
 import tempfile
 import threading
 
+log = logging.getLogger(__name__)
+
 _lock = threading.Lock()
 _dir: str | None = None
 
 
-def _base() -> str:
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime and os.path.isdir(runtime):
-        return os.path.join(runtime, "acp-mux")
-    return os.path.join(tempfile.gettempdir(), f"acp-mux-{os.getuid()}")
+def is_private_dir(path: str) -> bool:
+    """Whether ``path`` itself (not a symlink's target) is a directory owned by this user with no access for
+    group or others."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not stat.S_IMODE(info.st_mode) & 0o077
 
 
-def _own_private_dir(path: str) -> None:
-    """Create ``path`` 0700, or accept it only if it is a real directory of ours that nobody else can enter."""
+def ensure_private_dir(path: str) -> bool:
+    """Create ``path`` 0700 (its parent must exist), or accept what is there only if :func:`is_private_dir`.
+    False, with a warning, when something else holds the name: the caller must not use it (nor change it)."""
     try:
         os.mkdir(path, 0o700)
     except FileExistsError:
         pass
-    info = os.lstat(path)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
-        raise PermissionError(f"{path} is not a private directory of this user")
-    if stat.S_IMODE(info.st_mode) & 0o077:
-        os.chmod(path, 0o700)
+    except OSError as exc:
+        log.warning("not using %s for private files: %s", path, exc)
+        return False
+    if is_private_dir(path):
+        return True
+    log.warning("not using %s for private files: it is not a folder of this user that only this user can enter", path)
+    return False
+
+
+def _fixed_bases() -> list[str]:
+    """The fixed folders tried in order: the runtime dir's (only when that folder is ours), then the temp dir's."""
+    bases = []
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and os.path.isabs(runtime) and is_private_dir(runtime):
+        bases.append(os.path.join(runtime, "acp-mux"))
+    bases.append(os.path.join(tempfile.gettempdir(), f"acp-mux-{os.getuid()}"))
+    return bases
 
 
 def private_dir() -> str:
-    """This bridge's own private directory (created on first use, removed at exit)."""
+    """This bridge's own private directory (created on first use, removed at exit): a fresh ``run-*`` folder in
+    the first fixed folder that is ours, or a fresh ``mkdtemp`` folder when none is."""
     global _dir
     with _lock:
         if _dir is None:
-            base = _base()
-            _own_private_dir(base)
-            _dir = tempfile.mkdtemp(prefix="run-", dir=base)  # 0700
+            base = next((b for b in _fixed_bases() if ensure_private_dir(b)), None)
+            if base is None:
+                _dir = tempfile.mkdtemp(prefix=f"acp-mux-{os.getuid()}-")  # 0700, new, ours
+            else:
+                _dir = tempfile.mkdtemp(prefix="run-", dir=base)  # 0700
             atexit.register(shutil.rmtree, _dir, True)
         return _dir
 
