@@ -34,7 +34,9 @@ GENERATOR = "datamodel-code-generator==0.89.0"  # keep equal to the pin in pypro
 # - snake-case fields with the wire name as alias: Python names inside, wire names outside;
 # - Literal enums and uri -> str: values stay the plain strings that were sent (an AnyUrl would rewrite a URL);
 # - type aliases, not RootModels: `ContentBlock`, `SessionUpdate` are unions you can match on, no `.root`;
-# - union variants named after their tag (SessionUpdateAgentMessageChunk, ContentBlockText), not numbered.
+# - union variants named after their tag (SessionUpdateAgentMessageChunk, ContentBlockText), not numbered;
+# - no `from __future__ import annotations`: pydantic would compile every (long, described) string annotation at
+#   import, twice the import time; the generator orders the classes so that plain annotations resolve.
 CODEGEN_FLAGS: tuple[str, ...] = (
     "--input-file-type", "jsonschema",
     "--output-model-type", "pydantic_v2.BaseModel",

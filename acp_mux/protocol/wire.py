@@ -87,6 +87,24 @@ def _adapter(method: str, part: Part) -> TypeAdapter[Any] | None:
     return None if target is None else TypeAdapter(target)
 
 
+# The messages of every prompt turn, both directions: what a bridge warms before the first turn (see warm).
+TURN_METHODS: tuple[str, ...] = ("session/prompt", "session/update", "session/request_permission", "session/cancel")
+
+
+def warm(methods: tuple[str, ...] = TURN_METHODS) -> None:
+    """Build the validators of these methods' params and results now, not on their first message.
+
+    The models build lazily (base.py), and the first ``session/update`` pays some tens of milliseconds for the
+    whole SessionUpdate union; a caller that has idle time before the first turn (the launcher's background import
+    of the bridge) spends it here, so the first streamed words do not.
+    """
+    for method in methods:
+        for part in ("params", "result"):
+            adapter = _adapter(method, part)
+            if adapter is not None:
+                adapter.rebuild()
+
+
 def _reason(error: ValidationError) -> str:
     """The first few failures as `loc: msg`, short enough for a JSON-RPC error message."""
     parts = [f"{'.'.join(str(x) for x in e['loc']) or '(root)'}: {e['msg']}" for e in error.errors(include_url=False)]
