@@ -144,3 +144,57 @@ async def test_real_agent_gets_mcp_secrets_without_any_command_line_showing_them
     assert mode_of(log_file) == 0o600
     leftovers = list(Path(os.environ.get("XDG_RUNTIME_DIR") or "/nonexistent").glob("acp-mux/run-*/*mcp.json"))
     assert not [p for p in leftovers if token in p.read_text(errors="replace")]
+
+
+# ── issue 21 class 6: a folder planted where acp-mux keeps private files is never used ─────────────────────────
+def _plant(fixed: Path, kind: str, elsewhere: Path) -> None:
+    if kind == "symlink":
+        elsewhere.mkdir()
+        fixed.symlink_to(elsewhere)
+    elif kind == "other_uid":
+        fixed.mkdir(mode=0o700)
+        os.chown(fixed, 54321, 54321)
+    else:  # everyone may write
+        fixed.mkdir()
+        os.chmod(fixed, 0o777)
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(os.getuid() != 0, reason="chown to another uid needs root (the test machine runs as root)")
+@pytest.mark.parametrize("kind", ["symlink", "other_uid", "mode_0777"])
+async def test_real_claude_works_and_never_uses_a_planted_private_folder(tmp_path: Path, kind: str) -> None:
+    """The bridge's temp dir is the test's own (TMPDIR), never the machine's /tmp, where other bridges run."""
+    from tests.e2e.harness import RealAgent, require_cli
+
+    agent = RealAgent("claude", require_cli("claude"), tmp_path)
+    agent.serve("claude_text")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    fixed = temp / f"acp-mux-{os.getuid()}"
+    elsewhere = tmp_path / "elsewhere"
+    _plant(fixed, kind, elsewhere)
+    before = os.lstat(fixed)
+    token = f"tok-{uuid.uuid4().hex}"
+    probe_out = tmp_path / "probe.jsonl"
+    client = RecordingClient()
+    try:
+        env = {k: v for k, v in agent.env().items() if k != "XDG_RUNTIME_DIR"}
+        env["TMPDIR"] = str(temp)
+        async with acp.spawn_agent_process(client, sys.executable, "-m", "acp_mux", "--agent", "claude", env=env,
+                                           cwd=str(agent.cwd), transport_kwargs={"stderr": None}) as (conn, _):
+            await conn.initialize(protocol_version=1, client_capabilities=None)
+            servers = [acp.schema.McpServerStdio(name="probe", command=sys.executable, args=[str(PROBE), str(probe_out)],
+                                                 env=[acp.schema.EnvVariable(name="SECRET_TOKEN", value=token)])]
+            sid = (await conn.new_session(cwd=str(agent.cwd), mcp_servers=servers)).session_id
+            result = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("Say hello.")]), 90)
+            assert result.stop_reason == "end_turn"
+            await asyncio.get_running_loop().run_in_executor(
+                None, lambda: wait_until(probe_out.exists, 30, "the MCP server to start"))
+    finally:
+        agent.close()
+    assert json.loads(probe_out.read_text().splitlines()[0])["env"].get("SECRET_TOKEN") == token  # delivered
+    after = os.lstat(fixed)
+    assert (after.st_mode, after.st_uid, after.st_ino) == (before.st_mode, before.st_uid, before.st_ino)
+    planted = elsewhere if kind == "symlink" else fixed
+    assert list(planted.iterdir()) == []  # nothing of ours was ever written there
+    assert not any(token in p.read_text(errors="replace") for p in temp.rglob("*") if p.is_file())  # removed after
