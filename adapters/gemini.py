@@ -13,21 +13,33 @@ What is only gemini's (everything else is the family's, ``acp_client.py``):
   record already shows);
 - token counts come in the prompt result's ``_meta.quota.token_count``;
 - settings: a private HOME needs ``security.auth.selectedType`` for API-key auth (see the README), and a folder must
-  be trusted (``GEMINI_CLI_TRUST_WORKSPACE``) or gemini refuses to work in it.
+  be trusted (``GEMINI_CLI_TRUST_WORKSPACE``) or gemini refuses to work in it;
+- a failing model (HTTP 429, 5xx) is retried by gemini itself (``general.maxAttempts`` attempts, default 10, 5 s
+  doubling to 30 s apart ±30 %: a 429 or 500 that persists ends after ~3 minutes) and nothing of it reaches ACP
+  (its ``retry-attempt`` core event has no ACP mapping) or stderr. Each retry is one ``[WARN] Attempt N failed …
+  Retrying …`` line of its debug log, the file ``GEMINI_DEBUG_LOG_FILE`` names. The bridge gives it one (a private
+  0600 file, removed with the run) unless the person named their own, follows it (:meth:`side_logs`) and shows
+  each retry of the prompt in flight with its reason (:func:`retry_line`); the last attempt has none, its error
+  ends the turn. A 401 is not retried: its error comes at once.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.core.lazy import lazy_module
 from acp_mux.translation.content import block_text
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.core.contract import RunOptions
+from acp_mux.core.log_follow import SideLog
 from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.private import private_path
+from acp_mux.core.process import SpawnSpec
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
@@ -35,6 +47,14 @@ if TYPE_CHECKING:
 ev = lazy_module("acp_mux.core.events")
 
 _MODE_MARKER = re.compile(r"^\s*\[MODE_UPDATE\]\s*(\S+)[^\n]*\n?", re.M)
+DEBUG_LOG_ENV = "GEMINI_DEBUG_LOG_FILE"
+# gemini 0.61's debug-log line for a retry it schedules (retryWithBackoff): "[<time>] [WARN] Attempt 2 failed with
+# status 500. Retrying with backoff... _ApiError: {...}" or "... Attempt 1 failed: <message>. Retrying after 5123ms..."
+_RETRY_LINE = re.compile(r"^\[[^\]]*\] \[WARN\] Attempt (\d+) failed(?: with status (\d{3}))?(?:: (.*?))?\. "
+                         r"Retrying (?:with backoff|after (\d+)ms)\.\.\.\s*(.*)$")
+_ERROR_CLASS = re.compile(r"^_?\w*Error:\s*")
+DEFAULT_MAX_ATTEMPTS = 10  # general.maxAttempts when the person's settings do not say
+MAX_REASON = 300
 
 
 @dataclass
@@ -51,6 +71,36 @@ class GeminiAdapter(AcpClientAdapter):
     capabilities = AgentCapabilities(
         persistent_process=True, supports_images=True, supports_audio=True, supports_mcp_http=True, supports_mcp_sse=True
     )
+
+    def build_spawn(self, options: RunOptions) -> SpawnSpec:
+        """gemini's own spawn, plus a private debug log to follow (its retries show only there) unless the person
+        named one of their own in ``GEMINI_DEBUG_LOG_FILE``, which is then followed instead and left alone."""
+        spec = super().build_spawn(options)
+        env = dict(spec.env) if spec.env is not None else dict(os.environ)
+        if env.get(DEBUG_LOG_ENV):
+            return spec
+        path = private_path("gemini-debug.log")
+        env[DEBUG_LOG_ENV] = path
+        return SpawnSpec(command=spec.command, args=spec.args, env=env, cwd=spec.cwd,
+                         private_files=(*spec.private_files, (path, "")))
+
+    def side_logs(self, spec: SpawnSpec, agent_pid: int) -> list[SideLog]:
+        env = spec.env if spec.env is not None else os.environ
+        path = env.get(DEBUG_LOG_ENV)
+        if not path:
+            return []
+        limit = max_attempts(env)
+        return [SideLog(find=lambda: path, events=lambda line, ctx: self._retry_events(line, limit, ctx))]
+
+    def _retry_events(self, line: str, limit: int, ctx: ParseContext) -> Iterable[BaseEvent]:
+        """A retry gemini scheduled for the prompt in flight: shown with its reason while gemini waits."""
+        found = retry_line(line)
+        run = GeminiRun.find(ctx)
+        if found is None or run is None or run.prompt_in_flight is None:
+            return ()
+        attempt, reason, delay_ms = found  # attempt N failed: this is retry N of maxAttempts - 1
+        return ctx.begin_turn() + ctx.end_thinking() + ctx.end_text() + [ev.RetryEvent(
+            attempt=attempt, max_attempts=max(limit - 1, 0), reason=f"{reason}; gemini tries again", delay_ms=delay_ms)]
 
     def model_args(self, options: RunOptions) -> list[str]:
         return ["--model", options.model] if options.model else []
@@ -115,3 +165,46 @@ class GeminiAdapter(AcpClientAdapter):
 
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def retry_line(line: str) -> tuple[int, str, int] | None:
+    """(attempt, reason, delay in ms or 0) of gemini's debug-log line for a retry it scheduled; None for any other
+    line. One substring test rules out nearly every line (constant cost per line)."""
+    if "Retrying" not in line or "] [WARN] Attempt " not in line[:64]:
+        return None
+    found = _RETRY_LINE.match(line[:4000])
+    if found is None:
+        return None
+    attempt, status, message, delay, error = found.groups()
+    detail = _error_message(error) or (message or "").strip()
+    what = f"HTTP {status}" if status else ""
+    reason = ": ".join(part for part in (what, detail) if part) or "the request failed"
+    return int(attempt), f"the model request failed ({reason[:MAX_REASON]})", int(delay) if delay else 0
+
+
+def _error_message(error: str) -> str:
+    """The provider's message from gemini's ``_ApiError: {"error": {"message": ...}}`` (or the error's text)."""
+    text = _ERROR_CLASS.sub("", error.strip())
+    if text.startswith("{"):
+        try:
+            body = json.loads(text)
+        except ValueError:
+            return text
+        inner = body.get("error") if isinstance(body, dict) else None
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return str(inner["message"]).strip()
+    return text
+
+
+def max_attempts(env: Any) -> int:
+    """``general.maxAttempts`` from the person's gemini settings (``$GEMINI_CLI_HOME`` or ``$HOME``
+    ``/.gemini/settings.json``; gemini's default, 10, when absent or unreadable)."""
+    home = env.get("GEMINI_CLI_HOME") or env.get("HOME") or os.path.expanduser("~")
+    try:
+        with open(os.path.join(home, ".gemini", "settings.json"), encoding="utf-8") as fh:
+            settings = json.loads(fh.read(1_000_000))
+    except (OSError, ValueError):
+        return DEFAULT_MAX_ATTEMPTS
+    general = settings.get("general") if isinstance(settings, dict) else None
+    value = general.get("maxAttempts") if isinstance(general, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_MAX_ATTEMPTS

@@ -18,9 +18,10 @@ transcripts in ``tests/fixtures/omp``):
 - omp's own request ids start at 0 and overlap ours; the family's peer tells requests from responses by shape;
 - a failing model (500, 429) is retried by omp itself and nothing of it reaches ACP or stderr (its ACP mapper drops
   ``auto_retry_start``): the HTTP layer tries each request again (12 requests, ~32 s for a 500), then the turn is
-  retried (``retry.maxRetries``, default 10: a persistent 500 ends after 397 s, 132 requests). Only its log file (``~/.omp/logs/omp.<date>.<pid>.log``, one
-  "agent turn ended with provider error" line per turn attempt) tells, and the adapter has no way to hear a file
-  between agent lines; the final failure is a JSON-RPC error (a 500) or the "429 …" turn above.
+  retried (``retry.maxRetries``, default 10: a persistent 500 ends after 397 s, 132 requests). Only its log file
+  (``~/.omp/logs/omp.<date>.<pid>.log``, one "agent turn ended with provider error" line per turn attempt) tells:
+  the bridge follows it (:meth:`side_logs`, ``omp_retries.py``) and shows each failed attempt omp will retry, with
+  omp's message, as it is written; the final failure is a JSON-RPC error (a 500) or the "429 …" turn above.
 """
 
 from __future__ import annotations
@@ -30,12 +31,19 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from acp_mux.adapters import omp_retries
 from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities
+from acp_mux.core.lazy import lazy_module
+from acp_mux.core.log_follow import SideLog
 from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.process import SpawnSpec
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
+    from acp_mux.core.prompt import Prompt
+
+ev = lazy_module("acp_mux.core.events")
 
 # "401 Incorrect API key …", "429 Rate limit reached …": omp's whole answer when the provider refused the request.
 _HTTP_FAILURE = re.compile(r"^\s*([45]\d\d)\b")
@@ -50,6 +58,7 @@ class OmpRun(AcpRun):
     saw_usage: bool = False  # the prompt's answer carried usage: a real model turn, not a refused request
     asked: int = 0  # calls built from omp's approval questions so far (they are named by this count)
     shown_diffs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # shown call id → its diffs
+    failed_turns: int = 0  # turn attempts of the prompt in flight that failed at the provider (omp's log)
 
 
 class OmpAdapter(AcpClientAdapter):
@@ -58,6 +67,31 @@ class OmpAdapter(AcpClientAdapter):
     elicitation_form = True
     run_type = OmpRun
     capabilities = AgentCapabilities(persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True)
+
+    # ── retries: only in its log file ──────────────────────────────────────────────────────────────────────────
+    def side_logs(self, spec: SpawnSpec, agent_pid: int) -> list[SideLog]:
+        env = spec.env if spec.env is not None else dict(os.environ)
+        limit = omp_retries.max_retries(env)
+        return [SideLog(find=omp_retries.log_finder(env, agent_pid),
+                        events=lambda line, ctx: self._retry_events(line, limit, ctx))]
+
+    def _retry_events(self, line: str, limit: int, ctx: ParseContext) -> list[BaseEvent]:
+        """A turn attempt of the prompt in flight failed at the provider and omp will try it again: say so, with
+        omp's message. A status omp never retries, or its last attempt, shows nothing: its error follows at once."""
+        found = omp_retries.failed_turn(line)
+        run = OmpRun.find(ctx)
+        if found is None or run is None or run.prompt_in_flight is None or not omp_retries.retried(found[0]):
+            return []
+        run.failed_turns += 1
+        if run.failed_turns > limit:
+            return []
+        reason = f"the model request failed ({found[1]}); omp tries again"
+        return ctx.begin_turn() + ctx.end_thinking() + ctx.end_text() + [
+            ev.RetryEvent(attempt=run.failed_turns, max_attempts=limit, reason=reason)]
+
+    def _send_prompt_now(self, prompt: Prompt, ctx: ParseContext) -> None:
+        OmpRun.of(ctx).failed_turns = 0
+        super()._send_prompt_now(prompt, ctx)
 
     def elicitation_tool_call(self, params: dict[str, Any], ctx: ParseContext) -> dict[str, Any] | None:
         message = params.get("message") if isinstance(params.get("message"), str) else ""

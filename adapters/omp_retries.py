@@ -1,0 +1,106 @@
+"""omp's retries of a failing model, read from its own log file (omp 18.2.3 says nothing of them over ACP).
+
+omp logs through a rotating file, ``<state>/logs/omp.<local date>.<pid>.log`` (``.1``, ``.2`` … past 10 MB),
+one JSON object a line. ``<state>`` is ``$XDG_STATE_HOME/omp`` once that folder exists (after ``omp config
+init-xdg``), else ``$HOME/.omp`` (``$PI_CONFIG_DIR`` instead of ``.omp`` when set); named profiles are not
+followed. Each turn attempt that ends with a provider error writes one line::
+
+    {"level":"warn","pid":1234,"message":"agent turn ended with provider error","errorMessage":"500 The server …",
+     "errorStatus":500, ...}
+
+omp then retries the turn (``retry.maxRetries`` times, default 10, 0.5–8 s apart; a 429 without a retry-after
+heuristically 30 s) unless the status is one it never retries (a 401, 403, 400: its error follows at once). The
+bridge follows that file (:func:`log_finder`) and shows each failed attempt that omp will retry (:func:`failed_turn`).
+
+The first such line comes only when a whole turn attempt has failed: omp's HTTP layer first tries each request 5
+times (0.5, 1, 2, 4 s apart, or as a retry-after says) and its stream layer once more, all without a trace
+anywhere. A 500 without a retry-after header is therefore first visible ~16–30 s after the prompt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any, Callable, Mapping
+
+FAILED_TURN = "agent turn ended with provider error"
+DEFAULT_MAX_RETRIES = 10  # omp's retry.maxRetries when its settings do not say
+MAX_REASON = 300
+_MAX_RETRIES = re.compile(r"""["']?maxRetries["']?\s*:\s*(\d+)""")
+_NEVER_RETRIED = frozenset(range(400, 500)) - {408, 429}  # a refused key, a bad request: omp gives up at once
+
+
+def state_roots(env: Mapping[str, str]) -> list[str]:
+    """Where omp keeps its state (logs, settings) for an agent started with ``env``: XDG first when omp uses it."""
+    roots = []
+    xdg = env.get("XDG_STATE_HOME")
+    if xdg and os.path.isdir(os.path.join(xdg, "omp")):
+        roots.append(os.path.join(xdg, "omp"))
+    home = env.get("HOME") or os.path.expanduser("~")
+    roots.append(os.path.join(home, env.get("PI_CONFIG_DIR") or ".omp"))
+    return roots
+
+
+def log_finder(env: Mapping[str, str], pid: int) -> Callable[[], str | None]:
+    """A function that names omp's current log file for process ``pid`` (None until omp has written one): the
+    newest day, then the highest rotation index. Each call lists the logs folder once (omp prunes it to a few
+    files per process and day)."""
+    pattern = re.compile(rf"^omp\.(\d{{4}}-\d{{2}}-\d{{2}})\.{pid}\.log(?:\.(\d+))?$")
+    folders = [os.path.join(root, "logs") for root in state_roots(env)]
+
+    def find() -> str | None:
+        best: tuple[str, int, str] | None = None
+        for folder in folders:
+            try:
+                names = os.listdir(folder)
+            except OSError:
+                continue
+            for name in names:
+                found = pattern.match(name)
+                if found is not None:
+                    key = (found.group(1), int(found.group(2) or 0), os.path.join(folder, name))
+                    best = key if best is None or key[:2] > best[:2] else best
+            if best is not None:
+                return best[2]
+        return None
+
+    return find
+
+
+def max_retries(env: Mapping[str, str]) -> int:
+    """``retry.maxRetries`` from omp's settings (``<state>/agent/config.yml``), or omp's default when unset or
+    unreadable. The settings are YAML (or JSON): only this one key is read, by its name."""
+    for root in state_roots(env)[-1:]:
+        try:
+            with open(os.path.join(root, "agent", "config.yml"), encoding="utf-8") as fh:
+                text = fh.read(1_000_000)
+        except OSError:
+            continue
+        found = _MAX_RETRIES.search(text)
+        if found is not None:
+            return int(found.group(1))
+    return DEFAULT_MAX_RETRIES
+
+
+def failed_turn(line: str) -> tuple[int | None, str] | None:
+    """(HTTP status or None, the provider's message) of omp's log line for a turn attempt that failed at the
+    provider; None for any other line. One substring test rules out nearly every line (constant cost per line)."""
+    if FAILED_TURN not in line:
+        return None
+    try:
+        entry: Any = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(entry, dict) or entry.get("message") != FAILED_TURN:
+        return None
+    status = entry.get("errorStatus")
+    message = entry.get("errorMessage")
+    text = message.strip().splitlines()[0].strip() if isinstance(message, str) and message.strip() else ""
+    code = status if isinstance(status, int) and not isinstance(status, bool) else None
+    return code, (text or "the model request failed")[:MAX_REASON]
+
+
+def retried(status: int | None) -> bool:
+    """Whether omp retries a turn that failed with ``status`` (a refused key or a bad request it does not)."""
+    return status not in _NEVER_RETRIED

@@ -1,0 +1,186 @@
+"""gemini's and omp's retries of a failing model, read from their own log files (issue 21, item 6).
+
+The lines are the real ones the pinned CLIs wrote against the scripted model server (gemini 0.61.0's debug log,
+omp 18.2.3's ~/.omp/logs file). What is checked: each retry of the prompt in flight becomes one retry note with the
+provider's message; lines outside a prompt, a status the agent never retries and its last attempt say nothing; and
+no line — whatever an attacker or a provider puts in it — makes the parsers raise or invent a retry.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from acp_mux.adapters import omp_retries
+from acp_mux.adapters.gemini import GeminiAdapter, max_attempts, retry_line
+from acp_mux.adapters.omp import OmpAdapter
+from acp_mux.core.contract import RunOptions
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.process import SpawnSpec
+from acp_mux.core.prompt import Prompt
+
+GEMINI_500 = ('[2026-11-25T19:24:45.665Z] [WARN] Attempt 1 failed with status 500. Retrying with backoff... _ApiError: '
+              '{"error":{"code":500,"message":"Internal error encountered (fake).","status":"INTERNAL"}}')
+GEMINI_429 = ('[2026-11-25T19:30:44.033Z] [WARN] Attempt 2 failed with status 429. Retrying with backoff... _ApiError: '
+              '{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}')
+GEMINI_QUOTA = ("[2026-11-25T19:30:44.033Z] [WARN] Attempt 3 failed: Quota exceeded for metric generate_content. "
+                "Retrying after 5123ms...")
+GEMINI_LAST = ("[2026-11-25T19:30:44.033Z] [WARN] Attempt 10 failed: Resource has been exhausted (e.g. check quota). "
+               "Max attempts reached")
+GEMINI_STACK = "    at async retryWithBackoff (file:///gemini/bundle/chunk-JDPZ4CE3.js:308039:23)"
+OMP_500 = json.dumps({"timestamp": "2026-11-25T19:26:11.890+00:00", "level": "warn", "pid": 14802,
+                      "message": "agent turn ended with provider error", "provider": "fake", "model": "fake-model",
+                      "errorMessage": "500 The server had an error while processing your request (fake).\nThe server "
+                      "had an error while processing your request (fake). (type=server_error param=server_error)",
+                      "errorStatus": 500, "errorId": 135168})
+OMP_401 = json.dumps({"level": "warn", "pid": 16785, "message": "agent turn ended with provider error",
+                      "errorMessage": "401 Incorrect API key provided: sk-fake.\nIncorrect API key", "errorStatus": 401})
+OMP_OTHER = json.dumps({"level": "debug", "pid": 14802, "message": "agent.continue scheduled", "source": "automatic-retry"})
+
+
+def prompting(adapter: Any, name: str) -> ParseContext:
+    """A run of ``adapter`` whose session is open and whose prompt is in flight."""
+    ctx = ParseContext(run_id="r1", agent=name, cwd="/p")
+    adapter.start(RunOptions(agent=name, cwd="/p", prompt=Prompt.of_text("hello")), ctx)
+    for reply in ({"id": 1, "result": {"protocolVersion": 1, "agentCapabilities": {}}}, {"id": 2, "result": {"sessionId": "s1"}}):
+        list(adapter.parse_line(json.dumps({"jsonrpc": "2.0", **reply}), ctx))
+    assert any(json.loads(m).get("method") == "session/prompt" for m in ctx.take_outbox())
+    return ctx
+
+
+def answered(adapter: Any, ctx: ParseContext) -> None:
+    list(adapter.parse_line(json.dumps({"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "end_turn"}}), ctx))
+
+
+def retries(events: list[Any]) -> list[tuple[int, int, str]]:
+    return [(e.attempt, e.max_attempts, e.reason) for e in events if e.type == "retry"]
+
+
+# ── gemini ─────────────────────────────────────────────────────────────────────────────────────────────────────
+def test_gemini_retry_lines_name_the_status_and_the_providers_message() -> None:
+    assert retry_line(GEMINI_500) == (1, "the model request failed (HTTP 500: Internal error encountered (fake).)", 0)
+    assert retry_line(GEMINI_429) == (2, "the model request failed (HTTP 429: Resource has been exhausted (e.g. check "
+                                         "quota).)", 0)
+    assert retry_line(GEMINI_QUOTA) == (3, "the model request failed (Quota exceeded for metric generate_content)", 5123)
+    assert retry_line(GEMINI_LAST) is None and retry_line(GEMINI_STACK) is None
+
+
+def test_each_gemini_retry_of_the_prompt_in_flight_is_a_note_and_nothing_outside_a_prompt(tmp_path: Path) -> None:
+    log = tmp_path / "debug.log"
+    adapter = GeminiAdapter()
+    (side,) = adapter.side_logs(SpawnSpec(command="gemini", env={"GEMINI_DEBUG_LOG_FILE": str(log),
+                                                                 "HOME": str(tmp_path)}), 1234)
+    assert side.find() == str(log)
+    ctx = prompting(adapter, "gemini")
+    events = [e for line in (GEMINI_STACK, GEMINI_500, GEMINI_429, GEMINI_LAST) for e in side.events(line, ctx)]
+    assert retries(events) == [
+        (1, 9, "the model request failed (HTTP 500: Internal error encountered (fake).); gemini tries again"),
+        (2, 9, "the model request failed (HTTP 429: Resource has been exhausted (e.g. check quota).); gemini tries again")]
+    answered(adapter, ctx)
+    assert list(side.events(GEMINI_500, ctx)) == []
+
+
+def test_gemini_gets_a_private_debug_log_unless_the_person_named_one(tmp_path: Path) -> None:
+    adapter = GeminiAdapter()
+    options = RunOptions(agent="gemini", cwd=str(tmp_path), binary="/bin/true", env={"PATH": "/usr/bin"})
+    spec = adapter.build_spawn(options)
+    assert spec.env is not None
+    path = spec.env["GEMINI_DEBUG_LOG_FILE"]
+    assert (path, "") in spec.private_files  # created 0600 in the bridge's private folder, removed with the run
+    own = RunOptions(agent="gemini", cwd=str(tmp_path), binary="/bin/true", env={"GEMINI_DEBUG_LOG_FILE": "/mine.log"})
+    spec = adapter.build_spawn(own)
+    assert spec.env is not None and spec.env["GEMINI_DEBUG_LOG_FILE"] == "/mine.log" and spec.private_files == ()
+
+
+def test_gemini_max_attempts_comes_from_its_settings(tmp_path: Path) -> None:
+    assert max_attempts({"HOME": str(tmp_path)}) == 10
+    (tmp_path / ".gemini").mkdir()
+    (tmp_path / ".gemini" / "settings.json").write_text(json.dumps({"general": {"maxAttempts": 3}}))
+    assert max_attempts({"GEMINI_CLI_HOME": str(tmp_path)}) == 3
+    (tmp_path / ".gemini" / "settings.json").write_text("{not json")
+    assert max_attempts({"HOME": str(tmp_path)}) == 10
+
+
+# ── omp ────────────────────────────────────────────────────────────────────────────────────────────────────────
+def test_omp_failed_turn_lines_name_the_status_and_omps_message() -> None:
+    assert omp_retries.failed_turn(OMP_500) == (500, "500 The server had an error while processing your request (fake).")
+    assert omp_retries.failed_turn(OMP_401) == (401, "401 Incorrect API key provided: sk-fake.")
+    assert omp_retries.failed_turn(OMP_OTHER) is None
+    # the words inside another message's field are not the line omp writes for a failed turn
+    assert omp_retries.failed_turn(json.dumps({"message": "tool output", "text": omp_retries.FAILED_TURN})) is None
+
+
+def test_each_omp_turn_it_retries_is_a_note_its_last_attempt_and_a_401_are_not(tmp_path: Path) -> None:
+    agent_dir = tmp_path / ".omp" / "agent"
+    agent_dir.mkdir(parents=True)
+    (agent_dir / "config.yml").write_text("retry:\n  maxRetries: 2\n  baseDelayMs: 50\n")
+    adapter = OmpAdapter()
+    (side,) = adapter.side_logs(SpawnSpec(command="omp", env={"HOME": str(tmp_path)}), 4242)
+    ctx = prompting(adapter, "omp")
+    events = [e for line in (OMP_OTHER, OMP_401, OMP_500, OMP_500, OMP_500) for e in side.events(line, ctx)]
+    reason = "the model request failed (500 The server had an error while processing your request (fake).); omp tries again"
+    assert retries(events) == [(1, 2, reason), (2, 2, reason)]  # the third failure is the last: its error follows
+    answered(adapter, ctx)
+    assert list(side.events(OMP_500, ctx)) == []
+
+
+def test_omp_log_is_found_by_pid_newest_day_and_rotation_first(tmp_path: Path) -> None:
+    logs = tmp_path / ".omp" / "logs"
+    find = omp_retries.log_finder({"HOME": str(tmp_path)}, 77)
+    assert find() is None  # omp has not written it yet
+    logs.mkdir(parents=True)
+    for name in ("omp.2026-11-25.77.log", "omp.2026-11-25.777.log", "omp.2026-11-24.77.log.3", "omp.2026-11-25.7.log"):
+        (logs / name).write_text("")
+    assert find() == str(logs / "omp.2026-11-25.77.log")
+    (logs / "omp.2026-11-25.77.log.1").write_text("")
+    assert find() == str(logs / "omp.2026-11-25.77.log.1")
+
+
+def test_omp_uses_xdg_state_only_once_that_folder_exists(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path / "h"), "XDG_STATE_HOME": str(tmp_path / "x")}
+    assert omp_retries.state_roots(env) == [str(tmp_path / "h" / ".omp")]
+    (tmp_path / "x" / "omp").mkdir(parents=True)
+    assert omp_retries.state_roots(env)[0] == str(tmp_path / "x" / "omp")
+    assert omp_retries.state_roots({"HOME": "/h", "PI_CONFIG_DIR": ".pi"}) == ["/h/.pi"]
+
+
+# ── whatever a line holds ──────────────────────────────────────────────────────────────────────────────────────
+ANY_LINE = st.one_of(
+    st.text(max_size=300),
+    st.builds(lambda head, tail: head + tail, st.sampled_from([
+        "[2026-11-25T19:24:45.665Z] [WARN] Attempt ", "[x] [WARN] Attempt 1 failed", omp_retries.FAILED_TURN,
+        '{"message": "agent turn ended with provider error", "errorStatus": ', '{"message": "agent turn ended with '
+        'provider error", "errorMessage": ']), st.text(max_size=300)),
+    st.builds(lambda status, message: json.dumps({"message": omp_retries.FAILED_TURN, "errorStatus": status,
+                                                  "errorMessage": message}),
+              st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5)),
+              st.one_of(st.none(), st.integers(), st.text(max_size=2000))),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(line=ANY_LINE)
+def test_no_line_makes_the_parsers_raise_and_reasons_stay_bounded(line: str) -> None:
+    found = retry_line(line)
+    if found is not None:
+        assert "Retrying" in line and found[0] >= 0 and len(found[1]) <= 330
+    turn = omp_retries.failed_turn(line)
+    if turn is not None:
+        assert omp_retries.FAILED_TURN in line and len(turn[1]) <= omp_retries.MAX_REASON
+        assert turn[0] is None or isinstance(turn[0], int) and not isinstance(turn[0], bool)
+
+
+@settings(max_examples=200, deadline=None)
+@given(message=st.text(max_size=400))
+def test_a_providers_message_cannot_add_a_second_retry_or_change_the_attempt(message: str) -> None:
+    """The provider's text is what an attacker controls: in omp's JSON line it stays one field of one line."""
+    adapter = OmpAdapter()
+    (side,) = adapter.side_logs(SpawnSpec(command="omp", env={"HOME": "/nonexistent"}), 1)
+    ctx = prompting(adapter, "omp")
+    line = json.dumps({"message": omp_retries.FAILED_TURN, "errorStatus": 500, "errorMessage": message})
+    notes = retries(list(side.events(line, ctx)))
+    assert len(notes) == 1 and notes[0][:2] == (1, 10)
