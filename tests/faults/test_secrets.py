@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import stat
+import subprocess
 import sys
 import time
 import uuid
@@ -50,6 +51,13 @@ def command_lines(marker: str, also: str = "") -> list[bytes]:
     return found
 
 
+def sessions_output(state: Path, command: str, session_id: str) -> str:
+    """What ``acp-mux sessions COMMAND ID`` prints for the store under ``state`` (a real process)."""
+    done = subprocess.run([sys.executable, "-m", "acp_mux", "sessions", command, session_id], capture_output=True,
+                          text=True, env={**os.environ, "ACP_MUX_STATE_DIR": str(state)}, timeout=60, check=True)
+    return done.stdout
+
+
 def mode_of(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
@@ -71,6 +79,13 @@ def test_mcp_secrets_never_reach_a_log_and_files_are_private(tmp_path: Path) -> 
     assert list(state.rglob("*"))
     for path in state.rglob("*"):
         assert mode_of(path) == (0o700 if path.is_dir() else 0o600), path
+    # the prompt named the token: the store keeps it masked, as the log does, and `sessions` never prints it
+    stored = b"".join(p.read_bytes() for p in state.rglob("*") if p.is_file())
+    assert b"[redacted]" in stored
+    for secret in (token, header, env_key):
+        assert secret.encode() not in stored, secret
+    shown = "".join(sessions_output(state, command, sid) for command in ("show", "export"))
+    assert "[redacted]" in shown and token not in shown
 
 
 def test_an_existing_world_readable_log_file_is_made_private(tmp_path: Path) -> None:
