@@ -1,7 +1,9 @@
 """Files the bridge keeps for the person (session records and logs): private, and never reached through a link.
 
 Every open here refuses symlinks at the last path component (``O_NOFOLLOW``) and creates files 0600 and directories
-0700, tightening ones an older version created wider. A directory that is itself a symlink is refused: a planted
+0700, tightening ones an older version created wider. Only regular files and directories owned by this user are
+used: a FIFO, a device or another user's file found where ours should be is refused (read or written), never
+waited on. A directory that is itself a symlink is refused: a planted
 link must not redirect what we write about someone's sessions. Appends take an exclusive ``flock`` so a writer and a
 ``prune`` that rewrites the file never interleave, and a writer that finds the file replaced under it reopens.
 """

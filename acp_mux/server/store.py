@@ -7,9 +7,14 @@ and never rewritten. So ``session/list``, ``session/load`` and ``session/resume`
 for every agent, including those that start a process per turn.
 
 The store trusts none of its files: a session id is checked before it becomes part of a path (and a record's id must
-match its file name), nothing is opened through a symlink, and a record of the wrong shape or a corrupt log line is
-skipped with a warning instead of breaking every other session. Retention (:meth:`SessionStore.prune`) removes
-sessions by age and count, and old events of long sessions, leaving a ``gap.events_pruned`` marker.
+match its file name), nothing is opened through a symlink, only regular files owned by this user are read (opened
+without blocking, so a FIFO or device planted there costs nothing; records capped at ``MAX_RECORD_BYTES``, log lines
+at ``event_log.MAX_LINE_BYTES``), and a record of the wrong shape or a corrupt log line is skipped with a warning
+instead of breaking every other session. Nor does it fail the conversation: a store that cannot be written (a full
+disk, a file where the folder should be) makes :meth:`SessionStore.save` return False and the session say so once,
+while every turn is answered as usual. Retention (:meth:`SessionStore.prune`) removes sessions by age and count
+(settings checked by :mod:`acp_mux.core.settings`), and old events of long sessions, leaving a
+``gap.events_pruned`` marker.
 """
 
 from __future__ import annotations
