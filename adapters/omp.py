@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from acp_mux.adapters import omp_retries
@@ -56,8 +56,6 @@ class OmpRun(AcpRun):
     """The family's run state, plus what omp's quirks need (``OmpRun.of(ctx)``)."""
 
     saw_usage: bool = False  # the prompt's answer carried usage: a real model turn, not a refused request
-    asked: int = 0  # calls built from omp's approval questions so far (they are named by this count)
-    shown_diffs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # shown call id → its diffs
     failed_turns: int = 0  # turn attempts of the prompt in flight that failed at the provider (omp's log)
 
 
@@ -95,21 +93,7 @@ class OmpAdapter(AcpClientAdapter):
 
     def elicitation_tool_call(self, params: dict[str, Any], ctx: ParseContext) -> dict[str, Any] | None:
         message = params.get("message") if isinstance(params.get("message"), str) else ""
-        call = elicited_call(message, ctx.cwd)
-        if call is not None:  # named here, so the diff it is asked with can be kept for its later updates
-            run = OmpRun.of(ctx)
-            run.asked += 1
-            call["toolCallId"] = f"elicitation-ask-{run.asked}"
-            keep_diffs(call, call["toolCallId"], run.shown_diffs)
-        return call
-
-    def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        if update.get("sessionUpdate") == "tool_call_update":
-            run = OmpRun.of(ctx)
-            tool_id = update.get("toolCallId")
-            shown_id = run.aliases.get(tool_id, tool_id) if isinstance(tool_id, str) else None
-            update = keep_diffs(update, shown_id, run.shown_diffs)
-        return super().on_update(update, ctx)
+        return elicited_call(message, ctx.cwd)
 
     def set_model(self, model: str, ctx: ParseContext) -> bool:
         run = AcpRun.find(ctx)
@@ -165,24 +149,6 @@ def elicited_call(message: str, cwd: str) -> dict[str, Any] | None:
         raw["command"] = fields["command"]
     call["rawInput"] = raw
     return call
-
-
-def keep_diffs(update: dict[str, Any], shown_id: str | None, shown: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    """``update`` with the diffs its call was last shown with, when its content has none.
-
-    An ACP update's ``content`` replaces what the editor shows for the call, and omp's own updates for a write carry
-    only text ("Successfully wrote 11 bytes"): without this the write's diff, shown when it was asked about, would
-    vanish once it ran, and a turn that made two changes would end showing one diff. ``shown``: call id → the
-    diffs last shown for it, updated here."""
-    content = update.get("content")
-    if shown_id is None or not isinstance(content, list):
-        return update
-    diffs = [item for item in content if isinstance(item, dict) and item.get("type") == "diff"]
-    if diffs:
-        shown[shown_id] = diffs
-        return update
-    kept = shown.get(shown_id)
-    return {**update, "content": [*kept, *content]} if kept else update
 
 
 def _current(path: str, cwd: str) -> str | None:

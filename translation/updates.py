@@ -143,6 +143,9 @@ class UpdateTranslator:
             content.append({"type": "terminal", "terminalId": display.terminal_id})
         if not content:
             return False
+        if not any(item["type"] == "diff" for item in content):  # an update's content replaces the call's, and a
+            # change the editor was shown (e.g. when it was asked about) must not vanish behind "wrote 11 bytes"
+            content = [item for item in view.content if item["type"] == "diff"] + content
         view.content = content
         update["content"] = content
         return True
