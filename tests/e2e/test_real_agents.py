@@ -103,9 +103,12 @@ def assert_asked_about_announced_calls(client: RecordingClient) -> set[str]:
     return {call.tool_call_id for call, _ in client.permissions}
 
 
-def diffs_of(client: RecordingClient, tool_call_id: str) -> list[Any]:
-    return [c for u in client.updates if u.session_update in ("tool_call", "tool_call_update")
-            and u.tool_call_id == tool_call_id for c in (u.content or []) if c.type == "diff"]
+def diffs_shown(client: RecordingClient, tool_call_id: str) -> list[Any]:
+    """The diffs the editor shows for a call at the end: an update's ``content`` replaces the call's, so they are
+    those of the last update that carried content."""
+    contents = [u.content for u in client.updates if u.session_update in ("tool_call", "tool_call_update")
+                and u.tool_call_id == tool_call_id and u.content is not None]
+    return [c for c in (contents[-1] if contents else []) if c.type == "diff"]
 
 
 async def test_write_then_edit_with_permission_allowed(agent: RealAgent) -> None:
@@ -129,11 +132,11 @@ async def test_write_then_edit_with_permission_allowed(agent: RealAgent) -> None
         located = [loc.path for u in client.updates if getattr(u, "tool_call_id", None) == call.tool_call_id
                    for loc in (getattr(u, "locations", None) or [])]
         assert any(path.endswith("notes.txt") for path in located), located
-    write, edit = edits  # each change shows its own diff, on its own call
+    write, edit = edits  # each change ends showing its own diff, on its own call
     assert any(d.path.endswith("notes.txt") and not d.old_text and d.new_text == "alpha\nbeta\n"
-               for d in diffs_of(client, write.tool_call_id)), diffs_of(client, write.tool_call_id)
+               for d in diffs_shown(client, write.tool_call_id)), diffs_shown(client, write.tool_call_id)
     assert any("beta" in (d.old_text or "") and "gamma" in d.new_text and "beta" not in d.new_text
-               for d in diffs_of(client, edit.tool_call_id)), diffs_of(client, edit.tool_call_id)
+               for d in diffs_shown(client, edit.tool_call_id)), diffs_shown(client, edit.tool_call_id)
 
     # A request before each change, about an announced call, while the file did not hold that change yet.
     asked_ids = assert_asked_about_announced_calls(client)
