@@ -48,13 +48,18 @@ class AcpShapeError(ValueError):
 
     Carries what a JSON-RPC error answer needs (the method, the part, a short reason naming the fields), so the
     caller answers ``-32602`` or reports the agent's malformed message without digging in pydantic's errors.
+
+    ``unknown_kinds`` lists the tags that matched no variant (a ``sessionUpdate`` or content ``type`` this schema
+    version does not have) when that is the only fault: what a peer on a newer ACP sends. A caller then passes the
+    message on as it is, or skips it, instead of treating it as broken (ACP adds update kinds in minor releases).
     """
 
-    def __init__(self, method: str, part: Part, reason: str) -> None:
+    def __init__(self, method: str, part: Part, reason: str, unknown_kinds: tuple[str, ...] = ()) -> None:
         super().__init__(f"{method} {part}: {reason}")
         self.method = method
         self.part = part
         self.reason = reason
+        self.unknown_kinds = unknown_kinds
 
 
 def side_of(method: str) -> Side | None:
@@ -112,6 +117,14 @@ def _reason(error: ValidationError) -> str:
     return "; ".join(parts[:3]) + more
 
 
+def _unknown_kinds(error: ValidationError) -> tuple[str, ...]:
+    """The unmatched union tags, when every failure is one (else empty: the message is broken, not just newer)."""
+    errors = error.errors(include_url=False)
+    if not all(e["type"] == "union_tag_invalid" for e in errors):
+        return ()
+    return tuple(str(e.get("ctx", {}).get("tag")) for e in errors)
+
+
 def _parse(method: str, part: Part, data: object) -> AcpModel | None:
     adapter = _adapter(method, part)
     if adapter is None:
@@ -119,7 +132,7 @@ def _parse(method: str, part: Part, data: object) -> AcpModel | None:
     try:
         model = adapter.validate_python({} if data is None else data)
     except ValidationError as error:
-        raise AcpShapeError(method, part, _reason(error)) from None
+        raise AcpShapeError(method, part, _reason(error), _unknown_kinds(error)) from None
     if not isinstance(model, AcpModel):  # every v1 params/result type is a model or a union of models (a test holds)
         raise AcpShapeError(method, part, f"parsed to {type(model).__name__}, not a model")
     return model

@@ -187,3 +187,28 @@ def test_warm_moves_the_validator_build_off_the_first_streamed_chunk() -> None:
 
     cold, warmed = first_parse("cold"), first_parse("warm")
     assert warmed * 10 < cold, (cold, warmed)
+
+
+def test_a_kind_from_a_newer_acp_is_told_apart_from_a_broken_message() -> None:
+    """ACP adds update kinds and content types in minor releases: a peer ahead of the pinned schema is not broken."""
+    with pytest.raises(wire.AcpShapeError) as newer:
+        wire.parse_params("session/update", {"sessionId": "s", "update": {"sessionUpdate": "compaction", "n": 1}})
+    assert newer.value.unknown_kinds == ("compaction",)
+    with pytest.raises(wire.AcpShapeError) as newer_block:
+        wire.parse_params("session/update", {"sessionId": "s", "update": {
+            "sessionUpdate": "agent_message_chunk", "content": {"type": "video", "url": "x"}}})
+    assert newer_block.value.unknown_kinds == ("video",)
+    with pytest.raises(wire.AcpShapeError) as broken:
+        wire.parse_params("session/update", {"sessionId": 5, "update": {"sessionUpdate": "compaction"}})
+    assert broken.value.unknown_kinds == (), "a broken field as well: not just newer"
+
+
+@settings(max_examples=100)
+@given(st.text(min_size=1, max_size=12).filter(lambda k: k not in {
+    "user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan",
+    "available_commands_update", "current_mode_update", "config_option_update", "session_info_update",
+    "usage_update"}), META_DICT)
+def test_any_update_kind_v1_lacks_is_reported_as_newer_never_accepted(kind: str, fields: dict[str, Any]) -> None:
+    with pytest.raises(wire.AcpShapeError) as caught:
+        wire.parse_params("session/update", {"sessionId": "s", "update": {**fields, "sessionUpdate": kind}})
+    assert caught.value.unknown_kinds == (kind,)
