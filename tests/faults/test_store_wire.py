@@ -7,10 +7,14 @@ and prompt the good session, refuse the bad ids readably, and write nothing outs
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
 from pathlib import Path
+
+import acp
+import pytest
 
 from tests.faults.raw import RawBridge
 from tests.faults.test_jsonrpc_wire import error_of
@@ -123,3 +127,31 @@ def test_a_store_that_cannot_be_written_answers_every_turn_and_says_so_once(tmp_
     log = (tmp_path / "acp-mux.log").read_text()
     assert "could not be saved" in log or "not written" in log
     assert (state / "sessions").read_text() == "a file where the sessions folder should be\n"
+
+
+@pytest.mark.e2e
+async def test_real_claude_answers_with_an_unwritable_store_and_fifos_in_it_and_says_so_once(tmp_path: Path) -> None:
+    """The real claude through the SDK client: ``sessions`` is a file (nothing can be saved) and a FIFO sits where
+    the last agent is kept. session/new and the prompt are answered, the answer is shown, the notice once."""
+    from tests.e2e.harness import RealAgent, require_cli
+    from tests.server.client import RecordingClient
+
+    agent = RealAgent("claude", require_cli("claude"), tmp_path)
+    agent.serve("claude_text")
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "sessions").write_text("a file where the sessions folder should be\n")
+    os.mkfifo(state / "last-agent")
+    client = RecordingClient()
+    try:
+        async with agent.bridge(client) as (conn, _):
+            sid = await asyncio.wait_for(agent.session(conn), 30)
+            result = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("Say hello.")]), 90)
+    finally:
+        agent.close()
+    assert result.stop_reason == "end_turn"
+    shown = client.text()
+    assert shown.count("not being saved") == 1
+    assert shown.replace("not being saved", "").strip(), "the agent's own answer is shown too"
+    assert (state / "sessions").read_text() == "a file where the sessions folder should be\n"
+    assert "could not be saved" in agent.log() or "not written" in agent.log()
