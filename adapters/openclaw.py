@@ -39,8 +39,10 @@ from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.adapters.openclaw_exec import OpenclawExecAdapter
 from acp_mux.adapters.openclaw_gateway import Endpoint, Gateway, GatewayError, PortNotOurs, gateway_for
+from acp_mux.adapters.openclaw_retries import retry_events
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.lazy import lazy_module
+from acp_mux.core.log_follow import SideLog
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import Prompt
@@ -173,6 +175,20 @@ class OpenclawAdapter(AcpClientAdapter):
         if self.gateway is not None:
             self.gateway.take_failure(AcpRun.of(ctx).session_id or "")  # an older turn's failure is not this one's
         super()._send_prompt_now(prompt, ctx)
+
+    def side_logs(self, spec: SpawnSpec, agent_pid: int) -> list[SideLog]:
+        """The shared gateway's log, where OpenClaw's own retries of a failing model show (``openclaw_retries.py``):
+        each becomes a retry note while a prompt of this run is out."""
+        gateway = self.gateway
+        if gateway is None or spec.args[:1] == ["agent"]:  # an exec run has no gateway
+            return []
+        return [SideLog(find=lambda: str(gateway.log_path), events=self._gateway_log_events)]
+
+    def _gateway_log_events(self, line: str, ctx: ParseContext) -> list[BaseEvent]:
+        run = AcpRun.find(ctx)
+        if ctx.state.get(_EXEC) or run is None or run.prompt_in_flight is None:
+            return []
+        return retry_events(line, ctx)
 
     def failed_turn(self, stop: Any, ctx: ParseContext) -> list[BaseEvent] | None:
         """openclaw's bridge ends a failed run (the provider's 401 or 429) as ``end_turn`` with no text; the

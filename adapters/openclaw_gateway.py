@@ -203,6 +203,7 @@ class Gateway:
         self.failures: dict[str, str] = {}  # session key -> the last failure the gateway logged for it
         self._tail: asyncio.Task[None] | None = None
         self._offset = 0
+        self._fresh = False  # the gateway we attached to was started by us (its log is read from its start)
 
     @property
     def log_path(self) -> Path:
@@ -272,6 +273,7 @@ class Gateway:
                 self._lease_fd = take_lease(self.root)
             found = read_registration(self.root)
             if found is not None and found.alive():
+                self._fresh = False  # a running gateway's log: only what it says from now on is ours to read
                 log.info("openclaw: attached to the shared gateway on 127.0.0.1:%d (pid %d)", found.port,
                          found.gateway_pid)
                 return found
@@ -301,7 +303,7 @@ class Gateway:
                                     process_start(gateway_pid) or 0, port,
                                     str(included.parent) if included is not None else None)
         write_registration(self.root, registration)
-        self._offset = 0  # a new gateway's log: read it from its start
+        self._fresh = True  # a new gateway's log: read it from its start
         log.info("openclaw gateway starting on 127.0.0.1:%d (pid %d, state %s)", port, gateway_pid, state)
         return registration
 
@@ -347,8 +349,7 @@ class Gateway:
     def _follow(self, registration: Registration) -> None:
         """Tail the gateway's log (its stdout and stderr, written by the keeper) for as long as we are attached."""
         if registration != self.registration:
-            if self.registration is not None or self._offset:  # attached to a running one: only what comes next
-                self._offset = self._size()
+            self._offset = 0 if self._fresh else self._size()
             self.registration = registration
         if self._tail is None or self._tail.done():
             self._tail = asyncio.ensure_future(self._tail_log())

@@ -1,7 +1,7 @@
 """acp-mux performance benchmark, in one command: the comparison with the reference adapters on the real CLIs
 (``compare.py``), then the bridge's own costs with the bundled demo agent (streaming, memory, delivery).
 
-Run:  .venv/bin/python benchmarks/bench.py [--quick] [--only compare|demo|eventlog] [--json OUT]
+Run:  .venv/bin/python benchmarks/bench.py [--quick] [--only compare|demo|eventlog|second-window] [--json OUT]
 
 The first run installs what it compares, pinned, into ``~/.cache/acp-mux-clis`` (or ``$ACP_MUX_CLI_CACHE``): the agent
 CLIs (``tests/e2e/install_clis.sh``), ``@zed-industries/claude-agent-acp`` 0.23.1 and ``@zed-industries/codex-acp``
@@ -496,7 +496,7 @@ def machine() -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs and smaller sizes")
-    parser.add_argument("--only", choices=["compare", "demo", "eventlog"], help="run one part only")
+    parser.add_argument("--only", choices=["compare", "demo", "eventlog", "second-window"], help="run one part only")
     parser.add_argument("--json", metavar="OUT", help="where to write every measurement "
                         "(default benchmarks/results-<full|quick>.json)")
     args = parser.parse_args(argv)
@@ -513,6 +513,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.only in (None, "compare"):
             plan = compare.QUICK if args.quick else compare.FULL
             results["compare"] = timed("comparison", lambda: compare.run(workdir / "compare", plan))
+        if args.only == "second-window":  # also part of compare; alone: openclaw's second editor window
+            results["second_window"] = timed("second window", lambda: compare.second_window(
+                workdir / "compare", 1 if args.quick else 3))
         if args.only in (None, "eventlog"):
             from eventlog_cost import bench_event_log
 

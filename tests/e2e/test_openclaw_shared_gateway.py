@@ -19,6 +19,7 @@ import threading
 import time
 from pathlib import Path
 
+import acp
 import pytest
 
 from acp_mux.adapters.openclaw_gateway import GRACE_ENV
@@ -118,3 +119,41 @@ async def test_two_windows_share_one_gateway_no_hostile_port_gets_the_token_and_
     finally:
         hostile.close()
         agent.close()
+
+
+async def test_openclaw_shows_its_own_retries_of_a_429_at_once_and_ends_with_the_failure(tmp_path: Path) -> None:
+    """OpenClaw retries a 429 nine times by itself (~2.5 min) and its ACP bridge says nothing meanwhile; the
+    gateway's log line for each retry becomes a retry note within seconds, and the turn ends with the failure (a
+    JSON-RPC error or a stop other than a silent end_turn) when OpenClaw gives up. Prints how long its retries took."""
+    agent = RealAgent("openclaw", require_cli("openclaw"), tmp_path)
+    server = agent.serve("openclaw_text", error="rate", delta_delay=0)
+    agent.extra_env[GRACE_ENV] = "1"
+    client = RecordingClient()
+    try:
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            turn = asyncio.ensure_future(prompt(conn, sid, "hello", timeout=FIRST_TURN_TIMEOUT + 400))
+            deadline = time.monotonic() + FIRST_TURN_TIMEOUT
+            while not any(r.get("status") == 429 for r in server.requests):
+                assert time.monotonic() < deadline and not turn.done(), agent.log()[-3000:]
+                await asyncio.sleep(0.05)
+            first_429 = time.monotonic()
+            while "retrying, attempt 1/9" not in client.text():
+                assert time.monotonic() - first_429 < 10 and not turn.done(), (client.text(), agent.log()[-3000:])
+                await asyncio.sleep(0.05)
+            shown_after = time.monotonic() - first_429
+            assert "rate limited by the provider (HTTP 429)" in client.text(), client.text()
+            try:
+                result = await turn
+                outcome = f"stop {result.stop_reason}"
+                assert result.stop_reason != "end_turn" or "rate" in client.text().rpartition("attempt")[2].lower()
+            except acp.RequestError as exc:
+                outcome = f"error {exc.code}: {exc}"
+            took = time.monotonic() - first_429
+            attempts = sum(1 for r in server.requests if r.get("status") == 429)
+            print(f"openclaw 429: first note {shown_after:.1f} s after the first 429; {attempts} requests, "
+                  f"{client.text().count('retrying, attempt')} notes; gave up after {took:.0f} s: {outcome}")
+            assert client.text().count("retrying, attempt") >= 2
+    finally:
+        agent.close()
+    await assert_no_process_left(agent, within=1 + 2.0)
