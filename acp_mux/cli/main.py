@@ -15,11 +15,10 @@ import textwrap
 from typing import TYPE_CHECKING, Sequence
 
 from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, ENTRIES, AgentNotAvailable, UnknownAgent, get_adapter
+from acp_mux.core.settings import LOG_LEVELS, SettingError, read_setting
 
 if TYPE_CHECKING:
     from acp_mux.server.early_init import Early
-
-LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 def _agents_line() -> str:
@@ -59,15 +58,14 @@ def _log_level(value: str) -> str:
 
 
 def _default_log_level() -> str:
-    """ACP_MUX_LOG_LEVEL, if valid. An editor would only show "server exited" for a typo, so warn and go on."""
-    value = os.environ.get("ACP_MUX_LOG_LEVEL")
-    if not value:
-        return "WARNING"
+    """ACP_MUX_LOG_LEVEL, if valid. A bad value is refused where an editor shows it (session/new fails naming it:
+    :mod:`acp_mux.core.settings`); until then the log runs at WARNING so that refusal is logged, and stderr says so."""
     try:
-        return _log_level(value)
-    except argparse.ArgumentTypeError as exc:
-        print(f"acp-mux: ignoring ACP_MUX_LOG_LEVEL: {exc}", file=sys.stderr)
+        level = read_setting("ACP_MUX_LOG_LEVEL", os.environ)
+    except SettingError as exc:
+        print(f"acp-mux: {exc}", file=sys.stderr)
         return "WARNING"
+    return str(level or "WARNING")
 
 
 def build_parser() -> argparse.ArgumentParser:
