@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, ENTRIES, AgentEntry, UnknownAgent, expand_path, locate_binary
+from acp_mux.core.settings import settings_problem
 
 WIDTH = 100
 LABEL = 12  # "  transport " and friends, then the text
@@ -123,7 +124,8 @@ def report(name: str, env: Mapping[str, str] | None = None) -> Report:
 
 
 def run_doctor(argv: Sequence[str]) -> int:
-    """Print one block per agent; exit 1 only when an agent named on the command line cannot be started."""
+    """Print one block per agent, then any badly set ``ACP_MUX_*`` setting; exit 1 when an agent named on the
+    command line cannot be started or a setting is bad (every session would be refused)."""
     names = list(argv) or [*AGENT_NAMES, DEMO_AGENT]
     for name in names:
         if name not in ENTRIES:
@@ -133,4 +135,7 @@ def run_doctor(argv: Sequence[str]) -> int:
     print("\n\n".join("\n".join(block.lines) for block in blocks))
     if not argv:
         print("\nChecked here, nothing sent anywhere: keys are only seen as set, logins only as files found.")
-    return 1 if (argv and not all(block.startable for block in blocks)) else 0
+    setting = settings_problem(os.environ)  # every new session would fail with this: say it here too
+    if setting:
+        print(f"\nsettings: {setting}")
+    return 1 if (setting or argv and not all(block.startable for block in blocks)) else 0

@@ -4,6 +4,9 @@ retention setting of -1 deletes no session."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,3 +48,14 @@ def test_good_settings_serve_as_before(tmp_path: Path) -> None:
     answer = bridge.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}, 30)
     assert answer == {"stopReason": "end_turn"}
     assert bridge.close() == 0
+
+
+def test_doctor_names_a_bad_setting_and_fails() -> None:
+    env = {**os.environ, "ACP_MUX_SESSION_MAX_COUNT": "-3"}
+    done = subprocess.run([sys.executable, "-m", "acp_mux", "doctor", "demo"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode == 1 and "ACP_MUX_SESSION_MAX_COUNT='-3'" in done.stdout and "whole number" in done.stdout
+    env.pop("ACP_MUX_SESSION_MAX_COUNT")
+    ok = subprocess.run([sys.executable, "-m", "acp_mux", "doctor", "demo"], capture_output=True, text=True, env=env,
+                        timeout=60)
+    assert ok.returncode == 0 and "settings:" not in ok.stdout
