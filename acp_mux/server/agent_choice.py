@@ -9,6 +9,7 @@ in the state directory), else the first usable one.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,9 +52,14 @@ class AgentChoices:
         try:
             self.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
             path = self.state_dir / "last-agent"
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+            # O_NONBLOCK: a FIFO planted there fails the open instead of waiting for a reader forever; only a
+            # regular file of ours is emptied and written (never a device, never another user's file)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
             with os.fdopen(fd, "w") as fh:
-                fh.write(name)
+                info = os.fstat(fd)
+                if stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid():
+                    os.ftruncate(fd, 0)
+                    fh.write(name)
         except OSError:
             pass  # a preference, not a record: losing it costs one click
 

@@ -129,6 +129,9 @@ def test_last_agent_and_remembered_settings_are_read_only_from_plain_files_of_ou
     plant(tmp_path / "last-agent", kind, b"demo")
     choices = AgentChoices(("demo",), tmp_path)
     assert within(5, lambda: choices._last_used()) is None
+    within(5, lambda: choices.remember("claude"))  # writing it back never waits on a FIFO either
+    if kind == "other_user":
+        assert (tmp_path / "last-agent").read_bytes() == b"demo"  # another user's file is never written
     plant(tmp_path / "agents" / "demo.json", kind, b'{"modes": []}')
     assert within(5, lambda: settings_shapes.read_saved(str(tmp_path / "agents"), "demo")) is None
 
