@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_mux.server import settings_shapes as shapes
+from acp_mux.server.private_files import write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -67,11 +67,8 @@ class SessionSettings:
         }
         try:
             cache_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-            tmp = cache_dir / f".{agent}.json.tmp"
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-            with os.fdopen(fd, "w") as fh:
-                json.dump(data, fh)
-            os.replace(tmp, cache_dir / f"{agent}.json")
+            # a fresh temp name (mkstemp) renamed over it: a FIFO or link planted at a fixed temp name is never opened
+            write_atomic(cache_dir / f"{agent}.json", json.dumps(data).encode())
         except OSError as exc:
             log.debug("could not remember %s's settings: %s", agent, exc)
 

@@ -257,3 +257,15 @@ def test_the_mask_cannot_spell_the_secret_again(forget_secrets: None) -> None:
 def test_without_secrets_the_log_lines_are_unchanged(tmp_path: Path, forget_secrets: None) -> None:
     store = _store_with(tmp_path, "nothing-secret-here", "a", "b")
     assert b"nothing-secret-here" in _all_bytes(store) and redact.MASK.encode() not in _all_bytes(store)
+
+
+def test_remembered_settings_are_written_past_a_fifo_at_the_old_temp_name(tmp_path: Path) -> None:
+    from acp_mux.server.session_settings import SessionSettings
+
+    cache = tmp_path / "agents"
+    cache.mkdir(mode=0o700)
+    os.mkfifo(cache / ".demo.json.tmp")  # the fixed temp name an older version opened for writing (and blocked on)
+    settings = SessionSettings([], [("m1", "Model one")], None, "m1", from_agent=True)
+    within(5, lambda: settings.remember("demo", cache))
+    assert json.loads((cache / "demo.json").read_text())["current_model"] == "m1"
+    assert oct(os.stat(cache / "demo.json").st_mode & 0o777) == "0o600"
