@@ -58,6 +58,7 @@ ASK_ENV = "ACP_MUX_OPENCLAW_ASK"
 ASK, ACCEPT_EDITS, BYPASS = "ask", "accept-edits", "bypass"
 ASK_SETTINGS = (ASK, ACCEPT_EDITS, BYPASS)
 _FILE_KINDS = frozenset({"edit", "delete", "move"})
+_DIFFS = "openclaw_previewed_diffs"  # ctx.state: tool call id -> the diff the gate's question showed
 
 
 def ask_setting(env: dict[str, str] | os._Environ[str] | None) -> str:
@@ -152,10 +153,21 @@ class OpenclawAdapter(AcpClientAdapter):
         kind = tool_call.get("kind") if isinstance(tool_call.get("kind"), str) else "other"
         allow = next((o.get("optionId") for o in params.get("options") or () if isinstance(o, dict)
                       and o.get("kind") == "allow_once" and isinstance(o.get("optionId"), str)), None)
+        diffs = [c for c in tool_call.get("content") or () if isinstance(c, dict) and c.get("type") == "diff"]
+        if diffs and isinstance(tool_call.get("toolCallId"), str):  # the gate's preview: kept on the call's display
+            ctx.state.setdefault(_DIFFS, {})[tool_call["toolCallId"]] = diffs
         if allow is not None and answered_unasked(setting, kind):
             AcpRun.of(ctx).peer.respond(ctx, rpc_id, {"outcome": {"outcome": "selected", "optionId": allow}})
             return []
         return super()._permission(rpc_id, params, ctx)
+
+    def _with_diffs(self, update: dict[str, Any], ctx: ParseContext) -> dict[str, Any]:
+        """An update of a call the gate previewed, with that diff kept in front of OpenClaw's own content: ACP
+        content replaces what the editor showed, and OpenClaw's result is only text ("Successfully wrote ...")."""
+        diffs = ctx.state.get(_DIFFS, {}).get(update.get("toolCallId"))
+        if not diffs or not isinstance(update.get("content"), list):
+            return update
+        return {**update, "content": [*diffs, *update["content"]]}
 
     # ── sessions by gateway key ────────────────────────────────────────────────────────────────────────────────
     def native_session_id(self, acp_session_id: str) -> str | None:
@@ -168,6 +180,8 @@ class OpenclawAdapter(AcpClientAdapter):
             if isinstance(key, str) and key.startswith("agent:") and ctx.session_id != key:
                 return ctx.session_start(key)
             return []
+        if update.get("sessionUpdate") in ("tool_call", "tool_call_update"):
+            update = self._with_diffs(update, ctx)
         return super().on_update(update, ctx)
 
     # ── failures only the gateway's log tells ──────────────────────────────────────────────────────────────────

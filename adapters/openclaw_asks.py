@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 PLUGIN_ID = "acp-mux-asks"
-PLUGIN_FILE = Path(__file__).resolve().parent / "openclaw_plugin" / "acp-mux-asks.mjs"
+PLUGIN_DIR = Path(__file__).resolve().parent / "openclaw_plugin"  # a native plugin: manifest, package.json, entry
 ASKS_DIR = "acp-mux-asks"
 ASK_ID_PREFIX = "acp-mux-ask-"  # the relay's own JSON-RPC request ids: acp-mux's answers to them go to the gate
 MAX_SOCKET_PATH = 107  # sun_path holds 108 bytes with the terminating NUL
@@ -53,7 +53,7 @@ def gateway_overrides() -> dict[str, Any]:
     """What the private gateway's config adds to the person's: exec asks, and the gate plugin is loaded."""
     return {
         "tools": {"exec": {"mode": "ask"}},
-        "plugins": {"load": {"paths": [str(PLUGIN_FILE)]}, "entries": {PLUGIN_ID: {"enabled": True}}},
+        "plugins": {"load": {"paths": [str(PLUGIN_DIR)]}, "entries": {PLUGIN_ID: {"enabled": True}}},
     }
 
 

@@ -12,7 +12,7 @@ waited for. It is a separate process (not the bridge) because the bridge reads a
 stdout; the relay imports nothing but the standard library and :mod:`openclaw_asks`, so it starts in tens of ms.
 
 When ``openclaw acp`` exits, the relay removes its sockets and exits with the same code; when the relay is told to
-stop (SIGTERM, SIGINT, or its stdin closes), it stops ``openclaw acp`` first.
+stop (SIGTERM, SIGINT, SIGHUP), it stops ``openclaw acp`` first; when its stdin closes, so does openclaw's.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ class Relay:
                     self._open(str((msg.get("params") or {}).get("sessionId") or ""))
             self.child.stdin.write(line)
             await self.child.stdin.drain()
-        self._stop_child()  # acp-mux closed our stdin: it is done with openclaw
+        self.child.stdin.close()  # acp-mux closed our stdin: openclaw's closes too, and it ends as it would alone
 
     def _is_our_answer(self, msg: dict[str, Any]) -> bool:
         rpc_id = msg.get("id")

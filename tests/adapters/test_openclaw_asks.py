@@ -25,7 +25,7 @@ from acp_mux.adapters.acp_client import AcpRun
 from acp_mux.adapters.openclaw import ACCEPT_EDITS, ASK, ASK_ENV, ASK_SETTINGS, BYPASS, OpenclawAdapter, answered_unasked, ask_setting
 from acp_mux.adapters.openclaw_asks import (
     ASK_ID_PREFIX,
-    PLUGIN_FILE,
+    PLUGIN_DIR,
     gate_answer,
     gateway_overrides,
     permission_request,
@@ -111,8 +111,9 @@ def test_only_an_approval_lets_the_gate_run_a_call() -> None:
 def test_the_gateway_loads_the_gate_and_asks_for_exec(tmp_path: Path) -> None:
     config = gateway_config(1234, tmp_path / "mine.json", tmp_path)
     assert config["tools"] == {"exec": {"mode": "ask"}}
-    assert config["plugins"]["load"]["paths"] == [str(PLUGIN_FILE)]  # type: ignore[index]
-    assert PLUGIN_FILE.is_file() and gateway_overrides()["plugins"]["entries"] == {"acp-mux-asks": {"enabled": True}}
+    assert config["plugins"]["load"]["paths"] == [str(PLUGIN_DIR)]  # type: ignore[index]
+    assert json.loads((PLUGIN_DIR / "openclaw.plugin.json").read_text())["activation"] == {"onStartup": True}
+    assert gateway_overrides()["plugins"]["entries"] == {"acp-mux-asks": {"enabled": True}}
 
 
 # ── the person's setting ───────────────────────────────────────────────────────────────────────────────────────
@@ -326,3 +327,16 @@ async def test_the_socket_name_is_random_and_not_a_file(tmp_path: Path) -> None:
     finally:
         if relay.proc is not None and relay.proc.returncode is None:
             relay.proc.kill()
+
+
+def test_the_previewed_diff_stays_on_the_call_when_openclaw_reports_its_result(tmp_path: Path) -> None:
+    """OpenClaw's result of a write is text only; ACP content replaces what the editor showed, so the diff the
+    question carried is kept in front of it."""
+    adapter, ctx = started(tmp_path)
+    events = list(adapter.parse_line(ask_line(tmp_path), ctx))
+    adapter.respond_approval(events[-1].interaction_id, ApprovalDecision(approve=True), ctx)
+    done = {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "sid", "update": {
+        "sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": "completed",
+        "content": [{"type": "content", "content": {"type": "text", "text": "Successfully wrote 2 bytes"}}]}}}
+    shown = [e for e in adapter.parse_line(json.dumps(done), ctx) if getattr(e, "display", None) is not None]
+    assert shown and shown[-1].display.diffs and shown[-1].display.diffs[0].new_text == "a\n"
