@@ -329,9 +329,12 @@ _ROWS: tuple[AgentEntry, ...] = (
         "retried by OpenClaw for about two minutes, unseen. Without a "
         "gateway (or `--transport exec`): one `openclaw agent exec` per message, no streaming, no approvals, no "
         "memory between messages",
-        asking=Asking("", ("commands",), "OpenClaw's exec approvals",
-                      limits="only when your OpenClaw config sets `tools.exec.mode: ask`, and never before its "
-                      "own file tools write or edit"),
+        asking=Asking("", ("writes", "edits", "commands"),
+                      "acp-mux's gate plugin in its private gateway before every tool not known to be read-only; "
+                      "OpenClaw's exec approvals, set to ask there, before commands",
+                      unasked="`ACP_MUX_OPENCLAW_ASK=bypass` (`accept-edits`: file changes unasked, commands ask)",
+                      limits="commands your OpenClaw config lists in `tools.exec.safeBins` run unasked; "
+                      "`--transport exec` asks nothing"),
     ),
     AgentEntry(
         name="hermes",
