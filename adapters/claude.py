@@ -224,8 +224,9 @@ class ClaudeAdapter(AgentAdapter):
             updated = decision.updated_input if decision.updated_input is not None else info.get("input")
             if isinstance(updated, dict):  # never send {}: that would run the tool with no arguments
                 response["updatedInput"] = updated
-            if decision.always and info.get("suggestions"):
-                response["updatedPermissions"] = info["suggestions"]  # Claude persists the rule itself
+            # An "always" answer is never handed to Claude as its own rule (its suggestions are `Bash(mkdir:*)`
+            # prefixes or `setMode acceptEdits` for one file): those are wider than the label the person chose. The
+            # bridge remembers the rule (translation/permissions.py) and answers Claude's next ask itself.
         else:
             response = {
                 "behavior": "deny",
@@ -486,8 +487,7 @@ class ClaudeAdapter(AgentAdapter):
         tool_id = str(req.get("tool_use_id") or "") or None
         # The request must point at an announced tool call: announce it now if the assistant line has not.
         events = tool_start(ctx, tool_id, name, tool_input) if tool_id else []
-        suggestions = req.get("permission_suggestions") or None  # what "always allow" hands back to Claude
-        ctx.approvals[request_id] = {"request_id": request_id, "input": tool_input, "suggestions": suggestions}
+        ctx.approvals[request_id] = {"request_id": request_id, "input": tool_input}
         events.append(
             ev.ApprovalRequestEvent(
                 interaction_id=request_id,

@@ -408,7 +408,8 @@ def test_approval_for_an_unannounced_tool_announces_it_first(adapter: ClaudeAdap
     req = events[-1]
     assert (req.action, req.detail, req.risk_level, req.tool_call_id) == ("Run rm -rf build", "rm -rf build", "high", "t9")
     adapter.respond_approval("r-1", ApprovalDecision(approve=True, always=True, updated_input={"command": "rm -rf ./build"}), ctx)
-    allow = {"behavior": "allow", "updatedInput": {"command": "rm -rf ./build"}, "updatedPermissions": [{"type": "addRules"}]}
+    # never Claude's own suggestions: a rule of Claude's would be wider than the label (the bridge keeps the rule)
+    allow = {"behavior": "allow", "updatedInput": {"command": "rm -rf ./build"}}
     assert sent(ctx) == [{"type": "control_response", "response": {"subtype": "success", "request_id": "r-1", "response": allow}}]
 
 
