@@ -36,7 +36,7 @@ class Recorded:
     payload: Any
 
 
-def _capture_acp_stream(path: Path) -> Iterator[tuple[Sender, dict[str, Any]]]:
+def capture_acp_stream(path: Path) -> Iterator[tuple[Sender, dict[str, Any]]]:
     for line in path.read_text().splitlines():
         if line.strip():
             entry = json.loads(line)
@@ -44,7 +44,7 @@ def _capture_acp_stream(path: Path) -> Iterator[tuple[Sender, dict[str, Any]]]:
                 yield entry["from"], entry["msg"]
 
 
-def _raw_stream(path: Path) -> Iterator[tuple[Sender, dict[str, Any]]]:
+def raw_stream(path: Path) -> Iterator[tuple[Sender, dict[str, Any]]]:
     prefixed = any(line.startswith("# >>> ") for line in path.read_text().splitlines())
     for line in path.read_text().splitlines():
         if line.startswith("# >>> "):
@@ -53,7 +53,7 @@ def _raw_stream(path: Path) -> Iterator[tuple[Sender, dict[str, Any]]]:
             yield ("agent" if prefixed else None), json.loads(line)
 
 
-def _jsonrpc(source: str, stream: Iterator[tuple[Sender, dict[str, Any]]]) -> Iterator[Recorded]:
+def jsonrpc_messages(source: str, stream: Iterator[tuple[Sender, dict[str, Any]]]) -> Iterator[Recorded]:
     """Requests, notifications, results and errors of a JSON-RPC stream, responses named by their request's method."""
     pending: dict[tuple[Sender, Any], str] = {}
     for sender, msg in stream:
@@ -72,7 +72,7 @@ def _jsonrpc(source: str, stream: Iterator[tuple[Sender, dict[str, Any]]]) -> It
             yield Recorded(source, method, "result", msg["result"])
 
 
-def _sdk_log(path: Path) -> Iterator[Recorded]:
+def sdk_log(path: Path) -> Iterator[Recorded]:
     for line in path.read_text().splitlines():
         entry = json.loads(line)
         if "response" in entry:
@@ -89,11 +89,11 @@ def recordings() -> dict[str, list[Recorded]]:
     for cli in ACP_FIXTURE_CLIS:
         for path in sorted((ROOT / "tests" / "fixtures" / cli).glob("*.jsonl")):
             name = str(path.relative_to(ROOT))
-            found[name] = list(_jsonrpc(name, _capture_acp_stream(path)))
+            found[name] = list(jsonrpc_messages(name, capture_acp_stream(path)))
     for path in sorted(DATA.glob("*.jsonl")):
         name = str(path.relative_to(ROOT))
         if "tsclient" in path.name or path.name == "claude-agent-acp-turn.jsonl":
-            found[name] = list(_sdk_log(path))
+            found[name] = list(sdk_log(path))
         else:
-            found[name] = list(_jsonrpc(name, _raw_stream(path)))
+            found[name] = list(jsonrpc_messages(name, raw_stream(path)))
     return found
