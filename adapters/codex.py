@@ -575,16 +575,13 @@ class CodexAdapter(AgentAdapter):
 
 
 def _decision(decision: ApprovalDecision, available: Any) -> Any:
-    """The v2 decision: "always" prefers session scope, then codex's proposed exec-policy rule, else once."""
+    """The v2 decision: "always" is codex's session scope (that identical command again), else once. Never codex's
+    proposed exec-policy amendment: a prefix rule of codex's own, possibly wider than the label the person chose
+    and kept beyond the session; the bridge keeps the "always" rule and answers codex's next ask itself."""
     if not decision.approve:
         return "decline"  # the turn continues; "cancel" would also interrupt it
-    if not decision.always:
-        return "accept"
-    if not isinstance(available, list) or "acceptForSession" in available:
+    if decision.always and (not isinstance(available, list) or "acceptForSession" in available):
         return "acceptForSession"
-    for option in available:
-        if isinstance(option, dict) and "acceptWithExecpolicyAmendment" in option:
-            return option
     return "accept"
 
 

@@ -499,7 +499,7 @@ def test_command_approval_announces_an_unannounced_tool_and_rates_risk() -> None
         (
             ["accept", {"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["git", "status"]}}, "cancel"],
             ApprovalDecision(approve=True, always=True),
-            {"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["git", "status"]}},
+            "accept",  # never codex's own prefix rule: the bridge keeps the rule, as wide as its label
         ),
         (["accept", "cancel"], ApprovalDecision(approve=True, always=True), "accept"),
         (None, ApprovalDecision(approve=False, reason="no"), "decline"),
