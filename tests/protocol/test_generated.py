@@ -76,3 +76,24 @@ def test_the_initialize_and_session_new_answers_load_no_protocol_model(tmp_path:
     assert "result" in answers[1] and "result" in answers[2], out.stderr
     report = json.loads(out.stderr.splitlines()[-1])
     assert report["loaded"] == [[], []], f"loaded before the early answers: {report}"
+
+
+def test_no_code_names_a_numbered_generated_type() -> None:
+    """Inline schema variants the generator could not name come out numbered (CreateElicitationRequest11) and may
+    be renumbered by the next schema release. Code uses the schema's named types and aliases (CreateElicitationRequest,
+    SessionUpdate, ContentBlock) and narrows on the tag field (`mode`, `session_update`, `type`) instead."""
+    import re
+
+    from acp_mux.protocol import v1
+
+    numbered = {name for name in vars(v1) if re.fullmatch(r"[A-Z][A-Za-z]*[a-z]\d+", name)}
+    assert "CreateElicitationRequest11" in numbered  # the rule has something to hold
+    pattern = re.compile(r"\b(" + "|".join(sorted(numbered)) + r")\b")
+    users = [
+        f"{path.relative_to(ROOT)}: {match.group(0)}"
+        for folder in ("acp_mux", "adapters", "translation", "tests", "tools")
+        for path in (ROOT / folder).rglob("*.py")
+        if path not in (ROOT / "acp_mux" / "protocol" / "v1.py", Path(__file__).resolve())
+        for match in [pattern.search(path.read_text())] if match
+    ]
+    assert users == [], users
