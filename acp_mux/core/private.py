@@ -71,11 +71,15 @@ def private_dir() -> str:
     global _dir
     with _lock:
         if _dir is None:
-            base = next((b for b in _fixed_bases() if ensure_private_dir(b)), None)
-            if base is None:
+            for base in _fixed_bases():
+                if ensure_private_dir(base):
+                    try:
+                        _dir = tempfile.mkdtemp(prefix="run-", dir=base)  # 0700
+                        break
+                    except OSError as exc:  # ours but unusable (no write bit for us): the next, or a fresh one
+                        log.warning("not using %s for private files: %s", base, exc)
+            if _dir is None:
                 _dir = tempfile.mkdtemp(prefix=f"acp-mux-{os.getuid()}-")  # 0700, new, ours
-            else:
-                _dir = tempfile.mkdtemp(prefix="run-", dir=base)  # 0700
             atexit.register(shutil.rmtree, _dir, True)
         return _dir
 

@@ -5,12 +5,15 @@ fresh folder of ours instead, so the agents still start and nothing lands where 
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tempfile
 from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from acp_mux.core import private
 
@@ -102,3 +105,36 @@ def test_is_private_dir_checks_the_link_not_its_target(tmp_path: Path) -> None:
     assert private.is_private_dir(str(real)) and not private.is_private_dir(str(tmp_path / "link"))
     os.chmod(real, 0o750)
     assert not private.is_private_dir(str(real))
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="chown to another uid needs root")
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(mode=st.integers(0, 0o777), other_owner=st.booleans())
+def test_a_fixed_folder_is_used_exactly_when_it_is_ours_and_closed(temp_root: Path, mode: int,
+                                                                    other_owner: bool) -> None:
+    fixed = temp_root / f"acp-mux-{os.getuid()}"
+    shutil.rmtree(fixed, ignore_errors=True)
+    fixed.mkdir()
+    os.chmod(fixed, mode)
+    if other_owner:
+        os.chown(fixed, OTHER_UID, OTHER_UID)
+    private._dir = None
+    path = private.private_path("f")
+    used = Path(path).parent.parent == fixed
+    assert used == (not other_owner and not mode & 0o077)
+    assert stat.S_IMODE(os.lstat(fixed).st_mode) == mode  # never changed, used or not
+    assert private.is_private_dir(os.path.dirname(path))
+
+
+def test_a_fixed_folder_of_ours_we_cannot_write_in_falls_back_to_a_fresh_one(temp_root: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    real_mkdtemp = tempfile.mkdtemp
+
+    def refusing(suffix: str | None = None, prefix: str | None = None, dir: str | None = None) -> str:
+        if dir is not None:  # (as root, mode bits do not stop us: simulate a 0500 folder of a normal user)
+            raise PermissionError(13, "Permission denied", dir)
+        return real_mkdtemp(suffix, prefix, dir)
+
+    monkeypatch.setattr(tempfile, "mkdtemp", refusing)
+    path = private.private_path("g")
+    assert Path(path).parent.parent == temp_root and Path(path).parent.name.startswith(f"acp-mux-{os.getuid()}-")
