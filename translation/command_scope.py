@@ -9,8 +9,8 @@ Keying a rule on the first word made ``/bin/bash`` — and with it every later c
   ``time``) are unwrapped only when named bare or in a system folder (:data:`SYSTEM_DIRS`): ``/tmp/evil/env git
   status`` or ``./bash -c 'git status'`` runs a program of its own, so the path is the program, and a program named
   by a path never shares a key with the bare name (``/tmp/x/git`` is not ``git``); ``env`` and leading
-  ``NAME=value`` assignments are unwrapped too, but the assignments stay part of the key (``FOO=1 git status`` is
-  not ``git status``);
+  ``NAME=value`` (and ``NAME+=value``) assignments are unwrapped too, but the assignments stay part of the key
+  (``FOO=1 git status`` is not ``git status``);
 * a shell is unwrapped only when nothing can make it read other start-up code: no assignment or ``env`` setting in
   front of it (``BASH_ENV=``, ``ENV=``, ``ZDOTDIR=``, ``HOME=``, exported functions ...), and no option but ``-c`` and
   the harmless ``-l``/``--login``, ``-e``, ``-u``, ``-x``, ``--noprofile``, ``--norc`` (no ``-i``, ``--rcfile``,
@@ -19,8 +19,9 @@ Keying a rule on the first word made ``/bin/bash`` — and with it every later c
   start-up code their own terminal runs; changing those files is itself a write that asks;
 * a command holding a character a shell treats as a separator or that hides text in a label (newline, CR, any other
   control, line separators, bidi overrides, zero-width characters), in the string, in an argv element or in a
-  ``-c`` script, is compound; so is any ``$`` expansion in a shell line, and a key word with glob or brace
-  characters (``g*t``, ``{git,rm}``); the label shows such characters escaped;
+  ``-c`` script, is compound; so is any ``$`` in a shell line (variables, ``$'…'`` quoting, substitutions) and a
+  line that starts with a shell keyword (``!``, ``coproc``, ``if`` ...); a key word with glob, brace or tilde
+  characters (``g*t``, ``{git,rm}``) gets no key; the label shows hidden characters escaped;
 * programs whose options write files or run other programs (``risky_options.py``: find's actions, ``sort -o``,
   ``git --output``, ``curl -o``, ``tar`` ...) get no key when such an option is used, nor when a glob or brace in a
   shell line could produce one;

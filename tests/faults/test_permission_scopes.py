@@ -1,4 +1,8 @@
-"""Fault class 5: "Always allow" is never wider than its label.
+"""Fault class 5 (README), class 1 of issue 21: "Always allow" is never wider than its label.
+
+The adversary's own classes (wrappers and shells named by a path, shell start-up code, hidden characters, options
+that write files or run programs, paths through symlinks and ``..``, fetch origins) are generated in
+``test_rule_adversary.py``; this file generates ordinary commands and the widenings first reported.
 
 Commands are generated from a structure (assignments, a wrapper, program, options before the subcommand,
 subcommand or script or inline code, arguments, and maybe a chained / substituted / redirected part), so the test
