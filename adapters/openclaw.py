@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities
+from acp_mux.adapters.openclaw_asks import gate_loaded
 from acp_mux.adapters.openclaw_exec import OpenclawExecAdapter
 from acp_mux.adapters.openclaw_gateway import Endpoint, Gateway, GatewayError, PortNotOurs, gateway_for
 from acp_mux.adapters.openclaw_retries import retry_events
@@ -44,7 +45,7 @@ from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.lazy import lazy_module
 from acp_mux.core.log_follow import SideLog
 from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import ExitStatus, SpawnSpec
+from acp_mux.core.process import ExitStatus, SpawnError, SpawnSpec
 from acp_mux.core.prompt import Prompt
 
 if TYPE_CHECKING:
@@ -58,6 +59,10 @@ ASK_ENV = "ACP_MUX_OPENCLAW_ASK"
 ASK, ACCEPT_EDITS, BYPASS = "ask", "accept-edits", "bypass"
 ASK_SETTINGS = (ASK, ACCEPT_EDITS, BYPASS)
 _FILE_KINDS = frozenset({"edit", "delete", "move"})
+GATE_MISSING = ("OpenClaw's file tools would run without asking: acp-mux's permission gate (the OpenClaw plugin "
+                "acp-mux-asks) is not loaded in its private gateway, so this turn was not run. Your OpenClaw config "
+                "may keep it out (plugins.enabled, plugins.deny, or a plugins.allow acp-mux could not read); the "
+                "gateway's log is in {log}. To let openclaw run without asking, set ACP_MUX_OPENCLAW_ASK=bypass.")
 _DIFFS = "openclaw_previewed_diffs"  # ctx.state: tool call id -> the diff the gate's question showed
 
 
@@ -101,6 +106,8 @@ class OpenclawAdapter(AcpClientAdapter):
             except GatewayError as exc:
                 log.warning("openclaw gateway failed; falling back to `openclaw agent exec`: %s", exc)
                 self.gateway_failure = str(exc)
+        if endpoint is not None and ask_setting(options.env) != BYPASS and not gate_loaded(endpoint.state):
+            raise SpawnError(GATE_MISSING.format(log=endpoint.state / "logs"))
         self._endpoints[id(options)] = endpoint
 
     def build_spawn(self, options: RunOptions) -> SpawnSpec:

@@ -36,7 +36,9 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -49,12 +51,56 @@ MAX_PREVIEW_BYTES = 1_000_000  # a file larger than this is not read to show a d
 _EDIT_WORDS = ("write", "edit", "patch")
 
 
-def gateway_overrides() -> dict[str, Any]:
-    """What the private gateway's config adds to the person's: exec asks, and the gate plugin is loaded."""
-    return {
-        "tools": {"exec": {"mode": "ask"}},
-        "plugins": {"load": {"paths": [str(PLUGIN_DIR)]}, "entries": {PLUGIN_ID: {"enabled": True}}},
-    }
+def gateway_overrides(included: Path | None = None) -> dict[str, Any]:
+    """What the private gateway's config adds to the person's (``included``; OpenClaw deep-merges these over it,
+    arrays concatenated): exec asks, and the gate plugin is loaded. A ``plugins.allow`` list in the person's config
+    loads only what it names, so the gate is added to it; without such a list none is written (one would shut out
+    every plugin it does not name)."""
+    plugins: dict[str, Any] = {"load": {"paths": [str(PLUGIN_DIR)]}, "entries": {PLUGIN_ID: {"enabled": True}}}
+    if _has_plugin_allowlist(included):
+        plugins["allow"] = [PLUGIN_ID]
+    return {"tools": {"exec": {"mode": "ask"}}, "plugins": plugins}
+
+
+def _has_plugin_allowlist(included: Path | None) -> bool:
+    """Whether the person's config (plain JSON; JSON5 it cannot read) sets ``plugins.allow``. Unreadable: no; the
+    gate then may not load, and :func:`gate_loaded` says so before any turn runs."""
+    if included is None:
+        return False
+    try:
+        config = json.loads(included.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    plugins = config.get("plugins") if isinstance(config, dict) else None
+    return isinstance(plugins, dict) and isinstance(plugins.get("allow"), list)
+
+
+def gate_loaded(state_dir: Path) -> bool:
+    """The gate plugin is in place: a marker ``acp-mux-asks/gate.<pid>`` (written by each process that loads it) is
+    a regular file of ours whose pid is a live process. Without one, OpenClaw's file tools would run unasked."""
+    try:
+        names = os.listdir(state_dir / ASKS_DIR)
+    except OSError:
+        return False
+    return any(_live_marker(state_dir / ASKS_DIR / name) for name in names
+               if name.startswith("gate.") and name[5:].isdigit())
+
+
+def _live_marker(path: Path) -> bool:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
+        return False
+    pid = int(path.name[5:])
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
 
 
 def session_name(session: str) -> str:
@@ -176,8 +222,6 @@ def _read_small(path: str) -> str | None:
         return None
     try:
         info = os.fstat(fd)
-        import stat
-
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_PREVIEW_BYTES:
             return None
         with os.fdopen(fd, "rb", closefd=False) as fh:

@@ -143,7 +143,7 @@ def gateway_config(port: int, included: Path | None, slot: Path) -> dict[str, ob
     config["gateway"] = {"mode": "local", "port": port, "bind": "loopback", "auth": {"mode": "token"},
                          "tailscale": {"mode": "off"}, "controlUi": {"enabled": False}}
     config["logging"] = {"file": str(slot / "logs" / "openclaw.log")}
-    config.update(gateway_overrides())  # acp-mux's asking: exec approvals on, the gate plugin (openclaw_asks.py)
+    config.update(gateway_overrides(included))  # acp-mux's asking: exec approvals on, the gate plugin (openclaw_asks.py)
     return config
 
 

@@ -14,7 +14,7 @@
  * {"allow": true}: the call is blocked and the model is told why. It never decides anything itself.
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 
@@ -36,6 +36,21 @@ function socketFor(sessionKey) {
   try { address = readFileSync(join(state, "acp-mux-asks", name), "utf8").trim(); } catch { return undefined; }
   if (!address) return undefined;
   return address.startsWith("@") ? "\0" + address.slice(1) : address;
+}
+
+// Tell acp-mux the gate is in place: `gate.<pid>` in the asks folder, one per process that loaded it (the gateway,
+// and any worker of it that loads plugins). A bridge that finds none naming a live process refuses to run a turn
+// (the person's config may have kept the gate out).
+function markLoaded() {
+  const state = process.env.OPENCLAW_STATE_DIR;
+  if (!state) return;
+  try {
+    const dir = join(state, "acp-mux-asks");
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, `gate.${process.pid}`), String(process.pid), { mode: 0o600 });
+  } catch {
+    // acp-mux then finds no gate and refuses to run a turn: nothing runs unasked
+  }
 }
 
 function ask(path, question, signal) {
@@ -73,6 +88,7 @@ export default {
   description: "Asks the person in the editor (through acp-mux) before a tool changes files.",
   register(api) {
     api.logger?.info?.("acp-mux-asks: file-changing tools ask the editor through acp-mux");
+    markLoaded();
     api.on("before_tool_call", async (event, ctx) => {
       const tool = String(event?.toolName ?? "");
       if (READ_ONLY.has(tool) || OWN_APPROVALS.has(tool)) return undefined;

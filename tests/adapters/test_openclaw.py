@@ -125,7 +125,7 @@ def test_acp_gets_the_gateway_state_and_config_but_not_the_token_variable(tmp_pa
 
 def test_the_private_config_only_overrides_the_gateway(tmp_path: Path) -> None:
     config = gateway_config(4242, tmp_path / "mine.json", tmp_path / "slot")
-    assert set(config) == {"$include", "gateway", "logging"}
+    assert set(config) == {"$include", "gateway", "logging", "tools", "plugins"}  # the last two: asking (openclaw_asks)
     assert config["gateway"] == {"mode": "local", "port": 4242, "bind": "loopback", "auth": {"mode": "token"},
                                  "tailscale": {"mode": "off"}, "controlUi": {"enabled": False}}
     assert "$include" not in gateway_config(4242, None, tmp_path / "slot")
@@ -146,13 +146,15 @@ def test_the_persons_config_is_found_where_openclaw_looks(tmp_path: Path) -> Non
 @pytest.mark.asyncio
 async def test_the_acp_process_reaches_the_gateway_by_url_and_token_file(tmp_path: Path, fake_openclaw: Path) -> None:
     adapter = OpenclawAdapter()
-    options = RunOptions(agent="openclaw", cwd=str(tmp_path), binary=str(fake_openclaw), env=env_for(tmp_path))
+    env = env_for(tmp_path, ACP_MUX_OPENCLAW_ASK="bypass")  # the fake gateway loads no gate plugin
+    options = RunOptions(agent="openclaw", cwd=str(tmp_path), binary=str(fake_openclaw), env=env)
     try:
         await adapter.prepare(options)
         spec = adapter.build_spawn(options)
         assert adapter.gateway is not None and adapter.gateway.endpoint is not None
         endpoint = adapter.gateway.endpoint
-        assert spec.args == ["acp", "--url", endpoint.url, "--token-file", str(endpoint.token_file)]
+        assert spec.args[:3] == ["-m", "acp_mux.adapters.openclaw_relay", str(fake_openclaw)]  # the gate's relay
+        assert spec.args[3:] == ["acp", "--url", endpoint.url, "--token-file", str(endpoint.token_file)]
         assert spec.env is not None and spec.env["OPENCLAW_STATE_DIR"] == str(endpoint.state)
     finally:
         if adapter.gateway is not None:

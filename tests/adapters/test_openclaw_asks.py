@@ -27,6 +27,7 @@ from acp_mux.adapters.openclaw_asks import (
     ASK_ID_PREFIX,
     PLUGIN_DIR,
     gate_answer,
+    gate_loaded,
     gateway_overrides,
     permission_request,
     preview_diff,
@@ -35,6 +36,7 @@ from acp_mux.adapters.openclaw_asks import (
 )
 from acp_mux.adapters.openclaw_gateway import Endpoint, gateway_config
 from acp_mux.core.contract import ApprovalDecision, RunOptions
+from acp_mux.core.process import SpawnError
 from tests.adapters.helpers import make_ctx, sent
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
@@ -340,3 +342,45 @@ def test_the_previewed_diff_stays_on_the_call_when_openclaw_reports_its_result(t
         "content": [{"type": "content", "content": {"type": "text", "text": "Successfully wrote 2 bytes"}}]}}}
     shown = [e for e in adapter.parse_line(json.dumps(done), ctx) if getattr(e, "display", None) is not None]
     assert shown and shown[-1].display.diffs and shown[-1].display.diffs[0].new_text == "a\n"
+
+
+# ── no gate, no turn ───────────────────────────────────────────────────────────────────────────────────────────
+def test_the_gate_counts_only_as_a_file_of_ours_naming_a_live_process(tmp_path: Path) -> None:
+    asks = tmp_path / "acp-mux-asks"
+    asks.mkdir()
+    assert not gate_loaded(tmp_path)
+    for name in ("gate.0", "gate.-1", "gate.abc", "gate.", "gate.99999999", "gate"):
+        (asks / name).write_text("")
+        assert not gate_loaded(tmp_path), name
+    (tmp_path / "elsewhere").write_text("")
+    (asks / f"gate.{os.getpid()}").symlink_to(tmp_path / "elsewhere")
+    assert not gate_loaded(tmp_path)  # a link is not the gate's marker
+    (asks / f"gate.{os.getpid()}").unlink()
+    (asks / f"gate.{os.getpid()}").write_text(str(os.getpid()))
+    assert gate_loaded(tmp_path)
+
+
+def test_a_persons_plugin_allowlist_gets_the_gate_and_no_list_is_made_up(tmp_path: Path) -> None:
+    mine = tmp_path / "openclaw.json"
+    assert "allow" not in gateway_overrides(None)["plugins"]
+    mine.write_text(json.dumps({"plugins": {"allow": ["openai"]}}))
+    assert gateway_overrides(mine)["plugins"]["allow"] == ["acp-mux-asks"]  # OpenClaw concatenates the two lists
+    mine.write_text("{plugins: {allow: ['openai']}}  // JSON5")
+    assert "allow" not in gateway_overrides(mine)["plugins"]  # unreadable here: the gate check speaks instead
+
+
+async def test_without_the_gate_no_turn_runs_and_the_person_is_told_why(tmp_path: Path) -> None:
+    from tests.adapters.test_openclaw import FAKE_OPENCLAW, env_for
+
+    fake = tmp_path / "bin" / "openclaw"
+    fake.parent.mkdir()
+    fake.write_text(FAKE_OPENCLAW)
+    fake.chmod(0o755)
+    adapter = OpenclawAdapter()
+    options = RunOptions(agent="openclaw", cwd=str(tmp_path), binary=str(fake), env=env_for(tmp_path))
+    try:
+        with pytest.raises(SpawnError, match="would run without asking.*ACP_MUX_OPENCLAW_ASK=bypass"):
+            await adapter.prepare(options)
+    finally:
+        if adapter.gateway is not None:
+            await adapter.gateway.stop()
