@@ -191,7 +191,8 @@ class SessionStore:
                 log.warning("could not remove %s%s: %s", session_id, suffix, exc)
 
     def ids(self) -> list[str]:
-        """Ids of the records present (plain files with a valid id; links and strays are ignored)."""
+        """Ids of the records present (plain files with a valid id; links and special files are skipped with a
+        warning, strays ignored)."""
         if not is_plain_dir(self.root):
             return []
         out = []
@@ -200,7 +201,8 @@ class SessionStore:
                 name = entry.name
                 if not name.endswith(RECORD_SUFFIX) or name.endswith(LOG_SUFFIX) or name.endswith(LEGACY_SUFFIX):
                     continue
-                if not entry.is_file(follow_symlinks=False):
+                if not entry.is_file(follow_symlinks=False):  # a link, FIFO, device, socket or folder: never opened
+                    log.warning("session record %s skipped: not a regular file", name)
                     continue
                 stem = name[: -len(RECORD_SUFFIX)]
                 if valid_session_id(stem):
