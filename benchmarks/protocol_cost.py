@@ -25,27 +25,67 @@ print((time.perf_counter() - t) * 1000)
 """
 
 MESSAGES: dict[str, tuple[str, dict[str, Any]]] = {
-    "session/update agent_message_chunk": ("session/update", {"sessionId": "s", "update": {
-        "sessionUpdate": "agent_message_chunk", "messageId": "m1", "content": {"type": "text", "text": "word "}}}),
-    "session/update tool_call": ("session/update", {"sessionId": "s", "update": {
-        "sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Write notes.txt", "kind": "edit",
-        "status": "pending", "locations": [{"path": "/w/notes.txt"}],
-        "rawInput": {"path": "/w/notes.txt", "content": "alpha\n"}}}),
-    "session/prompt (text + resource_link)": ("session/prompt", {"sessionId": "s", "prompt": [
-        {"type": "text", "text": "Fix the bug", "annotations": {"audience": ["user"], "priority": 0.5}},
-        {"type": "resource_link", "name": "a.py", "uri": "file:///w/a.py", "title": "a.py", "_meta": {"k": 1}}]}),
-    "session/request_permission": ("session/request_permission", {"sessionId": "s", "toolCall": {
-        "toolCallId": "t1", "title": "Write notes.txt", "kind": "edit"}, "options": [
-        {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
-        {"optionId": "reject", "name": "Reject", "kind": "reject_once"}]}),
+    "session/update agent_message_chunk": (
+        "session/update",
+        {
+            "sessionId": "s",
+            "update": {
+                "sessionUpdate": "agent_message_chunk",
+                "messageId": "m1",
+                "content": {"type": "text", "text": "word "},
+            },
+        },
+    ),
+    "session/update tool_call": (
+        "session/update",
+        {
+            "sessionId": "s",
+            "update": {
+                "sessionUpdate": "tool_call",
+                "toolCallId": "t1",
+                "title": "Write notes.txt",
+                "kind": "edit",
+                "status": "pending",
+                "locations": [{"path": "/w/notes.txt"}],
+                "rawInput": {"path": "/w/notes.txt", "content": "alpha\n"},
+            },
+        },
+    ),
+    "session/prompt (text + resource_link)": (
+        "session/prompt",
+        {
+            "sessionId": "s",
+            "prompt": [
+                {"type": "text", "text": "Fix the bug", "annotations": {"audience": ["user"], "priority": 0.5}},
+                {"type": "resource_link", "name": "a.py", "uri": "file:///w/a.py", "title": "a.py", "_meta": {"k": 1}},
+            ],
+        },
+    ),
+    "session/request_permission": (
+        "session/request_permission",
+        {
+            "sessionId": "s",
+            "toolCall": {"toolCallId": "t1", "title": "Write notes.txt", "kind": "edit"},
+            "options": [
+                {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+                {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+            ],
+        },
+    ),
 }
 
 
 def import_ms(module: str, runs: int = 11) -> tuple[float, float]:
     """(fastest, median) milliseconds to import ``module`` in a fresh interpreter that has pydantic loaded already.
     The fastest is the figure on a busy machine (other work only ever adds time)."""
-    times = [float(subprocess.run([sys.executable, "-c", IMPORT_PROBE.format(module=module)], capture_output=True,
-                                  text=True, check=True).stdout) for _ in range(runs)]
+    times = [
+        float(
+            subprocess.run(
+                [sys.executable, "-c", IMPORT_PROBE.format(module=module)], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        for _ in range(runs)
+    ]
     return min(times), statistics.median(times)
 
 

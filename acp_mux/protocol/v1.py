@@ -70,9 +70,7 @@ class ReadTextFileRequest(AcpModel):
         int | None,
         Field(description="Line number to start reading from (1-based).", ge=0),
     ] = None
-    limit: Annotated[
-        int | None, Field(description="Maximum number of lines to read.", ge=0)
-    ] = None
+    limit: Annotated[int | None, Field(description="Maximum number of lines to read.", ge=0)] = None
     field_meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -84,9 +82,7 @@ class ReadTextFileRequest(AcpModel):
 
 ToolCallId = TypeAliasType(
     "ToolCallId",
-    Annotated[
-        str, Field(description="Unique identifier for a tool call within a session.")
-    ],
+    Annotated[str, Field(description="Unique identifier for a tool call within a session.")],
 )
 
 
@@ -116,9 +112,7 @@ Role = TypeAliasType(
     "Role",
     Annotated[
         Literal["assistant", "user"],
-        Field(
-            description="The sender or recipient of messages and data in a conversation."
-        ),
+        Field(description="The sender or recipient of messages and data in a conversation."),
     ],
 )
 
@@ -135,12 +129,8 @@ class TextResourceContents(AcpModel):
             description="MIME type describing the encoded media payload.",
         ),
     ] = None
-    text: Annotated[
-        str, Field(description="Text payload carried by this content block.")
-    ]
-    uri: Annotated[
-        str, Field(description="URI associated with this resource or media payload.")
-    ]
+    text: Annotated[str, Field(description="Text payload carried by this content block.")]
+    uri: Annotated[str, Field(description="URI associated with this resource or media payload.")]
     field_meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -155,9 +145,7 @@ class BlobResourceContents(AcpModel):
     Binary resource contents.
     """
 
-    blob: Annotated[
-        str, Field(description="Base64-encoded bytes for a binary resource payload.")
-    ]
+    blob: Annotated[str, Field(description="Base64-encoded bytes for a binary resource payload.")]
     mime_type: Annotated[
         str | None,
         Field(
@@ -165,9 +153,7 @@ class BlobResourceContents(AcpModel):
             description="MIME type describing the encoded media payload.",
         ),
     ] = None
-    uri: Annotated[
-        str, Field(description="URI associated with this resource or media payload.")
-    ]
+    uri: Annotated[str, Field(description="URI associated with this resource or media payload.")]
     field_meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -189,13 +175,9 @@ class Diff(AcpModel):
     path: Annotated[str, Field(description="The absolute file path being modified.")]
     old_text: Annotated[
         str | None,
-        Field(
-            alias="oldText", description="The original content (None for new files)."
-        ),
+        Field(alias="oldText", description="The original content (None for new files)."),
     ] = None
-    new_text: Annotated[
-        str, Field(alias="newText", description="The new content after modification.")
-    ]
+    new_text: Annotated[str, Field(alias="newText", description="The new content after modification.")]
     field_meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -207,9 +189,7 @@ class Diff(AcpModel):
 
 TerminalId = TypeAliasType(
     "TerminalId",
-    Annotated[
-        str, Field(description="Typed identifier used for terminal values on the wire.")
-    ],
+    Annotated[str, Field(description="Typed identifier used for terminal values on the wire.")],
 )
 
 
@@ -248,12 +228,8 @@ class ToolCallLocation(AcpModel):
     See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/tool-calls#following-the-agent)
     """
 
-    path: Annotated[
-        str, Field(description="The absolute file path being accessed or modified.")
-    ]
-    line: Annotated[
-        int | None, Field(description="Optional line number within the file.", ge=0)
-    ] = None
+    path: Annotated[str, Field(description="The absolute file path being accessed or modified.")]
+    line: Annotated[int | None, Field(description="Optional line number within the file.", ge=0)] = None
     field_meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -286,9 +262,7 @@ class EnvVariable(AcpModel):
     """
 
     name: Annotated[str, Field(description="The name of the environment variable.")]
-    value: Annotated[
-        str, Field(description="The value to set for the environment variable.")
-    ]
+    value: Annotated[str, Field(description="The value to set for the environment variable.")]
     field_meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -309,9 +283,7 @@ class TerminalOutputRequest(AcpModel):
     ]
     terminal_id: Annotated[
         TerminalId,
-        Field(
-            alias="terminalId", description="The ID of the terminal to get output from."
-        ),
+        Field(alias="terminalId", description="The ID of the terminal to get output from."),
     ]
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -437,9 +409,7 @@ class ElicitationSessionScope(AcpModel):
 
     session_id: Annotated[
         SessionId,
-        Field(
-            alias="sessionId", description="The session this elicitation is tied to."
-        ),
+        Field(alias="sessionId", description="The session this elicitation is tied to."),
     ]
     tool_call_id: Annotated[
         ToolCallId | None,
@@ -458,9 +428,7 @@ class ElicitationRequestScope(AcpModel):
 
     request_id: Annotated[
         RequestId,
-        Field(
-            alias="requestId", description="The request this elicitation is tied to."
-        ),
+        Field(alias="requestId", description="The request this elicitation is tied to."),
     ]
 
 
@@ -501,9 +469,7 @@ StringFormat = TypeAliasType(
     "StringFormat",
     Annotated[
         Literal["email", "uri", "date", "date-time"],
-        Field(
-            description="String format types for string properties in elicitation schemas."
-        ),
+        Field(description="String format types for string properties in elicitation schemas."),
     ],
 )
 
@@ -762,9 +728,7 @@ class TitledMultiSelectItems(AcpModel):
     Items definition for titled multi-select enum properties.
     """
 
-    any_of: Annotated[
-        list[EnumOption], Field(alias="anyOf", description="Titled enum options.")
-    ]
+    any_of: Annotated[list[EnumOption], Field(alias="anyOf", description="Titled enum options.")]
     field_meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -815,9 +779,7 @@ ElicitationUrlMode = TypeAliasType(
     "ElicitationUrlMode",
     Annotated[
         ElicitationUrlMode1 | ElicitationUrlMode2,
-        Field(
-            description="URL-based elicitation mode where the client directs the user to a URL."
-        ),
+        Field(description="URL-based elicitation mode where the client directs the user to a URL."),
     ],
 )
 
@@ -862,12 +824,8 @@ class PromptCapabilities(AcpModel):
     See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/initialization#prompt-capabilities)
     """
 
-    image: Annotated[
-        bool | None, Field(description="Agent supports [`ContentBlock::Image`].")
-    ] = False
-    audio: Annotated[
-        bool | None, Field(description="Agent supports [`ContentBlock::Audio`].")
-    ] = False
+    image: Annotated[bool | None, Field(description="Agent supports [`ContentBlock::Image`].")] = False
+    audio: Annotated[bool | None, Field(description="Agent supports [`ContentBlock::Audio`].")] = False
     embedded_context: Annotated[
         bool | None,
         Field(
@@ -889,12 +847,8 @@ class McpCapabilities(AcpModel):
     MCP capabilities supported by the agent
     """
 
-    http: Annotated[
-        bool | None, Field(description="Agent supports [`McpServer::Http`].")
-    ] = False
-    sse: Annotated[
-        bool | None, Field(description="Agent supports [`McpServer::Sse`].")
-    ] = False
+    http: Annotated[bool | None, Field(description="Agent supports [`McpServer::Http`].")] = False
+    sse: Annotated[bool | None, Field(description="Agent supports [`McpServer::Sse`].")] = False
     field_meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -1027,20 +981,14 @@ class AuthMethodTerminal(AcpModel):
         AuthMethodId,
         Field(description="Unique identifier for this authentication method."),
     ]
-    name: Annotated[
-        str, Field(description="Human-readable name of the authentication method.")
-    ]
+    name: Annotated[str, Field(description="Human-readable name of the authentication method.")]
     description: Annotated[
         str | None,
-        Field(
-            description="Optional description providing more details about this authentication method."
-        ),
+        Field(description="Optional description providing more details about this authentication method."),
     ] = None
     args: Annotated[
         list[str] | None,
-        Field(
-            description="Additional arguments to append to the configured agent invocation for terminal auth."
-        ),
+        Field(description="Additional arguments to append to the configured agent invocation for terminal auth."),
     ] = None
     env: Annotated[
         dict[str, str] | None,
@@ -1068,14 +1016,10 @@ class AuthMethodAgent(AcpModel):
         AuthMethodId,
         Field(description="Unique identifier for this authentication method."),
     ]
-    name: Annotated[
-        str, Field(description="Human-readable name of the authentication method.")
-    ]
+    name: Annotated[str, Field(description="Human-readable name of the authentication method.")]
     description: Annotated[
         str | None,
-        Field(
-            description="Optional description providing more details about this authentication method."
-        ),
+        Field(description="Optional description providing more details about this authentication method."),
     ] = None
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -1163,18 +1107,12 @@ class SessionMode(AcpModel):
 
     id: Annotated[
         SessionModeId,
-        Field(
-            description="Stable identifier used to refer to this protocol object in later messages."
-        ),
+        Field(description="Stable identifier used to refer to this protocol object in later messages."),
     ]
-    name: Annotated[
-        str, Field(description="Human-readable name shown for this protocol object.")
-    ]
+    name: Annotated[str, Field(description="Human-readable name shown for this protocol object.")]
     description: Annotated[
         str | None,
-        Field(
-            description="Optional human-readable details shown with this protocol object."
-        ),
+        Field(description="Optional human-readable details shown with this protocol object."),
     ] = None
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -1187,9 +1125,7 @@ class SessionMode(AcpModel):
 
 SessionConfigId = TypeAliasType(
     "SessionConfigId",
-    Annotated[
-        str, Field(description="Unique identifier for a session configuration option.")
-    ],
+    Annotated[str, Field(description="Unique identifier for a session configuration option.")],
 )
 
 
@@ -1208,9 +1144,7 @@ SessionConfigValueId = TypeAliasType(
     "SessionConfigValueId",
     Annotated[
         str,
-        Field(
-            description="Unique identifier for a session configuration option value."
-        ),
+        Field(description="Unique identifier for a session configuration option value."),
     ],
 )
 
@@ -1224,12 +1158,8 @@ class SessionConfigSelectOption(AcpModel):
         SessionConfigValueId,
         Field(description="Unique identifier for this option value."),
     ]
-    name: Annotated[
-        str, Field(description="Human-readable label for this option value.")
-    ]
-    description: Annotated[
-        str | None, Field(description="Optional description for this option value.")
-    ] = None
+    name: Annotated[str, Field(description="Human-readable label for this option value.")]
+    description: Annotated[str | None, Field(description="Optional description for this option value.")] = None
     field_meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -1243,9 +1173,7 @@ SessionConfigGroupId = TypeAliasType(
     "SessionConfigGroupId",
     Annotated[
         str,
-        Field(
-            description="Unique identifier for a session configuration option value group."
-        ),
+        Field(description="Unique identifier for a session configuration option value group."),
     ],
 )
 
@@ -1257,9 +1185,7 @@ class SessionConfigBoolean(AcpModel):
 
     current_value: Annotated[
         bool,
-        Field(
-            alias="currentValue", description="The current value of the boolean option."
-        ),
+        Field(alias="currentValue", description="The current value of the boolean option."),
     ]
 
 
@@ -1274,9 +1200,7 @@ class SessionInfo(AcpModel):
     ]
     cwd: Annotated[
         str,
-        Field(
-            description="The working directory for this session. Must be an absolute path."
-        ),
+        Field(description="The working directory for this session. Must be an absolute path."),
     ]
     additional_directories: Annotated[
         list[str] | None,
@@ -1285,9 +1209,7 @@ class SessionInfo(AcpModel):
             description="Additional workspace roots reported for this session. Each path must be absolute.\n\nWhen present, this is the complete ordered additional-root list reported\nby the Agent. Omitted and empty values are equivalent: the response\nreports no additional roots.",
         ),
     ] = None
-    title: Annotated[
-        str | None, Field(description="Human-readable title for the session")
-    ] = None
+    title: Annotated[str | None, Field(description="Human-readable title for the session")] = None
     updated_at: Annotated[
         str | None,
         Field(alias="updatedAt", description="ISO 8601 timestamp of last activity"),
@@ -1368,7 +1290,15 @@ ExtResponse = TypeAliasType(
 ErrorCode = TypeAliasType(
     "ErrorCode",
     Annotated[
-        Literal[-32700] | Literal[-32600] | Literal[-32601] | Literal[-32602] | Literal[-32603] | Literal[-32800] | Literal[-32000] | Literal[-32002] | int,
+        Literal[-32700]
+        | Literal[-32600]
+        | Literal[-32601]
+        | Literal[-32602]
+        | Literal[-32603]
+        | Literal[-32800]
+        | Literal[-32000]
+        | Literal[-32002]
+        | int,
         Field(
             description="Predefined error codes for common JSON-RPC and ACP-specific errors.\n\nThese codes follow the JSON-RPC 2.0 specification for standard errors\nand use the reserved range (-32000 to -32099) for protocol-specific errors."
         ),
@@ -1378,9 +1308,7 @@ ErrorCode = TypeAliasType(
 
 MessageId = TypeAliasType(
     "MessageId",
-    Annotated[
-        str, Field(description="Unique identifier for a message within a session.")
-    ],
+    Annotated[str, Field(description="Unique identifier for a message within a session.")],
 )
 
 
@@ -1454,9 +1382,7 @@ class SessionInfoUpdate(AcpModel):
 
     title: Annotated[
         str | None,
-        Field(
-            description="Human-readable title for the session. Set to null to clear."
-        ),
+        Field(description="Human-readable title for the session. Set to null to clear."),
     ] = None
     updated_at: Annotated[
         str | None,
@@ -1480,9 +1406,7 @@ class Cost(AcpModel):
     """
 
     amount: Annotated[float, Field(description="Total cumulative cost for session.")]
-    currency: Annotated[
-        str, Field(description='ISO 4217 currency code (e.g., "USD", "EUR").')
-    ]
+    currency: Annotated[str, Field(description='ISO 4217 currency code (e.g., "USD", "EUR").')]
     field_meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -1498,12 +1422,8 @@ class UsageUpdate(AcpModel):
     """
 
     used: Annotated[int, Field(description="Tokens currently in context.", ge=0)]
-    size: Annotated[
-        int, Field(description="Total context window size in tokens.", ge=0)
-    ]
-    cost: Annotated[
-        Cost | None, Field(description="Cumulative session cost (optional).")
-    ] = None
+    size: Annotated[int, Field(description="Total context window size in tokens.", ge=0)]
+    cost: Annotated[Cost | None, Field(description="Cumulative session cost (optional).")] = None
     field_meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -1707,15 +1627,11 @@ class McpServerHttp(AcpModel):
     HTTP transport configuration for MCP.
     """
 
-    name: Annotated[
-        str, Field(description="Human-readable name identifying this MCP server.")
-    ]
+    name: Annotated[str, Field(description="Human-readable name identifying this MCP server.")]
     url: Annotated[str, Field(description="URL to the MCP server.")]
     headers: Annotated[
         list[HttpHeader],
-        Field(
-            description="HTTP headers to set when making requests to the MCP server."
-        ),
+        Field(description="HTTP headers to set when making requests to the MCP server."),
     ]
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -1731,15 +1647,11 @@ class McpServerSse(AcpModel):
     SSE transport configuration for MCP.
     """
 
-    name: Annotated[
-        str, Field(description="Human-readable name identifying this MCP server.")
-    ]
+    name: Annotated[str, Field(description="Human-readable name identifying this MCP server.")]
     url: Annotated[str, Field(description="URL to the MCP server.")]
     headers: Annotated[
         list[HttpHeader],
-        Field(
-            description="HTTP headers to set when making requests to the MCP server."
-        ),
+        Field(description="HTTP headers to set when making requests to the MCP server."),
     ]
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -1755,21 +1667,15 @@ class McpServerStdio(AcpModel):
     Stdio transport configuration for MCP.
     """
 
-    name: Annotated[
-        str, Field(description="Human-readable name identifying this MCP server.")
-    ]
-    command: Annotated[
-        str, Field(description="Absolute path to the MCP server executable.")
-    ]
+    name: Annotated[str, Field(description="Human-readable name identifying this MCP server.")]
+    command: Annotated[str, Field(description="Absolute path to the MCP server executable.")]
     args: Annotated[
         list[str],
         Field(description="Command-line arguments to pass to the MCP server."),
     ]
     env: Annotated[
         list[EnvVariable],
-        Field(
-            description="Environment variables to set when launching the MCP server."
-        ),
+        Field(description="Environment variables to set when launching the MCP server."),
     ]
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -1789,9 +1695,7 @@ class ListSessionsRequest(AcpModel):
 
     cwd: Annotated[
         str | None,
-        Field(
-            description="Filter sessions by working directory. Must be an absolute path."
-        ),
+        Field(description="Filter sessions by working directory. Must be an absolute path."),
     ] = None
     cursor: Annotated[
         str | None,
@@ -1859,13 +1763,9 @@ class SetSessionModeRequest(AcpModel):
 
     session_id: Annotated[
         SessionId,
-        Field(
-            alias="sessionId", description="The ID of the session to set the mode for."
-        ),
+        Field(alias="sessionId", description="The ID of the session to set the mode for."),
     ]
-    mode_id: Annotated[
-        SessionModeId, Field(alias="modeId", description="The ID of the mode to set.")
-    ]
+    mode_id: Annotated[SessionModeId, Field(alias="modeId", description="The ID of the mode to set.")]
     field_meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -1889,9 +1789,7 @@ class SetSessionConfigOptionRequest1(AcpModel):
     ]
     config_id: Annotated[
         SessionConfigId,
-        Field(
-            alias="configId", description="The ID of the configuration option to set."
-        ),
+        Field(alias="configId", description="The ID of the configuration option to set."),
     ]
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -1922,9 +1820,7 @@ class SetSessionConfigOptionRequest2(AcpModel):
     ]
     config_id: Annotated[
         SessionConfigId,
-        Field(
-            alias="configId", description="The ID of the configuration option to set."
-        ),
+        Field(alias="configId", description="The ID of the configuration option to set."),
     ]
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -1940,9 +1836,7 @@ SetSessionConfigOptionRequest = TypeAliasType(
     "SetSessionConfigOptionRequest",
     Annotated[
         SetSessionConfigOptionRequest1 | SetSessionConfigOptionRequest2,
-        Field(
-            description="Request parameters for setting a session configuration option."
-        ),
+        Field(description="Request parameters for setting a session configuration option."),
     ],
 )
 
@@ -1966,9 +1860,7 @@ class ReadTextFileResponse(AcpModel):
     Response containing the contents of a text file.
     """
 
-    content: Annotated[
-        str, Field(description="Content payload returned by this response.")
-    ]
+    content: Annotated[str, Field(description="Content payload returned by this response.")]
     field_meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -2046,9 +1938,7 @@ class TerminalExitStatus(AcpModel):
     ] = None
     signal: Annotated[
         str | None,
-        Field(
-            description="The signal that terminated the process (may be null if exited normally)."
-        ),
+        Field(description="The signal that terminated the process (may be null if exited normally)."),
     ] = None
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -2088,9 +1978,7 @@ class WaitForTerminalExitResponse(AcpModel):
     ] = None
     signal: Annotated[
         str | None,
-        Field(
-            description="The signal that terminated the process (may be null if exited normally)."
-        ),
+        Field(description="The signal that terminated the process (may be null if exited normally)."),
     ] = None
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -2180,9 +2068,7 @@ ElicitationContentValue = TypeAliasType(
     "ElicitationContentValue",
     Annotated[
         str | int | float | bool | list[str],
-        Field(
-            description="Allowed wire representations for [`ElicitationContentValue`]."
-        ),
+        Field(description="Allowed wire representations for [`ElicitationContentValue`]."),
     ],
 )
 
@@ -2194,9 +2080,7 @@ class ElicitationAcceptAction(AcpModel):
 
     content: Annotated[
         dict[str, Any] | None,
-        Field(
-            description="The user-provided content, if any, as an object matching the requested schema."
-        ),
+        Field(description="The user-provided content, if any, as an object matching the requested schema."),
     ] = None
 
 
@@ -2308,9 +2192,7 @@ class Annotations(AcpModel):
 
     audience: Annotated[
         list[Role] | None,
-        Field(
-            description="Intended recipients for this content, such as the user or assistant."
-        ),
+        Field(description="Intended recipients for this content, such as the user or assistant."),
     ] = None
     last_modified: Annotated[
         str | None,
@@ -2321,9 +2203,7 @@ class Annotations(AcpModel):
     ] = None
     priority: Annotated[
         float | None,
-        Field(
-            description="Relative importance of this content when clients choose what to surface."
-        ),
+        Field(description="Relative importance of this content when clients choose what to surface."),
     ] = None
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -2341,13 +2221,9 @@ class TextContent(AcpModel):
 
     annotations: Annotated[
         Annotations | None,
-        Field(
-            description="Optional annotations that help clients decide how to display or route this content."
-        ),
+        Field(description="Optional annotations that help clients decide how to display or route this content."),
     ] = None
-    text: Annotated[
-        str, Field(description="Text payload carried by this content block.")
-    ]
+    text: Annotated[str, Field(description="Text payload carried by this content block.")]
     field_meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -2364,9 +2240,7 @@ class ImageContent(AcpModel):
 
     annotations: Annotated[
         Annotations | None,
-        Field(
-            description="Optional annotations that help clients decide how to display or route this content."
-        ),
+        Field(description="Optional annotations that help clients decide how to display or route this content."),
     ] = None
     data: Annotated[str, Field(description="Base64-encoded media payload.")]
     mime_type: Annotated[
@@ -2396,9 +2270,7 @@ class AudioContent(AcpModel):
 
     annotations: Annotated[
         Annotations | None,
-        Field(
-            description="Optional annotations that help clients decide how to display or route this content."
-        ),
+        Field(description="Optional annotations that help clients decide how to display or route this content."),
     ] = None
     data: Annotated[str, Field(description="Base64-encoded media payload.")]
     mime_type: Annotated[
@@ -2424,15 +2296,11 @@ class ResourceLink(AcpModel):
 
     annotations: Annotated[
         Annotations | None,
-        Field(
-            description="Optional annotations that help clients decide how to display or route this content."
-        ),
+        Field(description="Optional annotations that help clients decide how to display or route this content."),
     ] = None
     description: Annotated[
         str | None,
-        Field(
-            description="Optional human-readable details shown with this protocol object."
-        ),
+        Field(description="Optional human-readable details shown with this protocol object."),
     ] = None
     mime_type: Annotated[
         str | None,
@@ -2441,19 +2309,13 @@ class ResourceLink(AcpModel):
             description="MIME type describing the encoded media payload.",
         ),
     ] = None
-    name: Annotated[
-        str, Field(description="Human-readable name shown for this protocol object.")
-    ]
+    name: Annotated[str, Field(description="Human-readable name shown for this protocol object.")]
     size: Annotated[
         int | None,
         Field(description="Optional size of the linked resource in bytes, if known."),
     ] = None
-    title: Annotated[
-        str | None, Field(description="Optional display title for end-user UI.")
-    ] = None
-    uri: Annotated[
-        str, Field(description="URI associated with this resource or media payload.")
-    ]
+    title: Annotated[str | None, Field(description="Optional display title for end-user UI.")] = None
+    uri: Annotated[str, Field(description="URI associated with this resource or media payload.")]
     field_meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -2479,9 +2341,7 @@ class EmbeddedResource(AcpModel):
 
     annotations: Annotated[
         Annotations | None,
-        Field(
-            description="Optional annotations that help clients decide how to display or route this content."
-        ),
+        Field(description="Optional annotations that help clients decide how to display or route this content."),
     ] = None
     resource: Annotated[
         EmbeddedResourceResource,
@@ -2508,9 +2368,7 @@ class PermissionOption(AcpModel):
             description="Unique identifier for this permission option.",
         ),
     ]
-    name: Annotated[
-        str, Field(description="Human-readable label to display to the user.")
-    ]
+    name: Annotated[str, Field(description="Human-readable label to display to the user.")]
     kind: Annotated[
         PermissionOptionKind,
         Field(description="Hint about the nature of this permission option."),
@@ -2534,18 +2392,14 @@ class CreateTerminalRequest(AcpModel):
         Field(alias="sessionId", description="The session ID for this request."),
     ]
     command: Annotated[str, Field(description="The command to execute.")]
-    args: Annotated[
-        list[str] | None, Field(description="Array of command arguments.")
-    ] = None
+    args: Annotated[list[str] | None, Field(description="Array of command arguments.")] = None
     env: Annotated[
         list[EnvVariable] | None,
         Field(description="Environment variables for the command."),
     ] = None
     cwd: Annotated[
         str | None,
-        Field(
-            description="Working directory for the command. Must be an absolute path."
-        ),
+        Field(description="Working directory for the command. Must be an absolute path."),
     ] = None
     output_byte_limit: Annotated[
         int | None,
@@ -2643,9 +2497,7 @@ CreateElicitationRequest2 = TypeAliasType(
     "CreateElicitationRequest2",
     Annotated[
         CreateElicitationRequest24 | CreateElicitationRequest25,
-        Field(
-            description="URL-based elicitation where the client directs the user to a URL."
-        ),
+        Field(description="URL-based elicitation where the client directs the user to a URL."),
     ],
 )
 """
@@ -2939,9 +2791,7 @@ class SessionConfigOptionBoolean(SessionConfigBoolean):
     name: Annotated[str, Field(description="Human-readable label for the option.")]
     description: Annotated[
         str | None,
-        Field(
-            description="Optional description for the Client to display to the user."
-        ),
+        Field(description="Optional description for the Client to display to the user."),
     ] = None
     category: Annotated[
         SessionConfigOptionCategory | None,
@@ -2962,9 +2812,7 @@ class SessionConfigSelectGroup(AcpModel):
     A group of possible values for a session configuration option.
     """
 
-    group: Annotated[
-        SessionConfigGroupId, Field(description="Unique identifier for this group.")
-    ]
+    group: Annotated[SessionConfigGroupId, Field(description="Unique identifier for this group.")]
     name: Annotated[str, Field(description="Human-readable label for this group.")]
     options: Annotated[
         list[SessionConfigSelectOption],
@@ -2984,9 +2832,7 @@ class ListSessionsResponse(AcpModel):
     Response from listing sessions.
     """
 
-    sessions: Annotated[
-        list[SessionInfo], Field(description="Array of session information objects")
-    ]
+    sessions: Annotated[list[SessionInfo], Field(description="Array of session information objects")]
     next_cursor: Annotated[
         str | None,
         Field(
@@ -3063,9 +2909,7 @@ class SessionUpdateCurrentModeUpdate(CurrentModeUpdate):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
 
-    session_update: Annotated[
-        Literal["current_mode_update"], Field(alias="sessionUpdate")
-    ]
+    session_update: Annotated[Literal["current_mode_update"], Field(alias="sessionUpdate")]
 
 
 class SessionUpdateSessionInfoUpdate(SessionInfoUpdate):
@@ -3073,9 +2917,7 @@ class SessionUpdateSessionInfoUpdate(SessionInfoUpdate):
     Session metadata has been updated (title, timestamps, custom metadata)
     """
 
-    session_update: Annotated[
-        Literal["session_info_update"], Field(alias="sessionUpdate")
-    ]
+    session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")]
 
 
 class SessionUpdateUsageUpdate(UsageUpdate):
@@ -3097,9 +2939,7 @@ class PlanEntry(AcpModel):
 
     content: Annotated[
         str,
-        Field(
-            description="Human-readable description of what this task aims to accomplish."
-        ),
+        Field(description="Human-readable description of what this task aims to accomplish."),
     ]
     priority: Annotated[
         PlanEntryPriority,
@@ -3107,9 +2947,7 @@ class PlanEntry(AcpModel):
             description="The relative importance of this task.\nUsed to indicate which tasks are most critical to the overall goal."
         ),
     ]
-    status: Annotated[
-        PlanEntryStatus, Field(description="Current execution status of this task.")
-    ]
+    status: Annotated[PlanEntryStatus, Field(description="Current execution status of this task.")]
     field_meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -3249,9 +3087,7 @@ class LoadSessionRequest(AcpModel):
     ]
     cwd: Annotated[
         str,
-        Field(
-            description="The working directory for this session. Must be an absolute path."
-        ),
+        Field(description="The working directory for this session. Must be an absolute path."),
     ]
     additional_directories: Annotated[
         list[str] | None,
@@ -3289,9 +3125,7 @@ class ResumeSessionRequest(AcpModel):
     ]
     cwd: Annotated[
         str,
-        Field(
-            description="The working directory for this session. Must be an absolute path."
-        ),
+        Field(description="The working directory for this session. Must be an absolute path."),
     ]
     additional_directories: Annotated[
         list[str] | None,
@@ -3321,9 +3155,7 @@ class ClientResponse2(AcpModel):
     A failed JSON-RPC response.
     """
 
-    id: Annotated[
-        RequestId, Field(description="The id of the request this response answers.")
-    ]
+    id: Annotated[RequestId, Field(description="The id of the request this response answers.")]
     error: Annotated[Error, Field(description="Method-specific error data.")]
 
 
@@ -3339,9 +3171,7 @@ RequestPermissionOutcome = TypeAliasType(
     "RequestPermissionOutcome",
     Annotated[
         RequestPermissionOutcomeCancelled | RequestPermissionOutcomeSelected,
-        Field(
-            description="The outcome of a permission request.", discriminator="outcome"
-        ),
+        Field(description="The outcome of a permission request.", discriminator="outcome"),
     ],
 )
 
@@ -3352,14 +3182,10 @@ class TerminalOutputResponse(AcpModel):
     """
 
     output: Annotated[str, Field(description="The terminal output captured so far.")]
-    truncated: Annotated[
-        bool, Field(description="Whether the output was truncated due to byte limits.")
-    ]
+    truncated: Annotated[bool, Field(description="Whether the output was truncated due to byte limits.")]
     exit_status: Annotated[
         TerminalExitStatus | None,
-        Field(
-            alias="exitStatus", description="Exit status if the command has completed."
-        ),
+        Field(alias="exitStatus", description="Exit status if the command has completed."),
     ] = None
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -3388,7 +3214,10 @@ class CreateElicitationResponse1(ElicitationAcceptAction):
 CreateElicitationResponse = TypeAliasType(
     "CreateElicitationResponse",
     Annotated[
-        CreateElicitationResponse1 | CreateElicitationResponse2 | CreateElicitationResponse3 | CreateElicitationResponse4,
+        CreateElicitationResponse1
+        | CreateElicitationResponse2
+        | CreateElicitationResponse3
+        | CreateElicitationResponse4,
         Field(description="Response from the client to an elicitation request."),
     ],
 )
@@ -3411,9 +3240,7 @@ class AgentClientProtocol22(AcpModel):
     A failed JSON-RPC response.
     """
 
-    id: Annotated[
-        RequestId, Field(description="The id of the request this response answers.")
-    ]
+    id: Annotated[RequestId, Field(description="The id of the request this response answers.")]
     error: Annotated[Error, Field(description="Method-specific error data.")]
 
 
@@ -3433,9 +3260,7 @@ class AgentClientProtocol52(AcpModel):
     A failed JSON-RPC response.
     """
 
-    id: Annotated[
-        RequestId, Field(description="The id of the request this response answers.")
-    ]
+    id: Annotated[RequestId, Field(description="The id of the request this response answers.")]
     error: Annotated[Error, Field(description="Method-specific error data.")]
 
 
@@ -3552,7 +3377,12 @@ class ElicitationPropertySchema5(MultiSelectPropertySchema):
 ElicitationPropertySchema = TypeAliasType(
     "ElicitationPropertySchema",
     Annotated[
-        ElicitationPropertySchema1 | ElicitationPropertySchema2 | ElicitationPropertySchema3 | ElicitationPropertySchema4 | ElicitationPropertySchema5 | ElicitationPropertySchema6,
+        ElicitationPropertySchema1
+        | ElicitationPropertySchema2
+        | ElicitationPropertySchema3
+        | ElicitationPropertySchema4
+        | ElicitationPropertySchema5
+        | ElicitationPropertySchema6,
         Field(
             description='Property schema for elicitation form fields.\n\nEach variant corresponds to a JSON Schema `"type"` value.\nSingle-select enums use the `String` variant with `enum` or `oneOf` set.\nMulti-select enums use the `Array` variant.'
         ),
@@ -3565,9 +3395,7 @@ class AgentResponse2(AcpModel):
     A failed JSON-RPC response.
     """
 
-    id: Annotated[
-        RequestId, Field(description="The id of the request this response answers.")
-    ]
+    id: Annotated[RequestId, Field(description="The id of the request this response answers.")]
     error: Annotated[Error, Field(description="Method-specific error data.")]
 
 
@@ -3588,12 +3416,20 @@ class AgentCapabilities(AcpModel):
             description="Whether the agent supports `session/load`.",
         ),
     ] = False
-    prompt_capabilities: Annotated[PromptCapabilities | None, Field(alias="promptCapabilities", description="Prompt capabilities supported by the agent.", validate_default=True)] = {
+    prompt_capabilities: Annotated[
+        PromptCapabilities | None,
+        Field(
+            alias="promptCapabilities", description="Prompt capabilities supported by the agent.", validate_default=True
+        ),
+    ] = {
         "image": False,
         "audio": False,
         "embeddedContext": False,
     }
-    mcp_capabilities: Annotated[McpCapabilities | None, Field(alias="mcpCapabilities", description="MCP capabilities supported by the agent.", validate_default=True)] = {
+    mcp_capabilities: Annotated[
+        McpCapabilities | None,
+        Field(alias="mcpCapabilities", description="MCP capabilities supported by the agent.", validate_default=True),
+    ] = {
         "http": False,
         "sse": False,
     }
@@ -3639,9 +3475,7 @@ class SessionConfigSelect(AcpModel):
         SessionConfigValueId,
         Field(alias="currentValue", description="The currently selected value."),
     ]
-    options: Annotated[
-        SessionConfigSelectOptions, Field(description="The set of selectable options.")
-    ]
+    options: Annotated[SessionConfigSelectOptions, Field(description="The set of selectable options.")]
 
 
 class SessionUpdatePlan(Plan):
@@ -3684,9 +3518,7 @@ class AvailableCommand(AcpModel):
         str,
         Field(description="Command name (e.g., `create_plan`, `research_codebase`)."),
     ]
-    description: Annotated[
-        str, Field(description="Human-readable description of what the command does.")
-    ]
+    description: Annotated[str, Field(description="Human-readable description of what the command does.")]
     input: Annotated[
         AvailableCommandInput | None,
         Field(description="Input for the command if required"),
@@ -3748,9 +3580,7 @@ class NewSessionRequest(AcpModel):
 
     cwd: Annotated[
         str,
-        Field(
-            description="The working directory for this session. Must be an absolute path."
-        ),
+        Field(description="The working directory for this session. Must be an absolute path."),
     ]
     additional_directories: Annotated[
         list[str] | None,
@@ -3829,11 +3659,18 @@ class AgentClientProtocol51(AcpModel):
     A successful JSON-RPC response.
     """
 
-    id: Annotated[
-        RequestId, Field(description="The id of the request this response answers.")
-    ]
+    id: Annotated[RequestId, Field(description="The id of the request this response answers.")]
     result: Annotated[
-        WriteTextFileResponse | ReadTextFileResponse | RequestPermissionResponse | CreateTerminalResponse | TerminalOutputResponse | ReleaseTerminalResponse | WaitForTerminalExitResponse | KillTerminalResponse | CreateElicitationResponse | ExtResponse,
+        WriteTextFileResponse
+        | ReadTextFileResponse
+        | RequestPermissionResponse
+        | CreateTerminalResponse
+        | TerminalOutputResponse
+        | ReleaseTerminalResponse
+        | WaitForTerminalExitResponse
+        | KillTerminalResponse
+        | CreateElicitationResponse
+        | ExtResponse,
         Field(description="Method-specific response data."),
     ]
 
@@ -3966,9 +3803,7 @@ ElicitationFormMode = TypeAliasType(
     "ElicitationFormMode",
     Annotated[
         ElicitationFormMode1 | ElicitationFormMode2,
-        Field(
-            description="Form-based elicitation mode where the client renders a form from the provided schema."
-        ),
+        Field(description="Form-based elicitation mode where the client renders a form from the provided schema."),
     ],
 )
 
@@ -3989,7 +3824,10 @@ class InitializeResponse(AcpModel):
             description="The protocol version the client specified if supported by the agent,\nor the latest protocol version supported by the agent.\n\nThe client should disconnect, if it doesn't support this version.",
         ),
     ]
-    agent_capabilities: Annotated[AgentCapabilities | None, Field(alias="agentCapabilities", description="Capabilities supported by the agent.", validate_default=True)] = {
+    agent_capabilities: Annotated[
+        AgentCapabilities | None,
+        Field(alias="agentCapabilities", description="Capabilities supported by the agent.", validate_default=True),
+    ] = {
         "loadSession": False,
         "promptCapabilities": {
             "image": False,
@@ -4036,9 +3874,7 @@ class SessionConfigOptionSelect(SessionConfigSelect):
     name: Annotated[str, Field(description="Human-readable label for the option.")]
     description: Annotated[
         str | None,
-        Field(
-            description="Optional description for the Client to display to the user."
-        ),
+        Field(description="Optional description for the Client to display to the user."),
     ] = None
     category: Annotated[
         SessionConfigOptionCategory | None,
@@ -4146,9 +3982,7 @@ class SessionUpdateUserMessageChunk(ContentChunk):
     A chunk of the user's message being streamed.
     """
 
-    session_update: Annotated[
-        Literal["user_message_chunk"], Field(alias="sessionUpdate")
-    ]
+    session_update: Annotated[Literal["user_message_chunk"], Field(alias="sessionUpdate")]
 
 
 class SessionUpdateAgentMessageChunk(ContentChunk):
@@ -4156,9 +3990,7 @@ class SessionUpdateAgentMessageChunk(ContentChunk):
     A chunk of the agent's response being streamed.
     """
 
-    session_update: Annotated[
-        Literal["agent_message_chunk"], Field(alias="sessionUpdate")
-    ]
+    session_update: Annotated[Literal["agent_message_chunk"], Field(alias="sessionUpdate")]
 
 
 class SessionUpdateAgentThoughtChunk(ContentChunk):
@@ -4166,9 +3998,7 @@ class SessionUpdateAgentThoughtChunk(ContentChunk):
     A chunk of the agent's internal reasoning being streamed.
     """
 
-    session_update: Annotated[
-        Literal["agent_thought_chunk"], Field(alias="sessionUpdate")
-    ]
+    session_update: Annotated[Literal["agent_thought_chunk"], Field(alias="sessionUpdate")]
 
 
 class SessionUpdateAvailableCommandsUpdate(AvailableCommandsUpdate):
@@ -4176,9 +4006,7 @@ class SessionUpdateAvailableCommandsUpdate(AvailableCommandsUpdate):
     Available commands are ready or have changed
     """
 
-    session_update: Annotated[
-        Literal["available_commands_update"], Field(alias="sessionUpdate")
-    ]
+    session_update: Annotated[Literal["available_commands_update"], Field(alias="sessionUpdate")]
 
 
 class ToolCall(AcpModel):
@@ -4218,9 +4046,7 @@ class ToolCall(AcpModel):
     ] = None
     locations: Annotated[
         list[ToolCallLocation] | None,
-        Field(
-            description='File locations affected by this tool call.\nEnables "follow-along" features in clients.'
-        ),
+        Field(description='File locations affected by this tool call.\nEnables "follow-along" features in clients.'),
     ] = None
     raw_input: Annotated[
         Any | None,
@@ -4270,7 +4096,13 @@ class ClientCapabilities(AcpModel):
     See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/initialization#client-capabilities)
     """
 
-    fs: Annotated[FileSystemCapabilities | None, Field(description="File system capabilities supported by the client.\nDetermines which file operations the agent can request.", validate_default=True)] = {
+    fs: Annotated[
+        FileSystemCapabilities | None,
+        Field(
+            description="File system capabilities supported by the client.\nDetermines which file operations the agent can request.",
+            validate_default=True,
+        ),
+    ] = {
         "readTextFile": False,
         "writeTextFile": False,
     }
@@ -4284,9 +4116,13 @@ class ClientCapabilities(AcpModel):
             description="Session-related capabilities supported by the client.\n\nOptional. Omitted or `null` both mean the client does not advertise any\nsession-related extensions."
         ),
     ] = None
-    auth: Annotated[AuthCapabilities | None, Field(description="Authentication capabilities supported by the client.\nDetermines which authentication method types the agent may include\nin its `InitializeResponse`.", validate_default=True)] = {
-        "terminal": False
-    }
+    auth: Annotated[
+        AuthCapabilities | None,
+        Field(
+            description="Authentication capabilities supported by the client.\nDetermines which authentication method types the agent may include\nin its `InitializeResponse`.",
+            validate_default=True,
+        ),
+    ] = {"terminal": False}
     elicitation: Annotated[
         ElicitationCapabilities | None,
         Field(
@@ -4307,11 +4143,18 @@ class ClientResponse1(AcpModel):
     A successful JSON-RPC response.
     """
 
-    id: Annotated[
-        RequestId, Field(description="The id of the request this response answers.")
-    ]
+    id: Annotated[RequestId, Field(description="The id of the request this response answers.")]
     result: Annotated[
-        WriteTextFileResponse | ReadTextFileResponse | RequestPermissionResponse | CreateTerminalResponse | TerminalOutputResponse | ReleaseTerminalResponse | WaitForTerminalExitResponse | KillTerminalResponse | CreateElicitationResponse | ExtResponse,
+        WriteTextFileResponse
+        | ReadTextFileResponse
+        | RequestPermissionResponse
+        | CreateTerminalResponse
+        | TerminalOutputResponse
+        | ReleaseTerminalResponse
+        | WaitForTerminalExitResponse
+        | KillTerminalResponse
+        | CreateElicitationResponse
+        | ExtResponse,
         Field(description="Method-specific response data."),
     ]
 
@@ -4340,12 +4183,8 @@ class ToolCallUpdate(AcpModel):
         Field(alias="toolCallId", description="The ID of the tool call being updated."),
     ]
     kind: Annotated[ToolKind | None, Field(description="Update the tool kind.")] = None
-    status: Annotated[
-        ToolCallStatus | None, Field(description="Update the execution status.")
-    ] = None
-    title: Annotated[
-        str | None, Field(description="Update the human-readable title.")
-    ] = None
+    status: Annotated[ToolCallStatus | None, Field(description="Update the execution status.")] = None
+    title: Annotated[str | None, Field(description="Update the human-readable title.")] = None
     content: Annotated[
         list[ToolCallContent] | None,
         Field(description="Replace the content collection."),
@@ -4354,12 +4193,8 @@ class ToolCallUpdate(AcpModel):
         list[ToolCallLocation] | None,
         Field(description="Replace the locations collection."),
     ] = None
-    raw_input: Annotated[
-        Any | None, Field(alias="rawInput", description="Update the raw input.")
-    ] = None
-    raw_output: Annotated[
-        Any | None, Field(alias="rawOutput", description="Update the raw output.")
-    ] = None
+    raw_input: Annotated[Any | None, Field(alias="rawInput", description="Update the raw input.")] = None
+    raw_output: Annotated[Any | None, Field(alias="rawOutput", description="Update the raw output.")] = None
     field_meta: Annotated[
         dict[str, Any] | None,
         Field(
@@ -4446,9 +4281,7 @@ CreateElicitationRequest1 = TypeAliasType(
     "CreateElicitationRequest1",
     Annotated[
         CreateElicitationRequest14 | CreateElicitationRequest15,
-        Field(
-            description="Form-based elicitation where the client renders a form from the provided schema."
-        ),
+        Field(description="Form-based elicitation where the client renders a form from the provided schema."),
     ],
 )
 """
@@ -4524,15 +4357,23 @@ class SessionUpdateConfigOptionUpdate(ConfigOptionUpdate):
     Session configuration options have been updated.
     """
 
-    session_update: Annotated[
-        Literal["config_option_update"], Field(alias="sessionUpdate")
-    ]
+    session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")]
 
 
 SessionUpdate = TypeAliasType(
     "SessionUpdate",
     Annotated[
-        SessionUpdateUserMessageChunk | SessionUpdateAgentMessageChunk | SessionUpdateAgentThoughtChunk | SessionUpdateToolCall | SessionUpdateToolCallUpdate | SessionUpdatePlan | SessionUpdateAvailableCommandsUpdate | SessionUpdateCurrentModeUpdate | SessionUpdateConfigOptionUpdate | SessionUpdateSessionInfoUpdate | SessionUpdateUsageUpdate,
+        SessionUpdateUserMessageChunk
+        | SessionUpdateAgentMessageChunk
+        | SessionUpdateAgentThoughtChunk
+        | SessionUpdateToolCall
+        | SessionUpdateToolCallUpdate
+        | SessionUpdatePlan
+        | SessionUpdateAvailableCommandsUpdate
+        | SessionUpdateCurrentModeUpdate
+        | SessionUpdateConfigOptionUpdate
+        | SessionUpdateSessionInfoUpdate
+        | SessionUpdateUsageUpdate,
         Field(
             description="Different types of updates that can be sent during session processing.\n\nThese updates provide real-time feedback about the agent's progress.\n\nSee protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)",
             discriminator="session_update",
@@ -4557,7 +4398,10 @@ class InitializeRequest(AcpModel):
             description="The latest protocol version supported by the client.",
         ),
     ]
-    client_capabilities: Annotated[ClientCapabilities | None, Field(alias="clientCapabilities", description="Capabilities supported by the client.", validate_default=True)] = {
+    client_capabilities: Annotated[
+        ClientCapabilities | None,
+        Field(alias="clientCapabilities", description="Capabilities supported by the client.", validate_default=True),
+    ] = {
         "fs": {"readTextFile": False, "writeTextFile": False},
         "terminal": False,
         "auth": {"terminal": False},
@@ -4583,11 +4427,21 @@ class AgentClientProtocol21(AcpModel):
     A successful JSON-RPC response.
     """
 
-    id: Annotated[
-        RequestId, Field(description="The id of the request this response answers.")
-    ]
+    id: Annotated[RequestId, Field(description="The id of the request this response answers.")]
     result: Annotated[
-        InitializeResponse | AuthenticateResponse | LogoutResponse | NewSessionResponse | LoadSessionResponse | ListSessionsResponse | DeleteSessionResponse | ResumeSessionResponse | CloseSessionResponse | SetSessionModeResponse | SetSessionConfigOptionResponse | PromptResponse | ExtResponse,
+        InitializeResponse
+        | AuthenticateResponse
+        | LogoutResponse
+        | NewSessionResponse
+        | LoadSessionResponse
+        | ListSessionsResponse
+        | DeleteSessionResponse
+        | ResumeSessionResponse
+        | CloseSessionResponse
+        | SetSessionModeResponse
+        | SetSessionConfigOptionResponse
+        | PromptResponse
+        | ExtResponse,
         Field(description="Method-specific response data."),
     ]
 
@@ -4659,11 +4513,21 @@ class AgentResponse1(AcpModel):
     A successful JSON-RPC response.
     """
 
-    id: Annotated[
-        RequestId, Field(description="The id of the request this response answers.")
-    ]
+    id: Annotated[RequestId, Field(description="The id of the request this response answers.")]
     result: Annotated[
-        InitializeResponse | AuthenticateResponse | LogoutResponse | NewSessionResponse | LoadSessionResponse | ListSessionsResponse | DeleteSessionResponse | ResumeSessionResponse | CloseSessionResponse | SetSessionModeResponse | SetSessionConfigOptionResponse | PromptResponse | ExtResponse,
+        InitializeResponse
+        | AuthenticateResponse
+        | LogoutResponse
+        | NewSessionResponse
+        | LoadSessionResponse
+        | ListSessionsResponse
+        | DeleteSessionResponse
+        | ResumeSessionResponse
+        | CloseSessionResponse
+        | SetSessionModeResponse
+        | SetSessionConfigOptionResponse
+        | PromptResponse
+        | ExtResponse,
         Field(description="Method-specific response data."),
     ]
 
@@ -4714,7 +4578,20 @@ class ClientRequest(AcpModel):
     ]
     method: Annotated[str, Field(description="The method name to invoke.")]
     params: Annotated[
-        InitializeRequest | AuthenticateRequest | LogoutRequest | NewSessionRequest | LoadSessionRequest | ListSessionsRequest | DeleteSessionRequest | ResumeSessionRequest | CloseSessionRequest | SetSessionModeRequest | SetSessionConfigOptionRequest | PromptRequest | ExtRequest | None,
+        InitializeRequest
+        | AuthenticateRequest
+        | LogoutRequest
+        | NewSessionRequest
+        | LoadSessionRequest
+        | ListSessionsRequest
+        | DeleteSessionRequest
+        | ResumeSessionRequest
+        | CloseSessionRequest
+        | SetSessionModeRequest
+        | SetSessionConfigOptionRequest
+        | PromptRequest
+        | ExtRequest
+        | None,
         Field(description="Method-specific request parameters."),
     ] = None
 
@@ -4741,7 +4618,17 @@ class AgentRequest(AcpModel):
     ]
     method: Annotated[str, Field(description="The method name to invoke.")]
     params: Annotated[
-        WriteTextFileRequest | ReadTextFileRequest | RequestPermissionRequest | CreateTerminalRequest | TerminalOutputRequest | ReleaseTerminalRequest | WaitForTerminalExitRequest | KillTerminalRequest | CreateElicitationRequest | ExtRequest | None,
+        WriteTextFileRequest
+        | ReadTextFileRequest
+        | RequestPermissionRequest
+        | CreateTerminalRequest
+        | TerminalOutputRequest
+        | ReleaseTerminalRequest
+        | WaitForTerminalExitRequest
+        | KillTerminalRequest
+        | CreateElicitationRequest
+        | ExtRequest
+        | None,
         Field(description="Method-specific request parameters."),
     ] = None
 
@@ -4783,7 +4670,13 @@ class AgentClientProtocol3(AgentNotification):
 AgentClientProtocol = TypeAliasType(
     "AgentClientProtocol",
     Annotated[
-        AgentClientProtocol1 | AgentClientProtocol2 | AgentClientProtocol3 | AgentClientProtocol4 | AgentClientProtocol5 | AgentClientProtocol6 | AgentClientProtocol7,
+        AgentClientProtocol1
+        | AgentClientProtocol2
+        | AgentClientProtocol3
+        | AgentClientProtocol4
+        | AgentClientProtocol5
+        | AgentClientProtocol6
+        | AgentClientProtocol7,
         Field(title="Agent Client Protocol"),
     ],
 )

@@ -62,7 +62,9 @@ def jsonrpc_messages(source: str, stream: Iterator[tuple[Sender, dict[str, Any]]
                 pending[(sender, msg["id"])] = msg["method"]
             yield Recorded(source, msg["method"], "params", msg.get("params"))
             continue
-        asker: list[Sender] = [None, "client", "agent"] if sender is None else ["client" if sender == "agent" else "agent"]
+        asker: list[Sender] = (
+            [None, "client", "agent"] if sender is None else ["client" if sender == "agent" else "agent"]
+        )
         method = next((pending.pop((s, msg.get("id"))) for s in asker if (s, msg.get("id")) in pending), None)
         if method is None:
             raise AssertionError(f"{source}: a response to no recorded request: {msg}")

@@ -18,12 +18,15 @@ sys.path.insert(0, str(ROOT))  # tools/ is not installed
 from tools import gen_acp_models  # noqa: E402
 
 
-@pytest.mark.skipif(importlib.util.find_spec("datamodel_code_generator") is None,
-                    reason="datamodel-code-generator (the test extra) is not installed")
+@pytest.mark.skipif(
+    importlib.util.find_spec("datamodel_code_generator") is None,
+    reason="datamodel-code-generator (the test extra) is not installed",
+)
 def test_the_checked_in_model_is_a_fresh_generation_of_the_checked_in_schema() -> None:
     fresh = gen_acp_models.generate(1)
     assert (ROOT / "acp_mux" / "protocol" / "v1.py").read_text() == fresh, (
-        "acp_mux/protocol/v1.py is stale or edited by hand: run python tools/gen_acp_models.py")
+        "acp_mux/protocol/v1.py is stale or edited by hand: run python tools/gen_acp_models.py"
+    )
 
 
 def test_the_schema_files_are_the_named_release() -> None:
@@ -42,8 +45,10 @@ def test_method_tables_are_read_from_the_schema_envelopes() -> None:
     tables = gen_acp_models.method_tables(schema)
     assert tables["AGENT_METHOD_PARAMS"]["session/prompt"] == "PromptRequest"
     assert tables["CLIENT_METHOD_RESULTS"]["session/request_permission"] == "RequestPermissionResponse"
-    assert tables["CLIENT_NOTIFICATION_PARAMS"] == {"elicitation/complete": "CompleteElicitationNotification",
-                                                    "session/update": "SessionNotification"}
+    assert tables["CLIENT_NOTIFICATION_PARAMS"] == {
+        "elicitation/complete": "CompleteElicitationNotification",
+        "session/update": "SessionNotification",
+    }
     assert tables["PROTOCOL_NOTIFICATION_PARAMS"] == {"$/cancel_request": "CancelRequestNotification"}
 
 
@@ -67,11 +72,18 @@ print(json.dumps({"code": code, "loaded": loaded}), file=sys.stderr)
 
 
 def test_the_initialize_and_session_new_answers_load_no_protocol_model(tmp_path: Path) -> None:
-    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
-             {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": str(tmp_path), "mcpServers": []}}]
-    out = subprocess.run([sys.executable, "-c", PROBE, "--agent", "demo"],
-                         input="".join(json.dumps(m) + "\n" for m in lines), capture_output=True, text=True,
-                         env={**os.environ, "ACP_MUX_STATE_DIR": str(tmp_path / "state")}, timeout=60)
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
+        {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": str(tmp_path), "mcpServers": []}},
+    ]
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, "--agent", "demo"],
+        input="".join(json.dumps(m) + "\n" for m in lines),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ACP_MUX_STATE_DIR": str(tmp_path / "state")},
+        timeout=60,
+    )
     answers = {m["id"]: m for m in map(json.loads, out.stdout.splitlines()) if "id" in m}
     assert "result" in answers[1] and "result" in answers[2], out.stderr
     report = json.loads(out.stderr.splitlines()[-1])
@@ -94,6 +106,7 @@ def test_no_code_names_a_numbered_generated_type() -> None:
         for folder in ("acp_mux", "adapters", "translation", "tests", "tools")
         for path in (ROOT / folder).rglob("*.py")
         if path not in (ROOT / "acp_mux" / "protocol" / "v1.py", Path(__file__).resolve())
-        for match in [pattern.search(path.read_text())] if match
+        for match in [pattern.search(path.read_text())]
+        if match
     ]
     assert users == [], users

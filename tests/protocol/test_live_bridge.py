@@ -50,24 +50,38 @@ async def test_the_bridge_wire_with_the_sdk_client_fits_the_model_both_ways(tmp_
     cwd = tmp_path / "project"
     cwd.mkdir()
     editor_log, mux_log = tmp_path / "editor.jsonl", tmp_path / "mux.jsonl"
-    command = (f"tee {shlex.quote(str(editor_log))} | {shlex.quote(sys.executable)} -m acp_mux --agent demo"
-               f" | tee {shlex.quote(str(mux_log))}")
+    command = (
+        f"tee {shlex.quote(str(editor_log))} | {shlex.quote(sys.executable)} -m acp_mux --agent demo"
+        f" | tee {shlex.quote(str(mux_log))}"
+    )
     client = RecordingClient()
     env = {"ACP_MUX_STATE_DIR": str(tmp_path / "state"), "PATH": "/usr/bin:/bin"}
-    async with acp.spawn_agent_process(client, "/bin/sh", "-c", command, env=env, cwd=str(cwd),
-                                       transport_kwargs={"stderr": None}) as (conn, _):
+    async with acp.spawn_agent_process(
+        client, "/bin/sh", "-c", command, env=env, cwd=str(cwd), transport_kwargs={"stderr": None}
+    ) as (conn, _):
         await conn.initialize(protocol_version=1)
         sid = (await conn.new_session(cwd=str(cwd), mcp_servers=[])).session_id
-        rich = TextContentBlock(type="text", text="write the demo", annotations=Annotations(priority=0.5),
-                                field_meta={"editor": {"selection": [1, 2]}})
+        rich = TextContentBlock(
+            type="text",
+            text="write the demo",
+            annotations=Annotations(priority=0.5),
+            field_meta={"editor": {"selection": [1, 2]}},
+        )
         link = acp.resource_link_block(name="notes.txt", uri=f"file://{cwd}/notes.txt", title="Notes")
         assert (await conn.prompt(session_id=sid, prompt=[rich, link])).stop_reason == "end_turn"
         assert (await conn.prompt(session_id=sid, prompt=[acp.text_block("hello")])).stop_reason == "end_turn"
         await conn.list_sessions()
     assert client.permissions, "the demo's write turn asks for permission (so the editor's answers are covered)"
     seen = _round_trip_all(_messages(editor_log), _messages(mux_log))
-    assert {"initialize params", "initialize result", "session/new result", "session/prompt params",
-            "session/update params", "session/request_permission params", "session/request_permission result",
-            "session/list result"} <= seen, seen
+    assert {
+        "initialize params",
+        "initialize result",
+        "session/new result",
+        "session/prompt params",
+        "session/update params",
+        "session/request_permission params",
+        "session/request_permission result",
+        "session/list result",
+    } <= seen, seen
     prompt = next(m for m in _messages(editor_log) if m.get("method") == "session/prompt")
     assert prompt["params"]["prompt"][1]["title"] == "Notes" and "_meta" in prompt["params"]["prompt"][0]

@@ -15,7 +15,6 @@ from acp_mux.protocol import wire
 from tests.protocol.recorded import recordings
 
 
-
 def _skeleton(node: Any) -> Any:
     """A message's shape: its keys at every depth (the first item standing for a list), not its values."""
     if isinstance(node, dict):
@@ -33,9 +32,11 @@ for _items in recordings().values():
             _SAMPLES.setdefault((_item.method, _item.part, _skeleton(_item.payload)), _item)
 SAMPLES = sorted(_SAMPLES.values(), key=lambda i: (i.method, i.part, repr(i.payload)))
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers(-1000, 1000) | st.text(max_size=6),
-                    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=4), inner, max_size=2),
-                    max_leaves=5)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-1000, 1000) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=4), inner, max_size=2),
+    max_leaves=5,
+)
 
 
 def _dict_nodes(node: Any) -> list[dict[str, Any]]:

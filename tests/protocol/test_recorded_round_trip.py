@@ -42,18 +42,31 @@ def test_the_recordings_cover_both_sides_of_the_protocol() -> None:
     """The round trip above is only worth what it covers: both sides' methods, requests, results and updates."""
     seen = {(item.method, item.part) for items in RECORDINGS.values() for item in items}
     for needed in [
-        ("initialize", "params"), ("initialize", "result"), ("session/new", "params"), ("session/new", "result"),
-        ("session/prompt", "params"), ("session/prompt", "result"), ("session/cancel", "params"),
-        ("session/load", "params"), ("session/resume", "params"), ("session/list", "result"),
-        ("session/set_mode", "params"), ("session/set_config_option", "params"),
-        ("session/update", "params"), ("session/request_permission", "params"),
-        ("session/request_permission", "result"), ("fs/write_text_file", "params"), ("fs/read_text_file", "result"),
-        ("elicitation/create", "params"), ("elicitation/create", "result"),
+        ("initialize", "params"),
+        ("initialize", "result"),
+        ("session/new", "params"),
+        ("session/new", "result"),
+        ("session/prompt", "params"),
+        ("session/prompt", "result"),
+        ("session/cancel", "params"),
+        ("session/load", "params"),
+        ("session/resume", "params"),
+        ("session/list", "result"),
+        ("session/set_mode", "params"),
+        ("session/set_config_option", "params"),
+        ("session/update", "params"),
+        ("session/request_permission", "params"),
+        ("session/request_permission", "result"),
+        ("fs/write_text_file", "params"),
+        ("fs/read_text_file", "result"),
+        ("elicitation/create", "params"),
+        ("elicitation/create", "result"),
     ]:
         assert needed in seen, needed
     kinds = {
         item.payload["update"]["sessionUpdate"]
-        for items in RECORDINGS.values() for item in items
+        for items in RECORDINGS.values()
+        for item in items
         if item.method == "session/update" and item.part == "params"
     }
     assert {"agent_message_chunk", "tool_call", "tool_call_update", "available_commands_update"} <= kinds, kinds

@@ -38,13 +38,24 @@ def test_the_tables_hold_every_method_meta_json_names_and_on_the_right_side() ->
     assert set(v1.PROTOCOL_NOTIFICATION_PARAMS) == set(META["protocolMethods"].values())
     assert not wire.methods("agent") & wire.methods("client"), "a method name on both sides: parse needs a side"
     notifications = {"session/cancel", "session/update", "elicitation/complete"}
-    assert wire.methods("agent", "result") | wire.methods("client", "result") == (
-        wire.methods("agent") | wire.methods("client")) - notifications
+    assert (
+        wire.methods("agent", "result") | wire.methods("client", "result")
+        == (wire.methods("agent") | wire.methods("client")) - notifications
+    )
 
 
-@pytest.mark.parametrize("table", ["AGENT_METHOD_PARAMS", "AGENT_METHOD_RESULTS", "AGENT_NOTIFICATION_PARAMS",
-                                   "CLIENT_METHOD_PARAMS", "CLIENT_METHOD_RESULTS", "CLIENT_NOTIFICATION_PARAMS",
-                                   "PROTOCOL_NOTIFICATION_PARAMS"])
+@pytest.mark.parametrize(
+    "table",
+    [
+        "AGENT_METHOD_PARAMS",
+        "AGENT_METHOD_RESULTS",
+        "AGENT_NOTIFICATION_PARAMS",
+        "CLIENT_METHOD_PARAMS",
+        "CLIENT_METHOD_RESULTS",
+        "CLIENT_NOTIFICATION_PARAMS",
+        "PROTOCOL_NOTIFICATION_PARAMS",
+    ],
+)
 def test_every_method_type_is_a_model_or_a_union_of_models(table: str) -> None:
     for method, target in getattr(v1, table).items():
         for member in _members(target):
@@ -71,7 +82,8 @@ def test_methods_outside_the_schema_are_left_to_the_caller() -> None:
     assert wire.side_of("fs/read_text_file") == "client" and wire.side_of("session/cancel") == "agent"
     assert wire.side_of("$/cancel_request") is None
     assert wire.dump(wire.parse_params("$/cancel_request", {"requestId": 3}) or v1.Error(code=0, message="")) == {
-        "requestId": 3}
+        "requestId": 3
+    }
 
 
 def test_null_keeps_its_meaning_and_is_not_dropped() -> None:
@@ -84,15 +96,21 @@ def test_null_keeps_its_meaning_and_is_not_dropped() -> None:
 def test_models_built_inside_dump_to_the_wire_names() -> None:
     block = v1.ContentBlockResourceLink(type="resource_link", name="a", uri="file:///a", title="A", mime_type="x/y")
     request = v1.PromptRequest(session_id="s", prompt=[block], field_meta={"trace": 1})
-    assert wire.dump(request) == {"sessionId": "s", "_meta": {"trace": 1}, "prompt": [
-        {"type": "resource_link", "name": "a", "uri": "file:///a", "title": "A", "mimeType": "x/y"}]}
+    assert wire.dump(request) == {
+        "sessionId": "s",
+        "_meta": {"trace": 1},
+        "prompt": [{"type": "resource_link", "name": "a", "uri": "file:///a", "title": "A", "mimeType": "x/y"}],
+    }
 
 
 # ---- content blocks, generated: every kind, every optional field, and fields nobody has defined yet ----
 
 JSON_SCALARS = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8)
-JSON = st.recursive(JSON_SCALARS, lambda inner: st.lists(inner, max_size=3)
-                    | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=8)
+JSON = st.recursive(
+    JSON_SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
 META_DICT = st.dictionaries(st.text(max_size=8), JSON, max_size=3)
 # Keys no ACP version defines (the prefix keeps them off the schema's own names, which would change their type).
 EXTRA = st.dictionaries(st.text(max_size=6).map(lambda k: "x-" + k), JSON, max_size=2)
@@ -105,12 +123,15 @@ def _block(required: dict[str, Any], optional: dict[str, st.SearchStrategy[Any]]
     ).flatmap(lambda block: EXTRA.map(lambda extra: {**extra, **block}))
 
 
-ANNOTATIONS = st.none() | st.fixed_dictionaries({}, optional={
-    "audience": st.none() | st.lists(st.sampled_from(["user", "assistant"]), max_size=2),
-    "priority": st.none() | st.floats(0, 1) | st.integers(0, 1),
-    "lastModified": st.none() | st.text(max_size=20),
-    "_meta": st.none() | META_DICT,
-}).flatmap(lambda a: EXTRA.map(lambda extra: {**extra, **a}))
+ANNOTATIONS = st.none() | st.fixed_dictionaries(
+    {},
+    optional={
+        "audience": st.none() | st.lists(st.sampled_from(["user", "assistant"]), max_size=2),
+        "priority": st.none() | st.floats(0, 1) | st.integers(0, 1),
+        "lastModified": st.none() | st.text(max_size=20),
+        "_meta": st.none() | META_DICT,
+    },
+).flatmap(lambda a: EXTRA.map(lambda extra: {**extra, **a}))
 COMMON = {"annotations": ANNOTATIONS, "_meta": st.none() | META_DICT}
 TEXTISH = st.text(max_size=30)
 RESOURCE = st.one_of(
@@ -121,9 +142,16 @@ CONTENT_BLOCK = st.one_of(
     _block({"type": "text", "text": TEXTISH}, COMMON),
     _block({"type": "image", "data": TEXTISH, "mimeType": TEXTISH}, {**COMMON, "uri": st.none() | TEXTISH}),
     _block({"type": "audio", "data": TEXTISH, "mimeType": TEXTISH}, COMMON),
-    _block({"type": "resource_link", "name": TEXTISH, "uri": TEXTISH}, {
-        **COMMON, "title": st.none() | TEXTISH, "description": st.none() | TEXTISH,
-        "mimeType": st.none() | TEXTISH, "size": st.none() | st.integers(0, 2**62)}),
+    _block(
+        {"type": "resource_link", "name": TEXTISH, "uri": TEXTISH},
+        {
+            **COMMON,
+            "title": st.none() | TEXTISH,
+            "description": st.none() | TEXTISH,
+            "mimeType": st.none() | TEXTISH,
+            "size": st.none() | st.integers(0, 2**62),
+        },
+    ),
     _block({"type": "resource", "resource": RESOURCE}, COMMON),
 )
 
@@ -140,8 +168,11 @@ def test_generated_prompts_round_trip_field_for_field(blocks: list[dict[str, Any
 
 
 @settings(max_examples=100)
-@given(CONTENT_BLOCK, st.sampled_from(["agent_message_chunk", "user_message_chunk", "agent_thought_chunk"]),
-       st.none() | st.text(max_size=10))
+@given(
+    CONTENT_BLOCK,
+    st.sampled_from(["agent_message_chunk", "user_message_chunk", "agent_thought_chunk"]),
+    st.none() | st.text(max_size=10),
+)
 def test_generated_chunks_from_an_agent_round_trip(block: dict[str, Any], kind: str, message_id: str | None) -> None:
     update: dict[str, Any] = {"sessionUpdate": kind, "content": block}
     if message_id is not None:
@@ -182,8 +213,14 @@ def test_warm_moves_the_validator_build_off_the_first_streamed_chunk() -> None:
     import sys
 
     def first_parse(mode: str) -> float:
-        return min(float(subprocess.run([sys.executable, "-c", WARM_PROBE, mode], capture_output=True, text=True,
-                                        check=True).stdout) for _ in range(3))
+        return min(
+            float(
+                subprocess.run(
+                    [sys.executable, "-c", WARM_PROBE, mode], capture_output=True, text=True, check=True
+                ).stdout
+            )
+            for _ in range(3)
+        )
 
     cold, warmed = first_parse("cold"), first_parse("warm")
     assert warmed * 10 < cold, (cold, warmed)
@@ -195,8 +232,13 @@ def test_a_kind_from_a_newer_acp_is_told_apart_from_a_broken_message() -> None:
         wire.parse_params("session/update", {"sessionId": "s", "update": {"sessionUpdate": "compaction", "n": 1}})
     assert newer.value.unknown_kinds == ("compaction",)
     with pytest.raises(wire.AcpShapeError) as newer_block:
-        wire.parse_params("session/update", {"sessionId": "s", "update": {
-            "sessionUpdate": "agent_message_chunk", "content": {"type": "video", "url": "x"}}})
+        wire.parse_params(
+            "session/update",
+            {
+                "sessionId": "s",
+                "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "video", "url": "x"}},
+            },
+        )
     assert newer_block.value.unknown_kinds == ("video",)
     with pytest.raises(wire.AcpShapeError) as broken:
         wire.parse_params("session/update", {"sessionId": 5, "update": {"sessionUpdate": "compaction"}})
@@ -204,10 +246,27 @@ def test_a_kind_from_a_newer_acp_is_told_apart_from_a_broken_message() -> None:
 
 
 @settings(max_examples=100)
-@given(st.text(min_size=1, max_size=12).filter(lambda k: k not in {
-    "user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan",
-    "available_commands_update", "current_mode_update", "config_option_update", "session_info_update",
-    "usage_update"}), META_DICT)
+@given(
+    st.text(min_size=1, max_size=12).filter(
+        lambda k: (
+            k
+            not in {
+                "user_message_chunk",
+                "agent_message_chunk",
+                "agent_thought_chunk",
+                "tool_call",
+                "tool_call_update",
+                "plan",
+                "available_commands_update",
+                "current_mode_update",
+                "config_option_update",
+                "session_info_update",
+                "usage_update",
+            }
+        )
+    ),
+    META_DICT,
+)
 def test_any_update_kind_v1_lacks_is_reported_as_newer_never_accepted(kind: str, fields: dict[str, Any]) -> None:
     with pytest.raises(wire.AcpShapeError) as caught:
         wire.parse_params("session/update", {"sessionId": "s", "update": {**fields, "sessionUpdate": kind}})
