@@ -22,11 +22,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from typing import Any, Callable, Mapping
 
 FAILED_TURN = "agent turn ended with provider error"
 DEFAULT_MAX_RETRIES = 10  # omp's retry.maxRetries when its settings do not say
 MAX_REASON = 300
+RECHECK_S = 2.0  # how often the logs folder is listed again once omp's file is found
 _MAX_RETRIES = re.compile(r"""["']?maxRetries["']?\s*:\s*(\d+)""")
 _NEVER_RETRIED = frozenset(range(400, 500)) - {408, 429}  # a refused key, a bad request: omp gives up at once
 
@@ -42,14 +44,24 @@ def state_roots(env: Mapping[str, str]) -> list[str]:
     return roots
 
 
-def log_finder(env: Mapping[str, str], pid: int) -> Callable[[], str | None]:
+def log_finder(env: Mapping[str, str], pid: int, *, recheck_s: float = RECHECK_S) -> Callable[[], str | None]:
     """A function that names omp's current log file for process ``pid`` (None until omp has written one): the
-    newest day, then the highest rotation index. Each call lists the logs folder once (omp prunes it to a few
-    files per process and day)."""
+    newest day, then the highest rotation index. Until the file exists every call lists the logs folder (omp
+    prunes it to a few files per process and day); once found, only every ``recheck_s`` seconds (a new day or
+    10 MB moves omp to another file, and the follower reads the rest of the old one first)."""
     pattern = re.compile(rf"^omp\.(\d{{4}}-\d{{2}}-\d{{2}})\.{pid}\.log(?:\.(\d+))?$")
     folders = [os.path.join(root, "logs") for root in state_roots(env)]
+    found_at: list[tuple[float, str]] = []  # (when, path) of the last find
 
     def find() -> str | None:
+        now = time.monotonic()
+        if found_at and now - found_at[0][0] < recheck_s:
+            return found_at[0][1]
+        path = look()
+        found_at[:] = [(now, path)] if path is not None else []
+        return path
+
+    def look() -> str | None:
         best: tuple[str, int, str] | None = None
         for folder in folders:
             try:

@@ -130,7 +130,7 @@ def test_each_omp_turn_it_retries_is_a_note_its_last_attempt_and_a_401_are_not(t
 
 def test_omp_log_is_found_by_pid_newest_day_and_rotation_first(tmp_path: Path) -> None:
     logs = tmp_path / ".omp" / "logs"
-    find = omp_retries.log_finder({"HOME": str(tmp_path)}, 77)
+    find = omp_retries.log_finder({"HOME": str(tmp_path)}, 77, recheck_s=0)
     assert find() is None  # omp has not written it yet
     logs.mkdir(parents=True)
     for name in ("omp.2026-11-25.77.log", "omp.2026-11-25.777.log", "omp.2026-11-24.77.log.3", "omp.2026-11-25.7.log"):
@@ -184,3 +184,13 @@ def test_a_providers_message_cannot_add_a_second_retry_or_change_the_attempt(mes
     line = json.dumps({"message": omp_retries.FAILED_TURN, "errorStatus": 500, "errorMessage": message})
     notes = retries(list(side.events(line, ctx)))
     assert len(notes) == 1 and notes[0][:2] == (1, 10)
+
+
+def test_once_found_omps_log_folder_is_listed_again_only_now_and_then(tmp_path: Path) -> None:
+    logs = tmp_path / ".omp" / "logs"
+    logs.mkdir(parents=True)
+    (logs / "omp.2026-11-25.5.log").write_text("")
+    find = omp_retries.log_finder({"HOME": str(tmp_path)}, 5, recheck_s=3600)
+    assert find() == str(logs / "omp.2026-11-25.5.log")
+    (logs / "omp.2026-11-25.5.log.1").write_text("")
+    assert find() == str(logs / "omp.2026-11-25.5.log")  # not listed again yet
