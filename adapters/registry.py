@@ -24,6 +24,12 @@ if TYPE_CHECKING:
 
 
 ASKABLE = ("writes", "edits", "commands", "fetches")  # what an agent can ask the person before, in this order
+# The programs codex (codex-rs shell-command is_safe_command.rs) and gemini (its shell tool's isSafeToCallWithExec)
+# run without asking as read-only, the same list in both (inside the workspace for gemini; codex adds find, rg,
+# base64 and `sed -n Np` when their options write nothing).
+READ_ONLY_PROGRAMS = ("ls", "cat", "grep", "echo", "cd", "cut", "expr", "false", "head", "id", "nl", "paste", "pwd",
+                      "rev", "seq", "stat", "tail", "tr", "true", "uname", "uniq", "wc", "which", "whoami", "numfmt",
+                      "tac")
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,8 @@ class Asking:
     through: str  # whose asking it is: the agent's own approvals, or acp-mux's
     unasked: str = ""  # the --mode (or setting) that runs without asking; "" = none is offered
     limits: str = ""  # what still runs unasked in the default mode, or when it does not ask at all
+    # commands the agent runs unasked by its own list of read-only programs, though it asks before commands
+    unasked_programs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         unknown = [what for what in self.asks if what not in ASKABLE]
@@ -54,6 +62,8 @@ class Asking:
         before = ", ".join(asks[:-1]) + f" and {asks[-1]}" if len(asks) > 1 else "".join(asks)
         where = f"in mode `{self.mode}`" if self.mode else "in its own default mode"
         said = f"before {before} {where} ({self.through})" if asks else f"before nothing {where}"
+        if self.unasked_programs:
+            said += f"; commands its own list deems read-only ({', '.join(self.unasked_programs[:4])} …) run unasked"
         if self.limits:
             said += f"; {self.limits}"
         unasked = f"without asking: {self.unasked}" if self.unasked else "no mode runs without asking"
@@ -182,8 +192,8 @@ _ROWS: tuple[AgentEntry, ...] = (
         "`--transport exec` (one `codex exec --json` per turn, no approvals) for a codex without app-server",
         asking=Asking("ask", ("writes", "edits", "commands"), "codex's approvals, policy untrusted",
                       unasked="`--mode full-access` (`auto`: unasked inside the workspace)",
-                      limits="commands codex knows to be read-only (ls, cat, grep …) run unasked; "
-                      "`--transport exec` asks nothing"),
+                      limits="`--transport exec` asks nothing",
+                      unasked_programs=(*READ_ONLY_PROGRAMS, "find", "rg", "base64", "sed")),
     ),
     AgentEntry(
         name="gemini",
@@ -200,7 +210,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         status="works through its own ACP mode: permissions, diffs, plans, modes and models from gemini, "
         "cancel, resume",
         asking=Asking("default", ("writes", "edits", "commands"), "gemini's own permission requests",
-                      unasked="`--mode yolo` (`autoEdit`: edits unasked)"),
+                      unasked="`--mode yolo` (`autoEdit`: edits unasked)", unasked_programs=READ_ONLY_PROGRAMS),
     ),
     AgentEntry(
         name="copilot",

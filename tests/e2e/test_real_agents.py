@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,6 +105,16 @@ def assert_asked_about_announced_calls(client: RecordingClient) -> set[str]:
     return {call.tool_call_id for call, _ in client.permissions}
 
 
+def program_of(call: Any) -> str:
+    """The program a command tool call runs (``bash -lc 'echo hi'`` → ``echo``), from its raw input or title."""
+    raw = call.raw_input if isinstance(call.raw_input, dict) else {}
+    command = raw.get("command") or raw.get("cmd") or call.title or ""
+    words = shlex.split(command if isinstance(command, str) else " ".join(command))
+    if len(words) >= 3 and os.path.basename(words[0]) in ("bash", "sh", "zsh") and words[1] in ("-c", "-lc"):
+        words = shlex.split(words[2])
+    return os.path.basename(words[0]) if words else ""
+
+
 def diffs_shown(client: RecordingClient, tool_call_id: str) -> list[Any]:
     """The diffs the editor shows for a call at the end: an update's ``content`` replaces the call's, so they are
     those of the last update that carried content."""
@@ -144,6 +156,13 @@ async def test_write_then_edit_with_permission_allowed(agent: RealAgent) -> None
     held = dict(asked.held)
     assert held[write.tool_call_id] is None, held  # the write was asked while notes.txt did not exist
     assert held[edit.tool_call_id] == "alpha\nbeta\n", held  # the edit was asked before gamma was in it
+    asking = ENTRIES[agent.name].asking
+    assert asking is not None
+    if "commands" in asking.asks:  # (hermes: only those it deems dangerous) every command was asked about, but those
+        # of the agent's own read-only list (codex, gemini), which the asking fact names
+        unasked = [u for u in starts.values() if u.kind == "execute" and u.tool_call_id not in asked_ids]
+        programs = [program_of(u) for u in unasked]
+        assert all(p in asking.unasked_programs for p in programs), f"{agent.name} ran {programs} unasked"
     if agent.name == "codex":  # the scenario's shell command: asked (policy untrusted), shown as execute, with output
         shells = [u for u in starts.values() if u.kind == "execute"]
         assert len(shells) == 1 and final_statuses(client)[shells[0].tool_call_id] == "completed"
