@@ -30,6 +30,7 @@ What is only openclaw's (the family does the rest, ``acp_client.py``; the gatewa
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import sys
@@ -63,6 +64,7 @@ GATE_MISSING = ("OpenClaw's file tools would run without asking: acp-mux's permi
                 "acp-mux-asks) is not loaded in its private gateway, so this turn was not run. Your OpenClaw config "
                 "may keep it out (plugins.enabled, plugins.deny, or a plugins.allow acp-mux could not read); the "
                 "gateway's log is in {log}. To let openclaw run without asking, set ACP_MUX_OPENCLAW_ASK=bypass.")
+GATE_WAIT_S = 60.0  # the gateway listens before it has loaded its plugins: the gate's marker may follow a little later
 _DIFFS = "openclaw_previewed_diffs"  # ctx.state: tool call id -> the diff the gate's question showed
 
 
@@ -75,6 +77,18 @@ def ask_setting(env: dict[str, str] | os._Environ[str] | None) -> str:
     if value not in ASK_SETTINGS:
         raise ValueError(f"{ASK_ENV}={value!r} is not one of {', '.join(ASK_SETTINGS)}")
     return value
+
+
+async def _gate_within(endpoint: Endpoint, seconds: float) -> bool:
+    """Whether the gate plugin is loaded in the gateway, waiting up to ``seconds`` for it: 2026.9.6 binds its port
+    before it registers plugins, so a gateway that just started may show the marker a moment after it listens."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not gate_loaded(endpoint.state):
+        if loop.time() >= deadline:
+            return False
+        await asyncio.sleep(0.1)
+    return True
 
 
 def answered_unasked(setting: str, kind: str) -> bool:
@@ -106,7 +120,7 @@ class OpenclawAdapter(AcpClientAdapter):
             except GatewayError as exc:
                 log.warning("openclaw gateway failed; falling back to `openclaw agent exec`: %s", exc)
                 self.gateway_failure = str(exc)
-        if endpoint is not None and ask_setting(options.env) != BYPASS and not gate_loaded(endpoint.state):
+        if endpoint is not None and ask_setting(options.env) != BYPASS and not await _gate_within(endpoint, GATE_WAIT_S):
             raise SpawnError(GATE_MISSING.format(log=endpoint.state / "logs"))
         self._endpoints[id(options)] = endpoint
 

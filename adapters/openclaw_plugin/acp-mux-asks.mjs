@@ -24,6 +24,9 @@ const READ_ONLY = new Set([
 ]);
 const OWN_APPROVALS = new Set(["exec"]); // OpenClaw's exec approvals ask for these (tools.exec.mode: ask)
 const REJECTED = "The user rejected this action.";
+// OpenClaw gives a before_tool_call handler 15 s by default and then blocks the call (fail-closed): a person reading
+// the dialog takes longer. Six hours; past that the call is blocked, never run.
+const ASK_TIMEOUT_MS = 6 * 3600 * 1000;
 
 // Where acp-mux listens for this session: its relay names the socket in a registration file ("@name": a Linux
 // abstract socket; else a socket file's path). See openclaw_asks.py.
@@ -105,6 +108,6 @@ export default {
       if (answer.reason === "unreachable")
         return { block: true, blockReason: "acp-mux: the editor could not be asked for permission; nothing was changed." };
       return { block: true, blockReason: answer.reason === "cancelled" ? "Cancelled." : REJECTED };
-    });
+    }, { timeoutMs: ASK_TIMEOUT_MS });
   },
 };

@@ -369,8 +369,11 @@ def test_a_persons_plugin_allowlist_gets_the_gate_and_no_list_is_made_up(tmp_pat
     assert "allow" not in gateway_overrides(mine)["plugins"]  # unreadable here: the gate check speaks instead
 
 
-async def test_without_the_gate_no_turn_runs_and_the_person_is_told_why(tmp_path: Path) -> None:
+async def test_without_the_gate_no_turn_runs_and_the_person_is_told_why(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.adapters.test_openclaw import FAKE_OPENCLAW, env_for
+
+    monkeypatch.setattr("acp_mux.adapters.openclaw.GATE_WAIT_S", 0.5)  # how long a new gateway has to load it
 
     fake = tmp_path / "bin" / "openclaw"
     fake.parent.mkdir()

@@ -3,12 +3,14 @@ private gateway, with the config of a person who set nothing about approvals.
 
 One bridge serves three sessions (a gateway start costs a minute on a loaded machine): allowed once (a request
 before each change, about the announced call, each change applied and shown as a diff), rejected (nothing written,
-every asked call failed), and "always allow" for the file (the edit that follows is answered by the bridge).
+every asked call failed), and "always allow" for the file, given after 20 s (the write waits for it; the edit that
+follows is answered by the bridge).
 A second bridge with ``ACP_MUX_OPENCLAW_ASK=bypass`` asks nothing and does the work.
 """
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
 
 FIRST_TURN_TIMEOUT = 240  # the gateway and `openclaw acp` start behind the first prompt
 TURN_TIMEOUT = 120
+SLOW_ANSWER_S = 20  # longer than OpenClaw's default budget for a before_tool_call hook (15 s)
 KEEP = Path("/tmp/acp-mux-openclaw-asks-logs")  # the gateway's log of a failed run, for whoever debugs it
 
 
@@ -100,10 +103,19 @@ async def test_openclaw_asks_before_each_write_edit_and_command(tmp_path: Path) 
             assert edits and set(edits) <= rejected, (edits, rejected)
             assert all(status[tid] == "failed" for tid in rejected), status
 
-            # ── "always allow" the file: the edit after the write is answered by the bridge ──
+            # ── "always allow" the file, answered after 20 s (OpenClaw's own hook budget is 15 s, then it blocks):
+            # the write runs, and the edit after it is answered by the bridge ──
             client.updates.clear()
             client.permissions.clear()
             answers.by_kind, answers.held = {"execute": "allow_once", "edit": "allow_always"}, []
+            answer_now = client.request_permission
+
+            async def answer_slowly(options: list[Any], session_id: str, tool_call: Any, **kwargs: Any) -> Any:
+                if tool_call.kind == "edit":
+                    await asyncio.sleep(SLOW_ANSWER_S)
+                return await answer_now(options, session_id, tool_call, **kwargs)
+
+            client.request_permission = answer_slowly  # type: ignore[method-assign]
             sid = await new_session(agent, conn)
             result = await prompt(conn, sid, WRITE_EDIT, timeout=TURN_TIMEOUT)
             assert result.stop_reason == "end_turn", agent.log()[-3000:]
