@@ -205,6 +205,15 @@ def unified(diff: dict[str, Any]) -> str:
     return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "a", "b"))
 
 
+def allowed(response: dict[str, Any]) -> bool:
+    """acp-mux's JSON-RPC answer to a question of the gate: an allow only if it is exactly a result that selected
+    ``allow-once`` (the one allow offered); an error, a cancel, another option or any other shape is a no."""
+    result = response.get("result")
+    outcome = result.get("outcome") if isinstance(result, dict) else None
+    return (isinstance(outcome, dict) and outcome.get("outcome") == "selected"
+            and outcome.get("optionId") == "allow-once" and "error" not in response)
+
+
 def gate_answer(approve: bool) -> bytes:
     """The one line the gate reads: only ``{"allow": true}`` lets a call run."""
     return b'{"allow": true}\n' if approve else b'{"allow": false}\n'

@@ -33,6 +33,7 @@ from acp_mux.adapters.openclaw_asks import (
     ASK_ID_PREFIX,
     ASKS_DIR,
     MAX_SOCKET_PATH,
+    allowed,
     gate_answer,
     permission_request,
     registration_path,
@@ -98,9 +99,7 @@ class Relay:
             return False
         future = self.pending.pop(rpc_id, None)
         if future is not None and not future.done():
-            outcome = (msg.get("result") or {}).get("outcome") if isinstance(msg.get("result"), dict) else None
-            future.set_result(isinstance(outcome, dict) and outcome.get("outcome") == "selected"
-                              and outcome.get("optionId") == "allow-once")
+            future.set_result(allowed(msg))
         return True
 
     # ── openclaw → acp-mux ─────────────────────────────────────────────────────────────────────────────────────

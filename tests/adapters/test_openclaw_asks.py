@@ -26,6 +26,7 @@ from acp_mux.adapters.openclaw import ACCEPT_EDITS, ASK, ASK_ENV, ASK_SETTINGS, 
 from acp_mux.adapters.openclaw_asks import (
     ASK_ID_PREFIX,
     PLUGIN_DIR,
+    allowed,
     gate_answer,
     gate_loaded,
     gateway_overrides,
@@ -103,6 +104,18 @@ def test_a_registration_stays_in_the_asks_folder_and_a_key_finds_its_session(ses
     path = registration_path("/state", session)
     assert path.parent == Path("/state/acp-mux-asks") and len(path.name) == 32
     assert registration_path("/state", f"agent:main:acp-bridge:{session_name(session)}") == path
+
+
+@given(st.dictionaries(st.sampled_from(["result", "error", "id", "jsonrpc"]), JSON, max_size=4)
+       | st.builds(lambda o, extra: {"result": {"outcome": {"outcome": "selected", "optionId": o}, **extra}},
+                   st.sampled_from(["allow-once", "allow_once", "allow-always", "reject-once", "allow", ""]),
+                   st.dictionaries(st.text(max_size=5), JSON, max_size=2)))
+def test_only_a_selected_allow_once_is_an_allow(response: dict[str, Any]) -> None:
+    """Whatever comes back for a question, only the exact selection of the one allow offered lets a call run."""
+    result = response.get("result")
+    outcome = result.get("outcome") if isinstance(result, dict) else None
+    exact = outcome == {"outcome": "selected", "optionId": "allow-once"} and "error" not in response
+    assert allowed(response) == exact
 
 
 def test_only_an_approval_lets_the_gate_run_a_call() -> None:
