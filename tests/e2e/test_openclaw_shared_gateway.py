@@ -12,6 +12,7 @@ GRACE + 2 s later. (The first words of a second window are timed by benchmarks/b
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import socket
@@ -154,3 +155,34 @@ async def test_openclaw_shows_its_own_retries_of_a_429_at_once_and_ends_with_the
     finally:
         agent.close()
     await assert_no_process_left(agent, within=1 + 2.0)
+
+
+async def test_a_session_resumes_on_the_next_gateway_after_the_last_window_closed(tmp_path: Path) -> None:
+    """The last window closes, the shared gateway goes after its grace; a new window starts a new gateway on the
+    same private state, and the session resumes there: the model gets the earlier turn back. (Asking is off here,
+    ``ACP_MUX_OPENCLAW_ASK=bypass``: this is about the gateway's lifetime, not its questions.)"""
+    agent = RealAgent("openclaw", require_cli("openclaw"), tmp_path)
+    server = agent.serve("openclaw_text", delta_delay=0)
+    agent.extra_env.update({GRACE_ENV: "1", "ACP_MUX_OPENCLAW_ASK": "bypass"})
+    root = agent.root / "state" / "openclaw"
+    try:
+        async with agent.bridge(RecordingClient()) as (conn, _):
+            sid = await agent.session(conn)
+            result = await prompt(conn, sid, "Remember the word zanzibar.", timeout=FIRST_TURN_TIMEOUT)
+            assert result.stop_reason == "end_turn", agent.log()[-3000:]
+            before = read_registration(root)
+        await assert_no_process_left(agent, within=1 + 2.0)
+        assert before is not None and not before.alive() and read_registration(root) is None
+
+        async with agent.bridge(RecordingClient()) as (conn, _):
+            await conn.initialize(protocol_version=1)
+            await conn.load_session(session_id=sid, cwd=str(agent.cwd), mcp_servers=[])
+            again = await prompt(conn, sid, "Which word?", timeout=FIRST_TURN_TIMEOUT)
+            assert again.stop_reason == "end_turn", agent.log()[-3000:]
+            after = read_registration(root)
+            assert after is not None and after != before
+            body = json.dumps([r["body"] for r in server.requests if "Which word?" in json.dumps(r.get("body"))])
+            assert "zanzibar" in body  # the model got the earlier turn back, from the new gateway
+        await assert_no_process_left(agent, within=1 + 2.0)
+    finally:
+        agent.close()
