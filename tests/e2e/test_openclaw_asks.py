@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +37,27 @@ SLOW_ANSWER_S = 20  # longer than OpenClaw's default budget for a before_tool_ca
 KEEP = Path("/tmp/acp-mux-openclaw-asks-logs")  # the gateway's log of a failed run, for whoever debugs it
 
 
+@dataclass
+class SlowToAnswer(RecordingClient):
+    """Answers a question about a file change only after ``edit_delay_s`` (a person reading the dialog)."""
+
+    edit_delay_s: float = 0.0
+
+    async def request_permission(self, options: list[Any], session_id: str, tool_call: Any, **kwargs: Any) -> Any:
+        if tool_call.kind == "edit" and self.edit_delay_s:
+            await asyncio.sleep(self.edit_delay_s)
+        return await super().request_permission(options, session_id, tool_call, **kwargs)
+
+
 class Answers(AskedWhile):
     """AskedWhile with one answer per tool kind (``execute`` or ``edit``)."""
 
     def __init__(self, cwd: Path, by_kind: dict[str, str]) -> None:
         super().__init__(cwd, "")
         self.by_kind = by_kind
+
+    def client(self) -> SlowToAnswer:
+        return SlowToAnswer(choose=self.choose)
 
     def choose(self, options: list[Any], call: Any) -> str:
         self.answer = self.by_kind.get(call.kind or "", self.by_kind.get("*", "reject_once"))
@@ -108,16 +125,11 @@ async def test_openclaw_asks_before_each_write_edit_and_command(tmp_path: Path) 
             client.updates.clear()
             client.permissions.clear()
             answers.by_kind, answers.held = {"execute": "allow_once", "edit": "allow_always"}, []
-            answer_now = client.request_permission
-
-            async def answer_slowly(options: list[Any], session_id: str, tool_call: Any, **kwargs: Any) -> Any:
-                if tool_call.kind == "edit":
-                    await asyncio.sleep(SLOW_ANSWER_S)
-                return await answer_now(options, session_id, tool_call, **kwargs)
-
-            client.request_permission = answer_slowly  # type: ignore[method-assign]
+            client.edit_delay_s = SLOW_ANSWER_S
             sid = await new_session(agent, conn)
+            started = time.monotonic()
             result = await prompt(conn, sid, WRITE_EDIT, timeout=TURN_TIMEOUT)
+            assert time.monotonic() - started >= SLOW_ANSWER_S  # the answer really came that late
             assert result.stop_reason == "end_turn", agent.log()[-3000:]
             assert notes.read_text() == "alpha\ngamma\n"
             edits = [u.tool_call_id for u in client.of("tool_call") if u.kind == "edit"]
