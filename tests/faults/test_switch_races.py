@@ -98,3 +98,32 @@ async def test_cancel_answers_a_prompt_waiting_for_a_switch_at_once(tmp_path: Pa
         assert current_agent(await asyncio.wait_for(switched, TIMEOUT)) == "beta"
         assert "never mind" not in client.text()
         assert len(await settled_groups(proc.pid)) == 1
+
+
+async def test_a_mode_sent_right_after_a_switch_is_the_new_agents(tmp_path: Path) -> None:
+    client = RecordingClient()
+    async with switching_bridge(client, tmp_path, SWITCH_TEST_SLOW_EXIT_S="5") as (conn, proc, sid):
+        await asyncio.wait_for(prompt(conn, sid, "hello"), TIMEOUT)
+        switched = switch(conn, sid, "beta")
+        await asyncio.sleep(0.05)
+        mode = asyncio.ensure_future(conn.set_config_option(config_id="mode", session_id=sid, value="bypass"))
+        await asyncio.wait_for(switched, TIMEOUT)
+        options = {o.id: o.current_value for o in (await asyncio.wait_for(mode, TIMEOUT)).config_options}
+        assert options["agent"] == "beta" and options["mode"] == "bypass"
+        answer = await asyncio.wait_for(prompt(conn, sid, "write the demo"), TIMEOUT)
+        assert answer.stop_reason == "end_turn" and not client.permissions  # beta runs in bypass: it did not ask
+        assert (tmp_path / "project" / "notes.txt").read_text() == "alpha\ngamma\n"
+
+
+async def test_closing_a_session_during_switches_leaves_no_agent(tmp_path: Path) -> None:
+    client = RecordingClient()
+    async with switching_bridge(client, tmp_path, SWITCH_TEST_SLOW_EXIT_S="5") as (conn, proc, sid):
+        await asyncio.wait_for(prompt(conn, sid, "hello"), TIMEOUT)
+        switches = [switch(conn, sid, agent) for agent in ("beta", "gamma", "alpha")]
+        await asyncio.sleep(0.05)
+        await asyncio.wait_for(conn.close_session(session_id=sid), TIMEOUT)
+        outcomes = await asyncio.gather(*switches, return_exceptions=True)
+        assert all(isinstance(o, acp.RequestError) and "closed" in str(o) for o in outcomes[1:]), outcomes
+        assert agent_groups(proc.pid) == {}
+        await asyncio.sleep(1.0)
+        assert agent_groups(proc.pid) == {}
