@@ -49,6 +49,7 @@ from acp_mux.translation.targets import hides_text, visible
 _META = re.compile(r"[;&|`<>()$]")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _EXPANDS = re.compile(r"[*?\[\]{}~]")  # glob, brace and tilde expansion in a shell line
+_EXPANSION_CHARS = frozenset("*?[{~")
 # Where a wrapper or shell named by a path is still the system's own: anywhere else the path is the program.
 SYSTEM_DIRS = frozenset({"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin",
                          "/opt/homebrew/bin", "/run/current-system/sw/bin", "/nix/var/nix/profiles/default/bin"})
@@ -176,7 +177,7 @@ class Command:
     words: tuple[str, ...] = ()
     assignments: tuple[str, ...] = ()
     compound: bool = False
-    shell: bool = True  # the words come from a shell line (expansions apply); False for an argv run directly
+    expands: bool = False  # a shell line with unquoted glob, brace or tilde characters (an argv list never has)
 
 
 def analyze(command: str | list[str] | tuple[str, ...]) -> Command:
@@ -186,7 +187,7 @@ def analyze(command: str | list[str] | tuple[str, ...]) -> Command:
         text = shlex.join(words)
         if any(hides_text(w) for w in words):
             return Command(text, compound=True)
-        return _unwrap(text, words, (), 0, shell=False)
+        return _unwrap(text, words, (), 0, expands=False)
     text = command.strip()
     if not text or _META.search(text) or hides_text(text):
         return Command(text, compound=True)
@@ -194,7 +195,25 @@ def analyze(command: str | list[str] | tuple[str, ...]) -> Command:
         words = shlex.split(text)
     except ValueError:
         return Command(text, compound=True)
-    return _unwrap(text, words, (), 0, shell=True)
+    return _unwrap(text, words, (), 0, expands=_expands_unquoted(text))
+
+
+def _expands_unquoted(text: str) -> bool:
+    """Does the shell line hold a glob, brace or tilde character outside quotes (where the shell expands it)?"""
+    quote = ""
+    escaped = False
+    for char in text:
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in _EXPANSION_CHARS:
+            return True
+    return False
 
 
 def system_name(program: str) -> str | None:
@@ -205,7 +224,7 @@ def system_name(program: str) -> str | None:
     return name if folder in SYSTEM_DIRS else None
 
 
-def _unwrap(text: str, words: list[str], assignments: tuple[str, ...], depth: int, shell: bool) -> Command:
+def _unwrap(text: str, words: list[str], assignments: tuple[str, ...], depth: int, expands: bool) -> Command:
     if depth > MAX_DEPTH:
         return Command(text, compound=True)
     words = list(words)
@@ -229,12 +248,12 @@ def _unwrap(text: str, words: list[str], assignments: tuple[str, ...], depth: in
             if words and words[0].startswith("-"):
                 return Command(text, compound=True)  # exec -a NAME, command -v: not modelled
         elif name in SHELLS:
-            return _unwrap_shell(text, words, tuple(assigned), depth, shell)
+            return _unwrap_shell(text, words, tuple(assigned), depth, expands)
         else:
             break
     if not words or words[0].startswith("-") or words[0] in RESERVED or "=" in words[0]:
         return Command(text, compound=True)  # only assignments or wrappers, an option, a shell keyword: nothing to name
-    return Command(text, tuple(words), tuple(assigned), shell=shell)
+    return Command(text, tuple(words), tuple(assigned), expands=expands)
 
 
 def _env_args(args: list[str], assigned: list[str]) -> list[str] | None:
@@ -258,7 +277,7 @@ def _env_args(args: list[str], assigned: list[str]) -> list[str] | None:
     return args
 
 
-def _unwrap_shell(text: str, words: list[str], assignments: tuple[str, ...], depth: int, shell: bool) -> Command:
+def _unwrap_shell(text: str, words: list[str], assignments: tuple[str, ...], depth: int, expands: bool) -> Command:
     """``bash [options] -c SCRIPT`` → SCRIPT's command; ``bash script.sh`` → an interpreter with a script. Anything
     that can make the shell read other start-up code (assignments in front, options beyond -c/-l/-e/-u/-x) keeps
     the whole line compound."""
@@ -279,7 +298,7 @@ def _unwrap_shell(text: str, words: list[str], assignments: tuple[str, ...], dep
         break
     rest = args[i:]
     if not inline:
-        return Command(text, tuple(words), assignments, shell=shell)  # a shell reading a script file (or stdin)
+        return Command(text, tuple(words), assignments, expands=expands)  # a shell reading a script file (or stdin)
     if assignments:
         return Command(text, compound=True)  # BASH_ENV=, ENV=, HOME=, ZDOTDIR=, exported functions ...
     if len(rest) != 1:
@@ -287,7 +306,7 @@ def _unwrap_shell(text: str, words: list[str], assignments: tuple[str, ...], dep
     inner = analyze(rest[0])
     if inner.compound:
         return Command(text, compound=True)
-    return _unwrap(text, list(inner.words), inner.assignments, depth + 1, shell=True)
+    return _unwrap(text, list(inner.words), inner.assignments, depth + 1, expands=inner.expands)
 
 
 def rule_key(command: Command) -> tuple[str, ...] | None:
@@ -302,9 +321,9 @@ def rule_key(command: Command) -> tuple[str, ...] | None:
     key, subcommand_at = _key(command, name)
     if key is None:
         return None
-    if command.shell and any(_EXPANDS.search(w) for w in key):
+    if command.expands and any(_EXPANDS.search(w) for w in key):
         return None  # g*t, {git,rm}, ~/bin/x: the words that run depend on files or the environment
-    if name in risky_options.TABLE and command.shell and any(_EXPANDS.search(w) for w in words):
+    if name in risky_options.TABLE and command.expands:
         return None  # a glob or brace could produce a file-writing option (a file named -ofoo)
     if risky_options.reason(words, subcommand_at) is not None:
         return None

@@ -232,6 +232,21 @@ def test_the_reported_classes_are_closed(granted: str, asked: str) -> None:
     assert rules.match("Bash", "execute", {"command": asked}) is None
 
 
+@pytest.mark.parametrize(
+    ("granted", "asked", "allowed_then"),
+    [
+        ("cargo test", "cargo test '*.py'", True),  # quoted: the shell passes the star as it is
+        ("sort a", "sort '*' a", True),
+        ("sort a", "sort * a", False),  # unquoted: a file named -ofoo would become an option
+        ("sort a", "bash -c 'sort * a'", False),
+    ],
+)
+def test_only_unquoted_globs_count(granted: str, asked: str, allowed_then: bool) -> None:
+    rules = PermissionRules()
+    rules.remember(scope_for("Bash", "execute", {"command": granted}), "allow")
+    assert (rules.match("Bash", "execute", {"command": asked}) == "allow") is allowed_then
+
+
 def test_hidden_characters_in_argv_elements_and_labels() -> None:
     rules = PermissionRules()
     rules.remember(scope_for("shell", "execute", {"command": ["git", "status"]}), "allow")
