@@ -106,6 +106,7 @@ class LiveSession:
         self.translator = self._new_translator(self._read_for_diff)
         self.handle: RunHandle | None = None
         self._gate = SessionGate()  # the one owner of this session's order: turns and switches, one at a time
+        self._replace_before_turn = False  # a mode/model the live agent could not take: a new process next turn
         self._turns = 0  # turns begun: a cancel waits for *its* turn, not for the next prompt the editor sends
         self._cancel = asyncio.Event()
         self._permission_tasks: set[asyncio.Task[None]] = set()
@@ -208,6 +209,9 @@ class LiveSession:
             release_freed_memory()  # the turn's freed heap back to the system (<1 ms; after the last update)
 
     async def _run_turn(self, prompt: Any) -> dict[str, Any]:
+        if self._replace_before_turn:  # a setting asked for during the last turn needs a new process
+            self._replace_before_turn = False
+            await self._stop_handle(SWITCH_GRACE_S)
         handle = self.handle
         if handle is not None and handle.usable:
             events = handle.events(from_start=False, lossless=True)
@@ -271,9 +275,7 @@ class LiveSession:
         problem = adapter.startup_problem(self.config.binary if name == self.config.agent else None, self.config.env)
         if problem:
             raise RpcError(INTERNAL_ERROR, problem, {"agent": name})
-        handle, self.handle = self.handle, None
-        if handle is not None:
-            await handle.stop(SWITCH_GRACE_S)
+        await self._stop_handle(SWITCH_GRACE_S)
         record = self.record
         if record.native_session_id:
             record.native_sessions[self.adapter.name] = record.native_session_id
@@ -658,8 +660,7 @@ class LiveSession:
         self.store.save(self.record)
         if self.handle is not None and self.handle.usable:
             if not await self.handle.set_mode(mode):
-                await self.handle.close(0.5)  # the next prompt starts a process in the new mode
-                self.handle = None
+                await self._replace_process()  # the next prompt starts a process in the new mode
 
     async def set_model(self, model: str) -> None:
         self.record.model = self.settings.current_model = model
@@ -667,8 +668,7 @@ class LiveSession:
         if self.handle is not None and self.handle.usable and await self.handle.set_model(model):
             return
         if self.handle is not None and not self.handle.done:
-            await self.handle.close(0.5)  # a spawn argument for this agent: the next prompt resumes with the new one
-            self.handle = None
+            await self._replace_process()  # a spawn argument for this agent: the next prompt resumes with the new one
 
     async def set_agent_option(self, option_id: str, value: Any) -> bool:
         """A setting the agent itself offered (not mode or model): passed through to the live agent."""
@@ -680,10 +680,24 @@ class LiveSession:
             task.cancel()
         await self.cancel()
         async with self._gate.closing():  # after a switch under way: it may have started an agent
-            handle, self.handle = self.handle, None
-            if handle is not None:
-                await handle.stop(1.0)
+            await self._stop_handle(1.0)
         self.log.flush()
+
+    async def _replace_process(self) -> None:
+        """The live agent cannot take a new mode or model in place: its process goes, and the next prompt starts
+        one with the setting. Held like a switch (never beside one, so never two processes); during a prompt, after
+        it — never in the middle of the turn."""
+        if self._gate.prompt_accepted:
+            self._replace_before_turn = True
+            return
+        async with self._gate.switch("Restarting the agent for the new setting"):
+            await self._stop_handle(SWITCH_GRACE_S)
+
+    async def _stop_handle(self, grace_s: float) -> None:
+        """The session's agent process gone, with everything it started (its process group)."""
+        handle, self.handle = self.handle, None
+        if handle is not None:
+            await handle.stop(grace_s)
 
     async def switches_done(self) -> None:
         """Wait for the switches sent so far (a setting asked for after a switch is about the agent it chose)."""
