@@ -25,9 +25,10 @@ Mapping decisions worth knowing:
   by ``end_failed_turn`` (see ``codex_exec.py``, which also holds the modes, tool table and item helpers both Codex
   transports share); generic failures are ``recoverable``: the thread stays usable.
 - Approvals: ``interaction_id`` is ``codex-approval-<json-rpc id>`` and ``tool_call_id`` the item id (the tool is
-  announced first if codex did not). "Always" answers ``acceptForSession`` when codex offers it (or lists nothing),
-  else the exec-policy amendment codex proposed (a persistent rule), else ``accept``; a denial is ``decline`` (the
-  turn goes on; ``cancel`` would end it). Requests we cannot bridge are answered with an error, never left pending.
+  announced first if codex did not). "Always" is answered ``accept`` (legacy ``approved``, permissions for the
+  turn): codex's session scope, its ``grantRoot`` and its exec-policy amendments are wider than the label, so the
+  bridge keeps the rule and answers codex's next ask itself; a denial is ``decline`` (the turn goes on; ``cancel``
+  would end it). Requests we cannot bridge are answered with an error, never left pending.
 - Interrupt is always in-protocol (a signal would kill the app-server and the session with it).
 """
 
@@ -251,11 +252,11 @@ class CodexAdapter(AgentAdapter):
             return
         peer, rpc_id, kind = self._peer(ctx), pending["rpc_id"], pending["kind"]
         if kind == "legacy":
-            verdict = ("approved_for_session" if decision.always else "approved") if decision.approve else "denied"
+            verdict = "approved" if decision.approve else "denied"  # "always": the bridge keeps the rule
             peer.respond(ctx, rpc_id, {"decision": verdict})
         elif kind == "permissions":
             granted = pending.get("permissions") if decision.approve else {}
-            peer.respond(ctx, rpc_id, {"permissions": granted or {}, "scope": "session" if decision.always else "turn"})
+            peer.respond(ctx, rpc_id, {"permissions": granted or {}, "scope": "turn"})
         elif kind == "elicitation":
             result = {"action": "accept", "content": {}} if decision.approve else {"action": "decline", "content": None}
             peer.respond(ctx, rpc_id, result)
@@ -575,14 +576,12 @@ class CodexAdapter(AgentAdapter):
 
 
 def _decision(decision: ApprovalDecision, available: Any) -> Any:
-    """The v2 decision: "always" is codex's session scope (that identical command again), else once. Never codex's
-    proposed exec-policy amendment: a prefix rule of codex's own, possibly wider than the label the person chose
-    and kept beyond the session; the bridge keeps the "always" rule and answers codex's next ask itself."""
-    if not decision.approve:
-        return "decline"  # the turn continues; "cancel" would also interrupt it
-    if decision.always and (not isinstance(available, list) or "acceptForSession" in available):
-        return "acceptForSession"
-    return "accept"
+    """The v2 decision, always for this one request. "Always" is never codex's own session scope or exec-policy
+    amendment: codex's session approval of a file change also grants its ``grantRoot`` (writes under a whole
+    folder), and an amendment is a prefix rule of codex's own kept beyond the session, both wider than the label
+    the person chose. The bridge keeps the "always" rule and answers codex's next ask itself."""
+    del available  # what codex offers does not widen the answer
+    return "accept" if decision.approve else "decline"  # decline: the turn continues; "cancel" would interrupt it
 
 
 def _plan_step(step: Any) -> dict[str, str]:

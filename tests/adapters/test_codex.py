@@ -494,12 +494,13 @@ def test_command_approval_announces_an_unannounced_tool_and_rates_risk() -> None
     ("available", "decision", "expected"),
     [
         (None, ApprovalDecision(approve=True), "accept"),
-        (None, ApprovalDecision(approve=True, always=True), "acceptForSession"),
-        (["accept", "acceptForSession", "decline"], ApprovalDecision(approve=True, always=True), "acceptForSession"),
+        # "always" is answered once: the bridge keeps the rule, as wide as its label, and answers the next ask
+        (None, ApprovalDecision(approve=True, always=True), "accept"),
+        (["accept", "acceptForSession", "decline"], ApprovalDecision(approve=True, always=True), "accept"),
         (
             ["accept", {"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["git", "status"]}}, "cancel"],
             ApprovalDecision(approve=True, always=True),
-            "accept",  # never codex's own prefix rule: the bridge keeps the rule, as wide as its label
+            "accept",  # never codex's own prefix rule
         ),
         (["accept", "cancel"], ApprovalDecision(approve=True, always=True), "accept"),
         (None, ApprovalDecision(approve=False, reason="no"), "decline"),
@@ -516,7 +517,8 @@ def test_command_approval_decisions(available, decision, expected) -> None:
     assert sent(ctx) == []
 
 
-def test_file_change_approval_always_is_session_scoped() -> None:
+def test_file_change_approval_always_is_answered_once_never_granting_the_root() -> None:
+    """codex's session approval would also grant ``grantRoot`` (writes under /): wider than "changes to /a, /b"."""
     adapter, ctx, _ = _started()
     feed(adapter, [
         {"method": "item/started", "params": {"threadId": "T1", "item": {"type": "fileChange", "id": "p1", "changes": [{"path": "/a", "kind": {"type": "update", "move_path": "/b"}, "diff": "@@ -1 +1 @@\n-x\n+y\n"}], "status": "inProgress"}}},
@@ -525,7 +527,7 @@ def test_file_change_approval_always_is_session_scoped() -> None:
     request = [e for e in ctx.approvals.values()]
     assert request and request[0]["kind"] == "patch"
     adapter.respond_approval("codex-approval-3", ApprovalDecision(approve=True, always=True), ctx)
-    assert sent(ctx) == [{"jsonrpc": "2.0", "id": 3, "result": {"decision": "acceptForSession"}}]
+    assert sent(ctx) == [{"jsonrpc": "2.0", "id": 3, "result": {"decision": "accept"}}]
 
 
 def test_file_change_approval_event() -> None:
@@ -556,7 +558,7 @@ def test_legacy_approvals() -> None:
     ]
     adapter.respond_approval("codex-approval-0", ApprovalDecision(approve=True, always=True), ctx)
     adapter.respond_approval("codex-approval-1", ApprovalDecision(approve=False), ctx)
-    assert [m["result"] for m in sent(ctx)] == [{"decision": "approved_for_session"}, {"decision": "denied"}]
+    assert [m["result"] for m in sent(ctx)] == [{"decision": "approved"}, {"decision": "denied"}]
 
 
 def test_permissions_and_mcp_elicitation_approvals() -> None:
@@ -571,7 +573,7 @@ def test_permissions_and_mcp_elicitation_approvals() -> None:
     adapter.respond_approval("codex-approval-5", ApprovalDecision(approve=True, always=True), ctx)
     adapter.respond_approval("codex-approval-6", ApprovalDecision(approve=False), ctx)
     assert [m["result"] for m in sent(ctx)] == [
-        {"permissions": perms, "scope": "session"},
+        {"permissions": perms, "scope": "turn"},  # "always" is the bridge's rule, never a session-wide grant
         {"action": "decline", "content": None},
     ]
 
