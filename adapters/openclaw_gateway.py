@@ -81,6 +81,7 @@ from acp_mux.adapters.openclaw_registry import (
     write_registration,
 )
 from acp_mux.adapters.openclaw_asks import gateway_overrides
+from acp_mux.core.log_follow import follow
 from acp_mux.core.paths import state_dir
 from acp_mux.core.process import SpawnError, SpawnSpec, resolve_command
 from acp_mux.core.supervisor import descendants
@@ -202,8 +203,6 @@ class Gateway:
         self._lease_fd: int | None = None  # held open: our lease on the shared gateway
         self.failures: dict[str, str] = {}  # session key -> the last failure the gateway logged for it
         self._tail: asyncio.Task[None] | None = None
-        self._offset = 0
-        self._fresh = False  # the gateway we attached to was started by us (its log is read from its start)
 
     @property
     def log_path(self) -> Path:
@@ -273,7 +272,6 @@ class Gateway:
                 self._lease_fd = take_lease(self.root)
             found = read_registration(self.root)
             if found is not None and found.alive():
-                self._fresh = False  # a running gateway's log: only what it says from now on is ours to read
                 log.info("openclaw: attached to the shared gateway on 127.0.0.1:%d (pid %d)", found.port,
                          found.gateway_pid)
                 return found
@@ -303,7 +301,6 @@ class Gateway:
                                     process_start(gateway_pid) or 0, port,
                                     str(included.parent) if included is not None else None)
         write_registration(self.root, registration)
-        self._fresh = True  # a new gateway's log: read it from its start
         log.info("openclaw gateway starting on 127.0.0.1:%d (pid %d, state %s)", port, gateway_pid, state)
         return registration
 
@@ -347,34 +344,15 @@ class Gateway:
         return [line for line in text.splitlines() if line.strip()][-lines:]
 
     def _follow(self, registration: Registration) -> None:
-        """Tail the gateway's log (its stdout and stderr, written by the keeper) for as long as we are attached."""
-        if registration != self.registration:
-            self._offset = 0 if self._fresh else self._size()
-            self.registration = registration
+        """Tail the gateway's log (its stdout and stderr, written by the keeper) for as long as we are attached:
+        from where it ends now, so what it logged for other bridges' turns before is never taken for ours."""
+        self.registration = registration
         if self._tail is None or self._tail.done():
             self._tail = asyncio.ensure_future(self._tail_log())
 
-    def _size(self) -> int:
-        try:
-            return self.log_path.stat().st_size
-        except OSError:
-            return 0
-
     async def _tail_log(self) -> None:
-        partial = b""
-        while True:
-            size = self._size()
-            if size < self._offset:  # a new gateway truncated it
-                self._offset, partial = 0, b""
-            if size > self._offset:
-                with open(self.log_path, "rb") as fh:
-                    fh.seek(self._offset)
-                    data = fh.read(size - self._offset)
-                self._offset += len(data)
-                *lines, partial = (partial + data).split(b"\n")
-                for line in lines:
-                    self._on_line(line.decode("utf-8", "replace").rstrip("\r"))
-            await asyncio.sleep(LOG_POLL_S)
+        async for line in follow(lambda: str(self.log_path), interval=LOG_POLL_S):
+            self._on_line(line)
 
     def _on_line(self, line: str) -> None:
         log.debug("openclaw gateway: %s", line)
