@@ -37,7 +37,8 @@ gateway (channels, cron, a fixed port): acp-mux never touches it. It runs a priv
 - **one attachment per bridge**: :func:`gateway_for` keeps one :class:`Gateway` per bridge process and binary,
   shared by every session (also when one editor entry serves every agent and each session gets its own adapter).
 - **start**: in the background, from the first run's ``prepare`` (the editor's ``initialize`` never waits); a run
-  waits for the port to accept connections. 2026.9.6 needs 14-27 s to listen on a loaded two-core machine.
+  waits until the gateway's own socket listens on its port. 2026.9.6 needs 14-27 s to listen on a loaded two-core
+  machine; a second window attaches in well under a second (then ``openclaw acp``'s own start, 5-11 s, remains).
 - **the first turn's minute** is CPU, not a wait: with strace, the gateway makes two DNS lookups and one connect
   (to the dead proxy) and none of them waits; from the gateway's spawn to the first words, the gateway and
   ``openclaw acp`` use ~50 CPU-seconds: the gateway's bootstrap (the config validated six times, state
