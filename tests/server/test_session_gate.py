@@ -1,0 +1,153 @@
+"""The session gate's rules under every interleaving hypothesis can schedule (in-process, in event-loop steps):
+one holder at a time, in the order sent; a prompt runs only after every switch sent before it, and is refused when
+the last of them failed; a cancel answers only a prompt still waiting; nothing is left held."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from acp_mux.server.rpc import RpcError
+from acp_mux.server.session_gate import SessionGate
+
+ops = st.lists(
+    st.one_of(
+        st.tuples(st.just("switch"), st.booleans(), st.integers(0, 4)),  # (kind, fails, steps held)
+        st.tuples(st.just("prompt"), st.just(False), st.integers(0, 4)),
+        st.tuples(st.just("cancel"), st.just(False), st.just(0)),
+        st.tuples(st.just("wait"), st.just(False), st.integers(1, 6)),  # event-loop steps before the next op
+    ),
+    max_size=14,
+)
+
+
+@dataclass
+class Trace:
+    holding: int = 0
+    most: int = 0
+    held: list[int] = field(default_factory=list)  # op indexes in the order they got the gate
+    finished: set[int] = field(default_factory=set)
+    started: set[int] = field(default_factory=set)
+
+
+async def run(sequence: list[tuple[str, bool, int]]) -> None:
+    gate, trace = SessionGate(), Trace()
+    tasks: dict[int, asyncio.Task[str]] = {}
+
+    async def hold(index: int, steps: int) -> None:
+        trace.holding += 1
+        trace.most = max(trace.most, trace.holding)
+        trace.held.append(index)
+        trace.started.add(index)
+        for _ in range(steps):
+            await asyncio.sleep(0)
+        trace.holding -= 1
+
+    async def switch(index: int, fails: bool, steps: int) -> str:
+        expected[index] = "refused" if pending else "ok/failed"  # the model: refused while a prompt is accepted
+        try:
+            async with gate.switch(f"switch {index}"):
+                await hold(index, steps)
+                if fails:
+                    raise RpcError(-32603, f"switch {index} cannot start")
+        except RpcError as exc:
+            return "refused" if "prompt is running" in exc.message else "failed"
+        finally:
+            trace.finished.add(index)
+        return "ok"
+
+    async def prompt(index: int, steps: int) -> str:
+        if pending:
+            expected[index] = "busy"  # one prompt at a time
+        else:
+            pending.append(index)
+        before = set(i for i in tasks if sequence[i][0] == "switch")
+        outstanding[index] = sorted(before - trace.finished)  # what it queues behind (it is accepted right here)
+        try:
+            async with gate.turn() as started:
+                if not started:
+                    return "cancelled"
+                assert before <= trace.finished, "a prompt ran before a switch sent ahead of it had finished"
+                await hold(index, steps)
+        except RpcError as exc:
+            return "busy" if "already running" in exc.message else f"error: {exc.message}"
+        finally:
+            if pending == [index]:
+                pending.clear()
+        return "ran"
+
+    cancels: dict[int, bool] = {}
+    pending: list[int] = []  # the model's accepted prompt (waiting or running)
+    expected: dict[int, str] = {}
+    outstanding: dict[int, list[int]] = {}
+    for index, (kind, fails, steps) in enumerate(sequence):
+        if kind == "switch":
+            tasks[index] = asyncio.ensure_future(switch(index, fails, steps))
+        elif kind == "prompt":
+            tasks[index] = asyncio.ensure_future(prompt(index, steps))
+        elif kind == "cancel":
+            waiting = [i for i in pending if i not in trace.started]
+            if waiting:
+                expected[waiting[0]] = "cancelled"
+            cancels[index] = gate.cancel_waiting_prompt()
+            assert cancels[index] == bool(waiting)
+        for _ in range(steps if kind == "wait" else 1):
+            await asyncio.sleep(0)
+    outcomes = {i: await t for i, t in tasks.items()}
+
+    assert trace.most <= 1
+    for index, want in expected.items():
+        assert outcomes[index] in want.split("/") if want == "ok/failed" else outcomes[index] == want, (index, outcomes)
+    assert trace.held == sorted(trace.held), "the gate was not taken in the order sent"
+    for index, outcome in outcomes.items():
+        if sequence[index][0] != "prompt" or outcome in ("busy", "cancelled"):
+            continue
+        ahead = outstanding[index]
+        last_failed = bool(ahead) and outcomes[ahead[-1]] == "failed"
+        assert (outcome != "ran") == last_failed, (index, outcomes)  # refused exactly when the last switch failed
+        if last_failed:
+            assert outcome.startswith("error: switch") and "failed, so this prompt was not sent" in outcome, outcome
+    for index, answered in cancels.items():  # a cancel answers a waiting prompt, which then never runs
+        if answered:
+            waiting = [i for i in outcomes if sequence[i][0] == "prompt" and i < index and outcomes[i] == "cancelled"]
+            assert waiting, (index, outcomes)
+    assert not gate.prompt_accepted and not gate.turn_running
+    async with gate.turn() as started:  # nothing left held: the next prompt runs at once
+        assert started
+
+
+@settings(max_examples=400, deadline=None)
+@given(ops)
+def test_the_gate_holds_its_rules_under_any_interleaving(sequence: list[tuple[str, bool, int]]) -> None:
+    asyncio.run(run(sequence))
+
+
+@pytest.mark.asyncio
+async def test_a_prompt_behind_a_failed_switch_then_a_good_one_runs() -> None:
+    gate = SessionGate()
+    release = asyncio.Event()
+
+    async def switch(fails: bool) -> None:
+        async with gate.switch("the switch"):
+            await release.wait()
+            if fails:
+                raise RpcError(-32603, "cannot start")
+
+    first, second = asyncio.ensure_future(switch(True)), asyncio.ensure_future(switch(False))
+    await asyncio.sleep(0)
+
+    async def prompt() -> bool:
+        async with gate.turn() as started:
+            return started
+
+    waiting = asyncio.ensure_future(prompt())
+    await asyncio.sleep(0)
+    release.set()
+    assert await waiting is True  # the last switch before it succeeded: it runs on that agent
+    with pytest.raises(RpcError):
+        await first
+    await second
