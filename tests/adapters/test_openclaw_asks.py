@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import socket
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -400,3 +402,39 @@ async def test_without_the_gate_no_turn_runs_and_the_person_is_told_why(tmp_path
     finally:
         if adapter.gateway is not None:
             await adapter.gateway.stop()
+
+
+# ── the gate itself (node runs the plugin with a stand-in for OpenClaw's plugin API) ──────────────────────────
+GATE_DRIVER = """
+const { default: plugin } = await import(process.argv[1]);
+let handler, options;
+plugin.register({ on: (name, h, o) => { if (name === "before_tool_call") { handler = h; options = o; } } });
+const results = {};
+for (const tool of ["read", "exec", "write", "process"]) {
+  results[tool] = await handler({ toolName: tool, toolCallId: "c1", params: { path: "x" } },
+                                { sessionKey: "agent:main:acp-bridge:no-such-session" }) ?? null;
+}
+results.stale = await handler({ toolName: "write", toolCallId: "c2", params: { path: "x" } },
+                              { sessionKey: "agent:main:acp-bridge:stale" }) ?? null;
+results.timeoutMs = options?.timeoutMs;
+console.log(JSON.stringify(results));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_gate_blocks_every_change_when_no_one_can_be_asked(tmp_path: Path) -> None:
+    """No relay registered for the session (its editor is gone, or never was), or one that no longer listens:
+    write and process are blocked with a reason; read-only tools and exec (OpenClaw's own approvals ask for it) pass to OpenClaw's own policy."""
+    stale = registration_path(str(tmp_path), "stale")  # a relay that was killed: nobody listens there
+    stale.parent.mkdir(mode=0o700)
+    stale.write_text("@acp-mux-ask-" + "0" * 32)
+    out = subprocess.run(["node", "--input-type=module", "-e", GATE_DRIVER, str(PLUGIN_DIR / "acp-mux-asks.mjs")],
+                         env={**os.environ, "OPENCLAW_STATE_DIR": str(tmp_path)}, capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    results = json.loads(out.stdout.strip().splitlines()[-1])
+    assert results["read"] is None and results["exec"] is None
+    for tool in ("write", "process", "stale"):
+        assert results[tool]["block"] is True and "acp-mux" in results[tool]["blockReason"], results
+    assert results["timeoutMs"] >= 3600 * 1000  # longer than a person takes to read the dialog
+    assert list((tmp_path / "acp-mux-asks").glob("gate.*"))  # it said it is loaded
