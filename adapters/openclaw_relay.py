@@ -24,10 +24,11 @@ import os
 import secrets
 import signal
 import socket
+import stat
 import struct
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, AsyncIterator
 
 from acp_mux.adapters.openclaw_asks import (
     ASK_ID_PREFIX,
@@ -79,9 +80,8 @@ class Relay:
 
     # ── acp-mux → openclaw ─────────────────────────────────────────────────────────────────────────────────────
     async def _from_editor(self) -> None:
-        reader = await _stdin_reader()
         assert self.child is not None and self.child.stdin is not None
-        while line := await reader.readline():
+        async for line in _stdin_lines():
             msg = _json(line)
             if msg is not None and self._is_our_answer(msg):
                 continue
@@ -223,19 +223,25 @@ def _private_dir(path: Path) -> bool:
         info = os.lstat(path)
     except OSError:
         return False
-    import stat
-
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
         return False
     os.chmod(path, 0o700)
     return True
 
 
-async def _stdin_reader() -> asyncio.StreamReader:
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    return reader
+async def _stdin_lines() -> AsyncIterator[bytes]:
+    """Our stdin, line by line: through the event loop when it is a pipe, socket or terminal (acp-mux gives a pipe),
+    else (a file, /dev/null, which epoll refuses) from a thread, so the relay never hangs on an unpollable stdin."""
+    mode = os.fstat(0).st_mode
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(0):
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        while line := await reader.readline():
+            yield line
+        return
+    while line := await asyncio.to_thread(sys.stdin.buffer.readline):
+        yield line
 
 
 def _json(line: bytes) -> dict[str, Any] | None:

@@ -438,3 +438,14 @@ def test_the_gate_blocks_every_change_when_no_one_can_be_asked(tmp_path: Path) -
         assert results[tool]["block"] is True and "acp-mux" in results[tool]["blockReason"], results
     assert results["timeoutMs"] >= 3600 * 1000  # longer than a person takes to read the dialog
     assert list((tmp_path / "acp-mux-asks").glob("gate.*"))  # it said it is loaded
+
+
+@pytest.mark.parametrize("stdin", ["devnull", "file"])
+def test_the_relay_reads_a_stdin_epoll_refuses_and_ends_with_its_child(tmp_path: Path, stdin: str) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"jsonrpc": "2.0", "method": "x"}\n')
+    with open(os.devnull if stdin == "devnull" else source, "rb") as fh:
+        out = subprocess.run([sys.executable, "-m", "acp_mux.adapters.openclaw_relay", "cat"], stdin=fh,
+                             capture_output=True, timeout=30)
+    assert out.returncode == 0 and b"Traceback" not in out.stderr, out.stderr
+    assert out.stdout == (b"" if stdin == "devnull" else source.read_bytes())  # carried through, unchanged
