@@ -394,3 +394,29 @@ async def test_omp_shows_its_own_retries_of_a_failing_model(tmp_path: Path) -> N
     finally:
         agent.close()
     await assert_no_process_left(agent)
+
+
+async def test_omp_shows_a_500_without_retry_after_only_after_its_silent_http_retries(tmp_path: Path) -> None:
+    """The limit that stays (pinned, so an omp that starts reporting them is noticed): omp's HTTP layer tries each
+    request 5 times (0.5, 1, 2, 4 s apart) and its stream layer once more before a turn attempt fails, and writes
+    nothing of it anywhere. Without a retry-after header the first notice therefore comes only after those ten
+    requests, ~16–30 s after the model's first failed answer — with omp's message and as a retry note; a cancel
+    then ends the turn at once."""
+    agent = RealAgent("omp", require_cli("omp"), tmp_path)
+    server = agent.serve("omp_text", error="server", delta_delay=0)
+    client = TimedClient()
+    try:
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            client.timed = Timed(sent=time.time())
+            turn = asyncio.ensure_future(prompt(conn, sid, "hello", timeout=FAILS_IN))
+            await wait_while_running(turn, lambda: client.timed.noticed is not None)
+            assert client.timed.noticed is not None and not turn.done(), (client.text(), agent.log()[-2000:])
+            before = [r for r in server.requests if r["kind"] == "step" and r["time"] < client.timed.noticed]
+            assert len(before) >= 10 and client.timed.noticed - first_failed(server.requests) > VISIBLE_IN, before
+            assert "retrying, attempt 1/1: the model request failed (500 " in client.text(), client.text()
+            await conn.cancel(session_id=sid)
+            assert (await asyncio.wait_for(turn, FAILS_IN)).stop_reason == "cancelled"
+    finally:
+        agent.close()
+    await assert_no_process_left(agent)
