@@ -1,4 +1,5 @@
-"""Fault class 9: the model endpoint fails behind a real agent CLI (claude, codex, gemini, copilot, opencode, omp, hermes).
+"""Fault class 9: the model endpoint fails behind a real agent CLI (claude, codex, gemini, copilot, opencode, pi, omp,
+hermes).
 
 The fake model server answers every conversation request with HTTP 500 (``server``), or streams a few deltas and
 then closes the connection without the end of the stream (``drop``). The CLIs run with their own retries turned
@@ -6,6 +7,10 @@ down (tests/e2e/clis.py), so the failure is final (copilot's cannot be turned do
 then reports "Error: Failed to get response from the AI model; …" as text, which the bridge makes the error). The editor must be able to tell that turn from a normal answer:
 ``session/prompt`` answers a JSON-RPC error carrying the agent's message — never ``end_turn`` — what streamed before
 stays shown, the session takes the next prompt, and nothing of ours is left when the editor goes.
+
+Issue 21 (item 6) adds: for a 500, a 429 and a 401, every agent shows the failure within 10 s of the model's first
+failed answer (a retry note with its reason, or the typed error), and an agent's own retries are shown as they
+happen — gemini's and omp's too, read from their own log files (``side_logs``).
 """
 
 from __future__ import annotations
