@@ -96,3 +96,41 @@ async def test_an_always_rule_never_covers_a_command_dressed_as_it(name: str, tm
         assert "b\\na" in replies or "a\\nb" in replies or "b\\\\na" in replies, "the allowed sort did not run"
     finally:
         agent.close()
+
+
+async def test_a_path_rule_names_the_real_file_and_covers_nothing_else(tmp_path: Path) -> None:
+    """Real claude writes link/notes.txt, where link/ is a symlinked folder outside the project: the "always" option
+    names the real file outside (where the write lands), not project/link/notes.txt. That rule then covers neither
+    the project's own notes.txt nor link/../notes.txt (claude folds ``..`` itself and writes project/notes.txt):
+    both are asked again (rejected here) and nothing but the allowed file is written."""
+    agent = RealAgent("claude", require_cli("claude"), tmp_path)
+    try:
+        outside = tmp_path / "elsewhere" / "outside"
+        outside.mkdir(parents=True)
+        (agent.cwd / "link").symlink_to(outside)
+        cwd = str(agent.cwd)
+        paths = [f"{cwd}/link/notes.txt", f"{cwd}/notes.txt", f"{cwd}/link/../notes.txt"]
+        steps = [{"blocks": [{"tool_use": {"name": "Write", "input": {"file_path": p, "content": "x\n"}}}]} for p in paths]
+        done = {"blocks": [{"text": "All changes tried."}]}
+        agent.server = ModelServer({"steps": [*steps, done], "done_text": "Nothing left."}, delta_delay=0).start()
+        asked: list[tuple[str, str]] = []
+
+        def choose(options: list[Any], call: Any) -> str:
+            inputs = [u.raw_input for u in client.updates if getattr(u, "tool_call_id", None) == call.tool_call_id
+                      and isinstance(getattr(u, "raw_input", None), dict)]
+            path = str(inputs[-1].get("file_path", "")) if inputs else ""
+            asked.append((path, next(o.name for o in options if o.option_id == "allow_always")))
+            return "allow_always" if path == paths[0] else "reject_once"
+
+        client = RecordingClient(choose=choose)
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            result = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("Write them.")]), 120)
+        assert result.stop_reason == "end_turn", agent.log()[-3000:]
+        assert "All changes tried." in client.text(), agent.log()[-3000:]
+        assert (outside / "notes.txt").read_text() == "x\n"
+        assert not (agent.cwd / "notes.txt").exists() and not (outside.parent / "notes.txt").exists()
+        assert [p for p, _ in asked] == paths, asked
+        assert asked[0][1] == f"Always allow changes to {outside.resolve() / 'notes.txt'} (this session)", asked
+    finally:
+        agent.close()
