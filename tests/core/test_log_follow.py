@@ -6,12 +6,19 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
+from typing import Iterable
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acp_mux.core.log_follow import LogFollower, follow
+from acp_mux.adapters.base import AgentAdapter
+from acp_mux.core import events as ev
+from acp_mux.core.contract import RunOptions
+from acp_mux.core.log_follow import LogFollower, SideLog, follow
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.process import SpawnSpec
+from acp_mux.core.run import start_run
 
 LINE_TEXT = st.text(st.characters(blacklist_characters="\n\r", blacklist_categories=("Cs",)), max_size=80)
 
@@ -141,3 +148,42 @@ async def test_follow_yields_lines_as_they_are_appended_and_stops_when_cancelled
     with pytest.raises(asyncio.CancelledError):
         await task
     assert got == ["hello"]
+
+
+class SideLogAdapter(AgentAdapter):
+    """An agent (a shell) that writes a retry line to its own log file, then its answer to stdout; the adapter reads
+    the log through ``side_logs`` with the agent's pid in the file name, as omp's adapter does."""
+
+    name = "fake"
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.pids: list[int] = []
+
+    def build_spawn(self, options: RunOptions) -> SpawnSpec:
+        script = f'echo "retry: the model failed" >> {self.folder}/agent.$$.log; sleep 1; echo done'
+        return SpawnSpec("/bin/sh", ["-c", script], cwd=options.cwd)
+
+    def side_logs(self, spec: SpawnSpec, agent_pid: int) -> list[SideLog]:
+        self.pids.append(agent_pid)
+        path = self.folder / f"agent.{agent_pid}.log"
+        return [SideLog(find=lambda: str(path) if path.exists() else None, events=self._events)]
+
+    def _events(self, line: str, ctx: ParseContext) -> Iterable[ev.BaseEvent]:
+        if not line.startswith("retry: "):
+            return ()
+        return [ev.RetryEvent(attempt=1, max_attempts=1, reason=line.removeprefix("retry: "))]
+
+    def parse_line(self, line: str, ctx: ParseContext) -> Iterable[ev.BaseEvent]:
+        return ctx.text_delta(line) + ctx.end_turn() if line == "done" else ()
+
+
+async def test_a_run_turns_the_lines_of_the_agents_own_log_into_events_while_it_runs(tmp_path: Path) -> None:
+    adapter = SideLogAdapter(tmp_path)
+    handle = start_run(adapter, RunOptions(agent="fake", cwd=str(tmp_path), collect_events=True))
+    result = await asyncio.wait_for(handle.result(), 20)
+    types = [e.type for e in result.events]
+    (retry,) = [e for e in result.events if e.type == "retry"]
+    assert retry.reason == "the model failed"  # type: ignore[attr-defined]
+    assert types.index("retry") < types.index("text_delta")  # shown while the agent still worked, not at its end
+    assert adapter.pids and (tmp_path / f"agent.{adapter.pids[0]}.log").exists()
