@@ -1,0 +1,444 @@
+"""Who imports whom in acp_mux, read from the source with ``ast``: the checker behind tests/test_rooms.py.
+
+Why a checker of its own: the rooms (cli → server → adapters / translation → core, protocol on the side) only stay
+one way if every kind of import is seen, not just ``import acp_mux.x``. A room can reach another room by a relative
+import (``from ..server import y``), through the package (``from acp_mux import server``), inside a function, under
+``if TYPE_CHECKING:``, or by a string the lazy helper imports on first use (``lazy_module("acp_mux.server.bridge")``).
+All of them are read here and resolved to a module of ours, so the rules in test_rooms.py hold for all of them.
+
+What counts as an import (each one becomes an :class:`Import` with the file and line it was written on):
+
+- ``import`` and ``from ... import`` statements anywhere in a module, relative ones resolved against the file's
+  *installed* package (adapters/ is ``acp_mux.adapters``, translation/ is ``acp_mux.translation``);
+- a call to an import-like function (``importlib.import_module``, ``__import__``, the project's ``lazy_module``, or a
+  local alias of one of them) with a string literal naming the module; a call whose name is not a literal is
+  reported as ``dynamic``: nothing here can tell what it imports, so it needs a reviewed allow-list entry;
+- a ``"acp_mux.pkg.module:Name"`` string anywhere (the registry's way of naming an adapter class it imports later).
+
+Not imports: ``-m acp_mux.x`` argument strings (they start another process; nothing is imported into this one) and
+logger names. The parent packages an import loads implicitly are not edges: ``import acp_mux.core.events`` is one
+edge, to ``acp_mux.core.events``.
+
+When an import runs decides whether it can make a load-time cycle (see :func:`cycles`):
+
+- ``load``: runs while the importing module is being loaded (module or class level, ``import_module`` at module level);
+- ``type``: only under ``if TYPE_CHECKING:``; never runs;
+- ``deferred``: runs later: inside a function or lambda, or through the lazy helper (which imports on first attribute
+  read), or a registry ``module:Name`` string.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, Literal, Mapping
+
+When = Literal["load", "type", "deferred"]
+
+# Functions that import the module named by their first argument. ``lazy_module`` (acp_mux/core/lazy.py) imports on
+# first attribute read, so a call to it is deferred even at module level.
+IMPORTING_CALLS = frozenset({"import_module", "__import__"})
+LAZY_CALLS = frozenset({"lazy_module"})
+ENTRY_POINT = re.compile(r"(?P<module>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+):[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+@dataclass(frozen=True)
+class Import:
+    """One place where module ``source`` names module ``name`` (absolute, relative already resolved)."""
+
+    source: str
+    path: Path
+    line: int
+    text: str  # the statement or call as written, for the failure message
+    name: str  # the module named, absolute (relative names resolved); ``from X import y``: X
+    when: When
+    names: tuple[str, ...] = ()  # for ``from name import a, b``: the imported names (a submodule if one exists)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An import the checker could not resolve or that breaks a rule by itself (before any room is considered)."""
+
+    path: Path
+    line: int
+    text: str
+    rule: str
+
+
+@dataclass
+class Graph:
+    """Every module of ours, every import read from them, and the imports that could not be resolved."""
+
+    root_package: str
+    modules: dict[str, Path]
+    imports: list[Import] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def target(self, imp: Import) -> str | None:
+        """The module of ours ``imp`` names (``from X import y``: X), or None when it names nothing of ours."""
+        return imp.name if imp.name in self.modules else None
+
+    def targets(self, imp: Import) -> list[str]:
+        """The modules of ours ``imp`` loads: for ``from pkg import a, b`` a submodule ``pkg.a`` where one exists."""
+        base = self.target(imp)
+        if base is None:
+            return []
+        subs = [f"{imp.name}.{n}" for n in imp.names if f"{imp.name}.{n}" in self.modules]
+        if imp.names and len(subs) == len(imp.names):
+            return subs
+        return [base, *subs]
+
+
+def module_files(packages: Mapping[str, Path]) -> dict[str, Path]:
+    """Module name → file for every ``.py`` under each package directory (``{"acp_mux": ..., "acp_mux.adapters":
+    ROOT / "adapters"}``); a directory mapped to a more specific package belongs to that package only."""
+    found: dict[str, Path] = {}
+    claimed = {d.resolve() for d in packages.values()}
+    for package, directory in packages.items():
+        directory = directory.resolve()
+        for path in sorted(directory.rglob("*.py")):
+            rel = path.relative_to(directory)
+            if any((directory / Path(*rel.parts[:i])).resolve() in claimed for i in range(1, len(rel.parts))):
+                continue  # inside another mapped package's directory
+            parts = list(rel.with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join([package, *parts])] = path
+    return found
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    """``if TYPE_CHECKING:`` or ``if typing.TYPE_CHECKING:``."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _call_name(func: ast.expr) -> str | None:
+    """The last name of a called expression: ``importlib.import_module`` → ``import_module``."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+class _Reader(ast.NodeVisitor):
+    """Walks one module, keeping track of whether it is inside a function or a ``TYPE_CHECKING`` block."""
+
+    def __init__(self, graph: Graph, module: str, path: Path, source: str, strays: frozenset[str]) -> None:
+        self.graph, self.module, self.path, self.source, self.strays = graph, module, path, source, strays
+        self.is_package = path.name == "__init__.py"
+        self.lines = source.encode().split(b"\n")  # ast's column offsets count UTF-8 bytes
+        self.in_function = 0
+        self.in_type_checking = 0
+        self.importing = set(IMPORTING_CALLS)
+        self.lazy = set(LAZY_CALLS)
+
+    # context -----------------------------------------------------------------------------------------------------
+    def _when(self, lazy: bool = False) -> When:
+        if self.in_type_checking:
+            return "type"
+        if self.in_function or lazy:
+            return "deferred"
+        return "load"
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        # decorators and defaults run at load time; only the body is deferred
+        if not isinstance(node, ast.Lambda):
+            for deco in node.decorator_list:
+                self.visit(deco)
+            if node.returns:
+                self.visit(node.returns)
+        self.visit(node.args)
+        self.in_function += 1
+        for child in node.body if isinstance(node.body, list) else [node.body]:
+            self.visit(child)
+        self.in_function -= 1
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
+
+    def visit_If(self, node: ast.If) -> None:
+        self.visit(node.test)
+        if _is_type_checking(node.test):
+            self.in_type_checking += 1
+            for child in node.body:
+                self.visit(child)
+            self.in_type_checking -= 1
+        else:
+            for child in node.body:
+                self.visit(child)
+        for child in node.orelse:
+            self.visit(child)
+
+    # imports -----------------------------------------------------------------------------------------------------
+    def _text(self, node: ast.AST) -> str:
+        """The node as written, on one line (ast.get_source_segment splits the whole file on every call: too slow
+        for the generated ACP model)."""
+        try:
+            first, last = node.lineno - 1, node.end_lineno - 1  # type: ignore[attr-defined]
+            start, end = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+        except AttributeError:
+            return ast.unparse(node)
+        if first == last:
+            text = self.lines[first][start:end]
+        else:
+            text = b" ".join([self.lines[first][start:], *self.lines[first + 1 : last], self.lines[last][:end]])
+        return " ".join(text.decode(errors="replace").split())
+
+    def _problem(self, node: ast.AST, rule: str) -> None:
+        self.graph.problems.append(Problem(self.path, getattr(node, "lineno", 0), self._text(node), rule))
+
+    def _add(self, node: ast.AST, name: str, when: When, names: tuple[str, ...] = ()) -> None:
+        top = name.split(".")[0]
+        if top in self.strays:
+            self._problem(
+                node, f"imports {name!r}: {top}/ installs as {self.graph.root_package}.{top}; import it under that name"
+            )
+            return
+        if top != self.graph.root_package:
+            return  # the standard library or a dependency
+        if name not in self.graph.modules:  # what follows ``import`` / ``from``, or an import-like call's string
+            self._problem(node, f"imports {name!r}, which is no module of ours (a typo fails only when it runs)")
+            return
+        self.graph.imports.append(
+            Import(self.module, self.path, getattr(node, "lineno", 0), self._text(node), name, when, names)
+        )
+
+    def _relative(self, node: ast.AST, level: int, name: str | None) -> str | None:
+        """``from ..x import y`` in this module → the absolute package it names, or None (reported) when it climbs
+        out of the top package."""
+        package = self.module.split(".") if self.is_package else self.module.split(".")[:-1]
+        if level - 1 >= len(package):
+            self._problem(node, f"relative import of level {level} climbs above the top package from {self.module}")
+            return None
+        base = package[: len(package) - (level - 1)]
+        return ".".join(base + ([name] if name else []))
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self._add(node, alias.name, self._when())
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level:
+            base = self._relative(node, node.level, node.module)
+            if base is None:
+                return
+        else:
+            base = node.module or ""
+        names = tuple(alias.name for alias in node.names if alias.name != "*")
+        for alias in node.names:  # ``from importlib import import_module as im`` makes ``im(...)`` an import
+            if alias.name in IMPORTING_CALLS:
+                self.importing.add(alias.asname or alias.name)
+            if alias.name in LAZY_CALLS:
+                self.lazy.add(alias.asname or alias.name)
+        self._add(node, base, self._when(), names)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = _call_name(node.func)
+        if name in self.importing or name in self.lazy:
+            arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "name"), None)
+            when = self._when(lazy=name in self.lazy)
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                target = arg.value
+                if target.startswith("."):
+                    package = next((k.value for k in node.keywords if k.arg == "package"), None)
+                    if len(node.args) > 1:
+                        package = node.args[1]
+                    if not (isinstance(package, ast.Constant) and isinstance(package.value, str)):
+                        self._problem(
+                            node, "relative module name without a literal package: cannot tell what it imports"
+                        )
+                        self.generic_visit(node)
+                        return
+                    level = len(target) - len(target.lstrip("."))
+                    target = _climb(package.value, level, target.lstrip("."))
+                self._add(node, target, when)
+            else:
+                self._problem(node, "dynamic: imports a module whose name is not a string literal here")
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str):
+            match = ENTRY_POINT.fullmatch(node.value)
+            if match and match["module"].split(".")[0] in {self.graph.root_package, *self.strays}:
+                self._add(node, match["module"], "type" if self.in_type_checking else "deferred")
+
+
+def _climb(package: str, level: int, rest: str) -> str:
+    """``importlib.import_module("..x", package="a.b.c")`` → ``a.b.x``."""
+    parts = package.split(".")
+    base = parts[: len(parts) - (level - 1)] if level > 1 else parts
+    return ".".join(base + ([rest] if rest else []))
+
+
+def read_graph(packages: Mapping[str, Path], root_package: str, strays: Iterable[str] = ()) -> Graph:
+    """Reads every module under ``packages``; ``strays`` are top-level folder names that must never be imported
+    as such (adapters, translation: they install under ``root_package``)."""
+    modules = module_files(packages)
+    graph = Graph(root_package, modules)
+    stray_set = frozenset(strays)
+    for module, path in sorted(modules.items()):
+        source = path.read_text()
+        _Reader(graph, module, path, source, stray_set).visit(ast.parse(source, filename=str(path)))
+    return graph
+
+
+def strongly_connected(edges: Mapping[str, Iterable[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components of size > 1 (or a module importing itself), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    graph = {k: sorted(set(v)) for k, v in edges.items()}
+    nodes = sorted(set(graph) | {t for v in graph.values() for t in v})
+
+    def visit(start: str) -> None:
+        # iterative, so a long chain of modules cannot hit the recursion limit
+        work: list[tuple[str, Iterator[str]]] = [(start, iter(graph.get(start, ())))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(graph.get(child, ()))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1 or node in graph.get(node, ()):
+                        found.append(sorted(component))
+
+    for node in nodes:
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def cycles(graph: Graph, kinds: frozenset[When] = frozenset({"load"})) -> list[tuple[list[str], list[Import]]]:
+    """Import cycles over the imports of the given kinds: each as (its modules, the imports that close it).
+
+    Only ``load`` imports by default: a cycle of them means a module can be seen half-loaded depending on which one
+    is imported first. An import inside a function or under ``TYPE_CHECKING`` does not run while its module loads,
+    which is exactly how such a cycle is broken, so counting those would report every cycle that has been fixed."""
+    edges: dict[str, set[str]] = {}
+    for imp in graph.imports:
+        if imp.when in kinds:
+            for target in graph.targets(imp):
+                if target != imp.source:
+                    edges.setdefault(imp.source, set()).add(target)
+    result = []
+    for component in strongly_connected(edges):
+        members = set(component)
+        closing = [
+            imp
+            for imp in graph.imports
+            if imp.when in kinds
+            and imp.source in members
+            and any(t in members and t != imp.source for t in graph.targets(imp))
+        ]
+        result.append((component, closing))
+    return result
+
+
+@dataclass(frozen=True)
+class Rooms:
+    """Which module belongs to which room, and which rooms each room may import (besides itself).
+
+    ``packages`` maps a package prefix to its room (a module belongs to the longest prefix it is in); ``exact`` maps
+    single modules (the top package ``acp_mux`` and ``acp_mux.__main__``) that are rooms of their own. ``everyone``
+    lists rooms every room may import (the top package: loading any module of ours loads it anyway)."""
+
+    packages: Mapping[str, str]
+    exact: Mapping[str, str]
+    allowed: Mapping[str, frozenset[str]]
+    everyone: frozenset[str] = frozenset()
+
+    def room_of(self, module: str) -> str | None:
+        """The room ``module`` lives in, or None when it is in none (a new package no rule covers yet)."""
+        if module in self.exact:
+            return self.exact[module]
+        best = max((p for p in self.packages if module == p or module.startswith(p + ".")), key=len, default=None)
+        return self.packages[best] if best is not None else None
+
+
+@dataclass(frozen=True)
+class Violation:
+    """An import that breaks a rule: ``key`` (file, target or text) is what an allow-list entry names."""
+
+    path: Path
+    line: int
+    text: str
+    rule: str
+    key: tuple[str, str]
+
+    def message(self, root: Path) -> str:
+        """``file:line: the import — the rule it breaks``: enough to find and judge it without running anything."""
+        return f"{self.path.relative_to(root)}:{self.line}: `{self.text}` — {self.rule}"
+
+
+def problems_as_violations(graph: Graph, root: Path) -> list[Violation]:
+    """The imports that break a rule by themselves (stray top-level name, unknown module, dynamic name, ...)."""
+    return [Violation(p.path, p.line, p.text, p.rule, (str(p.path.relative_to(root)), p.text)) for p in graph.problems]
+
+
+def room_violations(graph: Graph, rooms: Rooms, root: Path) -> list[Violation]:
+    """Every import from one room into a room it may not import, and every module that is in no room."""
+    found: list[Violation] = []
+    for module, path in sorted(graph.modules.items()):
+        if rooms.room_of(module) is None:
+            found.append(
+                Violation(
+                    path,
+                    1,
+                    module,
+                    f"module {module} is in no room: give its package a room and the rooms it may import",
+                    (str(path.relative_to(root)), module),
+                )
+            )
+    for imp in graph.imports:
+        source_room = rooms.room_of(imp.source)
+        if source_room is None:
+            continue  # reported above, once per module
+        for target in graph.targets(imp):
+            target_room = rooms.room_of(target)
+            if target_room is None or target_room == source_room or target_room in rooms.everyone:
+                continue
+            may = rooms.allowed.get(source_room, frozenset())
+            if target_room not in may:
+                rule = (
+                    f"room {source_room} may not import room {target_room} ({target}, {imp.when}); "
+                    f"{source_room} may import only: {', '.join(sorted(may)) or 'nothing of ours'}"
+                )
+                found.append(Violation(imp.path, imp.line, imp.text, rule, (str(imp.path.relative_to(root)), target)))
+    return found
+
+
+def cycle_violations(graph: Graph, root: Path, kinds: frozenset[When] = frozenset({"load"})) -> list[Violation]:
+    """One violation per import cycle, at its first closing import, listing every import that closes it."""
+    found = []
+    for component, closing in cycles(graph, kinds):
+        first = min(closing, key=lambda i: (str(i.path), i.line))
+        where = "; ".join(f"{i.path.relative_to(root)}:{i.line} `{i.text}`" for i in closing)
+        rule = f"import cycle between {', '.join(component)} (break one with a lazy import): {where}"
+        found.append(Violation(first.path, first.line, first.text, rule, ("cycle", " ".join(component))))
+    return found
