@@ -13,10 +13,12 @@ What counts as an import (each one becomes an :class:`Import` with the file and 
 - a call to an import-like function (``importlib.import_module``, ``__import__``, the project's ``lazy_module``, or a
   local alias of one of them) with a string literal naming the module; a call whose name is not a literal is
   reported as ``dynamic``: nothing here can tell what it imports, so it needs a reviewed allow-list entry;
-- a ``"acp_mux.pkg.module:Name"`` string anywhere (the registry's way of naming an adapter class it imports later).
+- a ``"acp_mux.pkg.module:Name"`` string anywhere (the registry's way of naming an adapter class it imports later);
+- any other string that is exactly the dotted name of a module of ours (``sys.modules["acp_mux.x"]``, a name kept
+  for a later import, ``-m acp_mux.x`` for a child process: a dependency on that module's room all the same).
+  Dotted text that names no module of ours (a logger name such as ``acp_mux.wire``) is not read as an import.
 
-Not imports: ``-m acp_mux.x`` argument strings (they start another process; nothing is imported into this one) and
-logger names. The parent packages an import loads implicitly are not edges: ``import acp_mux.core.events`` is one
+The parent packages an import loads implicitly are not edges: ``import acp_mux.core.events`` is one
 edge, to ``acp_mux.core.events``.
 
 When an import runs decides whether it can make a load-time cycle (see :func:`cycles`):
@@ -136,6 +138,7 @@ class _Reader(ast.NodeVisitor):
         self.in_type_checking = 0
         self.importing = set(IMPORTING_CALLS)
         self.lazy = set(LAZY_CALLS)
+        self.consumed: set[int] = set()
 
     # context -----------------------------------------------------------------------------------------------------
     def _when(self, lazy: bool = False) -> When:
@@ -242,6 +245,7 @@ class _Reader(ast.NodeVisitor):
             arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "name"), None)
             when = self._when(lazy=name in self.lazy)
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                self.consumed.add(id(arg))  # read here as an import; not again as a bare module-name string
                 target = arg.value
                 if target.startswith("."):
                     package = next((k.value for k in node.keywords if k.arg == "package"), None)
@@ -261,10 +265,16 @@ class _Reader(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, str):
-            match = ENTRY_POINT.fullmatch(node.value)
-            if match and match["module"].split(".")[0] in {self.graph.root_package, *self.strays}:
-                self._add(node, match["module"], "type" if self.in_type_checking else "deferred")
+        if not isinstance(node.value, str) or id(node) in self.consumed:
+            return
+        match = ENTRY_POINT.fullmatch(node.value)
+        if match and match["module"].split(".")[0] in {self.graph.root_package, *self.strays}:
+            self._add(node, match["module"], "type" if self.in_type_checking else "deferred")
+        elif node.value in self.graph.modules and "." in node.value:
+            # a bare module name of ours (``sys.modules["acp_mux.x"]``, ``-m acp_mux.x``, a name kept for a later
+            # import): a dependency on that module all the same. Only names of real modules: a logger name or any
+            # other dotted text that is no module is not read as one.
+            self._add(node, node.value, "type" if self.in_type_checking else "deferred")
 
 
 def _climb(package: str, level: int, rest: str) -> str:

@@ -197,6 +197,8 @@ def test_a_clean_tree_has_nothing_to_report(tmp_path: Path) -> None:
         "translation/a.py": "from acp_mux.core import a, b\nfrom acp_mux import __version__\nx = 1\n",
         "acp_mux/core/a.py": "from . import b\nfrom .b import y\nimport json\n",
         "acp_mux/protocol/b.py": "from .a import x\nfrom pydantic import BaseModel\n",
+        # dotted text that names no module of ours is no import (a logger name, a version, a class path)
+        "acp_mux/core/b.py": "import logging\nlog = logging.getLogger('acp_mux.wire')\nV = 'acp_mux.server.a.X'\n",
     }
     assert check(tmp_path, clean) == []
 
@@ -255,6 +257,19 @@ VIOLATIONS = {
         "deferred",
     ),
     "entry-point": ("acp_mux/core/a.py", "ROW = {'x': 'acp_mux.adapters.a:Thing'}\n", "acp_mux.adapters.a", "deferred"),
+    "relative-in-init": ("acp_mux/core/__init__.py", "from ..server import a\n", "acp_mux.server.a", "load"),
+    "sys-modules": (
+        "acp_mux/core/a.py",
+        "import sys\nm = sys.modules.get('acp_mux.server.a')\n",
+        "acp_mux.server.a",
+        "deferred",
+    ),
+    "child-process": (
+        "translation/a.py",
+        "import sys\nARGS = [sys.executable, '-m', 'acp_mux.cli']\n",
+        "acp_mux.cli",
+        "deferred",
+    ),
     "main-skips": ("acp_mux/__main__.py", "from acp_mux.server.a import x\n", "acp_mux.server.a", "load"),
     "package-imports": ("acp_mux/__init__.py", "from acp_mux.core.a import x\n", "acp_mux.core.a", "load"),
 }
