@@ -1,8 +1,9 @@
 """OpenClaw's one private gateway per user, on the real CLI (2026.9.6): shared by two editor windows (two bridge
-processes), out of reach of a program that takes its port first, and gone a grace period after the last bridge is
-killed outright.
+processes), out of reach of a program that takes its port first, gone a grace period after the last bridge is
+killed outright, a session resumed on the next gateway, and OpenClaw's own retries of a 429 shown as they happen.
 
-One test, because each gateway start costs 30-60 s of CPU here: a hostile listener binds the port the first
+The first test covers sharing, the port and the lifetime together, because each gateway start costs 30-60 s of CPU
+here: a hostile listener binds the port the first
 gateway was configured for (read from the registration the moment it appears, long before the gateway listens); the
 first bridge must start a gateway elsewhere and answer, and the hostile listener must receive nothing. A second
 bridge then attaches to the same gateway and answers. Both bridges are SIGKILLed: nothing of the test's is left
