@@ -232,11 +232,13 @@ class Gateway:
         endpoint = await asyncio.shield(self._starting)
         registration = self.registration
         assert registration is not None
-        if self._owner(registration) is False:
+        try:  # at once when its own socket listens; a moment while it re-binds (nothing else listens meanwhile)
+            await self._wait_listening(registration, timeout)
+        except PortNotOurs:
             self.endpoint = None
             await asyncio.to_thread(self._retire, registration)
             raise PortNotOurs(f"something else now listens on 127.0.0.1:{registration.port}, OpenClaw's gateway "
-                              "port; its token was not sent there. The next message starts a new gateway.")
+                              "port; its token was not sent there. The next message starts a new gateway.") from None
         return endpoint
 
     def _alive(self) -> bool:
