@@ -32,10 +32,11 @@ When an import runs decides whether it can make a load-time cycle (see :func:`cy
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Literal, Mapping
+from typing import Any, Iterable, Iterator, Literal, Mapping
 
 When = Literal["load", "type", "deferred"]
 
@@ -210,15 +211,17 @@ class _Reader(ast.NodeVisitor):
             Import(self.module, self.path, getattr(node, "lineno", 0), self._text(node), name, when, names)
         )
 
-    def _relative(self, node: ast.AST, level: int, name: str | None) -> str | None:
-        """``from ..x import y`` in this module → the absolute package it names, or None (reported) when it climbs
-        out of the top package."""
-        package = self.module.split(".") if self.is_package else self.module.split(".")[:-1]
-        if level - 1 >= len(package):
-            self._problem(node, f"relative import of level {level} climbs above the top package from {self.module}")
+    def _relative(self, node: ast.AST, level: int, name: str | None, package: str | None = None) -> str | None:
+        """``from ..x import y`` → the absolute module it names, with the import system's own rule
+        (``importlib.util.resolve_name``), from this module's package or the ``package`` given; None (reported)
+        when it climbs above the top package."""
+        if package is None:
+            package = self.module if self.is_package else self.module.rpartition(".")[0]
+        try:
+            return importlib.util.resolve_name("." * level + (name or ""), package)
+        except (ImportError, ValueError) as exc:
+            self._problem(node, f"relative import of level {level} from {package} climbs above the top package ({exc})")
             return None
-        base = package[: len(package) - (level - 1)]
-        return ".".join(base + ([name] if name else []))
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
@@ -246,23 +249,34 @@ class _Reader(ast.NodeVisitor):
             when = self._when(lazy=name in self.lazy)
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                 self.consumed.add(id(arg))  # read here as an import; not again as a bare module-name string
-                target = arg.value
-                if target.startswith("."):
-                    package = next((k.value for k in node.keywords if k.arg == "package"), None)
-                    if len(node.args) > 1:
-                        package = node.args[1]
-                    if not (isinstance(package, ast.Constant) and isinstance(package.value, str)):
-                        self._problem(
-                            node, "relative module name without a literal package: cannot tell what it imports"
-                        )
-                        self.generic_visit(node)
-                        return
-                    level = len(target) - len(target.lstrip("."))
-                    target = _climb(package.value, level, target.lstrip("."))
-                self._add(node, target, when)
+                target = self._call_target(node, name, arg.value)
+                if target is not None:
+                    self._add(node, target, when)
             else:
                 self._problem(node, "dynamic: imports a module whose name is not a string literal here")
         self.generic_visit(node)
+
+    def _call_target(self, node: ast.Call, func: str, name: str) -> str | None:
+        """The absolute module an import-like call names: ``import_module(".x", package="p")`` is relative to p,
+        ``__import__("x", globals(), None, [], 1)`` to this module's package; None (reported) when that cannot be
+        told from the call."""
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        if func == "__import__":
+            level_node = node.args[4] if len(node.args) > 4 else keywords.get("level")
+            level = _literal(level_node, int, default=0)
+            if level is None:
+                self._problem(node, "__import__ with a level that is not a literal: cannot tell what it imports")
+            if level is None or level == 0:
+                return None if level is None else name
+            return self._relative(node, level, name)
+        if not name.startswith("."):
+            return name
+        package = _literal(node.args[1] if len(node.args) > 1 else keywords.get("package"), str)
+        if package is None:
+            self._problem(node, "relative module name without a literal package: cannot tell what it imports")
+            return None
+        stripped = name.lstrip(".")
+        return self._relative(node, len(name) - len(stripped), stripped, package)
 
     def visit_Constant(self, node: ast.Constant) -> None:
         if not isinstance(node.value, str) or id(node) in self.consumed:
@@ -277,11 +291,14 @@ class _Reader(ast.NodeVisitor):
             self._add(node, node.value, "type" if self.in_type_checking else "deferred")
 
 
-def _climb(package: str, level: int, rest: str) -> str:
-    """``importlib.import_module("..x", package="a.b.c")`` → ``a.b.x``."""
-    parts = package.split(".")
-    base = parts[: len(parts) - (level - 1)] if level > 1 else parts
-    return ".".join(base + ([rest] if rest else []))
+def _literal(node: ast.expr | None, kind: type, default: object = None) -> Any:
+    """The value of a literal argument of type ``kind``; ``default`` when the argument is absent, None when it is
+    there but not such a literal (its value is only known at run time)."""
+    if node is None:
+        return default
+    if isinstance(node, ast.Constant) and type(node.value) is kind:
+        return node.value
+    return None
 
 
 def read_graph(packages: Mapping[str, Path], root_package: str, strays: Iterable[str] = ()) -> Graph:
