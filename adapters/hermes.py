@@ -38,8 +38,9 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
+from acp_mux.adapters import hermes_plugins
 from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
-from acp_mux.adapters.base import AgentCapabilities
+from acp_mux.adapters.base import AgentCapabilities, RunOptions
 from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.lazy import lazy_module
 from acp_mux.core.parse_context import ParseContext
@@ -58,6 +59,11 @@ MAX_REASON = 300
 _SILENT_TITLES = ("write:", "patch")  # hermes' write_file and patch calls: never an update
 _NEWS = ("agent_message_chunk", "agent_thought_chunk", "tool_call")
 MAX_CHECK_BYTES = 5_000_000
+# acp-mux's plugin (hermes_plugin/acp_mux_asks.py) asks through hermes' gate, which labels its question
+# "<tool> (plugin approval rule)" and carries the plugin's message, "acp-mux asks before every command: <command>"
+_PLUGIN_TARGET = re.compile(r"^<([\w.-]+)> \(plugin approval rule\)$")
+_PLUGIN_MARK = "acp-mux asks before every command: "
+UNASKED_MODE = "dont_ask"  # hermes' own mode that edits without asking: commands run without acp-mux's question too
 
 
 @dataclass
@@ -78,6 +84,7 @@ class HermesRun(AcpRun):
     saw_usage: bool = False
     last_news: str = ""  # the kind of the last text, thought or tool update: a message starts after another kind
     failure: str = ""  # the summary of hermes' last failed model request (its log on stderr)
+    plugin_asks: set[str] = field(default_factory=set)  # open questions of acp-mux's plugin (interaction ids)
 
 
 class HermesAdapter(AcpClientAdapter):
@@ -86,13 +93,21 @@ class HermesAdapter(AcpClientAdapter):
     resume_replays = True
     capabilities = AgentCapabilities(persistent_process=True, supports_images=True)  # no MCP in its ACP mode
 
+    def spawn_env(self, options: RunOptions) -> dict[str, str] | None:
+        """The person's environment plus ``HERMES_BUNDLED_PLUGINS`` on a private overlay that adds acp-mux's
+        plugin (hermes then asks before every command; see :mod:`acp_mux.adapters.hermes_plugins`)."""
+        env = dict(os.environ if options.env is None else options.env)
+        bundled = hermes_plugins.bundled_dir(self.resolve_binary(options.binary, options.env), options.env)
+        env[hermes_plugins.ENV] = hermes_plugins.overlay(bundled)
+        return env
+
     # ── updates ────────────────────────────────────────────────────────────────────────────────────────────────
     def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         run = HermesRun.of(ctx)
         kind = update.get("sessionUpdate")
         events: list[BaseEvent] = []
         call_id = update.get("toolCallId")
-        if kind in _NEWS and not (isinstance(call_id, str) and call_id in run.silent):
+        if kind in _NEWS and not (isinstance(call_id, str) and run.aliases.get(call_id, call_id) in run.silent):
             events += self._settle(ctx)
         if kind == "agent_message_chunk" and run.last_news != kind:  # a new message: no leading blank lines
             content = update.get("content")
@@ -103,16 +118,18 @@ class HermesAdapter(AcpClientAdapter):
                 update = {**update, "content": {**content, "text": text}}
         if kind in _NEWS or kind == "tool_call_update":
             run.last_news = kind
-        if kind == "tool_call":
+        if kind == "tool_call_update" and update.get("status") in ("completed", "failed"):
+            run.calls.pop(run.aliases.get(str(update.get("toolCallId")), str(update.get("toolCallId"))), None)
+        events += super().on_update(update, ctx)
+        if kind == "tool_call":  # after the family's: a command acp-mux asked about first is shown by that id
             self._remember_call(update, run)
-        elif kind == "tool_call_update" and update.get("status") in ("completed", "failed"):
-            run.calls.pop(str(update.get("toolCallId")), None)
-        return events + super().on_update(update, ctx)
+        return events
 
     def _remember_call(self, update: dict[str, Any], run: HermesRun) -> None:
         tool_id = update.get("toolCallId")
         if not isinstance(tool_id, str):
             return
+        tool_id = run.aliases.get(tool_id, tool_id)
         kind = update.get("kind") if isinstance(update.get("kind"), str) else "other"
         paths = [loc["path"] for loc in update.get("locations") or () if isinstance(loc, dict) and isinstance(loc.get("path"), str)]
         title = update.get("title") if isinstance(update.get("title"), str) else ""
@@ -175,6 +192,18 @@ class HermesAdapter(AcpClientAdapter):
     def _permission(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         run = HermesRun.of(ctx)
         tool_call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
+        command = plugin_command(tool_call)
+        if command is not None:  # acp-mux's own question: about the command itself, as hermes' questions are
+            if run.options.mode == UNASKED_MODE:  # the person chose to let hermes run without asking
+                allow = next((o["optionId"] for o in params.get("options") or () if isinstance(o, dict)
+                              and o.get("kind") == "allow_once" and isinstance(o.get("optionId"), str)), None)
+                run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "selected", "optionId": allow}} if allow
+                                 else {"outcome": {"outcome": "cancelled"}})
+                return []
+            tool_call = {**tool_call, "title": command, "rawInput": {"command": command},
+                         "content": [{"type": "content", "content": {"type": "text", "text": f"$ {command}"}}]}
+            params = {**params, "toolCall": tool_call}
+            run.plugin_asks.add(f"acp-permission-{rpc_id}")  # the family's interaction id for this request
         tool_id = self.permission_tool_id(tool_call, ctx)
         if tool_id in ctx.tools:  # hermes' own title ("write: <path>") stays; "Approve edit: …" is the question's
             params = {**params, "toolCall": {k: v for k, v in tool_call.items() if k != "title"}}
@@ -186,6 +215,11 @@ class HermesAdapter(AcpClientAdapter):
 
     def respond_approval(self, interaction_id: str, decision: Any, ctx: ParseContext) -> None:
         run = HermesRun.of(ctx)
+        asked = run.asked_tools.get(interaction_id)
+        if interaction_id in run.plugin_asks:  # allowed: hermes now announces the command's own call, shown as this one
+            run.plugin_asks.discard(interaction_id)
+            if decision.approve and asked is not None and not run.cancelling:
+                run.awaiting_call.append((asked, None, "execute"))
         silent = run.silent.get(run.asked_tools.get(interaction_id, ""))
         if silent is not None:
             silent.asking = False
@@ -223,6 +257,17 @@ class HermesAdapter(AcpClientAdapter):
         if stop != "end_turn" or run.saw_usage or found is None:
             return None
         return self.failure({"code": int(found.group(1)), "message": text.splitlines()[0]}, ctx, during="session/prompt")
+
+
+def plugin_command(tool_call: dict[str, Any]) -> str | None:
+    """The command of a question acp-mux's hermes plugin raised, or None for any other question. Both marks must
+    be there: hermes' label of a plugin question (rawInput.command) and the plugin's words (rawInput.description);
+    a command the model writes can imitate neither, as hermes puts its own label and the real command there."""
+    raw = tool_call.get("rawInput") if isinstance(tool_call.get("rawInput"), dict) else {}
+    target, said = raw.get("command"), raw.get("description")
+    if not (isinstance(target, str) and isinstance(said, str) and _PLUGIN_TARGET.match(target)):
+        return None
+    return said[len(_PLUGIN_MARK):] if said.startswith(_PLUGIN_MARK) else None
 
 
 def _whole_file(tool_call: dict[str, Any]) -> str | None:
