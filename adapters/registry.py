@@ -362,9 +362,13 @@ _ROWS: tuple[AgentEntry, ...] = (
         status="works through its own ACP mode: questions linked to their tool calls, diffs for edits, "
         "dangerous-command approvals, modes and models, images, cancel (also while asking: hermes is restarted), "
         "resume; 401/429 become typed errors; slow first start",
-        asking=Asking("default", ("writes", "edits"), "hermes' own questions",
-                      unasked="`--mode dont_ask` for edits (`accept_edits`: workspace edits)",
-                      limits="commands only when its own list of patterns deems them dangerous"),
+        asking=Asking("default", ("writes", "edits", "commands"),
+                      "hermes' own questions; for commands its patterns do not deem dangerous, through acp-mux's "
+                      "hermes plugin",
+                      unasked="`--mode dont_ask` (commands hermes' own patterns deem dangerous still ask; "
+                      "`accept_edits`: workspace edits only)",
+                      limits="commands run unasked when hermes cannot load that plugin (a wrapper that sets "
+                      "HERMES_BUNDLED_PLUGINS itself, or `acp-mux-asks` in the person's `plugins.disabled`)"),
     ),
     AgentEntry(
         name="demo",  # DEMO_AGENT
