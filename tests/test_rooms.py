@@ -19,6 +19,9 @@ Run: ``.venv/bin/python -m pytest -q tests/test_rooms.py``. A failure names the 
 from __future__ import annotations
 
 import functools
+import importlib
+import itertools
+import sys
 import tempfile
 import textwrap
 import tomllib
@@ -454,3 +457,94 @@ def test_the_cycle_finder_agrees_with_brute_force_reachability(edges: dict[int, 
     expected = {frozenset(m for m in nodes if m in reachable[n] and n in reachable[m]) | {n} for n in nodes}
     expected = {c for c in expected if len(c) > 1 or next(iter(c)) in named.get(next(iter(c)), ())}
     assert {frozenset(c) for c in strongly_connected(named)} == expected
+
+
+# ---- property: the graph's load-time edges are what Python itself loads ------------------------------------------
+
+PY_MODULES = ["a", "p", "p.b", "p.q", "p.q.c", "r", "r.d"]  # under a fresh root package per example
+_roots = itertools.count()
+
+
+def written_import(source: str, source_is_package: bool, target: str, form: str) -> str:
+    """A module-level import of ``target`` written in ``form``, from module ``source`` (both absolute)."""
+    *parent, leaf = target.split(".")
+    if form == "import" or not parent:
+        return f"import {target}\n"
+    if form == "from":
+        return f"from {'.'.join(parent)} import {leaf}\n"
+    if form == "import_module":
+        return f"import importlib\nimportlib.import_module({target!r})\n"
+    package = source.split(".") if source_is_package else source.split(".")[:-1]
+    common = next((i for i, (x, y) in enumerate(zip(package, parent)) if x != y), min(len(package), len(parent)))
+    return f"from {'.' * (len(package) - common + 1)}{'.'.join(parent[common:])} import {leaf}\n"
+
+
+NOT_AT_LOAD = [  # imports that must not run while the module loads, and must not count as load edges
+    "def later():\n    import {target}\n",
+    "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import {target}\n",
+    "NAME = {target!r}\n",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    edges=st.lists(
+        st.tuples(
+            st.sampled_from(PY_MODULES),
+            st.sampled_from(PY_MODULES),
+            st.sampled_from(["import", "from", "relative", "import_module", "later"]),
+        ),
+        max_size=10,
+    ),
+    start=st.sampled_from(PY_MODULES),
+)
+def test_load_edges_are_exactly_what_python_loads(edges: list[tuple[str, str, str]], start: str) -> None:
+    """Import a random tree for real and compare: the modules Python loaded are the graph's load-time closure.
+
+    An import the checker misreads (a relative level off by one, a package taken for its submodule) loads a
+    different module than the graph says, and this fails."""
+    root_name = f"h8rooms{next(_roots)}"
+    packages = {m for m in PY_MODULES if any(o.startswith(m + ".") for o in PY_MODULES)}
+    sources: dict[str, str] = {m: "" for m in PY_MODULES}
+    for source, target, form in edges:
+        if source == target:
+            continue
+        src, tgt = f"{root_name}.{source}", f"{root_name}.{target}"
+        if form == "later":
+            sources[source] += NOT_AT_LOAD[len(sources[source]) % 3].format(target=tgt)
+        else:
+            sources[source] += written_import(src, source in packages, tgt, form)
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp) / root_name
+        files = {base / "__init__.py": ""} | {
+            base / (m.replace(".", "/") + ("/__init__.py" if m in packages else ".py")): s for m, s in sources.items()
+        }
+        for path, text in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        graph = read_graph({root_name: base}, root_name)
+        assert graph.problems == []
+        load: dict[str, set[str]] = {}
+        for imp in graph.imports:
+            if imp.when == "load":
+                load.setdefault(imp.source, set()).update(graph.targets(imp))
+
+        def parents(module: str) -> set[str]:
+            parts = module.split(".")
+            return {".".join(parts[:i]) for i in range(1, len(parts))}
+
+        expected, todo = set(), [f"{root_name}.{start}"]
+        while todo:
+            module = todo.pop()
+            if module not in expected:
+                expected.add(module)
+                todo.extend(load.get(module, set()) | parents(module))
+        sys.path.insert(0, tmp)
+        try:
+            importlib.import_module(f"{root_name}.{start}")
+            loaded = {m for m in sys.modules if m == root_name or m.startswith(root_name + ".")}
+        finally:
+            sys.path.remove(tmp)
+            for m in [m for m in sys.modules if m == root_name or m.startswith(root_name + ".")]:
+                del sys.modules[m]
+        assert loaded == expected, (sources, start)
