@@ -25,8 +25,8 @@ When an import runs decides whether it can make a load-time cycle (see :func:`cy
 
 - ``load``: runs while the importing module is being loaded (module or class level, ``import_module`` at module level);
 - ``type``: only under ``if TYPE_CHECKING:``; never runs;
-- ``deferred``: runs later: inside a function or lambda, or through the lazy helper (which imports on first attribute
-  read), or a registry ``module:Name`` string.
+- ``deferred``: runs later, if at all: inside a function or lambda, through the lazy helper (which imports on first
+  attribute read), or a module named by a string (``module:Name`` or a bare module name).
 """
 
 from __future__ import annotations

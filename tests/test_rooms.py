@@ -4,8 +4,8 @@ Rooms: cli → server → adapters / translation → core, and protocol (the typ
 nothing of ours, and server, adapters, translation and cli may import it (core may not: core knows no ACP). Every
 kind of import counts (tests/import_graph.py says which and how they are read): absolute and relative statements,
 ``from acp_mux import server``, imports inside functions, strings handed to ``importlib.import_module`` /
-``__import__`` / the lazy helper (``lazy_module("acp_mux.core.events")``), and the registry's ``"module:Class"``
-strings.
+``__import__`` / the lazy helper (``lazy_module("acp_mux.core.events")``), the registry's ``"module:Class"``
+strings, and any string that is exactly the name of a module of ours (``sys.modules[...]``, ``-m`` targets).
 
 Imports under ``TYPE_CHECKING`` count for the rooms: a type naming a higher room is still a dependency on it, and
 mypy follows it. They do not count for cycles, and neither do imports inside functions or through the lazy helper:
@@ -98,6 +98,7 @@ def real_graph() -> Graph:
 
 
 def not_allowed(found: list[Violation], allowed: dict[tuple[str, str], str]) -> list[str]:
+    """The messages of the violations no reviewed allow-list entry covers: what a failing run prints."""
     return [v.message(ROOT) for v in found if v.key not in allowed]
 
 
