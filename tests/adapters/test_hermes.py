@@ -5,14 +5,23 @@ asking answers hermes' own "deny", and resume's history replay is not news."""
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import json
+import os
+import stat
+import tempfile
+import types
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from acp_mux.adapters.hermes import HermesAdapter
-from acp_mux.core.contract import RunOptions
+from acp_mux.adapters import hermes_plugins
+from acp_mux.adapters.hermes import HermesAdapter, plugin_command
+from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.prompt import Prompt
 from tests.adapters.acp_replay import Replay, replay
@@ -170,3 +179,185 @@ def test_hermes_log_lines_outside_a_prompt_say_nothing() -> None:
     adapter, ctx = hermes_prompting()
     list(adapter.parse_line(json.dumps({"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "end_turn"}}), ctx))
     assert [e for text in (FAILED_1, RETRYING_1) for e in adapter.stderr_events(text, ctx)] == []
+
+
+# ── hermes asks before every command: acp-mux's plugin (issue 21, item 1) ──────────────────────────────────────────
+
+
+def load_plugin() -> types.ModuleType:
+    """The plugin as hermes loads it: a module from the file, with nothing of acp-mux on hand."""
+    spec = importlib.util.spec_from_file_location("acp_mux_asks_under_test", hermes_plugins.SOURCE / "acp_mux_asks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+PLUGIN = load_plugin()
+ASKS_FOR = {"terminal", "execute_code"}
+commands = st.text(min_size=1, max_size=80)
+
+
+def hermes_question(rpc_id: int, tool_name: str, reason: str) -> dict[str, Any]:
+    """The request_permission hermes 0.19.0 sends for a plugin's "approve" (tools.approval.request_tool_approval,
+    then acp_adapter.permissions: label "<tool> (plugin approval rule)", the plugin's message as description)."""
+    target = f"<{tool_name}> (plugin approval rule)"
+    options = [{"optionId": o, "name": o, "kind": k} for o, k in (("allow_once", "allow_once"), ("allow_session", "allow_always"),
+               ("allow_always", "allow_always"), ("deny", "reject_once"), ("deny_always", "reject_always"))]
+    return {"jsonrpc": "2.0", "id": rpc_id, "method": "session/request_permission", "params": {
+        "sessionId": "s1", "options": options, "toolCall": {
+            "toolCallId": f"perm-check-{rpc_id}", "title": f"{reason}: {target}", "kind": "execute", "status": "pending",
+            "content": [{"type": "content", "content": {"type": "text", "text": f"{reason}\n$ {target}"}}],
+            "rawInput": {"command": target, "description": reason}}}}
+
+
+def update(body: dict[str, Any]) -> str:
+    return json.dumps({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update": body}})
+
+
+def answers(ctx: ParseContext) -> list[Any]:
+    return [json.loads(m)["result"] for m in ctx.take_outbox() if "result" in json.loads(m)]
+
+
+@given(tool=st.sampled_from(sorted(ASKS_FOR)), command=commands)
+def test_the_plugin_asks_before_every_command_naming_it_exactly(tool: str, command: str) -> None:
+    args = {"command": command} if tool == "terminal" else {"code": command}
+    directive = PLUGIN.ask_first(tool_name=tool, args=args, task_id="t", session_id="s")
+    assert directive is not None and directive["action"] == "approve"
+    assert directive["message"].endswith(command) and directive["message"].startswith(PLUGIN.MARK)
+    assert plugin_command({"rawInput": {"command": f"<{tool}> (plugin approval rule)",
+                                        "description": directive["message"]}}) == PLUGIN.what_runs(tool, args)
+
+
+@given(a=commands, b=commands)
+def test_an_always_key_of_the_plugin_covers_one_command_only(a: str, b: str) -> None:
+    keys = [PLUGIN.ask_first(tool_name="terminal", args={"command": c})["rule_key"] for c in (a, b)]
+    assert (keys[0] == keys[1]) == (a == b)
+
+
+@given(tool=st.text(max_size=20).filter(lambda t: t not in ASKS_FOR | {"process"}), args=st.dictionaries(st.text(max_size=8), st.text(max_size=8)))
+def test_the_plugin_leaves_tools_that_run_nothing_alone(tool: str, args: dict[str, str]) -> None:
+    assert PLUGIN.ask_first(tool_name=tool, args=args) is None
+
+
+@pytest.mark.parametrize(("action", "asked"), [("list", False), ("poll", False), ("log", False), ("wait", False),
+                                                ("kill", True), ("write", True), ("submit", True), ("close", True)])
+def test_the_plugin_asks_before_process_actions_that_act(action: str, asked: bool) -> None:
+    assert (PLUGIN.ask_first(tool_name="process", args={"action": action, "session_id": "p1"}) is not None) == asked
+
+
+@given(command=commands, description=st.text(max_size=60))
+def test_a_question_hermes_asks_of_its_own_never_passes_for_the_plugins(command: str, description: str) -> None:
+    """An attacker writes the command (even hermes' plugin label itself); hermes writes the description of a
+    dangerous-command question from its own patterns, never the plugin's words."""
+    own = {"rawInput": {"command": command, "description": description}}
+    if not description.startswith("acp-mux asks before every command: "):
+        assert plugin_command(own) is None
+    assert plugin_command({"rawInput": {"command": command, "description": f"{PLUGIN.MARK}: x"}}) in (None, "x")
+    if not command.startswith("<") or "(plugin approval rule)" not in command:
+        assert plugin_command({"rawInput": {"command": command, "description": f"{PLUGIN.MARK}: x"}}) is None
+
+
+def hermes_asking(mode: str | None = None) -> tuple[HermesAdapter, ParseContext]:
+    adapter, ctx = HermesAdapter(), ParseContext(run_id="r1", agent="hermes", cwd="/p")
+    adapter.start(RunOptions(agent="hermes", cwd="/p", mode=mode, prompt=Prompt.of_text("touch it")), ctx)
+    for reply in ({"id": 1, "result": {"protocolVersion": 1, "agentCapabilities": {}}}, {"id": 2, "result": {"sessionId": "s1"}}):
+        list(adapter.parse_line(json.dumps({"jsonrpc": "2.0", **reply}), ctx))
+    ctx.take_outbox()
+    return adapter, ctx
+
+
+def test_an_allowed_command_is_one_call_asked_then_run_then_completed() -> None:
+    adapter, ctx = hermes_asking()
+    reason = PLUGIN.ask_first(tool_name="terminal", args={"command": "touch /p/made.txt"})["message"]
+    events = list(adapter.parse_line(json.dumps(hermes_question(7, "terminal", reason)), ctx))
+    (start,) = [e for e in events if e.type == "tool_call_start"]
+    (ask,) = [e for e in events if e.type == "approval_request"]
+    assert ask.tool_call_id == start.tool_call_id and ask.input == {"command": "touch /p/made.txt"}
+    assert ask.action == "touch /p/made.txt"
+    adapter.respond_approval(ask.interaction_id, ApprovalDecision(approve=True), ctx)
+    assert answers(ctx) == [{"outcome": {"outcome": "selected", "optionId": "allow_once"}}]  # never hermes' "always"
+    events = list(adapter.parse_line(update({"sessionUpdate": "tool_call", "toolCallId": "tc-1", "kind": "execute",
+                                             "title": "terminal: touch /p/made.txt"}), ctx))
+    assert not [e for e in events if e.type == "tool_call_start"], events  # hermes' own call is the asked one
+    events = list(adapter.parse_line(update({"sessionUpdate": "tool_call_update", "toolCallId": "tc-1", "kind": "execute",
+                                             "status": "completed", "content": []}), ctx))
+    assert [e.tool_call_id for e in events if e.type == "tool_result"] == [start.tool_call_id]
+
+
+def test_a_rejected_command_fails_and_hermes_gets_its_deny() -> None:
+    adapter, ctx = hermes_asking()
+    reason = PLUGIN.ask_first(tool_name="terminal", args={"command": "touch /p/made.txt"})["message"]
+    events = list(adapter.parse_line(json.dumps(hermes_question(7, "terminal", reason)), ctx))
+    (ask,) = [e for e in events if e.type == "approval_request"]
+    adapter.respond_approval(ask.interaction_id, ApprovalDecision(approve=False), ctx)
+    assert answers(ctx) == [{"outcome": {"outcome": "selected", "optionId": "deny"}}]
+    later = list(adapter.parse_line(update({"sessionUpdate": "tool_call", "toolCallId": "tc-2", "kind": "execute",
+                                            "title": "terminal: ls"}), ctx))
+    assert [e.tool_call_id for e in later if e.type == "tool_call_start"] == ["tc-2"]  # never merged into the refused one
+
+
+def test_mode_dont_ask_answers_the_plugins_question_but_not_hermes_own() -> None:
+    adapter, ctx = hermes_asking("dont_ask")
+    reason = PLUGIN.ask_first(tool_name="terminal", args={"command": "touch /p/made.txt"})["message"]
+    assert list(adapter.parse_line(json.dumps(hermes_question(7, "terminal", reason)), ctx)) == []
+    assert answers(ctx) == [{"outcome": {"outcome": "selected", "optionId": "allow_once"}}]
+    own = hermes_question(8, "terminal", "delete in root path")
+    own["params"]["toolCall"]["rawInput"] = {"command": "rm -rf /p/x", "description": "delete in root path"}
+    events = list(adapter.parse_line(json.dumps(own), ctx))
+    assert [e.type for e in events if e.type == "approval_request"] == ["approval_request"]
+    assert answers(ctx) == []
+
+
+def fake_hermes_install(root: Path) -> Path:
+    """A pip-style install: <venv>/bin/hermes with a #! line, and hermes' bundled plugins in site-packages."""
+    bundled = root / "venv" / "lib" / "python3.11" / "site-packages" / "plugins"
+    for name in ("image_gen", "security-guidance"):
+        (bundled / name).mkdir(parents=True)
+    (bundled / "plugin_utils.py").write_text("")
+    script = root / "venv" / "bin" / "hermes"
+    script.parent.mkdir(parents=True)
+    script.write_text(f"#!{root}/venv/bin/python\nimport sys\n")
+    return script
+
+
+def test_the_overlay_keeps_hermes_bundled_plugins_and_adds_ours_privately(tmp_path: Path) -> None:
+    script = fake_hermes_install(tmp_path)
+    bundled = hermes_plugins.bundled_dir(str(script), {})
+    assert bundled == str(tmp_path / "venv" / "lib" / "python3.11" / "site-packages" / "plugins")
+    made = hermes_plugins.overlay(bundled)
+    info = os.lstat(made)
+    assert stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) == 0o700
+    assert sorted(os.listdir(made)) == ["acp-mux-asks", "image_gen", "plugin_utils.py", "security-guidance"]
+    assert os.readlink(os.path.join(made, "image_gen")) == os.path.join(bundled, "image_gen")
+    ours = Path(made) / "acp-mux-asks"
+    assert (ours / "__init__.py").read_text() == (hermes_plugins.SOURCE / "acp_mux_asks.py").read_text()
+    assert "kind: backend" in (ours / "plugin.yaml").read_text()  # bundled backends load without plugins.enabled
+    assert hermes_plugins.overlay(bundled) == made  # once per bundled folder
+
+
+def test_hermes_is_started_on_the_overlay_and_the_persons_own_setting_is_mirrored(tmp_path: Path) -> None:
+    script = fake_hermes_install(tmp_path)
+    theirs = tmp_path / "their-plugins"
+    (theirs / "mine").mkdir(parents=True)
+    env = {"PATH": "/usr/bin", "HERMES_BUNDLED_PLUGINS": str(theirs)}
+    spec = HermesAdapter().build_spawn(RunOptions(agent="hermes", cwd=str(tmp_path), binary=str(script), env=env))
+    assert spec.env is not None and spec.env["PATH"] == "/usr/bin"
+    overlay = spec.env["HERMES_BUNDLED_PLUGINS"]
+    assert sorted(os.listdir(overlay)) == ["acp-mux-asks", "mine"]
+    assert env["HERMES_BUNDLED_PLUGINS"] == str(theirs)  # the options' env is not changed
+
+
+@given(first=st.binary(max_size=60))
+def test_any_first_line_of_the_hermes_script_gives_a_folder_or_nothing(first: bytes) -> None:
+    with tempfile.NamedTemporaryFile("wb", delete=False) as fh:
+        fh.write(first + b"\n")
+    try:
+        assert isinstance(hermes_plugins.bundled_dir(fh.name, {}), str)
+    finally:
+        os.unlink(fh.name)
+
+
+def test_the_rule_key_is_a_digest_of_the_command() -> None:
+    key = PLUGIN.ask_first(tool_name="terminal", args={"command": "ls"})["rule_key"]
+    assert key == "acp-mux:terminal:" + hashlib.sha256("terminal\0ls".encode()).hexdigest()[:24]
