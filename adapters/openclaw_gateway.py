@@ -82,7 +82,7 @@ from acp_mux.adapters.openclaw_registry import (
     write_registration,
 )
 from acp_mux.adapters.openclaw_asks import gateway_overrides
-from acp_mux.core.log_follow import follow
+from acp_mux.core.log_follow import LogFollower
 from acp_mux.core.paths import state_dir
 from acp_mux.core.process import SpawnError, SpawnSpec, resolve_command
 from acp_mux.core.supervisor import descendants
@@ -204,6 +204,7 @@ class Gateway:
         self._lease_fd: int | None = None  # held open: our lease on the shared gateway
         self.failures: dict[str, str] = {}  # session key -> the last failure the gateway logged for it
         self._tail: asyncio.Task[None] | None = None
+        self._follower: LogFollower | None = None
 
     @property
     def log_path(self) -> Path:
@@ -217,7 +218,8 @@ class Gateway:
 
     def take_failure(self, session: str) -> str | None:
         """The failure logged for ``session`` (an ACP session id, or the gateway key it is named by), forgotten once
-        taken."""
+        taken. The log is read up to its end first: the turn's end may come before the next poll would."""
+        self._read_log()
         for key in list(self.failures):
             if session and (key == session or key.endswith(":" + session)):
                 return self.failures.pop(key)
@@ -350,12 +352,21 @@ class Gateway:
         """Tail the gateway's log (its stdout and stderr, written by the keeper) for as long as we are attached:
         from where it ends now, so what it logged for other bridges' turns before is never taken for ours."""
         self.registration = registration
+        if self._follower is None:
+            self._follower = LogFollower(lambda: str(self.log_path))
+            self._read_log()  # the first read only notes where the log ends now
         if self._tail is None or self._tail.done():
             self._tail = asyncio.ensure_future(self._tail_log())
 
+    def _read_log(self) -> None:
+        if self._follower is not None:
+            for line in self._follower.poll():
+                self._on_line(line)
+
     async def _tail_log(self) -> None:
-        async for line in follow(lambda: str(self.log_path), interval=LOG_POLL_S):
-            self._on_line(line)
+        while True:
+            self._read_log()
+            await asyncio.sleep(LOG_POLL_S)
 
     def _on_line(self, line: str) -> None:
         log.debug("openclaw gateway: %s", line)
@@ -366,6 +377,9 @@ class Gateway:
         period when no other bridge holds one)."""
         if self._tail is not None:
             self._tail.cancel()
+        if self._follower is not None:
+            self._follower.close()
+            self._follower = None
         if self._lease_fd is not None:
             os.close(self._lease_fd)
             self._lease_fd = None
