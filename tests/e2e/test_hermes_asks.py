@@ -10,16 +10,19 @@ test's private HOME) is checked to be left as the harness wrote it.
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 from pathlib import Path
 from typing import Any, Iterator
 
 import acp
 import pytest
 
+from acp_mux.adapters import hermes_plugins
 from tests.e2e.harness import RealAgent, require_cli
 from tests.server.client import RecordingClient, final_statuses
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
+pytestmark = [pytest.mark.e2e]  # (asyncio_mode auto runs the async ones)
 
 FOUR_OPTIONS = ["allow_always", "allow_once", "reject_always", "reject_once"]
 ASK = "Create the marker file made.txt with touch."
@@ -113,3 +116,29 @@ async def test_mode_dont_ask_runs_the_command_without_asking(hermes: RealAgent) 
     assert client.permissions == []
     assert (hermes.cwd / "made.txt").exists()
     assert final_statuses(client)[call.tool_call_id] == "completed"
+
+
+PLUGIN_STATES = """
+from hermes_cli.plugins import discover_plugins, get_plugin_manager
+discover_plugins()
+for key, plugin in sorted(get_plugin_manager()._plugins.items()):
+    print(key, plugin.enabled, plugin.error)
+"""
+
+
+def test_the_overlay_keeps_every_plugin_hermes_has_and_adds_only_ours(hermes: RealAgent, tmp_path: Path) -> None:
+    """hermes' own discovery (its Python, its code), with and without the overlay acp-mux starts it on: the same
+    plugins in the same states, plus acp-mux-asks, enabled without any entry in the person's config."""
+    overlay = hermes_plugins.overlay(hermes_plugins.bundled_dir(str(hermes.binary), {}))
+    python = hermes.binary.parent / "python"
+    home = tmp_path / "person"
+    base = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "HERMES_HOME": str(home / ".hermes")}
+    states = []
+    for env in (base, {**base, hermes_plugins.ENV: overlay}):
+        out = subprocess.run([str(python), "-c", PLUGIN_STATES], env=env, cwd=str(tmp_path), capture_output=True,
+                             text=True, timeout=120)
+        assert out.returncode == 0, out.stderr[-2000:]
+        states.append(set(out.stdout.splitlines()))
+    alone, overlaid = states
+    assert len(alone) > 10, alone
+    assert overlaid - alone == {"acp-mux-asks True None"} and alone <= overlaid
