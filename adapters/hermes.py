@@ -33,6 +33,7 @@ transcripts in ``tests/fixtures/hermes``):
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
 
 ev = lazy_module("acp_mux.core.events")
+log = logging.getLogger(__name__)
 
 _HTTP_FAILURE = re.compile(r"^(?:API call failed after \d+ retries:\s*)?HTTP ([45]\d\d)\b")
 # hermes' log lines (stderr) about one failed model request and the retry it schedules (0.19.0)
@@ -63,6 +65,11 @@ MAX_CHECK_BYTES = 5_000_000
 # "<tool> (plugin approval rule)" and carries the plugin's message, "acp-mux asks before every command: <command>"
 _PLUGIN_TARGET = re.compile(r"^<([\w.-]+)> \(plugin approval rule\)$")
 _PLUGIN_MARK = "acp-mux asks before every command: "
+# hermes' titles of the calls the plugin asks about (acp_adapter.tools.build_tool_title): terminal, execute_code
+_COMMAND_TITLES = ("terminal: ", "python: ", "python code")
+NOT_ASKING = ("hermes ran a command without acp-mux's question: its asking plugin is not active in this hermes "
+              "(HERMES_SAFE_MODE, a wrapper that sets HERMES_BUNDLED_PLUGINS itself, or acp-mux-asks in "
+              "plugins.disabled of hermes' config); only commands hermes deems dangerous ask")
 UNASKED_MODE = "dont_ask"  # hermes' own mode that edits without asking: commands run without acp-mux's question too
 
 
@@ -85,6 +92,7 @@ class HermesRun(AcpRun):
     last_news: str = ""  # the kind of the last text, thought or tool update: a message starts after another kind
     failure: str = ""  # the summary of hermes' last failed model request (its log on stderr)
     plugin_asks: set[str] = field(default_factory=set)  # open questions of acp-mux's plugin (interaction ids)
+    warned_unasked: bool = False  # the person was told the plugin is not active
 
 
 class HermesAdapter(AcpClientAdapter):
@@ -120,10 +128,26 @@ class HermesAdapter(AcpClientAdapter):
             run.last_news = kind
         if kind == "tool_call_update" and update.get("status") in ("completed", "failed"):
             run.calls.pop(run.aliases.get(str(update.get("toolCallId")), str(update.get("toolCallId"))), None)
+        if kind == "tool_call":
+            events += self._unasked_command(update, ctx)
         events += super().on_update(update, ctx)
         if kind == "tool_call":  # after the family's: a command acp-mux asked about first is shown by that id
             self._remember_call(update, run)
         return events
+
+    def _unasked_command(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """A command hermes announces without acp-mux's plugin having asked about it first (the plugin's question
+        comes before hermes announces the call, and the allowed call is shown as the asked one): the plugin is not
+        active in this hermes. Said once in the conversation, as the person relies on being asked."""
+        run = HermesRun.of(ctx)
+        tool_id, title = update.get("toolCallId"), update.get("title")
+        asked = tool_id in run.aliases or any(kind == "execute" for _, _, kind in run.awaiting_call)  # (linked next)
+        if (run.warned_unasked or run.options.mode == UNASKED_MODE or not isinstance(tool_id, str) or asked
+                or not isinstance(title, str) or not title.startswith(_COMMAND_TITLES)):
+            return []
+        run.warned_unasked = True
+        log.warning("hermes ran a command acp-mux's plugin did not ask about: %s", title)
+        return ctx.text_delta(f"_({NOT_ASKING})_\n\n") + ctx.end_text()
 
     def _remember_call(self, update: dict[str, Any], run: HermesRun) -> None:
         tool_id = update.get("toolCallId")

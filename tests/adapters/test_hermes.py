@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from acp_mux.adapters import hermes_plugins
-from acp_mux.adapters.hermes import HermesAdapter, plugin_command
+from acp_mux.adapters.hermes import NOT_ASKING, HermesAdapter, plugin_command
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.prompt import Prompt
@@ -361,3 +361,24 @@ def test_any_first_line_of_the_hermes_script_gives_a_folder_or_nothing(first: by
 def test_the_rule_key_is_a_digest_of_the_command() -> None:
     key = PLUGIN.ask_first(tool_name="terminal", args={"command": "ls"})["rule_key"]
     assert key == "acp-mux:terminal:" + hashlib.sha256("terminal\0ls".encode()).hexdigest()[:24]
+
+
+def test_a_hermes_without_the_plugin_that_runs_a_command_unasked_is_said_once(tmp_path: Path) -> None:
+    """The recordings are of hermes before acp-mux's plugin: its echo ran unasked. The person is told once."""
+    result = run("write_edit_allow", tmp_path)
+    assert result.text().count(NOT_ASKING) == 1
+    assert result.text().index(NOT_ASKING) < result.text().index("Creating notes.txt")
+
+
+def test_a_command_the_plugin_asked_about_or_a_dont_ask_session_says_nothing_of_it() -> None:
+    for mode, answer in ((None, True), ("dont_ask", None)):
+        adapter, ctx = hermes_asking(mode)
+        reason = PLUGIN.ask_first(tool_name="terminal", args={"command": "ls"})["message"]
+        events = list(adapter.parse_line(json.dumps(hermes_question(7, "terminal", reason)), ctx))
+        for ask in (e for e in events if e.type == "approval_request"):
+            adapter.respond_approval(ask.interaction_id, ApprovalDecision(approve=bool(answer)), ctx)
+        if mode == "dont_ask":  # nothing asked: hermes announces the call itself
+            events = []
+        events += adapter.parse_line(update({"sessionUpdate": "tool_call", "toolCallId": "tc-1", "kind": "execute",
+                                             "title": "terminal: ls"}), ctx)
+        assert not any(NOT_ASKING in getattr(e, "delta", "") for e in events), (mode, events)

@@ -19,6 +19,7 @@ import acp
 import pytest
 
 from acp_mux.adapters import hermes_plugins
+from acp_mux.adapters.hermes import NOT_ASKING
 from tests.e2e.harness import RealAgent, require_cli
 from tests.server.client import RecordingClient, final_statuses
 
@@ -106,6 +107,17 @@ async def test_a_plain_command_is_asked_and_runs_when_allowed(hermes: RealAgent)
     assert existed == [False], "the command ran before the person answered"
     assert (hermes.cwd / "made.txt").exists()
     assert final_statuses(client)[call.tool_call_id] == "completed"
+    assert NOT_ASKING not in client.text()
+
+
+async def test_a_hermes_that_cannot_load_the_plugin_is_said_to_run_commands_unasked(hermes: RealAgent) -> None:
+    """HERMES_SAFE_MODE (the person's own setting) skips every plugin: the command runs unasked, as hermes alone
+    would run it, and the person is told so in the conversation instead of trusting a question that never comes."""
+    hermes.extra_env["HERMES_SAFE_MODE"] = "1"
+    result, client, _ = await run_turn(hermes, "reject_once")
+    assert result.stop_reason == "end_turn", hermes.log()[-3000:]
+    assert client.permissions == [] and (hermes.cwd / "made.txt").exists()
+    assert client.text().count(NOT_ASKING) == 1
 
 
 async def test_mode_dont_ask_runs_the_command_without_asking(hermes: RealAgent) -> None:
@@ -116,6 +128,7 @@ async def test_mode_dont_ask_runs_the_command_without_asking(hermes: RealAgent) 
     assert client.permissions == []
     assert (hermes.cwd / "made.txt").exists()
     assert final_statuses(client)[call.tool_call_id] == "completed"
+    assert NOT_ASKING not in client.text()
 
 
 PLUGIN_STATES = """
