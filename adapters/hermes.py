@@ -5,9 +5,17 @@ What is only hermes' (everything else is the family's, ``acp_client.py``; the fa
 transcripts in ``tests/fixtures/hermes``):
 - hermes announces a tool call first (id ``tc-<hex>``, no status, no rawInput), then asks with a
   ``session/request_permission`` whose toolCallId matches **no** tool call: ``edit-approval-N`` for
-  ``write_file``/``patch`` (a diff, options allow_once/deny) and ``perm-check-N`` for dangerous commands (plain
-  commands never ask). :meth:`HermesAdapter.permission_tool_id` links the question to the latest open tool call of
-  the same kind about the same file or command, so the editor sees one call with its question (and the diff);
+  ``write_file``/``patch`` (a diff, options allow_once/deny) and ``perm-check-N`` for dangerous commands.
+  :meth:`HermesAdapter.permission_tool_id` links the question to the latest open tool call of the same kind about
+  the same file or command, so the editor sees one call with its question (and the diff);
+- hermes alone asks before a command only when its patterns deem it dangerous. acp-mux starts it with its plugin
+  (``hermes_plugin/``, found through a private overlay of hermes' bundled plugins: :mod:`.hermes_plugins`), whose
+  ``pre_tool_call`` hook sends every command through hermes' own gate. That question comes *before* hermes
+  announces the call: it is shown as a call of its own (the command as title and rawInput, in place of hermes'
+  label "<terminal> (plugin approval rule)"), and once allowed, the call hermes then announces is shown as that
+  one (the family's ``awaiting_call``). Mode ``dont_ask`` answers the plugin's questions at once (hermes' own
+  dangerous-command questions still reach the person). A command hermes announces that was not asked first means
+  the plugin is not active: said once in the conversation;
 - ``write_file`` and ``patch`` calls never get a ``tool_call_update``. Decision: such a call is settled when hermes
   moves on (its next tool call, text or thought, or the prompt's answer): refused → failed; allowed and the
   question's diff is a whole-file one (write_file, patch ``replace``) → completed when the file now holds that

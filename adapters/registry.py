@@ -367,8 +367,9 @@ _ROWS: tuple[AgentEntry, ...] = (
                       "hermes plugin",
                       unasked="`--mode dont_ask` (commands hermes' own patterns deem dangerous still ask; "
                       "`accept_edits`: workspace edits only)",
-                      limits="commands run unasked when hermes cannot load that plugin (a wrapper that sets "
-                      "HERMES_BUNDLED_PLUGINS itself, or `acp-mux-asks` in the person's `plugins.disabled`)"),
+                      limits="commands run unasked when hermes cannot load that plugin (HERMES_SAFE_MODE, a wrapper "
+                      "that sets HERMES_BUNDLED_PLUGINS itself, or `acp-mux-asks` in hermes' `plugins.disabled`), "
+                      "and the session says so at the first one"),
     ),
     AgentEntry(
         name="demo",  # DEMO_AGENT
