@@ -360,7 +360,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         transports={"acp": "acp_mux.adapters.hermes:HermesAdapter"},
         tested_version="0.19.0",
         status="works through its own ACP mode: questions linked to their tool calls, diffs for edits, "
-        "dangerous-command approvals, modes and models, images, cancel (also while asking: hermes is restarted), "
+        "approvals before every command (acp-mux's plugin; dangerous ones also hermes' own), modes and models, images, cancel (also while asking: hermes is restarted), "
         "resume; 401/429 become typed errors; slow first start",
         asking=Asking("default", ("writes", "edits", "commands"),
                       "hermes' own questions; for commands its patterns do not deem dangerous, through acp-mux's "
