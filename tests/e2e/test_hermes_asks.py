@@ -48,7 +48,8 @@ def snapshot(hermes: RealAgent) -> dict[str, bytes | None]:
     return files
 
 
-async def run_turn(hermes: RealAgent, answer: str, *extra: str) -> tuple[Any, RecordingClient, list[bool]]:
+async def run_turn(hermes: RealAgent, answer: str, *extra: str, scenario: str = "hermes_asks_command"
+                   ) -> tuple[Any, RecordingClient, list[bool]]:
     """One turn of the scenario; the editor answers ``answer`` and notes whether made.txt existed when asked."""
     made = hermes.cwd / "made.txt"
     existed: list[bool] = []
@@ -58,7 +59,7 @@ async def run_turn(hermes: RealAgent, answer: str, *extra: str) -> tuple[Any, Re
         return answer
 
     client = RecordingClient(choose=choose)
-    hermes.serve("hermes_asks_command", delta_delay=0)
+    hermes.serve(scenario, delta_delay=0)
     hermes.extra_args = tuple(extra)
     async with hermes.bridge(client) as (conn, _):
         sid = await hermes.session(conn)
@@ -129,6 +130,22 @@ async def test_mode_dont_ask_runs_the_command_without_asking(hermes: RealAgent) 
     assert (hermes.cwd / "made.txt").exists()
     assert final_statuses(client)[call.tool_call_id] == "completed"
     assert NOT_ASKING not in client.text()
+
+
+@pytest.mark.parametrize("answer", ["reject_once", "allow_once"])
+async def test_a_dangerous_command_is_asked_by_acp_mux_first_then_by_hermes_itself(hermes: RealAgent, answer: str) -> None:
+    """A command hermes' patterns deem dangerous: acp-mux's question, then (if allowed) hermes' own with its reason,
+    both about the one call the editor sees; a "no" to the first leaves it unrun and asks nothing more."""
+    scratch = hermes.cwd / "scratch"
+    scratch.mkdir()
+    result, client, _ = await run_turn(hermes, answer, scenario="hermes_asks_dangerous")
+    assert result.stop_reason == "end_turn", hermes.log()[-3000:]
+    call = the_command_call(client)
+    asked = [c.tool_call_id for c, _ in client.permissions]
+    assert asked == [call.tool_call_id] * (1 if answer == "reject_once" else 2), client.permissions
+    assert all(sorted(o.kind for o in options) == FOUR_OPTIONS for _, options in client.permissions)
+    assert scratch.exists() == (answer == "reject_once")
+    assert final_statuses(client)[call.tool_call_id] == ("failed" if answer == "reject_once" else "completed")
 
 
 PLUGIN_STATES = """
