@@ -148,6 +148,19 @@ async def test_a_dangerous_command_is_asked_by_acp_mux_first_then_by_hermes_itse
     assert final_statuses(client)[call.tool_call_id] == ("failed" if answer == "reject_once" else "completed")
 
 
+async def test_an_always_is_the_bridges_rule_and_never_written_into_hermes_config(hermes: RealAgent) -> None:
+    """"Always allow `touch` commands": the editor is asked once; hermes is answered "once" each time (its own
+    "always" would be written into the person's config.yaml), and the bridge answers the second touch itself."""
+    result, client, _ = await run_turn(hermes, "allow_always", scenario="hermes_asks_always")
+    assert result.stop_reason == "end_turn", hermes.log()[-3000:]
+    calls = [u for u in client.of("tool_call") if u.kind == "execute"]
+    assert len(calls) == 2 and len(client.permissions) == 1, client.permissions
+    assert client.permissions[0][0].tool_call_id == calls[0].tool_call_id
+    assert (hermes.cwd / "made.txt").exists() and (hermes.cwd / "made2.txt").exists()
+    assert all(final_statuses(client)[c.tool_call_id] == "completed" for c in calls)
+    assert b"touch" not in ((hermes.home / ".hermes" / "config.yaml").read_bytes())
+
+
 PLUGIN_STATES = """
 from hermes_cli.plugins import discover_plugins, get_plugin_manager
 discover_plugins()
