@@ -382,3 +382,15 @@ def test_a_command_the_plugin_asked_about_or_a_dont_ask_session_says_nothing_of_
         events += adapter.parse_line(update({"sessionUpdate": "tool_call", "toolCallId": "tc-1", "kind": "execute",
                                              "title": "terminal: ls"}), ctx)
         assert not any(NOT_ASKING in getattr(e, "delta", "") for e in events), (mode, events)
+
+
+def test_switching_to_dont_ask_and_back_mid_session_stops_then_resumes_asking() -> None:
+    adapter, ctx = hermes_asking()
+    reason = PLUGIN.ask_first(tool_name="terminal", args={"command": "ls"})["message"]
+    asked = []
+    for rpc_id, mode in ((7, "dont_ask"), (8, "default")):
+        assert adapter.set_mode(mode, ctx)
+        ctx.take_outbox()
+        events = list(adapter.parse_line(json.dumps(hermes_question(rpc_id, "terminal", reason)), ctx))
+        asked.append([e.type for e in events if e.type == "approval_request"])
+    assert asked == [[], ["approval_request"]]
