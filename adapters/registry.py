@@ -329,16 +329,17 @@ _ROWS: tuple[AgentEntry, ...] = (
             "exec": "acp_mux.adapters.openclaw_exec:OpenclawExecAdapter",
         },
         tested_version="2026.9.6",
-        status="works through `openclaw acp` on a private gateway acp-mux starts per bridge (loopback, token, its "
-        "own state; gone with the bridge, also when it is killed): tool calls with output and locations, exec "
-        "approvals (OpenClaw's `tools.exec.mode: ask`), cancel, resume after a restart, a provider's 401 as an "
-        "auth error. Lost by openclaw's bridge: the text before the first tool call and the thinking. A bridge's "
-        "first answer takes 35-60 s on two shared cores, more when they are busier (about 50 CPU-seconds of "
-        "OpenClaw's own start-up and first-turn set-up, not a network wait; later prompts 1-5 s). The gateway "
-        "keeps its own exec approvals and logins (not those in ~/.openclaw); a 429 is "
-        "retried by OpenClaw for about two minutes, unseen. Without a "
-        "gateway (or `--transport exec`): one `openclaw agent exec` per message, no streaming, no approvals, no "
-        "memory between messages",
+        status="works through `openclaw acp` on one private gateway per user, shared by every acp-mux window "
+        "(loopback, token, its port's listener checked before the token is sent, its own state; stopped "
+        "`ACP_MUX_OPENCLAW_GRACE_S` (15) s after the last window leaves, also when windows are killed): "
+        "permissions for writes, edits and commands with diffs, tool calls with output and locations, its own "
+        "retries of a failing model shown as they happen, cancel, resume after a restart, a provider's 401 as an "
+        "auth error. Lost by openclaw's bridge: the text before the first tool call and the thinking. The first "
+        "window's first answer takes 35-60 s on two shared cores (about 50 CPU-seconds of OpenClaw's own start-up "
+        "and first-turn set-up, not a network wait); a second window's about 5 s; later prompts 1-5 s. The "
+        "gateway keeps its own exec approvals and logins (not those in ~/.openclaw). Without a gateway (or "
+        "`--transport exec`): one `openclaw agent exec` per message, no streaming, no approvals, no memory "
+        "between messages",
         asking=Asking("", ("writes", "edits", "commands"),
                       "acp-mux's gate plugin in its private gateway before every tool not known to be read-only; "
                       "OpenClaw's exec approvals, set to ask there, before commands",
