@@ -149,9 +149,10 @@ class HermesAdapter(AcpClientAdapter):
         active in this hermes. Said once in the conversation, as the person relies on being asked."""
         run = HermesRun.of(ctx)
         tool_id, title = update.get("toolCallId"), update.get("title")
+        if not isinstance(tool_id, str) or not isinstance(title, str):
+            return []  # a malformed announcement: the family drops it; checked first, an id of any type is unhashable
         asked = tool_id in run.aliases or any(kind == "execute" for _, _, kind in run.awaiting_call)  # (linked next)
-        if (run.warned_unasked or run.options.mode == UNASKED_MODE or not isinstance(tool_id, str) or asked
-                or not isinstance(title, str) or not title.startswith(_COMMAND_TITLES)):
+        if run.warned_unasked or run.options.mode == UNASKED_MODE or asked or not title.startswith(_COMMAND_TITLES):
             return []
         run.warned_unasked = True
         log.warning("hermes ran a command acp-mux's plugin did not ask about: %s", title)
