@@ -85,6 +85,7 @@ from acp_mux.adapters.openclaw_asks import gateway_overrides
 from acp_mux.core.log_follow import LogFollower
 from acp_mux.core.paths import state_dir
 from acp_mux.core.process import SpawnError, SpawnSpec, resolve_command
+from acp_mux.core import supervisor as agent_supervisor
 from acp_mux.core.supervisor import descendants
 
 log = logging.getLogger(__name__)
@@ -408,6 +409,7 @@ def start_keeper(root: Path, grace: float, log_path: Path, program: str, args: l
     read_fd, write_fd = os.pipe()
     try:
         command = [sys.executable, "-I", "-S", str(KEEPER), str(root), repr(grace), str(write_fd), str(log_path),
+                   str(agent_supervisor.__file__),
                    "--", program, *args]
         first = subprocess.Popen(command, env=dict(env), cwd=cwd, stdin=subprocess.DEVNULL,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,

@@ -3,8 +3,8 @@
 Why a process of its own: the gateway must outlive the bridge that happened to start it (a second editor window
 attaches to it instead of paying the gateway's half-minute start again), yet nothing of ours may be left once the
 last bridge is gone, however it went (closed, crashed, SIGKILLed). So a bridge starts this keeper, detached (its own
-session, double-forked so no bridge is its parent), as ``python -I -S openclaw_keeper.py ROOT GRACE STATUS_FD LOG --
-PROGRAM ARGS...``, and the keeper:
+session, double-forked so no bridge is its parent), as ``python -I -S openclaw_keeper.py ROOT GRACE STATUS_FD LOG
+SUPERVISOR_PY -- PROGRAM ARGS...``, and the keeper:
 
 * starts the gateway as its child (with ``PR_SET_PDEATHSIG``: if the keeper itself is SIGKILLed, the kernel kills the
   gateway too), its stdout and stderr appended to LOG (0600), which every attached bridge tails for the failures
@@ -18,17 +18,21 @@ PROGRAM ARGS...``, and the keeper:
 * stops the same way when the gateway exits on its own (the registry is removed so the next bridge starts anew), or
   when it gets SIGTERM.
 
-Standard library only and nothing imported beyond the interpreter's own, so it starts in milliseconds.
+Standard library only and nothing imported beyond the interpreter's own (and acp-mux's supervisor script, loaded by
+path for its descendant sweep), so it starts in milliseconds.
 """
 
 from __future__ import annotations
 
 import fcntl
+import importlib.util
 import json
 import os
 import signal
 import sys
 import time
+from types import ModuleType
+from typing import Callable
 
 POLL_S = 0.5
 STOP_GRACE_S = 1.0  # between SIGTERM and SIGKILL when the gateway is stopped
@@ -47,26 +51,19 @@ def _prctl(option: int, value: int) -> None:
         pass
 
 
-def descendants(root: int) -> list[int]:
-    """Every live descendant of ``root`` (Linux /proc), whatever process group it moved to."""
-    children: dict[int, list[int]] = {}
-    for name in os.listdir("/proc") if os.path.isdir("/proc") else ():
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                fields = fh.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if fields[0] not in (b"Z", b"X"):
-            children.setdefault(int(fields[1]), []).append(int(name))
-    found: list[int] = []
-    todo = [root]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            found.append(child)
-            todo.append(child)
-    return found
+def _supervisor_module(path: str) -> ModuleType:
+    """acp-mux's agent supervisor (``acp_mux/core/supervisor.py``), loaded from the path the bridge gives: the
+    keeper runs with ``-I -S`` (no package on its path), and the two sweep descendants the same way, so one
+    function serves both."""
+    spec = importlib.util.spec_from_file_location("acp_mux_supervisor", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+descendants: Callable[[int], list[int]]
 
 
 def _open_lock(root: str, name: str) -> int:
@@ -158,8 +155,10 @@ def _start_gateway(program: str, args: list[str], log_path: str) -> int:
 
 
 def main(argv: list[str]) -> None:
-    root, grace, status_fd, log_path = argv[0], float(argv[1]), int(argv[2]), argv[3]
-    rest = argv[4:]
+    global descendants
+    root, grace, status_fd, log_path, supervisor = argv[0], float(argv[1]), int(argv[2]), argv[3], argv[4]
+    descendants = _supervisor_module(supervisor).descendants
+    rest = argv[5:]
     if rest and rest[0] == "--":
         rest = rest[1:]
     if os.fork() > 0:  # detach: the bridge that started us reaps this parent at once; no bridge is our parent
