@@ -64,6 +64,7 @@ def _supervisor_module(path: str) -> ModuleType:
 
 
 descendants: Callable[[int], list[int]]
+_SUPERVISOR: ModuleType
 
 
 def _open_lock(root: str, name: str) -> int:
@@ -93,16 +94,8 @@ def _forget_registry(root: str) -> None:
 
 
 def _signal_all(sig: int) -> None:
-    me = os.getpid()
-    try:
-        os.killpg(me, sig)  # our group (we are its leader): the gateway and whatever stayed in it, us too
-    except OSError:
-        pass
-    for pid in descendants(me):
-        try:
-            os.kill(pid, sig)
-        except OSError:
-            pass
+    """Our group (we are its leader) and every descendant that left it: the supervisor's own sweep."""
+    _SUPERVISOR.signal_all(sig, os.getpid())
 
 
 def _reap() -> list[int]:
@@ -155,9 +148,10 @@ def _start_gateway(program: str, args: list[str], log_path: str) -> int:
 
 
 def main(argv: list[str]) -> None:
-    global descendants
+    global descendants, _SUPERVISOR
     root, grace, status_fd, log_path, supervisor = argv[0], float(argv[1]), int(argv[2]), argv[3], argv[4]
-    descendants = _supervisor_module(supervisor).descendants
+    _SUPERVISOR = _supervisor_module(supervisor)
+    descendants = _SUPERVISOR.descendants
     rest = argv[5:]
     if rest and rest[0] == "--":
         rest = rest[1:]

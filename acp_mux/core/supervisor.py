@@ -89,7 +89,8 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-def _signal_all(sig: int, me: int) -> None:
+def signal_all(sig: int, me: int) -> None:
+    """``sig`` to the group ``me`` leads and to every descendant that left it (also used by the openclaw keeper)."""
     try:
         os.killpg(me, sig)  # our group: the agent and everything that stayed in it (us too; we ignore TERM)
     except OSError:
@@ -153,8 +154,8 @@ def _exit_like(status: int, paths: list[str]) -> None:
 def _sweep(paths: list[str]) -> None:
     """The bridge is gone: end the agent and everything it started, then go."""
     me = os.getpid()
-    _signal_all(signal.SIGTERM, me)
-    _signal_all(signal.SIGCONT, me)
+    signal_all(signal.SIGTERM, me)
+    signal_all(signal.SIGCONT, me)
     deadline = time.monotonic() + SWEEP_GRACE_S
     while time.monotonic() < deadline:
         _reap(-1)
