@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_mux.adapters import omp_retries
@@ -49,6 +50,8 @@ ev = lazy_module("acp_mux.core.events")
 _HTTP_FAILURE = re.compile(r"^\s*([45]\d\d)\b")
 _KINDS = {"write": "edit", "edit": "edit", "delete": "delete", "move": "move", "bash": "execute"}
 MAX_DIFF_BYTES = 1_000_000
+# acp-mux's omp extension: logs each failed model answer omp's HTTP layer retries (omp itself logs none of them).
+HTTP_FAILURES = Path(__file__).resolve().parent / "omp_extension" / "http_failures.ts"
 
 
 @dataclass
@@ -57,11 +60,12 @@ class OmpRun(AcpRun):
 
     saw_usage: bool = False  # the prompt's answer carried usage: a real model turn, not a refused request
     failed_turns: int = 0  # turn attempts of the prompt in flight that failed at the provider (omp's log)
+    answer_shown: bool = False  # the prompt's first failed HTTP answer was shown (acp-mux's omp extension)
 
 
 class OmpAdapter(AcpClientAdapter):
     name = "omp"
-    acp_args = ("acp", "--approval-mode", "always-ask")
+    acp_args = ("acp", "--approval-mode", "always-ask", "-e", str(HTTP_FAILURES))
     elicitation_form = True
     run_type = OmpRun
     capabilities = AgentCapabilities(persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True)
@@ -74,21 +78,39 @@ class OmpAdapter(AcpClientAdapter):
                         events=lambda line, ctx: self._retry_events(line, limit, ctx))]
 
     def _retry_events(self, line: str, limit: int, ctx: ParseContext) -> list[BaseEvent]:
-        """A turn attempt of the prompt in flight failed at the provider and omp will try it again: say so, with
-        omp's message. A status omp never retries, or its last attempt, shows nothing: its error follows at once."""
-        found = omp_retries.failed_turn(line)
+        """The model failed an answer of the prompt in flight and omp will try again: say so, with the provider's
+        message. The first failed HTTP answer (acp-mux's extension logs it, seconds after the failure) is shown
+        once; then each failed turn attempt (omp's own line, after its silent HTTP retries). A status omp never
+        retries, or its last attempt, shows nothing: its error follows at once."""
         run = OmpRun.find(ctx)
-        if found is None or run is None or run.prompt_in_flight is None or not omp_retries.retried(found[0]):
+        if run is None or run.prompt_in_flight is None:
+            return []
+        answer = omp_retries.failed_answer(line)
+        if answer is not None:
+            if run.answer_shown or not omp_retries.retried(answer[0]):
+                return []
+            run.answer_shown = True
+            status = f"HTTP {answer[0]}: " if answer[0] is not None else ""
+            return self._retry_note(ev.RetryEvent(attempt=1, max_attempts=0, reason=(
+                f"the model request failed ({status}{answer[1]}); omp retries the request by itself"
+            )), ctx)
+        found = omp_retries.failed_turn(line)
+        if found is None or not omp_retries.retried(found[0]):
             return []
         run.failed_turns += 1
         if run.failed_turns > limit:
             return []
         reason = f"the model request failed ({found[1]}); omp tries again"
-        return ctx.begin_turn() + ctx.end_thinking() + ctx.end_text() + [
-            ev.RetryEvent(attempt=run.failed_turns, max_attempts=limit, reason=reason)]
+        return self._retry_note(ev.RetryEvent(attempt=run.failed_turns, max_attempts=limit, reason=reason), ctx)
+
+    @staticmethod
+    def _retry_note(event: BaseEvent, ctx: ParseContext) -> list[BaseEvent]:
+        """A retry note as its own message: whatever text or thinking was open ends first."""
+        return ctx.begin_turn() + ctx.end_thinking() + ctx.end_text() + [event]
 
     def _send_prompt_now(self, prompt: Prompt, ctx: ParseContext) -> None:
-        OmpRun.of(ctx).failed_turns = 0
+        run = OmpRun.of(ctx)
+        run.failed_turns, run.answer_shown = 0, False
         super()._send_prompt_now(prompt, ctx)
 
     def elicitation_tool_call(self, params: dict[str, Any], ctx: ParseContext) -> dict[str, Any] | None:

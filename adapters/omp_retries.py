@@ -26,6 +26,7 @@ import time
 from typing import Any, Callable, Mapping
 
 FAILED_TURN = "agent turn ended with provider error"
+FAILED_ANSWER = "acp-mux: model answered with a retryable HTTP error"  # omp_extension/http_failures.ts
 DEFAULT_MAX_RETRIES = 10  # omp's retry.maxRetries when its settings do not say
 MAX_REASON = 300
 RECHECK_S = 2.0  # how often the logs folder is listed again once omp's file is found
@@ -98,16 +99,27 @@ def max_retries(env: Mapping[str, str]) -> int:
 def failed_turn(line: str) -> tuple[int | None, str] | None:
     """(HTTP status or None, the provider's message) of omp's log line for a turn attempt that failed at the
     provider; None for any other line. One substring test rules out nearly every line (constant cost per line)."""
-    if FAILED_TURN not in line:
+    return _logged_failure(line, FAILED_TURN, "errorStatus", "errorMessage")
+
+
+def failed_answer(line: str) -> tuple[int | None, str] | None:
+    """(HTTP status, the provider's message) of the line acp-mux's omp extension (``omp_extension/``) logs for a
+    model answer omp's HTTP layer will retry; None for any other line."""
+    return _logged_failure(line, FAILED_ANSWER, "httpStatus", "httpReason")
+
+
+def _logged_failure(line: str, message_text: str, status_key: str, reason_key: str) -> tuple[int | None, str] | None:
+    """(status, first line of the reason) of a log line whose ``message`` is exactly ``message_text``."""
+    if message_text not in line:
         return None
     try:
         entry: Any = json.loads(line)
     except ValueError:
         return None
-    if not isinstance(entry, dict) or entry.get("message") != FAILED_TURN:
+    if not isinstance(entry, dict) or entry.get("message") != message_text:
         return None
-    status = entry.get("errorStatus")
-    message = entry.get("errorMessage")
+    status = entry.get(status_key)
+    message = entry.get(reason_key)
     text = message.strip().splitlines()[0].strip() if isinstance(message, str) and message.strip() else ""
     code = status if isinstance(status, int) and not isinstance(status, bool) else None
     return code, (text or "the model request failed")[:MAX_REASON]
