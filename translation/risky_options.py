@@ -36,13 +36,18 @@ Covered (from each program's manual / ``--help`` of the versions on Debian 12 an
 * vim/vi/nvim/view/ex/vimdiff -c -S -u -s -w -W, --cmd, +commands; emacs -l -f, --eval --load --funcall --script
 * gcc/g++/cc/clang/clang++ -wrapper -B -fplugin -specs --specs; go -exec -toolexec; cargo --config (after the
   subcommand); npm/pnpm/yarn --script-shell --node-options --userconfig --globalconfig --shell
+* make/gmake: any ``NAME=value`` argument, -E/--eval; pytest/py.test: -p -c -o, --config-file --override-ini
+  --rootdir --confcutdir --basetemp --junitxml --junit-xml --log-file --report-log --result-log --cov-report --debug
 * openssl -out -keyout -engine; gpg -o/--output; pandoc -o -F -L, --output --filter --lua-filter --extract-media
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
+
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*[:+?!]?=")
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,7 @@ class Risky:
     plus: bool = False
     operands: int | None = None
     always: bool = False
+    assignments: bool = False  # a ``NAME=value`` argument overrides a variable that can name a program (make SHELL=)
 
 
 _F = frozenset
@@ -63,6 +69,15 @@ _CC = Risky(words=("-wrapper", "-B", "-fplugin", "-specs", "--specs"))
 _JS = Risky(long=_F({"--script-shell", "--node-options", "--userconfig", "--globalconfig", "--shell"}))
 _GIT_ANYWHERE = _F({"--output", "--output-directory", "--ext-diff", "--upload-pack", "--receive-pack", "--exec",
                     "--extcmd", "--template", "--open-files-in-pager", "--exec-path", "--config-env"})
+# make: a command-line variable replaces the Makefile's (``SHELL=/tmp/x``, ``CC=/tmp/x`` run that program), and
+# ``--eval``/``-E`` adds makefile text.
+_MAKE = Risky(short="E", long=_F({"--eval"}), assignments=True)
+# pytest: ``-p`` loads a plugin module, ``-c``/``--config-file`` another config, ``-o``/``--override-ini`` rewrites
+# options (``addopts``), ``--rootdir``/``--confcutdir`` choose which conftest.py files run, ``--basetemp`` is
+# emptied (removed) by pytest, and the report options write files.
+_PYTEST = Risky(short="pco", long=_F({"--config-file", "--override-ini", "--rootdir", "--confcutdir", "--basetemp",
+                                      "--junitxml", "--junit-xml", "--log-file", "--report-log", "--result-log",
+                                      "--cov-report", "--debug"}))
 _NC = Risky(short="ec", long=_F({"--exec", "--sh-exec", "--lua-exec"}))
 
 TABLE: dict[str, Risky] = {
@@ -95,6 +110,8 @@ TABLE: dict[str, Risky] = {
     **{name: _CC for name in ("gcc", "g++", "cc", "c++", "clang", "clang++")},
     "go": Risky(words=("-exec", "--exec", "-toolexec", "--toolexec")),
     "cargo": Risky(long=_F({"--config"})),
+    "make": _MAKE, "gmake": _MAKE,
+    "pytest": _PYTEST, "py.test": _PYTEST,
     "npm": _JS, "pnpm": _JS, "yarn": _JS,
     "openssl": Risky(words=("-out", "-keyout", "-engine")),
     "gpg": Risky(short="o", long=_F({"--output"})),
@@ -150,6 +167,8 @@ def _found(spec: Risky, args: tuple[str, ...]) -> str | None:
         elif word.startswith("-") and len(word) > 1:
             if set(word[1:]) & set(spec.short):
                 return f"{word[:16]}: writes files or runs programs"
+        elif spec.assignments and _ASSIGNMENT.match(word):
+            return f"{word.split('=', 1)[0][:16]}=: overrides a variable that can name a program"
         else:
             operands += 1
     if spec.operands is not None and operands > spec.operands:

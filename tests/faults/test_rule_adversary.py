@@ -46,6 +46,9 @@ PROGRAMS: dict[str, tuple[list[str], list[str]]] = {
     "less": (["f"], ["-o /tmp/o", "+!rm", "--log-file=/tmp/o", "-O/tmp/o"]),
     "rg": (["x"], ["--pre=evil", "--pre evil", "--pre-glob '*'"]),
     "tee": ([], ["/tmp/o"]),
+    "make": (["build", "test"], ["SHELL=/tmp/evil", "CC:=/tmp/evil", "MAKE+=x", "--eval=all:;evil", "-E all:;evil"]),
+    "pytest": (["tests"], ["-p evil", "-pevil", "-c /tmp/cfg", "-o addopts=-pevil", "--basetemp=/home",
+                           "--rootdir=/tmp", "--override-ini=addopts=x", "--junitxml=/tmp/o"]),
     "ls": ([], []),
     "cat": ([], []),
 }
