@@ -21,7 +21,10 @@ transcripts in ``tests/fixtures/omp``):
   retried (``retry.maxRetries``, default 10: a persistent 500 ends after 397 s, 132 requests). Only its log file
   (``~/.omp/logs/omp.<date>.<pid>.log``, one "agent turn ended with provider error" line per turn attempt) tells:
   the bridge follows it (:meth:`side_logs`, ``omp_retries.py``) and shows each failed attempt omp will retry, with
-  omp's message, as it is written; the final failure is a JSON-RPC error (a 500) or the "429 …" turn above.
+  omp's message, as it is written; the final failure is a JSON-RPC error (a 500) or the "429 …" turn above. The
+  HTTP layer's retries are logged by no one, so the bridge starts omp with ``-e omp_extension/http_failures.ts``,
+  which logs each retryable failed model answer (status and message only) into that same file: the first of a
+  prompt is shown at once, while omp still retries the request.
 """
 
 from __future__ import annotations

@@ -14,7 +14,12 @@ bridge follows that file (:func:`log_finder`) and shows each failed attempt that
 
 The first such line comes only when a whole turn attempt has failed: omp's HTTP layer first tries each request 5
 times (0.5, 1, 2, 4 s apart, or as a retry-after says) and its stream layer once more, all without a trace
-anywhere. A 500 without a retry-after header is therefore first visible ~16–30 s after the prompt.
+anywhere (pi-utils ``fetchWithRetry``, src/fetch-retry.ts, calls the global ``fetch`` on each attempt and logs
+nothing). acp-mux therefore starts omp with its own extension (``omp_extension/http_failures.ts``, ``omp -e``),
+which observes that global ``fetch`` and logs each streaming model request answered 5xx/408/429 — the statuses
+``fetchWithRetry`` retries — into the same file, as one line with only the status and the provider's first message
+line (:func:`failed_answer`). The bridge shows the first of a prompt at once (a 500 without a retry-after: within
+1 s instead of ~16–30 s), then each failed turn attempt as before.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ import os
 import re
 import time
 from typing import Any, Callable, Mapping
+
+from acp_mux.core.redact import redact
 
 FAILED_TURN = "agent turn ended with provider error"
 FAILED_ANSWER = "acp-mux: model answered with a retryable HTTP error"  # omp_extension/http_failures.ts
@@ -109,7 +116,8 @@ def failed_answer(line: str) -> tuple[int | None, str] | None:
 
 
 def _logged_failure(line: str, message_text: str, status_key: str, reason_key: str) -> tuple[int | None, str] | None:
-    """(status, first line of the reason) of a log line whose ``message`` is exactly ``message_text``."""
+    """(status, first line of the reason, known secrets masked) of a log line whose ``message`` is exactly
+    ``message_text``: the reason is the provider's text, shown to the person and stored."""
     if message_text not in line:
         return None
     try:
@@ -122,7 +130,7 @@ def _logged_failure(line: str, message_text: str, status_key: str, reason_key: s
     message = entry.get(reason_key)
     text = message.strip().splitlines()[0].strip() if isinstance(message, str) and message.strip() else ""
     code = status if isinstance(status, int) and not isinstance(status, bool) else None
-    return code, (text or "the model request failed")[:MAX_REASON]
+    return code, redact((text or "the model request failed")[:MAX_REASON])
 
 
 def retried(status: int | None) -> bool:

@@ -194,3 +194,98 @@ def test_once_found_omps_log_folder_is_listed_again_only_now_and_then(tmp_path: 
     assert find() == str(logs / "omp.2026-11-25.5.log")
     (logs / "omp.2026-11-25.5.log.1").write_text("")
     assert find() == str(logs / "omp.2026-11-25.5.log")  # not listed again yet
+
+
+# ── omp's HTTP-level retries, logged by acp-mux's omp extension ────────────────────────────────────────────────
+def omp_answer(status: Any, reason: Any) -> str:
+    """The line ``omp_extension/http_failures.ts`` writes through omp's logger (its shape as omp 18.2.3 wrote it)."""
+    return json.dumps({"timestamp": "2026-11-25T20:11:51.400+00:00", "level": "warn", "pid": 14802,
+                       "message": omp_retries.FAILED_ANSWER, "httpStatus": status, "httpReason": reason})
+
+
+def test_the_extension_and_the_parser_agree_on_the_line() -> None:
+    """The message the extension logs is the one the parser looks for (the two live in two languages)."""
+    source = omp_retries_extension().read_text()
+    assert f'export const LOG_MESSAGE = "{omp_retries.FAILED_ANSWER}";' in source
+    assert "httpStatus: response.status" in source and "httpReason" in source
+
+
+def omp_retries_extension() -> Path:
+    from acp_mux.adapters.omp import HTTP_FAILURES
+    assert HTTP_FAILURES.is_file()
+    return HTTP_FAILURES
+
+
+def test_omp_is_started_with_the_extension_and_its_own_asking() -> None:
+    spec = OmpAdapter().build_spawn(RunOptions(agent="omp", cwd="/p", prompt=Prompt.of_text("x")))
+    assert spec.args[:5] == ["acp", "--approval-mode", "always-ask", "-e", str(omp_retries_extension())]
+
+
+def test_omp_first_failed_answer_of_a_prompt_is_one_note_then_its_turn_retries(tmp_path: Path) -> None:
+    """The first retryable failed HTTP answer of the prompt in flight is shown once, with status and message;
+    later answers (omp retries the request 5 more times per stream attempt) add nothing; turn notes keep their
+    numbering; a 401 (never retried) says nothing; the next prompt is shown again."""
+    adapter = OmpAdapter()
+    (side,) = adapter.side_logs(SpawnSpec(command="omp", env={"HOME": str(tmp_path)}), 4242)
+    ctx = prompting(adapter, "omp")
+    first = "the model request failed (HTTP 500: The server had an error (fake).); omp retries the request by itself"
+    lines = [omp_answer(401, "Incorrect API key"), omp_answer(500, "The server had an error (fake).\nmore"),
+             omp_answer(503, "again"), OMP_500, omp_answer(500, "third")]
+    events = [e for line in lines for e in side.events(line, ctx)]
+    turn = "the model request failed (500 The server had an error while processing your request (fake).); omp tries again"
+    assert retries(events) == [(1, 0, first), (1, 10, turn)]
+    answered(adapter, ctx)
+    assert list(side.events(omp_answer(500, "late"), ctx)) == []  # no prompt in flight: nothing
+    adapter.send_prompt(Prompt.of_text("again"), ctx)
+    assert any(json.loads(m).get("method") == "session/prompt" for m in ctx.take_outbox())
+    assert retries(list(side.events(omp_answer(502, "next"), ctx))) == [
+        (1, 0, "the model request failed (HTTP 502: next); omp retries the request by itself")]
+
+
+def test_omp_failed_answers_outside_a_prompt_or_never_retried_say_nothing(tmp_path: Path) -> None:
+    adapter = OmpAdapter()
+    (side,) = adapter.side_logs(SpawnSpec(command="omp", env={"HOME": str(tmp_path)}), 1)
+    ctx = prompting(adapter, "omp")
+    for status in (400, 401, 403, 404):
+        assert list(side.events(omp_answer(status, "refused"), ctx)) == []
+    assert len(retries(list(side.events(omp_answer(429, "slow down"), ctx)))) == 1
+
+
+def test_a_known_secret_in_the_providers_message_is_masked(tmp_path: Path) -> None:
+    """A provider's error text may quote a key; a key acp-mux knows never reaches the note (nor the store)."""
+    from acp_mux.core import redact
+    secret = "sk-h10-very-secret-value"
+    redact.register([secret])
+    found = omp_retries.failed_answer(omp_answer(500, f"bad gateway for key {secret}"))
+    assert found is not None and secret not in found[1] and redact.MASK in found[1]
+
+
+ANSWER_LINES = st.one_of(
+    st.builds(lambda tail: omp_retries.FAILED_ANSWER + tail, st.text(max_size=200)),
+    st.builds(omp_answer, st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5), st.floats()),
+              st.one_of(st.none(), st.integers(), st.lists(st.text(max_size=5)), st.text(max_size=2000))),
+    st.builds(lambda reason: json.dumps({"message": "tool output", "text": omp_retries.FAILED_ANSWER,
+                                         "httpStatus": 500, "httpReason": reason}), st.text(max_size=100)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(line=ANSWER_LINES)
+def test_no_answer_line_makes_the_parser_raise_or_invent_a_failure(line: str) -> None:
+    found = omp_retries.failed_answer(line)
+    if found is None:
+        return
+    entry = json.loads(line)
+    assert entry["message"] == omp_retries.FAILED_ANSWER and len(found[1]) <= omp_retries.MAX_REASON
+    assert "\n" not in found[1] and (found[0] is None or type(found[0]) is int)
+
+
+@settings(max_examples=200, deadline=None)
+@given(messages=st.lists(st.text(max_size=400), min_size=1, max_size=8))
+def test_providers_messages_cannot_add_a_second_answer_note(messages: list[str]) -> None:
+    """Whatever a provider answers, however often: one note per prompt for the HTTP layer's retries, one line."""
+    adapter = OmpAdapter()
+    (side,) = adapter.side_logs(SpawnSpec(command="omp", env={"HOME": "/nonexistent"}), 1)
+    ctx = prompting(adapter, "omp")
+    notes = retries([e for m in messages for e in side.events(omp_answer(500, m), ctx)])
+    assert len(notes) == 1 and notes[0][:2] == (1, 0) and "\n" not in notes[0][2]
