@@ -13,7 +13,7 @@ from acp.schema import AllowedOutcome, RequestPermissionResponse
 
 from acp_mux.server.store import SessionStore
 from tests.e2e.harness import RealAgent, require_cli
-from tests.e2e.test_real_agents import WRITE_EDIT, asking_session, prompt
+from tests.e2e.test_real_agents import WRITE_EDIT, prompt
 from tests.server.client import RecordingClient
 from tests.server.test_recorded_sessions import assert_gap_free, conversation
 
@@ -37,7 +37,7 @@ async def test_a_real_session_replays_as_it_was_shown(agent: RealAgent) -> None:
     agent.serve(f"{agent.name}_write_edit", delta_delay=0)
     live = RecordingClient(choose=lambda options, call: "allow_once")
     async with agent.bridge(live) as (conn, _):
-        sid = await asking_session(agent, conn, live)
+        sid = await agent.session(conn)  # a new session asks by default
         live.updates.clear()
         assert (await prompt(conn, sid, WRITE_EDIT)).stop_reason == "end_turn", agent.log()[-3000:]
     assert_gap_free(SessionStore(agent.root / "state").log_path(sid))
@@ -66,7 +66,7 @@ async def test_a_question_pending_at_reload_is_asked_again_and_answered(agent: R
     agent.serve(f"{agent.name}_write_edit", delta_delay=0)
     client = ReopeningEditor()
     async with agent.bridge(client) as (conn, _):
-        sid = await asking_session(agent, conn, client)
+        sid = await agent.session(conn)  # a new session asks by default
         turn = asyncio.ensure_future(prompt(conn, sid, WRITE_EDIT))
         await asyncio.wait_for(client.permission_event.wait(), 60)
         await conn.load_session(session_id=sid, cwd=str(agent.cwd), mcp_servers=[])
@@ -85,7 +85,7 @@ async def test_claude_reports_a_long_command_as_progress_of_its_tool_call(tmp_pa
         agent.serve("claude_slow_command", delta_delay=0)
         client = RecordingClient(choose=lambda options, call: "allow_once")
         async with agent.bridge(client) as (conn, _):
-            sid = await asking_session(agent, conn, client)
+            sid = await agent.session(conn)  # a new session asks by default
             result = await prompt(conn, sid, "Run the slow command.")
     finally:
         agent.close()
