@@ -424,6 +424,8 @@ async def test_omp_shows_a_500_without_retry_after_within_10_s_despite_its_silen
             assert client.timed.noticed is not None and not turn.done(), (client.text(), agent.log()[-2000:])
             took = client.timed.noticed - first_failed(server.requests)
             before = [r for r in server.requests if r["kind"] == "step" and r["time"] < client.timed.noticed]
+            print(f"\nomp: a 500 without retry-after first shown {took:.2f} s after the failed answer, "
+                  f"{len(before)} request(s) in")
             assert took < VISIBLE_IN and 1 <= len(before) < 6, (took, before)
             assert "retrying, attempt 1: the model request failed (HTTP 500: The server had an error while " \
                    "processing your request (fake).); omp retries the request by itself" in client.text(), client.text()
