@@ -65,6 +65,7 @@ import re
 import secrets
 import signal
 import socket
+import stat
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -84,9 +85,12 @@ from acp_mux.adapters.openclaw_registry import (
 from acp_mux.adapters.openclaw_asks import gateway_overrides
 from acp_mux.core.log_follow import LogFollower
 from acp_mux.core.paths import state_dir
+from acp_mux.core.private import ensure_private_dir
+from acp_mux.core.state_files import open_state_file
 from acp_mux.core.process import SpawnError, SpawnSpec, resolve_command
 from acp_mux.core import supervisor as agent_supervisor
 from acp_mux.core.supervisor import descendants
+from acp_mux.core.own_files import write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +116,7 @@ class Endpoint:
     state: Path  # OPENCLAW_STATE_DIR
     config: Path  # OPENCLAW_CONFIG_PATH
     include_root: Path | None = None  # OPENCLAW_INCLUDE_ROOTS: where the person's included config lives
+    tmp: Path | None = None  # TMPDIR: a private folder of ours instead of the shared /tmp (see private_tmp_env)
 
     def acp_env(self, base: Mapping[str, str]) -> dict[str, str]:
         """``openclaw acp``'s environment: the gateway's state (its ACP ledger lives there) and config (which
@@ -120,7 +125,18 @@ class Endpoint:
         env.update(QUIET, OPENCLAW_STATE_DIR=str(self.state), OPENCLAW_CONFIG_PATH=str(self.config))
         if self.include_root is not None:
             env["OPENCLAW_INCLUDE_ROOTS"] = str(self.include_root)
+        if self.tmp is not None:
+            env.update(private_tmp_env(self.tmp))
         return env
+
+
+def private_tmp_env(tmp: Path) -> dict[str, str]:
+    """The environment that moves node's ``os.tmpdir()`` into ``tmp`` (a 0700 folder of ours). OpenClaw 2026.9.6
+    keeps its compiled-code cache in ``os.tmpdir()/node-compile-cache`` (one folder for every user of the machine:
+    another user's folder there would be refused by node, or worse, a folder open to all would feed our agents
+    code); with ``TMPDIR`` set it goes here instead, kept warm across gateways. ``NODE_COMPILE_CACHE`` is not
+    set: OpenClaw restarts itself when node starts with a cache folder other than the one it derives."""
+    return {"TMPDIR": str(tmp)}
 
 
 class GatewayError(SpawnError):
@@ -157,18 +173,37 @@ def free_port() -> int:
 
 
 def _private_dir(path: Path) -> Path:
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    if path.is_symlink() or not path.is_dir():
-        raise GatewayError(f"{path} is not a plain directory; refusing to keep OpenClaw's state there")
-    os.chmod(path, 0o700)
+    """``path`` as a folder only we can enter, made 0700 if missing. The gateway's folders have fixed names (its
+    sessions must resume after every restart), so what is found there is checked, never repaired: a symlink,
+    another user's folder or one open to others (someone could have planted a plugin or config in it) is refused
+    with a :class:`GatewayError` that says what to do, and nothing is written into it or changed."""
+    with contextlib.suppress(OSError):  # the state dir above; if it cannot be made, the check below says why
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not ensure_private_dir(str(path)):
+        raise GatewayError(f"{path} {_not_private_because(path)}; acp-mux does not keep OpenClaw's gateway state "
+                           "there. Remove it (or, if it is yours, check what is in it and chmod 700 it).")
     return path
 
 
+def _not_private_because(path: Path) -> str:
+    """Why ``path`` is not a private folder of ours, in words for the person."""
+    try:
+        info = os.lstat(path)
+    except OSError as exc:
+        return f"cannot be made ({exc.strerror})"
+    if stat.S_ISLNK(info.st_mode):
+        return "is a symlink"
+    if not stat.S_ISDIR(info.st_mode):
+        return "is not a folder"
+    if info.st_uid != os.getuid():
+        return f"belongs to another user (uid {info.st_uid})"
+    return f"is open to other users (mode {stat.S_IMODE(info.st_mode):o})"
+
+
 def _write_private(path: Path, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    os.chmod(path, 0o600)
+    """A fixed-name file of the gateway's (its token, its config), replaced in one step by a fresh 0600 file: a
+    FIFO or symlink planted at the name is replaced, never waited on or followed."""
+    write_atomic(path, text.encode())
 
 
 def grace_seconds(env: Mapping[str, str]) -> float:
@@ -206,6 +241,7 @@ class Gateway:
         self.failures: dict[str, str] = {}  # session key -> the last failure the gateway logged for it
         self._tail: asyncio.Task[None] | None = None
         self._follower: LogFollower | None = None
+        self.tmp = self.root / "tmp"
 
     @property
     def log_path(self) -> Path:
@@ -265,14 +301,26 @@ class Gateway:
             self._follow(registration)
             self.endpoint = Endpoint(f"ws://127.0.0.1:{registration.port}", self.state / "gateway.token",
                                      self.state, self.state / "openclaw.json",
-                                     Path(registration.include_root) if registration.include_root else None)
+                                     Path(registration.include_root) if registration.include_root else None,
+                                     self.tmp)
             return self.endpoint
         raise PortNotOurs(f"OpenClaw's gateway port was taken by another program {PORT_ATTEMPTS} times in a row; "
                           "its token was not sent. Something on this machine is racing for loopback ports.")
 
     # ── find or start (blocking: run in a thread) ────────────────────────────────────────────────────────────────
     def _find_or_start(self) -> Registration:
+        """The running shared gateway, or a new one; a file of its state that is not ours (a FIFO, a symlink,
+        another user's) is a :class:`GatewayError` that names it, never a hang or a write through it."""
+        try:
+            return self._find_or_start_checked()
+        except GatewayError:
+            raise
+        except OSError as exc:
+            raise GatewayError(f"OpenClaw's private gateway cannot use its state: {exc}") from exc
+
+    def _find_or_start_checked(self) -> Registration:
         _private_dir(self.root)
+        _private_dir(self.tmp)
         with find_or_start_lock(self.root):
             if self._lease_fd is None:
                 self._lease_fd = take_lease(self.root)
@@ -296,7 +344,7 @@ class Gateway:
         _write_private(config_path, json.dumps(gateway_config(port, included, state), indent=2) + "\n")
         env = {**self.env, **QUIET, "OPENCLAW_STATE_DIR": str(state), "OPENCLAW_CONFIG_PATH": str(config_path),
                "OPENCLAW_GATEWAY_TOKEN": token, "OPENCLAW_ALLOW_MULTI_GATEWAY": "1", "OPENCLAW_NO_AUTO_UPDATE": "1"}
-        env.update({f"OPENCLAW_SKIP_{name}": "1" for name in SKIPPED})
+        env.update({f"OPENCLAW_SKIP_{name}": "1" for name in SKIPPED}, **private_tmp_env(self.tmp))
         if included is not None:
             env["OPENCLAW_INCLUDE_ROOTS"] = str(included.parent)
         program = resolve_command(SpawnSpec(self.binary, [], env=env, cwd=str(state)))
@@ -341,7 +389,7 @@ class Gateway:
 
     def _log_tail(self, lines: int = 3) -> list[str]:
         try:
-            with open(self.log_path, "rb") as fh:
+            with os.fdopen(open_state_file(self.log_path), "rb") as fh:  # a FIFO there must not hang the bridge
                 fh.seek(0, os.SEEK_END)
                 fh.seek(max(0, fh.tell() - 4096))
                 text = fh.read().decode("utf-8", "replace")

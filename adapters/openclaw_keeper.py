@@ -51,11 +51,11 @@ def _prctl(option: int, value: int) -> None:
         pass
 
 
-def _supervisor_module(path: str) -> ModuleType:
-    """acp-mux's agent supervisor (``acp_mux/core/supervisor.py``), loaded from the path the bridge gives: the
-    keeper runs with ``-I -S`` (no package on its path), and the two sweep descendants the same way, so one
-    function serves both."""
-    spec = importlib.util.spec_from_file_location("acp_mux_supervisor", path)
+def _load(name: str, path: str) -> ModuleType:
+    """A module of acp-mux loaded from its file: the keeper runs with ``-I -S`` (no package on its path). Its agent
+    supervisor (``acp_mux/core/supervisor.py``, the path the bridge gives: the two sweep descendants the same way)
+    and, beside it, ``own_files.py`` (how a fixed-name file of ours is opened): one function serves both."""
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
@@ -65,10 +65,17 @@ def _supervisor_module(path: str) -> ModuleType:
 
 descendants: Callable[[int], list[int]]
 _SUPERVISOR: ModuleType
+_OWN_FILES: ModuleType
+
+
+def _open_own(path: str, flags: int) -> int:
+    """A regular file of ours, never through a symlink, never blocking on a FIFO (``own_files.open_own``)."""
+    fd: int = _OWN_FILES.open_own(path, flags)
+    return fd
 
 
 def _open_lock(root: str, name: str) -> int:
-    return os.open(os.path.join(root, name), os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    return _open_own(os.path.join(root, name), os.O_RDWR | os.O_CREAT)
 
 
 def no_bridge_attached(lease_fd: int) -> bool:
@@ -85,8 +92,8 @@ def _forget_registry(root: str) -> None:
     """Remove the registry if it still names this keeper (a newer gateway's must stay)."""
     path = os.path.join(root, REGISTRY)
     try:
-        with open(path) as fh:
-            if json.load(fh).get("keeper_pid") != os.getpid():
+        with os.fdopen(_open_own(path, os.O_RDONLY), "rb") as fh:
+            if json.loads(fh.read(4097)).get("keeper_pid") != os.getpid():
                 return
         os.unlink(path)
     except (OSError, ValueError, AttributeError):
@@ -129,7 +136,7 @@ def stop(root: str) -> None:
 
 
 def _start_gateway(program: str, args: list[str], log_path: str) -> int:
-    out = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    out = _open_own(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     pid = os.fork()
     if pid == 0:  # the gateway: dies with the keeper, whatever kills it
         try:
@@ -148,9 +155,10 @@ def _start_gateway(program: str, args: list[str], log_path: str) -> int:
 
 
 def main(argv: list[str]) -> None:
-    global descendants, _SUPERVISOR
+    global descendants, _SUPERVISOR, _OWN_FILES
     root, grace, status_fd, log_path, supervisor = argv[0], float(argv[1]), int(argv[2]), argv[3], argv[4]
-    _SUPERVISOR = _supervisor_module(supervisor)
+    _SUPERVISOR = _load("acp_mux_supervisor", supervisor)
+    _OWN_FILES = _load("acp_mux_own_files", os.path.join(os.path.dirname(supervisor), "own_files.py"))
     descendants = _SUPERVISOR.descendants
     rest = argv[5:]
     if rest and rest[0] == "--":
@@ -161,11 +169,15 @@ def main(argv: list[str]) -> None:
     os.set_inheritable(status_fd, False)
     _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: the gateway's orphans come to us, not to init
     signal.signal(signal.SIGTERM, lambda *_: stop(root))
-    lease_fd = _open_lock(root, LEASE)
     if not os.access(rest[0], os.X_OK):
         os.write(status_fd, f"err 13 {rest[0]} is not an executable file\n".encode())
         os._exit(127)
-    gateway = _start_gateway(rest[0], rest[1:], log_path)
+    try:
+        lease_fd = _open_lock(root, LEASE)
+        gateway = _start_gateway(rest[0], rest[1:], log_path)
+    except OSError as exc:  # a FIFO, symlink or another user's file where the lease or the log should be
+        os.write(status_fd, f"err {exc.errno or 0} {exc}\n".encode())
+        os._exit(126)
     os.write(status_fd, f"ok {os.getpid()} {gateway}\n".encode())
     os.close(status_fd)
     idle_since: float | None = None

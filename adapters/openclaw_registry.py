@@ -19,14 +19,16 @@ import contextlib
 import fcntl
 import json
 import os
-import stat
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Iterator
 
+from acp_mux.core.own_files import open_own
+from acp_mux.core.state_files import read_state_file
+from acp_mux.core.own_files import write_atomic
+
 LOCK, LEASE, REGISTRY = "gateway.lock", "gateway.lease", "gateway.json"
 MAX_REGISTRY_BYTES = 4096
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def process_start(pid: int, proc: Path = Path("/proc")) -> int | None:
@@ -83,30 +85,19 @@ class Registration:
 
 
 def read_registration(root: Path) -> Registration | None:
-    """The registration under ``root`` if it is a small regular file of this user's, else None."""
+    """The registration under ``root`` if it is a small regular file of this user's (never a FIFO's wait, nor a
+    symlink's target), else None."""
     try:
-        fd = os.open(root / REGISTRY, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+        text = read_state_file(root / REGISTRY, MAX_REGISTRY_BYTES).decode("utf-8", "replace")
     except OSError:
         return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_size > MAX_REGISTRY_BYTES:
-            return None
-        text = os.read(fd, MAX_REGISTRY_BYTES + 1).decode("utf-8", "replace")
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
     return Registration.from_json(text)
 
 
 def write_registration(root: Path, registration: Registration) -> None:
-    """Write the registration atomically (0600), so a reader never sees half of it."""
-    tmp = root / f".{REGISTRY}.{os.getpid()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(registration.to_json())
-    os.replace(tmp, root / REGISTRY)
+    """Write the registration atomically (a fresh 0600 file renamed over it: a reader never sees half of it, and
+    whatever was planted at the name is replaced, not followed or waited on)."""
+    write_atomic(root / REGISTRY, registration.to_json().encode())
 
 
 def forget_registration(root: Path, registration: Registration) -> None:
@@ -117,10 +108,9 @@ def forget_registration(root: Path, registration: Registration) -> None:
 
 
 def open_lock_file(root: Path, name: str) -> int:
-    """An fd on one of the lock files (never inherited by children: a child must not hold a bridge's lease)."""
-    fd = os.open(root / name, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o600)
-    os.set_inheritable(fd, False)
-    return fd
+    """An fd on one of the lock files (never inherited by children: a child must not hold a bridge's lease); only
+    a regular file of ours (:func:`open_own`: a FIFO or symlink planted at the name raises OSError, never blocks)."""
+    return open_own(root / name, os.O_RDWR | os.O_CREAT)
 
 
 @contextlib.contextmanager

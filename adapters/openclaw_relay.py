@@ -9,7 +9,9 @@ there when the gateway is about to run a tool; the relay writes a ``session/requ
 ``acp-mux-ask-N``) on stdout, takes acp-mux's answer to it out of stdin (openclaw never sees it), and gives the gate
 ``{"allow": true}`` only for a selected ``allow-once``. A gate that goes away (the call was cancelled) is not
 waited for. It is a separate process (not the bridge) because the bridge reads an agent only as lines of its
-stdout; the relay imports nothing but the standard library and :mod:`openclaw_asks`, so it starts in tens of ms.
+stdout; the relay imports nothing but the standard library, :mod:`openclaw_asks` and acp-mux's small private-file
+helpers (its folder is used only if it is ours and private; registrations are replaced, never written through a
+planted link or FIFO), so it starts in tens of ms.
 
 When ``openclaw acp`` exits, the relay removes its sockets and exits with the same code; when the relay is told to
 stop (SIGTERM, SIGINT, SIGHUP), it stops ``openclaw acp`` first; when its stdin closes, so does openclaw's.
@@ -39,6 +41,9 @@ from acp_mux.adapters.openclaw_asks import (
     permission_request,
     registration_path,
 )
+from acp_mux.core.private import ensure_private_dir
+from acp_mux.core.state_files import read_state_file
+from acp_mux.core.own_files import write_atomic
 
 MAX_QUESTION_BYTES = 4_000_000  # one JSON line from the gate (a write's content travels in it)
 
@@ -175,8 +180,8 @@ class Relay:
             with contextlib.suppress(OSError):
                 path.unlink()
         for registration, text in self.registrations:  # only if still ours: a newer relay may serve the session now
-            with contextlib.suppress(OSError):
-                if registration.read_text() == text:
+            if _still_ours(registration, text):
+                with contextlib.suppress(OSError):
                     registration.unlink()
 
 
@@ -208,25 +213,24 @@ def _same_user(writer: asyncio.StreamWriter) -> bool:
 
 
 def _write_private(path: Path, text: str) -> None:
-    """Write a registration (0600) atomically: a gate reading it sees the old one or the new one, never a part."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    os.replace(temp, path)
+    """Write a registration (0600) atomically: a gate reading it sees the old one or the new one, never a part; a
+    FIFO or symlink planted at the name is replaced, never waited on or followed."""
+    write_atomic(path, text.encode())
 
 
 def _private_dir(path: Path) -> bool:
-    """The asks folder exists, is a real directory of ours, and only we can use it."""
+    """The asks folder exists (made 0700 if missing), is a real directory of ours, and only we can use it; anything
+    else there is not used (nor changed): the gate then finds no registration and refuses the file tools."""
+    return ensure_private_dir(str(path))
+
+
+def _still_ours(registration: Path, text: str) -> bool:
+    """The registration still holds what we wrote (a newer relay may serve the session now); read as a state file,
+    so a FIFO put there never hangs the relay's exit."""
     try:
-        path.mkdir(mode=0o700, exist_ok=True)
-        info = os.lstat(path)
+        return read_state_file(registration, MAX_SOCKET_PATH + 2).decode("utf-8", "replace") == text
     except OSError:
         return False
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
-        return False
-    os.chmod(path, 0o700)
-    return True
 
 
 async def _stdin_lines() -> AsyncIterator[bytes]:

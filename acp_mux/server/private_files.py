@@ -13,9 +13,9 @@ from __future__ import annotations
 import fcntl
 import os
 import stat
-import tempfile
 from pathlib import Path
 
+from acp_mux.core.own_files import write_atomic
 from acp_mux.core.state_files import SMALL_FILE_BYTES, open_state_file, read_state_file
 
 FILE_MODE = 0o600
@@ -62,22 +62,6 @@ def open_read(path: Path) -> int:
 def read_bytes(path: Path, limit: int = SMALL_FILE_BYTES) -> bytes:
     """A small state file's bytes (a record): at most ``limit``, else OSError."""
     return read_state_file(path, limit)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` in one step (a temp file renamed over it: a symlink there is replaced, not
-    followed). The temp file is 0600 from birth."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def append_locked(path: Path, data: bytes) -> None:
