@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,7 @@ ev = lazy_module("acp_mux.core.events")
 _HTTP_FAILURE = re.compile(r"^\s*([45]\d\d)\b")
 _KINDS = {"write": "edit", "edit": "edit", "delete": "delete", "move": "move", "bash": "execute"}
 MAX_DIFF_BYTES = 1_000_000
+STAMP_PRECISION_S = 0.001  # omp's log timestamps are in whole milliseconds
 # acp-mux's omp extension: logs each failed model answer omp's HTTP layer retries (omp itself logs none of them).
 HTTP_FAILURES = Path(__file__).resolve().parent / "omp_extension" / "http_failures.ts"
 
@@ -64,6 +66,7 @@ class OmpRun(AcpRun):
     saw_usage: bool = False  # the prompt's answer carried usage: a real model turn, not a refused request
     failed_turns: int = 0  # turn attempts of the prompt in flight that failed at the provider (omp's log)
     answer_shown: bool = False  # the prompt's first failed HTTP answer was shown (acp-mux's omp extension)
+    prompt_sent_at: float = 0.0  # wall clock when the prompt in flight was sent (omp's log lines carry wall time)
 
 
 class OmpAdapter(AcpClientAdapter):
@@ -89,6 +92,12 @@ class OmpAdapter(AcpClientAdapter):
         if run is None or run.prompt_in_flight is None:
             return []
         answer = omp_retries.failed_answer(line)
+        found = omp_retries.failed_turn(line) if answer is None else None
+        if answer is None and found is None:
+            return []
+        written = omp_retries.logged_at(line)
+        if written is not None and written + STAMP_PRECISION_S < run.prompt_sent_at:
+            return []  # an earlier prompt's line, read late (the follower polls): not this prompt's failure
         if answer is not None:
             if run.answer_shown or not omp_retries.retried(answer[0]):
                 return []
@@ -97,7 +106,6 @@ class OmpAdapter(AcpClientAdapter):
             return self._retry_note(ev.RetryEvent(attempt=1, max_attempts=0, reason=(
                 f"the model request failed ({status}{answer[1]}); omp retries the request by itself"
             )), ctx)
-        found = omp_retries.failed_turn(line)
         if found is None or not omp_retries.retried(found[0]):
             return []
         run.failed_turns += 1
@@ -113,7 +121,7 @@ class OmpAdapter(AcpClientAdapter):
 
     def _send_prompt_now(self, prompt: Prompt, ctx: ParseContext) -> None:
         run = OmpRun.of(ctx)
-        run.failed_turns, run.answer_shown = 0, False
+        run.failed_turns, run.answer_shown, run.prompt_sent_at = 0, False, time.time()
         super()._send_prompt_now(prompt, ctx)
 
     def elicitation_tool_call(self, params: dict[str, Any], ctx: ParseContext) -> dict[str, Any] | None:

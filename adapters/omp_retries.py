@@ -28,6 +28,7 @@ import json
 import os
 import re
 import time
+from datetime import datetime
 from typing import Any, Callable, Mapping
 
 from acp_mux.core.redact import redact
@@ -131,6 +132,20 @@ def _logged_failure(line: str, message_text: str, status_key: str, reason_key: s
     text = message.strip().splitlines()[0].strip() if isinstance(message, str) and message.strip() else ""
     code = status if isinstance(status, int) and not isinstance(status, bool) else None
     return code, redact((text or "the model request failed")[:MAX_REASON])
+
+
+def logged_at(line: str) -> float | None:
+    """When omp wrote ``line`` (its ``timestamp``, e.g. ``2026-11-25T20:21:24.205+00:00``, as seconds since the
+    epoch), or None when it says no valid time. The follower reads lines up to a poll interval late, so a line
+    written before a prompt was sent must not be taken for that prompt's (the caller compares)."""
+    try:
+        entry: Any = json.loads(line)
+        stamp = datetime.fromisoformat(entry["timestamp"]) if isinstance(entry, dict) else None
+    except (ValueError, KeyError, TypeError):
+        return None
+    if stamp is None or stamp.tzinfo is None:
+        return None
+    return stamp.timestamp()
 
 
 def retried(status: int | None) -> bool:

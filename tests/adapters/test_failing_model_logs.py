@@ -9,6 +9,8 @@ no line — whatever an attacker or a provider puts in it — makes the parsers 
 from __future__ import annotations
 
 import json
+import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,7 @@ from hypothesis import strategies as st
 
 from acp_mux.adapters import omp_retries
 from acp_mux.adapters.gemini import GeminiAdapter, max_attempts, retry_line
-from acp_mux.adapters.omp import OmpAdapter
+from acp_mux.adapters.omp import OmpAdapter, OmpRun
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import SpawnSpec
@@ -40,6 +42,15 @@ OMP_500 = json.dumps({"timestamp": "2026-11-25T19:26:11.890+00:00", "level": "wa
 OMP_401 = json.dumps({"level": "warn", "pid": 16785, "message": "agent turn ended with provider error",
                       "errorMessage": "401 Incorrect API key provided: sk-fake.\nIncorrect API key", "errorStatus": 401})
 OMP_OTHER = json.dumps({"level": "debug", "pid": 14802, "message": "agent.continue scheduled", "source": "automatic-retry"})
+
+
+def stamped(line: str, at: float | None = None) -> str:
+    """omp's line as written at ``at`` (default: now, after the prompt was sent): omp stamps every line, and the
+    bridge drops a line written before the prompt in flight was sent (an earlier prompt's, read late)."""
+    entry = json.loads(line)
+    moment = datetime.fromtimestamp(time.time() if at is None else at, timezone.utc)
+    entry["timestamp"] = moment.isoformat(timespec="milliseconds")
+    return json.dumps(entry)
 
 
 def prompting(adapter: Any, name: str) -> ParseContext:
@@ -121,11 +132,11 @@ def test_each_omp_turn_it_retries_is_a_note_its_last_attempt_and_a_401_are_not(t
     adapter = OmpAdapter()
     (side,) = adapter.side_logs(SpawnSpec(command="omp", env={"HOME": str(tmp_path)}), 4242)
     ctx = prompting(adapter, "omp")
-    events = [e for line in (OMP_OTHER, OMP_401, OMP_500, OMP_500, OMP_500) for e in side.events(line, ctx)]
+    events = [e for line in (OMP_OTHER, OMP_401, OMP_500, OMP_500, OMP_500) for e in side.events(stamped(line), ctx)]
     reason = "the model request failed (500 The server had an error while processing your request (fake).); omp tries again"
     assert retries(events) == [(1, 2, reason), (2, 2, reason)]  # the third failure is the last: its error follows
     answered(adapter, ctx)
-    assert list(side.events(OMP_500, ctx)) == []
+    assert list(side.events(stamped(OMP_500), ctx)) == []
 
 
 def test_omp_log_is_found_by_pid_newest_day_and_rotation_first(tmp_path: Path) -> None:
@@ -181,7 +192,7 @@ def test_a_providers_message_cannot_add_a_second_retry_or_change_the_attempt(mes
     adapter = OmpAdapter()
     (side,) = adapter.side_logs(SpawnSpec(command="omp", env={"HOME": "/nonexistent"}), 1)
     ctx = prompting(adapter, "omp")
-    line = json.dumps({"message": omp_retries.FAILED_TURN, "errorStatus": 500, "errorMessage": message})
+    line = stamped(json.dumps({"message": omp_retries.FAILED_TURN, "errorStatus": 500, "errorMessage": message}))
     notes = retries(list(side.events(line, ctx)))
     assert len(notes) == 1 and notes[0][:2] == (1, 10)
 
@@ -197,10 +208,10 @@ def test_once_found_omps_log_folder_is_listed_again_only_now_and_then(tmp_path: 
 
 
 # ── omp's HTTP-level retries, logged by acp-mux's omp extension ────────────────────────────────────────────────
-def omp_answer(status: Any, reason: Any) -> str:
+def omp_answer(status: Any, reason: Any, at: float | None = None) -> str:
     """The line ``omp_extension/http_failures.ts`` writes through omp's logger (its shape as omp 18.2.3 wrote it)."""
-    return json.dumps({"timestamp": "2026-11-25T20:11:51.400+00:00", "level": "warn", "pid": 14802,
-                       "message": omp_retries.FAILED_ANSWER, "httpStatus": status, "httpReason": reason})
+    return stamped(json.dumps({"timestamp": "2026-11-25T20:11:51.400+00:00", "level": "warn", "pid": 14802,
+                               "message": omp_retries.FAILED_ANSWER, "httpStatus": status, "httpReason": reason}), at)
 
 
 def test_the_extension_and_the_parser_agree_on_the_line() -> None:
@@ -230,7 +241,7 @@ def test_omp_first_failed_answer_of_a_prompt_is_one_note_then_its_turn_retries(t
     ctx = prompting(adapter, "omp")
     first = "the model request failed (HTTP 500: The server had an error (fake).); omp retries the request by itself"
     lines = [omp_answer(401, "Incorrect API key"), omp_answer(500, "The server had an error (fake).\nmore"),
-             omp_answer(503, "again"), OMP_500, omp_answer(500, "third")]
+             omp_answer(503, "again"), stamped(OMP_500), omp_answer(500, "third")]
     events = [e for line in lines for e in side.events(line, ctx)]
     turn = "the model request failed (500 The server had an error while processing your request (fake).); omp tries again"
     assert retries(events) == [(1, 0, first), (1, 10, turn)]
@@ -289,3 +300,35 @@ def test_providers_messages_cannot_add_a_second_answer_note(messages: list[str])
     ctx = prompting(adapter, "omp")
     notes = retries([e for m in messages for e in side.events(omp_answer(500, m), ctx)])
     assert len(notes) == 1 and notes[0][:2] == (1, 0) and "\n" not in notes[0][2]
+
+
+def test_an_earlier_prompts_lines_read_late_are_not_the_new_prompts(tmp_path: Path) -> None:
+    """The follower polls, so the last lines of a prompt that already failed can be read after the next prompt was
+    sent (seen on real omp: its final "agent turn ended" line 12 ms before the next prompt, read 0.2 s later). omp
+    stamps each line; one written before the prompt in flight was sent says nothing, and does not use up the
+    prompt's one note for its HTTP retries."""
+    adapter = OmpAdapter()
+    (side,) = adapter.side_logs(SpawnSpec(command="omp", env={"HOME": str(tmp_path)}), 1)
+    before = time.time() - 0.05
+    ctx = prompting(adapter, "omp")
+    late = [stamped(OMP_500, before), omp_answer(500, "earlier", before)]
+    assert [e for line in late for e in side.events(line, ctx)] == []
+    notes = retries([e for line in (omp_answer(429, "now"), stamped(OMP_500)) for e in side.events(line, ctx)])
+    assert [n[:2] for n in notes] == [(1, 0), (1, 10)] and "HTTP 429: now" in notes[0][2]
+
+
+def test_omp_log_times_are_read_only_when_valid() -> None:
+    assert omp_retries.logged_at('{"timestamp": "2026-11-25T20:21:24.205+00:00"}') == 1795638084.205
+    for line in ("", "{}", "[]", '{"timestamp": 5}', '{"timestamp": "yesterday"}', '{"timestamp": "2026-11-25T20:21:24"}'):
+        assert omp_retries.logged_at(line) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(ago=st.floats(min_value=0.002, max_value=1e6), status=st.sampled_from([408, 429, 500, 503]))
+def test_no_line_written_before_the_prompt_makes_a_note(ago: float, status: int) -> None:
+    adapter = OmpAdapter()
+    (side,) = adapter.side_logs(SpawnSpec(command="omp", env={"HOME": "/nonexistent"}), 1)
+    ctx = prompting(adapter, "omp")
+    sent = OmpRun.of(ctx).prompt_sent_at
+    turn = stamped(json.dumps({"message": omp_retries.FAILED_TURN, "errorStatus": status}), sent - ago)
+    assert list(side.events(omp_answer(status, "x", sent - ago), ctx)) == [] and list(side.events(turn, ctx)) == []
