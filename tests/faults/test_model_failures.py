@@ -406,14 +406,19 @@ async def test_omp_shows_its_own_retries_of_a_failing_model(tmp_path: Path) -> N
     await assert_no_process_left(agent)
 
 
-async def test_omp_shows_a_500_without_retry_after_within_10_s_despite_its_silent_http_retries(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("error", "reason"), [
+    ("server", "HTTP 500: The server had an error while processing your request (fake)."),
+    ("rate", "HTTP 429: Rate limit reached for requests (fake)."),
+])
+async def test_omp_shows_a_500_or_429_without_retry_after_within_10_s_despite_its_silent_http_retries(
+        error: str, reason: str, tmp_path: Path) -> None:
     """omp's HTTP layer tries each request up to 6 times (0.5, 1, 2, 4, 8 s apart) before a turn attempt fails, and
-    logs nothing of it; acp-mux's omp extension logs each failed answer it will retry into omp's own log file. So
+    logs nothing of it (a 500 or a 429 alike); acp-mux's omp extension logs each failed answer it will retry into omp's own log file. So
     a 500 without a retry-after is shown within 10 s of the model's first failed answer, while omp is still
     retrying the same request (no turn attempt has failed yet), with the provider's message, once; omp's retries
     are not cut short (the model is asked again after the note); a cancel then ends the turn at once."""
     agent = RealAgent("omp", require_cli("omp"), tmp_path)
-    server = agent.serve("omp_text", error="server", delta_delay=0)
+    server = agent.serve("omp_text", error=error, delta_delay=0)
     client = TimedClient()
     try:
         async with agent.bridge(client) as (conn, _):
@@ -424,11 +429,11 @@ async def test_omp_shows_a_500_without_retry_after_within_10_s_despite_its_silen
             assert client.timed.noticed is not None and not turn.done(), (client.text(), agent.log()[-2000:])
             took = client.timed.noticed - first_failed(server.requests)
             before = [r for r in server.requests if r["kind"] == "step" and r["time"] < client.timed.noticed]
-            print(f"\nomp: a 500 without retry-after first shown {took:.2f} s after the failed answer, "
+            print(f"\nomp: a {reason[5:8]} without retry-after first shown {took:.2f} s after the failed answer, "
                   f"{len(before)} request(s) in")
             assert took < VISIBLE_IN and 1 <= len(before) < 6, (took, before)
-            assert "retrying, attempt 1: the model request failed (HTTP 500: The server had an error while " \
-                   "processing your request (fake).); omp retries the request by itself" in client.text(), client.text()
+            assert f"retrying, attempt 1: the model request failed ({reason}); omp retries the request by itself" \
+                   in client.text(), client.text()
             steps = lambda: [r for r in server.requests if r["kind"] == "step"]  # noqa: E731
             await wait_while_running(turn, lambda: len(steps()) > len(before))
             assert len(steps()) > len(before) and not turn.done(), steps()
