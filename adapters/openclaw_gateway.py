@@ -22,6 +22,14 @@ gateway (channels, cron, a fixed port): acp-mux never touches it. It runs a priv
   gateway's sessions (``agent:main:acp-bridge:<uuid>``) resume after every bridge restarted; ``openclaw acp`` keeps
   its ACP ledger there too. Its stdout and stderr go to ``gateway/logs/gateway.out`` (0600), which every attached
   bridge tails for the failures OpenClaw's ACP bridge does not forward.
+- **nothing there is trusted by its name**: these folders are fixed, so what is found at each is checked, never
+  repaired: a symlink, another user's folder or one open to others is refused with a :class:`GatewayError` that
+  names it (:func:`_private_dir`). Files written whole (token, config, registration) are replaced by a fresh 0600
+  file; files used in place (lock, lease, the log the keeper writes) are opened only as regular files of ours,
+  without following a link or waiting on a FIFO (:mod:`acp_mux.core.own_files`).
+- **temp files**: the gateway and ``openclaw acp`` run with ``TMPDIR`` at ``openclaw/tmp`` (0700, checked the same
+  way), so OpenClaw's compiled-code cache (``os.tmpdir()/node-compile-cache``, else one folder for every user of
+  the machine) is ours, and warm for the next gateway (:func:`private_tmp_env`).
 - **config**: ``gateway/openclaw.json`` (0600) ``$include``s the person's config (``$OPENCLAW_CONFIG_PATH`` or
   ``~/.openclaw/openclaw.json``: providers, models, agents, tool policy) and overrides only the gateway section:
   local mode, loopback, a free port, token auth, no Tailscale; logs go to its folder, not ``/tmp/openclaw``.
