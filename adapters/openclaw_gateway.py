@@ -27,9 +27,9 @@ gateway (channels, cron, a fixed port): acp-mux never touches it. It runs a priv
   names it (:func:`_private_dir`). Files written whole (token, config, registration) are replaced by a fresh 0600
   file; files used in place (lock, lease, the log the keeper writes) are opened only as regular files of ours,
   without following a link or waiting on a FIFO (:mod:`acp_mux.core.own_files`).
-- **temp files**: the gateway and ``openclaw acp`` run with ``TMPDIR`` at ``openclaw/tmp`` (0700, checked the same
-  way), so OpenClaw's compiled-code cache (``os.tmpdir()/node-compile-cache``, else one folder for every user of
-  the machine) is ours, and warm for the next gateway (:func:`private_tmp_env`).
+- **temp files**: the gateway and ``openclaw acp`` run with ``TMPDIR`` in a 0700 folder of ours
+  (:func:`private_tmp_dir`), so OpenClaw's compiled-code cache (``os.tmpdir()/node-compile-cache``, else one folder
+  for every user of the machine) is ours, and warm for the next gateway (:func:`private_tmp_env`).
 - **config**: ``gateway/openclaw.json`` (0600) ``$include``s the person's config (``$OPENCLAW_CONFIG_PATH`` or
   ``~/.openclaw/openclaw.json``: providers, models, agents, tool policy) and overrides only the gateway section:
   local mode, loopback, a free port, token auth, no Tailscale; logs go to its folder, not ``/tmp/openclaw``.
@@ -93,7 +93,7 @@ from acp_mux.adapters.openclaw_registry import (
 from acp_mux.adapters.openclaw_asks import gateway_overrides
 from acp_mux.core.log_follow import LogFollower
 from acp_mux.core.paths import state_dir
-from acp_mux.core.private import ensure_private_dir
+from acp_mux.core.private import ensure_private_dir, fixed_bases
 from acp_mux.core.state_files import open_state_file
 from acp_mux.core.process import SpawnError, SpawnSpec, resolve_command
 from acp_mux.core import supervisor as agent_supervisor
@@ -193,6 +193,18 @@ def _private_dir(path: Path) -> Path:
     return path
 
 
+def private_tmp_dir(fallback: Path) -> Path:
+    """OpenClaw's TMPDIR: ``openclaw-tmp`` in acp-mux's per-user folder (``$XDG_RUNTIME_DIR/acp-mux`` or
+    ``<tmp>/acp-mux-<uid>``, each used only if ours and private), kept across gateways so the compile cache stays
+    warm, and outside the state folder, which a gateway's exit (it writes its cache then) must not race with
+    whoever removes that folder. ``fallback`` (in the state, checked) when no such folder is ours."""
+    for base in fixed_bases():
+        path = os.path.join(base, "openclaw-tmp")
+        if ensure_private_dir(base) and ensure_private_dir(path):
+            return Path(path)
+    return _private_dir(fallback)
+
+
 def _not_private_because(path: Path) -> str:
     """Why ``path`` is not a private folder of ours, in words for the person."""
     try:
@@ -249,7 +261,7 @@ class Gateway:
         self.failures: dict[str, str] = {}  # session key -> the last failure the gateway logged for it
         self._tail: asyncio.Task[None] | None = None
         self._follower: LogFollower | None = None
-        self.tmp = self.root / "tmp"
+        self.tmp: Path | None = None  # OpenClaw's TMPDIR (private_tmp_dir), found with the gateway
 
     @property
     def log_path(self) -> Path:
@@ -328,7 +340,7 @@ class Gateway:
 
     def _find_or_start_checked(self) -> Registration:
         _private_dir(self.root)
-        _private_dir(self.tmp)
+        self.tmp = private_tmp_dir(self.root / "tmp")
         with find_or_start_lock(self.root):
             if self._lease_fd is None:
                 self._lease_fd = take_lease(self.root)
@@ -352,7 +364,9 @@ class Gateway:
         _write_private(config_path, json.dumps(gateway_config(port, included, state), indent=2) + "\n")
         env = {**self.env, **QUIET, "OPENCLAW_STATE_DIR": str(state), "OPENCLAW_CONFIG_PATH": str(config_path),
                "OPENCLAW_GATEWAY_TOKEN": token, "OPENCLAW_ALLOW_MULTI_GATEWAY": "1", "OPENCLAW_NO_AUTO_UPDATE": "1"}
-        env.update({f"OPENCLAW_SKIP_{name}": "1" for name in SKIPPED}, **private_tmp_env(self.tmp))
+        env.update({f"OPENCLAW_SKIP_{name}": "1" for name in SKIPPED})
+        if self.tmp is not None:
+            env.update(private_tmp_env(self.tmp))
         if included is not None:
             env["OPENCLAW_INCLUDE_ROOTS"] = str(included.parent)
         program = resolve_command(SpawnSpec(self.binary, [], env=env, cwd=str(state)))

@@ -55,7 +55,7 @@ def ensure_private_dir(path: str) -> bool:
     return False
 
 
-def _fixed_bases() -> list[str]:
+def fixed_bases() -> list[str]:
     """The fixed folders tried in order: the runtime dir's (only when that folder is ours), then the temp dir's."""
     bases = []
     runtime = os.environ.get("XDG_RUNTIME_DIR")
@@ -71,7 +71,7 @@ def private_dir() -> str:
     global _dir
     with _lock:
         if _dir is None:
-            for base in _fixed_bases():
+            for base in fixed_bases():
                 if ensure_private_dir(base):
                     try:
                         _dir = tempfile.mkdtemp(prefix="run-", dir=base)  # 0700

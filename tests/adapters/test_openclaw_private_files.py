@@ -14,6 +14,7 @@ import asyncio
 import os
 import signal
 import stat
+import tempfile
 import threading
 from pathlib import Path
 from typing import Callable, Iterator
@@ -23,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from acp_mux.adapters import openclaw_keeper, openclaw_relay
-from acp_mux.adapters.openclaw_gateway import Gateway, GatewayError, _private_dir
+from acp_mux.adapters.openclaw_gateway import Endpoint, Gateway, GatewayError, _private_dir, private_tmp_dir
 from acp_mux.adapters.openclaw_registry import LEASE, LOCK, REGISTRY, Registration, open_lock_file
 from acp_mux.core import own_files
 from acp_mux.core.own_files import NotOurFile, open_own
@@ -89,7 +90,7 @@ FOLDER_KINDS = ["symlink", "other user's", "open to all", "fifo", "file"]
 
 
 @needs_root
-@pytest.mark.parametrize("where", ["openclaw", "openclaw/gateway", "openclaw/gateway/logs", "openclaw/tmp"])
+@pytest.mark.parametrize("where", ["openclaw", "openclaw/gateway", "openclaw/gateway/logs"])
 @pytest.mark.parametrize("kind", FOLDER_KINDS)
 async def test_a_gateway_folder_that_is_not_ours_is_refused_readably_and_left_alone(
         tmp_path: Path, fake: Path, where: str, kind: str, no_hang: None) -> None:
@@ -353,9 +354,34 @@ async def test_the_relay_neither_hangs_on_nor_writes_through_a_planted_registrat
 def test_the_gateway_and_openclaw_acp_get_a_private_tmpdir(tmp_path: Path) -> None:
     """node's os.tmpdir() (where OpenClaw keeps its compile cache) is moved into a 0700 folder of ours, for the
     gateway and for ``openclaw acp``; NODE_COMPILE_CACHE is not set (OpenClaw would restart itself)."""
-    from acp_mux.adapters.openclaw_gateway import Endpoint
-
-    gateway = Gateway("openclaw", env_for(tmp_path))
-    endpoint = Endpoint("ws://127.0.0.1:1", tmp_path / "t", tmp_path, tmp_path / "c.json", None, gateway.tmp)
+    endpoint = Endpoint("ws://127.0.0.1:1", tmp_path / "t", tmp_path, tmp_path / "c.json", None, tmp_path / "tmp")
     env = endpoint.acp_env({"TMPDIR": "/tmp", "HOME": "/h"})
-    assert env["TMPDIR"] == str(tmp_path / "state" / "openclaw" / "tmp") and "NODE_COMPILE_CACHE" not in env
+    assert env["TMPDIR"] == str(tmp_path / "tmp") and "NODE_COMPILE_CACHE" not in env
+
+
+@needs_root
+@pytest.mark.parametrize("kind", ["fine", *FOLDER_KINDS])
+def test_openclaws_tmpdir_is_a_private_folder_of_ours_or_the_checked_one_in_the_state(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """``openclaw-tmp`` in acp-mux's per-user runtime folder, used only if ours and private; anything else planted
+    there is left alone and the state's own ``tmp`` (checked the same way) is used instead."""
+    runtime, temp = tmp_path / "run", tmp_path / "tmp"
+    runtime.mkdir(mode=0o700)
+    temp.mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    bases = [runtime / "acp-mux", temp / f"acp-mux-{os.getuid()}"]  # the two per-user folders, tried in order
+    for base in bases:
+        base.mkdir(mode=0o700)
+        if kind != "fine":
+            plant_dir(kind, base / "openclaw-tmp", tmp_path / f"outside-{base.name}")
+    before = [snapshot(base / "openclaw-tmp") for base in bases] if kind != "fine" else None
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    chosen = private_tmp_dir(state / "tmp")
+    if kind == "fine":
+        assert chosen == bases[0] / "openclaw-tmp"
+    else:  # neither per-user folder has one of ours: the state's own, and what was planted is left as it was
+        assert chosen == state / "tmp" and [snapshot(base / "openclaw-tmp") for base in bases] == before
+    info = os.lstat(chosen)
+    assert stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) == 0o700

@@ -1,5 +1,5 @@
 """OpenClaw's temp files in a private folder of ours, on the real CLI (2026.9.6): the gateway and ``openclaw acp`` run
-with ``TMPDIR`` set to ``<state>/openclaw/tmp`` (0700), so node's ``os.tmpdir()`` and with it OpenClaw's compiled-code
+with ``TMPDIR`` set to a 0700 folder of ours (``openclaw-tmp`` in acp-mux's per-user folder), so node's ``os.tmpdir()`` and with it OpenClaw's compiled-code
 cache (``os.tmpdir()/node-compile-cache``) leave the shared ``/tmp``, where another user's folder could refuse or feed
 them; and OpenClaw does not restart itself over it (it does when ``NODE_COMPILE_CACHE`` names another folder than
 the one it derives, which it marks with ``OPENCLAW_PACKAGED_COMPILE_CACHE_RESPAWNED``). One turn must answer."""
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_mux.adapters.openclaw_gateway import GRACE_ENV
+from acp_mux.adapters.openclaw_gateway import GRACE_ENV, private_tmp_dir
 from tests.e2e.harness import RealAgent, require_cli
 from tests.e2e.test_openclaw import FIRST_TURN_TIMEOUT
 from tests.e2e.test_real_agents import assert_no_process_left, prompt
@@ -48,14 +48,14 @@ async def test_openclaw_runs_with_a_private_tmpdir_and_does_not_restart_itself(t
     agent = RealAgent("openclaw", require_cli("openclaw"), tmp_path)
     agent.serve("openclaw_text", delta_delay=0)
     agent.extra_env[GRACE_ENV] = "1"
-    private_tmp = agent.root / "state" / "openclaw" / "tmp"
+    private_tmp = private_tmp_dir(agent.root / "state" / "openclaw" / "tmp")  # the same folder the bridge picks
     client = RecordingClient()
     try:
         async with agent.bridge(client) as (conn, _):
             sid = await agent.session(conn)
             started = time.monotonic()
             result = await prompt(conn, sid, "Write the long answer.", timeout=FIRST_TURN_TIMEOUT)
-            print(f"first turn with a cold private compile cache: {time.monotonic() - started:.1f} s")
+            print(f"first turn: {time.monotonic() - started:.1f} s")
             assert result.stop_reason == "end_turn", agent.log()[-3000:]
             assert "Line 001" in client.text()
             nodes = node_processes(agent)
