@@ -18,8 +18,9 @@ SUPERVISOR_PY -- PROGRAM ARGS...``, and the keeper:
 * stops the same way when the gateway exits on its own (the registry is removed so the next bridge starts anew), or
   when it gets SIGTERM.
 
-Standard library only and nothing imported beyond the interpreter's own (and acp-mux's supervisor script, loaded by
-path for its descendant sweep), so it starts in milliseconds.
+Standard library only and nothing imported beyond the interpreter's own (and two acp-mux files loaded by path: the
+supervisor script for its descendant sweep, and ``own_files.py`` beside it, so the lease, the lock and the log are
+opened only as regular files of ours, never through a planted symlink or FIFO), so it starts in milliseconds.
 """
 
 from __future__ import annotations
