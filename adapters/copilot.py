@@ -46,6 +46,7 @@ from acp_mux.adapters.base import AgentCapabilities, try_json
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.lazy import lazy_module
 from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.private import private_dir, shared_private_dir
 from acp_mux.translation.content import block_text
 
 if TYPE_CHECKING:
@@ -87,6 +88,15 @@ class CopilotAdapter(AcpClientAdapter):
 
     def model_args(self, options: RunOptions) -> list[str]:
         return ["--model", options.model] if options.model else []
+
+    def spawn_env(self, options: RunOptions) -> dict[str, str] | None:
+        """copilot 1.0.102 enables node's compile cache in its default folder, the machine-wide
+        ``/tmp/node-compile-cache`` another user can take first: its TMPDIR is a 0700 folder of ours instead (the
+        person's own TMPDIR, if set, is kept)."""
+        env = dict(options.env) if options.env is not None else dict(os.environ)
+        if "TMPDIR" not in env:  # else this bridge's own fresh private folder: never a folder that is not ours
+            env["TMPDIR"] = shared_private_dir("copilot-tmp") or private_dir()
+        return env
 
     # ── mode ids: URLs toward copilot, short ids toward the editor ───────────────────────────────────────────
     def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:

@@ -93,7 +93,7 @@ from acp_mux.adapters.openclaw_registry import (
 from acp_mux.adapters.openclaw_asks import gateway_overrides
 from acp_mux.core.log_follow import LogFollower
 from acp_mux.core.paths import state_dir
-from acp_mux.core.private import ensure_private_dir, fixed_bases
+from acp_mux.core.private import ensure_private_dir, shared_private_dir
 from acp_mux.core.state_files import open_state_file
 from acp_mux.core.process import SpawnError, SpawnSpec, resolve_command
 from acp_mux.core import supervisor as agent_supervisor
@@ -198,11 +198,8 @@ def private_tmp_dir(fallback: Path) -> Path:
     ``<tmp>/acp-mux-<uid>``, each used only if ours and private), kept across gateways so the compile cache stays
     warm, and outside the state folder, which a gateway's exit (it writes its cache then) must not race with
     whoever removes that folder. ``fallback`` (in the state, checked) when no such folder is ours."""
-    for base in fixed_bases():
-        path = os.path.join(base, "openclaw-tmp")
-        if ensure_private_dir(base) and ensure_private_dir(path):
-            return Path(path)
-    return _private_dir(fallback)
+    shared = shared_private_dir("openclaw-tmp")
+    return Path(shared) if shared else _private_dir(fallback)
 
 
 def _not_private_because(path: Path) -> str:

@@ -508,7 +508,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# acp-mux benchmark ({mode}) — {m['date']}, {m['cores']} cores, {m['memory_gib']} GiB, Python "
           f"{m['python']}, Node {m['node']}, commit {m['commit']}, load {m['loadavg_start'][0]:.2f}")
     incomplete: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="acp-mux-bench-") as tmp:
+    # ignore_cleanup_errors: openclaw's shared gateway may still write in its grace period after the last window
+    with tempfile.TemporaryDirectory(prefix="acp-mux-bench-", ignore_cleanup_errors=True) as tmp:
         workdir = Path(tmp)
         if args.only in (None, "compare"):
             plan = compare.QUICK if args.quick else compare.FULL

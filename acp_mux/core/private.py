@@ -65,6 +65,17 @@ def fixed_bases() -> list[str]:
     return bases
 
 
+def shared_private_dir(name: str) -> str | None:
+    """``name`` in the first fixed folder that is ours (kept across bridges: an agent's TMPDIR, where node keeps its
+    compile cache warm), created 0700, or None when no fixed folder is ours. Why: node agents otherwise share
+    ``/tmp/node-compile-cache`` with every user of the machine, which another user can take first."""
+    for base in fixed_bases():
+        path = os.path.join(base, name)
+        if ensure_private_dir(base) and ensure_private_dir(path):
+            return path
+    return None
+
+
 def private_dir() -> str:
     """This bridge's own private directory (created on first use, removed at exit): a fresh ``run-*`` folder in
     the first fixed folder that is ours, or a fresh ``mkdtemp`` folder when none is."""

@@ -138,3 +138,34 @@ def test_a_fixed_folder_of_ours_we_cannot_write_in_falls_back_to_a_fresh_one(tem
     monkeypatch.setattr(tempfile, "mkdtemp", refusing)
     path = private.private_path("g")
     assert Path(path).parent.parent == temp_root and Path(path).parent.name.startswith(f"acp-mux-{os.getuid()}-")
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="chown to another uid needs root (the test machine runs as root)")
+@pytest.mark.parametrize("plant", sorted(PLANTS))
+def test_copilots_tmpdir_is_a_folder_of_ours_never_a_planted_one(temp_root: Path, tmp_path: Path, plant: str) -> None:
+    """copilot keeps node's compile cache under its TMPDIR: a folder of ours, never one planted at its name (or
+    at the fixed folder above it), and the person's own TMPDIR is left alone."""
+    from acp_mux.adapters.copilot import CopilotAdapter
+    from acp_mux.core.contract import RunOptions
+
+    fixed = temp_root / f"acp-mux-{os.getuid()}"
+    fixed.mkdir(mode=0o700)
+    elsewhere = tmp_path / "elsewhere"
+    PLANTS[plant](fixed / "copilot-tmp", elsewhere)
+    before = _snapshot(fixed / "copilot-tmp")
+    env = CopilotAdapter().build_spawn(RunOptions(agent="copilot", cwd="/p", env={"PATH": "/bin"})).env
+    assert env is not None
+    assert env.get("TMPDIR") != str(fixed / "copilot-tmp")  # the planted name is never used
+    assert private.is_private_dir(env["TMPDIR"])
+    assert _snapshot(fixed / "copilot-tmp") == before
+    kept = CopilotAdapter().build_spawn(RunOptions(agent="copilot", cwd="/p", env={"TMPDIR": "/mine"})).env
+    assert kept is not None and kept["TMPDIR"] == "/mine"
+
+
+def test_copilots_tmpdir_is_made_private_when_nothing_is_there(temp_root: Path) -> None:
+    from acp_mux.adapters.copilot import CopilotAdapter
+    from acp_mux.core.contract import RunOptions
+
+    env = CopilotAdapter().build_spawn(RunOptions(agent="copilot", cwd="/p", env={"PATH": "/bin"})).env
+    assert env is not None and env["TMPDIR"] == str(temp_root / f"acp-mux-{os.getuid()}" / "copilot-tmp")
+    assert private.is_private_dir(env["TMPDIR"])
