@@ -102,7 +102,7 @@ def test_each_row_says_what_works_and_what_does_not(tmp_path):
     fake = fake_cli(tmp_path, "openclaw", "OpenClaw 2026.9.6")
     out = doctor("openclaw", env=clean_env(tmp_path, ACP_MUX_OPENCLAW_BIN=str(fake)))
     text = block(out.stdout, "openclaw")
-    assert "status works through `openclaw acp` on a private gateway" in text
+    assert "status works through `openclaw acp` on one private gateway per user" in text
     assert "Lost by openclaw's bridge: the text before the first tool call and the thinking" in text
     assert "no streaming, no approvals" in text  # the limits, not only the wins
 
