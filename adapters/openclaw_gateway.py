@@ -80,7 +80,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from acp_mux.adapters.loopback_owner import listener_owned_by, listeners
+from acp_mux.adapters.loopback_owner import listener_owned_by, listeners, socket_inodes
 from acp_mux.adapters.openclaw_registry import (
     Registration,
     find_or_start_lock,
@@ -303,8 +303,12 @@ class Gateway:
     @staticmethod
     def _owner(registration: Registration) -> bool | None:
         """Whether every listener 127.0.0.1:PORT leads to is the gateway's (None: this system cannot tell)."""
-        pids = [registration.gateway_pid, *descendants(registration.gateway_pid)]
-        return listener_owned_by(registration.port, pids)
+        return listener_owned_by(registration.port, Gateway._pids(registration))
+
+    @staticmethod
+    def _pids(registration: Registration) -> list[int]:
+        """The gateway and its descendants: who may hold its port."""
+        return [registration.gateway_pid, *descendants(registration.gateway_pid)]
 
     async def _attach(self, timeout: float) -> Endpoint:
         for _ in range(PORT_ATTEMPTS):
@@ -389,11 +393,13 @@ class Gateway:
         deadline = loop.time() + timeout
         port = registration.port
         while loop.time() < deadline:
-            owner = self._owner(registration)
+            # One snapshot of the listeners decides: reading them twice raced with the gateway's own listen (nobody
+            # in the first read, the gateway in the second, taken for another program under load).
+            found = listeners(port)
+            owner = None if found is None else bool(found) and found <= socket_inodes(self._pids(registration))
             if owner:
                 return
-            taken = owner is False and bool(listeners(port))  # someone else listens there
-            if taken:
+            if found:  # something listens there and not all of it is the gateway's
                 raise PortNotOurs(f"another program took 127.0.0.1:{port} before OpenClaw's gateway could listen "
                                   "there; its token was not sent to it")
             if not registration.alive():
