@@ -11,36 +11,19 @@ Standard library only: the launcher reads remembered settings before anything el
 from __future__ import annotations
 
 import os
-import stat
 
-_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+from acp_mux.core.own_files import NotOurFile, open_own
+
 SMALL_FILE_BYTES = 1 << 20  # a record, a preference, remembered settings: a few KB in practice
 
-
-class NotAStateFile(OSError):
-    """A path we will not read: a symlink, not a regular file, or not owned by this user."""
+NotAStateFile = NotOurFile  # a path we will not read: a symlink, not a regular file, or not owned by this user
 
 
 def open_state_file(path: str | os.PathLike[str]) -> int:
     """A read-only descriptor of a regular file of ours, opened without following a symlink and without blocking
-    (a FIFO must not hang us). FileNotFoundError when there is none; :class:`NotAStateFile` for anything else there."""
-    try:
-        fd = os.open(path, _FLAGS)
-    except OSError as exc:
-        if isinstance(exc, FileNotFoundError):
-            raise
-        raise NotAStateFile(exc.errno, f"{os.fspath(path)} cannot be opened as a plain file: {exc.strerror}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotAStateFile(f"{os.fspath(path)} is not a regular file; skipped")
-        if info.st_uid != os.getuid():
-            raise NotAStateFile(f"{os.fspath(path)} belongs to another user (uid {info.st_uid}); skipped")
-        os.set_blocking(fd, True)  # a regular file never blocks; plain reads from here on
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
+    (a FIFO must not hang us). FileNotFoundError when there is none; :class:`NotAStateFile` for anything else there.
+    The one check (:func:`~acp_mux.core.own_files.open_own`) also serves the files the bridge writes."""
+    return open_own(path, os.O_RDONLY)
 
 
 def read_state_file(path: str | os.PathLike[str], limit: int = SMALL_FILE_BYTES) -> bytes:
