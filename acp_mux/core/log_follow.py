@@ -14,7 +14,9 @@ What it promises, as a careful reader of a file it does not own must:
 - the file may be replaced (rotation to a new name, or truncation): the rest of the old one is read first, then the
   new one from its start;
 - a file already present at the first poll is followed from its end: what it held was written before this run
-  (an earlier process with the same pid, for a file named by pid).
+  (an earlier process with the same pid, for a file named by pid) — unless it changed at or after ``since`` (the
+  agent's spawn): then the agent wrote it, perhaps before the first poll came round on a busy machine, and it is
+  read from its start.
 """
 
 from __future__ import annotations
@@ -47,8 +49,9 @@ class LogFollower:
     """Reads the lines appended to the file ``find()`` names, one :meth:`poll` at a time."""
 
     def __init__(self, find: Callable[[], str | None], *, max_line: int = MAX_LINE,
-                 max_poll_bytes: int = MAX_POLL_BYTES) -> None:
+                 max_poll_bytes: int = MAX_POLL_BYTES, since: float | None = None) -> None:
         self._find = find
+        self._since = since
         self._max_line = max_line
         self._max_poll = max_poll_bytes
         self._fd: int | None = None
@@ -91,7 +94,8 @@ class LogFollower:
             os.close(fd)
             return  # keeps _path: a planted file is not retried at every poll
         self._fd, self._ident = fd, (info.st_dev, info.st_ino)
-        self._offset = info.st_size if at_end else 0
+        written_since = self._since is not None and info.st_mtime >= self._since
+        self._offset = info.st_size if at_end and not written_since else 0
 
     def _replaced(self) -> bool:
         """The path now names another file, or the file shrank (truncated): start over on what is there now."""
@@ -130,9 +134,11 @@ class LogFollower:
         return out
 
 
-async def follow(find: Callable[[], str | None], *, interval: float = POLL_S) -> AsyncIterator[str]:
-    """Every line appended to the file ``find()`` names, polling every ``interval`` seconds, until cancelled."""
-    follower = LogFollower(find)
+async def follow(find: Callable[[], str | None], *, interval: float = POLL_S,
+                 since: float | None = None) -> AsyncIterator[str]:
+    """Every line appended to the file ``find()`` names, polling every ``interval`` seconds, until cancelled (a file
+    already there is read from its start only when it changed at or after ``since``)."""
+    follower = LogFollower(find, since=since)
     try:
         while True:
             for line in follower.poll():

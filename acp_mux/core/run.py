@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, AsyncIterator, Callable, Generator, Literal
@@ -184,6 +185,7 @@ class RunHandle:
         self._exit: ExitStatus | None = None
         self._result_future: asyncio.Future[RunResult] = asyncio.get_running_loop().create_future()
         self._spawned = asyncio.Event()  # the process runs and the adapter's start() went out: input may follow
+        self._spawned_at: float | None = None  # wall clock just before the agent was spawned (side logs)
         self._task = asyncio.get_running_loop().create_task(self._main(), name=f"run-{self.run_id}")
 
     # ── consumption ────────────────────────────────────────────────────────────────────────────────────────────
@@ -591,6 +593,7 @@ class RunHandle:
         try:
             await self.adapter.prepare(self.options)  # e.g. a server the agent connects to (openclaw's gateway)
             spec = self.adapter.build_spawn(self.options)
+            self._spawned_at = time.time()  # a side log changed since then is this agent's: read from its start
             self._proc = await spawn(spec)
         except SpawnError as exc:
             self.state = RunState.CRASHED
@@ -626,7 +629,7 @@ class RunHandle:
     async def _follow(self, side: SideLog) -> None:
         """A log file the agent writes beside its output (where some agents' retries show): its lines become
         events as they appear, until the run ends."""
-        async for line in follow(side.find):
+        async for line in follow(side.find, since=self._spawned_at):
             if self.done:
                 return
             try:

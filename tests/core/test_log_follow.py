@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from pathlib import Path
 from typing import Iterable
 
@@ -187,3 +188,17 @@ async def test_a_run_turns_the_lines_of_the_agents_own_log_into_events_while_it_
     assert retry.reason == "the model failed"  # type: ignore[attr-defined]
     assert types.index("retry") < types.index("text_delta")  # shown while the agent still worked, not at its end
     assert adapter.pids and (tmp_path / f"agent.{adapter.pids[0]}.log").exists()
+
+
+def test_a_file_the_agent_wrote_before_the_first_poll_is_read_from_its_start(tmp_path: Path) -> None:
+    """On a busy machine the agent may write its log before the follower first looks: a file changed at or after
+    the spawn is the agent's and is read whole; one last changed before it (a reused pid's) from its end."""
+    old = tmp_path / "old.log"
+    old.write_text("from an earlier process\n")
+    os.utime(old, (time.time() - 60, time.time() - 60))
+    since = time.time()
+    new = tmp_path / "new.log"
+    new.write_text("retry: written before the first poll\n")
+    assert LogFollower(lambda: str(new), since=since).poll() == ["retry: written before the first poll"]
+    assert LogFollower(lambda: str(old), since=since).poll() == []
+    assert LogFollower(lambda: str(new)).poll() == []  # no spawn time known: what is there is history
