@@ -23,6 +23,7 @@ from acp_mux.core.contract import RunOptions
 from acp_mux.core.process import ExitStatus
 from acp_mux.core.prompt import Prompt
 from tests.adapters.helpers import FIXTURES, make_ctx
+from tests.adapters.test_openclaw_shared_gateway import install_fake
 
 EXEC_ENVELOPE = {
     "ok": True, "status": "ok", "final": "Hello from fake openclaw model.",
@@ -55,11 +56,7 @@ while True:
 
 @pytest.fixture
 def fake_openclaw(tmp_path: Path) -> Path:
-    path = tmp_path / "bin" / "openclaw"
-    path.parent.mkdir()
-    path.write_text(FAKE_OPENCLAW)
-    path.chmod(0o755)
-    return path
+    return install_fake(tmp_path, FAKE_OPENCLAW)
 
 
 def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:

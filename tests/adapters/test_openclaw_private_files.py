@@ -29,7 +29,7 @@ from acp_mux.adapters.openclaw_registry import LEASE, LOCK, REGISTRY, Registrati
 from acp_mux.core import own_files
 from acp_mux.core.own_files import NotOurFile, open_own
 from tests.adapters.test_openclaw_asks import RelayUnderTest
-from tests.adapters.test_openclaw_shared_gateway import FAKE, env_for, starts
+from tests.adapters.test_openclaw_shared_gateway import env_for, install_fake, starts
 
 OTHER_UID = 65534  # nobody
 needs_root = pytest.mark.skipif(os.getuid() != 0, reason="planting another user's file needs root (os.chown)")
@@ -38,11 +38,7 @@ needs_root = pytest.mark.skipif(os.getuid() != 0, reason="planting another user'
 @pytest.fixture
 def fake(tmp_path: Path) -> Path:
     """The stand-in for ``openclaw gateway run`` of test_openclaw_shared_gateway (it records each start)."""
-    path = tmp_path / "bin" / "openclaw"
-    path.parent.mkdir()
-    path.write_text(FAKE)
-    path.chmod(0o755)
-    return path
+    return install_fake(tmp_path)
 
 
 @pytest.fixture

@@ -59,13 +59,18 @@ while True:
 """
 
 
-@pytest.fixture
-def fake(tmp_path: Path) -> Path:
+def install_fake(tmp_path: Path, script: str = FAKE) -> Path:
+    """``script`` as the ``openclaw`` executable in ``tmp_path/bin`` (the stand-ins the openclaw tests start)."""
     path = tmp_path / "bin" / "openclaw"
     path.parent.mkdir()
-    path.write_text(FAKE)
+    path.write_text(script)
     path.chmod(0o755)
     return path
+
+
+@pytest.fixture
+def fake(tmp_path: Path) -> Path:
+    return install_fake(tmp_path)
 
 
 def env_for(tmp_path: Path, grace: str = "0", **extra: str) -> dict[str, str]:
