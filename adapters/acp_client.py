@@ -86,14 +86,20 @@ class AcpRun(PerRun):
     waiting: list[Prompt] = field(default_factory=list)  # prompts that arrived before the session was ready
     prompt_in_flight: int | None = None
     cancelling: bool = False
-    permissions: dict[str, tuple[Any, list[dict[str, Any]]]] = field(default_factory=dict)  # interaction → (rpc id, options)
+    permissions: dict[str, tuple[Any, list[dict[str, Any]]]] = field(
+        default_factory=dict
+    )  # interaction → (rpc id, options)
     asked_tools: dict[str, str] = field(default_factory=dict)  # interaction → the tool call it is about
     elicitations: dict[str, str] = field(default_factory=dict)  # interaction → the form field that carries the answer
-    awaiting_call: list[tuple[str, str | None, str]] = field(default_factory=list)  # elicited calls: (shown id, path, kind)
+    awaiting_call: list[tuple[str, str | None, str]] = field(
+        default_factory=list
+    )  # elicited calls: (shown id, path, kind)
     aliases: dict[str, str] = field(default_factory=dict)  # the agent's tool call id → the id the editor was shown
     refused: set[str] = field(default_factory=set)  # tool calls the person refused: only their end is news
     last_text: str = ""  # the agent's text since its last tool call (agents that report failures as text)
-    client_requests: dict[str, tuple[Any, str, dict[str, Any]]] = field(default_factory=dict)  # ours → (rpc id, method, params)
+    client_requests: dict[str, tuple[Any, str, dict[str, Any]]] = field(
+        default_factory=dict
+    )  # ours → (rpc id, method, params)
 
     KEY = "acp_run"
 
@@ -197,7 +203,9 @@ class AcpClientAdapter(AgentAdapter):
             body = _dict(result)
             session_id = body.get("sessionId") if isinstance(body.get("sessionId"), str) else resumed_id
             if not session_id:
-                return self.failure({"code": INTERNAL_ERROR, "message": "the agent opened no session"}, ctx, during="session/new")
+                return self.failure(
+                    {"code": INTERNAL_ERROR, "message": "the agent opened no session"}, ctx, during="session/new"
+                )
             run.session_id, run.ready = session_id, True
             native = self.native_session_id(session_id)
             events = ctx.session_start(native, resumed=resumed_id is not None) if native else []
@@ -267,11 +275,21 @@ class AcpClientAdapter(AgentAdapter):
         if stop == "cancelled" or run.cancelling:
             return events + ctx.close_open("cancelled") + [ev.InterruptedEvent()] + ctx.end_turn()
         if stop == "max_tokens":
-            return events + ctx.close_open("stopped") + [ev.ErrorEvent(code=ErrorCode.MAX_TOKENS, message="the model hit its output limit", recoverable=True)] + ctx.end_turn()
+            return (
+                events
+                + ctx.close_open("stopped")
+                + [ev.ErrorEvent(code=ErrorCode.MAX_TOKENS, message="the model hit its output limit", recoverable=True)]
+                + ctx.end_turn()
+            )
         if stop == "max_turn_requests":
             return events + ctx.close_open("stopped") + [ev.TurnLimitEvent(max_turns=0)]
         if stop == "refusal":
-            return events + ctx.close_open("refused") + [ev.ErrorEvent(code=ErrorCode.REFUSAL, message="The agent refused to continue.", recoverable=True)] + ctx.end_turn()
+            return (
+                events
+                + ctx.close_open("refused")
+                + [ev.ErrorEvent(code=ErrorCode.REFUSAL, message="The agent refused to continue.", recoverable=True)]
+                + ctx.end_turn()
+            )
         return events + ctx.end_turn()
 
     def failed_turn(self, stop: Any, ctx: ParseContext) -> list[BaseEvent] | None:
@@ -312,7 +330,12 @@ class AcpClientAdapter(AgentAdapter):
             return False
         run.options.mode = mode
         if run.ready:
-            run.peer.request(ctx, "session/set_mode", {"sessionId": run.session_id, "modeId": mode}, _log_failure(f"{self.name} set_mode"))
+            run.peer.request(
+                ctx,
+                "session/set_mode",
+                {"sessionId": run.session_id, "modeId": mode},
+                _log_failure(f"{self.name} set_mode"),
+            )
         return True
 
     def set_model(self, model: str, ctx: ParseContext) -> bool:
@@ -322,7 +345,12 @@ class AcpClientAdapter(AgentAdapter):
             return False
         run.options.model = model
         if run.ready:
-            run.peer.request(ctx, "session/set_model", {"sessionId": run.session_id, "modelId": model}, _log_failure(f"{self.name} set_model"))
+            run.peer.request(
+                ctx,
+                "session/set_model",
+                {"sessionId": run.session_id, "modelId": model},
+                _log_failure(f"{self.name} set_model"),
+            )
         return True
 
     def set_config_option(self, option_id: str, value: Any, ctx: ParseContext) -> bool:
@@ -390,7 +418,9 @@ class AcpClientAdapter(AgentAdapter):
     def _update_agent_message_chunk(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         content = update.get("content")
         if isinstance(content, dict) and content.get("type") == "image" and isinstance(content.get("data"), str):
-            return ctx.begin_turn() + [ev.ImageOutputEvent(mime_type=str(content.get("mimeType") or "image/png"), base64=content["data"])]
+            return ctx.begin_turn() + [
+                ev.ImageOutputEvent(mime_type=str(content.get("mimeType") or "image/png"), base64=content["data"])
+            ]
         text = block_text(content)
         AcpRun.of(ctx).last_text += text
         return ctx.text_delta(text)
@@ -428,7 +458,9 @@ class AcpClientAdapter(AgentAdapter):
         if tool_id not in ctx.tools:
             if update.get("status") in ("completed", "failed") and not (update.get("title") or update.get("kind")):
                 return []  # the end of a call we never saw (already closed, or from an old turn): nothing to show
-            events = ctx.tool_start(tool_id, self.tool_name_of(update), update.get("rawInput"), display=display, ready=True)
+            events = ctx.tool_start(
+                tool_id, self.tool_name_of(update), update.get("rawInput"), display=display, ready=True
+            )
             return events + self._tool_status(tool_id, update.get("status"), update, None, ctx)
         return self._tool_progress(tool_id, update, display, ctx)
 
@@ -455,7 +487,9 @@ class AcpClientAdapter(AgentAdapter):
             return ctx.tool_error(tool_id, _failure_text(update) if update.get("status") == "failed" else "rejected")
         return []
 
-    def _tool_progress(self, tool_id: str, update: dict[str, Any], display: ToolDisplay | None, ctx: ParseContext) -> list[BaseEvent]:
+    def _tool_progress(
+        self, tool_id: str, update: dict[str, Any], display: ToolDisplay | None, ctx: ParseContext
+    ) -> list[BaseEvent]:
         status = update.get("status")
         if status in ("completed", "failed"):
             return self._tool_status(tool_id, status, update, display, ctx)
@@ -526,14 +560,22 @@ class AcpClientAdapter(AgentAdapter):
         return self._ask(f"acp-permission-{rpc_id}", rpc_id, tool_id, tool_call, options, ctx)
 
     def _ask(
-        self, interaction_id: str, rpc_id: Any, tool_id: str, tool_call: dict[str, Any], options: list[dict[str, Any]], ctx: ParseContext
+        self,
+        interaction_id: str,
+        rpc_id: Any,
+        tool_id: str,
+        tool_call: dict[str, Any],
+        options: list[dict[str, Any]],
+        ctx: ParseContext,
     ) -> list[BaseEvent]:
         """Announce the tool call if the editor has not seen it, then ask about it."""
         run = AcpRun.of(ctx)
         display = tool_display(tool_call, ctx.cwd)
         events: list[BaseEvent] = []
         if tool_id not in ctx.tools:  # the editor must see the tool call before the question about it
-            events += ctx.tool_start(tool_id, self.tool_name_of(tool_call), tool_call.get("rawInput"), display=display, ready=True)
+            events += ctx.tool_start(
+                tool_id, self.tool_name_of(tool_call), tool_call.get("rawInput"), display=display, ready=True
+            )
         elif display is not None:
             events.append(ev.ToolUpdateEvent(tool_call_id=tool_id, display=display))
         run.permissions[interaction_id] = (rpc_id, options)
@@ -561,14 +603,19 @@ class AcpClientAdapter(AgentAdapter):
             run.peer.respond(ctx, rpc_id, {"action": "decline"})
             return []
         name, approve, deny = choice
-        tool_id = tool_call.get("toolCallId") if isinstance(tool_call.get("toolCallId"), str) else f"elicitation-{rpc_id}"
+        tool_id = (
+            tool_call.get("toolCallId") if isinstance(tool_call.get("toolCallId"), str) else f"elicitation-{rpc_id}"
+        )
         tool_call = {**tool_call, "toolCallId": tool_id}
         interaction_id = f"acp-elicitation-{rpc_id}"
         run.elicitations[interaction_id] = name
         paths = _paths_of(tool_call)
         kind = tool_call.get("kind") if isinstance(tool_call.get("kind"), str) else "other"
         run.awaiting_call.append((tool_id, paths[0] if paths else None, kind))
-        options = [{"optionId": approve, "name": approve, "kind": "allow_once"}, {"optionId": deny, "name": deny, "kind": "reject_once"}]
+        options = [
+            {"optionId": approve, "name": approve, "kind": "allow_once"},
+            {"optionId": deny, "name": deny, "kind": "reject_once"},
+        ]
         return self._ask(interaction_id, rpc_id, tool_id, tool_call, options, ctx)
 
     def elicitation_tool_call(self, params: dict[str, Any], ctx: ParseContext) -> dict[str, Any] | None:
@@ -634,7 +681,9 @@ class AcpClientAdapter(AgentAdapter):
             run.peer.respond_error(ctx, rpc_id, METHOD_NOT_FOUND, f"the editor offers no {method}")
         return []
 
-    def respond_client_request(self, request_id: str, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> None:
+    def respond_client_request(
+        self, request_id: str, result: Any, error: dict[str, Any] | None, ctx: ParseContext
+    ) -> None:
         run = AcpRun.of(ctx)
         entry = run.client_requests.pop(request_id, None)
         if entry is None:
@@ -645,7 +694,9 @@ class AcpClientAdapter(AgentAdapter):
             # they were about to ask permission for.
             run.peer.respond(ctx, rpc_id, {"content": ""})
         elif error is not None:
-            run.peer.respond_error(ctx, rpc_id, _int(error.get("code")) or INTERNAL_ERROR, str(error.get("message") or "the editor failed"))
+            run.peer.respond_error(
+                ctx, rpc_id, _int(error.get("code")) or INTERNAL_ERROR, str(error.get("message") or "the editor failed")
+            )
         else:
             run.peer.respond(ctx, rpc_id, result if result is not None else {})
 
@@ -701,7 +752,9 @@ def tool_display(tool_call: dict[str, Any], cwd: str) -> ToolDisplay | None:
             continue
         if item.get("type") == "diff" and isinstance(item.get("path"), str) and isinstance(item.get("newText"), str):
             old = item.get("oldText")
-            diffs.append(ev.ToolDiff(path=item["path"], new_text=item["newText"], old_text=old if isinstance(old, str) else None))
+            diffs.append(
+                ev.ToolDiff(path=item["path"], new_text=item["newText"], old_text=old if isinstance(old, str) else None)
+            )
         elif item.get("type") == "content" and isinstance(item.get("content"), dict):
             blocks.append(item["content"])
         elif item.get("type") == "terminal" and isinstance(item.get("terminalId"), str):
@@ -726,7 +779,9 @@ def rule_input(tool_call: dict[str, Any], known_input: Any = None) -> dict[str, 
         title = tool_call.get("title")
         if isinstance(title, str) and title:
             out["command"] = title
-    if kind in ("edit", "delete", "move") and not any(isinstance(out.get(k), str) for k in ("path", "file_path", "filePath")):
+    if kind in ("edit", "delete", "move") and not any(
+        isinstance(out.get(k), str) for k in ("path", "file_path", "filePath")
+    ):
         for loc in tool_call.get("locations") or ():
             if isinstance(loc, dict) and isinstance(loc.get("path"), str):
                 out["path"] = loc["path"]
@@ -752,7 +807,7 @@ def approval_form(params: dict[str, Any]) -> tuple[str, str, str] | None:
     properties = _dict(schema.get("properties"))
     if len(properties) != 1:
         return None
-    (name, prop), = properties.items()
+    ((name, prop),) = properties.items()
     values = [v for v in _dict(prop).get("enum") or () if isinstance(v, str)]
     approve = [v for v in values if v.strip().lower() in _APPROVE_WORDS]
     deny = [v for v in values if v.strip().lower() in _DENY_WORDS]
@@ -763,8 +818,16 @@ def approval_form(params: dict[str, Any]) -> tuple[str, str, str] | None:
 
 def _paths_of(tool_call: dict[str, Any]) -> list[str]:
     """The files a tool call names: its locations, diffs and raw input's path."""
-    paths = [loc["path"] for loc in tool_call.get("locations") or () if isinstance(loc, dict) and isinstance(loc.get("path"), str)]
-    paths += [c["path"] for c in tool_call.get("content") or () if isinstance(c, dict) and c.get("type") == "diff" and isinstance(c.get("path"), str)]
+    paths = [
+        loc["path"]
+        for loc in tool_call.get("locations") or ()
+        if isinstance(loc, dict) and isinstance(loc.get("path"), str)
+    ]
+    paths += [
+        c["path"]
+        for c in tool_call.get("content") or ()
+        if isinstance(c, dict) and c.get("type") == "diff" and isinstance(c.get("path"), str)
+    ]
     raw = _dict(tool_call.get("rawInput"))
     for key in ("path", "file_path", "filePath"):
         if isinstance(raw.get(key), str):
@@ -772,7 +835,9 @@ def _paths_of(tool_call: dict[str, Any]) -> list[str]:
     return paths
 
 
-def _awaited(awaiting: list[tuple[str, str | None, str]], paths: list[str], kind: Any) -> tuple[str, str | None, str] | None:
+def _awaited(
+    awaiting: list[tuple[str, str | None, str]], paths: list[str], kind: Any
+) -> tuple[str, str | None, str] | None:
     """The elicited call an agent's new tool call carries out: of the same kind (or either unknown), about the same
     file; a call that names no file carries out the oldest one waiting."""
     fitting = [e for e in awaiting if not isinstance(kind, str) or kind in (e[2], "other") or e[2] == "other"]
@@ -800,7 +865,9 @@ def session_options(modes: Any, models: Any, config_options: Any) -> BaseEvent |
     modes_d = _dict(modes)
     if isinstance(modes_d.get("availableModes"), list):
         fields["modes"] = [
-            ev.SessionModeOption(id=m["id"], name=str(m.get("name") or m["id"]), description=str(m.get("description") or ""))
+            ev.SessionModeOption(
+                id=m["id"], name=str(m.get("name") or m["id"]), description=str(m.get("description") or "")
+            )
             for m in modes_d["availableModes"]
             if isinstance(m, dict) and isinstance(m.get("id"), str)
         ]
@@ -809,7 +876,9 @@ def session_options(modes: Any, models: Any, config_options: Any) -> BaseEvent |
     models_d = _dict(models)
     if isinstance(models_d.get("availableModels"), list):
         fields["models"] = [
-            ev.SessionModelOption(id=m["modelId"], name=str(m.get("name") or m["modelId"]), description=str(m.get("description") or ""))
+            ev.SessionModelOption(
+                id=m["modelId"], name=str(m.get("name") or m["modelId"]), description=str(m.get("description") or "")
+            )
             for m in models_d["availableModels"]
             if isinstance(m, dict) and isinstance(m.get("modelId"), str)
         ]
@@ -821,13 +890,33 @@ def session_options(modes: Any, models: Any, config_options: Any) -> BaseEvent |
             if not isinstance(option, dict) or not isinstance(option.get("id"), str):
                 continue
             category = option.get("category")
-            choices = [c for c in option.get("options") or () if isinstance(c, dict) and isinstance(c.get("value"), str)]
+            choices = [
+                c for c in option.get("options") or () if isinstance(c, dict) and isinstance(c.get("value"), str)
+            ]
             if category == "mode" and "modes" not in fields:
-                fields["modes"] = [ev.SessionModeOption(id=c["value"], name=str(c.get("name") or c["value"]), description=str(c.get("description") or "")) for c in choices]
-                fields["current_mode"] = option.get("currentValue") if isinstance(option.get("currentValue"), str) else None
+                fields["modes"] = [
+                    ev.SessionModeOption(
+                        id=c["value"],
+                        name=str(c.get("name") or c["value"]),
+                        description=str(c.get("description") or ""),
+                    )
+                    for c in choices
+                ]
+                fields["current_mode"] = (
+                    option.get("currentValue") if isinstance(option.get("currentValue"), str) else None
+                )
             elif category == "model" and "models" not in fields:
-                fields["models"] = [ev.SessionModelOption(id=c["value"], name=str(c.get("name") or c["value"]), description=str(c.get("description") or "")) for c in choices]
-                fields["current_model"] = option.get("currentValue") if isinstance(option.get("currentValue"), str) else None
+                fields["models"] = [
+                    ev.SessionModelOption(
+                        id=c["value"],
+                        name=str(c.get("name") or c["value"]),
+                        description=str(c.get("description") or ""),
+                    )
+                    for c in choices
+                ]
+                fields["current_model"] = (
+                    option.get("currentValue") if isinstance(option.get("currentValue"), str) else None
+                )
             elif category not in ("mode", "model"):
                 rest.append(option)
         fields["config_options"] = rest

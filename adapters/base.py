@@ -265,7 +265,9 @@ class AgentAdapter:
         """Pass a setting the agent itself offered through to it; False when the agent has no such thing."""
         return False
 
-    def respond_client_request(self, request_id: str, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> None:
+    def respond_client_request(
+        self, request_id: str, result: Any, error: dict[str, Any] | None, ctx: ParseContext
+    ) -> None:
         """Answer a ``client_request`` this adapter emitted (agents that ask the client for files or terminals)."""
         raise NotImplementedError(f"{self.name} makes no client requests")
 

@@ -65,9 +65,7 @@ ev = lazy_module("acp_mux.core.events")  # pydantic loads with the first event, 
 
 __all__ = ["ClaudeAdapter", "AUTH_GUIDANCE"]
 
-AUTH_GUIDANCE = (
-    "Run `claude auth login`, or set ANTHROPIC_API_KEY in the agent's environment."
-)
+AUTH_GUIDANCE = "Run `claude auth login`, or set ANTHROPIC_API_KEY in the agent's environment."
 BASE_ARGS = (
     "-p",
     "--output-format", "stream-json",
@@ -138,7 +136,9 @@ def _parent(m: dict[str, Any]) -> str | None:
     return parent if isinstance(parent, str) and parent else None
 
 
-def _progress(ctx: ParseContext, tool_id: Any, message: str | None, progress: Any, status: str = "running") -> list[BaseEvent]:
+def _progress(
+    ctx: ParseContext, tool_id: Any, message: str | None, progress: Any, status: str = "running"
+) -> list[BaseEvent]:
     """A progress event for a tool call this run announced (progress of anything else has nowhere to go)."""
     if not isinstance(tool_id, str) or ctx.tool_name(tool_id) is None:
         return []
@@ -338,13 +338,22 @@ class ClaudeAdapter(AgentAdapter):
         if sub == "task_started":
             return _progress(ctx, m.get("tool_use_id"), str(m.get("description") or "") or None, None)
         status = m.get("status")
-        return _progress(ctx, m.get("tool_use_id"), str(m.get("summary") or "") or None, None,
-                         status=status if isinstance(status, str) and status else "running")
+        return _progress(
+            ctx,
+            m.get("tool_use_id"),
+            str(m.get("summary") or "") or None,
+            None,
+            status=status if isinstance(status, str) and status else "running",
+        )
 
     def _on_tool_progress(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         """``tool_progress``: a tool still running, with the seconds it has taken so far."""
         elapsed = m.get("elapsed_time_seconds")
-        message = f"running for {elapsed:.0f} s" if isinstance(elapsed, (int, float)) and not isinstance(elapsed, bool) else None
+        message = (
+            f"running for {elapsed:.0f} s"
+            if isinstance(elapsed, (int, float)) and not isinstance(elapsed, bool)
+            else None
+        )
         return _progress(ctx, m.get("tool_use_id"), message, None)
 
     def _on_rate_limit_event(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:

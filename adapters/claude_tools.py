@@ -330,9 +330,7 @@ def content_text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
-def tool_result(
-    ctx: ParseContext, tool_id: str, content: Any, is_error: bool, sidecar: Any
-) -> list[BaseEvent]:
+def tool_result(ctx: ParseContext, tool_id: str, content: Any, is_error: bool, sidecar: Any) -> list[BaseEvent]:
     """A tool's outcome: shell output nested before the result, file/MCP/subagent events after it."""
     name = ctx.tool_name(tool_id)
     if name is None:  # already finished, or a tool we never saw announced

@@ -87,8 +87,9 @@ _NO_ROLLOUT = "no rollout found"  # codex's thread/resume error for a thread wit
 # except those codex knows to be read-only (ls, cat, grep …), which run unasked; the workspace-write sandbox still
 # bounds what an approved command can touch. codex-acp's "auto" (on-request) edits the workspace and runs commands
 # in it without asking, "read-only" runs sandboxed commands without asking: both stay available, never the default.
-ASK_MODE = ModeInfo("ask", "Ask", "Codex asks before every file change and every command except known read-only "
-                    "ones (ls, cat, grep …).")
+ASK_MODE = ModeInfo(
+    "ask", "Ask", "Codex asks before every file change and every command except known read-only ones (ls, cat, grep …)."
+)
 APP_SERVER_MODES = (ASK_MODE, *MODES)
 APP_SERVER_POLICIES: dict[str, tuple[str, str]] = {ASK_MODE.id: ("untrusted", "workspace-write"), **MODE_POLICIES}
 
@@ -162,9 +163,12 @@ class CodexAdapter(AgentAdapter):
             # codex writes a thread's rollout with its first turn: a thread that never finished one (the bridge
             # stopped it first, e.g. a cancel in the first moments) cannot be resumed, and has nothing to lose.
             fresh = {k: v for k, v in params.items() if k != "threadId"}
-            self._peer(ctx).request(ctx, "thread/start", fresh,
-                                    lambda result, err: self._on_thread(ctx, result, err, False, fresh))
-            note = f"codex had no record of thread {params.get('threadId')} (it never completed a turn); started a new one"
+            self._peer(ctx).request(
+                ctx, "thread/start", fresh, lambda result, err: self._on_thread(ctx, result, err, False, fresh)
+            )
+            note = (
+                f"codex had no record of thread {params.get('threadId')} (it never completed a turn); started a new one"
+            )
             return [ev.DebugEvent(level="warn", message=note)]
         if error is not None or not thread_id:
             message = f"codex could not {'resume' if resumed else 'start'} the thread: {error_message(error)}"
@@ -461,13 +465,17 @@ class CodexAdapter(AgentAdapter):
             error = item.get("error")
             if status == "failed" or error:
                 text = _str(_dict(error).get("message")) or "MCP tool call failed"
-                return events + ctx.tool_error(item_id, text) + [
-                    ev.McpToolErrorEvent(tool_call_id=item_id, server=server, tool_name=tool, error=text)
-                ]
+                return (
+                    events
+                    + ctx.tool_error(item_id, text)
+                    + [ev.McpToolErrorEvent(tool_call_id=item_id, server=server, tool_name=tool, error=text)]
+                )
             result = item.get("result")
-            return events + ctx.tool_result(item_id, result) + [
-                ev.McpToolResultEvent(tool_call_id=item_id, server=server, tool_name=tool, output=result)
-            ]
+            return (
+                events
+                + ctx.tool_result(item_id, result)
+                + [ev.McpToolResultEvent(tool_call_id=item_id, server=server, tool_name=tool, output=result)]
+            )
         if kind == "webSearch":
             events = self._item_started(item, ctx) if ctx.tool_name(item_id) is None else []
             return events + ctx.tool_result(item_id, item.get("action") or _str(item.get("query")))
@@ -514,9 +522,7 @@ class CodexAdapter(AgentAdapter):
             legacy = method == "applyPatchApproval"
             item_id = _str(params.get("callId" if legacy else "itemId")) or f"codex-call-{rpc_id}"
             if ctx.tool_name(item_id) is None:
-                changes = [
-                    {"path": path, **_dict(change)} for path, change in _dict(params.get("fileChanges")).items()
-                ]
+                changes = [{"path": path, **_dict(change)} for path, change in _dict(params.get("fileChanges")).items()]
                 events += ctx.tool_start(item_id, "apply_patch", {"changes": normalize_changes(changes)})
             tool_input = ctx.tool_input(item_id) or {}
             changes = normalize_changes(tool_input.get("changes"))

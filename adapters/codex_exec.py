@@ -180,7 +180,9 @@ def retry_events(message: str, ctx: ParseContext, info: Any = None, details: str
     run.retries += 1
     count = run.retries
     attempt, limit = (int(match.group(1)), int(match.group(2))) if match else (count, 0)
-    events.append(ev.RetryEvent(attempt=attempt, max_attempts=limit, reason=_retry_reason(message, name, status, details)))
+    events.append(
+        ev.RetryEvent(attempt=attempt, max_attempts=limit, reason=_retry_reason(message, name, status, details))
+    )
     return events
 
 

@@ -84,7 +84,9 @@ class CopilotAdapter(AcpClientAdapter):
     name = "copilot"
     acp_args = ("--acp", "--stdio")
     run_type = CopilotRun
-    capabilities = AgentCapabilities(persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True)
+    capabilities = AgentCapabilities(
+        persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True
+    )
 
     def model_args(self, options: RunOptions) -> list[str]:
         return ["--model", options.model] if options.model else []
@@ -129,7 +131,9 @@ class CopilotAdapter(AcpClientAdapter):
         current_mode = _dict(body.get("modes")).get("currentModeId")
         if not run.options.mode and current_mode in _HANDS_OFF_MODES:
             self.set_mode(ASKING_MODE, ctx)
-        allow_all = next((o for o in body.get("configOptions") or () if isinstance(o, dict) and o.get("id") == "allow_all"), None)
+        allow_all = next(
+            (o for o in body.get("configOptions") or () if isinstance(o, dict) and o.get("id") == "allow_all"), None
+        )
         env = run.options.env if run.options.env is not None else os.environ
         if allow_all is not None and allow_all.get("currentValue") == "on" and not env.get("COPILOT_ALLOW_ALL"):
             self.set_config_option("allow_all", "off", ctx)
@@ -175,12 +179,16 @@ class CopilotAdapter(AcpClientAdapter):
         """A status line: copilot's retry notice becomes a retry (the same note every agent's retries get), any
         other one a thought of its own."""
         run = CopilotRun.of(ctx)
-        line = text[len(_INFO):].strip()
+        line = text[len(_INFO) :].strip()
         if line.endswith(_RETRYING):
             run.retries += 1
             reason = line[: -len(_RETRYING)].strip().rstrip(".") or "the model request failed"
-            return ctx.begin_turn() + ctx.end_thinking() + ctx.end_text() + [
-                ev.RetryEvent(attempt=run.retries, max_attempts=0, reason=reason)]
+            return (
+                ctx.begin_turn()
+                + ctx.end_thinking()
+                + ctx.end_text()
+                + [ev.RetryEvent(attempt=run.retries, max_attempts=0, reason=reason)]
+            )
         return ctx.thinking_delta(text.rstrip("\n") + "\n") + ctx.end_thinking()
 
     def _release_held(self, ctx: ParseContext) -> list[BaseEvent]:
@@ -206,8 +214,10 @@ class CopilotAdapter(AcpClientAdapter):
     def _prompt_done(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
         run = CopilotRun.of(ctx)
         body = _dict(result)
-        failing = error is None and not run.cancelling and held_is_failure(
-            run.held_error, body.get("stopReason"), used_model=isinstance(body.get("usage"), dict)
+        failing = (
+            error is None
+            and not run.cancelling
+            and held_is_failure(run.held_error, body.get("stopReason"), used_model=isinstance(body.get("usage"), dict))
         )
         # a held chunk that does not end the turn as a failure (a cancel, an error answer) was text to show
         events = [] if failing else self._release_held(ctx)
@@ -218,7 +228,7 @@ class CopilotAdapter(AcpClientAdapter):
         held, run.held_error = run.held_error.strip(), ""
         if not held_is_failure(held, stop, used_model=run.saw_usage):
             return None
-        message = held[len(_ERROR):].strip()
+        message = held[len(_ERROR) :].strip()
         code = 401 if _AUTH.search(message) else 429 if _RATE.search(message) else None
         return self.failure({"code": code, "message": message}, ctx, during="session/prompt")
 

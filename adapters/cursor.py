@@ -82,7 +82,9 @@ class CursorAdapter(AcpClientAdapter):
     name = "cursor"
     acp_args = ("acp",)
     run_type = CursorRun
-    capabilities = AgentCapabilities(persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True)
+    capabilities = AgentCapabilities(
+        persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True
+    )
 
     def resolve_binary(self, override: str | None = None, env: dict[str, str] | None = None) -> str:
         """``cursor-agent``, else the installer's ``agent`` link when it really is cursor-agent (registry)."""
@@ -103,7 +105,11 @@ class CursorAdapter(AcpClientAdapter):
         def authenticated(auth_result: Any, auth_error: dict[str, Any] | None) -> list[BaseEvent]:
             if auth_error is not None:
                 # Cursor answers "authentication required" when neither a login nor CURSOR_API_KEY is there.
-                auth_error = {**auth_error, "code": -32000, "message": f"Cursor sign-in needed: {error_message(auth_error)}"}
+                auth_error = {
+                    **auth_error,
+                    "code": -32000,
+                    "message": f"Cursor sign-in needed: {error_message(auth_error)}",
+                }
                 return self.failure(auth_error, ctx, during="authenticate")
             return super(CursorAdapter, self)._initialized(result, None, ctx)
 
@@ -195,11 +201,19 @@ class CursorAdapter(AcpClientAdapter):
             labels = {c["id"]: c["label"] for c in choices}
             run.asked[interaction_id] = Asked(rpc_id, "cursor/ask_question", str(question["id"]), tool_id, labels)
             ctx.approvals[interaction_id] = rpc_id
-            events.append(ev.ApprovalRequestEvent(
-                interaction_id=interaction_id, action=prompt, tool_name="ask_question", tool_call_id=tool_id,
-                risk_level="low", input={"question": prompt}, choices=choices,
-                detail="pick one answer" + (" (cursor allows several; the dialog offers one)" if question.get("allowMultiple") else ""),
-            ))
+            events.append(
+                ev.ApprovalRequestEvent(
+                    interaction_id=interaction_id,
+                    action=prompt,
+                    tool_name="ask_question",
+                    tool_call_id=tool_id,
+                    risk_level="low",
+                    input={"question": prompt},
+                    choices=choices,
+                    detail="pick one answer"
+                    + (" (cursor allows several; the dialog offers one)" if question.get("allowMultiple") else ""),
+                )
+            )
         return events
 
     def _create_plan(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
@@ -211,14 +225,20 @@ class CursorAdapter(AcpClientAdapter):
         tool_id = _str(params.get("toolCallId")) or f"cursor-plan-{rpc_id}"
         name = _str(params.get("name")) or "Plan"
         text = "\n\n".join(t for t in (_str(params.get("overview")), _str(params.get("plan"))) if t)
-        call = {"toolCallId": tool_id, "title": f"Plan: {name}", "kind": "think",
-                "content": [{"type": "content", "content": {"type": "text", "text": text}}] if text else []}
+        call = {
+            "toolCallId": tool_id,
+            "title": f"Plan: {name}",
+            "kind": "think",
+            "content": [{"type": "content", "content": {"type": "text", "text": text}}] if text else [],
+        }
         interaction_id = f"cursor-plan-{rpc_id}"
         run.asked[interaction_id] = Asked(rpc_id, "cursor/create_plan", tool_id=tool_id)
         events += self._ask_about(interaction_id, rpc_id, tool_id, call, ctx)
         return events
 
-    def _ask_about(self, interaction_id: str, rpc_id: Any, tool_id: str, call: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _ask_about(
+        self, interaction_id: str, rpc_id: Any, tool_id: str, call: dict[str, Any], ctx: ParseContext
+    ) -> list[BaseEvent]:
         from acp_mux.adapters.acp_client import tool_display
 
         display = tool_display(call, ctx.cwd)
@@ -229,10 +249,16 @@ class CursorAdapter(AcpClientAdapter):
         elif display is not None:
             events.append(ev.ToolUpdateEvent(tool_call_id=tool_id, display=display))
         ctx.approvals[interaction_id] = rpc_id
-        events.append(ev.ApprovalRequestEvent(
-            interaction_id=interaction_id, action=call["title"], tool_name="create_plan", tool_call_id=tool_id,
-            risk_level="low", input={"plan": call["title"]},
-        ))
+        events.append(
+            ev.ApprovalRequestEvent(
+                interaction_id=interaction_id,
+                action=call["title"],
+                tool_name="create_plan",
+                tool_call_id=tool_id,
+                risk_level="low",
+                input={"plan": call["title"]},
+            )
+        )
         return events
 
     def _todos(self, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
@@ -250,8 +276,11 @@ class CursorAdapter(AcpClientAdapter):
             status = todo["status"] if isinstance(todo.get("status"), str) else status
             run.todos[key] = (content, status)
         entries = [
-            ev.PlanEntry(content=content + (" (cancelled)" if status == "cancelled" else ""),
-                         status=_PLAN_STATUS.get(status, "pending"), priority="medium")
+            ev.PlanEntry(
+                content=content + (" (cancelled)" if status == "cancelled" else ""),
+                status=_PLAN_STATUS.get(status, "pending"),
+                priority="medium",
+            )
             for content, status in run.todos.values()
         ]
         return ctx.begin_turn() + [ev.PlanUpdateEvent(entries=entries)]
@@ -283,7 +312,11 @@ class CursorAdapter(AcpClientAdapter):
             return
         ctx.approvals.pop(interaction_id, None)
         if asked.method == "cursor/create_plan":
-            outcome = {"outcome": "accepted"} if decision.approve else {"outcome": "rejected", "reason": decision.reason or "rejected"}
+            outcome = (
+                {"outcome": "accepted"}
+                if decision.approve
+                else {"outcome": "rejected", "reason": decision.reason or "rejected"}
+            )
             if run.cancelling and not decision.approve:
                 outcome = {"outcome": "cancelled"}
             run.peer.respond(ctx, asked.rpc_id, {"outcome": outcome})
@@ -302,14 +335,21 @@ class CursorAdapter(AcpClientAdapter):
         if run.cancelling:
             outcome: dict[str, Any] = {"outcome": "cancelled"}
         elif answers:
-            outcome = {"outcome": "answered",
-                       "answers": [{"questionId": q, "selectedOptionIds": ids} for q, ids in answers.items()]}
+            outcome = {
+                "outcome": "answered",
+                "answers": [{"questionId": q, "selectedOptionIds": ids} for q, ids in answers.items()],
+            }
         else:
             outcome = {"outcome": "skipped", "reason": "the user skipped the question"}
         run.peer.respond(ctx, asked.rpc_id, {"outcome": outcome})
         picked_labels = run.picked.pop(asked.rpc_id, [])
         answered = outcome["outcome"] == "answered"
-        self._answered(run, asked.tool_id, answered, f"answered: {', '.join(picked_labels)}" if answered else f"question {outcome['outcome']}")
+        self._answered(
+            run,
+            asked.tool_id,
+            answered,
+            f"answered: {', '.join(picked_labels)}" if answered else f"question {outcome['outcome']}",
+        )
 
     def _answered(self, run: CursorRun, tool_id: str, ok: bool, what: str) -> None:
         if tool_id in run.own_calls:

@@ -50,8 +50,10 @@ _MODE_MARKER = re.compile(r"^\s*\[MODE_UPDATE\]\s*(\S+)[^\n]*\n?", re.M)
 DEBUG_LOG_ENV = "GEMINI_DEBUG_LOG_FILE"
 # gemini 0.61's debug-log line for a retry it schedules (retryWithBackoff): "[<time>] [WARN] Attempt 2 failed with
 # status 500. Retrying with backoff... _ApiError: {...}" or "... Attempt 1 failed: <message>. Retrying after 5123ms..."
-_RETRY_LINE = re.compile(r"^\[[^\]]*\] \[WARN\] Attempt (\d+) failed(?: with status (\d{3}))?(?:: (.*?))?\. "
-                         r"Retrying (?:with backoff|after (\d+)ms)\.\.\.\s*(.*)$")
+_RETRY_LINE = re.compile(
+    r"^\[[^\]]*\] \[WARN\] Attempt (\d+) failed(?: with status (\d{3}))?(?:: (.*?))?\. "
+    r"Retrying (?:with backoff|after (\d+)ms)\.\.\.\s*(.*)$"
+)
 _ERROR_CLASS = re.compile(r"^_?\w*Error:\s*")
 DEFAULT_MAX_ATTEMPTS = 10  # general.maxAttempts when the person's settings do not say
 MAX_REASON = 300
@@ -69,7 +71,11 @@ class GeminiAdapter(AcpClientAdapter):
     acp_args = ("--acp",)
     run_type = GeminiRun
     capabilities = AgentCapabilities(
-        persistent_process=True, supports_images=True, supports_audio=True, supports_mcp_http=True, supports_mcp_sse=True
+        persistent_process=True,
+        supports_images=True,
+        supports_audio=True,
+        supports_mcp_http=True,
+        supports_mcp_sse=True,
     )
 
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
@@ -81,8 +87,9 @@ class GeminiAdapter(AcpClientAdapter):
             return spec
         path = private_path("gemini-debug.log")
         env[DEBUG_LOG_ENV] = path
-        return SpawnSpec(command=spec.command, args=spec.args, env=env, cwd=spec.cwd,
-                         private_files=(*spec.private_files, (path, "")))
+        return SpawnSpec(
+            command=spec.command, args=spec.args, env=env, cwd=spec.cwd, private_files=(*spec.private_files, (path, ""))
+        )
 
     def side_logs(self, spec: SpawnSpec, agent_pid: int) -> list[SideLog]:
         env = spec.env if spec.env is not None else os.environ
@@ -99,8 +106,19 @@ class GeminiAdapter(AcpClientAdapter):
         if found is None or run is None or run.prompt_in_flight is None:
             return ()
         attempt, reason, delay_ms = found  # attempt N failed: this is retry N of maxAttempts - 1
-        return ctx.begin_turn() + ctx.end_thinking() + ctx.end_text() + [ev.RetryEvent(
-            attempt=attempt, max_attempts=max(limit - 1, 0), reason=f"{reason}; gemini tries again", delay_ms=delay_ms)]
+        return (
+            ctx.begin_turn()
+            + ctx.end_thinking()
+            + ctx.end_text()
+            + [
+                ev.RetryEvent(
+                    attempt=attempt,
+                    max_attempts=max(limit - 1, 0),
+                    reason=f"{reason}; gemini tries again",
+                    delay_ms=delay_ms,
+                )
+            ]
+        )
 
     def model_args(self, options: RunOptions) -> list[str]:
         return ["--model", options.model] if options.model else []

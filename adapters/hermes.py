@@ -75,9 +75,11 @@ _PLUGIN_TARGET = re.compile(r"^<([\w.-]+)> \(plugin approval rule\)$")
 _PLUGIN_MARK = "acp-mux asks before every command: "
 # hermes' titles of the calls the plugin asks about (acp_adapter.tools.build_tool_title): terminal, execute_code
 _COMMAND_TITLES = ("terminal: ", "python: ", "python code")
-NOT_ASKING = ("hermes ran a command without acp-mux's question: its asking plugin is not active in this hermes "
-              "(HERMES_SAFE_MODE, a wrapper that sets HERMES_BUNDLED_PLUGINS itself, or acp-mux-asks in "
-              "plugins.disabled of hermes' config); only commands hermes deems dangerous ask")
+NOT_ASKING = (
+    "hermes ran a command without acp-mux's question: its asking plugin is not active in this hermes "
+    "(HERMES_SAFE_MODE, a wrapper that sets HERMES_BUNDLED_PLUGINS itself, or acp-mux-asks in "
+    "plugins.disabled of hermes' config); only commands hermes deems dangerous ask"
+)
 UNASKED_MODE = "dont_ask"  # hermes' own mode that edits without asking: commands run without acp-mux's question too
 
 
@@ -94,7 +96,9 @@ class SilentCall:
 class HermesRun(AcpRun):
     """The family's run state, plus what hermes' quirks need (``HermesRun.of(ctx)``)."""
 
-    calls: dict[str, tuple[str, list[str], str]] = field(default_factory=dict)  # open tool calls: (kind, paths, command)
+    calls: dict[str, tuple[str, list[str], str]] = field(
+        default_factory=dict
+    )  # open tool calls: (kind, paths, command)
     silent: dict[str, SilentCall] = field(default_factory=dict)
     saw_usage: bool = False
     last_news: str = ""  # the kind of the last text, thought or tool update: a message starts after another kind
@@ -164,7 +168,11 @@ class HermesAdapter(AcpClientAdapter):
             return
         tool_id = run.aliases.get(tool_id, tool_id)
         kind = update.get("kind") if isinstance(update.get("kind"), str) else "other"
-        paths = [loc["path"] for loc in update.get("locations") or () if isinstance(loc, dict) and isinstance(loc.get("path"), str)]
+        paths = [
+            loc["path"]
+            for loc in update.get("locations") or ()
+            if isinstance(loc, dict) and isinstance(loc.get("path"), str)
+        ]
         title = update.get("title") if isinstance(update.get("title"), str) else ""
         command = title.split(":", 1)[1].strip() if kind == "execute" and ":" in title else ""
         run.calls[tool_id] = (kind, paths, command)
@@ -190,7 +198,9 @@ class HermesAdapter(AcpClientAdapter):
             elif call.expected is None or call.path is None or _holds(call.path, call.expected, ctx.cwd):
                 events += ctx.tool_result(tool_id, None)
             else:
-                events += ctx.tool_error(tool_id, f"hermes reported no result, and {call.path} does not hold the new text")
+                events += ctx.tool_error(
+                    tool_id, f"hermes reported no result, and {call.path} does not hold the new text"
+                )
         return events
 
     def _prompt_done(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
@@ -200,8 +210,13 @@ class HermesAdapter(AcpClientAdapter):
         run.calls.clear()
         events += super()._prompt_done(result, error, ctx)
         if broken:  # after the cancelled turn: the run ends (its process stops), the next prompt starts a new one
-            events.append(ev.ErrorEvent(code=ErrorCode.AGENT_ERROR, recoverable=False,
-                                        message="hermes cannot go on after this cancel; acp-mux restarts it"))
+            events.append(
+                ev.ErrorEvent(
+                    code=ErrorCode.AGENT_ERROR,
+                    recoverable=False,
+                    message="hermes cannot go on after this cancel; acp-mux restarts it",
+                )
+            )
         return events
 
     # ── permissions ────────────────────────────────────────────────────────────────────────────────────────────
@@ -210,7 +225,9 @@ class HermesAdapter(AcpClientAdapter):
         kind = tool_call.get("kind")
         raw = tool_call.get("rawInput") if isinstance(tool_call.get("rawInput"), dict) else {}
         arguments = raw.get("arguments") if isinstance(raw.get("arguments"), dict) else {}
-        paths = {c["path"] for c in tool_call.get("content") or () if isinstance(c, dict) and isinstance(c.get("path"), str)}
+        paths = {
+            c["path"] for c in tool_call.get("content") or () if isinstance(c, dict) and isinstance(c.get("path"), str)
+        }
         if isinstance(arguments.get("path"), str):
             paths.add(arguments["path"])
         command = raw.get("command") if isinstance(raw.get("command"), str) else None
@@ -228,13 +245,28 @@ class HermesAdapter(AcpClientAdapter):
         command = plugin_command(tool_call)
         if command is not None:  # acp-mux's own question: about the command itself, as hermes' questions are
             if run.options.mode == UNASKED_MODE:  # the person chose to let hermes run without asking
-                allow = next((o["optionId"] for o in params.get("options") or () if isinstance(o, dict)
-                              and o.get("kind") == "allow_once" and isinstance(o.get("optionId"), str)), None)
-                run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "selected", "optionId": allow}} if allow
-                                 else {"outcome": {"outcome": "cancelled"}})
+                allow = next(
+                    (
+                        o["optionId"]
+                        for o in params.get("options") or ()
+                        if isinstance(o, dict) and o.get("kind") == "allow_once" and isinstance(o.get("optionId"), str)
+                    ),
+                    None,
+                )
+                run.peer.respond(
+                    ctx,
+                    rpc_id,
+                    {"outcome": {"outcome": "selected", "optionId": allow}}
+                    if allow
+                    else {"outcome": {"outcome": "cancelled"}},
+                )
                 return []
-            tool_call = {**tool_call, "title": command, "rawInput": {"command": command},
-                         "content": [{"type": "content", "content": {"type": "text", "text": f"$ {command}"}}]}
+            tool_call = {
+                **tool_call,
+                "title": command,
+                "rawInput": {"command": command},
+                "content": [{"type": "content", "content": {"type": "text", "text": f"$ {command}"}}],
+            }
             params = {**params, "toolCall": tool_call}
             run.plugin_asks.add(f"acp-permission-{rpc_id}")  # the family's interaction id for this request
         tool_id = self.permission_tool_id(tool_call, ctx)
@@ -279,9 +311,19 @@ class HermesAdapter(AcpClientAdapter):
         if retrying is None:
             return ()
         reason, run.failure = run.failure or "the model request failed", ""
-        return ctx.begin_turn() + ctx.end_thinking() + ctx.end_text() + [ev.RetryEvent(
-            attempt=int(retrying.group(2)), max_attempts=int(retrying.group(3)), reason=reason,
-            delay_ms=int(float(retrying.group(1)) * 1000))]
+        return (
+            ctx.begin_turn()
+            + ctx.end_thinking()
+            + ctx.end_text()
+            + [
+                ev.RetryEvent(
+                    attempt=int(retrying.group(2)),
+                    max_attempts=int(retrying.group(3)),
+                    reason=reason,
+                    delay_ms=int(float(retrying.group(1)) * 1000),
+                )
+            ]
+        )
 
     def failed_turn(self, stop: Any, ctx: ParseContext) -> list[BaseEvent] | None:
         run = HermesRun.of(ctx)
@@ -289,7 +331,9 @@ class HermesAdapter(AcpClientAdapter):
         found = _HTTP_FAILURE.match(text)
         if stop != "end_turn" or run.saw_usage or found is None:
             return None
-        return self.failure({"code": int(found.group(1)), "message": text.splitlines()[0]}, ctx, during="session/prompt")
+        return self.failure(
+            {"code": int(found.group(1)), "message": text.splitlines()[0]}, ctx, during="session/prompt"
+        )
 
 
 def plugin_command(tool_call: dict[str, Any]) -> str | None:
@@ -300,14 +344,16 @@ def plugin_command(tool_call: dict[str, Any]) -> str | None:
     target, said = raw.get("command"), raw.get("description")
     if not (isinstance(target, str) and isinstance(said, str) and _PLUGIN_TARGET.match(target)):
         return None
-    return said[len(_PLUGIN_MARK):] if said.startswith(_PLUGIN_MARK) else None
+    return said[len(_PLUGIN_MARK) :] if said.startswith(_PLUGIN_MARK) else None
 
 
 def _whole_file(tool_call: dict[str, Any]) -> str | None:
     """The file's whole new text, when the question's diff is one (write_file, patch in ``replace`` mode)."""
     raw = tool_call.get("rawInput") if isinstance(tool_call.get("rawInput"), dict) else {}
     arguments = raw.get("arguments") if isinstance(raw.get("arguments"), dict) else {}
-    whole = raw.get("tool") == "write_file" or (raw.get("tool") == "patch" and arguments.get("mode", "replace") == "replace")
+    whole = raw.get("tool") == "write_file" or (
+        raw.get("tool") == "patch" and arguments.get("mode", "replace") == "replace"
+    )
     if not whole:
         return None
     for item in tool_call.get("content") or ():

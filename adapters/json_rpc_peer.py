@@ -48,6 +48,7 @@ INTERNAL_ERROR = jsonrpc.INTERNAL_ERROR
 
 _INT_ID = re.compile(r"-?[0-9]+")  # ASCII digits only: "¹".isdigit() is True but int("¹") raises
 
+
 @dataclass
 class _Pending:
     method: str
@@ -99,9 +100,7 @@ class JsonRpcPeer:
         """Answer a request the other side sent us (ids are echoed exactly, whatever their type)."""
         ctx.send(self._envelope(id=request_id, result=result))
 
-    def respond_error(
-        self, ctx: ParseContext, request_id: Any, code: int, message: str, data: Any = None
-    ) -> None:
+    def respond_error(self, ctx: ParseContext, request_id: Any, code: int, message: str, data: Any = None) -> None:
         error: dict[str, Any] = {"code": code, "message": message}
         if data is not None:
             error["data"] = data
@@ -155,7 +154,9 @@ class JsonRpcPeer:
 
     def _key(self, request_id: Any) -> Any:
         """The pending key for an id as it came back: ``3`` and ``"3"`` both find request 3."""
-        if request_id is None or not jsonrpc.valid_id(request_id):  # a list, an object, inf: matches nothing, never raises
+        if request_id is None or not jsonrpc.valid_id(
+            request_id
+        ):  # a list, an object, inf: matches nothing, never raises
             return None
         if request_id in self.pending:
             return request_id

@@ -26,7 +26,7 @@ _REACHES_V6 = {ipaddress.ip_address("::"), ipaddress.ip_address("::ffff:127.0.0.
 
 def _address(hex_address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
     """An address as /proc/net/tcp{,6} writes it: 32-bit words in the host's byte order."""
-    words = [struct.pack("=I", int(hex_address[i:i + 8], 16)) for i in range(0, len(hex_address), 8)]
+    words = [struct.pack("=I", int(hex_address[i : i + 8], 16)) for i in range(0, len(hex_address), 8)]
     return ipaddress.ip_address(b"".join(words))
 
 

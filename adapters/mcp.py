@@ -36,8 +36,11 @@ def mcp_servers_by_name(servers: list[dict[str, Any]]) -> dict[str, dict[str, An
         name = str(server.get("name") or f"server{i + 1}")
         kind = server.get("type")
         if kind in ("http", "sse") or (server.get("url") and not server.get("command")):
-            out[name] = {"type": kind or "http", "url": str(server.get("url") or ""),
-                         "headers": _pairs(server.get("headers"))}
+            out[name] = {
+                "type": kind or "http",
+                "url": str(server.get("url") or ""),
+                "headers": _pairs(server.get("headers")),
+            }
         else:
             args = server.get("args")
             out[name] = {

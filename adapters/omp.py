@@ -74,14 +74,20 @@ class OmpAdapter(AcpClientAdapter):
     acp_args = ("acp", "--approval-mode", "always-ask", "-e", str(HTTP_FAILURES))
     elicitation_form = True
     run_type = OmpRun
-    capabilities = AgentCapabilities(persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True)
+    capabilities = AgentCapabilities(
+        persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True
+    )
 
     # ── retries: only in its log file ──────────────────────────────────────────────────────────────────────────
     def side_logs(self, spec: SpawnSpec, agent_pid: int) -> list[SideLog]:
         env = spec.env if spec.env is not None else dict(os.environ)
         limit = omp_retries.max_retries(env)
-        return [SideLog(find=omp_retries.log_finder(env, agent_pid),
-                        events=lambda line, ctx: self._retry_events(line, limit, ctx))]
+        return [
+            SideLog(
+                find=omp_retries.log_finder(env, agent_pid),
+                events=lambda line, ctx: self._retry_events(line, limit, ctx),
+            )
+        ]
 
     def _retry_events(self, line: str, limit: int, ctx: ParseContext) -> list[BaseEvent]:
         """The model failed an answer of the prompt in flight and omp will try again: say so, with the provider's
@@ -103,9 +109,14 @@ class OmpAdapter(AcpClientAdapter):
                 return []
             run.answer_shown = True
             status = f"HTTP {answer[0]}: " if answer[0] is not None else ""
-            return self._retry_note(ev.RetryEvent(attempt=1, max_attempts=0, reason=(
-                f"the model request failed ({status}{answer[1]}); omp retries the request by itself"
-            )), ctx)
+            return self._retry_note(
+                ev.RetryEvent(
+                    attempt=1,
+                    max_attempts=0,
+                    reason=(f"the model request failed ({status}{answer[1]}); omp retries the request by itself"),
+                ),
+                ctx,
+            )
         if found is None or not omp_retries.retried(found[0]):
             return []
         run.failed_turns += 1
@@ -147,7 +158,9 @@ class OmpAdapter(AcpClientAdapter):
         if stop != "end_turn" or run.saw_usage or found is None:
             return None
         status = int(found.group(1))
-        return self.failure({"code": status, "message": run.last_text.strip().splitlines()[0]}, ctx, during="session/prompt")
+        return self.failure(
+            {"code": status, "message": run.last_text.strip().splitlines()[0]}, ctx, during="session/prompt"
+        )
 
 
 def elicited_call(message: str, cwd: str) -> dict[str, Any] | None:
@@ -164,7 +177,7 @@ def elicited_call(message: str, cwd: str) -> dict[str, Any] | None:
     content: str | None = None
     for i, text in enumerate(lines[1:], start=1):
         if text.startswith("Content:"):
-            content = "\n".join(lines[i + 1:])
+            content = "\n".join(lines[i + 1 :])
             break
         key, sep, value = text.partition(":")
         if sep:
@@ -177,7 +190,9 @@ def elicited_call(message: str, cwd: str) -> dict[str, Any] | None:
         call["locations"] = [{"path": absolute}]
         raw["path"] = absolute
         if content is not None and tool == "write":
-            call["content"] = [{"type": "diff", "path": absolute, "oldText": _current(absolute, cwd), "newText": content}]
+            call["content"] = [
+                {"type": "diff", "path": absolute, "oldText": _current(absolute, cwd), "newText": content}
+            ]
     if "command" in fields:
         raw["command"] = fields["command"]
     call["rawInput"] = raw

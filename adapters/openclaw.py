@@ -60,10 +60,12 @@ ASK_ENV = "ACP_MUX_OPENCLAW_ASK"
 ASK, ACCEPT_EDITS, BYPASS = "ask", "accept-edits", "bypass"
 ASK_SETTINGS = (ASK, ACCEPT_EDITS, BYPASS)
 _FILE_KINDS = frozenset({"edit", "delete", "move"})
-GATE_MISSING = ("OpenClaw's file tools would run without asking: acp-mux's permission gate (the OpenClaw plugin "
-                "acp-mux-asks) is not loaded in its private gateway, so this turn was not run. Your OpenClaw config "
-                "may keep it out (plugins.enabled, plugins.deny, or a plugins.allow acp-mux could not read); the "
-                "gateway's log is in {log}. To let openclaw run without asking, set ACP_MUX_OPENCLAW_ASK=bypass.")
+GATE_MISSING = (
+    "OpenClaw's file tools would run without asking: acp-mux's permission gate (the OpenClaw plugin "
+    "acp-mux-asks) is not loaded in its private gateway, so this turn was not run. Your OpenClaw config "
+    "may keep it out (plugins.enabled, plugins.deny, or a plugins.allow acp-mux could not read); the "
+    "gateway's log is in {log}. To let openclaw run without asking, set ACP_MUX_OPENCLAW_ASK=bypass."
+)
 GATE_WAIT_S = 60.0  # the gateway listens before it has loaded its plugins: the gate's marker may follow a little later
 _DIFFS = "openclaw_previewed_diffs"  # ctx.state: tool call id -> the diff the gate's question showed
 
@@ -120,7 +122,11 @@ class OpenclawAdapter(AcpClientAdapter):
             except GatewayError as exc:
                 log.warning("openclaw gateway failed; falling back to `openclaw agent exec`: %s", exc)
                 self.gateway_failure = str(exc)
-        if endpoint is not None and ask_setting(options.env) != BYPASS and not await _gate_within(endpoint, GATE_WAIT_S):
+        if (
+            endpoint is not None
+            and ask_setting(options.env) != BYPASS
+            and not await _gate_within(endpoint, GATE_WAIT_S)
+        ):
             raise SpawnError(GATE_MISSING.format(log=endpoint.state / "logs"))
         self._endpoints[id(options)] = endpoint
 
@@ -172,8 +178,14 @@ class OpenclawAdapter(AcpClientAdapter):
         setting = ask_setting(AcpRun.of(ctx).options.env)
         tool_call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
         kind = tool_call.get("kind") if isinstance(tool_call.get("kind"), str) else "other"
-        allow = next((o.get("optionId") for o in params.get("options") or () if isinstance(o, dict)
-                      and o.get("kind") == "allow_once" and isinstance(o.get("optionId"), str)), None)
+        allow = next(
+            (
+                o.get("optionId")
+                for o in params.get("options") or ()
+                if isinstance(o, dict) and o.get("kind") == "allow_once" and isinstance(o.get("optionId"), str)
+            ),
+            None,
+        )
         diffs = [c for c in tool_call.get("content") or () if isinstance(c, dict) and c.get("type") == "diff"]
         if diffs and isinstance(tool_call.get("toolCallId"), str):  # the gate's preview: kept on the call's display
             ctx.state.setdefault(_DIFFS, {})[tool_call["toolCallId"]] = diffs

@@ -82,8 +82,9 @@ def gate_loaded(state_dir: Path) -> bool:
         names = os.listdir(state_dir / ASKS_DIR)
     except OSError:
         return False
-    return any(_live_marker(state_dir / ASKS_DIR / name) for name in names
-               if name.startswith("gate.") and name[5:].isdigit())
+    return any(
+        _live_marker(state_dir / ASKS_DIR / name) for name in names if name.startswith("gate.") and name[5:].isdigit()
+    )
 
 
 def _live_marker(path: Path) -> bool:
@@ -129,7 +130,9 @@ def tool_kind(tool: str) -> str:
 
 def question_paths(params: dict[str, Any], derived: list[Any]) -> list[str]:
     """The files a call changes: its ``path`` (or ``file_path``), else what OpenClaw derived (``apply_patch``)."""
-    found = [params[key] for key in ("path", "file_path", "filePath") if isinstance(params.get(key), str) and params[key]]
+    found = [
+        params[key] for key in ("path", "file_path", "filePath") if isinstance(params.get(key), str) and params[key]
+    ]
     found += [p for p in derived if isinstance(p, str) and p and p not in found]
     return found
 
@@ -183,14 +186,21 @@ def preview_diff(tool: str, params: dict[str, Any], path: str | None) -> dict[st
         edits = params.get("edits")
         if not isinstance(edits, list):
             edits = [params]
-        pairs = [(e.get("oldText", e.get("old_string")), e.get("newText", e.get("new_string")))
-                 for e in edits if isinstance(e, dict)]
+        pairs = [
+            (e.get("oldText", e.get("old_string")), e.get("newText", e.get("new_string")))
+            for e in edits
+            if isinstance(e, dict)
+        ]
         if not pairs or not all(isinstance(o, str) and isinstance(n, str) for o, n in pairs):
             return None
         old = _read_small(path)
         if old is None:
-            return {"type": "diff", "path": path, "oldText": "\n".join(o for o, _ in pairs),
-                    "newText": "\n".join(n for _, n in pairs)}
+            return {
+                "type": "diff",
+                "path": path,
+                "oldText": "\n".join(o for o, _ in pairs),
+                "newText": "\n".join(n for _, n in pairs),
+            }
         new = old
         for before, after in pairs:
             if before and before in new:
@@ -210,8 +220,12 @@ def allowed(response: dict[str, Any]) -> bool:
     ``allow-once`` (the one allow offered); an error, a cancel, another option or any other shape is a no."""
     result = response.get("result")
     outcome = result.get("outcome") if isinstance(result, dict) else None
-    return (isinstance(outcome, dict) and outcome.get("outcome") == "selected"
-            and outcome.get("optionId") == "allow-once" and "error" not in response)
+    return (
+        isinstance(outcome, dict)
+        and outcome.get("outcome") == "selected"
+        and outcome.get("optionId") == "allow-once"
+        and "error" not in response
+    )
 
 
 def gate_answer(approve: bool) -> bytes:

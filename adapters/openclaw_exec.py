@@ -35,8 +35,10 @@ if TYPE_CHECKING:
 
 ev = lazy_module("acp_mux.core.events")
 
-LIMITS = ("runs through `openclaw agent exec`: no streaming, no permission questions, "
-          "and each message starts a new OpenClaw session without the earlier ones")
+LIMITS = (
+    "runs through `openclaw agent exec`: no streaming, no permission questions, "
+    "and each message starts a new OpenClaw session without the earlier ones"
+)
 _AUTH = re.compile(r"\b(401|403)\b|unauthori[sz]ed|authentication|api key", re.I)
 _RATE = re.compile(r"\b429\b|rate.?limit|too many requests|quota", re.I)
 _STATE = "openclaw_exec_run"
@@ -54,8 +56,13 @@ class OpenclawExecAdapter(AgentAdapter):
         args = ["agent", "exec", "--json", "--message-file", path, "--cwd", options.cwd]
         if options.model:
             args += ["--model", options.model]
-        return SpawnSpec(command=command, args=[*args, *options.extra_args], env=options.env, cwd=options.cwd,
-                         private_files=((path, options.prompt.as_text()),))
+        return SpawnSpec(
+            command=command,
+            args=[*args, *options.extra_args],
+            env=options.env,
+            cwd=options.cwd,
+            private_files=((path, options.prompt.as_text()),),
+        )
 
     def start(self, options: RunOptions, ctx: ParseContext, note: str = "") -> None:
         ctx.state[_STATE] = {"lines": [], "options": options, "note": f"_({note}OpenClaw {LIMITS}.)_\n\n"}
@@ -80,12 +87,24 @@ class OpenclawExecAdapter(AgentAdapter):
         events += ctx.text_delta(text) + ctx.end_text()
         usage = envelope.get("usage") if isinstance(envelope.get("usage"), dict) else {}
         if usage:
-            events.append(ev.TokenUsageEvent(input_tokens=_int(usage.get("input")), output_tokens=_int(usage.get("output")),
-                                             cached_tokens=_int(usage.get("cacheRead")) or None))
+            events.append(
+                ev.TokenUsageEvent(
+                    input_tokens=_int(usage.get("input")),
+                    output_tokens=_int(usage.get("output")),
+                    cached_tokens=_int(usage.get("cacheRead")) or None,
+                )
+            )
             cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
             if isinstance(cost.get("total"), (int, float)):
-                events.append(ev.CostEvent(cost=ev.CostRecord(total_usd=float(cost["total"]), input_tokens=_int(usage.get("input")),
-                                                              output_tokens=_int(usage.get("output")))))
+                events.append(
+                    ev.CostEvent(
+                        cost=ev.CostRecord(
+                            total_usd=float(cost["total"]),
+                            input_tokens=_int(usage.get("input")),
+                            output_tokens=_int(usage.get("output")),
+                        )
+                    )
+                )
         if envelope.get("status") != "ok":
             events += _failure(envelope)
         return events + ctx.end_turn()

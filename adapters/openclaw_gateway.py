@@ -167,10 +167,18 @@ def gateway_config(port: int, included: Path | None, slot: Path) -> dict[str, ob
     config: dict[str, object] = {}
     if included is not None:
         config["$include"] = str(included)
-    config["gateway"] = {"mode": "local", "port": port, "bind": "loopback", "auth": {"mode": "token"},
-                         "tailscale": {"mode": "off"}, "controlUi": {"enabled": False}}
+    config["gateway"] = {
+        "mode": "local",
+        "port": port,
+        "bind": "loopback",
+        "auth": {"mode": "token"},
+        "tailscale": {"mode": "off"},
+        "controlUi": {"enabled": False},
+    }
     config["logging"] = {"file": str(slot / "logs" / "openclaw.log")}
-    config.update(gateway_overrides(included))  # acp-mux's asking: exec approvals on, the gate plugin (openclaw_asks.py)
+    config.update(
+        gateway_overrides(included)
+    )  # acp-mux's asking: exec approvals on, the gate plugin (openclaw_asks.py)
     return config
 
 
@@ -188,8 +196,10 @@ def _private_dir(path: Path) -> Path:
     with contextlib.suppress(OSError):  # the state dir above; if it cannot be made, the check below says why
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     if not ensure_private_dir(str(path)):
-        raise GatewayError(f"{path} {_not_private_because(path)}; acp-mux does not keep OpenClaw's gateway state "
-                           "there. Remove it (or, if it is yours, check what is in it and chmod 700 it).")
+        raise GatewayError(
+            f"{path} {_not_private_because(path)}; acp-mux does not keep OpenClaw's gateway state "
+            "there. Remove it (or, if it is yours, check what is in it and chmod 700 it)."
+        )
     return path
 
 
@@ -293,8 +303,10 @@ class Gateway:
         except PortNotOurs:
             self.endpoint = None
             await asyncio.to_thread(self._retire, registration)
-            raise PortNotOurs(f"something else now listens on 127.0.0.1:{registration.port}, OpenClaw's gateway "
-                              "port; its token was not sent there. The next message starts a new gateway.") from None
+            raise PortNotOurs(
+                f"something else now listens on 127.0.0.1:{registration.port}, OpenClaw's gateway "
+                "port; its token was not sent there. The next message starts a new gateway."
+            ) from None
         return endpoint
 
     def _alive(self) -> bool:
@@ -320,13 +332,19 @@ class Gateway:
                 await asyncio.to_thread(self._retire, registration)
                 continue
             self._follow(registration)
-            self.endpoint = Endpoint(f"ws://127.0.0.1:{registration.port}", self.state / "gateway.token",
-                                     self.state, self.state / "openclaw.json",
-                                     Path(registration.include_root) if registration.include_root else None,
-                                     self.tmp)
+            self.endpoint = Endpoint(
+                f"ws://127.0.0.1:{registration.port}",
+                self.state / "gateway.token",
+                self.state,
+                self.state / "openclaw.json",
+                Path(registration.include_root) if registration.include_root else None,
+                self.tmp,
+            )
             return self.endpoint
-        raise PortNotOurs(f"OpenClaw's gateway port was taken by another program {PORT_ATTEMPTS} times in a row; "
-                          "its token was not sent. Something on this machine is racing for loopback ports.")
+        raise PortNotOurs(
+            f"OpenClaw's gateway port was taken by another program {PORT_ATTEMPTS} times in a row; "
+            "its token was not sent. Something on this machine is racing for loopback ports."
+        )
 
     # ── find or start (blocking: run in a thread) ────────────────────────────────────────────────────────────────
     def _find_or_start(self) -> Registration:
@@ -347,8 +365,9 @@ class Gateway:
                 self._lease_fd = take_lease(self.root)
             found = read_registration(self.root)
             if found is not None and found.alive():
-                log.info("openclaw: attached to the shared gateway on 127.0.0.1:%d (pid %d)", found.port,
-                         found.gateway_pid)
+                log.info(
+                    "openclaw: attached to the shared gateway on 127.0.0.1:%d (pid %d)", found.port, found.gateway_pid
+                )
                 return found
             if found is not None:  # its keeper died (SIGKILL) but the gateway lives on: it is ours, end it
                 _kill_if_same(found.gateway_pid, found.gateway_start)
@@ -363,8 +382,15 @@ class Gateway:
         _write_private(token_file, token + "\n")
         included = user_config(self.env)
         _write_private(config_path, json.dumps(gateway_config(port, included, state), indent=2) + "\n")
-        env = {**self.env, **QUIET, "OPENCLAW_STATE_DIR": str(state), "OPENCLAW_CONFIG_PATH": str(config_path),
-               "OPENCLAW_GATEWAY_TOKEN": token, "OPENCLAW_ALLOW_MULTI_GATEWAY": "1", "OPENCLAW_NO_AUTO_UPDATE": "1"}
+        env = {
+            **self.env,
+            **QUIET,
+            "OPENCLAW_STATE_DIR": str(state),
+            "OPENCLAW_CONFIG_PATH": str(config_path),
+            "OPENCLAW_GATEWAY_TOKEN": token,
+            "OPENCLAW_ALLOW_MULTI_GATEWAY": "1",
+            "OPENCLAW_NO_AUTO_UPDATE": "1",
+        }
         env.update({f"OPENCLAW_SKIP_{name}": "1" for name in SKIPPED})
         if self.tmp is not None:
             env.update(private_tmp_env(self.tmp))
@@ -372,11 +398,17 @@ class Gateway:
             env["OPENCLAW_INCLUDE_ROOTS"] = str(included.parent)
         program = resolve_command(SpawnSpec(self.binary, [], env=env, cwd=str(state)))
         args = ["gateway", "run", "--port", str(port), "--bind", "loopback", "--auth", "token"]
-        keeper_pid, gateway_pid = start_keeper(self.root, grace_seconds(self.env), self.log_path, program, args,
-                                               env, str(state))
-        registration = Registration(keeper_pid, process_start(keeper_pid) or 0, gateway_pid,
-                                    process_start(gateway_pid) or 0, port,
-                                    str(included.parent) if included is not None else None)
+        keeper_pid, gateway_pid = start_keeper(
+            self.root, grace_seconds(self.env), self.log_path, program, args, env, str(state)
+        )
+        registration = Registration(
+            keeper_pid,
+            process_start(keeper_pid) or 0,
+            gateway_pid,
+            process_start(gateway_pid) or 0,
+            port,
+            str(included.parent) if included is not None else None,
+        )
         write_registration(self.root, registration)
         log.info("openclaw gateway starting on 127.0.0.1:%d (pid %d, state %s)", port, gateway_pid, state)
         return registration
@@ -400,12 +432,15 @@ class Gateway:
             if owner:
                 return
             if found:  # something listens there and not all of it is the gateway's
-                raise PortNotOurs(f"another program took 127.0.0.1:{port} before OpenClaw's gateway could listen "
-                                  "there; its token was not sent to it")
+                raise PortNotOurs(
+                    f"another program took 127.0.0.1:{port} before OpenClaw's gateway could listen "
+                    "there; its token was not sent to it"
+                )
             if not registration.alive():
                 tail = self._log_tail()
-                raise GatewayError("OpenClaw's gateway exited before it listened" + (": " + " | ".join(tail)
-                                                                                       if tail else ""))
+                raise GatewayError(
+                    "OpenClaw's gateway exited before it listened" + (": " + " | ".join(tail) if tail else "")
+                )
             if owner is None and await _accepts(port):  # no /proc to ask: a connection is all there is
                 return
             await asyncio.sleep(0.2)
@@ -476,17 +511,36 @@ def _kill_if_same(pid: int, start: int, sig: int = signal.SIGKILL) -> None:
             os.kill(pid, sig)
 
 
-def start_keeper(root: Path, grace: float, log_path: Path, program: str, args: list[str], env: Mapping[str, str],
-                 cwd: str) -> tuple[int, int]:
+def start_keeper(
+    root: Path, grace: float, log_path: Path, program: str, args: list[str], env: Mapping[str, str], cwd: str
+) -> tuple[int, int]:
     """Start the detached keeper (``openclaw_keeper.py``), which starts the gateway: (keeper pid, gateway pid)."""
     read_fd, write_fd = os.pipe()
     try:
-        command = [sys.executable, "-I", "-S", str(KEEPER), str(root), repr(grace), str(write_fd), str(log_path),
-                   str(agent_supervisor.__file__),
-                   "--", program, *args]
-        first = subprocess.Popen(command, env=dict(env), cwd=cwd, stdin=subprocess.DEVNULL,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                                 pass_fds=(write_fd,))
+        command = [
+            sys.executable,
+            "-I",
+            "-S",
+            str(KEEPER),
+            str(root),
+            repr(grace),
+            str(write_fd),
+            str(log_path),
+            str(agent_supervisor.__file__),
+            "--",
+            program,
+            *args,
+        ]
+        first = subprocess.Popen(
+            command,
+            env=dict(env),
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            pass_fds=(write_fd,),
+        )
     except OSError as exc:
         os.close(read_fd)
         raise GatewayError(f"cannot start OpenClaw's gateway keeper: {exc}") from exc

@@ -59,9 +59,12 @@ class Registration:
 
     def alive(self) -> bool:
         """Both the keeper and the gateway still run, as the very processes registered (not a recycled pid)."""
-        return (self.keeper_pid > 0 and self.gateway_pid > 0
-                and process_start(self.keeper_pid) == self.keeper_start
-                and process_start(self.gateway_pid) == self.gateway_start)
+        return (
+            self.keeper_pid > 0
+            and self.gateway_pid > 0
+            and process_start(self.keeper_pid) == self.keeper_start
+            and process_start(self.gateway_pid) == self.gateway_start
+        )
 
     def to_json(self) -> str:
         return json.dumps(asdict(self)) + "\n"

@@ -66,7 +66,8 @@ class Relay:
 
     async def run(self) -> int:
         self.child = await asyncio.create_subprocess_exec(
-            *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=64 * 1024 * 1024)
+            *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=64 * 1024 * 1024
+        )
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             loop.add_signal_handler(sig, self._stop_child)
@@ -132,16 +133,22 @@ class Relay:
     async def _serve(self, session_id: str) -> None:
         registration = registration_path(self.state_dir, session_id)
         if not self.state_dir or not _private_dir(registration.parent):
-            print(f"acp-mux relay: no private folder at {registration.parent}; openclaw's file tools will be refused",
-                  file=sys.stderr)
+            print(
+                f"acp-mux relay: no private folder at {registration.parent}; openclaw's file tools will be refused",
+                file=sys.stderr,
+            )
             return
         address = _address(registration)
         if address is None:
-            print(f"acp-mux relay: no socket address fits under {registration.parent}; openclaw's file tools will be "
-                  "refused", file=sys.stderr)
+            print(
+                f"acp-mux relay: no socket address fits under {registration.parent}; openclaw's file tools will be "
+                "refused",
+                file=sys.stderr,
+            )
             return
-        server = await asyncio.start_unix_server(lambda r, w: self._question(session_id, r, w), path=address,
-                                                 limit=MAX_QUESTION_BYTES)
+        server = await asyncio.start_unix_server(
+            lambda r, w: self._question(session_id, r, w), path=address, limit=MAX_QUESTION_BYTES
+        )
         if not address.startswith("\0"):
             os.chmod(address, 0o600)
             self.paths.append(Path(address))

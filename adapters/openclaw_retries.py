@@ -27,8 +27,10 @@ if TYPE_CHECKING:
 ev = lazy_module("acp_mux.core.events")
 
 MARK = "transient same-model retry"
-_RETRY = re.compile(r"transient same-model retry (\d{1,4})/(\d{1,4}) for (\S{1,200}) reason=([\w-]{1,40}): "
-                    r"delayMs=(\d{1,9})")
+_RETRY = re.compile(
+    r"transient same-model retry (\d{1,4})/(\d{1,4}) for (\S{1,200}) reason=([\w-]{1,40}): "
+    r"delayMs=(\d{1,9})"
+)
 REASONS = {
     "rate_limit": "rate limited by the provider (HTTP 429)",
     "overloaded": "the provider is overloaded",
@@ -47,5 +49,9 @@ def retry_events(line: str, ctx: ParseContext) -> list[BaseEvent]:
         return []
     attempt, budget, model, reason, delay = found.groups()
     text = REASONS.get(reason, reason.replace("_", " ")) + f" ({model})"
-    return ctx.begin_turn() + ctx.end_thinking() + ctx.end_text() + [ev.RetryEvent(
-        attempt=int(attempt), max_attempts=int(budget), reason=text, delay_ms=int(delay))]
+    return (
+        ctx.begin_turn()
+        + ctx.end_thinking()
+        + ctx.end_text()
+        + [ev.RetryEvent(attempt=int(attempt), max_attempts=int(budget), reason=text, delay_ms=int(delay))]
+    )

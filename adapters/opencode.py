@@ -145,7 +145,9 @@ class OpencodeAdapter(AcpClientAdapter):
     # its log on stderr (WARN and up): the only place its retries of a failing model show (stderr_events)
     acp_args = ("acp", "--print-logs", "--log-level", "WARN")
     run_type = OpencodeRun
-    capabilities = AgentCapabilities(persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True)
+    capabilities = AgentCapabilities(
+        persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True
+    )
 
     def spawn_env(self, options: RunOptions) -> dict[str, str] | None:
         env = dict(options.env) if options.env is not None else dict(os.environ)
@@ -171,11 +173,18 @@ class OpencodeAdapter(AcpClientAdapter):
     # ── tool calls: announced empty, made ready by their first in_progress (or their question) ───────────────
     def _update_tool_call(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         tool_id = update.get("toolCallId")
-        if update.get("status") != "pending" or not _empty_input(update.get("rawInput")) or not isinstance(tool_id, str) \
-                or not tool_id or tool_id in ctx.tools:
+        if (
+            update.get("status") != "pending"
+            or not _empty_input(update.get("rawInput"))
+            or not isinstance(tool_id, str)
+            or not tool_id
+            or tool_id in ctx.tools
+        ):
             return super()._update_tool_call(update, ctx)
         AcpRun.of(ctx).last_text = ""
-        return ctx.tool_start(tool_id, self.tool_name_of(update), None, display=tool_display(update, ctx.cwd), ready=False)
+        return ctx.tool_start(
+            tool_id, self.tool_name_of(update), None, display=tool_display(update, ctx.cwd), ready=False
+        )
 
     def _update_tool_call_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         tool_id = update.get("toolCallId")
@@ -224,8 +233,12 @@ class OpencodeAdapter(AcpClientAdapter):
         if run.failed_requests > MAX_RETRIES or any(word in message.lower() for word in _AUTH_WORDS):
             return ()  # opencode gives up here (a refused key is never retried): its error follows at once
         reason = f"the model request failed ({message}); opencode tries again"
-        return ctx.begin_turn() + ctx.end_thinking() + ctx.end_text() + [
-            ev.RetryEvent(attempt=run.failed_requests, max_attempts=MAX_RETRIES, reason=reason)]
+        return (
+            ctx.begin_turn()
+            + ctx.end_thinking()
+            + ctx.end_text()
+            + [ev.RetryEvent(attempt=run.failed_requests, max_attempts=MAX_RETRIES, reason=reason)]
+        )
 
     # ── errors ─────────────────────────────────────────────────────────────────────────────────────────────────
     def failure(self, error: dict[str, Any], ctx: ParseContext, *, during: str) -> list[BaseEvent]:

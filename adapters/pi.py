@@ -68,7 +68,9 @@ MODES = (
 )
 UNGATED_MODE = ModeInfo(UNGATED, "pi does not ask", "acp-mux's permission extension is not loaded: every tool runs.")
 
-_AUTH = re.compile(r"\b(401|403)\b|unauthori[sz]ed|authentication|invalid[ _-]?api[ _-]?key|incorrect api key|no api key", re.I)
+_AUTH = re.compile(
+    r"\b(401|403)\b|unauthori[sz]ed|authentication|invalid[ _-]?api[ _-]?key|incorrect api key|no api key", re.I
+)
 _RATE = re.compile(r"\b429\b|rate.?limit|too many requests|quota|overloaded", re.I)
 _MISSING_SESSION = re.compile(r"No session found matching")
 _EXTENSION_FAILED = re.compile(r'Failed to load extension "([^"]+)"(.*)')
@@ -86,7 +88,9 @@ class PiRun(PerRun):
     gated: bool = True  # the extension was loaded with -e (its command list may still prove otherwise)
     seq: int = 0
     waiting: dict[str, str] = field(default_factory=dict)  # command id → purpose
-    questions: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # interaction → (pi's request id, tool id)
+    questions: dict[str, tuple[str, str | None]] = field(
+        default_factory=dict
+    )  # interaction → (pi's request id, tool id)
     refused: set[str] = field(default_factory=set)  # tool calls answered "no": they never ran
     notes: list[str] = field(default_factory=list)  # said in the conversation when the next turn starts
     in_agent: bool = False
@@ -158,7 +162,9 @@ class PiAdapter(AgentAdapter):
             run.mode = UNGATED
         run.keep(ctx)
         if not run.gated:
-            why = self.extension_failure or (f"{EXTENSION_ENV} is empty" if LOADER.is_file() else f"{LOADER} is missing")
+            why = self.extension_failure or (
+                f"{EXTENSION_ENV} is empty" if LOADER.is_file() else f"{LOADER} is missing"
+            )
             run.notes.append(_ungated_note(why))
         session = options.session_id
         if session and (session in self.lost_sessions or (os.path.isabs(session) and not os.path.exists(session))):
@@ -210,7 +216,9 @@ class PiAdapter(AgentAdapter):
         ctx.approvals.pop(interaction_id, None)
         self._answer(ctx, run, interaction_id, decision.approve)
 
-    def _answer(self, ctx: ParseContext, run: PiRun, interaction_id: str, confirmed: bool, cancelled: bool = False) -> None:
+    def _answer(
+        self, ctx: ParseContext, run: PiRun, interaction_id: str, confirmed: bool, cancelled: bool = False
+    ) -> None:
         asked = run.questions.pop(interaction_id, None)
         if asked is None:
             return
@@ -273,14 +281,20 @@ class PiAdapter(AgentAdapter):
             message = str(msg.get("error") or f"pi refused the {msg.get('command')} command")
             if purpose == _MODEL:
                 return [ev.DebugEvent(level="warn", message=message)]
-            return ctx.begin_turn() + [ev.ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message, recoverable=True)] + ctx.end_turn()
+            return (
+                ctx.begin_turn()
+                + [ev.ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message, recoverable=True)]
+                + ctx.end_turn()
+            )
         return []
 
     def _on_state(self, data: dict[str, Any], ctx: ParseContext, run: PiRun) -> list[BaseEvent]:
         native = data.get("sessionFile") or data.get("sessionId")
         events: list[BaseEvent] = []
         if isinstance(native, str) and native:
-            events += ctx.session_start(native, resumed=bool(run.options.session_id) and native == run.options.session_id)
+            events += ctx.session_start(
+                native, resumed=bool(run.options.session_id) and native == run.options.session_id
+            )
         model = data.get("model") if isinstance(data.get("model"), dict) else None
         if model:
             window = model.get("contextWindow")
@@ -295,15 +309,27 @@ class PiAdapter(AgentAdapter):
         if run.gated and GATE_COMMAND not in names:
             run.gated, run.mode = False, UNGATED
             failed = names.get(GATE_FAILED_COMMAND)
-            run.notes.append(_ungated_note(f"its permission extension did not load: {failed}" if failed is not None
-                                           else "its permission extension is not among pi's commands"))
+            run.notes.append(
+                _ungated_note(
+                    f"its permission extension did not load: {failed}"
+                    if failed is not None
+                    else "its permission extension is not among pi's commands"
+                )
+            )
         if not run.gated:
-            events.append(ev.SessionOptionsEvent(
-                modes=[ev.SessionModeOption(id=UNGATED, name=UNGATED_MODE.name, description=UNGATED_MODE.description)],
-                current_mode=UNGATED,
-            ))
-        commands = [ev.SlashCommand(name=c["name"], description=str(c.get("description") or ""))
-                    for c in listed if c["name"] not in (GATE_COMMAND, GATE_FAILED_COMMAND)]
+            events.append(
+                ev.SessionOptionsEvent(
+                    modes=[
+                        ev.SessionModeOption(id=UNGATED, name=UNGATED_MODE.name, description=UNGATED_MODE.description)
+                    ],
+                    current_mode=UNGATED,
+                )
+            )
+        commands = [
+            ev.SlashCommand(name=c["name"], description=str(c.get("description") or ""))
+            for c in listed
+            if c["name"] not in (GATE_COMMAND, GATE_FAILED_COMMAND)
+        ]
         return events + [ev.CommandsUpdateEvent(commands=commands)]
 
     # ── the turn ───────────────────────────────────────────────────────────────────────────────────────────────
@@ -345,8 +371,11 @@ class PiAdapter(AgentAdapter):
         events: list[BaseEvent] = []
         used = tokens[0] + tokens[1] + tokens[2]
         if run.context_window > 0:  # first, so the usage below is measured against pi's real window
-            events.append(ev.ContextLimitWarningEvent(used_tokens=used, max_tokens=run.context_window,
-                                                      pct_used=used / run.context_window))
+            events.append(
+                ev.ContextLimitWarningEvent(
+                    used_tokens=used, max_tokens=run.context_window, pct_used=used / run.context_window
+                )
+            )
         return events + [
             ev.TokenUsageEvent(input_tokens=tokens[0], output_tokens=tokens[1], cached_tokens=tokens[2] or None)
         ]
@@ -360,10 +389,14 @@ class PiAdapter(AgentAdapter):
 
     def _on_auto_retry_start(self, msg: dict[str, Any], ctx: ParseContext, run: PiRun) -> list[BaseEvent]:
         run.retrying, run.error = True, None
-        return [ev.RetryEvent(
-            attempt=_int(msg.get("attempt")), max_attempts=_int(msg.get("maxAttempts")),
-            reason=str(msg.get("errorMessage") or "the model request failed"), delay_ms=_int(msg.get("delayMs")),
-        )]
+        return [
+            ev.RetryEvent(
+                attempt=_int(msg.get("attempt")),
+                max_attempts=_int(msg.get("maxAttempts")),
+                reason=str(msg.get("errorMessage") or "the model request failed"),
+                delay_ms=_int(msg.get("delayMs")),
+            )
+        ]
 
     def _on_auto_retry_end(self, msg: dict[str, Any], ctx: ParseContext, run: PiRun) -> list[BaseEvent]:
         run.retrying = False
@@ -384,8 +417,12 @@ class PiAdapter(AgentAdapter):
             return events + ctx.end_turn(tool_error="cancelled")
         if error is not None:
             events += ctx.close_open("failed") + _error_events(error, self.auth_hint)
-        cost = ev.CostRecord(total_usd=run.cost_usd, input_tokens=run.tokens[0], output_tokens=run.tokens[1],
-                             cached_tokens=run.tokens[2] or None)
+        cost = ev.CostRecord(
+            total_usd=run.cost_usd,
+            input_tokens=run.tokens[0],
+            output_tokens=run.tokens[1],
+            cached_tokens=run.tokens[2] or None,
+        )
         events.append(ev.CostEvent(cost=cost))
         return events + ctx.end_turn()
 
@@ -395,13 +432,17 @@ class PiAdapter(AgentAdapter):
         return announce(ctx, str(msg.get("toolCallId") or ""), str(msg.get("toolName") or ""), args)
 
     def _on_tool_execution_update(self, msg: dict[str, Any], ctx: ParseContext, run: PiRun) -> list[BaseEvent]:
-        return execution_update(ctx, str(msg.get("toolCallId") or ""), str(msg.get("toolName") or ""), msg.get("partialResult"))
+        return execution_update(
+            ctx, str(msg.get("toolCallId") or ""), str(msg.get("toolName") or ""), msg.get("partialResult")
+        )
 
     def _on_tool_execution_end(self, msg: dict[str, Any], ctx: ParseContext, run: PiRun) -> list[BaseEvent]:
         tool_id = str(msg.get("toolCallId") or "")
         refused = tool_id in run.refused
         run.refused.discard(tool_id)
-        return execution_end(ctx, tool_id, str(msg.get("toolName") or ""), msg.get("result"), msg.get("isError") is True, refused)
+        return execution_end(
+            ctx, tool_id, str(msg.get("toolName") or ""), msg.get("result"), msg.get("isError") is True, refused
+        )
 
     def _on_extension_ui_request(self, msg: dict[str, Any], ctx: ParseContext, run: PiRun) -> list[BaseEvent]:
         request_id, method = str(msg.get("id") or ""), msg.get("method")
@@ -411,13 +452,20 @@ class PiAdapter(AgentAdapter):
             interaction_id = f"pi-question-{request_id}"
             run.questions[interaction_id] = (request_id, None)
             ctx.approvals[interaction_id] = request_id
-            return ctx.begin_turn() + [ev.ApprovalRequestEvent(
-                interaction_id=interaction_id, action=str(msg.get("title") or "pi extension"),
-                detail=str(msg.get("message") or ""), tool_name="pi extension", input={},
-            )]
+            return ctx.begin_turn() + [
+                ev.ApprovalRequestEvent(
+                    interaction_id=interaction_id,
+                    action=str(msg.get("title") or "pi extension"),
+                    detail=str(msg.get("message") or ""),
+                    tool_name="pi extension",
+                    input={},
+                )
+            ]
         if method in ("select", "input", "editor"):  # nothing in ACP answers these: dismissed, never left hanging
             ctx.send({"type": "extension_ui_response", "id": request_id, "cancelled": True})
-            return [ev.DebugEvent(level="warn", message=f"a pi extension asked {method!r} ({msg.get('title')}); dismissed")]
+            return [
+                ev.DebugEvent(level="warn", message=f"a pi extension asked {method!r} ({msg.get('title')}); dismissed")
+            ]
         if method == "notify" and msg.get("notifyType") in ("warning", "error"):
             return [ev.DebugEvent(level="warn", message=f"pi: {msg.get('message')}")]
         return []
@@ -444,10 +492,16 @@ class PiAdapter(AgentAdapter):
         events = announce(ctx, tool_id, name, tool_input)
         spec = self.tool_table.lookup(name)
         title = spec.render_title(name, tool_input)
-        return events + [ev.ApprovalRequestEvent(
-            interaction_id=interaction_id, action=title, tool_name=name, tool_call_id=tool_id, input=tool_input,
-            risk_level="high" if spec.kind == "execute" else "medium",
-        )]
+        return events + [
+            ev.ApprovalRequestEvent(
+                interaction_id=interaction_id,
+                action=title,
+                tool_name=name,
+                tool_call_id=tool_id,
+                input=tool_input,
+                risk_level="high" if spec.kind == "execute" else "medium",
+            )
+        ]
 
     def _on_extension_error(self, msg: dict[str, Any], ctx: ParseContext, run: PiRun) -> list[BaseEvent]:
         return [ev.DebugEvent(level="warn", message=f"pi extension error in {msg.get('event')}: {msg.get('error')}")]

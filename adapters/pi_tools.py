@@ -112,7 +112,9 @@ def execution_update(ctx: ParseContext, tool_id: str, name: str, partial: Any) -
     return _shell_begin(ctx, tool_id) + _shell_output(ctx, tool_id, content_text(partial))
 
 
-def execution_end(ctx: ParseContext, tool_id: str, name: str, result: Any, is_error: bool, refused: bool) -> list[BaseEvent]:
+def execution_end(
+    ctx: ParseContext, tool_id: str, name: str, result: Any, is_error: bool, refused: bool
+) -> list[BaseEvent]:
     """``tool_execution_end``: the call's outcome; a command closes its output with its exit code first.
 
     ``refused``: the person (or the mode) said no, so nothing ran."""
@@ -149,7 +151,7 @@ def _shell_output(ctx: ParseContext, tool_id: str, text: str, final: bool = Fals
     shells = _Shells.of(ctx).shown
     shown = shells.get(tool_id, "")
     if text.startswith(shown):
-        new = text[len(shown):]
+        new = text[len(shown) :]
     elif final:
         new = ""  # the final text is the same output, trimmed or annotated: it was shown as it came
     else:

@@ -27,9 +27,34 @@ ASKABLE = ("writes", "edits", "commands", "fetches")  # what an agent can ask th
 # The programs codex (codex-rs shell-command is_safe_command.rs) and gemini (its shell tool's isSafeToCallWithExec)
 # run without asking as read-only, the same list in both (inside the workspace for gemini; codex adds find, rg,
 # base64 and `sed -n Np` when their options write nothing).
-READ_ONLY_PROGRAMS = ("ls", "cat", "grep", "echo", "cd", "cut", "expr", "false", "head", "id", "nl", "paste", "pwd",
-                      "rev", "seq", "stat", "tail", "tr", "true", "uname", "uniq", "wc", "which", "whoami", "numfmt",
-                      "tac")
+READ_ONLY_PROGRAMS = (
+    "ls",
+    "cat",
+    "grep",
+    "echo",
+    "cd",
+    "cut",
+    "expr",
+    "false",
+    "head",
+    "id",
+    "nl",
+    "paste",
+    "pwd",
+    "rev",
+    "seq",
+    "stat",
+    "tail",
+    "tr",
+    "true",
+    "uname",
+    "uniq",
+    "wc",
+    "which",
+    "whoami",
+    "numfmt",
+    "tac",
+)
 
 
 @dataclass(frozen=True)
@@ -170,8 +195,12 @@ _ROWS: tuple[AgentEntry, ...] = (
         tested_version="2.1.197",
         status="works: permissions (with edited input), interrupt, modes incl. plan (read-only, enforced), "
         "slash commands, MCP servers from session/new",
-        asking=Asking("default", ("writes", "edits", "commands"), "Claude's own permission prompts",
-                      unasked="`--mode bypassPermissions` (`acceptEdits`: edits unasked, commands still ask)"),
+        asking=Asking(
+            "default",
+            ("writes", "edits", "commands"),
+            "Claude's own permission prompts",
+            unasked="`--mode bypassPermissions` (`acceptEdits`: edits unasked, commands still ask)",
+        ),
     ),
     AgentEntry(
         name="codex",
@@ -190,10 +219,14 @@ _ROWS: tuple[AgentEntry, ...] = (
         tested_version="0.169.0",
         status="works: approvals for commands and file changes, diffs, plans, usage, interrupt, MCP servers; "
         "`--transport exec` (one `codex exec --json` per turn, no approvals) for a codex without app-server",
-        asking=Asking("ask", ("writes", "edits", "commands"), "codex's approvals, policy untrusted",
-                      unasked="`--mode full-access` (`auto`: unasked inside the workspace)",
-                      limits="`--transport exec` asks nothing",
-                      unasked_programs=(*READ_ONLY_PROGRAMS, "find", "rg", "base64", "sed")),
+        asking=Asking(
+            "ask",
+            ("writes", "edits", "commands"),
+            "codex's approvals, policy untrusted",
+            unasked="`--mode full-access` (`auto`: unasked inside the workspace)",
+            limits="`--transport exec` asks nothing",
+            unasked_programs=(*READ_ONLY_PROGRAMS, "find", "rg", "base64", "sed"),
+        ),
     ),
     AgentEntry(
         name="gemini",
@@ -209,8 +242,13 @@ _ROWS: tuple[AgentEntry, ...] = (
         tested_version="0.61.0",
         status="works through its own ACP mode: permissions, diffs, plans, modes and models from gemini, "
         "cancel, resume",
-        asking=Asking("default", ("writes", "edits", "commands"), "gemini's own permission requests",
-                      unasked="`--mode yolo` (`autoEdit`: edits unasked)", unasked_programs=READ_ONLY_PROGRAMS),
+        asking=Asking(
+            "default",
+            ("writes", "edits", "commands"),
+            "gemini's own permission requests",
+            unasked="`--mode yolo` (`autoEdit`: edits unasked)",
+            unasked_programs=READ_ONLY_PROGRAMS,
+        ),
     ),
     AgentEntry(
         name="copilot",
@@ -228,8 +266,9 @@ _ROWS: tuple[AgentEntry, ...] = (
         "(mode agent asks; autopilot and allow_all are never the default), diffs, modes agent/plan/autopilot, "
         "cancel (also while asking), resume through session/load; 401/429 become typed errors; "
         "no model list with a custom provider",
-        asking=Asking("agent", ("writes", "edits", "commands"), "copilot's own permission requests",
-                      unasked="`--mode autopilot`"),
+        asking=Asking(
+            "agent", ("writes", "edits", "commands"), "copilot's own permission requests", unasked="`--mode autopilot`"
+        ),
     ),
     AgentEntry(
         name="cursor",
@@ -249,8 +288,12 @@ _ROWS: tuple[AgentEntry, ...] = (
         status="untested against the real CLI: tested against a replayed transcript (Cursor's documented ACP "
         "mode): permissions, questions (cursor/ask_question) as choice dialogs, plans and todos, subagent tasks, "
         "cancel, resume; sign-in errors become typed auth errors",
-        asking=Asking("agent", ("writes", "edits", "commands"), "Cursor's own permission requests, as documented",
-                      limits="untested against the real CLI"),
+        asking=Asking(
+            "agent",
+            ("writes", "edits", "commands"),
+            "Cursor's own permission requests, as documented",
+            limits="untested against the real CLI",
+        ),
     ),
     AgentEntry(
         name="opencode",
@@ -268,8 +311,12 @@ _ROWS: tuple[AgentEntry, ...] = (
         status="works through its own ACP mode, started with acp-mux's asking permission rules "
         "(OPENCODE_CONFIG_CONTENT; your config files untouched): permissions for edits, commands and fetches, "
         "diffs, modes build (asks) / plan / allow-all, models, images, cancel, resume; 401/429 become typed errors",
-        asking=Asking("build", ("writes", "edits", "commands", "fetches"),
-                      "acp-mux's asking rules in opencode's config", unasked="`--mode allow-all`"),
+        asking=Asking(
+            "build",
+            ("writes", "edits", "commands", "fetches"),
+            "acp-mux's asking rules in opencode's config",
+            unasked="`--mode allow-all`",
+        ),
     ),
     AgentEntry(
         name="pi",
@@ -288,9 +335,13 @@ _ROWS: tuple[AgentEntry, ...] = (
         status="works through `pi --mode rpc`: permissions from acp-mux's own pi extension (ask, accept edits, "
         "bypass; without it, the session says pi does not ask), diffs, live command output, usage and cost, "
         "models from pi, cancel, resume",
-        asking=Asking("ask", ("writes", "edits", "commands"), "acp-mux's pi extension",
-                      unasked="`--mode bypass` (`accept-edits`: edits unasked)",
-                      limits="without the extension pi asks nothing, and the session says so"),
+        asking=Asking(
+            "ask",
+            ("writes", "edits", "commands"),
+            "acp-mux's pi extension",
+            unasked="`--mode bypass` (`accept-edits`: edits unasked)",
+            limits="without the extension pi asks nothing, and the session says so",
+        ),
     ),
     AgentEntry(
         name="omp",
@@ -340,12 +391,15 @@ _ROWS: tuple[AgentEntry, ...] = (
         "gateway keeps its own exec approvals and logins (not those in ~/.openclaw). Without a gateway (or "
         "`--transport exec`): one `openclaw agent exec` per message, no streaming, no approvals, no memory "
         "between messages",
-        asking=Asking("", ("writes", "edits", "commands"),
-                      "acp-mux's gate plugin in its private gateway before every tool not known to be read-only; "
-                      "OpenClaw's exec approvals, set to ask there, before commands",
-                      unasked="`ACP_MUX_OPENCLAW_ASK=bypass` (`accept-edits`: file changes unasked, commands ask)",
-                      limits="commands your OpenClaw config lists in `tools.exec.safeBins` run unasked; "
-                      "`--transport exec` asks nothing"),
+        asking=Asking(
+            "",
+            ("writes", "edits", "commands"),
+            "acp-mux's gate plugin in its private gateway before every tool not known to be read-only; "
+            "OpenClaw's exec approvals, set to ask there, before commands",
+            unasked="`ACP_MUX_OPENCLAW_ASK=bypass` (`accept-edits`: file changes unasked, commands ask)",
+            limits="commands your OpenClaw config lists in `tools.exec.safeBins` run unasked; "
+            "`--transport exec` asks nothing",
+        ),
     ),
     AgentEntry(
         name="hermes",
@@ -363,14 +417,16 @@ _ROWS: tuple[AgentEntry, ...] = (
         status="works through its own ACP mode: questions linked to their tool calls, diffs for edits, "
         "approvals before every command (acp-mux's plugin; dangerous ones also hermes' own), modes and models, images, cancel (also while asking: hermes is restarted), "
         "resume; 401/429 become typed errors; slow first start",
-        asking=Asking("default", ("writes", "edits", "commands"),
-                      "hermes' own questions; for commands its patterns do not deem dangerous, through acp-mux's "
-                      "hermes plugin",
-                      unasked="`--mode dont_ask` (commands hermes' own patterns deem dangerous still ask; "
-                      "`accept_edits`: workspace edits only)",
-                      limits="commands run unasked when hermes cannot load that plugin (HERMES_SAFE_MODE, a wrapper "
-                      "that sets HERMES_BUNDLED_PLUGINS itself, or `acp-mux-asks` in hermes' `plugins.disabled`), "
-                      "and the session says so at the first one"),
+        asking=Asking(
+            "default",
+            ("writes", "edits", "commands"),
+            "hermes' own questions; for commands its patterns do not deem dangerous, through acp-mux's hermes plugin",
+            unasked="`--mode dont_ask` (commands hermes' own patterns deem dangerous still ask; "
+            "`accept_edits`: workspace edits only)",
+            limits="commands run unasked when hermes cannot load that plugin (HERMES_SAFE_MODE, a wrapper "
+            "that sets HERMES_BUNDLED_PLUGINS itself, or `acp-mux-asks` in hermes' `plugins.disabled`), "
+            "and the session says so at the first one",
+        ),
     ),
     AgentEntry(
         name="demo",  # DEMO_AGENT
@@ -382,8 +438,9 @@ _ROWS: tuple[AgentEntry, ...] = (
         transports={"scripted": "acp_mux.adapters.scripted:ScriptedAdapter"},
         status="bundled scripted agent: streams text and thoughts, writes and edits a file with permission, "
         "runs a shell command; drives `acp-mux demo` and the bridge's own tests",
-        asking=Asking("default", ("writes", "edits", "commands"), "the scripted agent's requests",
-                      unasked="`--mode bypass`"),
+        asking=Asking(
+            "default", ("writes", "edits", "commands"), "the scripted agent's requests", unasked="`--mode bypass`"
+        ),
     ),
 )
 
@@ -432,7 +489,9 @@ def get_adapter(name: str, transport: str | None = None) -> AgentAdapter:
     return getattr(importlib.import_module(module_name), class_name)()
 
 
-def locate_binary(row: AgentEntry, override: str | None = None, env: Mapping[str, str] | None = None) -> tuple[str | None, str | None]:
+def locate_binary(
+    row: AgentEntry, override: str | None = None, env: Mapping[str, str] | None = None
+) -> tuple[str | None, str | None]:
     """(absolute path, None) when the agent's executable is found, else (None, what is wrong and how to fix it).
 
     The order is the one the run uses: ``--agent-bin``, then ``ACP_MUX_<NAME>_BIN``, then ``binary`` on PATH.
@@ -457,8 +516,10 @@ def locate_binary(row: AgentEntry, override: str | None = None, env: Mapping[str
         if alt and os.path.basename(os.path.realpath(alt)) == row.alt_binary_target:
             return os.path.abspath(alt), None
         if alt:
-            return None, (f"{row.binary} not found on PATH ({alt} is not a link to {row.alt_binary_target}, "
-                          "so it is not taken for it)")
+            return None, (
+                f"{row.binary} not found on PATH ({alt} is not a link to {row.alt_binary_target}, "
+                "so it is not taken for it)"
+            )
         return None, f"neither {row.binary} nor {row.alt_binary} found on PATH"
     return None, f"{row.binary} not found on PATH"
 

@@ -14,7 +14,16 @@ from acp_mux.core.lazy import lazy_module
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import SpawnSpec
 from acp_mux.core.prompt import Prompt
-from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, DiffSpec, ModeInfo, PerRun, ToolSpec, ToolTable, try_json
+from acp_mux.adapters.base import (
+    AgentAdapter,
+    AgentCapabilities,
+    DiffSpec,
+    ModeInfo,
+    PerRun,
+    ToolSpec,
+    ToolTable,
+    try_json,
+)
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
@@ -199,4 +208,3 @@ class ScriptedAdapter(AgentAdapter):
         elif stop == "max_turns":
             return ctx.close_open("turn limit reached") + [ev.TurnLimitEvent(max_turns=1)]
         return events + ctx.end_turn()
-

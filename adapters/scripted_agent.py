@@ -126,7 +126,13 @@ def scenario_write(cwd: str) -> str:
         return "cancelled"
     if stream_text("I'll create notes.txt, then edit it."):
         return "cancelled"
-    emit(type="plan", entries=[{"content": "Write notes.txt", "status": "in_progress"}, {"content": "Edit line 2", "status": "pending"}])
+    emit(
+        type="plan",
+        entries=[
+            {"content": "Write notes.txt", "status": "in_progress"},
+            {"content": "Edit line 2", "status": "pending"},
+        ],
+    )
 
     def write(_tool_id: str) -> str:
         with open(path, "w") as fh:
@@ -147,7 +153,13 @@ def scenario_write(cwd: str) -> str:
     if not tool("Edit", {"file_path": path, "old_string": "beta", "new_string": "gamma"}, edit):
         stream_text("\nOkay, leaving the file as it is.")
         return "cancelled" if _interrupted.is_set() else "end_turn"
-    emit(type="plan", entries=[{"content": "Write notes.txt", "status": "completed"}, {"content": "Edit line 2", "status": "completed"}])
+    emit(
+        type="plan",
+        entries=[
+            {"content": "Write notes.txt", "status": "completed"},
+            {"content": "Edit line 2", "status": "completed"},
+        ],
+    )
     tool("Bash", {"command": "cat notes.txt"}, lambda tid: run_command(tid, f"cat {path!r}"))
     stream_text("\nDone: notes.txt now reads alpha, gamma.")
     return "end_turn"
@@ -170,7 +182,13 @@ def scenario_progress(steps: int = 3) -> str:
         for step in range(1, steps + 1):
             if pause(0.05):
                 raise RuntimeError("interrupted")
-            emit(type="tool_progress", id=tool_id, progress=step, total=steps, message=f"searched {step} of {steps} sources")
+            emit(
+                type="tool_progress",
+                id=tool_id,
+                progress=step,
+                total=steps,
+                message=f"searched {step} of {steps} sources",
+            )
         return f"{steps} documents found"
 
     if not tool("mcp__docs__search", {"query": "event logs"}, search):
@@ -219,7 +237,7 @@ def handle_prompt(text: str, cwd: str) -> None:
     elif "maxturns" in lowered:
         stop = "max_turns"
     elif "garbage" in lowered:
-        sys.stdout.write("not json at all\n{\"type\": \"text\", \"text\": \n[1,2]\n\x00\xff\n")
+        sys.stdout.write('not json at all\n{"type": "text", "text": \n[1,2]\n\x00\xff\n')
         sys.stdout.flush()
         emit(type="text", text="Still here.")
     elif "flood" in lowered:  # as fast as possible: ACP_MUX_DEMO_FLOOD_MB of text in 1 KB deltas

@@ -37,8 +37,12 @@ def build(rev: str, into: Path, python: Path) -> Path:
     with tarfile.open(archive) as tar:
         tar.extractall(src, filter="data")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(src)],
-                   check=True, env=env, capture_output=True)
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(src)],
+        check=True,
+        env=env,
+        capture_output=True,
+    )
     return site
 
 
@@ -46,9 +50,15 @@ def per_delta_us(python: Path, site: Path, workdir: Path, deltas: int) -> float:
     """One fresh bridge: session, a warm-up prompt, then one measured "manydeltas" turn."""
     home = workdir / "home"
     home.mkdir(parents=True, exist_ok=True)
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "LANG": "C.UTF-8", "PYTHONPATH": str(site),
-           "ACP_MUX_STATE_DIR": str(workdir / "state"), "ACP_MUX_DEMO_TEXT_DELAY": "0",
-           "ACP_MUX_DEMO_DELTAS": str(deltas)}
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": str(site),
+        "ACP_MUX_STATE_DIR": str(workdir / "state"),
+        "ACP_MUX_DEMO_TEXT_DELAY": "0",
+        "ACP_MUX_DEMO_DELTAS": str(deltas),
+    }
     server = AcpProcess([str(python), "-m", "acp_mux", "--agent", "demo"], env, workdir)
     try:
         initialize(server)
@@ -80,12 +90,17 @@ def main(argv: list[str] | None = None) -> int:
             for rev in order:
                 value = per_delta_us(python, sites[rev], Path(tmp) / f"run-{rev}-{round_}", args.deltas)
                 samples[rev].append(value)
-                print(f"  round {round_ + 1}: {rev} {value:.1f} µs/delta (load {os.getloadavg()[0]:.2f})",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"  round {round_ + 1}: {rev} {value:.1f} µs/delta (load {os.getloadavg()[0]:.2f})",
+                    file=sys.stderr,
+                    flush=True,
+                )
     stats = {rev: summary(values) for rev, values in samples.items()}
-    table(f"Bridge CPU per streamed delta, A/B ({args.rounds} rounds × {args.deltas:,} deltas, demo agent)",
-          ["revision", "median µs/delta", "min", "max"],
-          [[rev, s["median"], s["min"], s["max"]] for rev, s in stats.items()])
+    table(
+        f"Bridge CPU per streamed delta, A/B ({args.rounds} rounds × {args.deltas:,} deltas, demo agent)",
+        ["revision", "median µs/delta", "min", "max"],
+        [[rev, s["median"], s["min"], s["max"]] for rev, s in stats.items()],
+    )
     print(f"after ÷ before: {stats[args.after]['median'] / stats[args.before]['median']:.2f}")
     return 0
 

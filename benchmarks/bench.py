@@ -57,7 +57,6 @@ def dir_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-
 @dataclass
 class OutputView:
     """The last output view of a command: shown lines around a marker (final view: "… [N lines omitted] …" between
@@ -82,7 +81,6 @@ class OutputView:
     def lines_accounted(self) -> int:
         """The lines shown plus the lines the marker says were left out."""
         return len(self.head) + self.omitted + len(self.tail)
-
 
 
 def bridge_env(state_dir: Path, **extra: str) -> dict[str, str]:
@@ -110,7 +108,9 @@ def new_session(bridge: AcpProcess) -> str:
     return result["sessionId"]
 
 
-def prompt(bridge: AcpProcess, session_id: str, text: str, traffic: Traffic | None = None) -> tuple[dict[str, Any], Traffic]:
+def prompt(
+    bridge: AcpProcess, session_id: str, text: str, traffic: Traffic | None = None
+) -> tuple[dict[str, Any], Traffic]:
     params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
     return bridge.request("session/prompt", params, traffic=traffic)
 
@@ -124,8 +124,14 @@ def ready_bridge(workdir: Path, terminal_output: bool = False, **knobs: str) -> 
     return bridge, session_id
 
 
-WATCHED_IMPORTS = ("asyncio", "acp_mux.server.bridge", "acp_mux.server.live_session", "acp_mux.core.events",
-                   "pydantic", "acp_mux.core.run")
+WATCHED_IMPORTS = (
+    "asyncio",
+    "acp_mux.server.bridge",
+    "acp_mux.server.live_session",
+    "acp_mux.core.events",
+    "pydantic",
+    "acp_mux.core.run",
+)
 
 
 def bench_import_time(workdir: Path, top: int = 10) -> dict[str, Any]:
@@ -140,7 +146,7 @@ def bench_import_time(workdir: Path, top: int = 10) -> dict[str, Any]:
     rows, top_level = [], {}
     for line in bridge._stderr.read().decode(errors="replace").splitlines():
         if line.startswith("import time:") and "|" in line and "self" not in line:
-            self_us, cum_us, module = line[len("import time:"):].split("|")
+            self_us, cum_us, module = line[len("import time:") :].split("|")
             name = module.strip()
             rows.append((int(self_us), int(cum_us), name))
             if not module[1:].startswith(" "):  # nested imports are indented by two spaces per level
@@ -155,10 +161,17 @@ def bench_import_time(workdir: Path, top: int = 10) -> dict[str, Any]:
     )
     cumulative = {name: c / 1000 for _, c, name in rows}
     watched = {name: cumulative.get(name) for name in WATCHED_IMPORTS}
-    print("\nWatched modules (cumulative ms; '-' = not imported before session/new is answered): "
-          + ", ".join(f"{name} {'-' if ms_ is None else f'{ms_:.1f}'}" for name, ms_ in watched.items()))
-    return {"total_self_ms": total_us / 1000, "modules": len(rows), "top_self": by_self,
-            "top_level_cumulative_ms": top_level, "watched_cumulative_ms": watched}
+    print(
+        "\nWatched modules (cumulative ms; '-' = not imported before session/new is answered): "
+        + ", ".join(f"{name} {'-' if ms_ is None else f'{ms_:.1f}'}" for name, ms_ in watched.items())
+    )
+    return {
+        "total_self_ms": total_us / 1000,
+        "modules": len(rows),
+        "top_self": by_self,
+        "top_level_cumulative_ms": top_level,
+        "watched_cumulative_ms": watched,
+    }
 
 
 # ── 2. session/new ─────────────────────────────────────────────────────────────────────────────────────────────
@@ -175,8 +188,11 @@ def bench_session_new(workdir: Path, runs: int) -> dict[str, Any]:
     finally:
         bridge.close()
     result = summary(times)
-    table(f"session/new on a warm bridge (N={runs}; ms)", ["median", "p90", "min", "max"],
-          [[result["median"], result["p90"], result["min"], result["max"]]])
+    table(
+        f"session/new on a warm bridge (N={runs}; ms)",
+        ["median", "p90", "min", "max"],
+        [[result["median"], result["p90"], result["min"], result["max"]]],
+    )
     return result
 
 
@@ -232,8 +248,11 @@ def shell_case(lines: int, width: int = 0, delay: float = 0.0, terminal: bool = 
         shape = f"{lines:,} × {width + 1:,} B" if width else f"{lines:,} short lines"
         pace = f", {delay * 1000:g} ms/line" if delay else ""
         label = f"{shape}{pace}{', terminal_output' if terminal else ''}"
-    knobs = {"ACP_MUX_DEMO_BIGSHELL_LINES": str(lines), "ACP_MUX_DEMO_BIGSHELL_WIDTH": str(width),
-             "ACP_MUX_DEMO_BIGSHELL_DELAY": str(delay)}
+    knobs = {
+        "ACP_MUX_DEMO_BIGSHELL_LINES": str(lines),
+        "ACP_MUX_DEMO_BIGSHELL_WIDTH": str(width),
+        "ACP_MUX_DEMO_BIGSHELL_DELAY": str(delay),
+    }
     return StreamCase(label, "shell", "bigshell", knobs, lines, content, terminal, width)
 
 
@@ -279,8 +298,12 @@ class StreamRun:
         return self.bridge_cpu_s * 1e6 / max(1, self.agent_events)
 
     def as_json(self) -> dict[str, Any]:
-        return asdict(self) | {"delivered_pct": self.delivered_pct, "bytes_per_update": self.bytes_per_update,
-                               "bytes_out_per_content_byte": self.ratio, "bridge_cpu_us_per_agent_event": self.cpu_us_per_event}
+        return asdict(self) | {
+            "delivered_pct": self.delivered_pct,
+            "bytes_per_update": self.bytes_per_update,
+            "bytes_out_per_content_byte": self.ratio,
+            "bridge_cpu_us_per_agent_event": self.cpu_us_per_event,
+        }
 
 
 def measured_prompt(bridge: AcpProcess, session_id: str, case: StreamCase) -> StreamRun:
@@ -297,7 +320,9 @@ def measured_prompt(bridge: AcpProcess, session_id: str, case: StreamCase) -> St
     if case.kind == "text":
         delivered = traffic.text_bytes
     else:
-        delivered = traffic.terminal_lines if case.terminal_output else OutputView.parse(traffic.last_view).lines_accounted
+        delivered = (
+            traffic.terminal_lines if case.terminal_output else OutputView.parse(traffic.last_view).lines_accounted
+        )
     complete, check = check_delivery(case, traffic)
     return StreamRun(
         case=case.label,
@@ -351,11 +376,17 @@ def check_delivery(case: StreamCase, traffic: Traffic) -> tuple[bool, str]:
         problems.append("head lines differ")
     if view.tail != tail:
         problems.append("tail lines differ")
-    if total > VIEW_HEAD_LINES + VIEW_TAIL_LINES and (len(view.head), len(view.tail)) != (VIEW_HEAD_LINES, VIEW_TAIL_LINES):
+    if total > VIEW_HEAD_LINES + VIEW_TAIL_LINES and (len(view.head), len(view.tail)) != (
+        VIEW_HEAD_LINES,
+        VIEW_TAIL_LINES,
+    ):
         problems.append(f"final view shows {len(view.head)} + {len(view.tail)} lines, not the head-and-tail view")
     if problems:
         return False, "; ".join(problems)
-    return True, f"{len(view.head)} + {len(view.tail)} lines shown and identical, {view.omitted:,} omitted, {total:,} accounted"
+    return (
+        True,
+        f"{len(view.head)} + {len(view.tail)} lines shown and identical, {view.omitted:,} omitted, {total:,} accounted",
+    )
 
 
 def _first_difference(expected: str, received: str) -> str:
@@ -379,11 +410,39 @@ def print_stream_table(title: str, runs: list[StreamRun], *, unit: str, scale: f
     """One table for text and shell runs: same columns, sizes in ``unit`` (``scale`` bytes each)."""
     table(
         title,
-        ["case", f"content {unit}", delivered, "updates", "wall s", f"bytes out {unit}", "bytes/update", "out/content",
-         "bridge CPU s", f"bridge µs/{per}", "agent CPU s", "bridge peak RSS MiB", f"transcript {unit}"],
-        [[r.case, r.content_bytes / scale, r.delivered_pct, r.updates, r.wall_s, r.bytes_out / scale, r.bytes_per_update,
-          r.ratio, r.bridge_cpu_s, r.cpu_us_per_event, r.agent_cpu_s, mib(r.bridge_hwm_kib), r.transcript_bytes / scale]
-         for r in runs],
+        [
+            "case",
+            f"content {unit}",
+            delivered,
+            "updates",
+            "wall s",
+            f"bytes out {unit}",
+            "bytes/update",
+            "out/content",
+            "bridge CPU s",
+            f"bridge µs/{per}",
+            "agent CPU s",
+            "bridge peak RSS MiB",
+            f"transcript {unit}",
+        ],
+        [
+            [
+                r.case,
+                r.content_bytes / scale,
+                r.delivered_pct,
+                r.updates,
+                r.wall_s,
+                r.bytes_out / scale,
+                r.bytes_per_update,
+                r.ratio,
+                r.bridge_cpu_s,
+                r.cpu_us_per_event,
+                r.agent_cpu_s,
+                mib(r.bridge_hwm_kib),
+                r.transcript_bytes / scale,
+            ]
+            for r in runs
+        ],
     )
 
 
@@ -402,20 +461,49 @@ def bench_memory(workdir: Path, cases: list[tuple[StreamCase, int]]) -> list[dic
             turns = [measured_prompt(bridge, session_id, case) for _ in range(repeats)]
         finally:
             bridge.close()
-        results.append({"case": case.label, "content_bytes": case.content_bytes, "idle_rss_kib": idle["VmRSS"],
-                        "warm_rss_kib": warm["VmRSS"], "peak_rss_kib": turns[-1].bridge_hwm_kib,
-                        "turns": [t.as_json() for t in turns]})
+        results.append(
+            {
+                "case": case.label,
+                "content_bytes": case.content_bytes,
+                "idle_rss_kib": idle["VmRSS"],
+                "warm_rss_kib": warm["VmRSS"],
+                "peak_rss_kib": turns[-1].bridge_hwm_kib,
+                "turns": [t.as_json() for t in turns],
+            }
+        )
     table(
         "Bridge memory with large tool output (MiB; the same prompt repeated in one session)",
-        ["case", "idle RSS", "after warm-up", "peak RSS (VmHWM)", "peak − idle", "RSS after each turn",
-         "lines accounted %", "updates", "bytes out MB", "wall s", "bridge CPU s", "transcript MB", "agent peak RSS"],
         [
-            [r["case"], mib(r["idle_rss_kib"]), mib(r["warm_rss_kib"]), mib(r["peak_rss_kib"]),
-             mib(r["peak_rss_kib"] - r["idle_rss_kib"]),
-             " / ".join(f"{mib(t['bridge_rss_kib']):.1f}" for t in r["turns"]),
-             r["turns"][0]["delivered_pct"], r["turns"][0]["updates"], r["turns"][0]["bytes_out"] / 1e6,
-             r["turns"][0]["wall_s"], r["turns"][0]["bridge_cpu_s"],
-             sum(t["transcript_bytes"] for t in r["turns"]) / 1e6, mib(r["turns"][0]["agent_hwm_kib"])]
+            "case",
+            "idle RSS",
+            "after warm-up",
+            "peak RSS (VmHWM)",
+            "peak − idle",
+            "RSS after each turn",
+            "lines accounted %",
+            "updates",
+            "bytes out MB",
+            "wall s",
+            "bridge CPU s",
+            "transcript MB",
+            "agent peak RSS",
+        ],
+        [
+            [
+                r["case"],
+                mib(r["idle_rss_kib"]),
+                mib(r["warm_rss_kib"]),
+                mib(r["peak_rss_kib"]),
+                mib(r["peak_rss_kib"] - r["idle_rss_kib"]),
+                " / ".join(f"{mib(t['bridge_rss_kib']):.1f}" for t in r["turns"]),
+                r["turns"][0]["delivered_pct"],
+                r["turns"][0]["updates"],
+                r["turns"][0]["bytes_out"] / 1e6,
+                r["turns"][0]["wall_s"],
+                r["turns"][0]["bridge_cpu_s"],
+                sum(t["transcript_bytes"] for t in r["turns"]) / 1e6,
+                mib(r["turns"][0]["agent_hwm_kib"]),
+            ]
             for r in results
         ],
     )
@@ -440,15 +528,25 @@ class DemoPlan:
 def quick_plan() -> DemoPlan:
     return DemoPlan(
         new_runs=15,
-        text_cases=[text_case(2_000, 0), text_case(8_000, 0), text_case(2_000, PACED_TEXT_S), text_case(8_000, PACED_TEXT_S)],
+        text_cases=[
+            text_case(2_000, 0),
+            text_case(8_000, 0),
+            text_case(2_000, PACED_TEXT_S),
+            text_case(8_000, PACED_TEXT_S),
+        ],
         shell_cases=[
-            shell_case(20_000), shell_case(20_000, terminal=True),
-            shell_case(2_500, 1_999), shell_case(5_000, 1_999),
-            shell_case(500, 1_999, PACED_SHELL_S), shell_case(1_000, 1_999, PACED_SHELL_S),
+            shell_case(20_000),
+            shell_case(20_000, terminal=True),
+            shell_case(2_500, 1_999),
+            shell_case(5_000, 1_999),
+            shell_case(500, 1_999, PACED_SHELL_S),
+            shell_case(1_000, 1_999, PACED_SHELL_S),
             shell_case(1_000, 1_999, PACED_SHELL_S, terminal=True),
         ],
-        memory_cases=[(shell_case(1, 20_000_000, label="20 MB single line"), 4),
-                      (shell_case(10_000, 1_999, label="20 MB in 2,000-byte lines"), 2)],
+        memory_cases=[
+            (shell_case(1, 20_000_000, label="20 MB single line"), 4),
+            (shell_case(10_000, 1_999, label="20 MB in 2,000-byte lines"), 2),
+        ],
     )
 
 
@@ -458,14 +556,23 @@ def full_plan() -> DemoPlan:
         text_cases=[text_case(n, 0) for n in (2_000, 8_000, 32_000)]
         + [text_case(n, PACED_TEXT_S) for n in (2_000, 8_000, 32_000, 64_000)],
         shell_cases=[
-            shell_case(20_000), shell_case(80_000), shell_case(20_000, terminal=True), shell_case(80_000, terminal=True),
-            shell_case(2_500, 1_999), shell_case(5_000, 1_999), shell_case(10_000, 1_999),
-            shell_case(500, 1_999, PACED_SHELL_S), shell_case(1_000, 1_999, PACED_SHELL_S),
-            shell_case(2_000, 1_999, PACED_SHELL_S), shell_case(2_000, 1_999, PACED_SHELL_S, terminal=True),
+            shell_case(20_000),
+            shell_case(80_000),
+            shell_case(20_000, terminal=True),
+            shell_case(80_000, terminal=True),
+            shell_case(2_500, 1_999),
+            shell_case(5_000, 1_999),
+            shell_case(10_000, 1_999),
+            shell_case(500, 1_999, PACED_SHELL_S),
+            shell_case(1_000, 1_999, PACED_SHELL_S),
+            shell_case(2_000, 1_999, PACED_SHELL_S),
+            shell_case(2_000, 1_999, PACED_SHELL_S, terminal=True),
         ],
-        memory_cases=[(shell_case(1, 20_000_000, label="20 MB single line"), 8),
-                      (shell_case(25_000, 1_999, label="50 MB in 2,000-byte lines"), 3),
-                      (shell_case(500_000, 99, label="50 MB in 100-byte lines"), 2)],
+        memory_cases=[
+            (shell_case(1, 20_000_000, label="20 MB single line"), 8),
+            (shell_case(25_000, 1_999, label="50 MB in 2,000-byte lines"), 3),
+            (shell_case(500_000, 99, label="50 MB in 100-byte lines"), 2),
+        ],
     )
 
 
@@ -484,29 +591,41 @@ def machine() -> dict[str, Any]:
     except OSError:
         mem_gib = 0.0
     node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip() or "none"
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
-    return {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "cores": os.cpu_count(), "memory_gib": round(mem_gib, 1),
-            "python": sys.version.split()[0], "node": node, "kernel": platform.release(),
-            "commit": commit + ("+changes" if dirty else ""), "loadavg_start": os.getloadavg()}
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
+    ).stdout.strip()
+    return {
+        "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+        "cores": os.cpu_count(),
+        "memory_gib": round(mem_gib, 1),
+        "python": sys.version.split()[0],
+        "node": node,
+        "kernel": platform.release(),
+        "commit": commit + ("+changes" if dirty else ""),
+        "loadavg_start": os.getloadavg(),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs and smaller sizes")
     parser.add_argument("--only", choices=["compare", "demo", "eventlog", "second-window"], help="run one part only")
-    parser.add_argument("--json", metavar="OUT", help="where to write every measurement "
-                        "(default benchmarks/results-<full|quick>.json)")
+    parser.add_argument(
+        "--json", metavar="OUT", help="where to write every measurement (default benchmarks/results-<full|quick>.json)"
+    )
     args = parser.parse_args(argv)
     mode = "quick" if args.quick else "full"
     json_path = Path(args.json) if args.json else Path(__file__).resolve().with_name(f"results-{mode}.json")
     started = time.perf_counter()
     results: dict[str, Any] = {"mode": mode, "machine": machine()}
     m = results["machine"]
-    print(f"# acp-mux benchmark ({mode}) — {m['date']}, {m['cores']} cores, {m['memory_gib']} GiB, Python "
-          f"{m['python']}, Node {m['node']}, commit {m['commit']}, load {m['loadavg_start'][0]:.2f}")
+    print(
+        f"# acp-mux benchmark ({mode}) — {m['date']}, {m['cores']} cores, {m['memory_gib']} GiB, Python "
+        f"{m['python']}, Node {m['node']}, commit {m['commit']}, load {m['loadavg_start'][0]:.2f}"
+    )
     incomplete: list[str] = []
     # ignore_cleanup_errors: openclaw's shared gateway may still write in its grace period after the last window
     with tempfile.TemporaryDirectory(prefix="acp-mux-bench-", ignore_cleanup_errors=True) as tmp:
@@ -515,8 +634,9 @@ def main(argv: list[str] | None = None) -> int:
             plan = compare.QUICK if args.quick else compare.FULL
             results["compare"] = timed("comparison", lambda: compare.run(workdir / "compare", plan))
         if args.only == "second-window":  # also part of compare; alone: openclaw's second editor window
-            results["second_window"] = timed("second window", lambda: compare.second_window(
-                workdir / "compare", 1 if args.quick else 3))
+            results["second_window"] = timed(
+                "second window", lambda: compare.second_window(workdir / "compare", 1 if args.quick else 3)
+            )
         if args.only in (None, "eventlog"):
             from eventlog_cost import bench_event_log
 
@@ -526,8 +646,10 @@ def main(argv: list[str] | None = None) -> int:
             incomplete = run_demo(workdir / "demo", quick_plan() if args.quick else full_plan(), results)
     results["loadavg_end"] = os.getloadavg()
     results["total_s"] = time.perf_counter() - started
-    print(f"\nTotal {results['total_s']:.1f} s; load average at the start {m['loadavg_start'][0]:.2f}, "
-          f"at the end {results['loadavg_end'][0]:.2f}; JSON in {json_path}")
+    print(
+        f"\nTotal {results['total_s']:.1f} s; load average at the start {m['loadavg_start'][0]:.2f}, "
+        f"at the end {results['loadavg_end'][0]:.2f}; JSON in {json_path}"
+    )
     json_path.write_text(json.dumps(results, indent=1, default=str))
     if incomplete:
         print(f"DELIVERY INCOMPLETE in {len(incomplete)} turn(s): {', '.join(incomplete)}", file=sys.stderr)
@@ -541,11 +663,23 @@ def run_demo(workdir: Path, plan: DemoPlan, results: dict[str, Any]) -> list[str
     results["import_time"] = timed("import time", lambda: bench_import_time(workdir))
     results["session_new"] = timed("session/new", lambda: bench_session_new(workdir, plan.new_runs))
     text_runs = [r[0] for r in timed("text streaming", lambda: run_cases(workdir, plan.text_cases))]
-    print_stream_table("Streaming text deltas (agent_message_chunk; one prompt turn each)", text_runs,
-                       unit="KB", scale=1e3, delivered="delivered %", per="delta")
+    print_stream_table(
+        "Streaming text deltas (agent_message_chunk; one prompt turn each)",
+        text_runs,
+        unit="KB",
+        scale=1e3,
+        delivered="delivered %",
+        per="delta",
+    )
     shell_runs = [r[0] for r in timed("shell streaming", lambda: run_cases(workdir, plan.shell_cases))]
-    print_stream_table("Streaming shell output (one Bash tool call each)", shell_runs,
-                       unit="MB", scale=1e6, delivered="lines accounted %", per="line")
+    print_stream_table(
+        "Streaming shell output (one Bash tool call each)",
+        shell_runs,
+        unit="MB",
+        scale=1e6,
+        delivered="lines accounted %",
+        per="line",
+    )
     results["text_streaming"] = [r.as_json() for r in text_runs]
     results["shell_streaming"] = [r.as_json() for r in shell_runs]
     results["memory"] = timed("memory", lambda: bench_memory(workdir, plan.memory_cases))

@@ -99,15 +99,34 @@ class Plan:
     million_per_turn: int
 
 
-QUICK = Plan(cold_runs=3, words_runs=1, agent_runs=1, chunk_runs=1, chunks=3000, steady_prompts=1, million_turns=2,
-             million_per_turn=50_000)
-FULL = Plan(cold_runs=12, words_runs=5, agent_runs=3, chunk_runs=3, chunks=3000, steady_prompts=2, million_turns=10,
-            million_per_turn=100_000)
+QUICK = Plan(
+    cold_runs=3,
+    words_runs=1,
+    agent_runs=1,
+    chunk_runs=1,
+    chunks=3000,
+    steady_prompts=1,
+    million_turns=2,
+    million_per_turn=50_000,
+)
+FULL = Plan(
+    cold_runs=12,
+    words_runs=5,
+    agent_runs=3,
+    chunk_runs=3,
+    chunks=3000,
+    steady_prompts=2,
+    million_turns=10,
+    million_per_turn=100_000,
+)
 
 
 def log(message: str) -> None:
-    print(f"  [{time.strftime('%H:%M:%S')} load {os.getloadavg()[0]:.2f}] {message}", file=__import__("sys").stderr,
-          flush=True)
+    print(
+        f"  [{time.strftime('%H:%M:%S')} load {os.getloadavg()[0]:.2f}] {message}",
+        file=__import__("sys").stderr,
+        flush=True,
+    )
 
 
 def open_session(subject: Subject, url: str) -> tuple[AcpProcess, str, dict[str, float]]:
@@ -171,8 +190,15 @@ def second_window_once(subject: Subject, url: str) -> dict[str, Any]:
 def bare_words_once(subject: Subject, url: str, turns: tuple[int, ...] = (1, 2)) -> dict[str, Any]:
     """The same two prompts sent to the Claude CLI itself (stream-json on its stdin, as acp-mux sends them): its
     initialize answered stands for session/new, then the same 3 s pause before each prompt."""
-    proc = subprocess.Popen(subject.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            env=subject.env(url), cwd=str(subject.cwd), start_new_session=True)
+    proc = subprocess.Popen(
+        subject.argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=subject.env(url),
+        cwd=str(subject.cwd),
+        start_new_session=True,
+    )
     assert proc.stdin is not None and proc.stdout is not None
     stdin, stdout = proc.stdin, proc.stdout
     started = time.perf_counter()
@@ -199,8 +225,14 @@ def bare_words_once(subject: Subject, url: str, turns: tuple[int, ...] = (1, 2))
         for turn in turns:
             time.sleep(TYPING_PAUSE_S)
             sent = time.perf_counter()
-            send({"type": "user", "session_id": "", "parent_tool_use_id": None,
-                  "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}})
+            send(
+                {
+                    "type": "user",
+                    "session_id": "",
+                    "parent_tool_use_id": None,
+                    "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+                }
+            )
             first = read_until(b'{"type":"result"')
             if first is None:
                 raise RuntimeError(f"{subject.label}: turn {turn} streamed no text")
@@ -229,16 +261,18 @@ def chunks_once(subject: Subject, url: str, chunks: int, steady_prompts: int) ->
             server_cpu = cpu_times(server.pid).self_s - before_server
             cli_cpu = tree_cpu_s(server.pid) - before_cli
             text = "".join(traffic.text_parts)
-            turns.append({
-                "reply_ms": ms(traffic.last_words_s or float("nan")),
-                "first_chunk_ms": ms(traffic.first_words_s or float("nan")),
-                "chunks": traffic.text_chunks,
-                "updates": traffic.updates,
-                "bytes_out": traffic.bytes_out,
-                "identical": text == expected,
-                "server_cpu_us_per_chunk": server_cpu * 1e6 / chunks,
-                "cli_cpu_us_per_chunk": cli_cpu * 1e6 / chunks,
-            })
+            turns.append(
+                {
+                    "reply_ms": ms(traffic.last_words_s or float("nan")),
+                    "first_chunk_ms": ms(traffic.first_words_s or float("nan")),
+                    "chunks": traffic.text_chunks,
+                    "updates": traffic.updates,
+                    "bytes_out": traffic.bytes_out,
+                    "identical": text == expected,
+                    "server_cpu_us_per_chunk": server_cpu * 1e6 / chunks,
+                    "cli_cpu_us_per_chunk": cli_cpu * 1e6 / chunks,
+                }
+            )
         rss = rss_kib(server.pid)
         tree = tree_rss_kib(server.pid)
     finally:
@@ -249,8 +283,15 @@ def chunks_once(subject: Subject, url: str, chunks: int, steady_prompts: int) ->
 # ── a million events (acp-mux with the demo agent) ─────────────────────────────────────────────────────────────
 def million(subject: Subject, turns: int, per_turn: int) -> dict[str, Any]:
     """RSS of the bridge with a session open, then after each of ``turns`` prompts of ``per_turn`` deltas each."""
-    env_subject = Subject(subject.label, subject.kind, subject.argv, None, subject.home, subject.cwd,
-                          lambda url: {**subject.env(url), "ACP_MUX_DEMO_DELTAS": str(per_turn)})
+    env_subject = Subject(
+        subject.label,
+        subject.kind,
+        subject.argv,
+        None,
+        subject.home,
+        subject.cwd,
+        lambda url: {**subject.env(url), "ACP_MUX_DEMO_DELTAS": str(per_turn)},
+    )
     server, session_id, _ = open_session(env_subject, "")
     try:
         prompt(server, session_id, "warm up", timeout=TURN_TIMEOUT_S)
@@ -264,8 +305,13 @@ def million(subject: Subject, turns: int, per_turn: int) -> dict[str, Any]:
             after.append(rss_kib(server.pid))
     finally:
         server.close(wait=1.0)
-    return {"events": turns * per_turn, "delivered": delivered, "rss_start_kib": start, "rss_after_kib": after,
-            "bridge_cpu_us_per_delta": cpu}
+    return {
+        "events": turns * per_turn,
+        "delivered": delivered,
+        "rss_start_kib": start,
+        "rss_after_kib": after,
+        "bridge_cpu_us_per_delta": cpu,
+    }
 
 
 # ── the run ────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -315,15 +361,31 @@ def run(workdir: Path, plan: Plan) -> dict[str, Any]:
         if mux is None or ref is None:
             skipped[cli] = f"the {cli} CLI cannot be installed here"
             continue
-        pairs.append(Pair(cli, mux, ref, bare_claude_subject(workdir) if cli == "claude" else None,
-                          claude_prewarm_subject(venv_bin, workdir) if cli == "claude" else None))
+        pairs.append(
+            Pair(
+                cli,
+                mux,
+                ref,
+                bare_claude_subject(workdir) if cli == "claude" else None,
+                claude_prewarm_subject(venv_bin, workdir) if cli == "claude" else None,
+            )
+        )
     runnable, not_run = agent_rows()
-    others = [s for s in (acp_mux_subject(venv_bin, a, workdir) for a in runnable if a not in ("claude", "codex"))
-              if s is not None]
-    windows = [s for s in [acp_mux_subject(venv_bin, "openclaw", workdir, variant="second window")]
-               if s is not None and "openclaw" in runnable]  # another editor window while one runs (issue 21)
-    skipped |= {a: "its pinned CLI cannot be installed here" for a in runnable
-                if a not in ("claude", "codex") and all(s.cli != a for s in others)}
+    others = [
+        s
+        for s in (acp_mux_subject(venv_bin, a, workdir) for a in runnable if a not in ("claude", "codex"))
+        if s is not None
+    ]
+    windows = [
+        s
+        for s in [acp_mux_subject(venv_bin, "openclaw", workdir, variant="second window")]
+        if s is not None and "openclaw" in runnable
+    ]  # another editor window while one runs (issue 21)
+    skipped |= {
+        a: "its pinned CLI cannot be installed here"
+        for a in runnable
+        if a not in ("claude", "codex") and all(s.cli != a for s in others)
+    }
     skipped |= not_run
     compared = [s for p in pairs for s in (p.mux, p.reference)]
 
@@ -333,7 +395,13 @@ def run(workdir: Path, plan: Plan) -> dict[str, Any]:
     try:
         bare = [p.bare for p in pairs if p.bare is not None]
         variants = [p.variant for p in pairs if p.variant is not None]
-        for subject in [responder, *compared, *bare, *variants, *others]:  # one untimed session each: page cache, first-run files
+        for subject in [
+            responder,
+            *compared,
+            *bare,
+            *variants,
+            *others,
+        ]:  # one untimed session each: page cache, first-run files
             try:
                 if subject.kind == "bare":
                     bare_words_once(subject, words_server.url, turns=())
@@ -345,13 +413,21 @@ def run(workdir: Path, plan: Plan) -> dict[str, Any]:
         results["cold"] = cold
         print_cold(cold, responder, pairs)
 
-        words = interleaved([*compared, *variants, *bare], plan.words_runs,
-                            lambda s: (bare_words_once if s.kind == "bare" else words_once)(s, words_server.url), "words")
+        words = interleaved(
+            [*compared, *variants, *bare],
+            plan.words_runs,
+            lambda s: (bare_words_once if s.kind == "bare" else words_once)(s, words_server.url),
+            "words",
+        )
         words |= interleaved(others, plan.agent_runs, lambda s: words_once(s, words_server.url), "words")
         words |= interleaved(windows, plan.agent_runs, lambda s: second_window_once(s, words_server.url), "words")
         results["words"] = words
-        chunks = interleaved(compared, plan.chunk_runs,
-                             lambda s: chunks_once(s, chunk_server.url, plan.chunks, plan.steady_prompts), "chunks")
+        chunks = interleaved(
+            compared,
+            plan.chunk_runs,
+            lambda s: chunks_once(s, chunk_server.url, plan.chunks, plan.steady_prompts),
+            "chunks",
+        )
         results["chunks"] = chunks
     finally:
         words_server.close()
@@ -385,10 +461,21 @@ def print_cold(cold: dict[str, list], responder: Subject, pairs: list[Pair]) -> 
     rows = []
     for label, samples in cold.items():
         init, new = stat(samples, "init_ms"), stat(samples, "new_ms")
-        rows.append([label, spread(init), spread(new), ratio(init, floor_init), ratio(new, floor_new),
-                     stat(samples, "rss_init_kib")["median"] / 1e3 * 1.024])
-    table(f"Spawn → initialize and spawn → session/new (ms, median (min–max), N={len(next(iter(cold.values())))})",
-          ["server", "initialize", "session/new", "÷ stdlib initialize", "÷ stdlib session/new", "RSS @init MB"], rows)
+        rows.append(
+            [
+                label,
+                spread(init),
+                spread(new),
+                ratio(init, floor_init),
+                ratio(new, floor_new),
+                stat(samples, "rss_init_kib")["median"] / 1e3 * 1.024,
+            ]
+        )
+    table(
+        f"Spawn → initialize and spawn → session/new (ms, median (min–max), N={len(next(iter(cold.values())))})",
+        ["server", "initialize", "session/new", "÷ stdlib initialize", "÷ stdlib session/new", "RSS @init MB"],
+        rows,
+    )
     errors_note(cold)
 
 
@@ -396,28 +483,52 @@ def print_words(words: dict[str, list], pairs: list[Pair]) -> None:
     rows = []
     for pair in pairs:
         mux1, mux2 = stat(words[pair.mux.label], "words1_ms"), stat(words[pair.mux.label], "words2_ms")
-        for subject in (pair.mux, *([pair.variant] if pair.variant else []), pair.reference,
-                        *([pair.bare] if pair.bare else [])):
+        for subject in (
+            pair.mux,
+            *([pair.variant] if pair.variant else []),
+            pair.reference,
+            *([pair.bare] if pair.bare else []),
+        ):
             w1, w2 = stat(words[subject.label], "words1_ms"), stat(words[subject.label], "words2_ms")
-            rows.append([subject.label, spread(w1), spread(w2), ratio(w1, w2),
-                         ratio(mux1, w1) if subject is not pair.mux else "",
-                         ratio(mux2, w2) if subject is not pair.mux else ""])
-    table("First words after Enter, 3 s after session/new (ms, median (min–max))",
-          ["server", "1st prompt", "2nd prompt", "1st ÷ 2nd", "acp-mux ÷ this, 1st", "acp-mux ÷ this, 2nd"], rows)
-    errors_note({p.label: words[p.label] for pair in pairs for p in (pair.mux, pair.variant, pair.reference, pair.bare)
-                 if p})
+            rows.append(
+                [
+                    subject.label,
+                    spread(w1),
+                    spread(w2),
+                    ratio(w1, w2),
+                    ratio(mux1, w1) if subject is not pair.mux else "",
+                    ratio(mux2, w2) if subject is not pair.mux else "",
+                ]
+            )
+    table(
+        "First words after Enter, 3 s after session/new (ms, median (min–max))",
+        ["server", "1st prompt", "2nd prompt", "1st ÷ 2nd", "acp-mux ÷ this, 1st", "acp-mux ÷ this, 2nd"],
+        rows,
+    )
+    errors_note(
+        {p.label: words[p.label] for pair in pairs for p in (pair.mux, pair.variant, pair.reference, pair.bare) if p}
+    )
 
 
 def print_agents(words: dict[str, list], pairs: list[Pair], others: list[Subject], skipped: dict[str, str]) -> None:
     rows = []
     for subject in [p.mux for p in pairs] + others:
         samples = words[subject.label]
-        rows.append([subject.label.removeprefix("acp-mux · "), spread(stat(samples, "words1_ms")),
-                     spread(stat(samples, "words2_ms")),
-                     spread(stat(samples, "new_ms")), len(ok(samples))])
+        rows.append(
+            [
+                subject.label.removeprefix("acp-mux · "),
+                spread(stat(samples, "words1_ms")),
+                spread(stat(samples, "words2_ms")),
+                spread(stat(samples, "new_ms")),
+                len(ok(samples)),
+            ]
+        )
     rows += [[name, "skipped", reason, "", 0] for name, reason in skipped.items()]
-    table("acp-mux: first words of each agent (ms, median (min–max); 3 s pause before each prompt)",
-          ["agent", "1st prompt", "2nd prompt", "spawn → session/new", "runs"], rows)
+    table(
+        "acp-mux: first words of each agent (ms, median (min–max); 3 s pause before each prompt)",
+        ["agent", "1st prompt", "2nd prompt", "spawn → session/new", "runs"],
+        rows,
+    )
     errors_note({s.label: words[s.label] for s in others})
 
 
@@ -439,15 +550,32 @@ def print_chunks(chunks: dict[str, list], pairs: list[Pair], n: int) -> None:
             mux_steady = _turn_stats(chunks[pair.mux.label], "steady", "reply_ms")
             turns = [t for s in ok(samples) for t in [s["first"], *s["steady"]]]
             complete = sum(t["chunks"] == n and t["identical"] for t in turns)
-            rows.append([subject.label, spread(first), spread(steady),
-                         ratio(mux_first, first) if subject is pair.reference else "",
-                         ratio(mux_steady, steady) if subject is pair.reference else "",
-                         _turn_stats(samples, "steady", "server_cpu_us_per_chunk")["median"],
-                         _turn_stats(samples, "steady", "cli_cpu_us_per_chunk")["median"],
-                         f"{complete}/{len(turns)}"])
-    table(f"A {n:,}-chunk reply: Enter → last chunk shown (ms, median (min–max))",
-          ["server", "first reply", "steady reply", "acp-mux ÷ this, first", "acp-mux ÷ this, steady",
-           "server CPU µs/chunk", "CLI CPU µs/chunk", "all chunks, text identical"], rows)
+            rows.append(
+                [
+                    subject.label,
+                    spread(first),
+                    spread(steady),
+                    ratio(mux_first, first) if subject is pair.reference else "",
+                    ratio(mux_steady, steady) if subject is pair.reference else "",
+                    _turn_stats(samples, "steady", "server_cpu_us_per_chunk")["median"],
+                    _turn_stats(samples, "steady", "cli_cpu_us_per_chunk")["median"],
+                    f"{complete}/{len(turns)}",
+                ]
+            )
+    table(
+        f"A {n:,}-chunk reply: Enter → last chunk shown (ms, median (min–max))",
+        [
+            "server",
+            "first reply",
+            "steady reply",
+            "acp-mux ÷ this, first",
+            "acp-mux ÷ this, steady",
+            "server CPU µs/chunk",
+            "CLI CPU µs/chunk",
+            "all chunks, text identical",
+        ],
+        rows,
+    )
     errors_note(chunks)
 
 
@@ -456,17 +584,42 @@ def print_memory(words: dict[str, list], pairs: list[Pair], big: dict[str, Any])
     for pair in pairs:
         for subject in (pair.mux, pair.reference):
             samples = words[subject.label]
-            rows.append([subject.label, stat(samples, "rss_kib")["median"] * 1.024 / 1e3,
-                         stat(samples, "tree_rss_kib")["median"] * 1.024 / 1e3, stat(samples, "processes")["median"]])
-    table("Memory with a session open, after two prompts (MB = 10⁶ bytes; median)",
-          ["server", "server RSS", "with the CLI it runs", "processes"], rows)
+            rows.append(
+                [
+                    subject.label,
+                    stat(samples, "rss_kib")["median"] * 1.024 / 1e3,
+                    stat(samples, "tree_rss_kib")["median"] * 1.024 / 1e3,
+                    stat(samples, "processes")["median"],
+                ]
+            )
+    table(
+        "Memory with a session open, after two prompts (MB = 10⁶ bytes; median)",
+        ["server", "server RSS", "with the CLI it runs", "processes"],
+        rows,
+    )
     after = [kib * 1.024 / 1e3 for kib in big["rss_after_kib"]]
     start = big["rss_start_kib"] * 1.024 / 1e3
-    table(f"acp-mux · demo: bridge RSS over {big['events']:,} streamed events (MB)",
-          ["session open", "after each turn", "max − start", "max − after turn 1", "delivered",
-           "bridge CPU µs/delta (median)"],
-          [[start, " / ".join(f"{a:.1f}" for a in after), max(after) - start, max(after) - after[0],
-            f"{big['delivered']:,}/{big['events']:,}", summary(big["bridge_cpu_us_per_delta"])["median"]]])
+    table(
+        f"acp-mux · demo: bridge RSS over {big['events']:,} streamed events (MB)",
+        [
+            "session open",
+            "after each turn",
+            "max − start",
+            "max − after turn 1",
+            "delivered",
+            "bridge CPU µs/delta (median)",
+        ],
+        [
+            [
+                start,
+                " / ".join(f"{a:.1f}" for a in after),
+                max(after) - start,
+                max(after) - after[0],
+                f"{big['delivered']:,}/{big['events']:,}",
+                summary(big["bridge_cpu_us_per_delta"])["median"],
+            ]
+        ],
+    )
 
 
 def print_targets(results: dict[str, Any], responder: Subject, pairs: list[Pair]) -> list[dict[str, Any]]:
@@ -475,40 +628,88 @@ def print_targets(results: dict[str, Any], responder: Subject, pairs: list[Pair]
     floor_init, floor_new = stat(cold[responder.label], "init_ms"), stat(cold[responder.label], "new_ms")
     by_cli = {p.cli: p for p in pairs}
     for pair in pairs:
-        targets.append((f"{pair.mux.label}: initialize ÷ stdlib responder", ratio(stat(cold[pair.mux.label], "init_ms"),
-                                                                                  floor_init), 2.0))
-        targets.append((f"{pair.mux.label}: session/new ÷ stdlib responder", ratio(stat(cold[pair.mux.label], "new_ms"),
-                                                                                   floor_new), 3.0))
+        targets.append(
+            (
+                f"{pair.mux.label}: initialize ÷ stdlib responder",
+                ratio(stat(cold[pair.mux.label], "init_ms"), floor_init),
+                2.0,
+            )
+        )
+        targets.append(
+            (
+                f"{pair.mux.label}: session/new ÷ stdlib responder",
+                ratio(stat(cold[pair.mux.label], "new_ms"), floor_new),
+                3.0,
+            )
+        )
     limits = {"claude": (0.5, 0.8), "codex": (1.0, 1.0)}
     for cli, (words_limit, chunks_limit) in limits.items():
         pair = by_cli.get(cli)
         if pair is None:
             continue
         mux, ref = words[pair.mux.label], words[pair.reference.label]
-        targets.append((f"{cli}: first words, 1st prompt, acp-mux ÷ {pair.reference.label.split(' ')[0]}",
-                        ratio(stat(mux, "words1_ms"), stat(ref, "words1_ms")), words_limit))
+        targets.append(
+            (
+                f"{cli}: first words, 1st prompt, acp-mux ÷ {pair.reference.label.split(' ')[0]}",
+                ratio(stat(mux, "words1_ms"), stat(ref, "words1_ms")),
+                words_limit,
+            )
+        )
         for which in ("first", "steady"):
-            targets.append((f"{cli}: {results['plan']['chunks']:,}-chunk reply ({which}), acp-mux ÷ "
-                            f"{pair.reference.label.split(' ')[0]}",
-                            ratio(_turn_stats(chunks[pair.mux.label], which, "reply_ms"),
-                                  _turn_stats(chunks[pair.reference.label], which, "reply_ms")), chunks_limit))
+            targets.append(
+                (
+                    f"{cli}: {results['plan']['chunks']:,}-chunk reply ({which}), acp-mux ÷ "
+                    f"{pair.reference.label.split(' ')[0]}",
+                    ratio(
+                        _turn_stats(chunks[pair.mux.label], which, "reply_ms"),
+                        _turn_stats(chunks[pair.reference.label], which, "reply_ms"),
+                    ),
+                    chunks_limit,
+                )
+            )
     if "claude" in by_cli:
         pair = by_cli["claude"]
         mux = words[pair.mux.label]
-        targets.append(("claude: acp-mux first words, 1st prompt ÷ its 2nd prompt",
-                        ratio(stat(mux, "words1_ms"), stat(mux, "words2_ms")), 1.5))
+        targets.append(
+            (
+                "claude: acp-mux first words, 1st prompt ÷ its 2nd prompt",
+                ratio(stat(mux, "words1_ms"), stat(mux, "words2_ms")),
+                1.5,
+            )
+        )
         if pair.variant is not None:  # the same two targets with the opt-in warm-up
             warm, ref = words[pair.variant.label], words[pair.reference.label]
-            targets.append((f"claude ({pair.variant.label.split(', ')[-1]}): first words, 1st prompt, acp-mux ÷ "
-                            f"{pair.reference.label.split(' ')[0]}", ratio(stat(warm, "words1_ms"), stat(ref, "words1_ms")), 0.5))
-            targets.append((f"claude ({pair.variant.label.split(', ')[-1]}): acp-mux first words, 1st prompt ÷ its 2nd",
-                            ratio(stat(warm, "words1_ms"), stat(warm, "words2_ms")), 1.5))
-        targets.append(("acp-mux · claude: bridge RSS with a session open (MB)",
-                        stat(mux, "rss_kib")["median"] * 1.024 / 1e3, 60.0))
+            targets.append(
+                (
+                    f"claude ({pair.variant.label.split(', ')[-1]}): first words, 1st prompt, acp-mux ÷ "
+                    f"{pair.reference.label.split(' ')[0]}",
+                    ratio(stat(warm, "words1_ms"), stat(ref, "words1_ms")),
+                    0.5,
+                )
+            )
+            targets.append(
+                (
+                    f"claude ({pair.variant.label.split(', ')[-1]}): acp-mux first words, 1st prompt ÷ its 2nd",
+                    ratio(stat(warm, "words1_ms"), stat(warm, "words2_ms")),
+                    1.5,
+                )
+            )
+        targets.append(
+            (
+                "acp-mux · claude: bridge RSS with a session open (MB)",
+                stat(mux, "rss_kib")["median"] * 1.024 / 1e3,
+                60.0,
+            )
+        )
     window = words.get("acp-mux · openclaw, second window")
     if window is not None:
-        targets.append(("openclaw: first words of a second window while one runs (s)",
-                        stat(window, "words1_ms")["median"] / 1e3, 10.0))
+        targets.append(
+            (
+                "openclaw: first words of a second window while one runs (s)",
+                stat(window, "words1_ms")["median"] / 1e3,
+                10.0,
+            )
+        )
     after = big["rss_after_kib"]
     drift = (max(after) - big["rss_start_kib"]) * 1.024 / 1e3
     targets.append((f"acp-mux · demo: RSS growth over {big['events']:,} events (MB)", drift, 10.0))
@@ -519,7 +720,6 @@ def print_targets(results: dict[str, Any], responder: Subject, pairs: list[Pair]
         out.append({"target": name, "value": value, "limit": limit, "met": met})
     table("Targets (issue 12; ratios of medians from this run)", ["target", "measured", "target", ""], rows)
     return out
-
 
 
 def second_window(workdir: Path, runs: int) -> dict[str, Any]:
@@ -534,13 +734,23 @@ def second_window(workdir: Path, runs: int) -> dict[str, Any]:
         words = interleaved([subject], runs, lambda s: second_window_once(s, server.url), "words")
     finally:
         server.close()
-    rows = [[subject.label, spread(stat(words[subject.label], "words1_ms")),
-             spread(stat(words[subject.label], "words2_ms")), spread(stat(words[subject.label], "new_ms")),
-             len(ok(words[subject.label]))]]
-    table("openclaw: a second window while one runs (ms, median (min–max))",
-          ["subject", "1st prompt", "2nd prompt", "spawn → session/new", "runs"], rows)
+    rows = [
+        [
+            subject.label,
+            spread(stat(words[subject.label], "words1_ms")),
+            spread(stat(words[subject.label], "words2_ms")),
+            spread(stat(words[subject.label], "new_ms")),
+            len(ok(words[subject.label])),
+        ]
+    ]
+    table(
+        "openclaw: a second window while one runs (ms, median (min–max))",
+        ["subject", "1st prompt", "2nd prompt", "spawn → session/new", "runs"],
+        rows,
+    )
     errors_note(words)
     median_s = stat(words[subject.label], "words1_ms")["median"] / 1e3
-    print(f"target: first words of a second window < 10 s: {median_s:.1f} s, "
-          f"{'met' if median_s < 10 else '**NOT met**'}")
+    print(
+        f"target: first words of a second window < 10 s: {median_s:.1f} s, {'met' if median_s < 10 else '**NOT met**'}"
+    )
     return {"words": words, "target_s": 10.0, "median_s": median_s}

@@ -87,8 +87,12 @@ def _process_memory() -> dict[str, Any]:
 
     gc.collect()
     large = sorted(
-        (len(ref) for obj in gc.get_objects() for ref in gc.get_referents(obj)
-         if isinstance(ref, (str, bytes, bytearray)) and len(ref) > 1_000_000),
+        (
+            len(ref)
+            for obj in gc.get_objects()
+            for ref in gc.get_referents(obj)
+            if isinstance(ref, (str, bytes, bytearray)) and len(ref) > 1_000_000
+        ),
         reverse=True,
     )
     before = _rss_mib()
@@ -116,7 +120,7 @@ def _string_bytes(value: Any) -> int:
 
 def _diag_lines(bridge: Any, seen: int) -> list[str]:
     lines = [line for line in bridge.stderr_tail(64_000).splitlines() if line.startswith(DIAG_PREFIX)]
-    return [line[len(DIAG_PREFIX):] for line in lines[seen:]]
+    return [line[len(DIAG_PREFIX) :] for line in lines[seen:]]
 
 
 SCENARIOS = {
@@ -140,9 +144,11 @@ def drive(scenario: str, turns: int, lossy: bool) -> None:
         try:
             for turn in range(1, turns + 1):
                 run = bench.measured_prompt(bridge, session_id, case)
-                print(f"turn {turn}: delivered {run.delivered_pct:.1f}%, complete: {run.complete} ({run.check}), "
-                      f"{run.updates:,} updates, bridge RSS {run.bridge_rss_kib / 1024:.1f} MiB "
-                      f"(peak {run.bridge_hwm_kib / 1024:.1f})")
+                print(
+                    f"turn {turn}: delivered {run.delivered_pct:.1f}%, complete: {run.complete} ({run.check}), "
+                    f"{run.updates:,} updates, bridge RSS {run.bridge_rss_kib / 1024:.1f} MiB "
+                    f"(peak {run.bridge_hwm_kib / 1024:.1f})"
+                )
                 os.kill(bridge.pid, signal.SIGUSR1)
                 time.sleep(0.3)
                 probes = _diag_lines(bridge, seen)
@@ -161,7 +167,9 @@ def main() -> int:
         return serve_instrumented(sys.argv[3 if lossy else 2 :], lossy)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("scenario", nargs="?", default="burst-text", choices=list(SCENARIOS))
-    parser.add_argument("--turns", type=int, default=None, help="prompt turns in one session (default: 1 for burst-text, else 6)")
+    parser.add_argument(
+        "--turns", type=int, default=None, help="prompt turns in one session (default: 1 for burst-text, else 6)"
+    )
     parser.add_argument("--lossy", action="store_true", help="make every iterator lossy (the behaviour before the fix)")
     args = parser.parse_args()
     drive(args.scenario, args.turns or (1 if args.scenario == "burst-text" else 6), args.lossy)

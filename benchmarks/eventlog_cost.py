@@ -81,9 +81,21 @@ def bench_event_log(deltas: int = 20_000, tools: int = 50, output_lines: int = 4
     table(
         f"Session event log: one turn of {len(events):,} events ({deltas:,} text deltas, {tools} tool calls with "
         f"{output_lines} output lines each), best of {repeats}",
-        ["on the event path (µs/event)", "translation, for scale (µs/event)", "flush at turn end (ms)",
-         "log size (KB)", "log lines"],
-        [[round(result["log_us_per_event"], 2), round(result["translate_us_per_event"], 2),
-          round(result["flush_ms_per_turn"], 1), round(result["log_bytes"] / 1e3, 1), result["log_lines"]]],
+        [
+            "on the event path (µs/event)",
+            "translation, for scale (µs/event)",
+            "flush at turn end (ms)",
+            "log size (KB)",
+            "log lines",
+        ],
+        [
+            [
+                round(result["log_us_per_event"], 2),
+                round(result["translate_us_per_event"], 2),
+                round(result["flush_ms_per_turn"], 1),
+                round(result["log_bytes"] / 1e3, 1),
+                result["log_lines"],
+            ]
+        ],
     )
     return result

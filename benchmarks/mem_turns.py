@@ -39,9 +39,21 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class _MallInfo2(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_size_t) for name in
-                ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks",
-                 "keepcost")]
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
 
 
 def _libc() -> Any:
@@ -58,8 +70,12 @@ def _mallinfo() -> dict[str, float]:
     libc.mallinfo2.restype = _MallInfo2
     info = libc.mallinfo2()
     mib = 2**20
-    return {"glibc_heap_mib": round(info.arena / mib, 1), "glibc_in_use_mib": round(info.uordblks / mib, 1),
-            "glibc_free_held_mib": round(info.fordblks / mib, 1), "glibc_mmapped_mib": round(info.hblkhd / mib, 1)}
+    return {
+        "glibc_heap_mib": round(info.arena / mib, 1),
+        "glibc_in_use_mib": round(info.uordblks / mib, 1),
+        "glibc_free_held_mib": round(info.fordblks / mib, 1),
+        "glibc_mmapped_mib": round(info.hblkhd / mib, 1),
+    }
 
 
 def _pymalloc() -> dict[str, float]:
@@ -81,11 +97,13 @@ def _pymalloc() -> dict[str, float]:
         return int(match.group(1).replace(",", "")) if match else -1
 
     total = re.search(r"^Total\s*=\s*([\d,]+)", text, re.M)
-    return {"pymalloc_arenas": number("arenas allocated current"),
-            "pymalloc_arenas_highwater": number("arenas highwater mark"),
-            "pymalloc_arena_mib": round(int(total.group(1).replace(",", "")) / 2**20, 1) if total else -1,
-            "pymalloc_used_blocks_mib": round(number("bytes in allocated blocks") / 2**20, 1),
-            "pymalloc_free_blocks_mib": round(number("bytes in available blocks") / 2**20, 1)}
+    return {
+        "pymalloc_arenas": number("arenas allocated current"),
+        "pymalloc_arenas_highwater": number("arenas highwater mark"),
+        "pymalloc_arena_mib": round(int(total.group(1).replace(",", "")) / 2**20, 1) if total else -1,
+        "pymalloc_used_blocks_mib": round(number("bytes in allocated blocks") / 2**20, 1),
+        "pymalloc_free_blocks_mib": round(number("bytes in available blocks") / 2**20, 1),
+    }
 
 
 def _rss_mib() -> float:
@@ -105,20 +123,27 @@ def serve(argv: list[str], trace: bool, trim_probe: bool) -> int:
 
     def report(*_: Any) -> None:
         gc.collect()
-        out: dict[str, Any] = {"rss_mib": _rss_mib(), "live_objects": len(gc.get_objects()), **_mallinfo(),
-                               **_pymalloc()}
+        out: dict[str, Any] = {
+            "rss_mib": _rss_mib(),
+            "live_objects": len(gc.get_objects()),
+            **_mallinfo(),
+            **_pymalloc(),
+        }
         if trace:
-            snapshot = tracemalloc.take_snapshot().filter_traces(
-                [tracemalloc.Filter(False, tracemalloc.__file__)])
+            snapshot = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
             current, peak = tracemalloc.get_traced_memory()
             out["traced_mib"], out["traced_peak_mib"] = round(current / 2**20, 2), round(peak / 2**20, 2)
             tracemalloc.reset_peak()
             if previous:
                 diff = snapshot.compare_to(previous[0], "traceback")
                 out["grew"] = [
-                    {"kib": round(d.size_diff / 1024, 1), "count": d.count_diff,
-                     "where": [f"{f.filename.rsplit('/', 2)[-1]}:{f.lineno}" for f in d.traceback][-4:]}
-                    for d in diff[:8]]
+                    {
+                        "kib": round(d.size_diff / 1024, 1),
+                        "count": d.count_diff,
+                        "where": [f"{f.filename.rsplit('/', 2)[-1]}:{f.lineno}" for f in d.traceback][-4:],
+                    }
+                    for d in diff[:8]
+                ]
             previous[:] = [snapshot]
         if trim_probe:
             libc = _libc()
@@ -144,9 +169,15 @@ def drive(turns: int, deltas: int, trace: bool, trim_probe: bool, mid: bool) -> 
     with tempfile.TemporaryDirectory(prefix="acp-mux-mem-") as tmp:
         home = Path(tmp) / "home"
         home.mkdir()
-        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "LANG": "C.UTF-8",
-               "PYTHONPATH": str(ROOT), "ACP_MUX_STATE_DIR": str(Path(tmp) / "state"),
-               "ACP_MUX_DEMO_TEXT_DELAY": "0", "ACP_MUX_DEMO_DELTAS": str(deltas)}
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(home),
+            "LANG": "C.UTF-8",
+            "PYTHONPATH": str(ROOT),
+            "ACP_MUX_STATE_DIR": str(Path(tmp) / "state"),
+            "ACP_MUX_DEMO_TEXT_DELAY": "0",
+            "ACP_MUX_DEMO_DELTAS": str(deltas),
+        }
         server = AcpProcess([sys.executable, __file__, "--serve", *flags, "--agent", "demo"], env, Path(tmp))
         seen = 0
         took = 0.0
@@ -162,7 +193,7 @@ def drive(turns: int, deltas: int, trace: bool, trim_probe: bool, mid: bool) -> 
                 time.sleep(0.1)
             lines = reports()
             for n, line in enumerate(lines[seen:]):
-                print(f"{label if seen + n == wanted - 1 else 'mid-turn'}: {line[len(PREFIX):]}", flush=True)
+                print(f"{label if seen + n == wanted - 1 else 'mid-turn'}: {line[len(PREFIX) :]}", flush=True)
             seen = len(lines)
 
         expected = 0
@@ -187,8 +218,9 @@ def drive(turns: int, deltas: int, trace: bool, trim_probe: bool, mid: bool) -> 
                     timer.cancel()
                     timer.join()
                     expected += fired.is_set()
-                print(f"turn {turn}: {traffic.text_chunks:,} deltas, RSS {rss_kib(server.pid) / 1024:.1f} MiB",
-                      flush=True)
+                print(
+                    f"turn {turn}: {traffic.text_chunks:,} deltas, RSS {rss_kib(server.pid) / 1024:.1f} MiB", flush=True
+                )
                 os.kill(server.pid, signal.SIGUSR1)
                 expected += 1
                 show(f"turn {turn}", expected)

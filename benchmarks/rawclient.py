@@ -178,8 +178,15 @@ class AcpProcess:
         self.cwd = cwd
         self._stderr = tempfile.TemporaryFile()
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-                                     env=env, cwd=str(cwd), start_new_session=True)
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env=env,
+            cwd=str(cwd),
+            start_new_session=True,
+        )
         self.pid = self.proc.pid
         self._next_id = 0
 
@@ -188,8 +195,9 @@ class AcpProcess:
         self.proc.stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
         self.proc.stdin.flush()
 
-    def request(self, method: str, params: dict[str, Any], timeout: float = REQUEST_TIMEOUT_S,
-                traffic: Traffic | None = None) -> tuple[Any, Traffic]:
+    def request(
+        self, method: str, params: dict[str, Any], timeout: float = REQUEST_TIMEOUT_S, traffic: Traffic | None = None
+    ) -> tuple[Any, Traffic]:
         """Send one request; read (and count) everything until its response; answer the server's requests."""
         self._next_id += 1
         request_id = self._next_id
@@ -300,8 +308,9 @@ def new_session(server: AcpProcess, cwd: Path | None = None) -> str:
     return result["sessionId"]
 
 
-def prompt(server: AcpProcess, session_id: str, text: str, traffic: Traffic | None = None,
-           timeout: float = REQUEST_TIMEOUT_S) -> tuple[dict[str, Any], Traffic]:
+def prompt(
+    server: AcpProcess, session_id: str, text: str, traffic: Traffic | None = None, timeout: float = REQUEST_TIMEOUT_S
+) -> tuple[dict[str, Any], Traffic]:
     params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
     return server.request("session/prompt", params, traffic=traffic, timeout=timeout)
 
@@ -331,8 +340,14 @@ def table(title: str, header: list[str], rows: list[list[Any]]) -> None:
     print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for row, raw in zip(cells, rows):  # labels and notes left, numbers right
-        print("| " + " | ".join(c.rjust(w) if i and isinstance(v, (int, float)) else c.ljust(w)
-                                for i, (c, w, v) in enumerate(zip(row, widths, raw))) + " |")
+        print(
+            "| "
+            + " | ".join(
+                c.rjust(w) if i and isinstance(v, (int, float)) else c.ljust(w)
+                for i, (c, w, v) in enumerate(zip(row, widths, raw))
+            )
+            + " |"
+        )
     sys.stdout.flush()
 
 

@@ -19,8 +19,12 @@ def main() -> None:
         if request_id is None:
             continue
         if method == "initialize":
-            result = {"protocolVersion": 1, "agentCapabilities": {}, "authMethods": [],
-                      "agentInfo": {"name": "stdlib-responder", "version": "0"}}
+            result = {
+                "protocolVersion": 1,
+                "agentCapabilities": {},
+                "authMethods": [],
+                "agentInfo": {"name": "stdlib-responder", "version": "0"},
+            }
         elif method == "session/new":
             sessions += 1
             result = {"sessionId": f"s{sessions}"}

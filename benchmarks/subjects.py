@@ -51,7 +51,9 @@ class NpmPin:
 REFERENCE_PINS: dict[str, NpmPin] = {
     "claude-agent-acp": NpmPin("@zed-industries/claude-agent-acp", "0.23.1", "node_modules/.bin/claude-agent-acp"),
     # The Rust binary itself, from the platform package npm picked (the package's Node launcher only execs it).
-    "codex-acp": NpmPin("@zed-industries/codex-acp", "0.16.0", "node_modules/@zed-industries/codex-acp-*/bin/codex-acp"),
+    "codex-acp": NpmPin(
+        "@zed-industries/codex-acp", "0.16.0", "node_modules/@zed-industries/codex-acp-*/bin/codex-acp"
+    ),
 }
 
 
@@ -80,9 +82,21 @@ def ensure_reference(name: str) -> Path:
     tmp = Path(tempfile.mkdtemp(prefix=f".{pin.prefix().name}.", dir=cache_dir()))
     print(f"  installing {pin.package}@{pin.version} into {pin.prefix()} …", file=sys.stderr, flush=True)
     proc = subprocess.run(
-        ["npm", "install", "--prefix", str(tmp), "--no-audit", "--no-fund", "--no-update-notifier", "--ignore-scripts",
-         "--loglevel=error", f"{pin.package}@{pin.version}"],
-        capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S,
+        [
+            "npm",
+            "install",
+            "--prefix",
+            str(tmp),
+            "--no-audit",
+            "--no-fund",
+            "--no-update-notifier",
+            "--ignore-scripts",
+            "--loglevel=error",
+            f"{pin.package}@{pin.version}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_TIMEOUT_S,
     )
     if proc.returncode != 0:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -115,8 +129,9 @@ def bench_venv() -> Path:
 
 def _pip(python: Path, *args: str) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # pip byte-compiles the install
-    proc = subprocess.run([str(python), "-m", "pip", *args], capture_output=True, text=True, env=env,
-                          timeout=INSTALL_TIMEOUT_S)
+    proc = subprocess.run(
+        [str(python), "-m", "pip", *args], capture_output=True, text=True, env=env, timeout=INSTALL_TIMEOUT_S
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"pip {' '.join(args)} failed: {proc.stderr.strip()[-800:]}")
 
@@ -124,14 +139,20 @@ def _pip(python: Path, *args: str) -> None:
 # ── the scripted model ─────────────────────────────────────────────────────────────────────────────────────────
 def words_scenario() -> dict[str, Any]:
     """A short reply whose first delta is the first words (used for the time to first words)."""
-    return {"delta_delay": 0, "steps": [{"blocks": [{"text": ["Hello", " there,", " how can", " I help?"]}]}],
-            "done_text": "Hello there."}
+    return {
+        "delta_delay": 0,
+        "steps": [{"blocks": [{"text": ["Hello", " there,", " how can", " I help?"]}]}],
+        "done_text": "Hello there.",
+    }
 
 
 def chunks_scenario(chunks: int) -> dict[str, Any]:
     """A reply of ``chunks`` text deltas sent back to back: what the whole pipeline costs per delta."""
-    return {"delta_delay": 0, "steps": [{"blocks": [{"text": [f"c{i} " for i in range(chunks)]}]}],
-            "done_text": "Done."}
+    return {
+        "delta_delay": 0,
+        "steps": [{"blocks": [{"text": [f"c{i} " for i in range(chunks)]}]}],
+        "done_text": "Done.",
+    }
 
 
 def chunks_text(chunks: int) -> str:
@@ -147,7 +168,10 @@ class ModelServerProcess:
         self.log = workdir / f"model-{name}.jsonl"
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tests.fakes.model_server", "--scenario", str(self.path), "--log", str(self.log)],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=str(ROOT),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            cwd=str(ROOT),
         )
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
@@ -185,8 +209,9 @@ def _dirs(workdir: Path, slug: str) -> tuple[Path, Path]:
     return home, cwd
 
 
-def acp_mux_subject(venv_bin: Path, agent: str, workdir: Path, settings: dict[str, str] | None = None,
-                    variant: str = "") -> Subject | None:
+def acp_mux_subject(
+    venv_bin: Path, agent: str, workdir: Path, settings: dict[str, str] | None = None, variant: str = ""
+) -> Subject | None:
     """``acp-mux --agent AGENT`` with the pinned CLI; None when that CLI cannot be installed here. ``settings``:
     acp-mux options a person may set in its environment, measured as a ``variant`` of the default row."""
     binary = ensure_cli(agent)
@@ -233,8 +258,16 @@ def codex_acp_subject(workdir: Path) -> Subject:
         return cli_env("codex", url, home, cwd=cwd)
 
     version = REFERENCE_PINS["codex-acp"].version
-    return Subject(f"codex-acp {version} · codex", "reference", [str(adapter)], "codex", home, cwd, env_for,
-                   authenticate="openai-api-key")
+    return Subject(
+        f"codex-acp {version} · codex",
+        "reference",
+        [str(adapter)],
+        "codex",
+        home,
+        cwd,
+        env_for,
+        authenticate="openai-api-key",
+    )
 
 
 def bare_claude_subject(workdir: Path) -> Subject | None:
@@ -251,8 +284,9 @@ def bare_claude_subject(workdir: Path) -> Subject | None:
     def env_for(url: str) -> dict[str, str]:
         return cli_env("claude", url, home, cwd=cwd)
 
-    return Subject("claude CLI alone (stream-json, no ACP)", "bare", [str(claude), *BASE_ARGS], "claude", home, cwd,
-                   env_for)
+    return Subject(
+        "claude CLI alone (stream-json, no ACP)", "bare", [str(claude), *BASE_ARGS], "claude", home, cwd, env_for
+    )
 
 
 def responder_subject(venv_bin: Path, workdir: Path) -> Subject:
@@ -261,8 +295,9 @@ def responder_subject(venv_bin: Path, workdir: Path) -> Subject:
     def env_for(url: str) -> dict[str, str]:
         return {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "LANG": "C.UTF-8"}
 
-    return Subject("stdlib JSON-RPC responder", "floor", [str(venv_bin / "python"), str(RESPONDER)], None, home, cwd,
-                   env_for)
+    return Subject(
+        "stdlib JSON-RPC responder", "floor", [str(venv_bin / "python"), str(RESPONDER)], None, home, cwd, env_for
+    )
 
 
 def demo_subject(venv_bin: Path, workdir: Path) -> Subject:
@@ -270,8 +305,14 @@ def demo_subject(venv_bin: Path, workdir: Path) -> Subject:
     home, cwd = _dirs(workdir, "acp-mux-demo")
 
     def env_for(url: str) -> dict[str, str]:
-        return {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "LANG": "C.UTF-8",
-                "ACP_MUX_STATE_DIR": str(home.parent / "state"), "ACP_MUX_DEMO_TEXT_DELAY": "0"}
+        return {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(home),
+            "LANG": "C.UTF-8",
+            "ACP_MUX_STATE_DIR": str(home.parent / "state"),
+            "ACP_MUX_DEMO_TEXT_DELAY": "0",
+        }
 
-    return Subject("acp-mux · demo", "acp-mux", [str(venv_bin / "acp-mux"), "--agent", "demo"], None, home, cwd,
-                   env_for)
+    return Subject(
+        "acp-mux · demo", "acp-mux", [str(venv_bin / "acp-mux"), "--agent", "demo"], None, home, cwd, env_for
+    )

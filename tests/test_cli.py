@@ -11,7 +11,13 @@ from acp_mux.adapters.registry import AGENT_NAMES
 
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "acp_mux", *args], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "acp_mux", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_help_names_the_ten_agents():
@@ -36,7 +42,9 @@ def test_bare_acp_mux_started_by_an_editor_serves_the_entry_for_every_agent(tmp_
     env = {k: v for k, v in os.environ.items() if not k.startswith("ACP_MUX_")}
     env.update(PATH=str(tmp_path), ACP_MUX_STATE_DIR=str(tmp_path / "state"))
     request = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}\n'
-    out = subprocess.run([sys.executable, "-m", "acp_mux"], input=request, env=env, capture_output=True, text=True, timeout=20)
+    out = subprocess.run(
+        [sys.executable, "-m", "acp_mux"], input=request, env=env, capture_output=True, text=True, timeout=20
+    )
     assert '"protocolVersion":1' in out.stdout.replace(" ", "") and "no agent CLI is installed" in out.stderr
 
 
@@ -61,8 +69,14 @@ def test_launcher_style_invocation_takes_agent_and_log_file_from_the_environment
     log = tmp_path / "bridge.log"
     env = {**os.environ, "ACP_MUX_AGENT": "demo", "ACP_MUX_LOG": str(log), "ACP_MUX_STATE_DIR": str(tmp_path / "s")}
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
-    out = subprocess.run([sys.executable, "-m", "acp_mux", "--stdio", "--log-level", "debug"], env=env,
-                         input=json.dumps(init) + "\n", capture_output=True, text=True, timeout=30)
+    out = subprocess.run(
+        [sys.executable, "-m", "acp_mux", "--stdio", "--log-level", "debug"],
+        env=env,
+        input=json.dumps(init) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert out.returncode == 0, out.stderr
     reply = json.loads(out.stdout.splitlines()[0])
     assert reply["id"] == 1 and reply["result"]["agentInfo"]["title"].startswith("acp-mux")
@@ -74,8 +88,13 @@ def test_login_hands_the_terminal_to_the_agents_own_login(tmp_path):
     fake = tmp_path / "codex"
     fake.write_text('#!/bin/sh\necho "login args: $*"\n')
     fake.chmod(0o755)
-    out = subprocess.run([sys.executable, "-m", "acp_mux", "--agent", "codex", "--agent-bin", str(fake), "--login"],
-                         capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [sys.executable, "-m", "acp_mux", "--agent", "codex", "--agent-bin", str(fake), "--login"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
     assert out.returncode == 0 and out.stdout.strip() == "login args: login"
     demo = run("--agent", "demo", "--login")
     assert demo.returncode == 0

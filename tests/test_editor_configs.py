@@ -65,7 +65,9 @@ def _string_lists(text: str, pattern: re.Pattern[str]) -> list[tuple[str, list[s
 def lua_commands(path: Path) -> list[tuple[str, list[str]]]:
     """``key = { "acp-mux", "--agent", "claude" },`` entries (full-line ``--`` comments ignored)."""
     text = _drop_comment_lines(path.read_text(), "--")
-    return _string_lists(text, re.compile(r"\b[A-Za-z_]\w*\s*=\s*\{\s*(" + _STR + r"(?:\s*,\s*" + _STR + r")*)\s*,?\s*\}"))
+    return _string_lists(
+        text, re.compile(r"\b[A-Za-z_]\w*\s*=\s*\{\s*(" + _STR + r"(?:\s*,\s*" + _STR + r")*)\s*,?\s*\}")
+    )
 
 
 def elisp_commands(path: Path) -> list[tuple[str, list[str]]]:
@@ -180,8 +182,12 @@ def test_zed_demo_entry_answers_initialize_and_exits_on_eof(tmp_path):
     reader = threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True)
     reader.start()
     try:
-        request = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                   "params": {"protocolVersion": 1, "clientCapabilities": {}}}
+        request = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"protocolVersion": 1, "clientCapabilities": {}},
+        }
         proc.stdin.write((json.dumps(request) + "\n").encode())
         proc.stdin.flush()
         response = None

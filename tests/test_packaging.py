@@ -77,8 +77,12 @@ def _uv() -> str:
         return found
     target = cache_dir() / "uv"
     if not (target / "bin" / "uv").exists():
-        out = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--target", str(target), "uv"],
-                             capture_output=True, text=True, timeout=600)
+        out = subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", "--target", str(target), "uv"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         if out.returncode != 0:
             reason = f"uv is not installed and `pip install uv` failed: {out.stderr.strip()[-300:]}"
             pytest.fail(reason) if REQUIRED else pytest.skip(reason)
@@ -90,11 +94,20 @@ def wheel(tmp_path_factory) -> Path:
     """Built from a copy of the source: setuptools never prunes its build/ folder, so a wheel built in a used
     checkout could carry modules that no longer exist."""
     source = tmp_path_factory.mktemp("source") / "acp-mux"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "benchmarks", "tests"))
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "benchmarks", "tests"
+        ),
+    )
     out_dir = tmp_path_factory.mktemp("wheel")
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out_dir), str(source)],
-                           capture_output=True, text=True, timeout=600)
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out_dir), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert build.returncode == 0, build.stderr[-2000:]
     (path,) = out_dir.glob("*.whl")
     return path
@@ -135,8 +148,9 @@ def test_uvx_runs_the_wheel_as_an_editor_would(wheel, tmp_path):
 
     async def turn() -> RecordingClient:
         client = RecordingClient()
-        async with acp.spawn_agent_process(client, uv, *argv, env=env, cwd=str(work),
-                                           transport_kwargs={"stderr": None}) as (conn, _proc):
+        async with acp.spawn_agent_process(
+            client, uv, *argv, env=env, cwd=str(work), transport_kwargs={"stderr": None}
+        ) as (conn, _proc):
             init = await conn.initialize(protocol_version=1)
             assert init.agent_info.name == "acp-mux" and init.agent_info.version == __version__
             session = await conn.new_session(cwd=str(work), mcp_servers=[])
@@ -158,14 +172,33 @@ def _registry_auth_types(methods: list[dict]) -> list[str]:
 def test_each_listed_agent_offers_a_login_even_where_its_cli_is_missing(folder, tmp_path):
     """The registry's CI starts the entry in an empty HOME, without the agent CLI, and needs an auth method of type
     "agent" or "terminal" in the initialize answer."""
-    args = json.loads((ROOT / "packaging" / "acp-registry" / folder / "agent.json").read_text())["distribution"]["uvx"]["args"]
-    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": 1, "clientInfo": {"name": "validator", "version": "1.0.0"},
-        "clientCapabilities": {"terminal": True, "fs": {"readTextFile": True, "writeTextFile": True},
-                               "_meta": {"terminal_output": True, "terminal-auth": True}}}}
+    args = json.loads((ROOT / "packaging" / "acp-registry" / folder / "agent.json").read_text())["distribution"]["uvx"][
+        "args"
+    ]
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": 1,
+            "clientInfo": {"name": "validator", "version": "1.0.0"},
+            "clientCapabilities": {
+                "terminal": True,
+                "fs": {"readTextFile": True, "writeTextFile": True},
+                "_meta": {"terminal_output": True, "terminal-auth": True},
+            },
+        },
+    }
     env = {"HOME": str(tmp_path), "PATH": "/nonexistent", "TERM": "dumb", "ACP_MUX_STATE_DIR": str(tmp_path / "s")}
-    out = subprocess.run([sys.executable, "-m", "acp_mux", *args], input=json.dumps(request) + "\n", env=env,
-                         capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    out = subprocess.run(
+        [sys.executable, "-m", "acp_mux", *args],
+        input=json.dumps(request) + "\n",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=tmp_path,
+    )
     reply = json.loads(out.stdout.splitlines()[0])
     methods = reply["result"]["authMethods"]
     assert {"agent", "terminal"} & set(_registry_auth_types(methods)), methods

@@ -64,14 +64,20 @@ def _transports(row: AgentEntry) -> str:
 
 
 def agents_table() -> str:
-    lines = ["| agent | install | transport | modes | sign-in | asks | status |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| agent | install | transport | modes | sign-in | asks | status |", "|---|---|---|---|---|---|---|"]
     for name in (*AGENT_NAMES, DEMO_AGENT):
         row = ENTRIES[name]
         status = row.status or "not yet: `--agent` names it and says so; `doctor` lists it"
         asks = row.asking.text if row.asking else "—"
-        cells = [f"**{name}** ({row.display_name})", _install(row), _transports(row), _modes(row), _sign_in(row),
-                 asks, status]
+        cells = [
+            f"**{name}** ({row.display_name})",
+            _install(row),
+            _transports(row),
+            _modes(row),
+            _sign_in(row),
+            asks,
+            status,
+        ]
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
     return "\n".join(lines)
 
@@ -137,8 +143,11 @@ def stale() -> list[str]:
     want = expected()
     out = [str(p.relative_to(ROOT)) for p, text in want.items() if not p.is_file() or p.read_text() != text]
     if REGISTRY_DIR.is_dir():
-        out += [str(p.relative_to(ROOT)) + " (no longer generated)"
-                for p in REGISTRY_DIR.rglob("*") if p.is_file() and p not in want]
+        out += [
+            str(p.relative_to(ROOT)) + " (no longer generated)"
+            for p in REGISTRY_DIR.rglob("*")
+            if p.is_file() and p not in want
+        ]
     return sorted(out)
 
 

@@ -51,32 +51,137 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _EXPANDS = re.compile(r"[*?\[\]{}~]")  # glob, brace and tilde expansion in a shell line
 _EXPANSION_CHARS = frozenset("*?[{~")
 # Where a wrapper or shell named by a path is still the system's own: anywhere else the path is the program.
-SYSTEM_DIRS = frozenset({"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin",
-                         "/opt/homebrew/bin", "/run/current-system/sw/bin", "/nix/var/nix/profiles/default/bin"})
+SYSTEM_DIRS = frozenset(
+    {
+        "/bin",
+        "/usr/bin",
+        "/usr/local/bin",
+        "/sbin",
+        "/usr/sbin",
+        "/usr/local/sbin",
+        "/opt/homebrew/bin",
+        "/run/current-system/sw/bin",
+        "/nix/var/nix/profiles/default/bin",
+    }
+)
 # Shell words that are not programs: a rule keyed on them would cover whatever follows.
-RESERVED = frozenset({"!", "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until",
-                      "do", "done", "in", "function", "time", "coproc", "{", "}", "[[", "]]"})
+RESERVED = frozenset(
+    {
+        "!",
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "case",
+        "esac",
+        "for",
+        "select",
+        "while",
+        "until",
+        "do",
+        "done",
+        "in",
+        "function",
+        "time",
+        "coproc",
+        "{",
+        "}",
+        "[[",
+        "]]",
+    }
+)
 _SHELL_FLAGS = frozenset("celux")  # -c, and options that change no code the shell reads: -l -e -u -x
 _SHELL_LONG = frozenset({"--login", "--noprofile", "--norc"})
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "tcsh", "csh"})
 _SHELL_VALUE_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 # Wrappers that run the rest of the line unchanged: dropped (with their own simple flags) before analysis.
-_TRANSPARENT = {"exec": {"-c", "-l"}, "nohup": set(), "command": {"-p"}, "builtin": set(), "time": {"-p"}, "noglob": set()}
+_TRANSPARENT = {
+    "exec": {"-c", "-l"},
+    "nohup": set(),
+    "command": {"-p"},
+    "builtin": set(),
+    "time": {"-p"},
+    "noglob": set(),
+}
 # Programs that run another program chosen by their arguments: never a prefix rule.
-RUNNERS = frozenset({
-    "sudo", "doas", "su", "pkexec", "runuser", "xargs", "parallel", "timeout", "nice", "ionice", "chrt", "taskset",
-    "watch", "strace", "ltrace", "gdb", "valgrind", "chroot", "unshare", "nsenter", "setsid", "stdbuf", "unbuffer",
-    "flock", "script", "ssh", "eval", "source", ".", "trap", "npx", "bunx", "pnpx", "uvx", "pipx", "busybox",
-    "env", "exec", "systemd-run", "firejail", "bwrap", "entr", "nodemon", "expect", "dbus-run-session", "sg",
-    "xterm", "tmux", "screen", "at", "batch", "crontab", "open", "xdg-open", "start", "osascript",
-    "enable", "fc", "mapfile", "readarray", "socat", "command", "builtin", "nohup", "noglob",
-})
+RUNNERS = frozenset(
+    {
+        "sudo",
+        "doas",
+        "su",
+        "pkexec",
+        "runuser",
+        "xargs",
+        "parallel",
+        "timeout",
+        "nice",
+        "ionice",
+        "chrt",
+        "taskset",
+        "watch",
+        "strace",
+        "ltrace",
+        "gdb",
+        "valgrind",
+        "chroot",
+        "unshare",
+        "nsenter",
+        "setsid",
+        "stdbuf",
+        "unbuffer",
+        "flock",
+        "script",
+        "ssh",
+        "eval",
+        "source",
+        ".",
+        "trap",
+        "npx",
+        "bunx",
+        "pnpx",
+        "uvx",
+        "pipx",
+        "busybox",
+        "env",
+        "exec",
+        "systemd-run",
+        "firejail",
+        "bwrap",
+        "entr",
+        "nodemon",
+        "expect",
+        "dbus-run-session",
+        "sg",
+        "xterm",
+        "tmux",
+        "screen",
+        "at",
+        "batch",
+        "crontab",
+        "open",
+        "xdg-open",
+        "start",
+        "osascript",
+        "enable",
+        "fc",
+        "mapfile",
+        "readarray",
+        "socat",
+        "command",
+        "builtin",
+        "nohup",
+        "noglob",
+    }
+)
 # Interpreters: a script (or ``-m module``) is a key; inline code never is. Options taking a value, per family.
 _INTERPRETERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # family: (inline-code options, options that take a value)
     "python": (frozenset({"-c", "-"}), frozenset({"-W", "-X", "-Q"})),
-    "node": (frozenset({"-e", "--eval", "-p", "--print", "-"}), frozenset({"-r", "--require", "--import", "--loader",
-                                                                        "--experimental-loader", "--inspect-port"})),
+    "node": (
+        frozenset({"-e", "--eval", "-p", "--print", "-"}),
+        frozenset({"-r", "--require", "--import", "--loader", "--experimental-loader", "--inspect-port"}),
+    ),
     "ruby": (frozenset({"-e", "-"}), frozenset({"-r", "-I", "-C", "-E"})),
     "perl": (frozenset({"-e", "-E", "-"}), frozenset({"-I", "-M", "-m"})),
     "php": (frozenset({"-r", "-B", "-R", "-E", "-F", "-"}), frozenset({"-c", "-d", "-z"})),
@@ -91,8 +196,19 @@ _INTERPRETERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 _INTERPRETER_NAMES = {
     **{n: "python" for n in ("python", "python2", "python3", "pythonw", "pypy", "pypy3")},
     **{n: "node" for n in ("node", "nodejs", "bun")},
-    "ruby": "ruby", "perl": "perl", "php": "php", "lua": "lua", "luajit": "lua", "Rscript": "Rscript", "R": "R",
-    "julia": "julia", "deno": "deno", "pwsh": "pwsh", "powershell": "pwsh", "tclsh": "tclsh", "wish": "tclsh",
+    "ruby": "ruby",
+    "perl": "perl",
+    "php": "php",
+    "lua": "lua",
+    "luajit": "lua",
+    "Rscript": "Rscript",
+    "R": "R",
+    "julia": "julia",
+    "deno": "deno",
+    "pwsh": "pwsh",
+    "powershell": "pwsh",
+    "tclsh": "tclsh",
+    "wish": "tclsh",
 }
 _INTERPRETER_RE = re.compile(r"^(python|pypy)[0-9.]*$")
 # Languages whose programs are always inline code in the arguments.
@@ -111,41 +227,162 @@ class _Multi:
 
 
 _F = frozenset
-_JS = _Multi(_F({"--prefix", "-w", "--workspace", "--userconfig", "--cache", "--registry", "--loglevel", "--filter", "-F", "--dir", "--cwd"}),
-             _F({"-g", "--global", "-s", "--silent", "-q", "--quiet", "-d", "--verbose", "-y", "--yes", "--no-audit",
-                 "--no-fund", "--offline", "--ws", "--workspaces", "--if-present", "-r", "--recursive"}),
-             _F({"exec", "x", "dlx", "create", "init", "exec-run"}), _F({"run", "run-script", "workspace"}))
+_JS = _Multi(
+    _F(
+        {
+            "--prefix",
+            "-w",
+            "--workspace",
+            "--userconfig",
+            "--cache",
+            "--registry",
+            "--loglevel",
+            "--filter",
+            "-F",
+            "--dir",
+            "--cwd",
+        }
+    ),
+    _F(
+        {
+            "-g",
+            "--global",
+            "-s",
+            "--silent",
+            "-q",
+            "--quiet",
+            "-d",
+            "--verbose",
+            "-y",
+            "--yes",
+            "--no-audit",
+            "--no-fund",
+            "--offline",
+            "--ws",
+            "--workspaces",
+            "--if-present",
+            "-r",
+            "--recursive",
+        }
+    ),
+    _F({"exec", "x", "dlx", "create", "init", "exec-run"}),
+    _F({"run", "run-script", "workspace"}),
+)
 MULTI: dict[str, _Multi] = {
-    "git": _Multi(_F({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"}),
-                  _F({"--no-pager", "-p", "--paginate", "-P", "--bare", "--no-replace-objects", "--literal-pathspecs",
-                      "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks", "--no-advice"}),
-                  _F({"filter-branch", "filter-repo", "daemon", "instaweb", "difftool", "mergetool", "web--browse"}),
-                  _F({"stash", "remote", "submodule", "worktree", "notes", "bisect", "lfs", "sparse-checkout", "reflog"})),
-    "npm": _JS, "pnpm": _JS, "yarn": _JS,
-    "cargo": _Multi(_F({"-C", "--config", "-Z", "--color"}), _F({"-v", "-vv", "-q", "--quiet", "--verbose", "--frozen",
-                                                                "--locked", "--offline"})),
+    "git": _Multi(
+        _F({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"}),
+        _F(
+            {
+                "--no-pager",
+                "-p",
+                "--paginate",
+                "-P",
+                "--bare",
+                "--no-replace-objects",
+                "--literal-pathspecs",
+                "--glob-pathspecs",
+                "--noglob-pathspecs",
+                "--icase-pathspecs",
+                "--no-optional-locks",
+                "--no-advice",
+            }
+        ),
+        _F({"filter-branch", "filter-repo", "daemon", "instaweb", "difftool", "mergetool", "web--browse"}),
+        _F({"stash", "remote", "submodule", "worktree", "notes", "bisect", "lfs", "sparse-checkout", "reflog"}),
+    ),
+    "npm": _JS,
+    "pnpm": _JS,
+    "yarn": _JS,
+    "cargo": _Multi(
+        _F({"-C", "--config", "-Z", "--color"}),
+        _F({"-v", "-vv", "-q", "--quiet", "--verbose", "--frozen", "--locked", "--offline"}),
+    ),
     "go": _Multi(two_level=_F({"mod", "work", "env", "tool"}), runners=_F({"tool"})),
-    "docker": _Multi(_F({"-H", "--host", "--context", "-c", "--config", "-l", "--log-level"}), _F({"-D", "--debug", "--tls", "--tlsverify"}),
-                     _F({"exec", "run", "compose", "buildx"}), _F({"container", "image", "network", "volume", "system", "context"})),
-    "podman": _Multi(_F({"--connection", "-c", "--log-level", "--root", "--runroot"}), _F({"--remote", "-r"}),
-                     _F({"exec", "run", "compose"}), _F({"container", "image", "network", "volume", "system", "pod"})),
-    "kubectl": _Multi(_F({"-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server"}), _F(),
-                      _F({"exec", "run", "debug", "attach", "plugin"}), _F({"config", "rollout", "auth", "create", "set", "top"})),
-    "make": _Multi(_F({"-C", "--directory", "-f", "--file", "--makefile", "-I", "--include-dir", "-o", "-W", "-j", "-l"}),
-                   _F({"-s", "--silent", "-k", "--keep-going", "-B", "-n", "--dry-run", "-q", "-w", "--no-print-directory"})),
-    "pip": _Multi(_F({"--python", "--log", "--cache-dir"}), _F({"-q", "--quiet", "-v", "--verbose", "--no-cache-dir", "--isolated",
-                                                                "--disable-pip-version-check", "--no-input"})),
-    "uv": _Multi(_F({"--directory", "--project", "--python", "-p", "--cache-dir", "--config-file"}),
-                 _F({"-q", "--quiet", "-v", "--verbose", "--offline", "--no-cache", "--frozen", "--locked", "--no-sync"}),
-                 _F({"run", "tool", "x"}), _F({"pip", "python", "cache", "self"})),
-    "poetry": _Multi(_F({"-C", "--directory", "-P", "--project"}), _F({"-q", "--quiet", "-v", "-n", "--no-interaction", "--no-ansi"}),
-                     _F({"run", "shell"}), _F({"env", "self", "source", "cache"})),
-    "gh": _Multi(_F({"-R", "--repo", "--hostname"}), _F(), _F({"extension", "alias", "codespace"}),
-                 _F({"pr", "issue", "repo", "run", "workflow", "release", "gist", "secret", "variable", "label", "cache",
-                     "project", "auth", "ssh-key", "gpg-key", "ruleset", "api"})),
+    "docker": _Multi(
+        _F({"-H", "--host", "--context", "-c", "--config", "-l", "--log-level"}),
+        _F({"-D", "--debug", "--tls", "--tlsverify"}),
+        _F({"exec", "run", "compose", "buildx"}),
+        _F({"container", "image", "network", "volume", "system", "context"}),
+    ),
+    "podman": _Multi(
+        _F({"--connection", "-c", "--log-level", "--root", "--runroot"}),
+        _F({"--remote", "-r"}),
+        _F({"exec", "run", "compose"}),
+        _F({"container", "image", "network", "volume", "system", "pod"}),
+    ),
+    "kubectl": _Multi(
+        _F({"-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server"}),
+        _F(),
+        _F({"exec", "run", "debug", "attach", "plugin"}),
+        _F({"config", "rollout", "auth", "create", "set", "top"}),
+    ),
+    "make": _Multi(
+        _F({"-C", "--directory", "-f", "--file", "--makefile", "-I", "--include-dir", "-o", "-W", "-j", "-l"}),
+        _F({"-s", "--silent", "-k", "--keep-going", "-B", "-n", "--dry-run", "-q", "-w", "--no-print-directory"}),
+    ),
+    "pip": _Multi(
+        _F({"--python", "--log", "--cache-dir"}),
+        _F(
+            {
+                "-q",
+                "--quiet",
+                "-v",
+                "--verbose",
+                "--no-cache-dir",
+                "--isolated",
+                "--disable-pip-version-check",
+                "--no-input",
+            }
+        ),
+    ),
+    "uv": _Multi(
+        _F({"--directory", "--project", "--python", "-p", "--cache-dir", "--config-file"}),
+        _F({"-q", "--quiet", "-v", "--verbose", "--offline", "--no-cache", "--frozen", "--locked", "--no-sync"}),
+        _F({"run", "tool", "x"}),
+        _F({"pip", "python", "cache", "self"}),
+    ),
+    "poetry": _Multi(
+        _F({"-C", "--directory", "-P", "--project"}),
+        _F({"-q", "--quiet", "-v", "-n", "--no-interaction", "--no-ansi"}),
+        _F({"run", "shell"}),
+        _F({"env", "self", "source", "cache"}),
+    ),
+    "gh": _Multi(
+        _F({"-R", "--repo", "--hostname"}),
+        _F(),
+        _F({"extension", "alias", "codespace"}),
+        _F(
+            {
+                "pr",
+                "issue",
+                "repo",
+                "run",
+                "workflow",
+                "release",
+                "gist",
+                "secret",
+                "variable",
+                "label",
+                "cache",
+                "project",
+                "auth",
+                "ssh-key",
+                "gpg-key",
+                "ruleset",
+                "api",
+            }
+        ),
+    ),
     "terraform": _Multi(_F({"-chdir"}), _F(), _F(), _F({"state", "workspace", "providers"})),
-    "helm": _Multi(_F({"-n", "--namespace", "--kube-context", "--kubeconfig"}), _F({"--debug"}), _F({"plugin"}), _F({"repo", "plugin"})),
-    "systemctl": _Multi(_F({"-H", "--host", "-M", "--machine"}), _F({"--user", "--system", "-q", "--quiet", "--no-pager", "--now"})),
+    "helm": _Multi(
+        _F({"-n", "--namespace", "--kube-context", "--kubeconfig"}),
+        _F({"--debug"}),
+        _F({"plugin"}),
+        _F({"repo", "plugin"}),
+    ),
+    "systemctl": _Multi(
+        _F({"-H", "--host", "-M", "--machine"}), _F({"--user", "--system", "-q", "--quiet", "--no-pager", "--now"})
+    ),
     "brew": _Multi(flags=_F({"-v", "--verbose", "-q", "--quiet"}), runners=_F({"sh", "ruby", "exec"})),
     "apt": _Multi(flags=_F({"-y", "-q", "--yes", "--quiet", "--no-install-recommends"})),
     "apt-get": _Multi(flags=_F({"-y", "-q", "--yes", "--quiet", "--no-install-recommends"})),
@@ -154,12 +391,17 @@ MULTI: dict[str, _Multi] = {
     "dotnet": _Multi(two_level=_F({"tool", "nuget", "workload"}), runners=_F({"exec"})),
     "conda": _Multi(runners=_F({"run"}), two_level=_F({"env", "config"})),
     "bazel": _Multi(runners=_F({"run"})),
-    "mvn": _Multi(_F({"-f", "--file", "-s", "--settings", "-P", "-pl"}), _F({"-q", "-B", "--batch-mode", "-U", "-o", "--offline", "-e"})),
+    "mvn": _Multi(
+        _F({"-f", "--file", "-s", "--settings", "-P", "-pl"}),
+        _F({"-q", "-B", "--batch-mode", "-U", "-o", "--offline", "-e"}),
+    ),
     "gradle": _Multi(_F({"-p", "--project-dir"}), _F({"-q", "--quiet", "--offline", "--no-daemon", "-i", "--info"})),
     "./gradlew": _Multi(_F({"-p", "--project-dir"}), _F({"-q", "--quiet", "--offline", "--no-daemon", "-i", "--info"})),
     "bundle": _Multi(runners=_F({"exec"})),
     "rake": _Multi(_F({"-f", "--rakefile", "-C", "--directory"}), _F({"-q", "--quiet", "-t", "--trace"})),
-    "composer": _Multi(_F({"-d", "--working-dir"}), _F({"-q", "--quiet", "-n", "--no-interaction"}), _F({"exec", "run-script", "run"})),
+    "composer": _Multi(
+        _F({"-d", "--working-dir"}), _F({"-q", "--quiet", "-n", "--no-interaction"}), _F({"exec", "run-script", "run"})
+    ),
     "nix": _Multi(runners=_F({"run", "shell", "develop"})),
     "bun": _Multi(runners=_F({"x", "exec", "-e", "--eval", "-p", "--print"}), two_level=_F({"run", "pm"})),
 }
@@ -339,7 +581,13 @@ def _key(command: Command, name: str) -> tuple[tuple[str, ...] | None, int | Non
     if name in RUNNERS or name in INLINE_PROGRAM_TOOLS:
         return None, None
     family = _INTERPRETER_NAMES.get(name) or ("python" if _INTERPRETER_RE.match(name) else None)
-    if family == "node" and name == "bun" and len(words) > 1 and not words[1].startswith("-") and not _looks_like_script(words[1]):
+    if (
+        family == "node"
+        and name == "bun"
+        and len(words) > 1
+        and not words[1].startswith("-")
+        and not _looks_like_script(words[1])
+    ):
         family = None  # `bun test`, `bun install`: a tool with subcommands
     if family is not None:
         return _interpreter_key(words, family), None
@@ -367,11 +615,11 @@ def _interpreter_key(words: tuple[str, ...], family: str) -> tuple[str, ...] | N
             module = words[i + 1]
             tool = MULTI.get(module)
             if tool is not None:
-                sub = _multi_key((module, *words[i + 2:]), tool)
-                return None if sub is None else words[:i + 1] + sub
-            return words[:i + 2]
+                sub = _multi_key((module, *words[i + 2 :]), tool)
+                return None if sub is None else words[: i + 1] + sub
+            return words[: i + 2]
         if family == "python" and word.startswith("-m") and len(word) > 2:
-            return words[:i + 1]
+            return words[: i + 1]
         if word in valued:
             i += 2
             continue
@@ -379,8 +627,8 @@ def _interpreter_key(words: tuple[str, ...], family: str) -> tuple[str, ...] | N
             i += 1
             continue
         if family == "deno" and word in ("run", "test", "task", "serve"):
-            return words[:i + 2] if word in ("run", "task") and i + 1 < len(words) else words[:i + 1]
-        return words[:i + 1]  # the script: options before it stay in the key
+            return words[: i + 2] if word in ("run", "task") and i + 1 < len(words) else words[: i + 1]
+        return words[: i + 1]  # the script: options before it stay in the key
     return None  # no script: a REPL, or code on stdin
 
 

@@ -33,13 +33,25 @@ def to_prompt(blocks: list[Any], *, agent: str, images: bool, audio: bool, embed
         elif kind == "image":
             if not images:
                 raise UnsupportedContent(f"{agent} cannot take images (prompt block {index})")
-            parts.append(ImagePart(data=str(block.get("data", "")), mime_type=str(block.get("mimeType", "image/png")), uri=block.get("uri")))
+            parts.append(
+                ImagePart(
+                    data=str(block.get("data", "")),
+                    mime_type=str(block.get("mimeType", "image/png")),
+                    uri=block.get("uri"),
+                )
+            )
         elif kind == "audio":
             if not audio:
                 raise UnsupportedContent(f"{agent} cannot take audio (prompt block {index})")
             parts.append(AudioPart(data=str(block.get("data", "")), mime_type=str(block.get("mimeType", "audio/wav"))))
         elif kind == "resource_link":
-            parts.append(ResourcePart(uri=str(block.get("uri", "")), name=str(block.get("name", "")), mime_type=_opt_str(block.get("mimeType"))))
+            parts.append(
+                ResourcePart(
+                    uri=str(block.get("uri", "")),
+                    name=str(block.get("name", "")),
+                    mime_type=_opt_str(block.get("mimeType")),
+                )
+            )
         elif kind == "resource":
             resource = block.get("resource")
             if not isinstance(resource, dict):
@@ -54,9 +66,15 @@ def to_prompt(blocks: list[Any], *, agent: str, images: bool, audio: bool, embed
                 if mime.startswith("image/") and images:
                     parts.append(ImagePart(data=str(resource["blob"]), mime_type=mime, uri=resource.get("uri")))
                     continue
-                raise UnsupportedContent(f"{agent} cannot take binary resource {resource.get('uri', '')!r} ({mime or 'unknown type'})")
+                raise UnsupportedContent(
+                    f"{agent} cannot take binary resource {resource.get('uri', '')!r} ({mime or 'unknown type'})"
+                )
             parts.append(
-                ResourcePart(uri=str(resource.get("uri", "")), text=str(resource.get("text", "")), mime_type=_opt_str(resource.get("mimeType")))
+                ResourcePart(
+                    uri=str(resource.get("uri", "")),
+                    text=str(resource.get("text", "")),
+                    mime_type=_opt_str(resource.get("mimeType")),
+                )
             )
         else:
             raise UnsupportedContent(f"unknown prompt content type {kind!r} (block {index})")

@@ -59,13 +59,12 @@ class BoundedOutput:
             parts.append(self._partial[:MAX_LINE_CHARS])
         return "\n".join(parts)
 
-
     def render_recent(self, lines: int = LIVE_LINES) -> str:
         """The latest ``lines`` lines (and the unfinished one): the live view, re-sent while a command runs, so it
         stays a few KB however much output came before (the full head-and-tail view comes with the result)."""
         recent = list(self._tail)[-lines:] if lines > 0 else []
         if len(recent) < lines:  # the tail is short: the rest comes from the end of the head
-            recent = self._head[max(0, len(self._head) - (lines - len(recent))):] + recent
+            recent = self._head[max(0, len(self._head) - (lines - len(recent))) :] + recent
         earlier = self.total_lines - len(recent)
         parts = [f"… [{earlier} earlier lines] …"] if earlier else []
         parts.extend(recent)

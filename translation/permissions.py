@@ -120,8 +120,13 @@ def scope_for(tool_name: str | None, kind: str, tool_input: Any, cwd: str | None
         if command:
             parsed = analyze(command)
             key = rule_key(parsed)
-            return Scope(tool, kind, command_key=key, exact_command=None if key else parsed.text,
-                         command_label=command_label(parsed, key))
+            return Scope(
+                tool,
+                kind,
+                command_key=key,
+                exact_command=None if key else parsed.text,
+                command_label=command_label(parsed, key),
+            )
         return Scope(tool, kind, exact_command="", command_label="exactly this command")
     if kind in PATH_KINDS or kind == "read":
         paths = paths_of(tool_input, cwd)
@@ -156,8 +161,11 @@ MODE_OPTION_PREFIX = "mode:"
 def mode_exit_options(modes: list[tuple[str, str]]) -> list[dict[str, Any]]:
     """Options for an agent asking to leave plan mode: continue in one of ``modes`` (id, name), or keep planning."""
     options = [
-        {"optionId": MODE_OPTION_PREFIX + mode_id, "name": f"Yes, continue in {name}",
-         "kind": "allow_always" if i == 0 else "allow_once"}
+        {
+            "optionId": MODE_OPTION_PREFIX + mode_id,
+            "name": f"Yes, continue in {name}",
+            "kind": "allow_always" if i == 0 else "allow_once",
+        }
         for i, (mode_id, name) in enumerate(modes)
     ]
     return options + [{"optionId": REJECT_ONCE, "name": "No, keep planning", "kind": "reject_once"}]
@@ -169,7 +177,7 @@ def chosen_mode(response: Any, options: Iterable[dict[str, Any]]) -> str | None:
     option = selected_option(response, options)
     if option is None or not option.startswith(MODE_OPTION_PREFIX):
         return None
-    return option[len(MODE_OPTION_PREFIX):] or None
+    return option[len(MODE_OPTION_PREFIX) :] or None
 
 
 CHOICE_OPTION_PREFIX = "choice:"
@@ -192,7 +200,7 @@ def chosen_choice(response: Any, options: Iterable[dict[str, Any]]) -> str | Non
     option = selected_option(response, options)
     if option is None or not option.startswith(CHOICE_OPTION_PREFIX):
         return None
-    return option[len(CHOICE_OPTION_PREFIX):] or None
+    return option[len(CHOICE_OPTION_PREFIX) :] or None
 
 
 def permission_options(scope: Scope) -> list[dict[str, Any]]:
@@ -275,7 +283,11 @@ def _covers(rule: Scope, decision: Decision, scope: Scope, tool_input: Any) -> b
     if rule.origins is not None:
         if scope.origins is None:
             return False
-        return set(scope.origins) <= set(rule.origins) if decision == "allow" else bool(set(scope.origins) & set(rule.origins))
+        return (
+            set(scope.origins) <= set(rule.origins)
+            if decision == "allow"
+            else bool(set(scope.origins) & set(rule.origins))
+        )
     if rule.command_key is not None:
         if scope.command_key == rule.command_key:
             return True

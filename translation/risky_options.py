@@ -67,17 +67,46 @@ _F = frozenset
 _VIM = Risky(short="cSusWw", long=_F({"--cmd"}), plus=True)
 _CC = Risky(words=("-wrapper", "-B", "-fplugin", "-specs", "--specs"))
 _JS = Risky(long=_F({"--script-shell", "--node-options", "--userconfig", "--globalconfig", "--shell"}))
-_GIT_ANYWHERE = _F({"--output", "--output-directory", "--ext-diff", "--upload-pack", "--receive-pack", "--exec",
-                    "--extcmd", "--template", "--open-files-in-pager", "--exec-path", "--config-env"})
+_GIT_ANYWHERE = _F(
+    {
+        "--output",
+        "--output-directory",
+        "--ext-diff",
+        "--upload-pack",
+        "--receive-pack",
+        "--exec",
+        "--extcmd",
+        "--template",
+        "--open-files-in-pager",
+        "--exec-path",
+        "--config-env",
+    }
+)
 # make: a command-line variable replaces the Makefile's (``SHELL=/tmp/x``, ``CC=/tmp/x`` run that program), and
 # ``--eval``/``-E`` adds makefile text.
 _MAKE = Risky(short="E", long=_F({"--eval"}), assignments=True)
 # pytest: ``-p`` loads a plugin module, ``-c``/``--config-file`` another config, ``-o``/``--override-ini`` rewrites
 # options (``addopts``), ``--rootdir``/``--confcutdir`` choose which conftest.py files run, ``--basetemp`` is
 # emptied (removed) by pytest, and the report options write files.
-_PYTEST = Risky(short="pco", long=_F({"--config-file", "--override-ini", "--rootdir", "--confcutdir", "--basetemp",
-                                      "--junitxml", "--junit-xml", "--log-file", "--report-log", "--result-log",
-                                      "--cov-report", "--debug"}))
+_PYTEST = Risky(
+    short="pco",
+    long=_F(
+        {
+            "--config-file",
+            "--override-ini",
+            "--rootdir",
+            "--confcutdir",
+            "--basetemp",
+            "--junitxml",
+            "--junit-xml",
+            "--log-file",
+            "--report-log",
+            "--result-log",
+            "--cov-report",
+            "--debug",
+        }
+    ),
+)
 _NC = Risky(short="ec", long=_F({"--exec", "--sh-exec", "--lua-exec"}))
 
 TABLE: dict[str, Risky] = {
@@ -88,31 +117,60 @@ TABLE: dict[str, Risky] = {
     "uniq": Risky(operands=1),
     "xxd": Risky(operands=1),
     "dd": Risky(words=("of=",)),
-    "tee": Risky(always=True), "tar": Risky(always=True), "wget": Risky(always=True),
+    "tee": Risky(always=True),
+    "tar": Risky(always=True),
+    "wget": Risky(always=True),
     "file": Risky(short="C"),
     "git": Risky(long=_GIT_ANYWHERE),
     "rg": Risky(long=_F({"--pre", "--pre-glob", "--hostname-bin"})),
     "fd": Risky(short="xX", long=_F({"--exec", "--exec-batch"})),
     "fdfind": Risky(short="xX", long=_F({"--exec", "--exec-batch"})),
-    "bat": Risky(long=_F({"--pager"})), "batcat": Risky(long=_F({"--pager"})),
-    "curl": Risky(short="oOKDcTw", long=_F({
-        "--output", "--output-dir", "--remote-name", "--remote-name-all", "--config", "--dump-header", "--cookie-jar",
-        "--upload-file", "--write-out", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts",
-        "--alt-svc"})),
+    "bat": Risky(long=_F({"--pager"})),
+    "batcat": Risky(long=_F({"--pager"})),
+    "curl": Risky(
+        short="oOKDcTw",
+        long=_F(
+            {
+                "--output",
+                "--output-dir",
+                "--remote-name",
+                "--remote-name-all",
+                "--config",
+                "--dump-header",
+                "--cookie-jar",
+                "--upload-file",
+                "--write-out",
+                "--trace",
+                "--trace-ascii",
+                "--stderr",
+                "--libcurl",
+                "--etag-save",
+                "--hsts",
+                "--alt-svc",
+            }
+        ),
+    ),
     "less": Risky(short="oOk", long=_F({"--log-file", "--LOG-FILE", "--lesskey-file", "--lesskey-src"}), plus=True),
     "man": Risky(short="PHpC", long=_F({"--pager", "--html", "--preprocessor", "--config-file"})),
     "zip": Risky(short="T", long=_F({"--unzip-command", "--test"})),
     "rsync": Risky(short="e", long=_F({"--rsh", "--rsync-path", "--log-file", "--write-batch", "--only-write-batch"})),
-    "scp": Risky(short="SoF"), "sftp": Risky(short="SoFb"),
-    "nc": _NC, "ncat": _NC, "netcat": _NC,
+    "scp": Risky(short="SoF"),
+    "sftp": Risky(short="SoFb"),
+    "nc": _NC,
+    "ncat": _NC,
+    "netcat": _NC,
     **{name: _VIM for name in ("vim", "vi", "nvim", "view", "ex", "vimdiff", "gvim")},
     "emacs": Risky(short="lf", long=_F({"--eval", "--load", "--funcall", "--script"})),
     **{name: _CC for name in ("gcc", "g++", "cc", "c++", "clang", "clang++")},
     "go": Risky(words=("-exec", "--exec", "-toolexec", "--toolexec")),
     "cargo": Risky(long=_F({"--config"})),
-    "make": _MAKE, "gmake": _MAKE,
-    "pytest": _PYTEST, "py.test": _PYTEST,
-    "npm": _JS, "pnpm": _JS, "yarn": _JS,
+    "make": _MAKE,
+    "gmake": _MAKE,
+    "pytest": _PYTEST,
+    "py.test": _PYTEST,
+    "npm": _JS,
+    "pnpm": _JS,
+    "yarn": _JS,
     "openssl": Risky(words=("-out", "-keyout", "-engine")),
     "gpg": Risky(short="o", long=_F({"--output"})),
     "pandoc": Risky(short="oFL", long=_F({"--output", "--filter", "--lua-filter", "--extract-media"})),

@@ -290,7 +290,11 @@ class UpdateTranslator:
         view = self.tools.get(tool_id) if tool_id else None
         if view is None or view.status != "pending":
             return []
-        return self._finish(view.id, "failed", e.reason or "Rejected.", None) if "withdrawn" not in (e.reason or "") else []
+        return (
+            self._finish(view.id, "failed", e.reason or "Rejected.", None)
+            if "withdrawn" not in (e.reason or "")
+            else []
+        )
 
     def remember_approval(self, interaction_id: str, tool_id: str) -> None:
         """Link an approval to its tool call, so the grant moves that call to in_progress."""

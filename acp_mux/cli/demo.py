@@ -119,7 +119,9 @@ class TerminalClient(PlainClient):
                 self._print("tool", f"  → {update.status}\n")
         elif kind == "plan":
             marks = {"completed": "x", "in_progress": "~", "pending": " "}
-            self._print("tool", "  plan: " + "  ".join(f"[{marks[e.status]}] {e.content}" for e in update.entries) + "\n")
+            self._print(
+                "tool", "  plan: " + "  ".join(f"[{marks[e.status]}] {e.content}" for e in update.entries) + "\n"
+            )
 
     async def request_permission(self, options: list[Any], session_id: str, tool_call: Any, **kwargs: Any) -> Any:
         from acp.schema import AllowedOutcome, RequestPermissionResponse
@@ -134,7 +136,9 @@ class TerminalClient(PlainClient):
         if choice is None:  # end of input: the safe answer
             choice = next((i for i, o in enumerate(options, 1) if o.kind == "reject_once"), len(options))
             self._print("tool", f"    (no answer: choosing {choice})\n")
-        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=options[choice - 1].option_id))
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=options[choice - 1].option_id)
+        )
 
     async def _ask(self, count: int) -> int | None:
         """Ask until the answer is one of the choices; None when input ends."""
@@ -159,8 +163,17 @@ async def _demo(prompt: str, workdir: str) -> int:
     print(f"acp-mux demo — the bridge runs the bundled scripted agent in {workdir} (removed at the end)")
     async with acp.spawn_agent_process(
         # Errors only: a warning such as "the client has gone away" after Ctrl-C is noise in a terminal.
-        client, sys.executable, "-m", "acp_mux", "--agent", "demo", "--log-level", "ERROR",
-        env=env, cwd=workdir, transport_kwargs={"stderr": None},
+        client,
+        sys.executable,
+        "-m",
+        "acp_mux",
+        "--agent",
+        "demo",
+        "--log-level",
+        "ERROR",
+        env=env,
+        cwd=workdir,
+        transport_kwargs={"stderr": None},
     ) as (conn, _proc):
         init = await conn.initialize(protocol_version=1)
         session = await conn.new_session(cwd=workdir, mcp_servers=[])

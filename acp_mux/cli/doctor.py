@@ -14,7 +14,15 @@ import textwrap
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, ENTRIES, AgentEntry, UnknownAgent, expand_path, locate_binary
+from acp_mux.adapters.registry import (
+    AGENT_NAMES,
+    DEMO_AGENT,
+    ENTRIES,
+    AgentEntry,
+    UnknownAgent,
+    expand_path,
+    locate_binary,
+)
 from acp_mux.core.settings import settings_problem
 
 WIDTH = 100
@@ -41,8 +49,12 @@ def _version(path: str) -> str:
 def _field(label: str, text: str) -> list[str]:
     """A labelled line wrapped at :data:`WIDTH`; a path longer than a line is kept whole (copyable), not split."""
     return textwrap.wrap(
-        text, WIDTH, initial_indent=f"  {label:<{LABEL - 2}}", subsequent_indent=" " * LABEL,
-        break_on_hyphens=False, break_long_words=False,
+        text,
+        WIDTH,
+        initial_indent=f"  {label:<{LABEL - 2}}",
+        subsequent_indent=" " * LABEL,
+        break_on_hyphens=False,
+        break_long_words=False,
     ) or [f"  {label}"]
 
 
@@ -65,7 +77,7 @@ def auth_status(row: AgentEntry, env: Mapping[str, str]) -> tuple[str, bool]:
 def _tilde(path: str, env: Mapping[str, str]) -> str:
     """``~/…`` for a path in HOME: shorter, so a deep XDG path still fits the line (and a shell still reads it)."""
     home = (env.get("HOME") or "").rstrip("/")
-    return "~" + path[len(home):] if home and path.startswith(home + "/") else path
+    return "~" + path[len(home) :] if home and path.startswith(home + "/") else path
 
 
 def _sign_in(row: AgentEntry) -> str:
@@ -93,7 +105,9 @@ def report(name: str, env: Mapping[str, str] | None = None) -> Report:
     auth, authenticated = auth_status(row, env)
     tested = f" (tested with {row.tested_version})" if row.tested_version else ""
     transports = list(row.transports)
-    transport = f"{transports[0]} (default)" + (f"; also --transport {', '.join(transports[1:])}" if transports[1:] else "")
+    transport = f"{transports[0]} (default)" + (
+        f"; also --transport {', '.join(transports[1:])}" if transports[1:] else ""
+    )
     if path:
         state = "ready" if authenticated else "installed; sign-in not checked"
         binary = f"found: {_version(path)} at {path}"

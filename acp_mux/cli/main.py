@@ -75,26 +75,49 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--agent", metavar="NAME", default=os.environ.get("ACP_MUX_AGENT") or None,
-                        help="which agent to run (default from ACP_MUX_AGENT); 'auto' (or no --agent when an editor "
-                        "starts acp-mux) lets the person pick and switch the agent in each session")
+    parser.add_argument(
+        "--agent",
+        metavar="NAME",
+        default=os.environ.get("ACP_MUX_AGENT") or None,
+        help="which agent to run (default from ACP_MUX_AGENT); 'auto' (or no --agent when an editor "
+        "starts acp-mux) lets the person pick and switch the agent in each session",
+    )
     parser.add_argument("--agent-bin", metavar="PATH", help="path of the agent's executable")
-    parser.add_argument("--transport", metavar="T",
-                        help="an agent's alternative transport (codex: exec, for a codex without app-server); "
-                             "default from ACP_MUX_<AGENT>_TRANSPORT")
+    parser.add_argument(
+        "--transport",
+        metavar="T",
+        help="an agent's alternative transport (codex: exec, for a codex without app-server); "
+        "default from ACP_MUX_<AGENT>_TRANSPORT",
+    )
     parser.add_argument("--model", help="model to start sessions with")
     parser.add_argument("--mode", help="permission mode to start sessions with (agent specific)")
-    parser.add_argument("--log-file", metavar="F", default=os.environ.get("ACP_MUX_LOG") or None,
-                        help="also write diagnostics to this file")
-    parser.add_argument("--log-level", metavar="LEVEL", type=_log_level, default=None,
-                        help=f"{', '.join(LOG_LEVELS)} (default WARNING, or ACP_MUX_LOG_LEVEL); "
-                             "DEBUG logs every protocol message")
-    parser.add_argument("--inactivity-timeout", type=float, default=600.0, metavar="S",
-                        help="end a turn with a visible error after S seconds without agent output (default 600)")
+    parser.add_argument(
+        "--log-file",
+        metavar="F",
+        default=os.environ.get("ACP_MUX_LOG") or None,
+        help="also write diagnostics to this file",
+    )
+    parser.add_argument(
+        "--log-level",
+        metavar="LEVEL",
+        type=_log_level,
+        default=None,
+        help=f"{', '.join(LOG_LEVELS)} (default WARNING, or ACP_MUX_LOG_LEVEL); DEBUG logs every protocol message",
+    )
+    parser.add_argument(
+        "--inactivity-timeout",
+        type=float,
+        default=600.0,
+        metavar="S",
+        help="end a turn with a visible error after S seconds without agent output (default 600)",
+    )
     parser.add_argument("--login", action="store_true", help="run the agent's own login in this terminal")
     parser.add_argument("--version", action="store_true", help="print the version")
-    parser.add_argument("--stdio", action="store_true",
-                        help="serve ACP on stdin/stdout (the default and only transport; accepted for launchers)")
+    parser.add_argument(
+        "--stdio",
+        action="store_true",
+        help="serve ACP on stdin/stdout (the default and only transport; accepted for launchers)",
+    )
     return parser
 
 
@@ -241,13 +264,21 @@ async def serve(adapter, config, choices=None, early=None) -> int:  # noqa: ANN0
     if early is not None and early.params is not None:  # answered by the launcher before this server existed
         server.initialized(early.params)
         if conn.on_message is not None:
-            conn.on_message("in", {"jsonrpc": "2.0", "id": early.request_id, "method": "initialize",
-                                   "params": early.params})
+            conn.on_message(
+                "in", {"jsonrpc": "2.0", "id": early.request_id, "method": "initialize", "params": early.params}
+            )
             conn.on_message("out", {"jsonrpc": "2.0", "id": early.request_id, "result": early.answer})
     if early is not None and early.session is not None:  # and the session/new after it
         if conn.on_message is not None:
-            conn.on_message("in", {"jsonrpc": "2.0", "id": early.session.request_id, "method": "session/new",
-                                   "params": early.session.params})
+            conn.on_message(
+                "in",
+                {
+                    "jsonrpc": "2.0",
+                    "id": early.session.request_id,
+                    "method": "session/new",
+                    "params": early.session.params,
+                },
+            )
             conn.on_message("out", {"jsonrpc": "2.0", "id": early.session.request_id, "result": early.session.answer})
         await server.adopt(early.session)
     loop = asyncio.get_running_loop()

@@ -51,7 +51,10 @@ def run_sessions(argv: Sequence[str], store: SessionStore | None = None, out: Te
         return _prune(store, out, args)
     session_id = store.resolve(args.id)
     if session_id is None:
-        print(f"acp-mux: no session {args.id!r} (or the prefix is not unique); see `acp-mux sessions list`", file=sys.stderr)
+        print(
+            f"acp-mux: no session {args.id!r} (or the prefix is not unique); see `acp-mux sessions list`",
+            file=sys.stderr,
+        )
         return 1
     if args.command == "export":
         for line in export_lines(store, session_id, warn):
@@ -78,17 +81,34 @@ def _list(store: SessionStore, out: TextIO, agent: str | None, cwd: str | None, 
     records = store.list(agent=agent, cwd=cwd)
     if as_json:
         for r in records:
-            _write(out, json.dumps({"sessionId": r.session_id, "agent": r.agent, "cwd": r.cwd, "title": r.title,
-                                    "createdAt": r.created_at, "updatedAt": r.updated_at}, ensure_ascii=False) + "\n",
-                   keep="\n")
+            _write(
+                out,
+                json.dumps(
+                    {
+                        "sessionId": r.session_id,
+                        "agent": r.agent,
+                        "cwd": r.cwd,
+                        "title": r.title,
+                        "createdAt": r.created_at,
+                        "updatedAt": r.updated_at,
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n",
+                keep="\n",
+            )
         return 0
     if not records:
         _write(out, f"no sessions in {store.root}\n")
         return 0
     for r in records:
         title = visible(r.title or "(untitled)")[:60]
-        _write(out, f"{r.session_id}  {visible(r.updated_at[:19]).replace('T', ' ')}  {visible(r.agent):<8}  {title}\n"
-                    f"    {visible(r.cwd)}\n", keep="\n")
+        _write(
+            out,
+            f"{r.session_id}  {visible(r.updated_at[:19]).replace('T', ' ')}  {visible(r.agent):<8}  {title}\n"
+            f"    {visible(r.cwd)}\n",
+            keep="\n",
+        )
     return 0
 
 
@@ -106,11 +126,15 @@ def show_lines(store: SessionStore, record: SessionRecord, warn: Callable[[str],
     from acp_mux.translation.updates import UpdateTranslator
 
     yield f"# {visible(record.title or '(untitled)')}"
-    yield visible(f"session {record.session_id} · {record.agent} · {record.cwd} · created {record.created_at} · "
-                  f"updated {record.updated_at}")
+    yield visible(
+        f"session {record.session_id} · {record.agent} · {record.cwd} · created {record.created_at} · "
+        f"updated {record.updated_at}"
+    )
     view = _TextView()
     snapshots = Snapshots(store.envelopes(record.session_id, lambda message: None))
-    replay = Replay(UpdateTranslator(_tool_table(record.agent), record.cwd, read_file=snapshots), tool_table_for=_tool_table)
+    replay = Replay(
+        UpdateTranslator(_tool_table(record.agent), record.cwd, read_file=snapshots), tool_table_for=_tool_table
+    )
     for envelope in store.envelopes(record.session_id, warn):
         kind, data = envelope["type"], envelope["data"]
         for update in replay.envelope(envelope):
@@ -118,7 +142,11 @@ def show_lines(store: SessionStore, record: SessionRecord, warn: Callable[[str],
         if kind == "turn.ended":
             yield from view.close()
             error = data.get("error")
-            ended = f"error {error.get('code')}: {error.get('message')}" if isinstance(error, dict) else data.get("stopReason")
+            ended = (
+                f"error {error.get('code')}: {error.get('message')}"
+                if isinstance(error, dict)
+                else data.get("stopReason")
+            )
             yield f"--- turn ended: {visible(str(ended))}"
         elif kind == "user.cancel":
             yield from view.close()
@@ -153,7 +181,11 @@ def _tool_table(agent: str) -> Any:
 class _TextView:
     """ACP updates → lines of text: consecutive chunks of one kind joined, tool calls with status and output."""
 
-    _HEADINGS = {"user_message_chunk": "## You", "agent_message_chunk": "## Agent", "agent_thought_chunk": "## Thinking"}
+    _HEADINGS = {
+        "user_message_chunk": "## You",
+        "agent_message_chunk": "## Agent",
+        "agent_thought_chunk": "## Thinking",
+    }
 
     def __init__(self) -> None:
         self._kind: str | None = None
@@ -186,7 +218,11 @@ class _TextView:
             title = self._titles.get(tool_id, visible(tool_id))
             progress = ((u.get("_meta") or {}).get("tool_call_progress")) or None
             if progress:
-                amount = f" {progress['progress']:g}" + (f"/{progress['total']:g}" if "total" in progress else "") if "progress" in progress else ""
+                amount = (
+                    f" {progress['progress']:g}" + (f"/{progress['total']:g}" if "total" in progress else "")
+                    if "progress" in progress
+                    else ""
+                )
                 yield visible(f"  … {title}:{amount} {progress.get('message') or progress.get('status')}".rstrip())
             status = u.get("status")
             for item in u.get("content") or [] if status not in ("completed", "failed") else []:
@@ -241,8 +277,9 @@ def _prune(store: SessionStore, out: TextIO, args: argparse.Namespace) -> int:
             print(f"acp-mux: {exc}", file=sys.stderr)
             return 2
         _write(out, f"using the automatic retention: older than {args.older_than} days, keep {args.keep}\n")
-    report = store.prune(older_than_days=args.older_than, keep_sessions=args.keep, max_events=args.max_events,
-                         dry_run=args.dry_run)
+    report = store.prune(
+        older_than_days=args.older_than, keep_sessions=args.keep, max_events=args.max_events, dry_run=args.dry_run
+    )
     verb = "would remove" if args.dry_run else "removed"
     _write(out, f"{verb} {len(report.removed_sessions)} sessions\n")
     for session_id in report.removed_sessions:

@@ -768,7 +768,15 @@ CATEGORIES: dict[str, tuple[type[BaseEvent], ...]] = {
 }
 # The spec's 67 types, and the additive extensions this bridge defines (optional fields aside).
 EXTENSION_TYPES: frozenset[str] = frozenset(
-    {"tool_update", "tool_progress", "session_options", "mode_change", "commands_update", "plan_update", "client_request"}
+    {
+        "tool_update",
+        "tool_progress",
+        "session_options",
+        "mode_change",
+        "commands_update",
+        "plan_update",
+        "client_request",
+    }
 )
 
 EVENT_CLASSES: dict[str, type[BaseEvent]] = {
@@ -881,8 +889,19 @@ def parse_event_json(line: str) -> BaseEvent:
 # ── Ahead of the first turn ────────────────────────────────────────────────────────────────────────────────────
 # What every turn builds (seen on claude and codex: the first prompt built exactly these, plus a tool call's).
 TURN_EVENT_CLASSES: tuple[type[BaseModel], ...] = (
-    SessionStartEvent, SlashCommand, TurnStartEvent, MessageStartEvent, TextDeltaEvent, ThinkingDeltaEvent,
-    MessageStopEvent, TokenUsageEvent, CostRecord, CostEvent, TurnEndEvent, ToolCallStartEvent, ToolCallReadyEvent,
+    SessionStartEvent,
+    SlashCommand,
+    TurnStartEvent,
+    MessageStartEvent,
+    TextDeltaEvent,
+    ThinkingDeltaEvent,
+    MessageStopEvent,
+    TokenUsageEvent,
+    CostRecord,
+    CostEvent,
+    TurnEndEvent,
+    ToolCallStartEvent,
+    ToolCallReadyEvent,
     ToolResultEvent,
 )
 _turn_prepared = False

@@ -64,9 +64,18 @@ def classify(message: Any, *, strict: bool = True) -> Message:
             return Message("invalid", error=(INVALID_REQUEST, "Invalid Request: id must be a string, a number or null"))
         answer = has_id  # a notification of the wrong shape has nobody to answer
         if not isinstance(method, str) or not method:
-            return Message("invalid", usable_id, error=(INVALID_REQUEST, "Invalid Request: method must be a non-empty string") if answer else None)
+            return Message(
+                "invalid",
+                usable_id,
+                error=(INVALID_REQUEST, "Invalid Request: method must be a non-empty string") if answer else None,
+            )
         if strict and message.get("jsonrpc") != "2.0":
-            return Message("invalid", usable_id, method, error=(INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"') if answer else None)
+            return Message(
+                "invalid",
+                usable_id,
+                method,
+                error=(INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"') if answer else None,
+            )
         params = message.get("params")
         if params is not None and not isinstance(params, dict):
             if isinstance(params, list):
@@ -83,7 +92,9 @@ def classify(message: Any, *, strict: bool = True) -> Message:
         return Message("response", raw_id)
     if has_id:
         return Message("invalid", usable_id, error=(INVALID_REQUEST, "Invalid Request: a request needs a method"))
-    return Message("invalid", error=(INVALID_REQUEST, "Invalid Request: neither a request, a notification nor a response"))
+    return Message(
+        "invalid", error=(INVALID_REQUEST, "Invalid Request: neither a request, a notification nor a response")
+    )
 
 
 def response_error(message: dict[str, Any]) -> tuple[int, str, Any] | None:

@@ -56,18 +56,17 @@ class TailBuffer:
     def __init__(self, limit: int) -> None:
         self.limit = max(0, limit)
         self._buf = bytearray()
-        self.total = 0      # bytes ever fed
-        self.dropped = 0    # bytes discarded from the front
+        self.total = 0  # bytes ever fed
+        self.dropped = 0  # bytes discarded from the front
 
     def feed(self, data: bytes) -> None:
         self.total += len(data)
-        self._buf += data[-self.limit:] if self.limit else b""
-        del self._buf[:max(0, len(self._buf) - self.limit)]
+        self._buf += data[-self.limit :] if self.limit else b""
+        del self._buf[: max(0, len(self._buf) - self.limit)]
         self.dropped = self.total - len(self._buf)
 
     def text(self) -> str:
         data = bytes(self._buf)
         if self.dropped:  # skip a UTF-8 sequence cut in half at the front
-            data = data[next((i for i in range(min(3, len(data))) if not 0x80 <= data[i] <= 0xBF),
-                             min(3, len(data))):]
+            data = data[next((i for i in range(min(3, len(data))) if not 0x80 <= data[i] <= 0xBF), min(3, len(data))) :]
         return data.decode("utf-8", "replace")

@@ -20,8 +20,13 @@ class LingeringReader:
     Cancellation-safe: an interrupted read is resumed by the next call.
     """
 
-    def __init__(self, read: Callable[[], Awaitable[bytes]], exited: asyncio.Future[Any],
-                 linger: Callable[[], float], abandon: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        read: Callable[[], Awaitable[bytes]],
+        exited: asyncio.Future[Any],
+        linger: Callable[[], float],
+        abandon: Callable[[], None],
+    ) -> None:
         self._read, self._exited, self._linger, self._abandon = read, exited, linger, abandon
         self._task: asyncio.Future[bytes] | None = None
         self.eof = False

@@ -48,8 +48,14 @@ class SideLog:
 class LogFollower:
     """Reads the lines appended to the file ``find()`` names, one :meth:`poll` at a time."""
 
-    def __init__(self, find: Callable[[], str | None], *, max_line: int = MAX_LINE,
-                 max_poll_bytes: int = MAX_POLL_BYTES, since: float | None = None) -> None:
+    def __init__(
+        self,
+        find: Callable[[], str | None],
+        *,
+        max_line: int = MAX_LINE,
+        max_poll_bytes: int = MAX_POLL_BYTES,
+        since: float | None = None,
+    ) -> None:
         self._find = find
         self._since = since
         self._max_line = max_line
@@ -134,8 +140,9 @@ class LogFollower:
         return out
 
 
-async def follow(find: Callable[[], str | None], *, interval: float = POLL_S,
-                 since: float | None = None) -> AsyncIterator[str]:
+async def follow(
+    find: Callable[[], str | None], *, interval: float = POLL_S, since: float | None = None
+) -> AsyncIterator[str]:
     """Every line appended to the file ``find()`` names, polling every ``interval`` seconds, until cancelled (a file
     already there is read from its start only when it changed at or after ``since``)."""
     follower = LogFollower(find, since=since)

@@ -30,4 +30,3 @@ def state_dir(env: Mapping[str, str] | None = None) -> Path:
     from pathlib import Path
 
     return Path(state_dir_name(env))
-

@@ -32,18 +32,19 @@ from .tracker import TRACKER
 
 log = logging.getLogger(__name__)
 
-CHUNK = 1 << 20          # read size; also the StreamReader limit (pauses at 2x)
+CHUNK = 1 << 20  # read size; also the StreamReader limit (pauses at 2x)
 DEFAULT_EOF_LINGER = 0.5  # seconds to wait for pipe EOF once the leader exited
 # Dispositions a child must not inherit as SIG_IGN (nohup/`cmd &` set some).
-_RESET_SIGNALS = tuple(getattr(signal, n) for n in (
-    "SIGINT", "SIGQUIT", "SIGTERM", "SIGHUP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGPIPE"))
+_RESET_SIGNALS = tuple(
+    getattr(signal, n) for n in ("SIGINT", "SIGQUIT", "SIGTERM", "SIGHUP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGPIPE")
+)
 
 
 @dataclass(frozen=True)
 class SpawnSpec:
     command: str
     args: list[str] = field(default_factory=list)
-    env: dict[str, str] | None = None   # full environment; None = inherit
+    env: dict[str, str] | None = None  # full environment; None = inherit
     cwd: str | None = None
     # (path, text) written 0600 before the agent starts and removed when it ends (by the supervisor too, if the
     # bridge is killed): how secrets reach an agent without its command line (see acp_mux.core.private)
@@ -64,8 +65,8 @@ class ProcessInputClosed(ConnectionError):
 
 @dataclass(frozen=True)
 class ExitStatus:
-    code: int | None      # None when killed by a signal
-    signal: str | None    # e.g. "SIGTERM"; None on a normal exit
+    code: int | None  # None when killed by a signal
+    signal: str | None  # e.g. "SIGTERM"; None on a normal exit
 
     @classmethod
     def from_returncode(cls, rc: int) -> "ExitStatus":
@@ -87,9 +88,9 @@ class AgentProcess:
     on_stderr_line: Callable[[str], None] | None
 
     def __init__(self, pid: int, *, stderr_tail_bytes: int = 65536) -> None:
-        self.pid = pid             # the supervisor's pid (acp_mux.core.supervisor): it mirrors the agent's exit
-        self.pgid = pid            # it leads a new session and process group, which the agent shares
-        self.agent_pid = pid       # the agent program itself, once the supervisor reported it
+        self.pid = pid  # the supervisor's pid (acp_mux.core.supervisor): it mirrors the agent's exit
+        self.pgid = pid  # it leads a new session and process group, which the agent shares
+        self.agent_pid = pid  # the agent program itself, once the supervisor reported it
         self.private_files: tuple[str, ...] = ()
         self.on_stderr_line = None
         self.eof_linger = DEFAULT_EOF_LINGER
@@ -101,7 +102,7 @@ class AgentProcess:
         self._tail = TailBuffer(stderr_tail_bytes)
         self._splitter = LineSplitter()
         self._ready: deque[bytes | bytearray] = deque()
-        self._stdout: LingeringReader | None = None   # set by subclasses
+        self._stdout: LingeringReader | None = None  # set by subclasses
         self._terminating: asyncio.Future[ExitStatus] | None = None
 
     # --- output
@@ -239,18 +240,19 @@ class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
 
 
 class PipeProcess(AgentProcess):
-    def __init__(self, transport: asyncio.SubprocessTransport, proto: _Protocol,
-                 *, stderr_tail_bytes: int) -> None:
+    def __init__(self, transport: asyncio.SubprocessTransport, proto: _Protocol, *, stderr_tail_bytes: int) -> None:
         super().__init__(transport.get_pid(), stderr_tail_bytes=stderr_tail_bytes)
         self._transport, self._proto = transport, proto
         proto.exited.add_done_callback(lambda f: self._set_exit(f.result()))
         assert proto.stdout and proto.stderr and proto.stdin
         self._stdin = proto.stdin
         out, err = proto.stdout, proto.stderr
-        self._stdout = LingeringReader(lambda: out.read(CHUNK), self._exit,
-                                        lambda: self.eof_linger, lambda: self._close_pipe(1))
-        self._stderr = LingeringReader(lambda: err.read(CHUNK), self._exit,
-                                        lambda: self.eof_linger, lambda: self._close_pipe(2))
+        self._stdout = LingeringReader(
+            lambda: out.read(CHUNK), self._exit, lambda: self.eof_linger, lambda: self._close_pipe(1)
+        )
+        self._stderr = LingeringReader(
+            lambda: err.read(CHUNK), self._exit, lambda: self.eof_linger, lambda: self._close_pipe(2)
+        )
         self._drain = asyncio.ensure_future(self._drain_stderr())
 
     def _close_pipe(self, fd: int) -> None:
@@ -334,11 +336,13 @@ def child_preexec() -> Callable[[], None] | None:
     def reset() -> None:
         for s in ignored:
             signal.signal(s, signal.SIG_DFL)
+
     return reset
 
 
-async def spawn(spec: SpawnSpec, *, stderr_tail_bytes: int = 65536,
-                on_stderr_line: Callable[[str], None] | None = None) -> AgentProcess:
+async def spawn(
+    spec: SpawnSpec, *, stderr_tail_bytes: int = 65536, on_stderr_line: Callable[[str], None] | None = None
+) -> AgentProcess:
     """Start the agent under a supervisor (:mod:`acp_mux.core.supervisor`) in a new session and process group,
     and register it.
 
@@ -354,10 +358,16 @@ async def spawn(spec: SpawnSpec, *, stderr_tail_bytes: int = 65536,
         loop = asyncio.get_running_loop()
         try:
             transport, proto = await loop.subprocess_exec(
-                lambda: _Protocol(CHUNK, loop), *argv,
-                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, start_new_session=True,
-                env=spec.env, cwd=spec.cwd, pass_fds=(supervision.watch_fd(), status_w))
+                lambda: _Protocol(CHUNK, loop),
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+                env=spec.env,
+                cwd=spec.cwd,
+                pass_fds=(supervision.watch_fd(), status_w),
+            )
         except OSError as e:
             raise spawn_error_from_os(e, path, spec) from e
         proc: AgentProcess = PipeProcess(transport, proto, stderr_tail_bytes=stderr_tail_bytes)

@@ -33,7 +33,9 @@ def register(values: Iterable[Any]) -> None:
         return
     with _lock:
         _secrets = tuple(sorted(set(_secrets) | new, key=len, reverse=True))
-        _json_forms = tuple({json.dumps(s, ensure_ascii=ascii_only)[1:-1] for s in _secrets for ascii_only in (False, True)})
+        _json_forms = tuple(
+            {json.dumps(s, ensure_ascii=ascii_only)[1:-1] for s in _secrets for ascii_only in (False, True)}
+        )
 
 
 def register_environment(environ: Mapping[str, str]) -> None:

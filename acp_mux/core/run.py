@@ -22,7 +22,14 @@ from acp_mux.core.contract import Adapter, ApprovalDecision, RunOptions
 from acp_mux.core.errors import AgentMuxError
 from acp_mux.core.event_buffer import EventBuffer
 from acp_mux.core.events import BaseEvent, ErrorCode, now_ms
-from acp_mux.core.interaction import Approve, Deny, InteractionChannel, InteractionResponse, PendingInteraction, TextInput
+from acp_mux.core.interaction import (
+    Approve,
+    Deny,
+    InteractionChannel,
+    InteractionResponse,
+    PendingInteraction,
+    TextInput,
+)
 from acp_mux.core.joined_text import JoinedText
 from acp_mux.core.log_follow import SideLog, follow
 from acp_mux.core.parse_context import ParseContext
@@ -46,7 +53,9 @@ class RunState(StrEnum):
     KILLED = "killed"
 
 
-TERMINAL_STATES = frozenset({RunState.ABORTED, RunState.TIMED_OUT, RunState.COMPLETED, RunState.CRASHED, RunState.KILLED})
+TERMINAL_STATES = frozenset(
+    {RunState.ABORTED, RunState.TIMED_OUT, RunState.COMPLETED, RunState.CRASHED, RunState.KILLED}
+)
 _ALWAYS_DELIVERED = frozenset({"debug", "log", "session_end"})
 _ACTIVITY_EXEMPT = frozenset({"debug", "paused", "resumed"})
 
@@ -317,7 +326,9 @@ class RunHandle:
         await self._flush()
         return True
 
-    async def answer_client_request(self, request_id: str, result: Any = None, error: dict[str, Any] | None = None) -> None:
+    async def answer_client_request(
+        self, request_id: str, result: Any = None, error: dict[str, Any] | None = None
+    ) -> None:
         """Deliver the editor's answer to a ``client_request`` event (a file read, a terminal) to the agent."""
         if self.done:
             return
@@ -484,7 +495,12 @@ class RunHandle:
             type="approval",
             run_id=self.run_id,
             description=event.action,
-            detail={"kind": "approval", "action": event.detail, "tool_name": event.tool_name, "risk_level": event.risk_level},
+            detail={
+                "kind": "approval",
+                "action": event.detail,
+                "tool_name": event.tool_name,
+                "risk_level": event.risk_level,
+            },
             tool_call_id=event.tool_call_id,
             tool_name=event.tool_name,
             input=event.input,
@@ -605,8 +621,10 @@ class RunHandle:
         if self._abort_requested:
             await proc.terminate(0)
         watchdog = asyncio.get_running_loop().create_task(self._watchdog())
-        followers = [asyncio.get_running_loop().create_task(self._follow(side))
-                     for side in self.adapter.side_logs(spec, proc.agent_pid)]
+        followers = [
+            asyncio.get_running_loop().create_task(self._follow(side))
+            for side in self.adapter.side_logs(spec, proc.agent_pid)
+        ]
         try:
             self.adapter.start(self.options, self.ctx)
             await self._flush()
@@ -705,7 +723,9 @@ class RunHandle:
     def _finalize(self, started_ms: int) -> None:
         if self.ctx.session_id and self.ctx.session_started and not self.ctx.session_ended:
             self.ctx.session_ended = True
-            self._emit(ev.SessionEndEvent(session_id=self.ctx.session_id, turn_count=self._acc.turns, cost=self._acc.cost))
+            self._emit(
+                ev.SessionEndEvent(session_id=self.ctx.session_id, turn_count=self._acc.turns, cost=self._acc.cost)
+            )
         self.interaction._expire_all()
         self._buffer.close()
         status = self._exit or ExitStatus(code=None, signal=None)

@@ -56,10 +56,14 @@ def _one_of(words: tuple[str, ...], fold_case: bool) -> Parser:
 
 # name -> (what it accepts, said to the person; the parser). Values are read with surrounding blanks stripped.
 SETTINGS: dict[str, tuple[str, Parser]] = {
-    "ACP_MUX_SESSION_MAX_AGE_DAYS": (f"a whole number of days from 0 to {MAX_AGE_DAYS}, or off (0 and off keep "
-                                     "sessions however old)", _whole_or_off(MAX_AGE_DAYS)),
-    "ACP_MUX_SESSION_MAX_COUNT": (f"a whole number from 0 to {MAX_SESSIONS}, or off (0 and off keep every session)",
-                                  _whole_or_off(MAX_SESSIONS)),
+    "ACP_MUX_SESSION_MAX_AGE_DAYS": (
+        f"a whole number of days from 0 to {MAX_AGE_DAYS}, or off (0 and off keep sessions however old)",
+        _whole_or_off(MAX_AGE_DAYS),
+    ),
+    "ACP_MUX_SESSION_MAX_COUNT": (
+        f"a whole number from 0 to {MAX_SESSIONS}, or off (0 and off keep every session)",
+        _whole_or_off(MAX_SESSIONS),
+    ),
     "ACP_MUX_LOG_LEVEL": (", ".join(LOG_LEVELS), _one_of(LOG_LEVELS, fold_case=True)),
     "ACP_MUX_CLAUDE_PREWARM": ("0 (off) or 1 (on)", _one_of(("0", "1"), fold_case=False)),
 }
@@ -76,8 +80,10 @@ def read_setting(name: str, environ: Mapping[str, str], default: int | str | Non
         return parse(raw.strip())
     except ValueError:
         shown = raw if len(raw) <= 40 else raw[:40] + "…"
-        raise SettingError(f"{name}={shown!r} is not a value acp-mux accepts: use {allowed}. Change it in the "
-                           "editor's settings for acp-mux (its env) and start the agent again.") from None
+        raise SettingError(
+            f"{name}={shown!r} is not a value acp-mux accepts: use {allowed}. Change it in the "
+            "editor's settings for acp-mux (its env) and start the agent again."
+        ) from None
 
 
 def settings_problem(environ: Mapping[str, str]) -> str | None:

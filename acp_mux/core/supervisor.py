@@ -40,8 +40,21 @@ import sys
 import time
 
 _IGNORED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGPIPE", "SIGTTIN", "SIGTTOU", "SIGUSR1", "SIGUSR2")
-_RESET = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGPIPE", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGCHLD",
-          "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGWINCH")
+_RESET = (
+    "SIGINT",
+    "SIGTERM",
+    "SIGHUP",
+    "SIGQUIT",
+    "SIGPIPE",
+    "SIGTSTP",
+    "SIGTTIN",
+    "SIGTTOU",
+    "SIGCHLD",
+    "SIGUSR1",
+    "SIGUSR2",
+    "SIGALRM",
+    "SIGWINCH",
+)
 SWEEP_GRACE_S = 0.5  # between SIGTERM and SIGKILL once the bridge is gone
 
 

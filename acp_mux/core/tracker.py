@@ -22,8 +22,8 @@ from .pgroup import group_alive, killpg
 if TYPE_CHECKING:
     from .process import AgentProcess
 
-_WATCH_FIRST = 0.1   # s until the first emptiness check of a leaderless group
-_WATCH_MAX = 1.0     # poll interval cap; bounds how stale a leaderless entry gets
+_WATCH_FIRST = 0.1  # s until the first emptiness check of a leaderless group
+_WATCH_MAX = 1.0  # poll interval cap; bounds how stale a leaderless entry gets
 SUPERVISOR_SWEEP_S = 0.8  # at exit, how long supervisors get to sweep their agents before we SIGKILL the groups
 
 
@@ -75,6 +75,7 @@ class ProcessTracker:
                 del self._procs[proc.pid]
             else:
                 self._watch(proc, min(delay * 2, _WATCH_MAX))
+
         loop.call_later(delay, check)
 
     def _prune(self) -> None:
@@ -133,6 +134,7 @@ class ProcessTracker:
                 self.kill_all(self.exit_grace)
             finally:
                 prev_hook(tp, val, tb)
+
         sys.excepthook = excepthook
         for sig in (signal.SIGTERM, signal.SIGINT):
             try:
@@ -150,6 +152,7 @@ class ProcessTracker:
                 prev(signum, frame)
             else:
                 sys.exit(128 + signum)
+
         return handler
 
 

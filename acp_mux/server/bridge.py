@@ -87,11 +87,15 @@ class AcpServer:
                 supports_mcp_http=all(c.supports_mcp_http for c in every),
                 supports_mcp_sse=all(c.supports_mcp_sse for c in every),
             )
-        logins = [(a.name, a.display_name, a.auth_hint, self.config.binary if a.name == self.config.agent else None)
-                  for a in self._login_adapters() if a.login_args]
+        logins = [
+            (a.name, a.display_name, a.auth_hint, self.config.binary if a.name == self.config.agent else None)
+            for a in self._login_adapters()
+            if a.login_args
+        ]
         title = "acp-mux" if self.choices is not None else f"acp-mux: {self.adapter.display_name}"
-        return initialize_result(requested, self.client_capabilities, caps_of(caps), logins, title, own_command(),
-                                 __version__)
+        return initialize_result(
+            requested, self.client_capabilities, caps_of(caps), logins, title, own_command(), __version__
+        )
 
     def initialized(self, params: dict[str, Any]) -> None:
         """What the editor's ``initialize`` tells the bridge; also called when the launcher answered it early
@@ -120,7 +124,10 @@ class AcpServer:
         if self.choices is not None:
             agent = self.choices.default() or agent
         record = SessionRecord(
-            session_id=new_ulid(), agent=agent, cwd=cwd, mode=self.config.mode if agent == self.config.agent else None,
+            session_id=new_ulid(),
+            agent=agent,
+            cwd=cwd,
+            mode=self.config.mode if agent == self.config.agent else None,
             model=self.config.model if agent == self.config.agent else None,
         )
         self.store.save(record)
@@ -138,8 +145,9 @@ class AcpServer:
         correct the editor's view should the launcher's answer differ from this server's. A problem found only now
         (the store cannot be written, the agent cannot start) is logged; the first prompt reports it as a typed error."""
         agent = self.adapter.name
-        record = SessionRecord(session_id=early.session_id, agent=agent, cwd=early.cwd, mode=self.config.mode,
-                               model=self.config.model)
+        record = SessionRecord(
+            session_id=early.session_id, agent=agent, cwd=early.cwd, mode=self.config.mode, model=self.config.model
+        )
         try:
             self.store.save(record)
         except Exception as exc:
@@ -200,7 +208,9 @@ class AcpServer:
             log.warning("session retention failed: %s", exc)
 
     async def list_sessions(self, params: dict[str, Any]) -> dict[str, Any]:
-        records = self.store.list(agent=None if self.choices is not None else self.adapter.name, cwd=p.optional(params, "cwd", str))
+        records = self.store.list(
+            agent=None if self.choices is not None else self.adapter.name, cwd=p.optional(params, "cwd", str)
+        )
         cursor = p.optional(params, "cursor", str)
         start = int(cursor) if cursor and cursor.isascii() and cursor.isdigit() and len(cursor) < 10 else 0
         if cursor and not start and cursor != "0":
@@ -208,7 +218,12 @@ class AcpServer:
         page = records[start : start + PAGE_SIZE]
         result: dict[str, Any] = {
             "sessions": [
-                {"sessionId": r.session_id, "cwd": r.cwd, "updatedAt": r.updated_at, **({"title": r.title} if r.title else {})}
+                {
+                    "sessionId": r.session_id,
+                    "cwd": r.cwd,
+                    "updatedAt": r.updated_at,
+                    **({"title": r.title} if r.title else {}),
+                }
                 for r in page
             ]
         }
@@ -258,7 +273,9 @@ class AcpServer:
         if current is not None:  # an agent that has not reported its modes yet: its own update will follow
             self._notify(session_id, {"sessionUpdate": "current_mode_update", "currentModeId": current})
         if with_config_options:
-            self._notify(session_id, {"sessionUpdate": "config_option_update", "configOptions": self._config_options(session)})
+            self._notify(
+                session_id, {"sessionUpdate": "config_option_update", "configOptions": self._config_options(session)}
+            )
 
     async def set_config_option(self, params: dict[str, Any]) -> dict[str, Any]:
         session = self._session(params)
@@ -303,7 +320,9 @@ class AcpServer:
         existing = self.sessions.get(record.session_id)
         if existing is not None:
             return existing
-        from acp_mux.server.live_session import LiveSession  # deferred: sessions are needed only from the first new/load/resume
+        from acp_mux.server.live_session import (
+            LiveSession,
+        )  # deferred: sessions are needed only from the first new/load/resume
 
         session = LiveSession(
             record,
@@ -351,7 +370,9 @@ class AcpServer:
 
     def _valid_mode(self, session: LiveSession, mode: Any) -> str:
         if not session.settings.has_mode(mode):
-            raise RpcError(INVALID_PARAMS, f"unknown mode {mode!r}; choose one of {[m.id for m in session.settings.modes]}")
+            raise RpcError(
+                INVALID_PARAMS, f"unknown mode {mode!r}; choose one of {[m.id for m in session.settings.modes]}"
+            )
         return str(mode)
 
     def _current_mode(self, session: LiveSession) -> str | None:

@@ -35,8 +35,16 @@ FACTS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "agent_fac
 PROTOCOL_VERSION = 1
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # The serve path's options (acp_mux.cli.main.build_parser) that take a value, and those that take none.
-VALUE_OPTIONS = ("--agent", "--agent-bin", "--transport", "--model", "--mode", "--log-file", "--log-level",
-                 "--inactivity-timeout")
+VALUE_OPTIONS = (
+    "--agent",
+    "--agent-bin",
+    "--transport",
+    "--model",
+    "--mode",
+    "--log-file",
+    "--log-level",
+    "--inactivity-timeout",
+)
 FLAG_OPTIONS = ("--stdio",)
 MAX_FIRST_LINE = 1 << 20  # an initialize is a few hundred bytes; anything longer is the server's problem
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -48,16 +56,28 @@ class Early:
 
     __slots__ = ("params", "request_id", "answer", "leftover", "session")
 
-    def __init__(self, params: dict[str, Any] | None, request_id: Any, answer: dict[str, Any] | None,
-                 leftover: bytes, session: EarlySession | None = None) -> None:
+    def __init__(
+        self,
+        params: dict[str, Any] | None,
+        request_id: Any,
+        answer: dict[str, Any] | None,
+        leftover: bytes,
+        session: EarlySession | None = None,
+    ) -> None:
         self.params, self.request_id, self.answer, self.leftover = params, request_id, answer, leftover
         self.session = session
 
 
 # ── the answer, for both paths ─────────────────────────────────────────────────────────────────────────────────
-def initialize_result(requested: int, client_caps: dict[str, Any], caps: dict[str, bool],
-                      logins: list[tuple[str, str, str, str | None]], title: str, command: list[str],
-                      version: str) -> dict[str, Any]:
+def initialize_result(
+    requested: int,
+    client_caps: dict[str, Any],
+    caps: dict[str, bool],
+    logins: list[tuple[str, str, str, str | None]],
+    title: str,
+    command: list[str],
+    version: str,
+) -> dict[str, Any]:
     """The ``initialize`` result. ``caps``: images, audio, embedded_context, mcp_http, mcp_sse; ``logins``: one
     (agent, display name, auth hint, --agent-bin or None) per agent with a login of its own; ``command``: how a
     terminal runs this acp-mux again."""
@@ -78,8 +98,9 @@ def initialize_result(requested: int, client_caps: dict[str, Any], caps: dict[st
     }
 
 
-def _auth_method(client_caps: dict[str, Any], command: list[str], name: str, display_name: str, hint: str,
-                 binary: str | None) -> dict[str, Any]:
+def _auth_method(
+    client_caps: dict[str, Any], command: list[str], name: str, display_name: str, hint: str, binary: str | None
+) -> dict[str, Any]:
     """Each agent's own login, run in a terminal. The legacy ``terminal-auth`` form names the command, so it is this
     program's absolute path: an editor's PATH often lacks ``acp-mux``."""
     args = ["--agent", name, *(["--agent-bin", binary] if binary else []), "--login"]
@@ -112,7 +133,9 @@ def client_capabilities_or_none(params: dict[str, Any]) -> dict[str, Any] | None
 
 
 # ── the launcher's side ────────────────────────────────────────────────────────────────────────────────────────
-def serve_target(argv: list[str], environ: dict[str, str] | os._Environ[str]) -> tuple[str, str | None, dict[str, str]] | None:
+def serve_target(
+    argv: list[str], environ: dict[str, str] | os._Environ[str]
+) -> tuple[str, str | None, dict[str, str]] | None:
     """(agent, transport, the options given with a value) when ``argv`` is a plain serve command line this module
     fully understands, else None. Anything else (doctor, demo, --login, --help, an unknown option, a bad value, no agent) goes to the
     full command line parser, unanswered here."""
@@ -162,8 +185,14 @@ def load_facts(agent: str, transport: str | None) -> dict[str, Any] | None:
     caps = facts["transports"].get(chosen)
     if caps is None:
         return None
-    return {"display_name": facts["display_name"], "auth_hint": facts["auth_hint"], "login": facts["login"],
-            "caps": caps, "binary": facts["binary"], "session": facts["sessions"][chosen]}
+    return {
+        "display_name": facts["display_name"],
+        "auth_hint": facts["auth_hint"],
+        "login": facts["login"],
+        "caps": caps,
+        "binary": facts["binary"],
+        "session": facts["sessions"][chosen],
+    }
 
 
 def read_first_line(fd: int, data: bytes = b"") -> bytes:
@@ -177,8 +206,9 @@ def read_first_line(fd: int, data: bytes = b"") -> bytes:
     return data
 
 
-def answer_early(argv: list[str], fd_in: int = 0, fd_out: int = 1,
-                 meanwhile: Callable[[], Callable[[], None]] | None = None) -> Early | None:
+def answer_early(
+    argv: list[str], fd_in: int = 0, fd_out: int = 1, meanwhile: Callable[[], Callable[[], None]] | None = None
+) -> Early | None:
     """Read the editor's first message; when it is an ``initialize`` this module can answer, write the answer to
     ``fd_out``, and do the same for a ``session/new`` right after it. Returns what the server needs to carry on
     (None: nothing was read, the server starts as usual).
@@ -207,8 +237,9 @@ def answer_early(argv: list[str], fd_in: int = 0, fd_out: int = 1,
     return early
 
 
-def _answer_session(early: Early, agent: str, facts: dict[str, Any], options: dict[str, str], fd_in: int,
-                    fd_out: int) -> None:
+def _answer_session(
+    early: Early, agent: str, facts: dict[str, Any], options: dict[str, str], fd_in: int, fd_out: int
+) -> None:
     """Read the message after ``initialize`` into ``early.leftover``, and answer it when it is a ``session/new``
     the launcher can answer (:mod:`acp_mux.server.early_session`)."""
     try:
@@ -242,9 +273,13 @@ def _answer(data: bytes, agent: str, facts: dict[str, Any], binary: str | None, 
     from acp_mux.server.self_command import own_command
 
     result = initialize_result(
-        params["protocolVersion"], client_caps, facts["caps"],
+        params["protocolVersion"],
+        client_caps,
+        facts["caps"],
         [(agent, facts["display_name"], facts["auth_hint"], binary)] if facts["login"] else [],
-        f"acp-mux: {facts['display_name']}", own_command(), __version__,
+        f"acp-mux: {facts['display_name']}",
+        own_command(),
+        __version__,
     )
     reply = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}, separators=(",", ":"))
     os.write(fd_out, reply.encode() + b"\n")
@@ -299,9 +334,12 @@ def current_facts() -> dict[str, Any]:
             "transports": {transport: caps_of(adapter.capabilities) for transport, adapter in adapters.items()},
             "sessions": {transport: session_facts(adapter) for transport, adapter in adapters.items()},
             # "" for the bundled demo agent, which runs on the interpreter running acp-mux (a path of this machine)
-            "binary": {"name": "" if entry.binary == sys.executable else entry.binary, "env_var": entry.bin_env_var,
-                       "alt": entry.alt_binary,
-                       "alt_target": entry.alt_binary_target},
+            "binary": {
+                "name": "" if entry.binary == sys.executable else entry.binary,
+                "env_var": entry.bin_env_var,
+                "alt": entry.alt_binary,
+                "alt_target": entry.alt_binary_target,
+            },
         }
     return out
 

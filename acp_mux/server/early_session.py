@@ -37,14 +37,26 @@ class EarlySession:
 
     __slots__ = ("request_id", "params", "session_id", "cwd", "answer")
 
-    def __init__(self, request_id: Any, params: dict[str, Any], session_id: str, cwd: str,
-                 answer: dict[str, Any]) -> None:
+    def __init__(
+        self, request_id: Any, params: dict[str, Any], session_id: str, cwd: str, answer: dict[str, Any]
+    ) -> None:
         self.request_id, self.params, self.session_id, self.cwd, self.answer = (
-            request_id, params, session_id, cwd, answer)
+            request_id,
+            params,
+            session_id,
+            cwd,
+            answer,
+        )
 
 
-def answer_new_session(message: dict[str, Any], agent: str, facts: dict[str, Any], options: dict[str, Any],
-                       fd_out: int, environ: Mapping[str, str] | None = None) -> EarlySession | None:
+def answer_new_session(
+    message: dict[str, Any],
+    agent: str,
+    facts: dict[str, Any],
+    options: dict[str, Any],
+    fd_out: int,
+    environ: Mapping[str, str] | None = None,
+) -> EarlySession | None:
     """Answer ``message`` (a parsed ``session/new`` request) on ``fd_out`` when it is one this module fully
     understands and the agent can start; None (nothing written) otherwise. ``options``: the command line's
     ``--agent-bin``, ``--mode`` and ``--model``."""
@@ -64,8 +76,14 @@ def answer_new_session(message: dict[str, Any], agent: str, facts: dict[str, Any
     saved = None
     if not declared["modes"] and not declared["models"]:  # the agent reports its own: what it said last time
         saved = shapes.read_saved(os.path.join(state_dir_name(environ), "agents"), agent)
-    settings = shapes.starting_settings(declared["modes"], declared["models"], declared["default_mode"], saved,
-                                        options.get("--mode"), options.get("--model"))
+    settings = shapes.starting_settings(
+        declared["modes"],
+        declared["models"],
+        declared["default_mode"],
+        saved,
+        options.get("--mode"),
+        options.get("--model"),
+    )
     session_id = new_ulid()
     answer = shapes.session_state(session_id, settings, [])
     reply = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": answer}, separators=(",", ":"))

@@ -75,7 +75,9 @@ FOLD_CAP_CHARS = 1_000_000
 # \u escapes) with room to spare; anything longer was not written by us and is skipped without being held whole
 MAX_LINE_BYTES = 16 * 2 * FOLD_CAP_CHARS
 ENVELOPE_KEYS = ("schema_version", "event_id", "run_id", "session_id", "sequence", "occurred_at", "type", "data")
-FOLDED_TYPES = frozenset({"text_delta", "thinking_delta", "shell_stdout_delta", "shell_stderr_delta", "tool_input_delta"})
+FOLDED_TYPES = frozenset(
+    {"text_delta", "thinking_delta", "shell_stdout_delta", "shell_stderr_delta", "tool_input_delta"}
+)
 _STOP_OF = {"message_stop": ("text_delta", "text"), "thinking_stop": ("thinking_delta", "thinking")}
 _NOT_DATA = frozenset({"type", "runId", "agent", "timestamp", "raw", "accumulated"})
 LEGACY_TYPE = "acp.update"
@@ -106,7 +108,9 @@ def envelope_line(envelope: dict[str, Any]) -> str:
 
 def _line(envelope: dict[str, Any], *, ascii_only: bool) -> str:
     def dump(value: Any, sort: bool) -> str:
-        return json.dumps(value, ensure_ascii=ascii_only, separators=(",", ":"), sort_keys=sort, allow_nan=False, default=str)
+        return json.dumps(
+            value, ensure_ascii=ascii_only, separators=(",", ":"), sort_keys=sort, allow_nan=False, default=str
+        )
 
     head = {k: envelope[k] for k in ENVELOPE_KEYS if k in envelope and k != "data"}
     extra = {k: v for k, v in envelope.items() if k not in ENVELOPE_KEYS}  # additive envelope fields, kept
@@ -155,7 +159,9 @@ def event_from_envelope(envelope: dict[str, Any]) -> Any:
     try:
         return parse_event(data)
     except Exception as exc:  # pydantic ValidationError, or anything a bad line can provoke
-        log.warning("event %s (%s) does not validate, read as unknown: %s", envelope.get("sequence"), envelope["type"], exc)
+        log.warning(
+            "event %s (%s) does not validate, read as unknown: %s", envelope.get("sequence"), envelope["type"], exc
+        )
         return UnknownEvent(type=envelope["type"], run_id=envelope["run_id"])
 
 
@@ -200,7 +206,9 @@ def read_envelopes(path: Path, warn: Callable[[str], None] | None = None) -> Ite
         yield obj
 
 
-def legacy_envelopes(path: Path, session_id: str, created_at: str, warn: Callable[[str], None] | None = None) -> Iterator[dict[str, Any]]:
+def legacy_envelopes(
+    path: Path, session_id: str, created_at: str, warn: Callable[[str], None] | None = None
+) -> Iterator[dict[str, Any]]:
     """A pre-event-log transcript (ACP updates) read as ``acp.update`` envelopes, the same bytes on every read."""
     say = warn or log.warning
     run_id = f"legacy-{session_id}"
@@ -264,7 +272,7 @@ class _Fold:
         tail = self.tail.text()
         if len(tail) <= half:
             return tail, self.omitted
-        return tail[len(tail) - half:], self.omitted + len(tail) - half
+        return tail[len(tail) - half :], self.omitted + len(tail) - half
 
     def text(self) -> str:
         tail, omitted = self._kept_tail()
@@ -309,8 +317,14 @@ class EventLogWriter:
     end and close. ``ids`` mints event ids (ULIDs; injectable for tests).
     """
 
-    def __init__(self, path: Path, session_id: str, *, ids: Callable[[int], str] | None = None,
-                 ensure_dir: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        session_id: str,
+        *,
+        ids: Callable[[int], str] | None = None,
+        ensure_dir: Callable[[], None] | None = None,
+    ) -> None:
         self.path = path
         self.session_id = session_id
         self._ids = ids or _ulid_at
@@ -328,7 +342,12 @@ class EventLogWriter:
             fold = self._fold
             tool_call_id = event.tool_call_id if event_type == "tool_input_delta" else None  # (getattr on a missing
             # pydantic field costs microseconds: this path runs for every streamed delta)
-            if fold is None or fold.type != event_type or fold.run_id != event.run_id or fold.tool_call_id != tool_call_id:
+            if (
+                fold is None
+                or fold.type != event_type
+                or fold.run_id != event.run_id
+                or fold.tool_call_id != tool_call_id
+            ):
                 self._close_fold()
                 fold = self._fold = _Fold(event.run_id, event_type, tool_call_id, event.timestamp)
             fold.add(event.delta)
@@ -459,8 +478,10 @@ def prune_log(path: Path, keep_last: int, *, pruned_at: str, ids: Callable[[int]
         dropped, kept = envelopes[:cut], envelopes[cut:]
         spans: dict[str, dict[str, Any]] = {}
         for env in dropped:
-            span = spans.setdefault(env["run_id"], {"first": env["sequence"], "last": env["sequence"], "events": 0,
-                                                    "session_id": env.get("session_id")})
+            span = spans.setdefault(
+                env["run_id"],
+                {"first": env["sequence"], "last": env["sequence"], "events": 0, "session_id": env.get("session_id")},
+            )
             span["last"] = max(span["last"], env["sequence"])
             if env["type"] == GAP_PRUNED:  # an older gap: the new marker covers its range and count too
                 first = env["data"].get("first_pruned_sequence")

@@ -131,7 +131,9 @@ class LiveSession:
         from acp_mux.server.replay import session_history  # deferred: needed only by session/load
 
         self.log.flush()
-        return session_history(self.store, self.id, self._new_translator, self.adapter.login_command, self._tool_table_for)
+        return session_history(
+            self.store, self.id, self._new_translator, self.adapter.login_command, self._tool_table_for
+        )
 
     def _tool_table_for(self, agent: str) -> Any:
         """The tool table of the agent that answered a turn (sessions where the person picks agents mix them)."""
@@ -144,7 +146,10 @@ class LiveSession:
 
     def _new_translator(self, read_file: Callable[[str], str | None]) -> UpdateTranslator:
         return UpdateTranslator(
-            self.adapter.tool_table, self.record.cwd, terminal_output_meta=self.config.terminal_output_meta, read_file=read_file
+            self.adapter.tool_table,
+            self.record.cwd,
+            terminal_output_meta=self.config.terminal_output_meta,
+            read_file=read_file,
         )
 
     def _read_for_diff(self, path: str) -> str | None:
@@ -187,7 +192,9 @@ class LiveSession:
         if self.choices is not None:
             prompt = self._with_missed_turns(prompt)
             self._turn_marker = f"**{self.adapter.display_name}:** "
-            self.update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": self._turn_marker}})
+            self.update(
+                {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": self._turn_marker}}
+            )
             self.record.turn_agents.append(self.adapter.name)
             self.record.seen_turns[self.adapter.name] = len(self.record.turn_agents)
         try:
@@ -271,7 +278,9 @@ class LiveSession:
         try:
             adapter = self._adapter_for(name)
         except Exception as exc:  # an agent this version cannot run any more
-            raise RpcError(INTERNAL_ERROR, f"{self.choices.label(name)} cannot be used: {exc}", {"agent": name}) from exc
+            raise RpcError(
+                INTERNAL_ERROR, f"{self.choices.label(name)} cannot be used: {exc}", {"agent": name}
+            ) from exc
         problem = adapter.startup_problem(self.config.binary if name == self.config.agent else None, self.config.env)
         if problem:
             raise RpcError(INTERNAL_ERROR, problem, {"agent": name})
@@ -282,7 +291,9 @@ class LiveSession:
         self.adapter = adapter
         record.agent, record.native_session_id = name, record.native_sessions.get(name)
         record.mode = record.model = None  # modes and models belong to each agent; it starts in its own default
-        self.settings = SessionSettings.remembered(adapter, self._settings_cache, self.config.mode if name == self.config.agent else None, None)
+        self.settings = SessionSettings.remembered(
+            adapter, self._settings_cache, self.config.mode if name == self.config.agent else None, None
+        )
         self.translator = self._new_translator(self._read_for_diff)
         self.store.save(record)
         self.choices.remember(name)
@@ -300,7 +311,9 @@ class LiveSession:
         if len(parts) == 2:
             try:
                 if parts[1] not in self.choices.names:
-                    raise RpcError(INVALID_PARAMS, f"unknown agent {parts[1]!r}; choose one of {list(self.choices.names)}")
+                    raise RpcError(
+                        INVALID_PARAMS, f"unknown agent {parts[1]!r}; choose one of {list(self.choices.names)}"
+                    )
                 await self._switch_to(parts[1])  # this prompt holds the session: the switch runs in its place
                 self._notice(f"Now talking to {self.adapter.display_name}.\n")
             except RpcError as exc:
@@ -317,8 +330,12 @@ class LiveSession:
         problem = self.log.failed or self.store.write_error
         if problem and not self._store_trouble_shown:
             self._store_trouble_shown = True
-            self.update(notice(f"\n[acp-mux: this conversation is not being saved ({problem}); the session goes on, "
-                               "but `session/load` and `acp-mux sessions` will miss what is not saved.]\n"))
+            self.update(
+                notice(
+                    f"\n[acp-mux: this conversation is not being saved ({problem}); the session goes on, "
+                    "but `session/load` and `acp-mux sessions` will miss what is not saved.]\n"
+                )
+            )
 
     def _notice(self, text: str) -> None:
         """A line the bridge itself shows in the conversation, kept in the log (``bridge.notice``) for replays."""
@@ -435,14 +452,19 @@ class LiveSession:
         self.settings.remember(self.adapter.name, self._settings_cache)
         if self.settings.current_mode != mode_before and self.settings.current_mode:
             self.record.mode = self.settings.current_mode
-            self._send_update(self.id, {"sessionUpdate": "current_mode_update", "currentModeId": self.settings.current_mode})
+            self._send_update(
+                self.id, {"sessionUpdate": "current_mode_update", "currentModeId": self.settings.current_mode}
+            )
         self._send_update(self.id, {"sessionUpdate": "config_option_update", "configOptions": self.config_options()})
 
     def _on_commands(self, event: Any) -> None:
         commands = [{"name": c.name, "description": c.description} for c in event.commands] if event is not None else []
         if self.choices is not None:
             names = ", ".join(self.choices.names)
-            commands.insert(0, {"name": "agent", "description": f"switch the coding agent ({names})", "input": {"hint": "agent name"}})
+            commands.insert(
+                0,
+                {"name": "agent", "description": f"switch the coding agent ({names})", "input": {"hint": "agent name"}},
+            )
         self._send_update(self.id, {"sessionUpdate": "available_commands_update", "availableCommands": commands})
 
     def _side_task(self, coro: Any) -> None:
@@ -456,7 +478,10 @@ class LiveSession:
         try:
             result = await self._request(event.method, {**event.params, "sessionId": self.id})
         except Exception as exc:
-            error = {"code": getattr(exc, "code", -32603), "message": getattr(exc, "message", None) or str(exc) or "the editor failed"}
+            error = {
+                "code": getattr(exc, "code", -32603),
+                "message": getattr(exc, "message", None) or str(exc) or "the editor failed",
+            }
             await handle.answer_client_request(event.request_id, error=error)
             return
         await handle.answer_client_request(event.request_id, result=result)
@@ -604,13 +629,30 @@ class LiveSession:
             request.cancel()
 
     async def _answer(
-        self, handle: RunHandle, interaction_id: str, approve: bool, *, always: bool = False, reason: str | None = None,
-        by: str = "user", updated_input: Any = None,
+        self,
+        handle: RunHandle,
+        interaction_id: str,
+        approve: bool,
+        *,
+        always: bool = False,
+        reason: str | None = None,
+        by: str = "user",
+        updated_input: Any = None,
     ) -> None:
-        response = Approve(always=always, updated_input=updated_input) if approve else Deny(reason=reason or "The user rejected this action.", always=always)
-        resolved = {"interactionId": interaction_id, "decision": "approved" if approve else "denied", "by": by,
-                    "scope": "always" if always else "once"}
-        self.log.record(handle.run_id, "approval.resolved", resolved if approve else {**resolved, "reason": response.reason})
+        response = (
+            Approve(always=always, updated_input=updated_input)
+            if approve
+            else Deny(reason=reason or "The user rejected this action.", always=always)
+        )
+        resolved = {
+            "interactionId": interaction_id,
+            "decision": "approved" if approve else "denied",
+            "by": by,
+            "scope": "always" if always else "once",
+        }
+        self.log.record(
+            handle.run_id, "approval.resolved", resolved if approve else {**resolved, "reason": response.reason}
+        )
         try:
             await handle.interaction.respond(interaction_id, response)
         except Exception as exc:  # the run ended meanwhile

@@ -39,10 +39,14 @@ def mcp_servers_problem(servers: list[Any]) -> str | None:
         for key in ("env", "headers"):
             for pair_index, pair in enumerate(server.get(key) or ()):
                 pair_name = f"{where}.{key}[{pair_index}]"
-                problem = type_problem(pair, dict, pair_name) or type_problem(pair.get("name"), str, f"{pair_name}.name")
+                problem = type_problem(pair, dict, pair_name) or type_problem(
+                    pair.get("name"), str, f"{pair_name}.name"
+                )
                 if problem:
                     return problem
-                if pair.get("value") is not None and (problem := type_problem(pair["value"], str, f"{pair_name}.value")):
+                if pair.get("value") is not None and (
+                    problem := type_problem(pair["value"], str, f"{pair_name}.value")
+                ):
                     return problem
         for arg_index, arg in enumerate(server.get("args") or ()):
             if problem := type_problem(arg, str, f"{where}.args[{arg_index}]"):

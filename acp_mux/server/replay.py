@@ -33,8 +33,10 @@ from acp_mux.translation.updates import UpdateTranslator, notice, text_chunk
 STATE_UPDATES = frozenset(
     {"usage_update", "available_commands_update", "current_mode_update", "config_option_update", "session_info_update"}
 )
-_STREAMS = {"message": ("text_delta", "message_stop", "text", "agent_message_chunk"),
-            "thinking": ("thinking_delta", "thinking_stop", "thinking", "agent_thought_chunk")}
+_STREAMS = {
+    "message": ("text_delta", "message_stop", "text", "agent_message_chunk"),
+    "thinking": ("thinking_delta", "thinking_stop", "thinking", "agent_thought_chunk"),
+}
 _STARTS = {"message_start": "message", "thinking_start": "thinking"}
 _DELTAS = {"text_delta": "message", "thinking_delta": "thinking"}
 _STOPS = {"message_stop": "message", "thinking_stop": "thinking"}
@@ -52,7 +54,9 @@ class Snapshots:
         for envelope in envelopes:
             if envelope["type"] == SNAPSHOT and isinstance(envelope["data"].get("path"), str):
                 text = envelope["data"].get("text")
-                self._by_path.setdefault(envelope["data"]["path"], deque()).append(text if isinstance(text, str) else None)
+                self._by_path.setdefault(envelope["data"]["path"], deque()).append(
+                    text if isinstance(text, str) else None
+                )
 
     def __call__(self, path: str) -> str | None:
         queue = self._by_path.get(path)
@@ -63,7 +67,10 @@ class Replay:
     """Feeds envelopes, oldest first, and returns the updates each one shows."""
 
     def __init__(
-        self, translator: UpdateTranslator, login_command: str | None = None, tool_table_for: Callable[[str], Any] | None = None
+        self,
+        translator: UpdateTranslator,
+        login_command: str | None = None,
+        tool_table_for: Callable[[str], Any] | None = None,
     ) -> None:
         self.translator = translator
         self.login_command = login_command
@@ -112,7 +119,9 @@ class Replay:
                 if text:
                     extra.append(text_chunk(_STREAMS[stream][3], text))
             self._streamed[stream] = False
-        updates, _ = updates_for_event(self.translator, event, login_command=self.login_command, cancelled=self.cancelled)
+        updates, _ = updates_for_event(
+            self.translator, event, login_command=self.login_command, cancelled=self.cancelled
+        )
         if t == "turn_end":
             self.in_turn = False  # the live turn stopped reading here
         return [u for u in extra + updates if u.get("sessionUpdate") not in STATE_UPDATES]
@@ -162,9 +171,14 @@ def folded_conversation(updates: Iterable[dict[str, Any]]) -> list[dict[str, Any
             continue
         content = update.get("content")
         last = out[-1] if out else None
-        if (kind in ("user_message_chunk", "agent_message_chunk", "agent_thought_chunk") and last is not None
-                and last.get("sessionUpdate") == kind and isinstance(content, dict) and content.get("type") == "text"
-                and last["content"].get("type") == "text"):
+        if (
+            kind in ("user_message_chunk", "agent_message_chunk", "agent_thought_chunk")
+            and last is not None
+            and last.get("sessionUpdate") == kind
+            and isinstance(content, dict)
+            and content.get("type") == "text"
+            and last["content"].get("type") == "text"
+        ):
             last["content"] = {"type": "text", "text": last["content"]["text"] + str(content.get("text", ""))}
             continue
         entry = dict(update)

@@ -32,8 +32,15 @@ from acp_mux.core.jsonrpc import (
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "INTERNAL_ERROR", "INVALID_PARAMS", "INVALID_REQUEST", "METHOD_NOT_FOUND", "PARSE_ERROR",
-    "AfterResponse", "Connection", "RpcError", "protect_stdout",
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "PARSE_ERROR",
+    "AfterResponse",
+    "Connection",
+    "RpcError",
+    "protect_stdout",
 ]
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]
@@ -76,6 +83,7 @@ def protect_stdout() -> tuple[int, int]:
 OUTPUT_HIGH_WATER = 8 << 20  # bytes queued for the client before producers wait
 WRITE_BATCH_BYTES = 64 << 10  # messages already queued go out in one write, up to this size (never waits for more)
 OUTPUT_LOW_WATER = 2 << 20  # ... and when they may go on
+
 
 class Connection:
     def __init__(self, in_fd: int, out_fd: int, already_read: bytes = b"") -> None:
@@ -268,7 +276,9 @@ class Connection:
         elif incoming.kind == "response":
             self._handle_response(incoming.id, message)
         else:
-            self._spawn(self._handle_call(incoming.kind == "request", incoming.id, incoming.method or "", incoming.params or {}))
+            self._spawn(
+                self._handle_call(incoming.kind == "request", incoming.id, incoming.method or "", incoming.params or {})
+            )
 
     def _reject_batch(self, batch: list[Any]) -> None:
         """ACP never batches, so batches are refused — but answered, as JSON-RPC 2.0 says: one error for an empty
@@ -315,7 +325,9 @@ class Connection:
             return
         handler = self._methods.get(method)
         if handler is None:
-            self._reply_error(request_id, RpcError(METHOD_NOT_FOUND, f"Method not found: {method}"[:300], {"method": method[:200]}))
+            self._reply_error(
+                request_id, RpcError(METHOD_NOT_FOUND, f"Method not found: {method}"[:300], {"method": method[:200]})
+            )
             return
         try:
             result = await handler(params)
@@ -327,7 +339,9 @@ class Connection:
             raise
         except Exception:  # a bug, not the client's fault: say so without Python's exception text
             log.exception("%s failed", method)
-            self._reply_error(request_id, RpcError(INTERNAL_ERROR, f"acp-mux failed to handle {method}; its log has the details"))
+            self._reply_error(
+                request_id, RpcError(INTERNAL_ERROR, f"acp-mux failed to handle {method}; its log has the details")
+            )
             return
         then = None
         if isinstance(result, AfterResponse):

@@ -66,7 +66,9 @@ class SessionGate:
                     if self.prompt_accepted:
                         message = exc.message if isinstance(exc, RpcError) else str(exc) or type(exc).__name__
                         code = exc.code if isinstance(exc, RpcError) else -32603
-                        self._failed = RpcError(code, f"{what} failed, so this prompt was not sent to any agent: {message}")
+                        self._failed = RpcError(
+                            code, f"{what} failed, so this prompt was not sent to any agent: {message}"
+                        )
                     raise
         finally:
             self._switches -= 1

@@ -37,7 +37,9 @@ class SessionSettings:
     from_agent: bool = False  # the agent has reported its own (vs. the adapter's declared defaults)
 
     @classmethod
-    def remembered(cls, adapter: AgentAdapter, cache_dir: Path, mode: str | None, model: str | None) -> "SessionSettings":
+    def remembered(
+        cls, adapter: AgentAdapter, cache_dir: Path, mode: str | None, model: str | None
+    ) -> "SessionSettings":
         """The declared settings, or what this agent reported last time when it reports its own."""
         saved = None if adapter.modes or adapter.models else shapes.read_saved(str(cache_dir), adapter.name)
         return cls._starting(adapter, saved, mode, model)
@@ -48,11 +50,14 @@ class SessionSettings:
         answer ``session/new`` early; the adapter's own :class:`ModeInfo` objects are kept (they say read-only)."""
         from acp_mux.adapters.base import ModeInfo
 
-        start = shapes.starting_settings(mode_dicts(adapter.modes), list(adapter.models), adapter.default_mode,
-                                         saved, mode, model)
+        start = shapes.starting_settings(
+            mode_dicts(adapter.modes), list(adapter.models), adapter.default_mode, saved, mode, model
+        )
         declared = {m.id: m for m in adapter.modes}
-        modes = [declared.get(m["id"]) or ModeInfo(id=m["id"], name=m["name"], description=m["description"])
-                 for m in start["modes"]]
+        modes = [
+            declared.get(m["id"]) or ModeInfo(id=m["id"], name=m["name"], description=m["description"])
+            for m in start["modes"]
+        ]
         return cls(modes, start["models"], start["current_mode"], start["current_model"])
 
     def remember(self, agent: str, cache_dir: Path) -> None:
@@ -115,8 +120,9 @@ class SessionSettings:
         return shapes.modes_state(mode_dicts(self.modes), self.current_mode)
 
     def config_options(self) -> list[dict[str, Any]]:
-        return shapes.config_options(mode_dicts(self.modes), self.current_mode, self.models, self.current_model,
-                                     self.extra_options)
+        return shapes.config_options(
+            mode_dicts(self.modes), self.current_mode, self.models, self.current_model, self.extra_options
+        )
 
 
 def mode_dicts(modes: Any) -> list[dict[str, str]]:

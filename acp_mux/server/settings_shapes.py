@@ -23,8 +23,14 @@ if TYPE_CHECKING:
     Mode = dict[str, str]
 
 
-def starting_settings(declared_modes: list[Mode], declared_models: list[str], default_mode: str | None,
-                      saved: Any, mode: str | None, model: str | None) -> dict[str, Any]:
+def starting_settings(
+    declared_modes: list[Mode],
+    declared_models: list[str],
+    default_mode: str | None,
+    saved: Any,
+    mode: str | None,
+    model: str | None,
+) -> dict[str, Any]:
     """Modes, models and the current ones for a session opening now.
 
     ``declared_*``: what the adapter fixes (claude, codex); when it fixes nothing, the agent reports its own and
@@ -37,19 +43,30 @@ def starting_settings(declared_modes: list[Mode], declared_models: list[str], de
     models = [(m, m) for m in declared_models]
     current_mode = mode if any(m["id"] == mode for m in modes) else default_mode or (modes[0]["id"] if modes else None)
     current_model = model or (models[0][0] if models else None)
-    settings: dict[str, Any] = {"modes": modes, "models": models, "current_mode": current_mode,
-                                "current_model": current_model}
+    settings: dict[str, Any] = {
+        "modes": modes,
+        "models": models,
+        "current_mode": current_mode,
+        "current_model": current_model,
+    }
     if declared_modes or declared_models or not isinstance(saved, dict):
         return settings
-    modes = [{"id": m["id"], "name": str(m.get("name") or m["id"]), "description": str(m.get("description") or "")}
-             for m in saved.get("modes") or () if isinstance(m, dict) and isinstance(m.get("id"), str)]
-    models = [(m[0], m[1]) for m in saved.get("models") or ()
-              if isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m)]
+    modes = [
+        {"id": m["id"], "name": str(m.get("name") or m["id"]), "description": str(m.get("description") or "")}
+        for m in saved.get("modes") or ()
+        if isinstance(m, dict) and isinstance(m.get("id"), str)
+    ]
+    models = [
+        (m[0], m[1])
+        for m in saved.get("models") or ()
+        if isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m)
+    ]
     saved_mode = saved.get("current_mode")
     saved_model = saved.get("current_model")
     trusted = isinstance(mode, str) and bool(mode) and (not modes or any(m["id"] == mode for m in modes))
     settings.update(
-        modes=modes, models=models,
+        modes=modes,
+        models=models,
         current_mode=mode if trusted else saved_mode if isinstance(saved_mode, str) else None,
         current_model=model or (saved_model if isinstance(saved_model, str) else None),
     )
@@ -78,22 +95,38 @@ def modes_state(modes: list[Mode], current: str | None) -> dict[str, Any] | None
     return {"currentModeId": chosen["id"], "availableModes": available}
 
 
-def config_options(modes: list[Mode], current_mode: str | None, models: list[tuple[str, str]],
-                   current_model: str | None, extra: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def config_options(
+    modes: list[Mode],
+    current_mode: str | None,
+    models: list[tuple[str, str]],
+    current_model: str | None,
+    extra: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
     """ACP ``configOptions``: mode, model, then the agent's own settings."""
     options: list[dict[str, Any]] = []
     chosen = current_mode_of(modes, current_mode)
     if chosen is not None:
-        options.append({
-            "id": "mode", "name": "Mode", "category": "mode", "type": "select", "currentValue": chosen["id"],
-            "options": [{"value": m["id"], "name": m["name"], "description": m["description"]} for m in modes],
-        })
+        options.append(
+            {
+                "id": "mode",
+                "name": "Mode",
+                "category": "mode",
+                "type": "select",
+                "currentValue": chosen["id"],
+                "options": [{"value": m["id"], "name": m["name"], "description": m["description"]} for m in modes],
+            }
+        )
     if models:
-        options.append({
-            "id": "model", "name": "Model", "category": "model", "type": "select",
-            "currentValue": current_model or models[0][0],
-            "options": [{"value": m, "name": name} for m, name in models],
-        })
+        options.append(
+            {
+                "id": "model",
+                "name": "Model",
+                "category": "model",
+                "type": "select",
+                "currentValue": current_model or models[0][0],
+                "options": [{"value": m, "name": name} for m, name in models],
+            }
+        )
     return options + [o for o in extra if o.get("id") not in ("mode", "model")]
 
 
@@ -103,8 +136,9 @@ def session_state(session_id: str, settings: dict[str, Any], extra: list[dict[st
     modes = modes_state(settings["modes"], settings["current_mode"])
     if modes:
         state["modes"] = modes
-    options = config_options(settings["modes"], settings["current_mode"], settings["models"],
-                             settings["current_model"], extra)
+    options = config_options(
+        settings["modes"], settings["current_mode"], settings["models"], settings["current_model"], extra
+    )
     if options:
         state["configOptions"] = options
     return state

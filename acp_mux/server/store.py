@@ -89,7 +89,10 @@ class SessionRecord:
                     raise ValueError(f"{f.name} is not a list of strings")
             elif f.name in ("native_sessions", "seen_turns"):
                 kind = str if f.name == "native_sessions" else int
-                if not (isinstance(value, dict) and all(isinstance(v, kind) and not isinstance(v, bool) for v in value.values())):
+                if not (
+                    isinstance(value, dict)
+                    and all(isinstance(v, kind) and not isinstance(v, bool) for v in value.values())
+                ):
                     raise ValueError(f"{f.name} is not a map of {kind.__name__}s")
             elif value is not None and not isinstance(value, str):
                 raise ValueError(f"{f.name} is not a string")

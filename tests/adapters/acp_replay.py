@@ -92,7 +92,10 @@ def replay(
     caps.pop("elicitation", None)  # the adapter decides that itself
     ctx = ParseContext(run_id="replay", agent=adapter.name, cwd=cwd)
     options = RunOptions(
-        agent=adapter.name, cwd=cwd, prompt=None, client_capabilities=caps,
+        agent=adapter.name,
+        cwd=cwd,
+        prompt=None,
+        client_capabilities=caps,
         session_id=opening["params"]["sessionId"] if opening else None,
     )
     out = Replay(ctx=ctx)

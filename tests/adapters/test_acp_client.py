@@ -32,18 +32,32 @@ def line(obj: dict[str, Any]) -> str:
 
 
 def update(update_kind: str, **fields: Any) -> str:
-    return line({"method": "session/update", "params": {"sessionId": SID, "update": {"sessionUpdate": update_kind, **fields}}})
+    return line(
+        {"method": "session/update", "params": {"sessionId": SID, "update": {"sessionUpdate": update_kind, **fields}}}
+    )
 
 
 class Agent:
     """One run of the gemini adapter: feed it lines, read what it sent."""
 
-    def __init__(self, cwd: str, *, prompt: str | None = "hi", client_capabilities: dict[str, Any] | None = None, session_id: str | None = None, load: bool = True) -> None:
+    def __init__(
+        self,
+        cwd: str,
+        *,
+        prompt: str | None = "hi",
+        client_capabilities: dict[str, Any] | None = None,
+        session_id: str | None = None,
+        load: bool = True,
+    ) -> None:
         self.adapter = GeminiAdapter()
         self.ctx = ParseContext(run_id="r1", agent="gemini", cwd=cwd)
         self.options = RunOptions(
-            agent="gemini", cwd=cwd, prompt=Prompt.of_text(prompt) if prompt else None,
-            client_capabilities=client_capabilities or {}, session_id=session_id, mode="default",
+            agent="gemini",
+            cwd=cwd,
+            prompt=Prompt.of_text(prompt) if prompt else None,
+            client_capabilities=client_capabilities or {},
+            session_id=session_id,
+            mode="default",
         )
         self.events: list[Any] = []
         self.adapter.start(self.options, self.ctx)
@@ -60,12 +74,28 @@ class Agent:
         return sent(self.ctx)
 
     def open_session(self) -> list[Any]:
-        return self.feed(line({"id": 2, "result": {
-            "sessionId": SID,
-            "modes": {"currentModeId": "default", "availableModes": [
-                {"id": "default", "name": "Default"}, {"id": "autoEdit", "name": "Auto Edit"}, {"id": "yolo", "name": "YOLO"}]},
-            "models": {"currentModelId": "gemini-2.5-pro", "availableModels": [{"modelId": "gemini-2.5-pro", "name": "2.5 Pro"}]},
-        }}))
+        return self.feed(
+            line(
+                {
+                    "id": 2,
+                    "result": {
+                        "sessionId": SID,
+                        "modes": {
+                            "currentModeId": "default",
+                            "availableModes": [
+                                {"id": "default", "name": "Default"},
+                                {"id": "autoEdit", "name": "Auto Edit"},
+                                {"id": "yolo", "name": "YOLO"},
+                            ],
+                        },
+                        "models": {
+                            "currentModelId": "gemini-2.5-pro",
+                            "availableModels": [{"modelId": "gemini-2.5-pro", "name": "2.5 Pro"}],
+                        },
+                    },
+                }
+            )
+        )
 
 
 @pytest.fixture
@@ -77,18 +107,33 @@ def test_handshake_offers_only_what_the_editor_has_then_opens_a_session_and_prom
     agent = Agent(str(tmp_path), client_capabilities={"fs": {"readTextFile": True}})
     init, new = agent.sent()
     assert init["method"] == "initialize"
-    assert init["params"]["clientCapabilities"] == {"fs": {"readTextFile": True, "writeTextFile": False}, "terminal": False}
+    assert init["params"]["clientCapabilities"] == {
+        "fs": {"readTextFile": True, "writeTextFile": False},
+        "terminal": False,
+    }
     assert new["method"] == "session/new" and new["params"]["cwd"] == str(tmp_path)
     events = agent.open_session()
     assert types(events) == ["session_start", "session_options"]
     options = events[1]
-    assert [m.id for m in options.modes] == ["default", "autoEdit", "yolo"] and options.current_model == "gemini-2.5-pro"
+    assert [m.id for m in options.modes] == [
+        "default",
+        "autoEdit",
+        "yolo",
+    ] and options.current_model == "gemini-2.5-pro"
     (prompt,) = agent.sent()
-    assert prompt["method"] == "session/prompt" and prompt["params"] == {"sessionId": SID, "prompt": [{"type": "text", "text": "hi"}]}
+    assert prompt["method"] == "session/prompt" and prompt["params"] == {
+        "sessionId": SID,
+        "prompt": [{"type": "text", "text": "hi"}],
+    }
 
 
 def test_the_editors_mcp_servers_reach_the_agents_session(tmp_path: Path) -> None:
-    server = {"name": "files", "command": "/usr/bin/mcp-files", "args": ["--root", "/p"], "env": [{"name": "TOKEN", "value": "s3cret"}]}
+    server = {
+        "name": "files",
+        "command": "/usr/bin/mcp-files",
+        "args": ["--root", "/p"],
+        "env": [{"name": "TOKEN", "value": "s3cret"}],
+    }
     agent = Agent(str(tmp_path), prompt=None)
     agent.options.mcp_servers = [server]
     agent.ctx.take_outbox()
@@ -132,9 +177,15 @@ def test_text_thoughts_tools_with_their_own_display_and_the_end_of_the_turn(agen
     events = agent.feed(
         update("agent_thought_chunk", content={"type": "text", "text": "thinking"}),
         update("agent_message_chunk", content={"type": "text", "text": "Writing."}),
-        update("tool_call", toolCallId="write_file__write_file_1_0", status="in_progress", title="Writing to note.txt",
-               kind="edit", locations=[{"path": path}],
-               content=[{"type": "diff", "path": path, "oldText": "", "newText": "alpha\n"}]),
+        update(
+            "tool_call",
+            toolCallId="write_file__write_file_1_0",
+            status="in_progress",
+            title="Writing to note.txt",
+            kind="edit",
+            locations=[{"path": path}],
+            content=[{"type": "diff", "path": path, "oldText": "", "newText": "alpha\n"}],
+        ),
         update("tool_call_update", toolCallId="write_file__write_file_1_0", status="completed"),
         update("plan", entries=[{"content": "edit", "status": "in_progress", "priority": "high"}]),
         update("available_commands_update", availableCommands=[{"name": "memory", "description": "Manage memory"}]),
@@ -143,8 +194,14 @@ def test_text_thoughts_tools_with_their_own_display_and_the_end_of_the_turn(agen
     )
     assert_ordering(events)
     start = next(e for e in events if e.type == "tool_call_start")
-    assert start.tool_name == "write_file" and start.display.kind == "edit" and start.display.diffs[0].new_text == "alpha\n"
-    assert {"plan_update", "commands_update", "mode_change", "tool_update", "tool_result", "turn_end"} <= set(types(events))
+    assert (
+        start.tool_name == "write_file"
+        and start.display.kind == "edit"
+        and start.display.diffs[0].new_text == "alpha\n"
+    )
+    assert {"plan_update", "commands_update", "mode_change", "tool_update", "tool_result", "turn_end"} <= set(
+        types(events)
+    )
 
     translator = UpdateTranslator(agent.adapter.tool_table, str(tmp_path))
     shown = [u for e in events for u in translator.translate(e)]
@@ -152,14 +209,20 @@ def test_text_thoughts_tools_with_their_own_display_and_the_end_of_the_turn(agen
     assert call["kind"] == "edit" and call["title"] == "Writing to note.txt"
     assert call["locations"] == [{"path": path}]
     assert call["content"] == [{"type": "diff", "path": path, "oldText": "", "newText": "alpha\n"}]
-    assert [u["status"] for u in shown if u.get("toolCallId") == "write_file__write_file_1_0" and "status" in u] == ["pending", "in_progress", "completed"]
+    assert [u["status"] for u in shown if u.get("toolCallId") == "write_file__write_file_1_0" and "status" in u] == [
+        "pending",
+        "in_progress",
+        "completed",
+    ]
     assert any(u["sessionUpdate"] == "plan" for u in shown)
 
 
 def test_the_stray_mode_marker_is_a_mode_change_and_never_reaches_the_conversation(agent: Agent) -> None:
     agent.open_session()
-    events = agent.feed(update("agent_message_chunk", content={"type": "text", "text": "[MODE_UPDATE] autoEdit\n"}),
-                        update("agent_message_chunk", content={"type": "text", "text": "Done."}))
+    events = agent.feed(
+        update("agent_message_chunk", content={"type": "text", "text": "[MODE_UPDATE] autoEdit\n"}),
+        update("agent_message_chunk", content={"type": "text", "text": "Done."}),
+    )
     assert "".join(e.delta for e in events if e.type == "text_delta") == "Done."
     assert [e.mode_id for e in events if e.type == "mode_change"] == ["autoEdit"]
 
@@ -168,10 +231,25 @@ def test_a_permission_before_its_tool_call_announces_the_call_first(agent: Agent
     agent.open_session()
     agent.sent()
     path = str(tmp_path / "a.py")
-    events = agent.feed(line({"id": 0, "method": "session/request_permission", "params": {
-        "sessionId": SID, "options": GEMINI_OPTIONS,
-        "toolCall": {"toolCallId": "replace__replace_2_0", "title": "a.py: x => y", "kind": "edit", "locations": [{"path": path}],
-                     "content": [{"type": "diff", "path": path, "oldText": "x", "newText": "y"}]}}}))
+    events = agent.feed(
+        line(
+            {
+                "id": 0,
+                "method": "session/request_permission",
+                "params": {
+                    "sessionId": SID,
+                    "options": GEMINI_OPTIONS,
+                    "toolCall": {
+                        "toolCallId": "replace__replace_2_0",
+                        "title": "a.py: x => y",
+                        "kind": "edit",
+                        "locations": [{"path": path}],
+                        "content": [{"type": "diff", "path": path, "oldText": "x", "newText": "y"}],
+                    },
+                },
+            }
+        )
+    )
     assert types(events)[:3] == ["turn_start", "tool_call_start", "tool_call_ready"]
     request = events[-1]
     assert request.type == "approval_request" and request.tool_call_id == "replace__replace_2_0"
@@ -188,12 +266,28 @@ def test_a_permission_before_its_tool_call_announces_the_call_first(agent: Agent
         (ApprovalDecision(approve=False, always=True), {"outcome": "selected", "optionId": "cancel"}),
     ],
 )
-def test_answers_map_onto_the_agents_own_option_ids(agent: Agent, decision: ApprovalDecision, expected: dict[str, Any]) -> None:
+def test_answers_map_onto_the_agents_own_option_ids(
+    agent: Agent, decision: ApprovalDecision, expected: dict[str, Any]
+) -> None:
     agent.open_session()
     agent.sent()
-    (request,) = [e for e in agent.feed(line({"id": "p-7", "method": "session/request_permission", "params": {
-        "sessionId": SID, "options": GEMINI_OPTIONS, "toolCall": {"toolCallId": "t1", "kind": "execute", "title": "rm -rf build"}}}))
-        if e.type == "approval_request"]
+    (request,) = [
+        e
+        for e in agent.feed(
+            line(
+                {
+                    "id": "p-7",
+                    "method": "session/request_permission",
+                    "params": {
+                        "sessionId": SID,
+                        "options": GEMINI_OPTIONS,
+                        "toolCall": {"toolCallId": "t1", "kind": "execute", "title": "rm -rf build"},
+                    },
+                }
+            )
+        )
+        if e.type == "approval_request"
+    ]
     assert request.input == {"command": "rm -rf build"}
     agent.adapter.respond_approval(request.interaction_id, decision, agent.ctx)
     (answer,) = agent.sent()
@@ -210,8 +304,19 @@ def test_an_agent_that_offers_no_reject_hears_cancelled_never_an_allow() -> None
 def test_cancel_answers_open_questions_cancelled_and_the_turn_ends_cancelled(agent: Agent) -> None:
     agent.open_session()
     agent.sent()
-    agent.feed(line({"id": 5, "method": "session/request_permission", "params": {
-        "sessionId": SID, "options": GEMINI_OPTIONS, "toolCall": {"toolCallId": "t1", "kind": "edit"}}}))
+    agent.feed(
+        line(
+            {
+                "id": 5,
+                "method": "session/request_permission",
+                "params": {
+                    "sessionId": SID,
+                    "options": GEMINI_OPTIONS,
+                    "toolCall": {"toolCallId": "t1", "kind": "edit"},
+                },
+            }
+        )
+    )
     assert agent.adapter.interrupt(agent.ctx)
     answer, cancel = agent.sent()
     assert answer["id"] == 5 and answer["result"] == {"outcome": {"outcome": "cancelled"}}
@@ -223,7 +328,14 @@ def test_cancel_answers_open_questions_cancelled_and_the_turn_ends_cancelled(age
 
 def test_auth_and_rate_limit_failures_are_typed_never_end_turn(agent: Agent) -> None:
     agent.open_session()
-    events = agent.feed(line({"id": 3, "error": {"code": -32603, "message": "Internal error", "data": "[API Error: 429 Too Many Requests]"}}))
+    events = agent.feed(
+        line(
+            {
+                "id": 3,
+                "error": {"code": -32603, "message": "Internal error", "data": "[API Error: 429 Too Many Requests]"},
+            }
+        )
+    )
     assert "rate_limit_error" in types(events) and types(events)[-1] == "turn_end"
     agent.adapter.send_prompt(Prompt.of_text("again"), agent.ctx)
     events = agent.feed(line({"id": 4, "error": {"code": -32000, "message": "Authentication required"}}))
@@ -234,8 +346,12 @@ def test_fs_requests_are_relayed_when_the_editor_offers_them(tmp_path: Path) -> 
     agent = Agent(str(tmp_path), client_capabilities={"fs": {"readTextFile": True, "writeTextFile": True}})
     agent.open_session()
     agent.sent()
-    (event,) = agent.feed(line({"id": 9, "method": "fs/read_text_file", "params": {"sessionId": SID, "path": "/x/a.py"}}))
-    assert event.type == "client_request" and event.method == "fs/read_text_file" and event.params == {"path": "/x/a.py"}
+    (event,) = agent.feed(
+        line({"id": 9, "method": "fs/read_text_file", "params": {"sessionId": SID, "path": "/x/a.py"}})
+    )
+    assert (
+        event.type == "client_request" and event.method == "fs/read_text_file" and event.params == {"path": "/x/a.py"}
+    )
     agent.adapter.respond_client_request(event.request_id, {"content": "hello"}, None, agent.ctx)
     assert agent.sent() == [{"jsonrpc": "2.0", "id": 9, "result": {"content": "hello"}}]
 
@@ -245,11 +361,29 @@ def test_without_editor_fs_the_bridge_answers_inside_the_cwd_only(agent: Agent, 
     agent.sent()
     (tmp_path / "a.txt").write_text("one\ntwo\nthree\n")
     agent.feed(
-        line({"id": 1001, "method": "fs/read_text_file", "params": {"sessionId": SID, "path": str(tmp_path / "a.txt"), "line": 2, "limit": 1}}),
+        line(
+            {
+                "id": 1001,
+                "method": "fs/read_text_file",
+                "params": {"sessionId": SID, "path": str(tmp_path / "a.txt"), "line": 2, "limit": 1},
+            }
+        ),
         line({"id": 1002, "method": "fs/read_text_file", "params": {"sessionId": SID, "path": "/etc/passwd"}}),
-        line({"id": 1003, "method": "fs/write_text_file", "params": {"sessionId": SID, "path": str(tmp_path / "new/b.txt"), "content": "b"}}),
+        line(
+            {
+                "id": 1003,
+                "method": "fs/write_text_file",
+                "params": {"sessionId": SID, "path": str(tmp_path / "new/b.txt"), "content": "b"},
+            }
+        ),
         line({"id": 1004, "method": "terminal/create", "params": {"sessionId": SID, "command": "ls"}}),
-        line({"id": 1005, "method": "fs/read_text_file", "params": {"sessionId": SID, "path": str(tmp_path / "missing.txt")}}),
+        line(
+            {
+                "id": 1005,
+                "method": "fs/read_text_file",
+                "params": {"sessionId": SID, "path": str(tmp_path / "missing.txt")},
+            }
+        ),
     )
     answers = {m["id"]: m for m in agent.sent()}
     assert answers[1001]["result"] == {"content": "two\n"}
@@ -268,7 +402,15 @@ def test_a_symlink_out_of_the_cwd_is_outside(tmp_path: Path) -> None:
 def test_unknown_requests_and_junk_are_answered_or_ignored_never_raised(agent: Agent) -> None:
     agent.open_session()
     agent.sent()
-    assert agent.feed("not json", "[1,2]", line({"id": 44, "method": "x/unknown"}), line({"method": "session/update", "params": "junk"})) == []
+    assert (
+        agent.feed(
+            "not json",
+            "[1,2]",
+            line({"id": 44, "method": "x/unknown"}),
+            line({"method": "session/update", "params": "junk"}),
+        )
+        == []
+    )
     (answer,) = agent.sent()
     assert answer["id"] == 44 and answer["error"]["code"] == -32601
 
@@ -281,10 +423,27 @@ def test_an_exit_mid_prompt_is_a_crash_not_a_silent_end(agent: Agent) -> None:
 
 
 def test_config_options_of_category_mode_and_model_fill_modes_and_models() -> None:
-    event = session_options(None, None, [
-        {"id": "m", "name": "Mode", "category": "mode", "type": "select", "currentValue": "ask", "options": [{"value": "ask", "name": "Ask"}]},
-        {"id": "effort", "name": "Effort", "type": "select", "currentValue": "low", "options": [{"value": "low", "name": "Low"}]},
-    ])
+    event = session_options(
+        None,
+        None,
+        [
+            {
+                "id": "m",
+                "name": "Mode",
+                "category": "mode",
+                "type": "select",
+                "currentValue": "ask",
+                "options": [{"value": "ask", "name": "Ask"}],
+            },
+            {
+                "id": "effort",
+                "name": "Effort",
+                "type": "select",
+                "currentValue": "low",
+                "options": [{"value": "low", "name": "Low"}],
+            },
+        ],
+    )
     assert [m.id for m in event.modes] == ["ask"] and event.current_mode == "ask"
     assert [o["id"] for o in event.config_options] == ["effort"]
 

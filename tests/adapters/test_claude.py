@@ -40,7 +40,9 @@ BASH_INPUT = {"command": "echo hello-from-tool", "description": "Print greeting"
 WRITE_INPUT = {"file_path": NOTE, "content": "alpha\nbeta\n"}
 EDIT_INPUT = {"replace_all": False, "file_path": NOTE, "old_string": "beta", "new_string": "gamma"}
 WRITE_OK = f"File created successfully at: {NOTE} (file state is current in your context — no need to Read it back)"
-EDIT_OK = f"The file {NOTE} has been updated successfully. (file state is current in your context — no need to Read it back)"
+EDIT_OK = (
+    f"The file {NOTE} has been updated successfully. (file state is current in your context — no need to Read it back)"
+)
 EDIT_DIFF = f"--- {NOTE}\n+++ {NOTE}\n@@ -1,2 +1,2 @@\n alpha\n-beta\n+gamma\n"
 NO_FILE = f"File does not exist. Note: your current working directory is {CWD}."
 THOUGHT = "User said hi. I will run a shell command."
@@ -61,7 +63,11 @@ def run_capture(adapter: ClaudeAdapter, name: str, *, exit_code: int | None = 0,
 
 
 def bash_turn_prefix(session: str, *, streamed: bool = False) -> list[tuple]:
-    text = [("text_delta", "Let me run"), ("text_delta", " a command.")] if streamed else [("text_delta", "Let me run a command.")]
+    text = (
+        [("text_delta", "Let me run"), ("text_delta", " a command.")]
+        if streamed
+        else [("text_delta", "Let me run a command.")]
+    )
     parts = ['{"com', 'mand": "echo hello-from-tool", "description": "Print greeting"}']
     deltas = [("tool_input_delta", "toolu_fake_0", part) for part in parts]
     return [
@@ -100,7 +106,10 @@ def test_control_allow_transcript(adapter: ClaudeAdapter) -> None:
     ]  # fmt: skip
     write_req = next(e for e in events if e.type == "approval_request")
     assert (write_req.action, write_req.detail, write_req.tool_name, write_req.risk_level) == (
-        f"Write {NOTE}", NOTE, "Write", "medium"
+        f"Write {NOTE}",
+        NOTE,
+        "Write",
+        "medium",
     )
     assert write_req.input == WRITE_INPUT
     assert not is_terminal_event(events[-1])
@@ -110,7 +119,9 @@ def test_control_allow_transcript(adapter: ClaudeAdapter) -> None:
 def test_approval_answers_match_what_real_claude_accepted(adapter: ClaudeAdapter) -> None:
     """Our control_response lines equal the ones the recording driver sent (and claude acted on)."""
     ctx = make_ctx("claude", CWD)
-    recorded = [m for m in stdin_annotations(CAPTURES / "claude-control-allow.jsonl") if m["type"] == "control_response"]
+    recorded = [
+        m for m in stdin_annotations(CAPTURES / "claude-control-allow.jsonl") if m["type"] == "control_response"
+    ]
     ours = []
     for line in capture_lines(CAPTURES / "claude-control-allow.jsonl"):
         for event in adapter.parse_line(line, ctx):
@@ -121,10 +132,14 @@ def test_approval_answers_match_what_real_claude_accepted(adapter: ClaudeAdapter
     assert ctx.approvals == {}
 
     ctx = make_ctx("claude", CWD)
-    (recorded,) = [m for m in stdin_annotations(CAPTURES / "claude-control-deny.jsonl") if m["type"] == "control_response"]
+    (recorded,) = [
+        m for m in stdin_annotations(CAPTURES / "claude-control-deny.jsonl") if m["type"] == "control_response"
+    ]
     events = feed(adapter, capture_lines(CAPTURES / "claude-control-deny.jsonl")[:10], ctx)
     assert events[-1].type == "approval_request"
-    adapter.respond_approval(events[-1].interaction_id, ApprovalDecision(approve=False, reason="User denied via ACP"), ctx)
+    adapter.respond_approval(
+        events[-1].interaction_id, ApprovalDecision(approve=False, reason="User denied via ACP"), ctx
+    )
     (ours,) = sent(ctx)
     recorded["response"]["response"]["interrupt"] = False
     assert ours == recorded
@@ -287,7 +302,11 @@ def test_rate_limit_signals_carry_retry_after(adapter: ClaudeAdapter) -> None:
     info = {"status": "rejected", "resetsAt": reset, "rateLimitType": "five_hour"}
     limit = {"type": "rate_limit_event", "rate_limit_info": info}
     events = feed(adapter, [INIT, retry, limit, RATE_LIMIT_ASSISTANT, RATE_LIMIT_RESULT])
-    assert brief(events)[:3] == [("session_start", SID, False), ("rate_limited",), ("retry", 1, "rate_limit (HTTP 429)")]
+    assert brief(events)[:3] == [
+        ("session_start", SID, False),
+        ("rate_limited",),
+        ("retry", 1, "rate_limit (HTTP 429)"),
+    ]
     assert events[1].retry_after_ms == 500 and events[2].delay_ms == 500
     assert events[3].type == "rate_limited" and 55_000 < events[3].retry_after_ms <= 60_000
     err = next(e for e in events if e.type == "rate_limit_error")
@@ -332,19 +351,27 @@ def test_interrupt_closes_the_turn_without_an_error(adapter: ClaudeAdapter) -> N
     ctx = make_ctx("claude", CWD)
     feed(adapter, [INIT, tool_use("t1", "Bash", {"command": "sleep 100"})], ctx)
     assert adapter.interrupt(ctx) is True
-    assert sent(ctx) == [{"type": "control_request", "request_id": "req_1_interrupt", "request": {"subtype": "interrupt"}}]
+    assert sent(ctx) == [
+        {"type": "control_request", "request_id": "req_1_interrupt", "request": {"subtype": "interrupt"}}
+    ]
     # What claude 2.1.197 really sends after an interrupt (checked live against the fake model server).
     after_interrupt = result(subtype="error_during_execution", is_error=True, result="[Request interrupted by user]")
     events = feed(adapter, [after_interrupt], ctx)
     assert brief(events) == [
-        ("token_usage", 0, 0), ("cost", CostRecord(cached_tokens=0)), ("tool_error", "t1", "interrupted"), ("turn_end", 0),
+        ("token_usage", 0, 0),
+        ("cost", CostRecord(cached_tokens=0)),
+        ("tool_error", "t1", "interrupted"),
+        ("turn_end", 0),
     ]  # fmt: skip — no error event and no "interrupted" text: the runtime already emitted `interrupted`
 
 
 def test_multi_turn_cost_is_cumulative_and_usage_per_turn(adapter: ClaudeAdapter) -> None:
     ctx = make_ctx("claude", CWD)
-    turn1 = result(total_cost_usd=0.01, usage={"input_tokens": 10, "output_tokens": 5},
-                   modelUsage={"m": {"inputTokens": 10, "outputTokens": 5, "cacheReadInputTokens": 100}})
+    turn1 = result(
+        total_cost_usd=0.01,
+        usage={"input_tokens": 10, "output_tokens": 5},
+        modelUsage={"m": {"inputTokens": 10, "outputTokens": 5, "cacheReadInputTokens": 100}},
+    )
     turn2 = result(total_cost_usd=0.03, usage={"input_tokens": 20, "output_tokens": 7},
                    modelUsage={"m": {"inputTokens": 30, "outputTokens": 12, "cacheReadInputTokens": 300}})  # fmt: skip
     events = feed(adapter, [INIT, turn1, turn2], ctx)
@@ -381,7 +408,9 @@ def test_tool_projections(adapter: ClaudeAdapter) -> None:
         tool_result("k1", [{"type": "text", "text": "found it"}]),
     ]  # fmt: skip
     events = feed(adapter, lines)
-    got = [b for b in brief(events) if b[0] not in ("tool_call_start", "tool_call_ready", "turn_start", "session_start")]
+    got = [
+        b for b in brief(events) if b[0] not in ("tool_call_start", "tool_call_ready", "turn_start", "session_start")
+    ]
     assert got == [
         ("tool_result", "r1", "     3\tgamma"), ("file_read", NOTE),
         ("shell_start", "false", CWD), ("shell_stderr_delta", "boom"), ("shell_exit", 2), ("tool_error", "b1", "Exit code 2\nboom"),
@@ -406,11 +435,20 @@ def test_approval_for_an_unannounced_tool_announces_it_first(adapter: ClaudeAdap
     events = feed(adapter, [INIT, request], ctx)
     assert types(events)[-4:] == ["tool_call_start", "tool_call_ready", "shell_start", "approval_request"]
     req = events[-1]
-    assert (req.action, req.detail, req.risk_level, req.tool_call_id) == ("Run rm -rf build", "rm -rf build", "high", "t9")
-    adapter.respond_approval("r-1", ApprovalDecision(approve=True, always=True, updated_input={"command": "rm -rf ./build"}), ctx)
+    assert (req.action, req.detail, req.risk_level, req.tool_call_id) == (
+        "Run rm -rf build",
+        "rm -rf build",
+        "high",
+        "t9",
+    )
+    adapter.respond_approval(
+        "r-1", ApprovalDecision(approve=True, always=True, updated_input={"command": "rm -rf ./build"}), ctx
+    )
     # never Claude's own suggestions: a rule of Claude's would be wider than the label (the bridge keeps the rule)
     allow = {"behavior": "allow", "updatedInput": {"command": "rm -rf ./build"}}
-    assert sent(ctx) == [{"type": "control_response", "response": {"subtype": "success", "request_id": "r-1", "response": allow}}]
+    assert sent(ctx) == [
+        {"type": "control_response", "response": {"subtype": "success", "request_id": "r-1", "response": allow}}
+    ]
 
 
 def test_a_withdrawn_permission_request_is_denied_by_the_agent(adapter: ClaudeAdapter) -> None:
@@ -427,13 +465,19 @@ def test_a_withdrawn_permission_request_is_denied_by_the_agent(adapter: ClaudeAd
 
 def test_other_control_requests_are_answered_with_an_error(adapter: ClaudeAdapter) -> None:
     ctx = make_ctx("claude", CWD)
-    events = feed(adapter, [{"type": "control_request", "request_id": "h1", "request": {"subtype": "hook_callback"}}], ctx)
+    events = feed(
+        adapter, [{"type": "control_request", "request_id": "h1", "request": {"subtype": "hook_callback"}}], ctx
+    )
     assert types(events) == ["debug"]
     assert sent(ctx)[0]["response"] == {"subtype": "error", "request_id": "h1", "error": "not supported by acp-mux"}
 
 
 def test_compaction(adapter: ClaudeAdapter) -> None:
-    line = {"type": "system", "subtype": "compact_boundary", "compact_metadata": {"trigger": "auto", "pre_tokens": 150000}}
+    line = {
+        "type": "system",
+        "subtype": "compact_boundary",
+        "compact_metadata": {"trigger": "auto", "pre_tokens": 150000},
+    }
     (event,) = feed(adapter, [line])
     assert event.type == "context_compacted" and "150000" in event.summary
 
@@ -569,7 +613,9 @@ def test_start_queues_initialize_then_the_prompt(adapter: ClaudeAdapter) -> None
     init, user = sent(ctx)
     assert init == {**recorded[0], "request_id": "req_1_initialize"}
     assert user == {**recorded[1], "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}}
-    adapter.start(RunOptions(agent="claude", cwd=CWD, env={"ACP_MUX_CLAUDE_PREWARM": "0"}), ctx := make_ctx("claude", CWD))
+    adapter.start(
+        RunOptions(agent="claude", cwd=CWD, env={"ACP_MUX_CLAUDE_PREWARM": "0"}), ctx := make_ctx("claude", CWD)
+    )
     assert [m["type"] for m in sent(ctx)] == ["control_request"]
 
 
@@ -592,7 +638,9 @@ def test_a_session_warmed_without_a_prompt_asks_for_the_context_usage(adapter: C
     feed(adapter, [initialized], ctx)
     assert [m["request"]["subtype"] if m["type"] == "control_request" else m["type"] for m in sent(ctx)] == [
         "initialize", "user"]  # fmt: skip
-    adapter.start(RunOptions(agent="claude", cwd=CWD, env=WARM, prompt=Prompt.of_text("hi")), ctx := make_ctx("claude", CWD))
+    adapter.start(
+        RunOptions(agent="claude", cwd=CWD, env=WARM, prompt=Prompt.of_text("hi")), ctx := make_ctx("claude", CWD)
+    )
     feed(adapter, [initialized], ctx)
     assert [m["request"]["subtype"] if m["type"] == "control_request" else m["type"] for m in sent(ctx)] == [
         "initialize", "user"]  # fmt: skip
@@ -622,7 +670,9 @@ def test_the_context_usage_answer_adds_nothing_to_the_run(adapter: ClaudeAdapter
     editor's slash commands) is kept, and the warmed run's first prompt streams and ends as any other."""
     lines = capture_lines(PREWARM / "first_prompt_warmed.jsonl")
     usage = json.loads(lines[1])
-    assert usage["response"]["request_id"] == "req_2_get_context_usage" and "categories" in usage["response"]["response"]
+    assert (
+        usage["response"]["request_id"] == "req_2_get_context_usage" and "categories" in usage["response"]["response"]
+    )
     ctx = make_ctx("claude", CWD)
     adapter.start(RunOptions(agent="claude", cwd=CWD, env=WARM), ctx)
     assert feed(adapter, lines[:1], ctx) == [] and (commands := adapter.available_commands(ctx))
@@ -668,7 +718,11 @@ def test_deny_default_message_and_mode_switch(adapter: ClaudeAdapter) -> None:
     adapter.respond_approval("q", ApprovalDecision(approve=False), ctx)
     assert adapter.set_mode("acceptEdits", ctx) is True
     deny, mode = sent(ctx)
-    assert deny["response"]["response"] == {"behavior": "deny", "message": "The user rejected this action", "interrupt": False}
+    assert deny["response"]["response"] == {
+        "behavior": "deny",
+        "message": "The user rejected this action",
+        "interrupt": False,
+    }
     assert mode == {"type": "control_request", "request_id": "req_1_set_permission_mode",
                     "request": {"subtype": "set_permission_mode", "mode": "acceptEdits"}}  # fmt: skip
 
@@ -768,26 +822,57 @@ def test_fresh_recordings_keep_the_contract(adapter: ClaudeAdapter, path: Path) 
 
 # ── faults (class 9 of the hardening issue), shapes as the real claude 2.1.197 prints them ───────────────────────
 def _delta(text: str) -> dict[str, Any]:
-    return {"type": "stream_event", "event": {"type": "content_block_delta", "index": 0,
-                                              "delta": {"type": "text_delta", "text": text}}}
+    return {
+        "type": "stream_event",
+        "event": {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+    }
 
 
 def test_a_stream_that_broke_off_and_was_asked_again_is_not_glued(adapter: ClaudeAdapter) -> None:
     """The stream of msg_0 breaks after two deltas; claude asks again without streaming and prints msg_1 whole."""
     start = {"type": "stream_event", "event": {"type": "message_start", "message": {"id": "msg_0"}}}
-    block = {"type": "stream_event", "event": {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}}
-    whole = {"type": "assistant", "message": {"id": "msg_1", "role": "assistant", "content": [{"type": "text", "text": "Alpha one. Alpha two. Alpha three. "}]}}
-    result = {"type": "result", "subtype": "success", "is_error": False, "result": "Alpha one. Alpha two. Alpha three. ",
-              "stop_reason": "end_turn", "session_id": SID}
+    block = {
+        "type": "stream_event",
+        "event": {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+    }
+    whole = {
+        "type": "assistant",
+        "message": {
+            "id": "msg_1",
+            "role": "assistant",
+            "content": [{"type": "text", "text": "Alpha one. Alpha two. Alpha three. "}],
+        },
+    }
+    result = {
+        "type": "result",
+        "subtype": "success",
+        "is_error": False,
+        "result": "Alpha one. Alpha two. Alpha three. ",
+        "stop_reason": "end_turn",
+        "session_id": SID,
+    }
     events = feed(adapter, [INIT, start, block, _delta("Alpha one. "), _delta("Alpha two. "), whole, result])
-    assert [e.text for e in events if e.type == "message_stop"] == ["Alpha one. Alpha two. ", "Alpha one. Alpha two. Alpha three. "]
+    assert [e.text for e in events if e.type == "message_stop"] == [
+        "Alpha one. Alpha two. ",
+        "Alpha one. Alpha two. Alpha three. ",
+    ]
     retry = next(e for e in events if e.type == "retry")
     assert retry.attempt == 1 and "broke off" in retry.reason
 
 
 def test_a_retry_claude_calls_unknown_says_what_is_known(adapter: ClaudeAdapter) -> None:
-    retry = {"type": "system", "subtype": "api_retry", "attempt": 2, "max_retries": 2, "retry_delay_ms": 100,
-             "error_status": None, "error": "unknown"}
-    assert next(e for e in feed(adapter, [INIT, retry]) if e.type == "retry").reason == "the connection to the model failed"
+    retry = {
+        "type": "system",
+        "subtype": "api_retry",
+        "attempt": 2,
+        "max_retries": 2,
+        "retry_delay_ms": 100,
+        "error_status": None,
+        "error": "unknown",
+    }
+    assert (
+        next(e for e in feed(adapter, [INIT, retry]) if e.type == "retry").reason
+        == "the connection to the model failed"
+    )
     server = {**retry, "error_status": 500, "error": "server_error"}
     assert next(e for e in feed(adapter, [INIT, server]) if e.type == "retry").reason == "server_error (HTTP 500)"

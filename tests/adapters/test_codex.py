@@ -149,9 +149,16 @@ def test_appserver_outbox_matches_the_recorded_driver() -> None:
     assert [(m.get("id"), m.get("method")) for m in out[:4]] == [(m.get("id"), m.get("method")) for m in recorded[:4]]
     assert out[0]["params"]["clientInfo"]["name"] == "acp-mux"
     # the default mode asks: codex's "untrusted" policy, as in the capture
-    assert out[2]["params"] == {"cwd": CWD, "approvalPolicy": "untrusted", "sandbox": "workspace-write", "model": "gpt-5.5"}
+    assert out[2]["params"] == {
+        "cwd": CWD,
+        "approvalPolicy": "untrusted",
+        "sandbox": "workspace-write",
+        "model": "gpt-5.5",
+    }
     assert out[3]["params"] == {"threadId": ACCEPT_THREAD, "input": [{"type": "text", "text": "hi"}]}
-    assert out[4:] == recorded[4:]  # the three approval answers, byte for byte: {"id": n, "result": {"decision": "accept"}}
+    assert (
+        out[4:] == recorded[4:]
+    )  # the three approval answers, byte for byte: {"id": n, "result": {"decision": "accept"}}
 
 
 def test_appserver_decline_sequence() -> None:
@@ -189,7 +196,13 @@ def test_appserver_decline_sequence() -> None:
 # ── exec --json: real transcripts ──────────────────────────────────────────────────────────────────────────────
 def _exec_shell(tool_id: str, command: str, output: str, code: int) -> list[tuple]:
     end = ("tool_result", tool_id, output) if code == 0 else ("tool_error", tool_id, f"{output}(exit code {code})")
-    return [*shell(tool_id, command), ("shell_start", command, CWD), ("shell_stdout_delta", output), ("shell_exit", code), end]
+    return [
+        *shell(tool_id, command),
+        ("shell_start", command, CWD),
+        ("shell_stdout_delta", output),
+        ("shell_exit", code),
+        end,
+    ]
 
 
 def test_exec_workspace_write() -> None:
@@ -294,7 +307,10 @@ def test_exec_rate_limit_and_generic_failures() -> None:
         {"type": "turn.failed", "error": {"message": "exceeded retry limit, last status: 429 Too Many Requests"}},
     ]
     events = feed(adapter, lines, exit_code=1)
-    assert brief(events)[2:] == [("rate_limit_error", "exceeded retry limit, last status: 429 Too Many Requests"), ("turn_end", 0)]
+    assert brief(events)[2:] == [
+        ("rate_limit_error", "exceeded retry limit, last status: 429 Too Many Requests"),
+        ("turn_end", 0),
+    ]
     # an error line and then a dead process, no turn.failed: the error still tells the story
     events = feed(adapter, lines[:2] + [{"type": "error", "message": "something broke"}], exit_code=1)
     assert brief(events)[2:] == [("error", "AGENT_ERROR", True), ("turn_end", 0)]
@@ -304,11 +320,47 @@ def test_exec_other_items() -> None:
     lines = [
         {"type": "thread.started", "thread_id": "t"},
         {"type": "turn.started"},
-        {"type": "item.started", "item": {"id": "i1", "type": "todo_list", "items": [{"text": "a", "completed": True}, {"text": "b", "completed": False}]}},
-        {"type": "item.started", "item": {"id": "i2", "type": "mcp_tool_call", "server": "s", "tool": "t", "arguments": {"x": 1}, "status": "in_progress"}},
-        {"type": "item.completed", "item": {"id": "i2", "type": "mcp_tool_call", "server": "s", "tool": "t", "arguments": {"x": 1}, "result": {"content": []}, "status": "completed"}},
+        {
+            "type": "item.started",
+            "item": {
+                "id": "i1",
+                "type": "todo_list",
+                "items": [{"text": "a", "completed": True}, {"text": "b", "completed": False}],
+            },
+        },
+        {
+            "type": "item.started",
+            "item": {
+                "id": "i2",
+                "type": "mcp_tool_call",
+                "server": "s",
+                "tool": "t",
+                "arguments": {"x": 1},
+                "status": "in_progress",
+            },
+        },
+        {
+            "type": "item.completed",
+            "item": {
+                "id": "i2",
+                "type": "mcp_tool_call",
+                "server": "s",
+                "tool": "t",
+                "arguments": {"x": 1},
+                "result": {"content": []},
+                "status": "completed",
+            },
+        },
         {"type": "item.completed", "item": {"id": "i3", "type": "web_search", "query": "acp"}},
-        {"type": "item.completed", "item": {"id": "i4", "type": "file_change", "changes": [{"path": "/a", "kind": "update"}, {"path": "/b", "kind": "delete"}], "status": "completed"}},
+        {
+            "type": "item.completed",
+            "item": {
+                "id": "i4",
+                "type": "file_change",
+                "changes": [{"path": "/a", "kind": "update"}, {"path": "/b", "kind": "delete"}],
+                "status": "completed",
+            },
+        },
         {"type": "turn.completed", "usage": {}},
     ]
     events = feed(CodexExecAdapter(), lines)
@@ -335,7 +387,9 @@ def test_exec_other_items() -> None:
 
 def test_exec_build_spawn_new_and_resume() -> None:
     adapter = CodexExecAdapter()
-    spec = adapter.build_spawn(options(binary="/opt/codex", model="gpt-5.5", mode="read-only", extra_args=["--ephemeral"]))
+    spec = adapter.build_spawn(
+        options(binary="/opt/codex", model="gpt-5.5", mode="read-only", extra_args=["--ephemeral"])
+    )
     assert spec.command == "/bin/sh" and spec.cwd == CWD
     assert spec.args == [
         "-c", 'exec "$0" "$@" </dev/null', "/opt/codex",
@@ -364,22 +418,48 @@ def _started(opts: RunOptions | None = None, thread: str = "T1") -> tuple[CodexA
 
 
 def test_build_spawn_app_server() -> None:
-    spec = CodexAdapter().build_spawn(options(binary="/opt/codex", extra_args=["-c", 'model_provider="fake"'], env={"A": "1"}))
-    assert (spec.command, spec.args, spec.env, spec.cwd) == ("/opt/codex", ["-c", 'model_provider="fake"', "app-server"], {"A": "1"}, CWD)
+    spec = CodexAdapter().build_spawn(
+        options(binary="/opt/codex", extra_args=["-c", 'model_provider="fake"'], env={"A": "1"})
+    )
+    assert (spec.command, spec.args, spec.env, spec.cwd) == (
+        "/opt/codex",
+        ["-c", 'model_provider="fake"', "app-server"],
+        {"A": "1"},
+        CWD,
+    )
 
 
 def test_start_runs_the_handshake_step_by_step() -> None:
     adapter, ctx = CodexAdapter(), make_ctx("codex")
     adapter.start(options(mode="read-only", model="gpt-5.5"), ctx)
-    assert sent(ctx) == [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "acp-mux", "title": "acp-mux", "version": "0.1.0"}}}]
+    assert sent(ctx) == [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"clientInfo": {"name": "acp-mux", "title": "acp-mux", "version": "0.1.0"}},
+        }
+    ]
     assert feed(adapter, [{"id": 1, "result": {}}], ctx) == []
     assert sent(ctx) == [
         {"jsonrpc": "2.0", "method": "initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "thread/start", "params": {"cwd": CWD, "approvalPolicy": "on-request", "sandbox": "read-only", "model": "gpt-5.5"}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "thread/start",
+            "params": {"cwd": CWD, "approvalPolicy": "on-request", "sandbox": "read-only", "model": "gpt-5.5"},
+        },
     ]
     events = feed(adapter, [{"id": 2, "result": {"thread": {"id": "T1"}}}], ctx)
     assert brief(events) == [("session_start", "T1", False)]
-    assert sent(ctx) == [{"jsonrpc": "2.0", "id": 3, "method": "turn/start", "params": {"threadId": "T1", "input": [{"type": "text", "text": "hi"}]}}]
+    assert sent(ctx) == [
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "turn/start",
+            "params": {"threadId": "T1", "input": [{"type": "text", "text": "hi"}]},
+        }
+    ]
     # the later thread/started notification does not repeat session_start
     assert feed(adapter, [{"method": "thread/started", "params": {"thread": {"id": "T1"}}}], ctx) == []
 
@@ -389,7 +469,12 @@ def test_resume_uses_thread_resume_and_marks_the_session_resumed() -> None:
     adapter.start(options(session_id="T-old", mode="full-access", prompt=None), ctx)
     sent(ctx)
     feed(adapter, [{"id": 1, "result": {}}], ctx)
-    assert sent(ctx)[1] == {"jsonrpc": "2.0", "id": 2, "method": "thread/resume", "params": {"cwd": CWD, "approvalPolicy": "never", "sandbox": "danger-full-access", "threadId": "T-old"}}
+    assert sent(ctx)[1] == {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "thread/resume",
+        "params": {"cwd": CWD, "approvalPolicy": "never", "sandbox": "danger-full-access", "threadId": "T-old"},
+    }
     events = feed(adapter, [{"id": 2, "result": {"thread": {"id": "T-old"}}}], ctx)
     assert brief(events) == [("session_start", "T-old", True)]
     assert sent(ctx) == []  # no prompt, no turn
@@ -404,7 +489,9 @@ def test_handshake_failures() -> None:
     assert "thread not found" in events[0].message
     adapter, ctx = CodexAdapter(), make_ctx("codex")
     adapter.start(options(), ctx)
-    assert brief(feed(adapter, [{"id": 1, "error": {"code": -32000, "message": "Already initialized"}}], ctx)) == [("error", "PROTOCOL_ERROR", False)]
+    assert brief(feed(adapter, [{"id": 1, "error": {"code": -32000, "message": "Already initialized"}}], ctx)) == [
+        ("error", "PROTOCOL_ERROR", False)
+    ]
 
 
 def test_send_prompt_before_the_thread_exists_is_deferred() -> None:
@@ -418,7 +505,13 @@ def test_send_prompt_before_the_thread_exists_is_deferred() -> None:
 
 def test_send_prompt_with_images() -> None:
     adapter, ctx, _ = _started()
-    prompt = Prompt((TextPart("look"), ImagePart(data="QUJD", mime_type="image/png"), ImagePart(data="", mime_type="image/png", uri="file:///tmp/s.png")))
+    prompt = Prompt(
+        (
+            TextPart("look"),
+            ImagePart(data="QUJD", mime_type="image/png"),
+            ImagePart(data="", mime_type="image/png", uri="file:///tmp/s.png"),
+        )
+    )
     adapter.send_prompt(prompt, ctx)
     assert sent(ctx) == [{"jsonrpc": "2.0", "id": 3, "method": "turn/start", "params": {"threadId": "T1", "input": [
         {"type": "text", "text": "look"},
@@ -457,8 +550,14 @@ def test_interrupt_sends_turn_interrupt() -> None:
     sent(ctx)
     assert adapter.interrupt(ctx) is True and sent(ctx) == []  # turn id not known yet
     feed(adapter, [{"id": 3, "result": {"turn": {"id": "U1", "status": "inProgress"}}}], ctx)
-    assert sent(ctx) == [{"jsonrpc": "2.0", "id": 4, "method": "turn/interrupt", "params": {"threadId": "T1", "turnId": "U1"}}]
-    feed(adapter, [{"id": 4, "result": {}}, {"method": "turn/started", "params": {"threadId": "T1", "turn": {"id": "U1"}}}], ctx)
+    assert sent(ctx) == [
+        {"jsonrpc": "2.0", "id": 4, "method": "turn/interrupt", "params": {"threadId": "T1", "turnId": "U1"}}
+    ]
+    feed(
+        adapter,
+        [{"id": 4, "result": {}}, {"method": "turn/started", "params": {"threadId": "T1", "turn": {"id": "U1"}}}],
+        ctx,
+    )
     assert adapter.interrupt(ctx) is True
     assert sent(ctx)[0]["params"] == {"threadId": "T1", "turnId": "U1"}
     events = feed(adapter, [
@@ -478,7 +577,9 @@ def _cmd_request(rpc_id: int, item: str = "c1", **extra: Any) -> dict[str, Any]:
 
 def test_command_approval_announces_an_unannounced_tool_and_rates_risk() -> None:
     adapter, ctx, _ = _started()
-    events = feed(adapter, [_cmd_request(0, commandActions=[{"type": "read", "command": "cat x", "name": "x", "path": "x"}])], ctx)
+    events = feed(
+        adapter, [_cmd_request(0, commandActions=[{"type": "read", "command": "cat x", "name": "x", "path": "x"}])], ctx
+    )
     assert brief(events) == [
         ("turn_start", 0),
         ("tool_call_start", "c1", "shell"),
@@ -486,7 +587,9 @@ def test_command_approval_announces_an_unannounced_tool_and_rates_risk() -> None
         ("approval_request", "codex-approval-0", "c1"),
     ]
     assert events[-1].risk_level == "low"
-    events = feed(adapter, [_cmd_request(1, "c2", reason="needs network", networkApprovalContext={"host": "x.org"})], ctx)
+    events = feed(
+        adapter, [_cmd_request(1, "c2", reason="needs network", networkApprovalContext={"host": "x.org"})], ctx
+    )
     assert (events[-1].action, events[-1].risk_level) == ("Run command (needs network)", "high")
 
 
@@ -537,7 +640,11 @@ def test_file_change_approval_event() -> None:
         {"method": "item/fileChange/requestApproval", "id": 3, "params": {"threadId": "T1", "itemId": "p1", "reason": "outside the workspace", "grantRoot": "/"}},
     ], ctx)  # fmt: skip
     approval = events[-1]
-    assert (approval.action, approval.risk_level, approval.tool_call_id) == ("Apply file changes (outside the workspace)", "high", "p1")
+    assert (approval.action, approval.risk_level, approval.tool_call_id) == (
+        "Apply file changes (outside the workspace)",
+        "high",
+        "p1",
+    )
     assert approval.detail == "update /b\nand allow writes under / for this session"
 
 
@@ -568,7 +675,10 @@ def test_permissions_and_mcp_elicitation_approvals() -> None:
         {"method": "item/permissions/requestApproval", "id": 5, "params": {"threadId": "T1", "itemId": "i9", "reason": "Select a root", "permissions": perms}},
         {"method": "mcpServer/elicitation/request", "id": 6, "params": {"threadId": "T1", "serverName": "gh", "mode": "form", "message": "Allow gh/create_issue?", "_meta": {"codex_approval_kind": "mcp_tool_call"}}},
     ], ctx)  # fmt: skip
-    assert [(e.action, e.tool_name) for e in events] == [("Select a root", "request_permissions"), ("Allow gh/create_issue?", "mcp")]
+    assert [(e.action, e.tool_name) for e in events] == [
+        ("Select a root", "request_permissions"),
+        ("Allow gh/create_issue?", "mcp"),
+    ]
     assert [e.tool_call_id for e in events] == [None, None]  # never point at a tool call that was not announced
     adapter.respond_approval("codex-approval-5", ApprovalDecision(approve=True, always=True), ctx)
     adapter.respond_approval("codex-approval-6", ApprovalDecision(approve=False), ctx)
@@ -586,14 +696,22 @@ def test_unsupported_server_requests_are_answered_not_left_hanging() -> None:
     ], ctx)  # fmt: skip
     assert types(events) == ["debug", "debug"] and ctx.approvals == {}
     assert sent(ctx) == [
-        {"jsonrpc": "2.0", "id": 8, "error": {"code": -32601, "message": "acp-mux does not support item/tool/requestUserInput"}},
+        {
+            "jsonrpc": "2.0",
+            "id": 8,
+            "error": {"code": -32601, "message": "acp-mux does not support item/tool/requestUserInput"},
+        },
         {"jsonrpc": "2.0", "id": 9, "result": {"action": "decline", "content": None}},
     ]
 
 
 def test_server_resolved_request_is_forgotten() -> None:
     adapter, ctx, _ = _started()
-    feed(adapter, [_cmd_request(4), {"method": "serverRequest/resolved", "params": {"threadId": "T1", "requestId": 4}}], ctx)
+    feed(
+        adapter,
+        [_cmd_request(4), {"method": "serverRequest/resolved", "params": {"threadId": "T1", "requestId": 4}}],
+        ctx,
+    )
     assert ctx.approvals == {}
     adapter.respond_approval("codex-approval-4", ApprovalDecision(approve=True), ctx)
     assert sent(ctx) == []  # codex already cleared it (turn ended): answering now would be an error
@@ -603,22 +721,36 @@ def test_server_resolved_request_is_forgotten() -> None:
 def _turn(*messages: dict[str, Any], status: str = "completed", error: dict | None = None) -> list[BaseEvent]:
     adapter, ctx, _ = _started()
     lines = [{"method": "turn/started", "params": {"threadId": "T1", "turn": {"id": "U1"}}}, *messages]
-    lines.append({"method": "turn/completed", "params": {"threadId": "T1", "turn": {"id": "U1", "status": status, "error": error}}})
+    lines.append(
+        {
+            "method": "turn/completed",
+            "params": {"threadId": "T1", "turn": {"id": "U1", "status": status, "error": error}},
+        }
+    )
     events = feed(adapter, lines, ctx)
     assert_ordering(events)
     return events
 
 
 def test_failed_turn_unauthorized_is_an_auth_error_without_turn_end() -> None:
-    events = _turn(status="failed", error={"message": "unexpected status 401 Unauthorized", "codexErrorInfo": "unauthorized"})
+    events = _turn(
+        status="failed", error={"message": "unexpected status 401 Unauthorized", "codexErrorInfo": "unauthorized"}
+    )
     assert brief(events) == [("turn_start", 0), ("auth_error", "unexpected status 401 Unauthorized")]
     assert events[-1].guidance == AUTH_GUIDANCE
 
 
 def test_failed_turn_rate_limit_is_recoverable_and_closes_the_turn() -> None:
-    error = {"message": "exceeded retry limit, last status: 429", "codexErrorInfo": {"responseTooManyFailedAttempts": {"httpStatusCode": 429}}}
+    error = {
+        "message": "exceeded retry limit, last status: 429",
+        "codexErrorInfo": {"responseTooManyFailedAttempts": {"httpStatusCode": 429}},
+    }
     events = _turn(status="failed", error=error)
-    assert brief(events) == [("turn_start", 0), ("rate_limit_error", "exceeded retry limit, last status: 429"), ("turn_end", 0)]
+    assert brief(events) == [
+        ("turn_start", 0),
+        ("rate_limit_error", "exceeded retry limit, last status: 429"),
+        ("turn_end", 0),
+    ]
     events = _turn(status="failed", error={"message": "quota", "codexErrorInfo": "usageLimitExceeded"})
     assert types(events) == ["turn_start", "rate_limit_error", "turn_end"]
 
@@ -654,16 +786,33 @@ def test_failed_turn_generic_error_is_reported_once() -> None:
 
 
 def test_retrying_errors_are_retry_events() -> None:
-    err = {"message": "Reconnecting... 2/5 (429 Too Many Requests)", "codexErrorInfo": {"responseStreamConnectionFailed": {"httpStatusCode": 429}}}
+    err = {
+        "message": "Reconnecting... 2/5 (429 Too Many Requests)",
+        "codexErrorInfo": {"responseStreamConnectionFailed": {"httpStatusCode": 429}},
+    }
     notice = {"method": "error", "params": {"threadId": "T1", "turnId": "U1", "willRetry": True, "error": err}}
     events = _turn(notice)
-    assert brief(events) == [("turn_start", 0), ("rate_limited",), ("retry", 2, "429 Too Many Requests"), ("turn_end", 0)]
+    assert brief(events) == [
+        ("turn_start", 0),
+        ("rate_limited",),
+        ("retry", 2, "429 Too Many Requests"),
+        ("turn_end", 0),
+    ]
     assert events[2].max_attempts == 5
 
 
 def test_error_outside_a_turn_is_reported_at_once() -> None:
     adapter, ctx, _ = _started()
-    events = feed(adapter, [{"method": "error", "params": {"threadId": "T1", "willRetry": False, "error": {"message": "401 Unauthorized"}}}], ctx)
+    events = feed(
+        adapter,
+        [
+            {
+                "method": "error",
+                "params": {"threadId": "T1", "willRetry": False, "error": {"message": "401 Unauthorized"}},
+            }
+        ],
+        ctx,
+    )
     assert types(events) == ["auth_error"]
 
 
@@ -735,9 +884,23 @@ def test_streamed_command_output() -> None:
 
 
 def test_plan_updates_become_update_plan_tool_calls() -> None:
-    plan = [{"step": "read", "status": "completed"}, {"step": "edit", "status": "inProgress"}, {"step": "test", "status": "pending"}]
-    events = _turn(_n("turn/plan/updated", explanation="first", plan=plan), _n("turn/plan/updated", explanation=None, plan=plan[:1]))
-    expected = {"plan": [{"step": "read", "status": "completed"}, {"step": "edit", "status": "in_progress"}, {"step": "test", "status": "pending"}], "explanation": "first"}
+    plan = [
+        {"step": "read", "status": "completed"},
+        {"step": "edit", "status": "inProgress"},
+        {"step": "test", "status": "pending"},
+    ]
+    events = _turn(
+        _n("turn/plan/updated", explanation="first", plan=plan),
+        _n("turn/plan/updated", explanation=None, plan=plan[:1]),
+    )
+    expected = {
+        "plan": [
+            {"step": "read", "status": "completed"},
+            {"step": "edit", "status": "in_progress"},
+            {"step": "test", "status": "pending"},
+        ],
+        "explanation": "first",
+    }
     assert brief(events) == [
         ("turn_start", 0),
         ("tool_call_start", "plan-1", "update_plan"),
@@ -753,7 +916,11 @@ def test_plan_updates_become_update_plan_tool_calls() -> None:
 
 
 def test_token_usage_skips_repeated_snapshots() -> None:
-    snap = {"total": {"totalTokens": 150}, "last": {"totalTokens": 150, "inputTokens": 120, "outputTokens": 30}, "modelContextWindow": 258400}
+    snap = {
+        "total": {"totalTokens": 150},
+        "last": {"totalTokens": 150, "inputTokens": 120, "outputTokens": 30},
+        "modelContextWindow": 258400,
+    }
     events = _turn(_n("thread/tokenUsage/updated", tokenUsage=snap), _n("thread/tokenUsage/updated", tokenUsage=snap))
     assert types(events) == ["turn_start", "token_usage", "turn_end"]
 
@@ -807,13 +974,31 @@ def test_patch_tool_spec_diffs_and_titles() -> None:
 
 
 def test_mcp_web_search_image_and_compaction_items() -> None:
-    mcp = {"type": "mcpToolCall", "id": "m1", "server": "gh", "tool": "issue", "arguments": {"n": 1}, "status": "inProgress"}
+    mcp = {
+        "type": "mcpToolCall",
+        "id": "m1",
+        "server": "gh",
+        "tool": "issue",
+        "arguments": {"n": 1},
+        "status": "inProgress",
+    }
     events = _turn(
         _n("item/started", item=mcp),
-        _n("item/completed", item={**mcp, "status": "completed", "result": {"content": [{"type": "text", "text": "ok"}]}}),
+        _n(
+            "item/completed",
+            item={**mcp, "status": "completed", "result": {"content": [{"type": "text", "text": "ok"}]}},
+        ),
         _n("item/completed", item={**mcp, "id": "m2", "status": "failed", "error": {"message": "denied"}}),
         _n("item/started", item={"type": "webSearch", "id": "w1", "query": "acp spec"}),
-        _n("item/completed", item={"type": "webSearch", "id": "w1", "query": "acp spec", "action": {"type": "search", "query": "acp spec"}}),
+        _n(
+            "item/completed",
+            item={
+                "type": "webSearch",
+                "id": "w1",
+                "query": "acp spec",
+                "action": {"type": "search", "query": "acp spec"},
+            },
+        ),
         _n("item/completed", item={"type": "imageView", "id": "v1", "path": "/s.png"}),
         _n("item/completed", item={"type": "contextCompaction", "id": "k1"}),
     )
@@ -932,7 +1117,9 @@ def replay_fresh(name: str, *, interrupt_at: str | None = None) -> tuple[list[Ba
     thread = requests.get("thread/resume", {}).get("params", {}).get("threadId")
     text = requests["turn/start"]["params"]["input"][0]["text"]
     adapter, ctx = CodexAdapter(), make_ctx("codex", cwd=FRESH_CWD)
-    adapter.start(RunOptions(agent="codex", cwd=FRESH_CWD, prompt=Prompt.of_text(text), model="gpt-5.5", session_id=thread), ctx)
+    adapter.start(
+        RunOptions(agent="codex", cwd=FRESH_CWD, prompt=Prompt.of_text(text), model="gpt-5.5", session_id=thread), ctx
+    )
     out, events, interrupted = sent(ctx), [], False
     for line in (FRESH_DIR / f"{name}.jsonl").read_text().splitlines():
         msg = json.loads(line)
@@ -1114,7 +1301,10 @@ def test_fresh_long_text_streams_every_delta() -> None:
     assert len(deltas) == 200 and deltas[0] == "Line 001 of a long streamed answer.\n"
     stop = next(e for e in events if e.type == "message_stop")
     assert stop.text == "".join(deltas) and stop.text.endswith("Line 200 of a long streamed answer.\n")
-    assert types(events)[:3] == ["debug", "session_start", "turn_start"] and types(events)[-2:] == ["token_usage", "turn_end"]
+    assert types(events)[:3] == ["debug", "session_start", "turn_start"] and types(events)[-2:] == [
+        "token_usage",
+        "turn_end",
+    ]
     _same_wire(out, recorded)
 
 
@@ -1135,12 +1325,33 @@ def test_every_fresh_recording_replays_cleanly(path: Path) -> None:
 # ── faults (class 9 of the hardening issue), shapes as the real codex 0.169.0 sends them ─────────────────────────
 def test_a_retried_stream_closes_the_partial_text_and_names_the_real_reason() -> None:
     """codex never completes the failed attempt's message item and starts a new one for the retry."""
-    delta = lambda item, text: {"method": "item/agentMessage/delta", "params": {"threadId": "T1", "turnId": "U1", "itemId": item, "delta": text}}  # noqa: E731
-    retry = {"method": "error", "params": {"threadId": "T1", "turnId": "U1", "willRetry": True, "error": {
-        "message": "Reconnecting... 1/2", "codexErrorInfo": {"responseStreamDisconnected": {"httpStatusCode": None}},
-        "additionalDetails": "stream disconnected before completion: stream closed before response.completed"}}}
-    done = {"method": "item/completed", "params": {"threadId": "T1", "item": {"type": "agentMessage", "id": "msg_1", "text": "Alpha one. Alpha two."}}}
-    events = _turn(delta("msg_0", "Alpha one. "), retry, delta("msg_1", "Alpha one. "), delta("msg_1", "Alpha two."), done)
+
+    def delta(item: str, text: str) -> dict[str, object]:
+        return {
+            "method": "item/agentMessage/delta",
+            "params": {"threadId": "T1", "turnId": "U1", "itemId": item, "delta": text},
+        }
+
+    retry = {
+        "method": "error",
+        "params": {
+            "threadId": "T1",
+            "turnId": "U1",
+            "willRetry": True,
+            "error": {
+                "message": "Reconnecting... 1/2",
+                "codexErrorInfo": {"responseStreamDisconnected": {"httpStatusCode": None}},
+                "additionalDetails": "stream disconnected before completion: stream closed before response.completed",
+            },
+        },
+    }
+    done = {
+        "method": "item/completed",
+        "params": {"threadId": "T1", "item": {"type": "agentMessage", "id": "msg_1", "text": "Alpha one. Alpha two."}},
+    }
+    events = _turn(
+        delta("msg_0", "Alpha one. "), retry, delta("msg_1", "Alpha one. "), delta("msg_1", "Alpha two."), done
+    )
     stops = [e.text for e in events if e.type == "message_stop"]
     assert stops == ["Alpha one. ", "Alpha one. Alpha two."]  # two blocks, never "Alpha one. Alpha one. Alpha two."
     retry_event = next(e for e in events if e.type == "retry")
@@ -1149,8 +1360,18 @@ def test_a_retried_stream_closes_the_partial_text_and_names_the_real_reason() ->
 
 
 def test_a_retry_without_details_says_what_kind_of_failure() -> None:
-    retry = {"method": "error", "params": {"threadId": "T1", "turnId": "U1", "willRetry": True, "error": {
-        "message": "Reconnecting... 2/5", "codexErrorInfo": {"responseStreamConnectionFailed": {"httpStatusCode": 502}}}}}
+    retry = {
+        "method": "error",
+        "params": {
+            "threadId": "T1",
+            "turnId": "U1",
+            "willRetry": True,
+            "error": {
+                "message": "Reconnecting... 2/5",
+                "codexErrorInfo": {"responseStreamConnectionFailed": {"httpStatusCode": 502}},
+            },
+        },
+    }
     assert next(e for e in _turn(retry) if e.type == "retry").reason == "response stream connection failed (HTTP 502)"
 
 
@@ -1183,11 +1404,18 @@ def test_a_thread_codex_has_no_rollout_for_is_started_afresh() -> None:
     assert [m["method"] for m in sent(ctx)] == ["turn/start"]  # the prompt runs in the new thread
 
 
-@pytest.mark.parametrize("request_line", [
-    {"method": "item/commandExecution/requestApproval", "id": 41, "params": {"threadId": "T1", "itemId": "c", "command": ["ls", 3]}},
-    {"method": "item/commandExecution/requestApproval", "id": 42, "params": ["not", "an", "object"]},
-    {"method": "item/fileChange/requestApproval", "id": 43, "params": "x"},
-])
+@pytest.mark.parametrize(
+    "request_line",
+    [
+        {
+            "method": "item/commandExecution/requestApproval",
+            "id": 41,
+            "params": {"threadId": "T1", "itemId": "c", "command": ["ls", 3]},
+        },
+        {"method": "item/commandExecution/requestApproval", "id": 42, "params": ["not", "an", "object"]},
+        {"method": "item/fileChange/requestApproval", "id": 43, "params": "x"},
+    ],
+)
 def test_a_request_codex_sends_that_cannot_be_handled_is_answered_at_once(request_line: dict[str, Any]) -> None:
     adapter, ctx, _ = _started()
     sent(ctx)

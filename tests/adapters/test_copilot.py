@@ -49,11 +49,16 @@ def test_every_question_is_about_the_tool_call_announced_before_it_with_its_anno
     for question in asked:  # the tool call start came first
         assert result.events.index(starts[question.tool_call_id]) < result.events.index(question)
     assert [e.action for e in asked] == [
-        "Print a greeting", "Creating /work/project/notes.txt", "Editing /work/project/notes.txt", "Show notes.txt",
+        "Print a greeting",
+        "Creating /work/project/notes.txt",
+        "Editing /work/project/notes.txt",
+        "Show notes.txt",
     ]
     assert all(result.ended()[tid] == "tool_result" for tid in starts)
     answers = result.answers()
-    assert [answers[i]["result"] for i in range(4)] == [{"outcome": {"outcome": "selected", "optionId": "allow_once"}}] * 4
+    assert [answers[i]["result"] for i in range(4)] == [
+        {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+    ] * 4
 
 
 def test_the_edit_rule_input_names_the_file_so_an_always_rule_for_it_matches() -> None:
@@ -102,7 +107,9 @@ def test_a_401_is_an_auth_error_with_the_login_hint_never_end_turn(name: str) ->
     if name == "auth_error":  # copilot's retry lines are retries, as every agent's are
         retries = result.of_type("retry")
         assert [(r.attempt, r.reason) for r in retries] == [
-            (1, "Request failed due to a transient API error"), (2, "Request failed due to a transient API error")]
+            (1, "Request failed due to a transient API error"),
+            (2, "Request failed due to a transient API error"),
+        ]
         assert "Retrying" not in result.thoughts()
 
 
@@ -120,10 +127,21 @@ def test_a_turn_that_merely_says_error_after_real_work_stays_text() -> None:
     assert not held_is_failure("Error: the test failed as expected", "end_turn", used_model=True)
     assert not held_is_failure("Error: 429 Rate limit reached", "cancelled", used_model=False)
     ctx, adapter = _started()
-    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Error: the test failed as expected"}}
+    chunk = {
+        "sessionUpdate": "agent_message_chunk",
+        "content": {"type": "text", "text": "Error: the test failed as expected"},
+    }
     events = _feed(adapter, ctx, _update(chunk))
     assert events == []  # held until the turn shows what it was
-    events = _feed(adapter, ctx, {"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "end_turn", "usage": {"inputTokens": 1, "outputTokens": 1}}})
+    events = _feed(
+        adapter,
+        ctx,
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "result": {"stopReason": "end_turn", "usage": {"inputTokens": 1, "outputTokens": 1}},
+        },
+    )
     assert [e.text for e in events if e.type == "message_stop"] == ["Error: the test failed as expected"]
     assert events[-1].type == "turn_end" and not [e for e in events if e.type.endswith("error")]
 
@@ -133,7 +151,9 @@ def test_an_info_or_error_inside_the_models_text_is_text() -> None:
     chunks = ["The log said:\n", "Info: all good\n", "Error: none"]
     events: list[Any] = []
     for text in chunks:
-        events += _feed(adapter, ctx, _update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}))
+        events += _feed(
+            adapter, ctx, _update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}})
+        )
     events += _feed(adapter, ctx, {"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "end_turn"}})
     assert [e.text for e in events if e.type == "message_stop"] == ["".join(chunks)]
     assert not [e for e in events if e.type.startswith("thinking")]
@@ -154,7 +174,9 @@ def test_a_cancel_answered_end_turn_is_still_cancelled() -> None:
     """The issue saw copilot answer a cancel with end_turn (1.0.102 says cancelled): either way the editor gets
     cancelled."""
     ctx, adapter = _started()
-    _feed(adapter, ctx, _update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Line 1"}}))
+    _feed(
+        adapter, ctx, _update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Line 1"}})
+    )
     assert adapter.interrupt(ctx)
     events = _feed(adapter, ctx, {"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "end_turn"}})
     assert [e.type for e in events][-2:] == ["interrupted", "turn_end"]
@@ -175,7 +197,7 @@ def test_mode_ids_are_short_toward_the_editor_and_urls_toward_copilot() -> None:
 def test_a_new_session_never_starts_hands_off() -> None:
     """copilot reporting autopilot or allow_all on (the person's own copilot config) for a new session: acp-mux's
     default asks, so the bridge switches to agent and allow_all off; COPILOT_ALLOW_ALL set by the person is kept."""
-    new = json.loads(json.dumps(_new_session_result()).replace(MODE_URL + "agent\"", MODE_URL + "autopilot\""))
+    new = json.loads(json.dumps(_new_session_result()).replace(MODE_URL + 'agent"', MODE_URL + 'autopilot"'))
     for option in new["configOptions"]:
         if option["id"] == "allow_all":
             option["currentValue"] = "on"
@@ -210,21 +232,36 @@ def test_a_restarted_bridge_loads_the_session_and_hides_copilots_replay(monkeypa
 # ── helpers ──────────────────────────────────────────────────────────────────────────────────────────────────
 def _is_resume_attempt(entry: dict[str, Any]) -> bool:
     msg = entry.get("msg") or {}
-    return msg.get("method") == "session/resume" or (msg.get("error") or {}).get("data", {}).get("method") == "session/resume"
+    return (
+        msg.get("method") == "session/resume"
+        or (msg.get("error") or {}).get("data", {}).get("method") == "session/resume"
+    )
 
 
 def _new_session_result() -> dict[str, Any]:
     entries = load("copilot", "write_edit_allow")
-    return next(e["msg"]["result"] for e in entries if e["from"] == "agent" and isinstance(e.get("msg", {}).get("result"), dict)
-                and "configOptions" in e["msg"]["result"] and "sessionId" in e["msg"]["result"])
+    return next(
+        e["msg"]["result"]
+        for e in entries
+        if e["from"] == "agent"
+        and isinstance(e.get("msg", {}).get("result"), dict)
+        and "configOptions" in e["msg"]["result"]
+        and "sessionId" in e["msg"]["result"]
+    )
 
 
-def _started(*, new_session: dict[str, Any] | None = None, env: dict[str, str] | None = None, mode: str | None = None) -> tuple[ParseContext, CopilotAdapter]:
+def _started(
+    *, new_session: dict[str, Any] | None = None, env: dict[str, str] | None = None, mode: str | None = None
+) -> tuple[ParseContext, CopilotAdapter]:
     """An adapter past initialize and session/new (session id ``s1``) with a prompt (our id 3) in flight."""
     adapter = CopilotAdapter()
     ctx = ParseContext(run_id="r", agent="copilot", cwd="/work/project")
     adapter.start(RunOptions(agent="copilot", cwd="/work/project", env=env or {}, mode=mode), ctx)
-    _feed(adapter, ctx, {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": 1, "agentCapabilities": {"loadSession": True}}})
+    _feed(
+        adapter,
+        ctx,
+        {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": 1, "agentCapabilities": {"loadSession": True}}},
+    )
     body = {**(new_session or _new_session_result()), "sessionId": "s1"}
     _feed(adapter, ctx, {"jsonrpc": "2.0", "id": 2, "result": body})
     if new_session is None:
@@ -242,4 +279,3 @@ def _feed(adapter: CopilotAdapter, ctx: ParseContext, msg: dict[str, Any]) -> li
 
 def _update(update: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update": update}}
-

@@ -16,8 +16,11 @@ from acp_mux.core.prompt import Prompt, TextPart
 from tests.adapters.helpers import make_ctx, sent
 
 CWD = "/nonexistent/project"
-INIT = {"protocolVersion": 1, "agentCapabilities": {"loadSession": True},
-        "authMethods": [{"id": "cursor_login", "name": "Cursor login"}]}
+INIT = {
+    "protocolVersion": 1,
+    "agentCapabilities": {"loadSession": True},
+    "authMethods": [{"id": "cursor_login", "name": "Cursor login"}],
+}
 
 
 def started() -> tuple[Any, Any, int]:
@@ -61,7 +64,12 @@ def test_without_cursor_login_offered_the_session_opens_at_once() -> None:
 
 def test_todos_merge_by_id() -> None:
     adapter, ctx = in_session()
-    first = {"todos": [{"id": "a", "content": "one", "status": "pending"}, {"id": "b", "content": "two", "status": "pending"}]}
+    first = {
+        "todos": [
+            {"id": "a", "content": "one", "status": "pending"},
+            {"id": "b", "content": "two", "status": "pending"},
+        ]
+    }
     second = {"merge": True, "todos": [{"id": "b", "status": "cancelled"}, {"id": "z", "status": "completed"}]}
     plans = []
     for rpc_id, params in ((50, first), (51, second)):
@@ -74,34 +82,83 @@ def test_todos_merge_by_id() -> None:
 def test_two_questions_are_answered_together_once_both_are_picked() -> None:
     adapter, ctx = in_session()
     options = [{"id": "x", "label": "Ex"}, {"id": "y", "label": "Why"}]
-    params = {"toolCallId": "q", "questions": [{"id": "q1", "prompt": "First?", "options": options},
-                                               {"id": "q2", "prompt": "Second?", "options": options}]}
-    events = list(adapter.parse_line(json.dumps({"jsonrpc": "2.0", "id": 60, "method": "cursor/ask_question", "params": params}), ctx))
+    params = {
+        "toolCallId": "q",
+        "questions": [
+            {"id": "q1", "prompt": "First?", "options": options},
+            {"id": "q2", "prompt": "Second?", "options": options},
+        ],
+    }
+    events = list(
+        adapter.parse_line(
+            json.dumps({"jsonrpc": "2.0", "id": 60, "method": "cursor/ask_question", "params": params}), ctx
+        )
+    )
     asks = [e for e in events if e.type == "approval_request"]
-    assert [(a.action, a.choices, a.tool_call_id) for a in asks] == [("First?", options, "q"), ("Second?", options, "q")]
+    assert [(a.action, a.choices, a.tool_call_id) for a in asks] == [
+        ("First?", options, "q"),
+        ("Second?", options, "q"),
+    ]
     adapter.respond_approval(asks[0].interaction_id, ApprovalDecision(approve=True, updated_input={"choice": "y"}), ctx)
     assert sent(ctx) == []  # one question still open
     adapter.respond_approval(asks[1].interaction_id, ApprovalDecision(approve=False, reason="skip"), ctx)
     (answer,) = sent(ctx)
-    assert answer == {"jsonrpc": "2.0", "id": 60, "result": {"outcome": {"outcome": "answered", "answers": [
-        {"questionId": "q1", "selectedOptionIds": ["y"]}]}}}
+    assert answer == {
+        "jsonrpc": "2.0",
+        "id": 60,
+        "result": {"outcome": {"outcome": "answered", "answers": [{"questionId": "q1", "selectedOptionIds": ["y"]}]}},
+    }
     closing = list(adapter.parse_line('{"jsonrpc":"2.0","method":"session/update","params":{}}', ctx))
-    assert [(e.type, getattr(e, "output", None)) for e in closing if e.type.startswith("tool_")] == [("tool_result", "answered: Why")]
+    assert [(e.type, getattr(e, "output", None)) for e in closing if e.type.startswith("tool_")] == [
+        ("tool_result", "answered: Why")
+    ]
 
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(
-        ["id", "toolCallId", "questions", "options", "todos", "content", "status", "merge", "prompt", "label", "title",
-         "plan", "name", "overview", "durationMs", "error", "description"]), inner, max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "id",
+                    "toolCallId",
+                    "questions",
+                    "options",
+                    "todos",
+                    "content",
+                    "status",
+                    "merge",
+                    "prompt",
+                    "label",
+                    "title",
+                    "plan",
+                    "name",
+                    "overview",
+                    "durationMs",
+                    "error",
+                    "description",
+                ]
+            ),
+            inner,
+            max_size=5,
+        )
+    ),
     max_leaves=15,
 )
 
 
 @settings(max_examples=150, deadline=None)
-@given(method=st.sampled_from(["cursor/ask_question", "cursor/create_plan", "cursor/update_todos", "cursor/task",
-                               "cursor/generate_image"]), params=json_values, as_request=st.booleans())
-def test_any_extension_params_never_raise_and_a_request_is_always_answered(method: str, params: Any, as_request: bool) -> None:
+@given(
+    method=st.sampled_from(
+        ["cursor/ask_question", "cursor/create_plan", "cursor/update_todos", "cursor/task", "cursor/generate_image"]
+    ),
+    params=json_values,
+    as_request=st.booleans(),
+)
+def test_any_extension_params_never_raise_and_a_request_is_always_answered(
+    method: str, params: Any, as_request: bool
+) -> None:
     adapter, ctx = in_session()
     message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
     if as_request:

@@ -32,8 +32,11 @@ class Cursor:
         self.root, self.home, self.cwd = root, root / "home", root / "project"
         self.home.mkdir(parents=True, exist_ok=True)
         self.cwd.mkdir(parents=True, exist_ok=True)
-        self.env = {"HOME": str(self.home), "PATH": f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-                    "FAKE_CURSOR_PYTHON": sys.executable}
+        self.env = {
+            "HOME": str(self.home),
+            "PATH": f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+            "FAKE_CURSOR_PYTHON": sys.executable,
+        }
         if api_key is not None:
             self.env["CURSOR_API_KEY"] = api_key
 
@@ -41,8 +44,18 @@ class Cursor:
         env = {k: v for k, v in {**os.environ, **self.env}.items() if k != "ACP_MUX_CURSOR_BIN"}
         if "CURSOR_API_KEY" not in self.env:
             env.pop("CURSOR_API_KEY", None)
-        return bridge(client, "--agent", "cursor", "--log-level", "debug", "--log-file", str(self.root / "acp-mux.log"),
-                      cwd=str(self.cwd), state_dir=str(self.root / "state"), env=env)
+        return bridge(
+            client,
+            "--agent",
+            "cursor",
+            "--log-level",
+            "debug",
+            "--log-file",
+            str(self.root / "acp-mux.log"),
+            cwd=str(self.cwd),
+            state_dir=str(self.root / "state"),
+            env=env,
+        )
 
     async def session(self, conn: Any) -> str:
         await conn.initialize(protocol_version=1, client_capabilities=None)
@@ -75,8 +88,13 @@ async def test_replay_write_then_edit_allowed(tmp_path: Path) -> None:
     assert final_statuses(client) == {"tool_write_1": "completed", "tool_edit_2": "completed"}
     asked = [call.tool_call_id for call, _ in client.permissions]
     assert asked == ["tool_write_1", "tool_edit_2"]  # each question about a call the editor was shown
-    diffs = [c for u in client.updates if u.session_update in ("tool_call", "tool_call_update") for c in (u.content or [])
-             if c.type == "diff"]
+    diffs = [
+        c
+        for u in client.updates
+        if u.session_update in ("tool_call", "tool_call_update")
+        for c in (u.content or [])
+        if c.type == "diff"
+    ]
     assert any(d.new_text == "alpha\ngamma\n" and d.old_text == "alpha\nbeta\n" for d in diffs)
 
 
@@ -165,8 +183,13 @@ async def test_replay_question_todos_task_and_plan(tmp_path: Path) -> None:
     statuses = final_statuses(client)
     # the question and the plan end when answered, not as "turn ended" failures
     assert statuses == {"tool_ask_1": "completed", "tool_task_1": "completed", "tool_plan_1": "completed"}, statuses
-    shown = [c.content.text for u in client.of("tool_call_update") if u.tool_call_id == "tool_ask_1"
-             for c in (u.content or []) if c.type == "content"]
+    shown = [
+        c.content.text
+        for u in client.of("tool_call_update")
+        if u.tool_call_id == "tool_ask_1"
+        for c in (u.content or [])
+        if c.type == "content"
+    ]
     assert "answered: unittest" in shown, shown
     assert [call.tool_call_id for call, _ in client.permissions] == ["tool_ask_1", "tool_plan_1"]
 

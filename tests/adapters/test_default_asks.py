@@ -68,8 +68,9 @@ def test_no_mode_name_widens_codex_unless_it_names_the_wider_mode(text: str) -> 
 @given(st.one_of(st.none(), st.text(max_size=20)))
 def test_a_codex_session_opened_with_any_unknown_mode_starts_asking(mode: str | None) -> None:
     adapter = CodexAdapter()
-    start = shapes.starting_settings(mode_dicts(adapter.modes), list(adapter.models), adapter.default_mode,
-                                     None, mode, None)
+    start = shapes.starting_settings(
+        mode_dicts(adapter.modes), list(adapter.models), adapter.default_mode, None, mode, None
+    )
     if mode not in {m.id for m in adapter.modes}:
         assert start["current_mode"] == ASK_MODE.id
 
@@ -83,8 +84,11 @@ def test_the_fact_refuses_what_it_cannot_name(words: list[str]) -> None:
             Asking("m", tuple(words), "x")
 
 
-@given(st.lists(st.sampled_from(ASKABLE), unique=True), st.sampled_from(["", "`--mode yolo`"]),
-       st.sampled_from(["", "some limit"]))
+@given(
+    st.lists(st.sampled_from(ASKABLE), unique=True),
+    st.sampled_from(["", "`--mode yolo`"]),
+    st.sampled_from(["", "some limit"]),
+)
 def test_the_text_names_everything_asked_and_how_to_turn_it_off(asks: list[str], unasked: str, limits: str) -> None:
     text = Asking("m", tuple(asks), "x", unasked=unasked, limits=limits).text
     assert all(what in text for what in asks) and (limits in text)

@@ -25,23 +25,49 @@ from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import SpawnSpec
 from acp_mux.core.prompt import Prompt
 
-GEMINI_500 = ('[2026-11-25T19:24:45.665Z] [WARN] Attempt 1 failed with status 500. Retrying with backoff... _ApiError: '
-              '{"error":{"code":500,"message":"Internal error encountered (fake).","status":"INTERNAL"}}')
-GEMINI_429 = ('[2026-11-25T19:30:44.033Z] [WARN] Attempt 2 failed with status 429. Retrying with backoff... _ApiError: '
-              '{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}')
-GEMINI_QUOTA = ("[2026-11-25T19:30:44.033Z] [WARN] Attempt 3 failed: Quota exceeded for metric generate_content. "
-                "Retrying after 5123ms...")
-GEMINI_LAST = ("[2026-11-25T19:30:44.033Z] [WARN] Attempt 10 failed: Resource has been exhausted (e.g. check quota). "
-               "Max attempts reached")
+GEMINI_500 = (
+    "[2026-11-25T19:24:45.665Z] [WARN] Attempt 1 failed with status 500. Retrying with backoff... _ApiError: "
+    '{"error":{"code":500,"message":"Internal error encountered (fake).","status":"INTERNAL"}}'
+)
+GEMINI_429 = (
+    "[2026-11-25T19:30:44.033Z] [WARN] Attempt 2 failed with status 429. Retrying with backoff... _ApiError: "
+    '{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}'
+)
+GEMINI_QUOTA = (
+    "[2026-11-25T19:30:44.033Z] [WARN] Attempt 3 failed: Quota exceeded for metric generate_content. "
+    "Retrying after 5123ms..."
+)
+GEMINI_LAST = (
+    "[2026-11-25T19:30:44.033Z] [WARN] Attempt 10 failed: Resource has been exhausted (e.g. check quota). "
+    "Max attempts reached"
+)
 GEMINI_STACK = "    at async retryWithBackoff (file:///gemini/bundle/chunk-JDPZ4CE3.js:308039:23)"
-OMP_500 = json.dumps({"timestamp": "2026-11-25T19:26:11.890+00:00", "level": "warn", "pid": 14802,
-                      "message": "agent turn ended with provider error", "provider": "fake", "model": "fake-model",
-                      "errorMessage": "500 The server had an error while processing your request (fake).\nThe server "
-                      "had an error while processing your request (fake). (type=server_error param=server_error)",
-                      "errorStatus": 500, "errorId": 135168})
-OMP_401 = json.dumps({"level": "warn", "pid": 16785, "message": "agent turn ended with provider error",
-                      "errorMessage": "401 Incorrect API key provided: sk-fake.\nIncorrect API key", "errorStatus": 401})
-OMP_OTHER = json.dumps({"level": "debug", "pid": 14802, "message": "agent.continue scheduled", "source": "automatic-retry"})
+OMP_500 = json.dumps(
+    {
+        "timestamp": "2026-11-25T19:26:11.890+00:00",
+        "level": "warn",
+        "pid": 14802,
+        "message": "agent turn ended with provider error",
+        "provider": "fake",
+        "model": "fake-model",
+        "errorMessage": "500 The server had an error while processing your request (fake).\nThe server "
+        "had an error while processing your request (fake). (type=server_error param=server_error)",
+        "errorStatus": 500,
+        "errorId": 135168,
+    }
+)
+OMP_401 = json.dumps(
+    {
+        "level": "warn",
+        "pid": 16785,
+        "message": "agent turn ended with provider error",
+        "errorMessage": "401 Incorrect API key provided: sk-fake.\nIncorrect API key",
+        "errorStatus": 401,
+    }
+)
+OMP_OTHER = json.dumps(
+    {"level": "debug", "pid": 14802, "message": "agent.continue scheduled", "source": "automatic-retry"}
+)
 
 
 def stamped(line: str, at: float | None = None) -> str:
@@ -57,7 +83,10 @@ def prompting(adapter: Any, name: str) -> ParseContext:
     """A run of ``adapter`` whose session is open and whose prompt is in flight."""
     ctx = ParseContext(run_id="r1", agent=name, cwd="/p")
     adapter.start(RunOptions(agent=name, cwd="/p", prompt=Prompt.of_text("hello")), ctx)
-    for reply in ({"id": 1, "result": {"protocolVersion": 1, "agentCapabilities": {}}}, {"id": 2, "result": {"sessionId": "s1"}}):
+    for reply in (
+        {"id": 1, "result": {"protocolVersion": 1, "agentCapabilities": {}}},
+        {"id": 2, "result": {"sessionId": "s1"}},
+    ):
         list(adapter.parse_line(json.dumps({"jsonrpc": "2.0", **reply}), ctx))
     assert any(json.loads(m).get("method") == "session/prompt" for m in ctx.take_outbox())
     return ctx
@@ -74,23 +103,36 @@ def retries(events: list[Any]) -> list[tuple[int, int, str]]:
 # ── gemini ─────────────────────────────────────────────────────────────────────────────────────────────────────
 def test_gemini_retry_lines_name_the_status_and_the_providers_message() -> None:
     assert retry_line(GEMINI_500) == (1, "the model request failed (HTTP 500: Internal error encountered (fake).)", 0)
-    assert retry_line(GEMINI_429) == (2, "the model request failed (HTTP 429: Resource has been exhausted (e.g. check "
-                                         "quota).)", 0)
-    assert retry_line(GEMINI_QUOTA) == (3, "the model request failed (Quota exceeded for metric generate_content)", 5123)
+    assert retry_line(GEMINI_429) == (
+        2,
+        "the model request failed (HTTP 429: Resource has been exhausted (e.g. check quota).)",
+        0,
+    )
+    assert retry_line(GEMINI_QUOTA) == (
+        3,
+        "the model request failed (Quota exceeded for metric generate_content)",
+        5123,
+    )
     assert retry_line(GEMINI_LAST) is None and retry_line(GEMINI_STACK) is None
 
 
 def test_each_gemini_retry_of_the_prompt_in_flight_is_a_note_and_nothing_outside_a_prompt(tmp_path: Path) -> None:
     log = tmp_path / "debug.log"
     adapter = GeminiAdapter()
-    (side,) = adapter.side_logs(SpawnSpec(command="gemini", env={"GEMINI_DEBUG_LOG_FILE": str(log),
-                                                                 "HOME": str(tmp_path)}), 1234)
+    (side,) = adapter.side_logs(
+        SpawnSpec(command="gemini", env={"GEMINI_DEBUG_LOG_FILE": str(log), "HOME": str(tmp_path)}), 1234
+    )
     assert side.find() == str(log)
     ctx = prompting(adapter, "gemini")
     events = [e for line in (GEMINI_STACK, GEMINI_500, GEMINI_429, GEMINI_LAST) for e in side.events(line, ctx)]
     assert retries(events) == [
         (1, 9, "the model request failed (HTTP 500: Internal error encountered (fake).); gemini tries again"),
-        (2, 9, "the model request failed (HTTP 429: Resource has been exhausted (e.g. check quota).); gemini tries again")]
+        (
+            2,
+            9,
+            "the model request failed (HTTP 429: Resource has been exhausted (e.g. check quota).); gemini tries again",
+        ),
+    ]
     answered(adapter, ctx)
     assert list(side.events(GEMINI_500, ctx)) == []
 
@@ -118,7 +160,10 @@ def test_gemini_max_attempts_comes_from_its_settings(tmp_path: Path) -> None:
 
 # ── omp ────────────────────────────────────────────────────────────────────────────────────────────────────────
 def test_omp_failed_turn_lines_name_the_status_and_omps_message() -> None:
-    assert omp_retries.failed_turn(OMP_500) == (500, "500 The server had an error while processing your request (fake).")
+    assert omp_retries.failed_turn(OMP_500) == (
+        500,
+        "500 The server had an error while processing your request (fake).",
+    )
     assert omp_retries.failed_turn(OMP_401) == (401, "401 Incorrect API key provided: sk-fake.")
     assert omp_retries.failed_turn(OMP_OTHER) is None
     # the words inside another message's field are not the line omp writes for a failed turn
@@ -133,7 +178,9 @@ def test_each_omp_turn_it_retries_is_a_note_its_last_attempt_and_a_401_are_not(t
     (side,) = adapter.side_logs(SpawnSpec(command="omp", env={"HOME": str(tmp_path)}), 4242)
     ctx = prompting(adapter, "omp")
     events = [e for line in (OMP_OTHER, OMP_401, OMP_500, OMP_500, OMP_500) for e in side.events(stamped(line), ctx)]
-    reason = "the model request failed (500 The server had an error while processing your request (fake).); omp tries again"
+    reason = (
+        "the model request failed (500 The server had an error while processing your request (fake).); omp tries again"
+    )
     assert retries(events) == [(1, 2, reason), (2, 2, reason)]  # the third failure is the last: its error follows
     answered(adapter, ctx)
     assert list(side.events(stamped(OMP_500), ctx)) == []
@@ -162,14 +209,26 @@ def test_omp_uses_xdg_state_only_once_that_folder_exists(tmp_path: Path) -> None
 # ── whatever a line holds ──────────────────────────────────────────────────────────────────────────────────────
 ANY_LINE = st.one_of(
     st.text(max_size=300),
-    st.builds(lambda head, tail: head + tail, st.sampled_from([
-        "[2026-11-25T19:24:45.665Z] [WARN] Attempt ", "[x] [WARN] Attempt 1 failed", omp_retries.FAILED_TURN,
-        '{"message": "agent turn ended with provider error", "errorStatus": ', '{"message": "agent turn ended with '
-        'provider error", "errorMessage": ']), st.text(max_size=300)),
-    st.builds(lambda status, message: json.dumps({"message": omp_retries.FAILED_TURN, "errorStatus": status,
-                                                  "errorMessage": message}),
-              st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5)),
-              st.one_of(st.none(), st.integers(), st.text(max_size=2000))),
+    st.builds(
+        lambda head, tail: head + tail,
+        st.sampled_from(
+            [
+                "[2026-11-25T19:24:45.665Z] [WARN] Attempt ",
+                "[x] [WARN] Attempt 1 failed",
+                omp_retries.FAILED_TURN,
+                '{"message": "agent turn ended with provider error", "errorStatus": ',
+                '{"message": "agent turn ended with provider error", "errorMessage": ',
+            ]
+        ),
+        st.text(max_size=300),
+    ),
+    st.builds(
+        lambda status, message: json.dumps(
+            {"message": omp_retries.FAILED_TURN, "errorStatus": status, "errorMessage": message}
+        ),
+        st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5)),
+        st.one_of(st.none(), st.integers(), st.text(max_size=2000)),
+    ),
 )
 
 
@@ -210,8 +269,19 @@ def test_once_found_omps_log_folder_is_listed_again_only_now_and_then(tmp_path: 
 # ── omp's HTTP-level retries, logged by acp-mux's omp extension ────────────────────────────────────────────────
 def omp_answer(status: Any, reason: Any, at: float | None = None) -> str:
     """The line ``omp_extension/http_failures.ts`` writes through omp's logger (its shape as omp 18.2.3 wrote it)."""
-    return stamped(json.dumps({"timestamp": "2026-11-25T20:11:51.400+00:00", "level": "warn", "pid": 14802,
-                               "message": omp_retries.FAILED_ANSWER, "httpStatus": status, "httpReason": reason}), at)
+    return stamped(
+        json.dumps(
+            {
+                "timestamp": "2026-11-25T20:11:51.400+00:00",
+                "level": "warn",
+                "pid": 14802,
+                "message": omp_retries.FAILED_ANSWER,
+                "httpStatus": status,
+                "httpReason": reason,
+            }
+        ),
+        at,
+    )
 
 
 def test_the_extension_and_the_parser_agree_on_the_line() -> None:
@@ -223,6 +293,7 @@ def test_the_extension_and_the_parser_agree_on_the_line() -> None:
 
 def omp_retries_extension() -> Path:
     from acp_mux.adapters.omp import HTTP_FAILURES
+
     assert HTTP_FAILURES.is_file()
     return HTTP_FAILURES
 
@@ -240,17 +311,25 @@ def test_omp_first_failed_answer_of_a_prompt_is_one_note_then_its_turn_retries(t
     (side,) = adapter.side_logs(SpawnSpec(command="omp", env={"HOME": str(tmp_path)}), 4242)
     ctx = prompting(adapter, "omp")
     first = "the model request failed (HTTP 500: The server had an error (fake).); omp retries the request by itself"
-    lines = [omp_answer(401, "Incorrect API key"), omp_answer(500, "The server had an error (fake).\nmore"),
-             omp_answer(503, "again"), stamped(OMP_500), omp_answer(500, "third")]
+    lines = [
+        omp_answer(401, "Incorrect API key"),
+        omp_answer(500, "The server had an error (fake).\nmore"),
+        omp_answer(503, "again"),
+        stamped(OMP_500),
+        omp_answer(500, "third"),
+    ]
     events = [e for line in lines for e in side.events(line, ctx)]
-    turn = "the model request failed (500 The server had an error while processing your request (fake).); omp tries again"
+    turn = (
+        "the model request failed (500 The server had an error while processing your request (fake).); omp tries again"
+    )
     assert retries(events) == [(1, 0, first), (1, 10, turn)]
     answered(adapter, ctx)
     assert list(side.events(omp_answer(500, "late"), ctx)) == []  # no prompt in flight: nothing
     adapter.send_prompt(Prompt.of_text("again"), ctx)
     assert any(json.loads(m).get("method") == "session/prompt" for m in ctx.take_outbox())
     assert retries(list(side.events(omp_answer(502, "next"), ctx))) == [
-        (1, 0, "the model request failed (HTTP 502: next); omp retries the request by itself")]
+        (1, 0, "the model request failed (HTTP 502: next); omp retries the request by itself")
+    ]
 
 
 def test_omp_failed_answers_outside_a_prompt_or_never_retried_say_nothing(tmp_path: Path) -> None:
@@ -265,6 +344,7 @@ def test_omp_failed_answers_outside_a_prompt_or_never_retried_say_nothing(tmp_pa
 def test_a_known_secret_in_the_providers_message_is_masked(tmp_path: Path) -> None:
     """A provider's error text may quote a key; a key acp-mux knows never reaches the note (nor the store)."""
     from acp_mux.core import redact
+
     secret = "sk-h10-very-secret-value"
     redact.register([secret])
     found = omp_retries.failed_answer(omp_answer(500, f"bad gateway for key {secret}"))
@@ -273,10 +353,17 @@ def test_a_known_secret_in_the_providers_message_is_masked(tmp_path: Path) -> No
 
 ANSWER_LINES = st.one_of(
     st.builds(lambda tail: omp_retries.FAILED_ANSWER + tail, st.text(max_size=200)),
-    st.builds(omp_answer, st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5), st.floats()),
-              st.one_of(st.none(), st.integers(), st.lists(st.text(max_size=5)), st.text(max_size=2000))),
-    st.builds(lambda reason: json.dumps({"message": "tool output", "text": omp_retries.FAILED_ANSWER,
-                                         "httpStatus": 500, "httpReason": reason}), st.text(max_size=100)),
+    st.builds(
+        omp_answer,
+        st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5), st.floats()),
+        st.one_of(st.none(), st.integers(), st.lists(st.text(max_size=5)), st.text(max_size=2000)),
+    ),
+    st.builds(
+        lambda reason: json.dumps(
+            {"message": "tool output", "text": omp_retries.FAILED_ANSWER, "httpStatus": 500, "httpReason": reason}
+        ),
+        st.text(max_size=100),
+    ),
 )
 
 
@@ -319,7 +406,14 @@ def test_an_earlier_prompts_lines_read_late_are_not_the_new_prompts(tmp_path: Pa
 
 def test_omp_log_times_are_read_only_when_valid() -> None:
     assert omp_retries.logged_at('{"timestamp": "2026-11-25T20:21:24.205+00:00"}') == 1795638084.205
-    for line in ("", "{}", "[]", '{"timestamp": 5}', '{"timestamp": "yesterday"}', '{"timestamp": "2026-11-25T20:21:24"}'):
+    for line in (
+        "",
+        "{}",
+        "[]",
+        '{"timestamp": 5}',
+        '{"timestamp": "yesterday"}',
+        '{"timestamp": "2026-11-25T20:21:24"}',
+    ):
         assert omp_retries.logged_at(line) is None
 
 

@@ -64,10 +64,18 @@ def test_each_question_is_about_the_tool_call_hermes_announced(tmp_path: Path) -
     asks = result.of_type("approval_request")
     assert len(asks) == 4 and len(starts) == 5  # echo is never asked
     titles = [starts[a.tool_call_id].display.title for a in asks]
-    assert titles == [f"write: {tmp_path}/notes.txt", f"patch (replace): {tmp_path}/notes.txt",
-                      f"terminal: rm -rf {tmp_path}/scratch-a", f"terminal: rm -rf {tmp_path}/scratch-b"]
+    assert titles == [
+        f"write: {tmp_path}/notes.txt",
+        f"patch (replace): {tmp_path}/notes.txt",
+        f"terminal: rm -rf {tmp_path}/scratch-a",
+        f"terminal: rm -rf {tmp_path}/scratch-b",
+    ]
     assert [a.input.get("path") or a.input.get("command") for a in asks] == [
-        f"{tmp_path}/notes.txt", f"{tmp_path}/notes.txt", f"rm -rf {tmp_path}/scratch-a", f"rm -rf {tmp_path}/scratch-b"]
+        f"{tmp_path}/notes.txt",
+        f"{tmp_path}/notes.txt",
+        f"rm -rf {tmp_path}/scratch-a",
+        f"rm -rf {tmp_path}/scratch-b",
+    ]
     # the question's diff reaches the call, hermes' own title stays
     shown = [e for e in result.of_type("tool_update") if e.tool_call_id == asks[1].tool_call_id and e.display]
     assert shown and shown[0].display.diffs[0].new_text == "alpha\ngamma\n" and shown[0].display.title is None
@@ -106,9 +114,16 @@ def test_text_after_a_tool_starts_without_blank_lines(tmp_path: Path) -> None:
     assert messages[1] == "Creating notes.txt." and not any(m.startswith("\n") for m in messages)
 
 
-@pytest.mark.parametrize(("name", "kind", "start"), [
-    ("auth_error", "auth_error", "HTTP 401"), ("rate_limit", "rate_limit_error", "API call failed after 1 retries: HTTP 429")])
-def test_a_failed_model_request_is_a_typed_error_never_a_plain_end_turn(name: str, kind: str, start: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "kind", "start"),
+    [
+        ("auth_error", "auth_error", "HTTP 401"),
+        ("rate_limit", "rate_limit_error", "API call failed after 1 retries: HTTP 429"),
+    ],
+)
+def test_a_failed_model_request_is_a_typed_error_never_a_plain_end_turn(
+    name: str, kind: str, start: str, tmp_path: Path
+) -> None:
     result = run(name, tmp_path)
     (error,) = result.of_type(kind)
     assert error.message.startswith(start)
@@ -118,10 +133,11 @@ def test_cancel_while_asking_ends_the_turn_cancelled_then_ends_the_broken_run(tm
     result = run("cancel_at_ask", tmp_path)
     assert result.answers()[0]["result"] == {"outcome": {"outcome": "cancelled"}}
     ends = [i for i, e in enumerate(result.events) if e.type == "turn_end"]
-    first_turn = result.events[:ends[0] + 1]
+    first_turn = result.events[: ends[0] + 1]
     assert_ordering(first_turn)
     assert {e.tool_call_id for e in first_turn if e.type == "tool_call_start"} <= {
-        e.tool_call_id for e in first_turn if e.type in ("tool_result", "tool_error")}
+        e.tool_call_id for e in first_turn if e.type in ("tool_result", "tool_error")
+    }
     error = result.events[ends[0] + 1]  # right after the cancelled turn: hermes must be restarted
     assert error.type == "error" and not error.recoverable
 
@@ -144,24 +160,35 @@ def test_resume_replays_history_that_is_not_shown_again(tmp_path: Path) -> None:
 # ── retries of a failing model: only in hermes' log on stderr ────────────────────────────────────────────────────
 # Recorded from hermes 0.19.0 (default agent.api_max_retries) while the model endpoint answered HTTP 500 every time.
 _TAIL = "thread=acp-agent_0:140227653920448 provider=custom base_url=http://127.0.0.1:41413/v1 model=fake-model"
-FAILED_1 = ("2026-11-23 15:20:59 [WARNING] agent.conversation_loop: API call failed (attempt 1/3) "
-            f"error_type=InternalServerError {_TAIL} summary=HTTP 500: The server had an error while processing your "
-            "request (fake).")
-RETRYING_1 = ("2026-11-23 15:20:59 [WARNING] agent.conversation_loop: Retrying API call in 2.3310065322797557s "
-              f"(attempt 1/3) {_TAIL} policy=default error=Error code: 500 - {{'error': {{'message': 'The server had "
-              "an error while processing your request (fake).', 'type': 'server_error'}}}}")
+FAILED_1 = (
+    "2026-11-23 15:20:59 [WARNING] agent.conversation_loop: API call failed (attempt 1/3) "
+    f"error_type=InternalServerError {_TAIL} summary=HTTP 500: The server had an error while processing your "
+    "request (fake)."
+)
+RETRYING_1 = (
+    "2026-11-23 15:20:59 [WARNING] agent.conversation_loop: Retrying API call in 2.3310065322797557s "
+    f"(attempt 1/3) {_TAIL} policy=default error=Error code: 500 - {{'error': {{'message': 'The server had "
+    "an error while processing your request (fake).', 'type': 'server_error'}}}}"
+)
 FAILED_3 = FAILED_1.replace("attempt 1/3", "attempt 3/3")
-GAVE_UP = ("2026-11-23 15:21:08 [ERROR] agent.conversation_loop: API call failed after 3 retries. HTTP 500: The "
-           "server had an error while processing your request (fake). | provider=custom model=fake-model msgs=2")
-UNRELATED = ("2026-11-23 15:20:59 [INFO] agent.chat_completion_helpers: Streaming failed before delivery: Error code: "
-             "500 - {'error': {'message': 'The server had an error while processing your request (fake).'}}")
+GAVE_UP = (
+    "2026-11-23 15:21:08 [ERROR] agent.conversation_loop: API call failed after 3 retries. HTTP 500: The "
+    "server had an error while processing your request (fake). | provider=custom model=fake-model msgs=2"
+)
+UNRELATED = (
+    "2026-11-23 15:20:59 [INFO] agent.chat_completion_helpers: Streaming failed before delivery: Error code: "
+    "500 - {'error': {'message': 'The server had an error while processing your request (fake).'}}"
+)
 
 
 def hermes_prompting() -> tuple[HermesAdapter, ParseContext]:
     """A hermes run whose session is open and whose prompt is in flight."""
     adapter, ctx = HermesAdapter(), ParseContext(run_id="r1", agent="hermes", cwd="/p")
     adapter.start(RunOptions(agent="hermes", cwd="/p", prompt=Prompt.of_text("hello")), ctx)
-    for reply in ({"id": 1, "result": {"protocolVersion": 1, "agentCapabilities": {}}}, {"id": 2, "result": {"sessionId": "s1"}}):
+    for reply in (
+        {"id": 1, "result": {"protocolVersion": 1, "agentCapabilities": {}}},
+        {"id": 2, "result": {"sessionId": "s1"}},
+    ):
         list(adapter.parse_line(json.dumps({"jsonrpc": "2.0", **reply}), ctx))
     assert any(json.loads(m).get("method") == "session/prompt" for m in ctx.take_outbox())
     return adapter, ctx
@@ -169,7 +196,9 @@ def hermes_prompting() -> tuple[HermesAdapter, ParseContext]:
 
 def test_each_retry_hermes_schedules_is_a_retry_note_with_the_failures_summary_and_its_wait() -> None:
     adapter, ctx = hermes_prompting()
-    events = [e for text in (UNRELATED, FAILED_1, RETRYING_1, FAILED_3, GAVE_UP) for e in adapter.stderr_events(text, ctx)]
+    events = [
+        e for text in (UNRELATED, FAILED_1, RETRYING_1, FAILED_3, GAVE_UP) for e in adapter.stderr_events(text, ctx)
+    ]
     (retry,) = [e for e in events if e.type == "retry"]  # the last attempt's failure schedules nothing
     assert (retry.attempt, retry.max_attempts, retry.delay_ms) == (1, 3, 2331)
     assert retry.reason == "HTTP 500: The server had an error while processing your request (fake)."
@@ -202,13 +231,33 @@ def hermes_question(rpc_id: int, tool_name: str, reason: str) -> dict[str, Any]:
     """The request_permission hermes 0.19.0 sends for a plugin's "approve" (tools.approval.request_tool_approval,
     then acp_adapter.permissions: label "<tool> (plugin approval rule)", the plugin's message as description)."""
     target = f"<{tool_name}> (plugin approval rule)"
-    options = [{"optionId": o, "name": o, "kind": k} for o, k in (("allow_once", "allow_once"), ("allow_session", "allow_always"),
-               ("allow_always", "allow_always"), ("deny", "reject_once"), ("deny_always", "reject_always"))]
-    return {"jsonrpc": "2.0", "id": rpc_id, "method": "session/request_permission", "params": {
-        "sessionId": "s1", "options": options, "toolCall": {
-            "toolCallId": f"perm-check-{rpc_id}", "title": f"{reason}: {target}", "kind": "execute", "status": "pending",
-            "content": [{"type": "content", "content": {"type": "text", "text": f"{reason}\n$ {target}"}}],
-            "rawInput": {"command": target, "description": reason}}}}
+    options = [
+        {"optionId": o, "name": o, "kind": k}
+        for o, k in (
+            ("allow_once", "allow_once"),
+            ("allow_session", "allow_always"),
+            ("allow_always", "allow_always"),
+            ("deny", "reject_once"),
+            ("deny_always", "reject_always"),
+        )
+    ]
+    return {
+        "jsonrpc": "2.0",
+        "id": rpc_id,
+        "method": "session/request_permission",
+        "params": {
+            "sessionId": "s1",
+            "options": options,
+            "toolCall": {
+                "toolCallId": f"perm-check-{rpc_id}",
+                "title": f"{reason}: {target}",
+                "kind": "execute",
+                "status": "pending",
+                "content": [{"type": "content", "content": {"type": "text", "text": f"{reason}\n$ {target}"}}],
+                "rawInput": {"command": target, "description": reason},
+            },
+        },
+    }
 
 
 def update(body: dict[str, Any]) -> str:
@@ -225,8 +274,9 @@ def test_the_plugin_asks_before_every_command_naming_it_exactly(tool: str, comma
     directive = PLUGIN.ask_first(tool_name=tool, args=args, task_id="t", session_id="s")
     assert directive is not None and directive["action"] == "approve"
     assert directive["message"].endswith(command) and directive["message"].startswith(PLUGIN.MARK)
-    assert plugin_command({"rawInput": {"command": f"<{tool}> (plugin approval rule)",
-                                        "description": directive["message"]}}) == PLUGIN.what_runs(tool, args)
+    assert plugin_command(
+        {"rawInput": {"command": f"<{tool}> (plugin approval rule)", "description": directive["message"]}}
+    ) == PLUGIN.what_runs(tool, args)
 
 
 @given(a=commands, b=commands)
@@ -235,13 +285,27 @@ def test_an_always_key_of_the_plugin_covers_one_command_only(a: str, b: str) -> 
     assert (keys[0] == keys[1]) == (a == b)
 
 
-@given(tool=st.text(max_size=20).filter(lambda t: t not in ASKS_FOR | {"process"}), args=st.dictionaries(st.text(max_size=8), st.text(max_size=8)))
+@given(
+    tool=st.text(max_size=20).filter(lambda t: t not in ASKS_FOR | {"process"}),
+    args=st.dictionaries(st.text(max_size=8), st.text(max_size=8)),
+)
 def test_the_plugin_leaves_tools_that_run_nothing_alone(tool: str, args: dict[str, str]) -> None:
     assert PLUGIN.ask_first(tool_name=tool, args=args) is None
 
 
-@pytest.mark.parametrize(("action", "asked"), [("list", False), ("poll", False), ("log", False), ("wait", False),
-                                                ("kill", True), ("write", True), ("submit", True), ("close", True)])
+@pytest.mark.parametrize(
+    ("action", "asked"),
+    [
+        ("list", False),
+        ("poll", False),
+        ("log", False),
+        ("wait", False),
+        ("kill", True),
+        ("write", True),
+        ("submit", True),
+        ("close", True),
+    ],
+)
 def test_the_plugin_asks_before_process_actions_that_act(action: str, asked: bool) -> None:
     assert (PLUGIN.ask_first(tool_name="process", args={"action": action, "session_id": "p1"}) is not None) == asked
 
@@ -261,7 +325,10 @@ def test_a_question_hermes_asks_of_its_own_never_passes_for_the_plugins(command:
 def hermes_asking(mode: str | None = None) -> tuple[HermesAdapter, ParseContext]:
     adapter, ctx = HermesAdapter(), ParseContext(run_id="r1", agent="hermes", cwd="/p")
     adapter.start(RunOptions(agent="hermes", cwd="/p", mode=mode, prompt=Prompt.of_text("touch it")), ctx)
-    for reply in ({"id": 1, "result": {"protocolVersion": 1, "agentCapabilities": {}}}, {"id": 2, "result": {"sessionId": "s1"}}):
+    for reply in (
+        {"id": 1, "result": {"protocolVersion": 1, "agentCapabilities": {}}},
+        {"id": 2, "result": {"sessionId": "s1"}},
+    ):
         list(adapter.parse_line(json.dumps({"jsonrpc": "2.0", **reply}), ctx))
     ctx.take_outbox()
     return adapter, ctx
@@ -277,11 +344,34 @@ def test_an_allowed_command_is_one_call_asked_then_run_then_completed() -> None:
     assert ask.action == "touch /p/made.txt"
     adapter.respond_approval(ask.interaction_id, ApprovalDecision(approve=True), ctx)
     assert answers(ctx) == [{"outcome": {"outcome": "selected", "optionId": "allow_once"}}]  # never hermes' "always"
-    events = list(adapter.parse_line(update({"sessionUpdate": "tool_call", "toolCallId": "tc-1", "kind": "execute",
-                                             "title": "terminal: touch /p/made.txt"}), ctx))
+    events = list(
+        adapter.parse_line(
+            update(
+                {
+                    "sessionUpdate": "tool_call",
+                    "toolCallId": "tc-1",
+                    "kind": "execute",
+                    "title": "terminal: touch /p/made.txt",
+                }
+            ),
+            ctx,
+        )
+    )
     assert not [e for e in events if e.type == "tool_call_start"], events  # hermes' own call is the asked one
-    events = list(adapter.parse_line(update({"sessionUpdate": "tool_call_update", "toolCallId": "tc-1", "kind": "execute",
-                                             "status": "completed", "content": []}), ctx))
+    events = list(
+        adapter.parse_line(
+            update(
+                {
+                    "sessionUpdate": "tool_call_update",
+                    "toolCallId": "tc-1",
+                    "kind": "execute",
+                    "status": "completed",
+                    "content": [],
+                }
+            ),
+            ctx,
+        )
+    )
     assert [e.tool_call_id for e in events if e.type == "tool_result"] == [start.tool_call_id]
 
 
@@ -292,9 +382,15 @@ def test_a_rejected_command_fails_and_hermes_gets_its_deny() -> None:
     (ask,) = [e for e in events if e.type == "approval_request"]
     adapter.respond_approval(ask.interaction_id, ApprovalDecision(approve=False), ctx)
     assert answers(ctx) == [{"outcome": {"outcome": "selected", "optionId": "deny"}}]
-    later = list(adapter.parse_line(update({"sessionUpdate": "tool_call", "toolCallId": "tc-2", "kind": "execute",
-                                            "title": "terminal: ls"}), ctx))
-    assert [e.tool_call_id for e in later if e.type == "tool_call_start"] == ["tc-2"]  # never merged into the refused one
+    later = list(
+        adapter.parse_line(
+            update({"sessionUpdate": "tool_call", "toolCallId": "tc-2", "kind": "execute", "title": "terminal: ls"}),
+            ctx,
+        )
+    )
+    assert [e.tool_call_id for e in later if e.type == "tool_call_start"] == [
+        "tc-2"
+    ]  # never merged into the refused one
 
 
 def test_mode_dont_ask_answers_the_plugins_question_but_not_hermes_own() -> None:
@@ -379,8 +475,10 @@ def test_a_command_the_plugin_asked_about_or_a_dont_ask_session_says_nothing_of_
             adapter.respond_approval(ask.interaction_id, ApprovalDecision(approve=bool(answer)), ctx)
         if mode == "dont_ask":  # nothing asked: hermes announces the call itself
             events = []
-        events += adapter.parse_line(update({"sessionUpdate": "tool_call", "toolCallId": "tc-1", "kind": "execute",
-                                             "title": "terminal: ls"}), ctx)
+        events += adapter.parse_line(
+            update({"sessionUpdate": "tool_call", "toolCallId": "tc-1", "kind": "execute", "title": "terminal: ls"}),
+            ctx,
+        )
         assert not any(NOT_ASKING in getattr(e, "delta", "") for e in events), (mode, events)
 
 

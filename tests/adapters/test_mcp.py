@@ -15,7 +15,12 @@ from tests.adapters.helpers import make_ctx
 
 SERVERS = [
     {"name": "fs tool", "command": "mcp-fs", "args": ["--root", "/é😀"], "env": [{"name": "TOKEN", "value": 't"x'}]},
-    {"type": "http", "name": "gh", "url": "http://127.0.0.1:9/mcp", "headers": [{"name": "Authorization", "value": "b"}]},
+    {
+        "type": "http",
+        "name": "gh",
+        "url": "http://127.0.0.1:9/mcp",
+        "headers": [{"name": "Authorization", "value": "b"}],
+    },
     {"type": "sse", "name": "old", "url": "http://127.0.0.1:9/sse", "headers": []},
     "not a server",
 ]
@@ -61,8 +66,9 @@ def test_codex_exec_carries_mcp_secrets_in_its_environment() -> None:
         "-c", 'mcp_servers.gh.env_http_headers={"Authorization" = "ACP_MUX_MCP_1_H0"}',
     ]  # fmt: skip
     assert not any('t"x' in a or a.endswith('"b"}') for a in args)
-    spec = CodexExecAdapter().build_spawn(RunOptions(agent="codex", cwd="/w", binary="/opt/codex", mcp_servers=SERVERS,
-                                                     env={"PATH": "/bin"}))
+    spec = CodexExecAdapter().build_spawn(
+        RunOptions(agent="codex", cwd="/w", binary="/opt/codex", mcp_servers=SERVERS, env={"PATH": "/bin"})
+    )
     assert spec.env == {"PATH": "/bin", **env}
     assert not any('t"x' in a for a in spec.args)
 
@@ -80,8 +86,13 @@ def test_the_real_codex_reads_the_exec_overrides(tmp_path) -> None:
     args, env, _ = codex_exec_mcp(SERVERS)
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
-    out = subprocess.run([str(codex), *args, "mcp", "list", "--json"], capture_output=True, text=True, timeout=60,
-                         env={"PATH": "/usr/bin:/bin", "HOME": str(home), "CODEX_HOME": str(home / ".codex"), **env})
+    out = subprocess.run(
+        [str(codex), *args, "mcp", "list", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(home), "CODEX_HOME": str(home / ".codex"), **env},
+    )
     assert out.returncode == 0, out.stderr
     listed = {s["name"]: s["transport"] for s in json.loads(out.stdout)}
     assert listed["fs_tool"]["command"] == "mcp-fs" and listed["fs_tool"]["args"] == ["--root", "/é😀"]

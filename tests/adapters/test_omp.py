@@ -54,7 +54,10 @@ def test_write_and_edit_are_asked_through_elicitations_about_one_tool_call_each(
     assert write.display.locations[0].path == "/work/project/notes.txt"
     assert write.display.diffs[0].new_text == "alpha\nbeta\n" and write.display.diffs[0].old_text is None
     edit_result = next(e for e in result.of_type("tool_result") if e.tool_call_id == edits[1])
-    assert edit_result.display.diffs[0].old_text == "alpha\nbeta\n" and edit_result.display.diffs[0].new_text == "alpha\ngamma\n"
+    assert (
+        edit_result.display.diffs[0].old_text == "alpha\nbeta\n"
+        and edit_result.display.diffs[0].new_text == "alpha\ngamma\n"
+    )
     # omp's own title (its intent) replaces the one built from the question once its tool call arrives
     titles = [e.display.title for e in result.of_type("tool_update") if e.tool_call_id == edits[0] and e.display]
     assert "create notes.txt" in titles
@@ -123,8 +126,16 @@ def test_an_elicitation_that_is_no_approval_is_declined() -> None:
     ctx = ParseContext(run_id="r", agent="omp", cwd="/p")
     adapter.start(RunOptions(agent="omp", cwd="/p"), ctx)
     ctx.take_outbox()
-    form = {"mode": "form", "message": "Your name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}
-    events = list(adapter.parse_line('{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":%s}' % __import__("json").dumps(form), ctx))
+    form = {
+        "mode": "form",
+        "message": "Your name?",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
+    }
+    events = list(
+        adapter.parse_line(
+            '{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":%s}' % __import__("json").dumps(form), ctx
+        )
+    )
     assert events == []
     assert '"action":"decline"' in ctx.take_outbox()[0].replace(" ", "")
     assert approval_form(form) is None

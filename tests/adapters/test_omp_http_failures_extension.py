@@ -68,8 +68,9 @@ def run_cases(cases: list[dict[str, Any]], folder: Path) -> list[dict[str, Any]]
     """Each case through the extension in one bun process: what the caller got and what was logged."""
     script = folder / "harness.ts"
     script.write_text(HARNESS % json.dumps(str(HTTP_FAILURES)))
-    done = subprocess.run([str(bun()), str(script)], input=json.dumps(cases), capture_output=True, text=True,
-                          timeout=60, cwd=folder)
+    done = subprocess.run(
+        [str(bun()), str(script)], input=json.dumps(cases), capture_output=True, text=True, timeout=60, cwd=folder
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     result: list[dict[str, Any]] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
@@ -80,31 +81,38 @@ def case(draw: st.DrawFn) -> dict[str, Any]:
     """A request with keys everywhere a key can travel, and an answer an attacker or a provider wrote."""
     key = "KEY" + secrets.token_hex(12)
     message = draw(st.text(max_size=300))
-    body = draw(st.one_of(
-        st.text(max_size=500),
-        st.builds(lambda m: json.dumps({"error": {"message": m, "type": "server_error"}}), st.just(message)),
-        st.builds(lambda m: json.dumps({"message": m}), st.just(message)),
-    ))
+    body = draw(
+        st.one_of(
+            st.text(max_size=500),
+            st.builds(lambda m: json.dumps({"error": {"message": m, "type": "server_error"}}), st.just(message)),
+            st.builds(lambda m: json.dumps({"message": m}), st.just(message)),
+        )
+    )
     stream = draw(st.sampled_from(["accept", "body", "neither"]))
     headers = {"Authorization": f"Bearer {key}", "x-api-key": key, "Content-Type": "application/json"}
     if stream == "accept":
         headers["Accept"] = "text/event-stream"
     request = {"model": "m", "api_key": key, **({"stream": True} if stream == "body" else {})}
     return {
-        "key": key, "stream": stream != "neither",
+        "key": key,
+        "stream": stream != "neither",
         "method": draw(st.sampled_from(["POST", "GET", "post"])),
         "url": f"http://127.0.0.1:9/v1/chat/completions?key={key}",
-        "requestHeaders": headers, "requestBody": json.dumps(request),
-        "status": draw(st.sampled_from(STATUSES)), "body": body,
+        "requestHeaders": headers,
+        "requestBody": json.dumps(request),
+        "status": draw(st.sampled_from(STATUSES)),
+        "body": body,
         "responseHeaders": {"x-echo": key, "retry-after": draw(st.sampled_from(["", "0", "3"]))},
-        "fails": draw(st.booleans()) and draw(st.booleans()), "twice": draw(st.booleans()),
+        "fails": draw(st.booleans()) and draw(st.booleans()),
+        "twice": draw(st.booleans()),
     }
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(cases=st.lists(case(), min_size=1, max_size=25))
 def test_the_caller_gets_what_fetch_gave_and_only_retried_model_answers_are_logged_without_keys(
-        cases: list[dict[str, Any]], tmp_path_factory: pytest.TempPathFactory) -> None:
+    cases: list[dict[str, Any]], tmp_path_factory: pytest.TempPathFactory
+) -> None:
     results = run_cases(cases, tmp_path_factory.mktemp("omp-ext"))
     assert len(results) == len(cases)
     for sent, got in zip(cases, results):
@@ -124,10 +132,26 @@ def test_the_caller_gets_what_fetch_gave_and_only_retried_model_answers_are_logg
 
 
 def test_the_providers_message_is_its_first_line(tmp_path: Path) -> None:
-    base = {"method": "POST", "url": "http://127.0.0.1:9/v1", "requestHeaders": {"Accept": "text/event-stream"},
-            "requestBody": "{}", "status": 500, "responseHeaders": {}, "fails": False, "twice": False}
-    bodies = [json.dumps({"error": {"message": "The server had an error (fake).\nsecond line"}}),
-              "\n\n<html>Bad gateway</html>\nmore", json.dumps({"message": "overloaded"}), ""]
+    base = {
+        "method": "POST",
+        "url": "http://127.0.0.1:9/v1",
+        "requestHeaders": {"Accept": "text/event-stream"},
+        "requestBody": "{}",
+        "status": 500,
+        "responseHeaders": {},
+        "fails": False,
+        "twice": False,
+    }
+    bodies = [
+        json.dumps({"error": {"message": "The server had an error (fake).\nsecond line"}}),
+        "\n\n<html>Bad gateway</html>\nmore",
+        json.dumps({"message": "overloaded"}),
+        "",
+    ]
     results = run_cases([{**base, "body": b} for b in bodies], tmp_path)
     assert [r["logged"][0][1]["httpReason"] for r in results] == [
-        "The server had an error (fake).", "<html>Bad gateway</html>", "overloaded", ""]
+        "The server had an error (fake).",
+        "<html>Bad gateway</html>",
+        "overloaded",
+        "",
+    ]

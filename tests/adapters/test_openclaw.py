@@ -26,10 +26,14 @@ from tests.adapters.helpers import FIXTURES, make_ctx
 from tests.adapters.test_openclaw_shared_gateway import install_fake
 
 EXEC_ENVELOPE = {
-    "ok": True, "status": "ok", "final": "Hello from fake openclaw model.",
+    "ok": True,
+    "status": "ok",
+    "final": "Hello from fake openclaw model.",
     "payloads": [{"text": "Hello from fake openclaw model.", "mediaUrl": None}],
     "usage": {"input": 100, "output": 20, "cacheRead": 0, "cacheWrite": 0, "total": 120, "cost": {"total": 0.25}},
-    "model": "fake-model", "provider": "fake", "sessionId": "3625c077-8ece-4ff6-9483-58f3211a3659",
+    "model": "fake-model",
+    "provider": "fake",
+    "sessionId": "3625c077-8ece-4ff6-9483-58f3211a3659",
 }
 
 # A stand-in for `openclaw`: `gateway run --port N` records what it was given and listens on N; with
@@ -63,9 +67,14 @@ def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
     home = tmp_path / "home"
     (home / ".openclaw").mkdir(parents=True, exist_ok=True)
     (home / ".openclaw" / "openclaw.json").write_text('{"agents": {"defaults": {"model": {"primary": "fake/m"}}}}')
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
-            "ACP_MUX_STATE_DIR": str(tmp_path / "state"), "FAKE_GATEWAY_RECORD": str(tmp_path / "record.json"),
-            "ACP_MUX_OPENCLAW_GRACE_S": "0", **extra}  # the shared gateway goes as soon as the test detaches
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "ACP_MUX_STATE_DIR": str(tmp_path / "state"),
+        "FAKE_GATEWAY_RECORD": str(tmp_path / "record.json"),
+        "ACP_MUX_OPENCLAW_GRACE_S": "0",
+        **extra,
+    }  # the shared gateway goes as soon as the test detaches
 
 
 def mode(path: Path) -> int:
@@ -123,8 +132,14 @@ def test_acp_gets_the_gateway_state_and_config_but_not_the_token_variable(tmp_pa
 def test_the_private_config_only_overrides_the_gateway(tmp_path: Path) -> None:
     config = gateway_config(4242, tmp_path / "mine.json", tmp_path / "slot")
     assert set(config) == {"$include", "gateway", "logging", "tools", "plugins"}  # the last two: asking (openclaw_asks)
-    assert config["gateway"] == {"mode": "local", "port": 4242, "bind": "loopback", "auth": {"mode": "token"},
-                                 "tailscale": {"mode": "off"}, "controlUi": {"enabled": False}}
+    assert config["gateway"] == {
+        "mode": "local",
+        "port": 4242,
+        "bind": "loopback",
+        "auth": {"mode": "token"},
+        "tailscale": {"mode": "off"},
+        "controlUi": {"enabled": False},
+    }
     assert "$include" not in gateway_config(4242, None, tmp_path / "slot")
 
 
@@ -162,8 +177,9 @@ async def test_the_acp_process_reaches_the_gateway_by_url_and_token_file(tmp_pat
 async def test_without_a_gateway_the_bridge_falls_back_to_exec_and_says_so(tmp_path: Path, fake_openclaw: Path) -> None:
     adapter = OpenclawAdapter()
     env = env_for(tmp_path, FAKE_GATEWAY_FAIL="no room")
-    options = RunOptions(agent="openclaw", cwd=str(tmp_path), binary=str(fake_openclaw), env=env,
-                         prompt=Prompt.of_text("hi"))
+    options = RunOptions(
+        agent="openclaw", cwd=str(tmp_path), binary=str(fake_openclaw), env=env, prompt=Prompt.of_text("hi")
+    )
     await adapter.prepare(options)
     spec = adapter.build_spawn(options)
     assert spec.args[:3] == ["agent", "exec", "--json"]
@@ -195,8 +211,9 @@ def test_a_new_session_is_named_by_its_gateway_key_once_openclaw_reports_it() ->
 # ── agent exec ─────────────────────────────────────────────────────────────────────────────────────────────────
 def exec_run(envelope: dict[str, Any], tmp_path: Path, code: int = 0) -> tuple[list[Any], Any]:
     adapter = OpenclawExecAdapter()
-    options = RunOptions(agent="openclaw", cwd=str(tmp_path), prompt=Prompt.of_text("secret plan"),
-                         binary=sys.executable)
+    options = RunOptions(
+        agent="openclaw", cwd=str(tmp_path), prompt=Prompt.of_text("secret plan"), binary=sys.executable
+    )
     spec = adapter.build_spawn(options)
     ctx = make_ctx("openclaw", str(tmp_path))
     adapter.start(options, ctx)
@@ -213,8 +230,12 @@ def test_exec_reads_the_final_envelope_with_usage_and_cost(tmp_path: Path) -> No
     assert (usage.input_tokens, usage.output_tokens) == (100, 20)
     (cost,) = [e for e in events if e.type == "cost"]
     assert cost.cost.total_usd == 0.25
-    (path, text), = spec.private_files  # the prompt goes through a private file, not the command line
-    assert text == "secret plan" and "secret plan" not in spec.args and spec.args[spec.args.index("--message-file") + 1] == path
+    ((path, text),) = spec.private_files  # the prompt goes through a private file, not the command line
+    assert (
+        text == "secret plan"
+        and "secret plan" not in spec.args
+        and spec.args[spec.args.index("--message-file") + 1] == path
+    )
 
 
 def test_the_recorded_exec_envelope_parses(tmp_path: Path) -> None:
@@ -223,9 +244,14 @@ def test_the_recorded_exec_envelope_parses(tmp_path: Path) -> None:
     assert [e.text for e in events if e.type == "message_stop"][-1] == "Hello from fake openclaw model."
 
 
-@pytest.mark.parametrize(("message", "kind"), [("401 Unauthorized: invalid api key", "auth_error"),
-                                               ("429 Too Many Requests", "rate_limit_error"),
-                                               ("model produced no output", "error")])
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        ("401 Unauthorized: invalid api key", "auth_error"),
+        ("429 Too Many Requests", "rate_limit_error"),
+        ("model produced no output", "error"),
+    ],
+)
 def test_exec_failures_are_typed(tmp_path: Path, message: str, kind: str) -> None:
     envelope = {"ok": False, "status": "error", "final": "", "error": {"message": message, "kind": "provider"}}
     events, _ = exec_run(envelope, tmp_path, code=1)
@@ -233,9 +259,11 @@ def test_exec_failures_are_typed(tmp_path: Path, message: str, kind: str) -> Non
 
 
 # ── failures only the gateway's log tells ──────────────────────────────────────────────────────────────────────
-LANE_ERROR = ('2026-11-23T11:06:36.603+00:00 [diagnostic] lane task error: lane=session:agent:main:acp-bridge:{uuid} '
-              'durationMs=669 error="Authentication failed (provider returned HTTP 401). Your provider token may have '
-              'expired." errorName=FailoverError')
+LANE_ERROR = (
+    "2026-11-23T11:06:36.603+00:00 [diagnostic] lane task error: lane=session:agent:main:acp-bridge:{uuid} "
+    'durationMs=669 error="Authentication failed (provider returned HTTP 401). Your provider token may have '
+    'expired." errorName=FailoverError'
+)
 
 
 def test_a_turn_openclaw_ends_silently_is_the_failure_the_gateway_logged(tmp_path: Path) -> None:
@@ -249,8 +277,10 @@ def test_a_turn_openclaw_ends_silently_is_the_failure_the_gateway_logged(tmp_pat
     uuid = "0c799fb7-e0c1-4190-babb-ffbfb84e5a22"
     AcpRun.of(ctx).session_id = uuid
     assert adapter.failed_turn("end_turn", ctx) is None  # nothing logged: a turn that ended well
-    adapter.gateway.note_line("[diagnostic] lane task error: lane=session:agent:main:acp-bridge:other "
-                              'durationMs=1 error="boom" errorName=Error')
+    adapter.gateway.note_line(
+        "[diagnostic] lane task error: lane=session:agent:main:acp-bridge:other "
+        'durationMs=1 error="boom" errorName=Error'
+    )
     adapter.gateway.note_line(LANE_ERROR.format(uuid=uuid))
     events = adapter.failed_turn("end_turn", ctx)
     assert events is not None and [e.type for e in events] == ["auth_error"]

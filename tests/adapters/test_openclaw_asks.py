@@ -24,7 +24,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from acp_mux.adapters.acp_client import AcpRun
-from acp_mux.adapters.openclaw import ACCEPT_EDITS, ASK, ASK_ENV, ASK_SETTINGS, BYPASS, OpenclawAdapter, answered_unasked, ask_setting
+from acp_mux.adapters.openclaw import (
+    ACCEPT_EDITS,
+    ASK,
+    ASK_ENV,
+    ASK_SETTINGS,
+    BYPASS,
+    OpenclawAdapter,
+    answered_unasked,
+    ask_setting,
+)
 from acp_mux.adapters.openclaw_asks import (
     ASK_ID_PREFIX,
     PLUGIN_DIR,
@@ -42,22 +51,33 @@ from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.process import SpawnError
 from tests.adapters.helpers import make_ctx, sent
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
-                    max_leaves=12)
-QUESTION = st.fixed_dictionaries({}, optional={
-    "toolName": st.one_of(st.sampled_from(["write", "edit", "apply_patch", "process", "exec"]), st.text(max_size=12), JSON),
-    "toolCallId": st.one_of(st.text(max_size=12), JSON),
-    "params": st.one_of(st.dictionaries(st.sampled_from(["path", "content", "edits", "file_path", "sessionId"]), JSON,
-                                        max_size=4), JSON),
-    "derivedPaths": st.one_of(st.lists(st.one_of(st.text(max_size=12), JSON), max_size=3), JSON),
-    "sessionKey": st.text(max_size=20),
-})
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=12,
+)
+QUESTION = st.fixed_dictionaries(
+    {},
+    optional={
+        "toolName": st.one_of(
+            st.sampled_from(["write", "edit", "apply_patch", "process", "exec"]), st.text(max_size=12), JSON
+        ),
+        "toolCallId": st.one_of(st.text(max_size=12), JSON),
+        "params": st.one_of(
+            st.dictionaries(st.sampled_from(["path", "content", "edits", "file_path", "sessionId"]), JSON, max_size=4),
+            JSON,
+        ),
+        "derivedPaths": st.one_of(st.lists(st.one_of(st.text(max_size=12), JSON), max_size=3), JSON),
+        "sessionKey": st.text(max_size=20),
+    },
+)
 
 
 # ── the question as an ACP request ─────────────────────────────────────────────────────────────────────────────
 @given(QUESTION, st.text(min_size=1, max_size=40))
-def test_a_question_becomes_a_request_about_our_session_with_once_answers_only(question: dict[str, Any], sid: str) -> None:
+def test_a_question_becomes_a_request_about_our_session_with_once_answers_only(
+    question: dict[str, Any], sid: str
+) -> None:
     request = permission_request("acp-mux-ask-7", sid, question, "/project")
     assert request["id"] == "acp-mux-ask-7" and request["method"] == "session/request_permission"
     params = request["params"]
@@ -74,8 +94,9 @@ def test_file_tools_are_edits_of_the_paths_they_touch(tool: str, path: str) -> N
     """An "always" answer then covers those paths only (acp-mux's path rules), never every call of a kind."""
     params = {"path": path} if tool != "apply_patch" else {"input": "*** Begin Patch"}
     derived = [path] if tool == "apply_patch" else []
-    call = permission_request("acp-mux-ask-1", "s", {"toolName": tool, "params": params, "derivedPaths": derived},
-                              "/project")["params"]["toolCall"]
+    call = permission_request(
+        "acp-mux-ask-1", "s", {"toolName": tool, "params": params, "derivedPaths": derived}, "/project"
+    )["params"]["toolCall"]
     expected = os.path.normpath(path if os.path.isabs(path) else os.path.join("/project", path))
     assert call["kind"] == "edit" and [loc["path"] for loc in call["locations"]] == [expected]
     assert call["_meta"] == {"toolName": tool}
@@ -108,10 +129,14 @@ def test_a_registration_stays_in_the_asks_folder_and_a_key_finds_its_session(ses
     assert registration_path("/state", f"agent:main:acp-bridge:{session_name(session)}") == path
 
 
-@given(st.dictionaries(st.sampled_from(["result", "error", "id", "jsonrpc"]), JSON, max_size=4)
-       | st.builds(lambda o, extra: {"result": {"outcome": {"outcome": "selected", "optionId": o}, **extra}},
-                   st.sampled_from(["allow-once", "allow_once", "allow-always", "reject-once", "allow", ""]),
-                   st.dictionaries(st.text(max_size=5), JSON, max_size=2)))
+@given(
+    st.dictionaries(st.sampled_from(["result", "error", "id", "jsonrpc"]), JSON, max_size=4)
+    | st.builds(
+        lambda o, extra: {"result": {"outcome": {"outcome": "selected", "optionId": o}, **extra}},
+        st.sampled_from(["allow-once", "allow_once", "allow-always", "reject-once", "allow", ""]),
+        st.dictionaries(st.text(max_size=5), JSON, max_size=2),
+    )
+)
 def test_only_a_selected_allow_once_is_an_allow(response: dict[str, Any]) -> None:
     """Whatever comes back for a question, only the exact selection of the one allow offered lets a call run."""
     result = response.get("result")
@@ -177,7 +202,11 @@ def started(tmp_path: Path, setting: str | None = None) -> tuple[OpenclawAdapter
 
 
 def ask_line(tmp_path: Path, tool: str = "write") -> str:
-    question = {"toolName": tool, "toolCallId": "call-1", "params": {"path": str(tmp_path / "notes.txt"), "content": "a\n"}}
+    question = {
+        "toolName": tool,
+        "toolCallId": "call-1",
+        "params": {"path": str(tmp_path / "notes.txt"), "content": "a\n"},
+    }
     return json.dumps(permission_request("acp-mux-ask-1", "sid", question, str(tmp_path)))
 
 
@@ -193,11 +222,18 @@ def test_a_gate_question_is_shown_as_its_tool_call_then_asked(tmp_path: Path) ->
     assert answer["id"] == "acp-mux-ask-1" and answer["result"]["outcome"]["optionId"] == "reject-once"
 
 
-@pytest.mark.parametrize(("setting", "tool", "asked"), [
-    (None, "write", True), (ACCEPT_EDITS, "write", False), (ACCEPT_EDITS, "process", True), (BYPASS, "process", False),
-])
-def test_the_setting_decides_which_questions_reach_the_person(tmp_path: Path, setting: str | None, tool: str,
-                                                               asked: bool) -> None:
+@pytest.mark.parametrize(
+    ("setting", "tool", "asked"),
+    [
+        (None, "write", True),
+        (ACCEPT_EDITS, "write", False),
+        (ACCEPT_EDITS, "process", True),
+        (BYPASS, "process", False),
+    ],
+)
+def test_the_setting_decides_which_questions_reach_the_person(
+    tmp_path: Path, setting: str | None, tool: str, asked: bool
+) -> None:
     adapter, ctx = started(tmp_path, setting)
     events = list(adapter.parse_line(ask_line(tmp_path, tool), ctx))
     assert any(e.type == "approval_request" for e in events) == asked
@@ -240,8 +276,16 @@ class RelayUnderTest:
     async def start(self) -> None:
         env = {**os.environ, "OPENCLAW_STATE_DIR": str(self.state)}
         self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "acp_mux.adapters.openclaw_relay", str(self.fake), str(self.seen),
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env, cwd=str(self.tmp))
+            sys.executable,
+            "-m",
+            "acp_mux.adapters.openclaw_relay",
+            str(self.fake),
+            str(self.seen),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            env=env,
+            cwd=str(self.tmp),
+        )
 
     async def send(self, msg: dict[str, Any]) -> None:
         assert self.proc is not None and self.proc.stdin is not None
@@ -277,23 +321,31 @@ async def gate_asks(registration: Path, question: dict[str, Any]) -> tuple[async
     return reader, writer
 
 
-@pytest.mark.parametrize(("answer", "allowed"), [
-    ({"outcome": {"outcome": "selected", "optionId": "allow-once"}}, True),
-    ({"outcome": {"outcome": "selected", "optionId": "reject-once"}}, False),
-    ({"outcome": {"outcome": "selected", "optionId": "allow-always"}}, False),  # not offered: no
-    ({"outcome": {"outcome": "cancelled"}}, False),
-    ("allow-once", False),
-])
-async def test_the_relay_asks_for_the_gate_and_openclaw_never_sees_the_answer(tmp_path: Path, answer: Any,
-                                                                              allowed: bool) -> None:
+@pytest.mark.parametrize(
+    ("answer", "allowed"),
+    [
+        ({"outcome": {"outcome": "selected", "optionId": "allow-once"}}, True),
+        ({"outcome": {"outcome": "selected", "optionId": "reject-once"}}, False),
+        ({"outcome": {"outcome": "selected", "optionId": "allow-always"}}, False),  # not offered: no
+        ({"outcome": {"outcome": "cancelled"}}, False),
+        ("allow-once", False),
+    ],
+)
+async def test_the_relay_asks_for_the_gate_and_openclaw_never_sees_the_answer(
+    tmp_path: Path, answer: Any, allowed: bool
+) -> None:
     relay = RelayUnderTest(tmp_path)
     await relay.start()
     try:
         registration = await relay.open_session()
         assert oct(registration.stat().st_mode & 0o777) == "0o600"
         assert oct(registration.parent.stat().st_mode & 0o777) == "0o700"
-        question = {"sessionKey": "agent:main:acp-bridge:uuid-1", "toolCallId": "call-9", "toolName": "write",
-                    "params": {"path": "notes.txt", "content": "x"}}
+        question = {
+            "sessionKey": "agent:main:acp-bridge:uuid-1",
+            "toolCallId": "call-9",
+            "toolName": "write",
+            "params": {"path": "notes.txt", "content": "x"},
+        }
         reader, writer = await gate_asks(registration, question)
         request = await relay.receive()
         assert request["method"] == "session/request_permission" and request["id"].startswith(ASK_ID_PREFIX)
@@ -352,9 +404,19 @@ def test_the_previewed_diff_stays_on_the_call_when_openclaw_reports_its_result(t
     adapter, ctx = started(tmp_path)
     events = list(adapter.parse_line(ask_line(tmp_path), ctx))
     adapter.respond_approval(events[-1].interaction_id, ApprovalDecision(approve=True), ctx)
-    done = {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "sid", "update": {
-        "sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": "completed",
-        "content": [{"type": "content", "content": {"type": "text", "text": "Successfully wrote 2 bytes"}}]}}}
+    done = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {
+            "sessionId": "sid",
+            "update": {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "call-1",
+                "status": "completed",
+                "content": [{"type": "content", "content": {"type": "text", "text": "Successfully wrote 2 bytes"}}],
+            },
+        },
+    }
     shown = [e for e in adapter.parse_line(json.dumps(done), ctx) if getattr(e, "display", None) is not None]
     assert shown and shown[-1].display.diffs and shown[-1].display.diffs[0].new_text == "a\n"
 
@@ -384,8 +446,9 @@ def test_a_persons_plugin_allowlist_gets_the_gate_and_no_list_is_made_up(tmp_pat
     assert "allow" not in gateway_overrides(mine)["plugins"]  # unreadable here: the gate check speaks instead
 
 
-async def test_without_the_gate_no_turn_runs_and_the_person_is_told_why(tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_without_the_gate_no_turn_runs_and_the_person_is_told_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from tests.adapters.test_openclaw import FAKE_OPENCLAW, env_for
 
     monkeypatch.setattr("acp_mux.adapters.openclaw.GATE_WAIT_S", 0.5)  # how long a new gateway has to load it
@@ -428,9 +491,13 @@ def test_the_gate_blocks_every_change_when_no_one_can_be_asked(tmp_path: Path) -
     stale = registration_path(str(tmp_path), "stale")  # a relay that was killed: nobody listens there
     stale.parent.mkdir(mode=0o700)
     stale.write_text("@acp-mux-ask-" + "0" * 32)
-    out = subprocess.run(["node", "--input-type=module", "-e", GATE_DRIVER, str(PLUGIN_DIR / "acp-mux-asks.mjs")],
-                         env={**os.environ, "OPENCLAW_STATE_DIR": str(tmp_path)}, capture_output=True, text=True,
-                         timeout=60)
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", GATE_DRIVER, str(PLUGIN_DIR / "acp-mux-asks.mjs")],
+        env={**os.environ, "OPENCLAW_STATE_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     results = json.loads(out.stdout.strip().splitlines()[-1])
     assert results["read"] is None and results["exec"] is None
@@ -445,7 +512,8 @@ def test_the_relay_reads_a_stdin_epoll_refuses_and_ends_with_its_child(tmp_path:
     source = tmp_path / "in.jsonl"
     source.write_text('{"jsonrpc": "2.0", "method": "x"}\n')
     with open(os.devnull if stdin == "devnull" else source, "rb") as fh:
-        out = subprocess.run([sys.executable, "-m", "acp_mux.adapters.openclaw_relay", "cat"], stdin=fh,
-                             capture_output=True, timeout=30)
+        out = subprocess.run(
+            [sys.executable, "-m", "acp_mux.adapters.openclaw_relay", "cat"], stdin=fh, capture_output=True, timeout=30
+        )
     assert out.returncode == 0 and b"Traceback" not in out.stderr, out.stderr
     assert out.stdout == (b"" if stdin == "devnull" else source.read_bytes())  # carried through, unchanged

@@ -44,6 +44,7 @@ def fake(tmp_path: Path) -> Path:
 @pytest.fixture
 def no_hang() -> Iterator[None]:
     """Fail (instead of hanging the suite) if anything here blocks for 20 s: a FIFO opened the plain way would."""
+
     def expired(*_: object) -> None:
         raise TimeoutError("blocked: something waited on a planted file")
 
@@ -89,7 +90,8 @@ FOLDER_KINDS = ["symlink", "other user's", "open to all", "fifo", "file"]
 @pytest.mark.parametrize("where", ["openclaw", "openclaw/gateway", "openclaw/gateway/logs"])
 @pytest.mark.parametrize("kind", FOLDER_KINDS)
 async def test_a_gateway_folder_that_is_not_ours_is_refused_readably_and_left_alone(
-        tmp_path: Path, fake: Path, where: str, kind: str, no_hang: None) -> None:
+    tmp_path: Path, fake: Path, where: str, kind: str, no_hang: None
+) -> None:
     env = env_for(tmp_path)
     target = tmp_path / "state" / where
     outside = tmp_path / "outside"
@@ -113,10 +115,14 @@ async def test_a_gateway_folder_that_is_not_ours_is_refused_readably_and_left_al
 
 @needs_root
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(kind=st.sampled_from(["missing", "ours", *FOLDER_KINDS]), mode=st.integers(0, 0o777),
-       uid=st.sampled_from([0, 1, OTHER_UID]))
-def test_only_a_folder_of_ours_no_one_else_can_enter_is_used(tmp_path_factory: pytest.TempPathFactory, kind: str,
-                                                             mode: int, uid: int) -> None:
+@given(
+    kind=st.sampled_from(["missing", "ours", *FOLDER_KINDS]),
+    mode=st.integers(0, 0o777),
+    uid=st.sampled_from([0, 1, OTHER_UID]),
+)
+def test_only_a_folder_of_ours_no_one_else_can_enter_is_used(
+    tmp_path_factory: pytest.TempPathFactory, kind: str, mode: int, uid: int
+) -> None:
     """Property: whatever kind, mode and owner is found at the name, the folder is used only when it is a real
     folder of ours with no access for group or others (or did not exist and is made so); else it is refused and
     left exactly as it was."""
@@ -162,7 +168,8 @@ def ours_and_regular(path: Path) -> bool:
 @pytest.mark.parametrize("name", ["gateway/gateway.token", "gateway/openclaw.json", REGISTRY])
 @pytest.mark.parametrize("kind", ["fifo", "symlink", "other user's"])
 async def test_a_file_the_bridge_writes_whole_is_replaced_never_followed_or_waited_on(
-        tmp_path: Path, fake: Path, name: str, kind: str, no_hang: None) -> None:
+    tmp_path: Path, fake: Path, name: str, kind: str, no_hang: None
+) -> None:
     """The token, the config and the registration are written as a fresh 0600 file renamed over the name."""
     root = tmp_path / "state" / "openclaw"
     root.mkdir(parents=True, mode=0o700)
@@ -183,7 +190,8 @@ async def test_a_file_the_bridge_writes_whole_is_replaced_never_followed_or_wait
 @pytest.mark.parametrize("name", [LOCK, LEASE, "gateway/logs/gateway.out"])
 @pytest.mark.parametrize("kind", ["fifo", "symlink", "other user's"])
 async def test_a_lock_lease_or_log_that_is_not_ours_stops_the_start_readably(
-        tmp_path: Path, fake: Path, name: str, kind: str, no_hang: None) -> None:
+    tmp_path: Path, fake: Path, name: str, kind: str, no_hang: None
+) -> None:
     """Files opened in place (locked, appended to by the keeper) must be regular files of ours: anything else
     there is a GatewayError naming it, and no gateway runs (the keeper refuses the log before it starts one)."""
     root = tmp_path / "state" / "openclaw"
@@ -206,8 +214,9 @@ async def test_a_lock_lease_or_log_that_is_not_ours_stops_the_start_readably(
 
 @needs_root
 @pytest.mark.parametrize("kind", ["fifo", "symlink", "other user's"])
-def test_the_keeper_reads_the_registration_only_if_it_is_a_file_of_ours(tmp_path: Path, kind: str,
-                                                                        no_hang: None) -> None:
+def test_the_keeper_reads_the_registration_only_if_it_is_a_file_of_ours(
+    tmp_path: Path, kind: str, no_hang: None
+) -> None:
     """The keeper removes the registration at its stop only if it names the keeper: read without waiting."""
     openclaw_keeper._OWN_FILES = own_files
     outside = tmp_path / "outside.txt"
@@ -244,15 +253,20 @@ PLANTS: dict[str, Callable[[Path, Path], None]] = {
     "dangling symlink": lambda p, o: p.symlink_to(o),
     "folder": lambda p, o: p.mkdir(),
 }
-FLAGS = {"read": os.O_RDONLY, "lock": os.O_RDWR | os.O_CREAT, "log": os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
-         "append": os.O_WRONLY | os.O_APPEND}
+FLAGS = {
+    "read": os.O_RDONLY,
+    "lock": os.O_RDWR | os.O_CREAT,
+    "log": os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+    "append": os.O_WRONLY | os.O_APPEND,
+}
 
 
 @needs_root
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(plant=st.sampled_from(sorted(PLANTS)), use=st.sampled_from(sorted(FLAGS)))
-def test_open_own_opens_only_a_regular_file_of_ours_and_never_blocks(tmp_path_factory: pytest.TempPathFactory,
-                                                                     plant: str, use: str) -> None:
+def test_open_own_opens_only_a_regular_file_of_ours_and_never_blocks(
+    tmp_path_factory: pytest.TempPathFactory, plant: str, use: str
+) -> None:
     """Property: whatever is planted at the name and however we open it, we get a descriptor of a regular file of
     ours (never through a link), or OSError, at once; and what we refuse is left exactly as it was (``O_TRUNC``
     never empties someone else's file)."""
@@ -305,12 +319,15 @@ def test_an_asks_folder_that_is_not_ours_is_not_used_nor_changed(tmp_path: Path,
     before = snapshot(target)
     assert openclaw_relay._private_dir(target) is False
     assert snapshot(target) == before
-    assert openclaw_relay._private_dir(tmp_path / "fresh") and stat.S_IMODE(os.lstat(tmp_path / "fresh").st_mode) == 0o700
+    assert (
+        openclaw_relay._private_dir(tmp_path / "fresh") and stat.S_IMODE(os.lstat(tmp_path / "fresh").st_mode) == 0o700
+    )
 
 
 @pytest.mark.parametrize("kind", ["fifo", "symlink"])
-def test_a_registration_is_replaced_never_written_through_and_a_fifo_is_not_ours(tmp_path: Path, kind: str,
-                                                                                  no_hang: None) -> None:
+def test_a_registration_is_replaced_never_written_through_and_a_fifo_is_not_ours(
+    tmp_path: Path, kind: str, no_hang: None
+) -> None:
     outside = tmp_path / "outside.txt"
     plant_file(kind, tmp_path / "reg", outside)
     assert openclaw_relay._still_ours(tmp_path / "reg", "@acp-mux-ask-x") is False  # read without waiting
@@ -358,7 +375,8 @@ def test_the_gateway_and_openclaw_acp_get_a_private_tmpdir(tmp_path: Path) -> No
 @needs_root
 @pytest.mark.parametrize("kind", ["fine", *FOLDER_KINDS])
 def test_openclaws_tmpdir_is_a_private_folder_of_ours_or_the_checked_one_in_the_state(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
     """``openclaw-tmp`` in acp-mux's per-user runtime folder, used only if ours and private; anything else planted
     there is left alone and the state's own ``tmp`` (checked the same way) is used instead."""
     runtime, temp = tmp_path / "run", tmp_path / "tmp"

@@ -74,9 +74,14 @@ def fake(tmp_path: Path) -> Path:
 
 
 def env_for(tmp_path: Path, grace: str = "0", **extra: str) -> dict[str, str]:
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path / "home"),
-            "ACP_MUX_STATE_DIR": str(tmp_path / "state"), "FAKE_GATEWAY_STARTS": str(tmp_path / "starts"),
-            GRACE_ENV: grace, **extra}
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path / "home"),
+        "ACP_MUX_STATE_DIR": str(tmp_path / "state"),
+        "FAKE_GATEWAY_STARTS": str(tmp_path / "starts"),
+        GRACE_ENV: grace,
+        **extra,
+    }
 
 
 def starts(tmp_path: Path) -> list[str]:
@@ -88,8 +93,10 @@ async def gone(registration: Registration, within: float) -> float:
     """Seconds until neither the keeper nor the gateway runs; fails after ``within``."""
     began = time.monotonic()
     while time.monotonic() - began < within:
-        if (process_start(registration.gateway_pid) != registration.gateway_start
-                and process_start(registration.keeper_pid) != registration.keeper_start):
+        if (
+            process_start(registration.gateway_pid) != registration.gateway_start
+            and process_start(registration.keeper_pid) != registration.keeper_start
+        ):
             return time.monotonic() - began
         await asyncio.sleep(0.05)
     raise AssertionError(f"the shared gateway still runs {within} s later")
@@ -128,8 +135,9 @@ class Hostile:
 
 # ── sharing ────────────────────────────────────────────────────────────────────────────────────────────────────
 @pytest.mark.asyncio
-async def test_two_bridges_starting_at_once_share_one_gateway_and_it_goes_after_both(tmp_path: Path,
-                                                                                     fake: Path) -> None:
+async def test_two_bridges_starting_at_once_share_one_gateway_and_it_goes_after_both(
+    tmp_path: Path, fake: Path
+) -> None:
     env = env_for(tmp_path, FAKE_GATEWAY_DELAY="0.5")
     first, second = Gateway(str(fake), env), Gateway(str(fake), env)
     try:
@@ -164,8 +172,9 @@ async def test_a_killed_bridge_lease_goes_with_it_and_the_gateway_after_the_grac
     await gateway.ready(timeout=30)
     registration = gateway.registration
     assert registration is not None
-    holder = subprocess.Popen([sys.executable, "-c", LEASE_HOLDER, str(gateway.root / LEASE)],
-                              stdout=subprocess.PIPE, text=True)  # another bridge, attached
+    holder = subprocess.Popen(
+        [sys.executable, "-c", LEASE_HOLDER, str(gateway.root / LEASE)], stdout=subprocess.PIPE, text=True
+    )  # another bridge, attached
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "held\n"
         await gateway.stop()
@@ -192,7 +201,7 @@ async def test_a_new_bridge_starts_anew_after_the_gateway_went(tmp_path: Path, f
     try:
         await again.ready(timeout=30)
         assert again.registration is not None and again.registration != old and len(starts(tmp_path)) == 2
-        assert (again.endpoint is not None and again.endpoint.state == first.state)  # same state: sessions resume
+        assert again.endpoint is not None and again.endpoint.state == first.state  # same state: sessions resume
     finally:
         await again.stop()
     await gone(again.registration, within=5.0)
@@ -219,7 +228,8 @@ async def test_a_gateway_whose_keeper_was_killed_is_ended_by_the_next_bridge(tmp
 # ── ports ──────────────────────────────────────────────────────────────────────────────────────────────────────
 @pytest.mark.asyncio
 async def test_a_port_taken_before_the_gateway_binds_gets_nothing_and_another_port_is_used(
-        tmp_path: Path, fake: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, fake: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     hostile = Hostile()
     real = openclaw_gateway.free_port
     ports = iter([hostile.port])
@@ -239,7 +249,8 @@ async def test_a_port_taken_before_the_gateway_binds_gets_nothing_and_another_po
 
 @pytest.mark.asyncio
 async def test_a_listener_beside_the_gateway_on_its_port_fails_the_turn_before_the_token_goes(
-        tmp_path: Path, fake: Path) -> None:
+    tmp_path: Path, fake: Path
+) -> None:
     gateway = Gateway(str(fake), env_for(tmp_path, FAKE_GATEWAY_REUSEPORT="1"))
     await gateway.ready(timeout=30)
     registration = gateway.registration
@@ -271,7 +282,7 @@ def _row(address: str, port: int, state: str, inode: int) -> str:
 
 
 def _hex4(ip: bytes) -> str:
-    return "".join(f"{int.from_bytes(ip[i:i + 4], sys.byteorder):08X}" for i in range(0, len(ip), 4))
+    return "".join(f"{int.from_bytes(ip[i : i + 4], sys.byteorder):08X}" for i in range(0, len(ip), 4))
 
 
 _V4 = {b"\x7f\x00\x00\x01": True, b"\x00\x00\x00\x00": True, b"\x7f\x00\x00\x02": False, b"\x0a\x00\x00\x01": False}
@@ -279,36 +290,55 @@ _V6 = {bytes(16): True, bytes(10) + b"\xff\xff\x7f\x00\x00\x01": True, bytes(15)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(sorted(_V4.items()) + sorted(_V6.items())), st.sampled_from([4242, 4243]),
-                          st.sampled_from(["0A", "01", "06"]), st.integers(1, 10**9)), max_size=8),
-       st.sampled_from([4242, 4243]))
-def test_only_listeners_a_loopback_connection_reaches_count(rows: list[tuple[tuple[bytes, bool], int, str, int]],
-                                                            port: int) -> None:
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(sorted(_V4.items()) + sorted(_V6.items())),
+            st.sampled_from([4242, 4243]),
+            st.sampled_from(["0A", "01", "06"]),
+            st.integers(1, 10**9),
+        ),
+        max_size=8,
+    ),
+    st.sampled_from([4242, 4243]),
+)
+def test_only_listeners_a_loopback_connection_reaches_count(
+    rows: list[tuple[tuple[bytes, bool], int, str, int]], port: int
+) -> None:
     """An attacker's socket anywhere 127.0.0.1:PORT leads (the exact address, a v4 or v6 wildcard, the v4-mapped
     address) is found; sockets that a loopback connection cannot reach, other ports and non-listening states are
     not."""
     table = "  sl  local_address rem_address   st\n" + "\n".join(
-        _row(_hex4(ip), p, state, inode) for (ip, _), p, state, inode in rows)
+        _row(_hex4(ip), p, state, inode) for (ip, _), p, state, inode in rows
+    )
     expected = {inode for (_, reaches), p, state, inode in rows if reaches and p == port and state == "0A"}
     assert parse_listeners(table, port) == expected
 
 
 # ── the registration is hostile input ──────────────────────────────────────────────────────────────────────────
 @settings(max_examples=300, deadline=None)
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=15), inner,
-                                                                                max_size=8), max_leaves=20))
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=15), inner, max_size=8),
+        max_leaves=20,
+    )
+)
 def test_a_registration_of_any_other_shape_is_no_registration(value: object) -> None:
     found = Registration.from_json(json.dumps(value))
     if found is not None:
-        assert all(type(getattr(found, name)) is int and getattr(found, name) > 0
-                   for name in ("keeper_pid", "keeper_start", "gateway_pid", "gateway_start", "port"))
+        assert all(
+            type(getattr(found, name)) is int and getattr(found, name) > 0
+            for name in ("keeper_pid", "keeper_start", "gateway_pid", "gateway_start", "port")
+        )
         assert 0 < found.port < 65536 and (found.include_root is None or isinstance(found.include_root, str))
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.sampled_from(["keeper_pid", "keeper_start", "gateway_pid", "gateway_start", "port"]),
-       st.one_of(st.booleans(), st.floats(), st.text(max_size=5), st.none(), st.integers(max_value=0)))
+@given(
+    st.sampled_from(["keeper_pid", "keeper_start", "gateway_pid", "gateway_start", "port"]),
+    st.one_of(st.booleans(), st.floats(), st.text(max_size=5), st.none(), st.integers(max_value=0)),
+)
 def test_a_field_of_the_wrong_type_or_range_voids_it(name: str, bad: object) -> None:
     good = Registration(1, 2, 3, 4, 5, None)
     assert Registration.from_json(good.to_json()) == good
@@ -362,12 +392,14 @@ def test_the_grace_is_a_number_of_seconds_or_refused(raw: str) -> None:
 def test_the_keeper_and_the_bridges_name_the_same_files() -> None:
     """The keeper imports nothing of ours (it starts in milliseconds): its file names must match by hand."""
     assert (openclaw_keeper.LEASE, openclaw_keeper.LOCK, openclaw_keeper.REGISTRY) == (
-        openclaw_registry.LEASE, openclaw_registry.LOCK, openclaw_registry.REGISTRY)
+        openclaw_registry.LEASE,
+        openclaw_registry.LOCK,
+        openclaw_registry.REGISTRY,
+    )
 
 
 @pytest.mark.asyncio
-async def test_a_bridge_that_attaches_reads_only_what_the_gateway_logs_from_then_on(tmp_path: Path,
-                                                                                     fake: Path) -> None:
+async def test_a_bridge_that_attaches_reads_only_what_the_gateway_logs_from_then_on(tmp_path: Path, fake: Path) -> None:
     """A failure logged for a session before this bridge attached is another turn's, never this one's."""
     env = env_for(tmp_path)
     first, second = Gateway(str(fake), env), Gateway(str(fake), env)
@@ -393,8 +425,10 @@ async def test_a_bridge_that_attaches_reads_only_what_the_gateway_logs_from_then
 
 
 # ── OpenClaw's own retries, from its log ───────────────────────────────────────────────────────────────────────
-RETRY_LINE = ("2026-11-25T19:26:19.337+00:00 [agent/embedded] transient same-model retry 2/9 for fake/fake-model "
-              "reason=rate_limit: delayMs=2150")
+RETRY_LINE = (
+    "2026-11-25T19:26:19.337+00:00 [agent/embedded] transient same-model retry 2/9 for fake/fake-model "
+    "reason=rate_limit: delayMs=2150"
+)
 
 
 def test_a_retry_line_of_the_gateway_is_a_retry_note() -> None:

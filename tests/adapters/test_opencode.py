@@ -12,7 +12,13 @@ from typing import Any
 
 import pytest
 
-from acp_mux.adapters.opencode import CONFIG_ENV, OpencodeAdapter, merged_config_content, permission_config, stream_error
+from acp_mux.adapters.opencode import (
+    CONFIG_ENV,
+    OpencodeAdapter,
+    merged_config_content,
+    permission_config,
+    stream_error,
+)
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.prompt import Prompt
@@ -54,7 +60,9 @@ def test_opencode_starts_with_asking_rules_on_its_agents_and_a_truthful_allow_al
 
 
 def test_the_users_own_config_content_is_kept_under_the_bridges_rules() -> None:
-    theirs = json.dumps({"theme": "dark", "agent": {"build": {"model": "x/y", "permission": {"bash": "allow", "read": "deny"}}}})
+    theirs = json.dumps(
+        {"theme": "dark", "agent": {"build": {"model": "x/y", "permission": {"bash": "allow", "read": "deny"}}}}
+    )
     merged = json.loads(merged_config_content(theirs))
     assert merged["theme"] == "dark"
     assert merged["agent"]["build"]["model"] == "x/y"
@@ -72,16 +80,22 @@ def test_each_question_is_about_a_call_shown_with_its_real_input_and_not_yet_run
         before = result.events[:at]
         ready = [e for e in before if e.type == "tool_call_ready" and e.tool_call_id == question.tool_call_id]
         assert len(ready) == 1 and ready[0].input, question.tool_call_id
-        running = [e for e in before if e.type == "tool_update" and e.tool_call_id == question.tool_call_id and e.running]
+        running = [
+            e for e in before if e.type == "tool_update" and e.tool_call_id == question.tool_call_id and e.running
+        ]
         assert running == [], "shown running before it was allowed"
     inputs = {e.tool_call_id: e.input for e in result.of_type("tool_call_ready")}
     assert inputs["toolu_fake_1_2"]["command"] == "echo hello-from-opencode"
     assert inputs["toolu_fake_2_1"] == {"filePath": "/work/project/notes.txt", "content": "alpha\nbeta\n"}
-    assert inputs["toolu_fake_4_1"] == {"command": "cat notes.txt"}  # asked before its in_progress: the question's input
+    assert inputs["toolu_fake_4_1"] == {
+        "command": "cat notes.txt"
+    }  # asked before its in_progress: the question's input
     starts = {e.tool_call_id: e for e in result.of_type("tool_call_start")}
     assert starts["toolu_fake_1_2"].input_accumulated == ""  # announced empty, as opencode does
     assert all(kind == "tool_result" for kind in result.ended().values())
-    titles = [e.display.title for e in result.of_type("tool_update") if e.tool_call_id == "toolu_fake_1_2" and e.display]
+    titles = [
+        e.display.title for e in result.of_type("tool_update") if e.tool_call_id == "toolu_fake_1_2" and e.display
+    ]
     assert "echo hello-from-opencode" in titles
 
 
@@ -91,7 +105,9 @@ def test_the_always_rule_input_names_the_file_and_the_command() -> None:
     assert by_tool["toolu_fake_2_1"]["path"] == "/work/project/notes.txt"
     assert by_tool["toolu_fake_4_1"]["command"] == "cat notes.txt"
     # the bridge answers a one-time allow whatever the person said: its own rules keep "always"
-    assert {a["result"]["outcome"]["optionId"] for a in result.answers().values() if "outcome" in a.get("result", {})} == {"once"}
+    assert {
+        a["result"]["outcome"]["optionId"] for a in result.answers().values() if "outcome" in a.get("result", {})
+    } == {"once"}
 
 
 def test_a_refused_call_ends_failed_and_is_never_shown_running() -> None:
@@ -172,16 +188,18 @@ def test_a_restarted_bridge_resumes_opencodes_session_without_a_replay() -> None
 SES = "ses_df70ae9fdffeKsOO8FiLASAwj5"
 FAILED_REQUEST = (
     'timestamp=2026-11-23T15:10:10.607Z level=ERROR run=fef59d35 message="stream error" providerID=fake '
-    f'modelID=claude-sonnet-4-5 session.id={SES} small=false agent=build mode=primary '
+    f"modelID=claude-sonnet-4-5 session.id={SES} small=false agent=build mode=primary "
     'error.error="AI_APICallError: Internal server error (fake)"'
 )
 FAILED_TITLE = (  # opencode's own title request (small=true) gave up: not the person's turn
     'timestamp=2026-11-23T15:10:15.736Z level=ERROR run=fef59d35 message="stream error" providerID=fake '
-    f'modelID=claude-sonnet-4-5 session.id={SES} small=true agent=title mode=primary '
+    f"modelID=claude-sonnet-4-5 session.id={SES} small=true agent=title mode=primary "
     'error.error="AI_RetryError: Failed after 3 attempts. Last error: Internal server error (fake)"'
 )
-OTHER = (f'timestamp=2026-11-23T15:10:10.585Z level=INFO run=fef59d35 message=stream providerID=fake '
-         f'modelID=claude-sonnet-4-5 session.id={SES} small=false agent=build mode=primary')
+OTHER = (
+    f"timestamp=2026-11-23T15:10:10.585Z level=INFO run=fef59d35 message=stream providerID=fake "
+    f"modelID=claude-sonnet-4-5 session.id={SES} small=false agent=build mode=primary"
+)
 
 
 def rpc(obj: dict[str, Any]) -> str:
@@ -207,11 +225,17 @@ def test_only_a_failed_request_of_the_persons_turn_is_read_from_its_log() -> Non
 
 def test_each_failed_request_is_a_numbered_retry_and_the_final_error_ends_the_turn() -> None:
     adapter, ctx = prompting()
-    events = [e for text in (FAILED_REQUEST, FAILED_TITLE, OTHER, FAILED_REQUEST) for e in adapter.stderr_events(text, ctx)]
+    events = [
+        e for text in (FAILED_REQUEST, FAILED_TITLE, OTHER, FAILED_REQUEST) for e in adapter.stderr_events(text, ctx)
+    ]
     retries = [e for e in events if e.type == "retry"]
     assert [(r.attempt, r.max_attempts) for r in retries] == [(1, 5), (2, 5)]
     assert retries[0].reason == "the model request failed (Internal server error (fake)); opencode tries again"
-    failed = list(adapter.parse_line(rpc({"id": 3, "error": {"code": -32603, "message": "Internal error: Internal server error (fake)"}}), ctx))
+    failed = list(
+        adapter.parse_line(
+            rpc({"id": 3, "error": {"code": -32603, "message": "Internal error: Internal server error (fake)"}}), ctx
+        )
+    )
     assert any(e.type == "error" and "Internal server error" in e.message for e in failed), failed
 
 

@@ -13,22 +13,38 @@ from acp_mux.adapters.pi_lines import read_update
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.events import BaseEvent
 from acp_mux.core.prompt import Prompt
-from tests.adapters.helpers import (FIXTURES, assert_ordering, brief, capture_lines, make_ctx, sent, stdin_annotations,
-                                    types)
+from tests.adapters.helpers import (
+    FIXTURES,
+    assert_ordering,
+    brief,
+    capture_lines,
+    make_ctx,
+    sent,
+    stdin_annotations,
+    types,
+)
 
 PI = FIXTURES / "pi"
 CWD = "/work/project"
 
 
-def run(name: str, *, answer: bool | None = None, mode: str | None = None, session_id: str | None = None,
-        interrupt_at_text: bool = False, env: dict[str, str] | None = None) -> tuple[list[BaseEvent], Any, PiAdapter]:
+def run(
+    name: str,
+    *,
+    answer: bool | None = None,
+    mode: str | None = None,
+    session_id: str | None = None,
+    interrupt_at_text: bool = False,
+    env: dict[str, str] | None = None,
+) -> tuple[list[BaseEvent], Any, PiAdapter]:
     """Replay a fixture's pi lines through a fresh adapter, answering its questions as a person would."""
     adapter = PiAdapter()
     ctx = make_ctx("pi", CWD)
     lines = capture_lines(PI / f"{name}.jsonl")
     prompt = next(m["message"] for m in stdin_annotations(PI / f"{name}.jsonl") if m.get("type") == "prompt")
-    options = RunOptions(agent="pi", cwd=CWD, mode=mode, session_id=session_id, env=env or {},
-                         prompt=Prompt.of_text(prompt))
+    options = RunOptions(
+        agent="pi", cwd=CWD, mode=mode, session_id=session_id, env=env or {}, prompt=Prompt.of_text(prompt)
+    )
     adapter.start(options, ctx)  # the same commands, with the same ids, as the recorder sent
     events: list[BaseEvent] = []
     interrupted = False
@@ -53,7 +69,9 @@ def test_allowed_write_edit_streams_thinking_text_tools_and_one_turn() -> None:
     assert types(events).count("turn_start") == 1 and types(events).count("turn_end") == 1
     (start,) = of(events, "session_start")
     assert start.session_id.startswith("/work/home/.pi/agent/sessions/--work-project--/") and not start.resumed
-    assert "".join(e.delta for e in of(events, "thinking_delta")) == "First check the shell works, then write notes.txt."
+    assert (
+        "".join(e.delta for e in of(events, "thinking_delta")) == "First check the shell works, then write notes.txt."
+    )
     assert of(events, "message_stop")[-1].text == "Done: notes.txt now contains alpha and gamma."
     ready = [(e.tool_name, e.input) for e in of(events, "tool_call_ready")]
     assert ready == [
@@ -65,12 +83,18 @@ def test_allowed_write_edit_streams_thinking_text_tools_and_one_turn() -> None:
     asked = of(events, "approval_request")
     assert [e.tool_name for e in asked] == ["bash", "write", "edit", "bash"]
     assert [e.tool_call_id for e in asked] == [e.tool_call_id for e in of(events, "tool_call_ready")]
-    assert asked[1].input == {"path": "/work/project/notes.txt", "content": "alpha\nbeta\n"}  # "always" rules match on it
+    assert asked[1].input == {
+        "path": "/work/project/notes.txt",
+        "content": "alpha\nbeta\n",
+    }  # "always" rules match on it
     # every question was answered on pi's stdin, by its request id
     answers = [m for m in sent(ctx) if m.get("type") == "extension_ui_response"]
     assert len(answers) == 4 and all(m["confirmed"] is True for m in answers)
     # the commands ran and showed their output; the edit's result carries pi's diff
-    assert brief(of(events, "shell_start")) == [("shell_start", "echo hello-from-pi", CWD), ("shell_start", "echo done-from-pi", CWD)]
+    assert brief(of(events, "shell_start")) == [
+        ("shell_start", "echo hello-from-pi", CWD),
+        ("shell_start", "echo done-from-pi", CWD),
+    ]
     assert [e.delta for e in of(events, "shell_stdout_delta")] == ["hello-from-pi\n", "done-from-pi\n"]
     assert [e.exit_code for e in of(events, "shell_exit")] == [0, 0]
     results = of(events, "tool_result")
@@ -97,7 +121,9 @@ def test_rejected_calls_fail_and_no_command_is_shown_running() -> None:
     assert len(answers) == 4 and all(m["confirmed"] is False for m in answers)
 
 
-@pytest.mark.parametrize(("mode", "asked"), [("accept-edits", ["bash", "bash"]), ("bypass", []), ("ask", ["bash", "write", "edit", "bash"])])
+@pytest.mark.parametrize(
+    ("mode", "asked"), [("accept-edits", ["bash", "bash"]), ("bypass", []), ("ask", ["bash", "write", "edit", "bash"])]
+)
 def test_modes_decide_which_questions_reach_the_editor(mode: str, asked: list[str]) -> None:
     events, ctx, _ = run("write_edit_allow", answer=True, mode=mode)
     assert [e.tool_name for e in of(events, "approval_request")] == asked
@@ -109,8 +135,13 @@ def test_a_mode_switch_applies_to_the_next_question() -> None:
     adapter, ctx = PiAdapter(), make_ctx("pi", CWD)
     adapter.start(RunOptions(agent="pi", cwd=CWD, env={}), ctx)
     sent(ctx)
-    ask = {"type": "extension_ui_request", "id": "q1", "method": "confirm", "title": "acp-mux:permission",
-           "message": json.dumps({"toolCallId": "c1", "toolName": "write", "input": {"path": "a.txt", "content": ""}})}
+    ask = {
+        "type": "extension_ui_request",
+        "id": "q1",
+        "method": "confirm",
+        "title": "acp-mux:permission",
+        "message": json.dumps({"toolCallId": "c1", "toolName": "write", "input": {"path": "a.txt", "content": ""}}),
+    }
     assert adapter.set_mode("accept-edits", ctx)
     assert adapter.parse_line(json.dumps(ask), ctx) == []
     assert sent(ctx) == [{"type": "extension_ui_response", "id": "q1", "confirmed": True}]
@@ -143,7 +174,9 @@ def test_rate_limit_shows_the_retry_then_ends_the_turn_once_with_the_final_error
     assert retry.attempt == 1 and "429" in retry.reason
     (error,) = of(events, "rate_limit_error")
     assert "429" in error.message
-    assert types(events).count("turn_end") == 1 and types(events).index("retry") < types(events).index("rate_limit_error")
+    assert types(events).count("turn_end") == 1 and types(events).index("retry") < types(events).index(
+        "rate_limit_error"
+    )
 
 
 def test_resume_reports_the_same_session_file() -> None:
@@ -195,8 +228,10 @@ def test_a_session_file_that_is_gone_starts_a_new_session_with_a_note(tmp_path: 
 def test_a_message_update_is_read_without_parsing_its_partial_message() -> None:
     """The delta comes out of a line whose (megabyte) partial message is not even valid JSON: it is never parsed."""
     junk = "x" * 1_000_000
-    line = ('{"type":"message_update","assistantMessageEvent":{"type":"text_delta","contentIndex":3,'
-            f'"delta":"Line 042\\n","partial":{{{junk}')
+    line = (
+        '{"type":"message_update","assistantMessageEvent":{"type":"text_delta","contentIndex":3,'
+        f'"delta":"Line 042\\n","partial":{{{junk}'
+    )
     update = read_update(line)
     assert update is not None and (update.kind, update.index, update.delta) == ("text_delta", 3, "Line 042\n")
 
@@ -205,11 +240,22 @@ def test_a_started_tool_call_is_found_from_the_end_of_the_line() -> None:
     head = '{"type":"message_update","assistantMessageEvent":{"type":"toolcall_start","contentIndex":1,"partial":'
     block = '{"type":"toolCall","id":"call_7","name":"write","arguments":{},"partialArgs":"","streamIndex":0}'
     tail = '],"api":"openai-completions","stopReason":"stop","timestamp":1}}'
-    line = head + "not json " * 100_000 + ',"message":{"role":"assistant","content":[{"type":"text","text":"hi"},' + block + tail
+    line = (
+        head
+        + "not json " * 100_000
+        + ',"message":{"role":"assistant","content":[{"type":"text","text":"hi"},'
+        + block
+        + tail
+    )
     update = read_update(line)
     assert update is not None and update.tool_call == {"id": "call_7", "name": "write"}
 
 
 def test_a_line_laid_out_differently_is_still_read_correctly() -> None:
-    line = json.dumps({"type": "message_update", "assistantMessageEvent": {"type": "text_delta", "contentIndex": 0, "delta": "hi", "partial": {}}})
+    line = json.dumps(
+        {
+            "type": "message_update",
+            "assistantMessageEvent": {"type": "text_delta", "contentIndex": 0, "delta": "hi", "partial": {}},
+        }
+    )
     assert read_update(line).delta == "hi"  # json.dumps puts spaces after separators: the full parse is used

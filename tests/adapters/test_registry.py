@@ -40,8 +40,9 @@ def test_every_transport_is_an_adapter_that_reads_its_row(name):
         module, _, cls_name = target.partition(":")
         cls = getattr(importlib.import_module(module), cls_name)
         assert issubclass(cls, AgentAdapter) and cls.name == name, target
-        duplicated = {attr for klass in cls.__mro__ if klass is not AgentAdapter and klass is not object
-                      for attr in vars(klass)} & ROW_FIELDS
+        duplicated = {
+            attr for klass in cls.__mro__ if klass is not AgentAdapter and klass is not object for attr in vars(klass)
+        } & ROW_FIELDS
         assert duplicated == set(), f"{target} repeats {sorted(duplicated)} from the registry row"
         adapter = get_adapter(name, transport)
         assert (adapter.entry, adapter.binary, adapter.login_args) == (row, row.binary, row.login_args)
@@ -91,7 +92,9 @@ def test_locate_binary_in_the_order_the_run_uses(tmp_path):
     assert locate_binary(row, None, {**env, "ACP_MUX_CLAUDE_BIN": str(chosen)}) == (str(chosen), None)
     assert locate_binary(row, str(chosen), {**env, "ACP_MUX_CLAUDE_BIN": "/nowhere"}) == (str(chosen), None)
     assert locate_binary(row, None, {**env, "ACP_MUX_CLAUDE_BIN": "/nowhere"}) == (
-        None, "ACP_MUX_CLAUDE_BIN is set to /nowhere, which is not an executable file")
+        None,
+        "ACP_MUX_CLAUDE_BIN is set to /nowhere, which is not an executable file",
+    )
     assert locate_binary(row, "/nowhere", env) == (None, "--agent-bin /nowhere is not an executable file")
     path, problem = locate_binary(row, None, {"PATH": "/nonexistent"})
     assert path is None and problem == "claude not found on PATH"
@@ -107,4 +110,5 @@ def test_login_files_expand_from_the_agents_own_variables(tmp_path):
     (tmp_path / "cfg").mkdir()
     (tmp_path / "cfg" / ".credentials.json").write_text("{}")
     assert row.existing_login_file({"HOME": "/h", "CLAUDE_CONFIG_DIR": str(tmp_path / "cfg")}) == str(
-        tmp_path / "cfg" / ".credentials.json")
+        tmp_path / "cfg" / ".credentials.json"
+    )

@@ -69,7 +69,14 @@ def test_claude_task_items_of_a_long_command_are_its_progress() -> None:
 
 
 def test_codex_mcp_progress_notification_becomes_progress_of_the_item() -> None:
-    mcp = {"type": "mcpToolCall", "id": "m1", "server": "docs", "tool": "search", "arguments": {"q": "x"}, "status": "inProgress"}
+    mcp = {
+        "type": "mcpToolCall",
+        "id": "m1",
+        "server": "docs",
+        "tool": "search",
+        "arguments": {"q": "x"},
+        "status": "inProgress",
+    }
     events = _turn(
         _n("item/started", item=mcp),
         _n("item/mcpToolCall/progress", itemId="m1", message="fetched 2 of 5 pages"),

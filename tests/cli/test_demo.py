@@ -32,8 +32,15 @@ def tmpdir_env(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 
 def spawn_demo(env: dict[str, str]) -> pexpect.spawn:
-    return pexpect.spawn(sys.executable, ["-m", "acp_mux", "demo"], env=env, cwd=str(REPO), encoding="utf-8",
-                         timeout=60, dimensions=(40, 120))
+    return pexpect.spawn(
+        sys.executable,
+        ["-m", "acp_mux", "demo"],
+        env=env,
+        cwd=str(REPO),
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(40, 120),
+    )
 
 
 def processes_inside(directory: Path) -> list[int]:
@@ -114,8 +121,14 @@ def test_end_of_input_at_the_prompt_rejects(tmpdir_env):
 @pytest.mark.parametrize("redirect", ["<&-", "</dev/null"])
 def test_without_a_terminal_it_runs_through_and_renders_shell_output_bare(tmpdir_env, redirect):
     tmp, env = tmpdir_env
-    out = subprocess.run(["sh", "-c", f'exec "$0" -m acp_mux demo {redirect}', sys.executable], env=env, cwd=REPO,
-                         capture_output=True, text=True, timeout=90)
+    out = subprocess.run(
+        ["sh", "-c", f'exec "$0" -m acp_mux demo {redirect}', sys.executable],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
     assert out.returncode == 0, out.stderr
     assert "(not a terminal: choosing 1)" in out.stdout
     assert "│ alpha\n  │ gamma" in out.stdout and "```" not in out.stdout

@@ -11,14 +11,23 @@ from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, ENTRIES
 
 
 def doctor(*names: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "acp_mux", "doctor", *names], env=env, capture_output=True,
-                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "acp_mux", "doctor", *names],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def clean_env(home: Path, **extra: str) -> dict[str, str]:
     """No agent on PATH, no keys, an empty HOME: whatever doctor finds, the test put there."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("ACP_MUX_") and not any(k == var for row in ENTRIES.values() for var in row.auth_env)}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("ACP_MUX_") and not any(k == var for row in ENTRIES.values() for var in row.auth_env)
+    }
     for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME"):
         env.pop(var, None)
     return {**env, "HOME": str(home), "PATH": "/nonexistent", **extra}

@@ -25,7 +25,8 @@ print(json.dumps({{"code": code, "loaded": [m for m in {HEAVY!r} if m in sys.mod
 
 
 @pytest.mark.parametrize(
-    "args", [["--agent", "demo"], ["--agent", "claude"], ["--agent", "codex"], ["--agent", "codex", "--transport", "exec"]]
+    "args",
+    [["--agent", "demo"], ["--agent", "claude"], ["--agent", "codex"], ["--agent", "codex", "--transport", "exec"]],
 )
 def test_initialize_is_answered_without_importing_the_event_models(args, tmp_path):
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}

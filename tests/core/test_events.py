@@ -17,7 +17,10 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "session_checkpoint": {"sessionId": "s1", "checkpointId": "c1"},
     "session_end": {"sessionId": "s1", "turnCount": 2, "cost": {"totalUsd": 0.5, "inputTokens": 10, "outputTokens": 5}},
     "turn_start": {"turnIndex": 0},
-    "turn_end": {"turnIndex": 0, "cost": {"totalUsd": 0.1, "inputTokens": 1, "outputTokens": 2, "thinkingTokens": 3, "cachedTokens": 4}},
+    "turn_end": {
+        "turnIndex": 0,
+        "cost": {"totalUsd": 0.1, "inputTokens": 1, "outputTokens": 2, "thinkingTokens": 3, "cachedTokens": 4},
+    },
     "step_start": {"turnIndex": 0, "stepIndex": 1, "stepType": "tool_use"},
     "step_end": {"turnIndex": 0, "stepIndex": 1},
     "message_start": {},
@@ -26,8 +29,8 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "thinking_start": {"effort": "high"},
     "thinking_delta": {"delta": "hm", "accumulated": "hmm"},
     "thinking_stop": {"thinking": "hmm"},
-    "tool_call_start": {"toolCallId": "t1", "toolName": "Write", "inputAccumulated": "{\"a\""},
-    "tool_input_delta": {"toolCallId": "t1", "delta": ":1}", "inputAccumulated": "{\"a\":1}"},
+    "tool_call_start": {"toolCallId": "t1", "toolName": "Write", "inputAccumulated": '{"a"'},
+    "tool_input_delta": {"toolCallId": "t1", "delta": ":1}", "inputAccumulated": '{"a":1}'},
     "tool_call_ready": {"toolCallId": "t1", "toolName": "Write", "input": {"a": 1}},
     "tool_result": {"toolCallId": "t1", "toolName": "Write", "output": {"ok": True}, "durationMs": 12},
     "tool_error": {"toolCallId": "t1", "toolName": "Write", "error": "denied"},
@@ -44,7 +47,12 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "mcp_tool_result": {"toolCallId": "m1", "server": "fs", "toolName": "read", "output": "x"},
     "mcp_tool_error": {"toolCallId": "m1", "server": "fs", "toolName": "read", "error": "boom"},
     "subagent_spawn": {"subagentId": "a1", "agentName": "explorer", "prompt": "look"},
-    "subagent_result": {"subagentId": "a1", "agentName": "explorer", "summary": "found", "cost": {"totalUsd": 0, "inputTokens": 0, "outputTokens": 0}},
+    "subagent_result": {
+        "subagentId": "a1",
+        "agentName": "explorer",
+        "summary": "found",
+        "cost": {"totalUsd": 0, "inputTokens": 0, "outputTokens": 0},
+    },
     "subagent_error": {"subagentId": "a1", "agentName": "explorer", "error": "lost"},
     "plugin_loaded": {"pluginId": "p", "pluginName": "P", "version": "1.0"},
     "plugin_invoked": {"pluginId": "p", "pluginName": "P"},
@@ -57,7 +65,15 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "cost": {"cost": {"totalUsd": 1.5, "inputTokens": 100, "outputTokens": 50}},
     "token_usage": {"inputTokens": 100, "outputTokens": 50, "thinkingTokens": 5, "cachedTokens": 7},
     "input_required": {"interactionId": "i1", "question": "which?", "context": "ctx", "source": "tool"},
-    "approval_request": {"interactionId": "i2", "action": "Run", "detail": "ls", "toolName": "Bash", "riskLevel": "high", "toolCallId": "t1", "input": {"command": "ls"}},
+    "approval_request": {
+        "interactionId": "i2",
+        "action": "Run",
+        "detail": "ls",
+        "toolName": "Bash",
+        "riskLevel": "high",
+        "toolCallId": "t1",
+        "input": {"command": "ls"},
+    },
     "approval_granted": {"interactionId": "i2"},
     "approval_denied": {"interactionId": "i2", "reason": "no"},
     "rate_limited": {"retryAfterMs": 1000},
@@ -79,7 +95,11 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "debug": {"level": "warn", "message": "careful"},
     "log": {"source": "stderr", "line": "hello"},
     # extensions
-    "tool_update": {"toolCallId": "t1", "display": {"title": "Edit a.py", "diffs": [{"path": "/p/a.py", "newText": "b", "oldText": "a"}]}, "running": True},
+    "tool_update": {
+        "toolCallId": "t1",
+        "display": {"title": "Edit a.py", "diffs": [{"path": "/p/a.py", "newText": "b", "oldText": "a"}]},
+        "running": True,
+    },
     "tool_progress": {"toolCallId": "t1", "status": "running", "progress": 2.0, "total": 5.0, "message": "2 of 5"},
     "session_options": {
         "modes": [{"id": "default", "name": "Default", "description": ""}],
@@ -107,7 +127,13 @@ def test_the_spec_67_types_in_18_categories_plus_the_extensions():
 
 @pytest.mark.parametrize("event_type", sorted(SAMPLES))
 def test_every_type_round_trips_through_jsonl(event_type):
-    wire = {"type": event_type, "runId": "01J0000000000000000000000A", "agent": "claude", "timestamp": 1700000000000, **SAMPLES[event_type]}
+    wire = {
+        "type": event_type,
+        "runId": "01J0000000000000000000000A",
+        "agent": "claude",
+        "timestamp": 1700000000000,
+        **SAMPLES[event_type],
+    }
     event = ev.parse_event_json(json.dumps(wire))
     assert type(event) is ev.EVENT_CLASSES[event_type]
     assert ev.category_of(event) is not None

@@ -60,7 +60,7 @@ def test_a_tool_inputs_pieces_share_the_input_so_far_instead_of_copying_it() -> 
     ctx.tool_start("t1", "Write")
     content = "x" * 50_000
     document = json.dumps({"file_path": "/tmp/big.txt", "content": content})
-    pieces = [document[i:i + 7] for i in range(0, len(document), 7)]
+    pieces = [document[i : i + 7] for i in range(0, len(document), 7)]
     deltas = [event for piece in pieces for event in ctx.tool_input_delta("t1", piece)]
     assert len(deltas) == len(pieces)
     assert all(event.__dict__["accumulated_text"] is None for event in deltas), "no copy made while streaming"

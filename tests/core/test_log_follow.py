@@ -31,8 +31,9 @@ def _append(path: Path, data: bytes) -> None:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(LINE_TEXT, max_size=30), cuts=st.lists(st.integers(min_value=0, max_value=4000), max_size=12))
-def test_every_line_arrives_once_and_whole_however_the_writes_are_cut(tmp_path: Path, lines: list[str],
-                                                                       cuts: list[int]) -> None:
+def test_every_line_arrives_once_and_whole_however_the_writes_are_cut(
+    tmp_path: Path, lines: list[str], cuts: list[int]
+) -> None:
     """The writer appends the same bytes in arbitrary pieces between polls (a line split mid-character included):
     the lines read are exactly the complete lines written, each once, in order."""
     path = tmp_path / f"log-{len(lines)}-{len(cuts)}"
@@ -53,10 +54,13 @@ def test_every_line_arrives_once_and_whole_however_the_writes_are_cut(tmp_path: 
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(sizes=st.lists(st.integers(min_value=0, max_value=300), min_size=1, max_size=12),
-       chunk=st.integers(min_value=1, max_value=97))
-def test_a_line_longer_than_the_bound_is_dropped_whole_and_the_rest_survive(tmp_path: Path, sizes: list[int],
-                                                                             chunk: int) -> None:
+@given(
+    sizes=st.lists(st.integers(min_value=0, max_value=300), min_size=1, max_size=12),
+    chunk=st.integers(min_value=1, max_value=97),
+)
+def test_a_line_longer_than_the_bound_is_dropped_whole_and_the_rest_survive(
+    tmp_path: Path, sizes: list[int], chunk: int
+) -> None:
     """Lines over ``max_line`` bytes never come out, not even as pieces that could pass for lines of their own;
     every line within the bound does, and memory stays at the bound."""
     path = tmp_path / f"long-{len(sizes)}-{chunk}"
@@ -67,7 +71,7 @@ def test_a_line_longer_than_the_bound_is_dropped_whole_and_the_rest_survive(tmp_
     follower.poll()  # present at the first poll but empty: nothing is skipped
     seen: list[str] = []
     for i in range(0, len(data), chunk):
-        _append(path, data[i:i + chunk])
+        _append(path, data[i : i + chunk])
         seen += follower.poll()
         assert len(follower._pending) <= 100
     assert seen == [line for line in lines if len(line) <= 100]

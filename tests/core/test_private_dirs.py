@@ -51,7 +51,11 @@ def _file(path: Path, elsewhere: Path) -> None:
 
 
 PLANTS: dict[str, Callable[[Path, Path], None]] = {
-    "symlink": _symlink, "mode_0777": _world_writable, "other_uid": _other_users, "file": _file}
+    "symlink": _symlink,
+    "mode_0777": _world_writable,
+    "other_uid": _other_users,
+    "file": _file,
+}
 
 
 def _snapshot(path: Path) -> tuple[int, int, int, list[str]]:
@@ -86,8 +90,9 @@ def test_our_own_private_fixed_folder_is_used(temp_root: Path) -> None:
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="chown to another uid needs root")
-def test_the_runtime_dir_is_used_only_when_it_is_ours(temp_root: Path, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_runtime_dir_is_used_only_when_it_is_ours(
+    temp_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     runtime = tmp_path / "run-user"
     runtime.mkdir(mode=0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
@@ -110,8 +115,9 @@ def test_is_private_dir_checks_the_link_not_its_target(tmp_path: Path) -> None:
 @pytest.mark.skipif(os.getuid() != 0, reason="chown to another uid needs root")
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(mode=st.integers(0, 0o777), other_owner=st.booleans())
-def test_a_fixed_folder_is_used_exactly_when_it_is_ours_and_closed(temp_root: Path, mode: int,
-                                                                    other_owner: bool) -> None:
+def test_a_fixed_folder_is_used_exactly_when_it_is_ours_and_closed(
+    temp_root: Path, mode: int, other_owner: bool
+) -> None:
     fixed = temp_root / f"acp-mux-{os.getuid()}"
     shutil.rmtree(fixed, ignore_errors=True)
     fixed.mkdir()
@@ -126,8 +132,9 @@ def test_a_fixed_folder_is_used_exactly_when_it_is_ours_and_closed(temp_root: Pa
     assert private.is_private_dir(os.path.dirname(path))
 
 
-def test_a_fixed_folder_of_ours_we_cannot_write_in_falls_back_to_a_fresh_one(temp_root: Path,
-                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fixed_folder_of_ours_we_cannot_write_in_falls_back_to_a_fresh_one(
+    temp_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     real_mkdtemp = tempfile.mkdtemp
 
     def refusing(suffix: str | None = None, prefix: str | None = None, dir: str | None = None) -> str:

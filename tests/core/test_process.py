@@ -49,6 +49,7 @@ async def start(procs: list[AgentProcess], spec: SpawnSpec, **kw) -> AgentProces
 async def collect(p: AgentProcess, timeout: float = 10) -> list[str]:
     async def run() -> list[str]:
         return [line async for line in p.lines()]
+
     return await asyncio.wait_for(run(), timeout)
 
 
@@ -61,6 +62,7 @@ async def read_until(p: AgentProcess, want: str, timeout: float = 10) -> list[st
             if line == want:
                 return seen
         raise AssertionError(f"EOF before {want!r}; got {seen!r}")
+
     return await asyncio.wait_for(run(), timeout)
 
 
@@ -94,8 +96,7 @@ def test_tail_buffer_is_bounded_and_utf8_safe() -> None:
 
 # ------------------------------------------------------------------ pipe mode
 async def test_lines_in_order_and_unterminated_last_line(procs) -> None:
-    p = await start(procs, prog("emit_lines.py", "--delay", "0.01", "--no-final-newline",
-                                 "one", "two", "", "three"))
+    p = await start(procs, prog("emit_lines.py", "--delay", "0.01", "--no-final-newline", "one", "two", "", "three"))
     assert await collect(p) == ["one", "two", "", "three"]
     assert await asyncio.wait_for(p.wait(), 5) == ExitStatus(0, None)
     assert p.exited and p.returncode == 0
@@ -122,7 +123,7 @@ async def test_invalid_utf8_is_replaced(procs) -> None:
 async def test_chatty_stderr_is_drained_and_tail_bounded(procs) -> None:
     seen: list[str] = []
     p = await start(procs, prog("chatty_stderr.py", "5"), stderr_tail_bytes=4096)
-    p.on_stderr_line = seen.append   # set right after spawn: nothing missed
+    p.on_stderr_line = seen.append  # set right after spawn: nothing missed
     lines = await collect(p, timeout=15)
     assert lines[-1] == "done" and lines[0] == "out 0"
     await asyncio.wait_for(p.wait(), 5)
@@ -201,15 +202,18 @@ async def test_spawn_not_executable_and_bad_cwd(tmp_path: Path) -> None:
 
 async def test_spawn_resolves_via_env_path_and_uses_cwd(procs, tmp_path: Path) -> None:
     (tmp_path / "myagent").symlink_to(PY)
-    p = await start(procs, SpawnSpec("myagent", ["-c", "import os; print(os.getcwd())"],
-                                     env={"PATH": str(tmp_path)}, cwd=str(tmp_path)))
+    p = await start(
+        procs,
+        SpawnSpec("myagent", ["-c", "import os; print(os.getcwd())"], env={"PATH": str(tmp_path)}, cwd=str(tmp_path)),
+    )
     assert await collect(p) == [str(tmp_path)]
 
 
 async def test_child_never_shares_our_stdio_and_has_own_group(procs) -> None:
     """The agent runs in a session and process group of its own (led by its supervisor), never ours."""
-    code = ("import os,sys; print(os.getpid(), os.getpgrp(), os.getsid(0), "
-            "os.fstat(0).st_ino != %d)" % os.fstat(0).st_ino)
+    code = (
+        "import os,sys; print(os.getpid(), os.getpgrp(), os.getsid(0), os.fstat(0).st_ino != %d)" % os.fstat(0).st_ino
+    )
     p = await start(procs, SpawnSpec(PY, ["-c", code]))
     pid, pgrp, sid, other_stdin = (await collect(p))[0].split()
     assert int(pid) == p.agent_pid != p.pid and int(pgrp) == int(sid) == p.pgid == p.pid != os.getpgrp()
@@ -234,7 +238,7 @@ async def test_terminate_escalates_and_kills_grandchild(procs) -> None:
     assert time.monotonic() - t0 < 0.5 + 1.0
     assert status == ExitStatus(None, "SIGKILL")
     assert not p.group_alive() and pid_dead(gpid)
-    assert await asyncio.wait_for(p.terminate(), 1) == status   # idempotent
+    assert await asyncio.wait_for(p.terminate(), 1) == status  # idempotent
     assert p.pid not in [q.pid for q in TRACKER._procs.values()]
 
 
@@ -252,9 +256,9 @@ async def test_leader_exit_ends_lines_even_if_grandchild_holds_pipe(procs) -> No
     lines = await collect(p, timeout=5)
     assert lines[1:] == ["ready"]
     assert await asyncio.wait_for(p.wait(), 2) == ExitStatus(0, None)
-    assert p.group_alive()                 # the grandchild lingers in the group...
+    assert p.group_alive()  # the grandchild lingers in the group...
     await asyncio.wait_for(p.terminate(grace=1), 3)
-    assert not p.group_alive()             # ...until terminate sweeps it
+    assert not p.group_alive()  # ...until terminate sweeps it
 
 
 async def test_suspend_and_resume(procs) -> None:
@@ -292,11 +296,10 @@ async def test_tracker_registers_unregisters_and_kill_all(procs) -> None:
 
 async def leader_gone_grandchild_left(procs) -> tuple[AgentProcess, int]:
     """An agent whose leader exited while a grandchild lives on in its group."""
-    p = await start(procs, prog("hang.py", "--grandchild", "--grandchild-ignore-term",
-                                "--exit-after", "0.2"))
+    p = await start(procs, prog("hang.py", "--grandchild", "--grandchild-ignore-term", "--exit-after", "0.2"))
     gpid = int((await read_until(p, "ready"))[0].split()[1])
     assert await asyncio.wait_for(p.wait(), 5) == ExitStatus(0, None)
-    await asyncio.sleep(0.3)               # past the tracker's first emptiness check
+    await asyncio.sleep(0.3)  # past the tracker's first emptiness check
     assert not pid_dead(gpid) and os.getpgid(gpid) == p.pgid
     return p, gpid
 
@@ -304,7 +307,7 @@ async def leader_gone_grandchild_left(procs) -> tuple[AgentProcess, int]:
 async def test_tracker_keeps_group_after_leader_exit_and_kill_all_kills_it(procs) -> None:
     p, gpid = await leader_gone_grandchild_left(procs)
     assert TRACKER._procs.get(p.pid) is p and TRACKER.active_count >= 1
-    TRACKER.kill_all(grace=0.3)            # the grandchild ignores SIGTERM: needs the KILL
+    TRACKER.kill_all(grace=0.3)  # the grandchild ignores SIGTERM: needs the KILL
     assert await eventually(lambda: pid_dead(gpid), 2.0)
     assert not p.group_alive() and TRACKER.active_count == 0
 
@@ -335,9 +338,15 @@ async def test_tracker_kills_leaderless_group_at_host_exit() -> None:
     """The bridge exits after the agent's leader did: atexit still sweeps its group."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     host = await asyncio.create_subprocess_exec(
-        PY, "-c", _LEADERLESS_HOST, str(PROGS / "hang.py"), env=env,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE)
+        PY,
+        "-c",
+        _LEADERLESS_HOST,
+        str(PROGS / "hang.py"),
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     leader = gpid = 0
     try:
         out, err = await asyncio.wait_for(host.communicate(), 15)
@@ -364,8 +373,15 @@ async def test_tracker_cleans_up_when_host_dies(mode: str) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     mode, *extra = mode.split()
     host = await asyncio.create_subprocess_exec(
-        PY, str(PROGS / "tracker_host.py"), mode, *extra, env=env, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        PY,
+        str(PROGS / "tracker_host.py"),
+        mode,
+        *extra,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     leader = gpid = 0
     try:
         first = (await asyncio.wait_for(host.stdout.readline(), 10)).decode().split()

@@ -91,9 +91,20 @@ async def test_completed_run_keeps_the_ordering_contract(tmp_path):
     result = await handle
     types = [e.type for e in seen if e.type not in ("debug", "log")]
     assert types == [
-        "session_start", "turn_start", "message_start", "text_delta", "text_delta", "message_stop",
-        "tool_call_start", "tool_call_ready", "tool_result", "message_start", "text_delta", "message_stop",
-        "turn_end", "session_end",
+        "session_start",
+        "turn_start",
+        "message_start",
+        "text_delta",
+        "text_delta",
+        "message_stop",
+        "tool_call_start",
+        "tool_call_ready",
+        "tool_result",
+        "message_start",
+        "text_delta",
+        "message_stop",
+        "turn_end",
+        "session_end",
     ]
     assert all(e.run_id == handle.run_id and e.agent == "fake" for e in seen)
     stamps = [e.timestamp for e in seen]

@@ -45,7 +45,7 @@ class EchoAdapter(AgentAdapter):
     def parse_line(self, line: str, ctx: ParseContext) -> Iterable[ev.BaseEvent]:
         if not line.startswith("echo:"):
             return []
-        m = json.loads(line[len("echo:"):])
+        m = json.loads(line[len("echo:") :])
         if "say" in m:
             return ctx.text_delta(m["say"]) + ctx.end_text()
         if "tool" in m:

@@ -12,17 +12,50 @@ from acp_mux.core.settings import MAX_AGE_DAYS, MAX_SESSIONS, SETTINGS, SettingE
 
 LIMITS = {"ACP_MUX_SESSION_MAX_AGE_DAYS": MAX_AGE_DAYS, "ACP_MUX_SESSION_MAX_COUNT": MAX_SESSIONS}
 # strings near the grammar's edges, mixed with anything at all
-near = st.sampled_from(["-1", "0", "1", "+1", "1.0", "7.5", "1e3", "0x10", "1_000", "٣", "１", "off", "OFF", "of",
-                        "none", "", " ", "90 days", "36500", "36501", "10000000", "10000001", "99999999999999",
-                        "debug", "Warning", "TRACE", "yes", "true", "0", "1", " 1 "])
-values = st.one_of(near, st.text(max_size=12), st.integers(-10**6, 10**8).map(str))
+near = st.sampled_from(
+    [
+        "-1",
+        "0",
+        "1",
+        "+1",
+        "1.0",
+        "7.5",
+        "1e3",
+        "0x10",
+        "1_000",
+        "٣",
+        "１",
+        "off",
+        "OFF",
+        "of",
+        "none",
+        "",
+        " ",
+        "90 days",
+        "36500",
+        "36501",
+        "10000000",
+        "10000001",
+        "99999999999999",
+        "debug",
+        "Warning",
+        "TRACE",
+        "yes",
+        "true",
+        "0",
+        "1",
+        " 1 ",
+    ]
+)
+values = st.one_of(near, st.text(max_size=12), st.integers(-(10**6), 10**8).map(str))
 
 
 @given(st.sampled_from(sorted(LIMITS)), values)
 def test_a_number_setting_is_a_whole_number_in_range_or_off_and_nothing_else(name: str, raw: str) -> None:
     text = raw.strip()
-    fits = text.lower() == "off" or (re.fullmatch(r"[0-9]{1,12}", text, re.ASCII) is not None
-                                     and int(text) <= LIMITS[name])
+    fits = text.lower() == "off" or (
+        re.fullmatch(r"[0-9]{1,12}", text, re.ASCII) is not None and int(text) <= LIMITS[name]
+    )
     if fits:
         value = read_setting(name, {name: raw})
         assert value == (None if text.lower() == "off" or int(text) == 0 else int(text))

@@ -183,8 +183,13 @@ def _resolve(name: str, install: bool) -> Path | None:
     if needs_npm and not (shutil.which("npm") and shutil.which("node")):
         return _fail(name, "node/npm not found on PATH; cannot install the CLI")
     try:
-        proc = subprocess.run(["bash", str(INSTALL_SCRIPT), name], capture_output=True, text=True,
-                              timeout=INSTALL_TIMEOUT_S, env={**os.environ, "ACP_MUX_CLI_CACHE": str(cache_dir())})
+        proc = subprocess.run(
+            ["bash", str(INSTALL_SCRIPT), name],
+            capture_output=True,
+            text=True,
+            timeout=INSTALL_TIMEOUT_S,
+            env={**os.environ, "ACP_MUX_CLI_CACHE": str(cache_dir())},
+        )
     except subprocess.TimeoutExpired:
         return _fail(name, f"installing {name} timed out after {INSTALL_TIMEOUT_S}s")
     found = _installed_bin(name)
@@ -446,17 +451,32 @@ def omp_models_yml(server_url: str) -> str:
     Written as JSON, which is valid YAML, so no YAML library is needed. ``reasoning: true`` makes omp send
     ``reasoning_effort`` and surface the fake's ``reasoning_content`` deltas as agent_thought_chunk.
     """
-    config = {"providers": {"fake": {
-        "baseUrl": server_url + "/v1",
-        "api": "openai-completions",
-        "apiKey": FAKE_API_KEY,  # an env var name or, failing that, the literal key
-        # Two models, so switching models can be tested; both take images (omp drops them for text-only models).
-        "models": [{"id": model_id, "name": name, "reasoning": True, "input": ["text", "image"],
-                    "contextWindow": 128000, "maxTokens": 16384}
-                   for model_id, name in ((FAKE_MODEL, "Fake model"), (FAKE_MODEL + "-2", "Fake model 2"))],
-    }}}
-    return "# Written by tests/e2e/clis.py: omp's only provider is the fake model server.\n" + json.dumps(
-        config, indent=2) + "\n"
+    config = {
+        "providers": {
+            "fake": {
+                "baseUrl": server_url + "/v1",
+                "api": "openai-completions",
+                "apiKey": FAKE_API_KEY,  # an env var name or, failing that, the literal key
+                # Two models, so switching models can be tested; both take images (omp drops them for text-only models).
+                "models": [
+                    {
+                        "id": model_id,
+                        "name": name,
+                        "reasoning": True,
+                        "input": ["text", "image"],
+                        "contextWindow": 128000,
+                        "maxTokens": 16384,
+                    }
+                    for model_id, name in ((FAKE_MODEL, "Fake model"), (FAKE_MODEL + "-2", "Fake model 2"))
+                ],
+            }
+        }
+    }
+    return (
+        "# Written by tests/e2e/clis.py: omp's only provider is the fake model server.\n"
+        + json.dumps(config, indent=2)
+        + "\n"
+    )
 
 
 def omp_config_yml(approval_mode: str | None = OMP_APPROVAL_MODE) -> str:
@@ -488,8 +508,9 @@ def _hermes_home(server_url: str, home: Path, cwd: Path | None) -> None:
     hermes_home.mkdir(parents=True, exist_ok=True)
     (hermes_home / "config.yaml").write_text(hermes_config_yaml(server_url))
     # The update check (banner, `hermes --version`) asks PyPI unless this cache is younger than 6 hours.
-    (hermes_home / ".update_check").write_text(json.dumps(
-        {"ts": time.time(), "behind": 0, "rev": None, "ver": PINS["hermes"][1]}))
+    (hermes_home / ".update_check").write_text(
+        json.dumps({"ts": time.time(), "behind": 0, "rev": None, "ver": PINS["hermes"][1]})
+    )
 
 
 def _hermes_env(server_url: str, home: Path) -> dict[str, str]:
@@ -510,13 +531,21 @@ def hermes_config_yaml(server_url: str) -> str:
     """
     config = {
         # supports_vision: hermes strips images for models it cannot look up as vision models (ours is unknown).
-        "model": {"provider": "custom", "base_url": server_url + "/v1", "api_key": FAKE_API_KEY,
-                  "default": FAKE_MODEL, "supports_vision": True},
+        "model": {
+            "provider": "custom",
+            "base_url": server_url + "/v1",
+            "api_key": FAKE_API_KEY,
+            "default": FAKE_MODEL,
+            "supports_vision": True,
+        },
         "approvals": {"mode": "manual"},
         "agent": {"api_max_retries": 1},
     }
-    return "# Written by tests/e2e/clis.py: hermes talks only to the fake model server.\n" + json.dumps(
-        config, indent=2) + "\n"
+    return (
+        "# Written by tests/e2e/clis.py: hermes talks only to the fake model server.\n"
+        + json.dumps(config, indent=2)
+        + "\n"
+    )
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -541,13 +570,21 @@ def pi_models(server_url: str) -> dict[str, object]:
     can be seen in the request. ``reasoning: true`` makes pi surface the fake's ``reasoning_content`` as thinking,
     ``input`` with "image" keeps pi from dropping pictures from the prompt;
     the compat flags keep it from sending roles/fields the fake does not need."""
-    models = [{"id": m, "name": m, "reasoning": True, "input": ["text", "image"], "contextWindow": 128000,
-               "maxTokens": 16384}
-              for m in (FAKE_MODEL, "other-model")]
-    return {"providers": {"fake": {
-        "baseUrl": server_url + "/v1", "api": "openai-completions", "apiKey": FAKE_API_KEY,
-        "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False}, "models": models,
-    }}}
+    models = [
+        {"id": m, "name": m, "reasoning": True, "input": ["text", "image"], "contextWindow": 128000, "maxTokens": 16384}
+        for m in (FAKE_MODEL, "other-model")
+    ]
+    return {
+        "providers": {
+            "fake": {
+                "baseUrl": server_url + "/v1",
+                "api": "openai-completions",
+                "apiKey": FAKE_API_KEY,
+                "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
+                "models": models,
+            }
+        }
+    }
 
 
 def pi_settings() -> dict[str, object]:
@@ -643,8 +680,9 @@ def _opencode_env(server_url: str, home: Path) -> dict[str, str]:
     }
 
 
-def opencode_config(server_url: str, permission: dict[str, dict[str, str]] | None = OPENCODE_AGENT_PERMISSION
-                    ) -> dict[str, object]:
+def opencode_config(
+    server_url: str, permission: dict[str, dict[str, str]] | None = OPENCODE_AGENT_PERMISSION
+) -> dict[str, object]:
     """opencode.json: the provider ``fake`` (Anthropic Messages at ``<server>/v1``) with one model, asks on.
 
     ``permission`` maps agent names to their rules; ``None`` leaves opencode's defaults (build allows everything:
@@ -658,17 +696,26 @@ def opencode_config(server_url: str, permission: dict[str, dict[str, str]] | Non
         "model": DEFAULT_MODELS["opencode"],
         "small_model": DEFAULT_MODELS["opencode"],  # titles/summaries go to the fake too, never to a default
         "enabled_providers": [OPENCODE_PROVIDER],
-        "provider": {OPENCODE_PROVIDER: {
-            "npm": "@ai-sdk/anthropic",  # bundled in the binary: nothing is installed for it
-            "name": "Fake Anthropic",
-            "options": {"baseURL": server_url + "/v1", "apiKey": "sk-ant-fake"},
-            # two: the model switch test picks the second. Images only with "attachment" and image input
-            # modalities: without them opencode replaces an image by "this model does not support image input".
-            "models": {name: {"name": title, "tool_call": True, "reasoning": True, "attachment": True,
-                              "modalities": {"input": ["text", "image"], "output": ["text"]},
-                              "limit": {"context": 200000, "output": 8192}}
-                       for name, title in ((model, "Fake Sonnet"), (OPENCODE_SECOND_MODEL, "Fake Model 2"))},
-        }},
+        "provider": {
+            OPENCODE_PROVIDER: {
+                "npm": "@ai-sdk/anthropic",  # bundled in the binary: nothing is installed for it
+                "name": "Fake Anthropic",
+                "options": {"baseURL": server_url + "/v1", "apiKey": "sk-ant-fake"},
+                # two: the model switch test picks the second. Images only with "attachment" and image input
+                # modalities: without them opencode replaces an image by "this model does not support image input".
+                "models": {
+                    name: {
+                        "name": title,
+                        "tool_call": True,
+                        "reasoning": True,
+                        "attachment": True,
+                        "modalities": {"input": ["text", "image"], "output": ["text"]},
+                        "limit": {"context": 200000, "output": 8192},
+                    }
+                    for name, title in ((model, "Fake Sonnet"), (OPENCODE_SECOND_MODEL, "Fake Model 2"))
+                },
+            }
+        },
         "lsp": False,
         "formatter": False,
     }
@@ -733,11 +780,28 @@ def openclaw_config(server_url: str) -> dict[str, object]:
     """The person's OpenClaw config: only the fake provider (``models.mode: replace``) and it as the default model.
     acp-mux's private gateway includes this file and overrides its gateway section."""
     provider, model = DEFAULT_MODELS["openclaw"].split("/", 1)
-    models = [{"id": model, "name": model, "reasoning": True, "input": ["text", "image"], "contextWindow": 128000,
-               "maxTokens": 16384}]
+    models = [
+        {
+            "id": model,
+            "name": model,
+            "reasoning": True,
+            "input": ["text", "image"],
+            "contextWindow": 128000,
+            "maxTokens": 16384,
+        }
+    ]
     return {
-        "models": {"mode": "replace", "providers": {provider: {
-            "baseUrl": server_url + "/v1", "apiKey": FAKE_API_KEY, "api": "openai-completions", "models": models}}},
+        "models": {
+            "mode": "replace",
+            "providers": {
+                provider: {
+                    "baseUrl": server_url + "/v1",
+                    "apiKey": FAKE_API_KEY,
+                    "api": "openai-completions",
+                    "models": models,
+                }
+            },
+        },
         "agents": {"defaults": {"model": {"primary": DEFAULT_MODELS["openclaw"]}}},
     }
 

@@ -91,10 +91,20 @@ class RealAgent:
     @asynccontextmanager
     async def bridge(self, client: RecordingClient) -> AsyncIterator[tuple[Any, Any]]:
         """``acp-mux --agent NAME`` as a subprocess with the SDK client connected to it."""
-        args = ["-m", "acp_mux", "--agent", self.name, "--log-level", "debug",
-                "--log-file", str(self.root / "acp-mux.log"), *self.extra_args]
-        async with acp.spawn_agent_process(client, sys.executable, *args, env=self.env(), cwd=str(self.cwd),
-                                           transport_kwargs={"stderr": None}) as (conn, proc):
+        args = [
+            "-m",
+            "acp_mux",
+            "--agent",
+            self.name,
+            "--log-level",
+            "debug",
+            "--log-file",
+            str(self.root / "acp-mux.log"),
+            *self.extra_args,
+        ]
+        async with acp.spawn_agent_process(
+            client, sys.executable, *args, env=self.env(), cwd=str(self.cwd), transport_kwargs={"stderr": None}
+        ) as (conn, proc):
             yield conn, proc
 
     async def session(self, conn: Any) -> str:

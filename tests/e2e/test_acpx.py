@@ -58,12 +58,17 @@ class Run:
 
     def describe(self) -> str:
         tail = "\n".join(json.dumps(m)[:300] for m in self.messages[-15:])
-        return (f"cmd: {shlex.join(self.cmd)}\nrc={self.returncode} in {self.elapsed:.1f}s\n"
-                f"stderr:\n{self.stderr[-3000:]}\nlast messages:\n{tail}\nacp-mux log:\n{self.log[-3000:]}")
+        return (
+            f"cmd: {shlex.join(self.cmd)}\nrc={self.returncode} in {self.elapsed:.1f}s\n"
+            f"stderr:\n{self.stderr[-3000:]}\nlast messages:\n{tail}\nacp-mux log:\n{self.log[-3000:]}"
+        )
 
     def updates(self, kind: str) -> list[dict[str, Any]]:
-        return [m["params"]["update"] for m in self.messages
-                if m.get("method") == "session/update" and m["params"]["update"].get("sessionUpdate") == kind]
+        return [
+            m["params"]["update"]
+            for m in self.messages
+            if m.get("method") == "session/update" and m["params"]["update"].get("sessionUpdate") == kind
+        ]
 
     def text(self, kind: str = "agent_message_chunk") -> str:
         return "".join(u["content"]["text"] for u in self.updates(kind) if u["content"].get("type") == "text")
@@ -73,12 +78,18 @@ class Run:
 
     def permission_answers(self) -> list[dict[str, Any]]:
         """acpx's results for the permission requests (the only results carrying an ``outcome``)."""
-        return [m["result"]["outcome"] for m in self.messages
-                if isinstance(m.get("result"), dict) and "outcome" in m["result"]]
+        return [
+            m["result"]["outcome"]
+            for m in self.messages
+            if isinstance(m.get("result"), dict) and "outcome" in m["result"]
+        ]
 
     def stop_reasons(self) -> list[str]:
-        return [m["result"]["stopReason"] for m in self.messages
-                if isinstance(m.get("result"), dict) and "stopReason" in m["result"]]
+        return [
+            m["result"]["stopReason"]
+            for m in self.messages
+            if isinstance(m.get("result"), dict) and "stopReason" in m["result"]
+        ]
 
     def final_statuses(self) -> dict[str, str]:
         status: dict[str, str] = {}
@@ -88,15 +99,20 @@ class Run:
         return status
 
     def diffs(self) -> list[dict[str, Any]]:
-        return [c for u in self.updates("tool_call") + self.updates("tool_call_update")
-                for c in u.get("content") or [] if c.get("type") == "diff"]
+        return [
+            c
+            for u in self.updates("tool_call") + self.updates("tool_call_update")
+            for c in u.get("content") or []
+            if c.get("type") == "diff"
+        ]
 
 
 class Workspace:
     """A private project dir, HOME and session store under one unique path, which marks every process of a run."""
 
-    def __init__(self, root: Path, agent_args: tuple[str, ...] = ("--agent", "demo"),
-                 agent_env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, root: Path, agent_args: tuple[str, ...] = ("--agent", "demo"), agent_env: dict[str, str] | None = None
+    ) -> None:
         self.root = root
         self.agent_args = agent_args
         self.agent_env = agent_env or {}
@@ -108,18 +124,46 @@ class Workspace:
 
     def agent_command(self) -> str:
         """The ``--agent`` command line; the log file puts this run's unique path into acp-mux's own cmdline."""
-        return shlex.join([sys.executable, "-m", "acp_mux", *self.agent_args,
-                           "--log-level", "debug", "--log-file", str(self.log_file)])
+        return shlex.join(
+            [
+                sys.executable,
+                "-m",
+                "acp_mux",
+                *self.agent_args,
+                "--log-level",
+                "debug",
+                "--log-file",
+                str(self.log_file),
+            ]
+        )
 
     def env(self) -> dict[str, str]:
         return acpx_env(self.home, ACP_MUX_STATE_DIR=str(self.state), PYTHONPATH=str(REPO), **self.agent_env)
 
     def start(self, acpx: list[str], prompt: str, *flags: str) -> tuple[list[str], subprocess.Popen]:
-        cmd = [*acpx, "--format", "json", *flags, "--cwd", str(self.project),
-               "--agent", self.agent_command(), "exec", prompt]
+        cmd = [
+            *acpx,
+            "--format",
+            "json",
+            *flags,
+            "--cwd",
+            str(self.project),
+            "--agent",
+            self.agent_command(),
+            "exec",
+            prompt,
+        ]
         # Own session, so a run that overstays its timeout can be killed with everything it started.
-        proc = subprocess.Popen(cmd, cwd=self.project, env=self.env(), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=self.project,
+            env=self.env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         return cmd, proc
 
     def finish(self, cmd: list[str], proc: subprocess.Popen, started: float) -> Run:
@@ -128,8 +172,10 @@ class Workspace:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             out, err = proc.communicate()
-            pytest.fail(f"acpx did not finish within {RUN_TIMEOUT_S}s\ncmd: {shlex.join(cmd)}\n"
-                        f"stdout tail:\n{out[-3000:]}\nstderr:\n{err[-3000:]}")
+            pytest.fail(
+                f"acpx did not finish within {RUN_TIMEOUT_S}s\ncmd: {shlex.join(cmd)}\n"
+                f"stdout tail:\n{out[-3000:]}\nstderr:\n{err[-3000:]}"
+            )
         elapsed = time.monotonic() - started
         messages = []
         for line in out.splitlines():
@@ -137,8 +183,9 @@ class Workspace:
                 try:
                     messages.append(json.loads(line))
                 except ValueError:
-                    pytest.fail(f"acpx --format json printed a non-JSON stdout line: {line[:300]!r}\n"
-                                f"stderr:\n{err[-3000:]}")
+                    pytest.fail(
+                        f"acpx --format json printed a non-JSON stdout line: {line[:300]!r}\nstderr:\n{err[-3000:]}"
+                    )
         run = Run(cmd, proc.returncode, messages, err, elapsed)
         run.leftovers = self.wait_until_gone(GONE_WITHIN_S)
         run.log = self.log_file.read_text(errors="replace") if self.log_file.exists() else ""
@@ -187,8 +234,10 @@ def test_approve_all_writes_then_edits_the_file(acpx, ws):
     calls = run.updates("tool_call")
     assert [c["kind"] for c in calls] == ["edit", "edit", "execute"], run.describe()
     diffs = run.diffs()
-    assert any(d["path"] == str(ws.project / "notes.txt") and d.get("oldText") is None
-               and d["newText"] == "alpha\nbeta\n" for d in diffs), diffs
+    assert any(
+        d["path"] == str(ws.project / "notes.txt") and d.get("oldText") is None and d["newText"] == "alpha\nbeta\n"
+        for d in diffs
+    ), diffs
     assert any(d.get("oldText") == "beta" and d["newText"] == "gamma" for d in diffs), diffs
     assert set(run.final_statuses().values()) == {"completed"}, run.final_statuses()
     assert set(run.final_statuses()) == {c["toolCallId"] for c in calls}
@@ -241,7 +290,8 @@ def test_acpx_killed_mid_turn_leaves_no_process(acpx, ws):
     deadline = started + 60
     while not any("acp_mux" in p for p in ws.processes()) or not any("scripted_agent" in p for p in ws.processes()):
         assert proc.poll() is None and time.monotonic() < deadline, (
-            f"the turn never got going (rc={proc.poll()}): {ws.processes()}")
+            f"the turn never got going (rc={proc.poll()}): {ws.processes()}"
+        )
         time.sleep(0.05)
     time.sleep(0.5)  # let the turn start streaming
     proc.kill()  # acpx only; acp-mux and the agent are left to notice on their own
@@ -261,8 +311,15 @@ def test_approve_all_drives_a_real_agent_through_write_then_edit(acpx, tmp_path,
     binary = require_cli(name)
     project = tmp_path / "project"
     # the modes in which it asks first
-    mode = {"claude": "default", "codex": "read-only", "gemini": "default", "omp": "default", "hermes": "default",
-            "opencode": "build", "copilot": "agent"}[name]
+    mode = {
+        "claude": "default",
+        "codex": "read-only",
+        "gemini": "default",
+        "omp": "default",
+        "hermes": "default",
+        "opencode": "build",
+        "copilot": "agent",
+    }[name]
     with ModelServer(SCENARIOS / f"{name}_write_edit.json", variables={"cwd": str(project)}, delta_delay=0) as srv:
         env = cli_env(name, srv.url, tmp_path / "home", cwd=project)
         if name == "opencode":  # opencode's own defaults ask nothing: the questions come from acp-mux's rules

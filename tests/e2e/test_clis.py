@@ -104,8 +104,13 @@ def test_hermes_env_and_home(tmp_path: Path) -> None:
     env = cli_env("hermes", "http://127.0.0.1:4321", tmp_path / "home")
     hermes_home = tmp_path / "home" / ".hermes"
     config = read_config(hermes_home / "config.yaml")
-    assert config["model"] == {"provider": "custom", "base_url": "http://127.0.0.1:4321/v1", "api_key": "sk-fake",
-                               "default": "fake-model", "supports_vision": True}
+    assert config["model"] == {
+        "provider": "custom",
+        "base_url": "http://127.0.0.1:4321/v1",
+        "api_key": "sk-fake",
+        "default": "fake-model",
+        "supports_vision": True,
+    }
     assert config["approvals"]["mode"] == "manual" and config["agent"]["api_max_retries"] == 1
     stamp = json.loads((hermes_home / ".update_check").read_text())
     assert stamp["ver"] == PINS["hermes"][1] and time.time() - stamp["ts"] < 60
@@ -169,8 +174,11 @@ def test_opencode_env_and_config(tmp_path: Path, cache: Path, monkeypatch: pytes
     assert all(m["modalities"]["input"] == ["text", "image"] for m in provider["models"].values())
     assert "permission" not in config  # top-level rules would override plan mode's edit deny
     ask = {"edit": "ask", "bash": "ask", "webfetch": "ask"}
-    assert config["agent"] == {"build": {"permission": ask}, "general": {"permission": ask},
-                               "plan": {"permission": {"bash": "ask", "webfetch": "ask"}}}
+    assert config["agent"] == {
+        "build": {"permission": ask},
+        "general": {"permission": ask},
+        "plan": {"permission": {"bash": "ask", "webfetch": "ask"}},
+    }
     assert config["autoupdate"] is False and config["share"] == "disabled"
     assert env["XDG_CONFIG_HOME"] == str(home / ".config") and env["HOME"] == str(home)
     assert env["OPENCODE_DISABLE_MODELS_FETCH"] == env["OPENCODE_DISABLE_AUTOUPDATE"] == "1"

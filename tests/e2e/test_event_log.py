@@ -92,8 +92,14 @@ async def test_claude_reports_a_long_command_as_progress_of_its_tool_call(tmp_pa
     assert result.stop_reason == "end_turn", agent.log()[-3000:]
     updates = as_dicts(client)
     (call,) = [u for u in updates if u["sessionUpdate"] == "tool_call"]
-    progress = [u["_meta"]["tool_call_progress"] for u in updates
-                if u.get("toolCallId") == call["toolCallId"] and "tool_call_progress" in (u.get("_meta") or {})]
-    assert [(p["status"], p.get("message")) for p in progress] == [("running", "Sleep a while"), ("completed", "Sleep a while")]
+    progress = [
+        u["_meta"]["tool_call_progress"]
+        for u in updates
+        if u.get("toolCallId") == call["toolCallId"] and "tool_call_progress" in (u.get("_meta") or {})
+    ]
+    assert [(p["status"], p.get("message")) for p in progress] == [
+        ("running", "Sleep a while"),
+        ("completed", "Sleep a while"),
+    ]
     statuses = [u["status"] for u in updates if u.get("toolCallId") == call["toolCallId"] and u.get("status")]
     assert statuses[-1] == "completed"

@@ -48,8 +48,9 @@ def snapshot(hermes: RealAgent) -> dict[str, bytes | None]:
     return files
 
 
-async def run_turn(hermes: RealAgent, answer: str, *extra: str, scenario: str = "hermes_asks_command"
-                   ) -> tuple[Any, RecordingClient, list[bool]]:
+async def run_turn(
+    hermes: RealAgent, answer: str, *extra: str, scenario: str = "hermes_asks_command"
+) -> tuple[Any, RecordingClient, list[bool]]:
     """One turn of the scenario; the editor answers ``answer`` and notes whether made.txt existed when asked."""
     made = hermes.cwd / "made.txt"
     existed: list[bool] = []
@@ -133,7 +134,9 @@ async def test_mode_dont_ask_runs_the_command_without_asking(hermes: RealAgent) 
 
 
 @pytest.mark.parametrize("answer", ["reject_once", "allow_once"])
-async def test_a_dangerous_command_is_asked_by_acp_mux_first_then_by_hermes_itself(hermes: RealAgent, answer: str) -> None:
+async def test_a_dangerous_command_is_asked_by_acp_mux_first_then_by_hermes_itself(
+    hermes: RealAgent, answer: str
+) -> None:
     """A command hermes' patterns deem dangerous: acp-mux's question, then (if allowed) hermes' own with its reason,
     both about the one call the editor sees; a "no" to the first leaves it unrun and asks nothing more."""
     scratch = hermes.cwd / "scratch"
@@ -149,7 +152,7 @@ async def test_a_dangerous_command_is_asked_by_acp_mux_first_then_by_hermes_itse
 
 
 async def test_an_always_is_the_bridges_rule_and_never_written_into_hermes_config(hermes: RealAgent) -> None:
-    """"Always allow `touch` commands": the editor is asked once; hermes is answered "once" each time (its own
+    """ "Always allow `touch` commands": the editor is asked once; hermes is answered "once" each time (its own
     "always" would be written into the person's config.yaml), and the bridge answers the second touch itself."""
     result, client, _ = await run_turn(hermes, "allow_always", scenario="hermes_asks_always")
     assert result.stop_reason == "end_turn", hermes.log()[-3000:]
@@ -178,8 +181,9 @@ def test_the_overlay_keeps_every_plugin_hermes_has_and_adds_only_ours(hermes: Re
     base = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "HERMES_HOME": str(home / ".hermes")}
     states = []
     for env in (base, {**base, hermes_plugins.ENV: overlay}):
-        out = subprocess.run([str(python), "-c", PLUGIN_STATES], env=env, cwd=str(tmp_path), capture_output=True,
-                             text=True, timeout=120)
+        out = subprocess.run(
+            [str(python), "-c", PLUGIN_STATES], env=env, cwd=str(tmp_path), capture_output=True, text=True, timeout=120
+        )
         assert out.returncode == 0, out.stderr[-2000:]
         states.append(set(out.stdout.splitlines()))
     alone, overlaid = states

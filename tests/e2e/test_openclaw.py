@@ -61,8 +61,12 @@ async def test_openclaw_through_its_gateway_across_a_bridge_restart(tmp_path: Pa
             calls = {u.tool_call_id: u for u in client.of("tool_call")}
             assert sorted(u.kind for u in calls.values()) == ["edit", "edit", "execute"], calls
             assert set(final_statuses(client).values()) == {"completed"}
-            located = {loc.path for u in client.updates if u.session_update in ("tool_call", "tool_call_update")
-                       for loc in (u.locations or [])}
+            located = {
+                loc.path
+                for u in client.updates
+                if u.session_update in ("tool_call", "tool_call_update")
+                for loc in (u.locations or [])
+            }
             assert str(agent.cwd / "notes.txt") in located
             asked = [call for call, _ in client.permissions]
             assert asked and all(c.tool_call_id in calls for c in asked)  # OpenClaw's exec approval, relayed

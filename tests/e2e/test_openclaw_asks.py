@@ -67,8 +67,13 @@ class Answers(AskedWhile):
 def diffs_of(client: RecordingClient, tool_call_id: str) -> list[Any]:
     """The diffs the editor shows for a call at the end: an update's ``content`` replaces the call's, so those of
     the last update that carried content."""
-    contents = [u.content for u in client.updates if u.session_update in ("tool_call", "tool_call_update")
-                and u.tool_call_id == tool_call_id and u.content is not None]
+    contents = [
+        u.content
+        for u in client.updates
+        if u.session_update in ("tool_call", "tool_call_update")
+        and u.tool_call_id == tool_call_id
+        and u.content is not None
+    ]
     return [c for c in (contents[-1] if contents else []) if c.type == "diff"]
 
 
@@ -100,8 +105,10 @@ async def test_openclaw_asks_before_each_write_edit_and_command(tmp_path: Path) 
             assert held[write.tool_call_id] is None and held[edit.tool_call_id] == "alpha\nbeta\n", held
             assert set(final_statuses(client).values()) == {"completed"}
             assert any(d.new_text == "alpha\nbeta\n" and not d.old_text for d in diffs_of(client, write.tool_call_id))
-            assert any(d.old_text == "alpha\nbeta\n" and d.new_text == "alpha\ngamma\n"
-                       for d in diffs_of(client, edit.tool_call_id)), diffs_of(client, edit.tool_call_id)
+            assert any(
+                d.old_text == "alpha\nbeta\n" and d.new_text == "alpha\ngamma\n"
+                for d in diffs_of(client, edit.tool_call_id)
+            ), diffs_of(client, edit.tool_call_id)
             assert "notes.txt now contains alpha and gamma" in client.text()
 
             # ── rejected: nothing written, every asked call failed ──

@@ -61,8 +61,15 @@ async def test_openclaw_runs_with_a_private_tmpdir_and_does_not_restart_itself(t
             nodes = node_processes(agent)
             for pid, line in nodes.items():
                 env = environ(pid)
-                print(pid, " ".join(line.split())[:80], {k: v for k, v in env.items() if "RESPAWN" in k
-                                                          or "COMPILE" in k or "CA_CERTS" in k or k == "TMPDIR"})
+                print(
+                    pid,
+                    " ".join(line.split())[:80],
+                    {
+                        k: v
+                        for k, v in env.items()
+                        if "RESPAWN" in k or "COMPILE" in k or "CA_CERTS" in k or k == "TMPDIR"
+                    },
+                )
                 assert env.get("TMPDIR") == str(private_tmp), (line, env.get("TMPDIR"))
                 assert "OPENCLAW_PACKAGED_COMPILE_CACHE_RESPAWNED" not in env, line  # no compile-cache restart
                 cache = env.get("NODE_COMPILE_CACHE")  # OpenClaw hands its own cache folder to its workers

@@ -83,7 +83,8 @@ def keepers(agent: RealAgent) -> list[int]:
 
 
 async def test_two_windows_share_one_gateway_no_hostile_port_gets_the_token_and_killing_both_ends_it(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     agent = RealAgent("openclaw", require_cli("openclaw"), tmp_path)
     agent.serve("openclaw_text", delta_delay=0)
     agent.extra_env[GRACE_ENV] = str(GRACE_S)
@@ -150,8 +151,10 @@ async def test_openclaw_shows_its_own_retries_of_a_429_at_once_and_ends_with_the
             outcome = client.text().rpartition("attempt 9/9")[2]
             assert "Rate limited or out of quota" in outcome and result.stop_reason == "end_turn", outcome
             attempts = sum(1 for r in server.requests if r.get("status") == 429)
-            print(f"openclaw 429: first note {shown_after:.1f} s after the first 429; {attempts} requests, "
-                  f"{client.text().count('retrying, attempt')} notes; gave up after {took:.0f} s")
+            print(
+                f"openclaw 429: first note {shown_after:.1f} s after the first 429; {attempts} requests, "
+                f"{client.text().count('retrying, attempt')} notes; gave up after {took:.0f} s"
+            )
             assert attempts == 10 and client.text().count("retrying, attempt") == 9, client.text()
     finally:
         agent.close()

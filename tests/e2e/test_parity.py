@@ -54,11 +54,14 @@ def tool_faces(client: RecordingClient) -> list[tuple[Any, ...]]:
 
 async def run_direct(binary: Path, env: dict[str, str], cwd: Path) -> RecordingClient:
     client = RecordingClient(choose=allow_once)
-    async with acp.spawn_agent_process(client, str(binary), "--acp", env=env, cwd=str(cwd),
-                                       transport_kwargs={"stderr": None}) as (conn, _):
+    async with acp.spawn_agent_process(
+        client, str(binary), "--acp", env=env, cwd=str(cwd), transport_kwargs={"stderr": None}
+    ) as (conn, _):
         await conn.initialize(protocol_version=1)
         session = await conn.new_session(cwd=str(cwd), mcp_servers=[])
-        result = await asyncio.wait_for(conn.prompt(session_id=session.session_id, prompt=[acp.text_block(PROMPT)]), TIMEOUT)
+        result = await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=[acp.text_block(PROMPT)]), TIMEOUT
+        )
         assert result.stop_reason == "end_turn"
         await asyncio.sleep(0.5)  # commands arrive on a timer
     return client
@@ -70,8 +73,14 @@ async def test_gemini_shows_no_less_through_acp_mux_than_through_its_own_acp_mod
     for root in (direct_root, mux_root):
         (root / "project").mkdir(parents=True)
 
-    with ModelServer(SCENARIOS / "gemini_write_edit.json", variables={"cwd": str(direct_root / "project")}, delta_delay=0) as srv:
-        direct = await run_direct(binary, cli_env("gemini", srv.url, direct_root / "home", cwd=direct_root / "project"), direct_root / "project")
+    with ModelServer(
+        SCENARIOS / "gemini_write_edit.json", variables={"cwd": str(direct_root / "project")}, delta_delay=0
+    ) as srv:
+        direct = await run_direct(
+            binary,
+            cli_env("gemini", srv.url, direct_root / "home", cwd=direct_root / "project"),
+            direct_root / "project",
+        )
     assert (direct_root / "project" / "notes.txt").read_text() == "alpha\ngamma\n"
 
     agent = RealAgent("gemini", binary, mux_root)
@@ -90,8 +99,10 @@ async def test_gemini_shows_no_less_through_acp_mux_than_through_its_own_acp_mod
     # Everything gemini showed, shown the same (paths differ only by the two project folders).
     def here(faces: list[tuple[Any, ...]], root: Path) -> list[tuple[Any, ...]]:
         swap = lambda text: text.replace(str(root), "ROOT") if isinstance(text, str) else text  # noqa: E731
-        return [(k, t, frozenset(swap(p) for p in ps), frozenset(tuple(swap(x) for x in d) for d in ds))
-                for k, t, ps, ds in faces]
+        return [
+            (k, t, frozenset(swap(p) for p in ps), frozenset(tuple(swap(x) for x in d) for d in ds))
+            for k, t, ps, ds in faces
+        ]
 
     direct_faces, mux_faces = here(tool_faces(direct), direct_root), here(tool_faces(mux), mux_root)
     assert len(direct_faces) == 3 and all(f[0] and f[1] for f in direct_faces), direct_faces
@@ -105,8 +116,10 @@ async def test_gemini_shows_no_less_through_acp_mux_than_through_its_own_acp_mod
     assert len(mux.permissions) == len(direct.permissions) >= 2
     shown_first = {u.tool_call_id for u in mux.of("tool_call")}
     assert all(call.tool_call_id in shown_first for call, _ in mux.permissions)
-    assert all(sorted(o.kind for o in options) == ["allow_always", "allow_once", "reject_always", "reject_once"]
-               for _, options in mux.permissions)
+    assert all(
+        sorted(o.kind for o in options) == ["allow_always", "allow_once", "reject_always", "reject_once"]
+        for _, options in mux.permissions
+    )
     assert mux.of("usage_update") and not direct.of("usage_update")
     statuses: dict[str, str] = {}
     for u in mux.updates:

@@ -47,7 +47,7 @@ async def run_write_edit(agent: RealAgent, client: RecordingClient, mode: str | 
 
 
 async def test_allow_always_is_honoured_through_the_extension(pi: RealAgent) -> None:
-    """"Always allow `echo` commands" answers pi's second echo, and "always allow changes to notes.txt" the edit
+    """ "Always allow `echo` commands" answers pi's second echo, and "always allow changes to notes.txt" the edit
     after the write, without asking: the gate asks, the bridge's rules answer."""
     client = RecordingClient(choose=lambda options, call: "allow_always")
     await run_write_edit(pi, client, None)

@@ -118,8 +118,13 @@ def program_of(call: Any) -> str:
 def diffs_shown(client: RecordingClient, tool_call_id: str) -> list[Any]:
     """The diffs the editor shows for a call at the end: an update's ``content`` replaces the call's, so they are
     those of the last update that carried content."""
-    contents = [u.content for u in client.updates if u.session_update in ("tool_call", "tool_call_update")
-                and u.tool_call_id == tool_call_id and u.content is not None]
+    contents = [
+        u.content
+        for u in client.updates
+        if u.session_update in ("tool_call", "tool_call_update")
+        and u.tool_call_id == tool_call_id
+        and u.content is not None
+    ]
     return [c for c in (contents[-1] if contents else []) if c.type == "diff"]
 
 
@@ -141,14 +146,22 @@ async def test_write_then_edit_with_permission_allowed(agent: RealAgent) -> None
     assert len(edits) == 2, [(u.kind, u.title) for u in starts.values()]
     assert all(final_statuses(client)[u.tool_call_id] == "completed" for u in edits)
     for call in edits:  # the editor can follow along: each edit points at the file it touches
-        located = [loc.path for u in client.updates if getattr(u, "tool_call_id", None) == call.tool_call_id
-                   for loc in (getattr(u, "locations", None) or [])]
+        located = [
+            loc.path
+            for u in client.updates
+            if getattr(u, "tool_call_id", None) == call.tool_call_id
+            for loc in (getattr(u, "locations", None) or [])
+        ]
         assert any(path.endswith("notes.txt") for path in located), located
     write, edit = edits  # each change ends showing its own diff, on its own call
-    assert any(d.path.endswith("notes.txt") and not d.old_text and d.new_text == "alpha\nbeta\n"
-               for d in diffs_shown(client, write.tool_call_id)), diffs_shown(client, write.tool_call_id)
-    assert any("beta" in (d.old_text or "") and "gamma" in d.new_text and "beta" not in d.new_text
-               for d in diffs_shown(client, edit.tool_call_id)), diffs_shown(client, edit.tool_call_id)
+    assert any(
+        d.path.endswith("notes.txt") and not d.old_text and d.new_text == "alpha\nbeta\n"
+        for d in diffs_shown(client, write.tool_call_id)
+    ), diffs_shown(client, write.tool_call_id)
+    assert any(
+        "beta" in (d.old_text or "") and "gamma" in d.new_text and "beta" not in d.new_text
+        for d in diffs_shown(client, edit.tool_call_id)
+    ), diffs_shown(client, edit.tool_call_id)
 
     # A request before each change, about an announced call, while the file did not hold that change yet.
     asked_ids = assert_asked_about_announced_calls(client)
@@ -167,8 +180,13 @@ async def test_write_then_edit_with_permission_allowed(agent: RealAgent) -> None
         shells = [u for u in starts.values() if u.kind == "execute"]
         assert len(shells) == 1 and final_statuses(client)[shells[0].tool_call_id] == "completed"
         assert shells[0].tool_call_id in asked_ids, "codex ran a command without asking in its default mode"
-        shown = [c.content.text for u in client.of("tool_call_update") if u.tool_call_id == shells[0].tool_call_id
-                 for c in (u.content or []) if c.type == "content"]
+        shown = [
+            c.content.text
+            for u in client.of("tool_call_update")
+            if u.tool_call_id == shells[0].tool_call_id
+            for c in (u.content or [])
+            if c.type == "content"
+        ]
         assert any("hello-from-codex" in text for text in shown), shown
     if agent.name == "copilot":  # copilot's "Info: <path>" status lines are thoughts, never the answer
         assert "Info:" not in client.text() and "Info: " in client.text("agent_thought_chunk")
@@ -202,7 +220,7 @@ async def test_write_then_edit_with_permission_rejected(agent: RealAgent) -> Non
 
 
 async def test_allow_always_is_answered_by_the_bridge_next_time(agent: RealAgent) -> None:
-    """"Always allow changes to notes.txt", in the default mode: the editor is asked once, before the write; the
+    """ "Always allow changes to notes.txt", in the default mode: the editor is asked once, before the write; the
     edit that follows is answered by the bridge, whatever tool the agent uses for it."""
     agent.serve(f"{agent.name}_write_edit", delta_delay=0)
     asked = AskedWhile(agent.cwd, "allow_always")
@@ -237,14 +255,17 @@ async def test_cancel_mid_stream_then_next_prompt_works(agent: RealAgent) -> Non
         assert time.monotonic() - started < 5
         assert "Line 200" not in client.text()
         stream = server.wait_for(lambda r: r["kind"] == "step" and r["outcome"] is not None, timeout=5)
-        assert stream is not None and stream["outcome"] in ("disconnected", "stopped"), "the model stream was not dropped"
+        assert stream is not None and stream["outcome"] in ("disconnected", "stopped"), (
+            "the model stream was not dropped"
+        )
 
         agent.rescript(f"{agent.name}_text", delta_delay=0)
         before = len(client.updates)
         again = await prompt(conn, sid, "Say it again, quickly.")
         assert again.stop_reason == "end_turn", agent.log()[-3000:]
-        assert "Line 200" in "".join(u.content.text for u in client.updates[before:]
-                                     if u.session_update == "agent_message_chunk")
+        assert "Line 200" in "".join(
+            u.content.text for u in client.updates[before:] if u.session_update == "agent_message_chunk"
+        )
     await assert_no_process_left(agent)
 
 
@@ -272,7 +293,7 @@ async def test_cancel_while_asking_then_next_prompt_works(asks_then_breaks: Real
         result = await asyncio.wait_for(turn, 5)
         assert result.stop_reason == "cancelled"
         assert time.monotonic() - started < 5
-        (asked, _), = client.permissions
+        ((asked, _),) = client.permissions
         assert final_statuses(client)[asked.tool_call_id] == "failed"  # never left pending
         assert "pending" not in final_statuses(client).values()
 
@@ -392,9 +413,15 @@ async def test_model_config_option_reaches_the_model_api(switching_agent: RealAg
     """session/set_config_option model: the next turn (same conversation) asks the API for the chosen model."""
     agent = switching_agent
     server = agent.serve(f"{agent.name}_text", delta_delay=0)
-    chosen = {"claude": "haiku", "codex": "gpt-5.2-codex", "gemini": "gemini-3-flash-preview",
-              "pi": "fake/other-model", "omp": "fake/fake-model-2", "hermes": "custom:fake-model-2",
-              "opencode": "fake/fake-model-2"}[agent.name]
+    chosen = {
+        "claude": "haiku",
+        "codex": "gpt-5.2-codex",
+        "gemini": "gemini-3-flash-preview",
+        "pi": "fake/other-model",
+        "omp": "fake/fake-model-2",
+        "hermes": "custom:fake-model-2",
+        "opencode": "fake/fake-model-2",
+    }[agent.name]
     client = RecordingClient()
     async with agent.bridge(client) as (conn, _):
         sid = await agent.session(conn)
@@ -445,7 +472,7 @@ async def test_claude_leaves_plan_mode_in_the_mode_the_user_picks(tmp_path: Path
             await conn.set_session_mode(session_id=sid, mode_id="plan")
             result = await prompt(conn, sid, "Plan, then create notes.txt.")
         assert result.stop_reason == "end_turn", agent.log()[-3000:]
-        (call, options), = client.permissions  # only the plan was asked about: the Write ran in acceptEdits
+        ((call, options),) = client.permissions  # only the plan was asked about: the Write ran in acceptEdits
         assert call.kind == "switch_mode"
         assert [o.option_id for o in options] == ["mode:acceptEdits", "mode:default", "reject_once"]
         assert [u.current_mode_id for u in client.of("current_mode_update")] == ["plan", "acceptEdits"]
@@ -482,7 +509,7 @@ async def test_claude_warmed_ahead_of_the_first_prompt_asks_the_model_nothing(tm
 
 
 # A 1x1 PNG.
-PIXEL = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 
 
 async def test_an_image_in_the_prompt_reaches_the_model(agent: RealAgent) -> None:
@@ -518,8 +545,9 @@ async def test_opencode_plan_refuses_edits_and_allow_all_asks_nothing(tmp_path: 
         assert result.stop_reason == "end_turn", agent.log()[-3000:]
         # the editor was shown opencode's modes, acp-mux's allow-all among them (the one it picked is confirmed by
         # set_session_mode's answer; what follows proves opencode runs in it)
-        shown = [o for u in client.of("config_option_update") for o in u.model_dump()["config_options"]
-                 if o["id"] == "mode"]
+        shown = [
+            o for u in client.of("config_option_update") for o in u.model_dump()["config_options"] if o["id"] == "mode"
+        ]
         assert shown and sorted(c["value"] for c in shown[-1]["options"]) == ["allow-all", "build", "plan"], shown
         edits = [u.tool_call_id for u in client.of("tool_call") if u.kind == "edit"]
         statuses = final_statuses(client)
@@ -581,7 +609,10 @@ async def test_copilot_asks_in_acp_muxs_default_mode_and_names_its_modes_short(t
         # the bridge answers session/new at once; copilot's modes and settings reach the editor as updates
         shown = {o["id"]: o for u in client.of("config_option_update") for o in u.model_dump()["config_options"]}
         assert [(c["value"], c["name"]) for c in shown["mode"]["options"]] == [
-            ("agent", "Agent"), ("plan", "Plan"), ("autopilot", "Autopilot")], shown["mode"]
+            ("agent", "Agent"),
+            ("plan", "Plan"),
+            ("autopilot", "Autopilot"),
+        ], shown["mode"]
         assert shown["mode"]["current_value"] == "agent"
         assert shown["allow_all"]["current_value"] == "off"
         asked = [call.kind for call, _ in client.permissions]

@@ -36,15 +36,21 @@ ADVERSARIAL = [
     "sort -o pwned-sort words.txt",  # an option that writes a file
     "sort --outp=pwned-sort2 words.txt",  # the same, abbreviated
 ]
-SCRIPT = "#!/bin/sh\ntouch \"$(dirname \"$0\")/../pwned-$(basename \"$0\")\"\n"
+SCRIPT = '#!/bin/sh\ntouch "$(dirname "$0")/../pwned-$(basename "$0")"\n'
 TOOL = {"codex": ("exec_command", "cmd"), "claude": ("Bash", "command")}
 
 
 def scenario(agent: str) -> dict[str, Any]:
     name, key = TOOL[agent]
     commands = [GRANTED[0], COVERED[0], *ADVERSARIAL[:5], GRANTED[1], COVERED[1], *ADVERSARIAL[5:]]
-    steps = [{"blocks": [{"tool_use": {"name": name, "input": {key: c, **({"description": "run"} if agent == "claude" else {})}}}]}
-             for c in commands]
+    steps = [
+        {
+            "blocks": [
+                {"tool_use": {"name": name, "input": {key: c, **({"description": "run"} if agent == "claude" else {})}}}
+            ]
+        }
+        for c in commands
+    ]
     return {"steps": [*steps, {"blocks": [{"text": "All commands tried."}]}], "done_text": "Nothing left."}
 
 
@@ -110,14 +116,20 @@ async def test_a_path_rule_names_the_real_file_and_covers_nothing_else(tmp_path:
         (agent.cwd / "link").symlink_to(outside)
         cwd = str(agent.cwd)
         paths = [f"{cwd}/link/notes.txt", f"{cwd}/notes.txt", f"{cwd}/link/../notes.txt"]
-        steps = [{"blocks": [{"tool_use": {"name": "Write", "input": {"file_path": p, "content": "x\n"}}}]} for p in paths]
+        steps = [
+            {"blocks": [{"tool_use": {"name": "Write", "input": {"file_path": p, "content": "x\n"}}}]} for p in paths
+        ]
         done = {"blocks": [{"text": "All changes tried."}]}
         agent.server = ModelServer({"steps": [*steps, done], "done_text": "Nothing left."}, delta_delay=0).start()
         asked: list[tuple[str, str]] = []
 
         def choose(options: list[Any], call: Any) -> str:
-            inputs = [u.raw_input for u in client.updates if getattr(u, "tool_call_id", None) == call.tool_call_id
-                      and isinstance(getattr(u, "raw_input", None), dict)]
+            inputs = [
+                u.raw_input
+                for u in client.updates
+                if getattr(u, "tool_call_id", None) == call.tool_call_id
+                and isinstance(getattr(u, "raw_input", None), dict)
+            ]
             path = str(inputs[-1].get("file_path", "")) if inputs else ""
             asked.append((path, next(o.name for o in options if o.option_id == "allow_always")))
             return "allow_always" if path == paths[0] else "reject_once"

@@ -116,8 +116,15 @@ class FakeCursor:
         if method == "authenticate":
             if params.get("methodId") != "cursor_login":
                 raise Failure(-32602, f"unknown auth method {params.get('methodId')!r}")
-            if not os.environ.get("CURSOR_API_KEY") and not (Path(os.environ.get("HOME", ".")) / ".config" / "cursor" / "auth.json").exists():
-                raise Failure(-32000, "Authentication required", {"reason": "not logged in: run `agent login` or set CURSOR_API_KEY"})
+            if (
+                not os.environ.get("CURSOR_API_KEY")
+                and not (Path(os.environ.get("HOME", ".")) / ".config" / "cursor" / "auth.json").exists()
+            ):
+                raise Failure(
+                    -32000,
+                    "Authentication required",
+                    {"reason": "not logged in: run `agent login` or set CURSOR_API_KEY"},
+                )
             self.authenticated = True
             return {}
         if method in ("session/new", "session/load", "session/prompt", "session/set_mode") and not self.authenticated:
@@ -169,7 +176,9 @@ class FakeCursor:
                 step = self.fill(step, picked)
                 if "text" in step:
                     said.append(step["text"])
-                    self.update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": step["text"]}})
+                    self.update(
+                        {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": step["text"]}}
+                    )
                 elif "update" in step:
                     self.update(step["update"])
                 elif "stream" in step:
@@ -196,7 +205,9 @@ class FakeCursor:
                     first = next((h["text"] for h in self.history if h["role"] == "user"), "")
                     reply_text = f"You told me: {first}"
                     said.append(reply_text)
-                    self.update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": reply_text}})
+                    self.update(
+                        {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": reply_text}}
+                    )
                 elif "stop" in step:
                     return step["stop"]
             return "end_turn"

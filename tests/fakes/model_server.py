@@ -271,7 +271,10 @@ def gemini_tool_results(body: dict[str, Any]) -> int:
 # --------------------------------------------------------------------------------------------------------------
 
 ANTHROPIC_USAGE = {
-    "input_tokens": 11, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+    "input_tokens": 11,
+    "output_tokens": 1,
+    "cache_creation_input_tokens": 0,
+    "cache_read_input_tokens": 0,
 }
 RESPONSES_USAGE = {
     "input_tokens": 120,
@@ -288,8 +291,14 @@ FAKE_SIGNATURE = "ZmFrZS1zaWduYXR1cmU="  # claude requires a signature_delta on 
 def anthropic_events(blocks: list[dict[str, Any]], msg_id: str, model: str) -> Iterator[Event]:
     """Anthropic Messages stream: message_start, ping, one content block per scenario block, message_delta/stop."""
     message = {
-        "id": msg_id, "type": "message", "role": "assistant", "model": model, "content": [],
-        "stop_reason": None, "stop_sequence": None, "usage": dict(ANTHROPIC_USAGE),
+        "id": msg_id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": dict(ANTHROPIC_USAGE),
     }
     yield "message_start", {"type": "message_start", "message": message}
     yield "ping", {"type": "ping"}
@@ -312,11 +321,14 @@ def anthropic_events(blocks: list[dict[str, Any]], msg_id: str, model: str) -> I
             yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
     stop_reason = "tool_use" if has_tool else "end_turn"
-    yield "message_delta", {
-        "type": "message_delta",
-        "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-        "usage": {"output_tokens": 17},
-    }
+    yield (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+            "usage": {"output_tokens": 17},
+        },
+    )
     yield "message_stop", {"type": "message_stop"}
 
 
@@ -330,12 +342,23 @@ def anthropic_message(blocks: list[dict[str, Any]], msg_id: str, model: str) -> 
             content.append({"type": "text", "text": full_text(block)})
         else:
             tool = block["tool_use"]
-            content.append({"type": "tool_use", "id": f"toolu_{msg_id[4:]}_{index}", "name": tool["name"],
-                            "input": tool.get("input", {})})
+            content.append(
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{msg_id[4:]}_{index}",
+                    "name": tool["name"],
+                    "input": tool.get("input", {}),
+                }
+            )
     has_tool = any(c["type"] == "tool_use" for c in content)
     return {
-        "id": msg_id, "type": "message", "role": "assistant", "model": model, "content": content,
-        "stop_reason": "tool_use" if has_tool else "end_turn", "stop_sequence": None,
+        "id": msg_id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": "tool_use" if has_tool else "end_turn",
+        "stop_sequence": None,
         "usage": {**ANTHROPIC_USAGE, "output_tokens": 17},
     }
 
@@ -347,25 +370,55 @@ def _responses_items(blocks: list[dict[str, Any]], tag: str) -> Iterator[tuple[d
             item_id = f"rs_{tag}_{k}"
             text = full_text(block)
             base = {"item_id": item_id, "summary_index": 0}
-            events: list[Event] = [("response.reasoning_summary_part.added", {
-                "type": "response.reasoning_summary_part.added", **base, "part": {"type": "summary_text", "text": ""}})]
-            events += [("response.reasoning_summary_text.delta", {
-                "type": "response.reasoning_summary_text.delta", **base, "delta": d}) for d in text_deltas(block)]
-            events.append(("response.reasoning_summary_text.done", {
-                "type": "response.reasoning_summary_text.done", **base, "text": text}))
-            events.append(("response.reasoning_summary_part.done", {
-                "type": "response.reasoning_summary_part.done", **base,
-                "part": {"type": "summary_text", "text": text}}))
+            events: list[Event] = [
+                (
+                    "response.reasoning_summary_part.added",
+                    {
+                        "type": "response.reasoning_summary_part.added",
+                        **base,
+                        "part": {"type": "summary_text", "text": ""},
+                    },
+                )
+            ]
+            events += [
+                (
+                    "response.reasoning_summary_text.delta",
+                    {"type": "response.reasoning_summary_text.delta", **base, "delta": d},
+                )
+                for d in text_deltas(block)
+            ]
+            events.append(
+                (
+                    "response.reasoning_summary_text.done",
+                    {"type": "response.reasoning_summary_text.done", **base, "text": text},
+                )
+            )
+            events.append(
+                (
+                    "response.reasoning_summary_part.done",
+                    {
+                        "type": "response.reasoning_summary_part.done",
+                        **base,
+                        "part": {"type": "summary_text", "text": text},
+                    },
+                )
+            )
             item = {"type": "reasoning", "id": item_id, "summary": [{"type": "summary_text", "text": text}]}
         elif "text" in block:
             item_id = f"msg_{tag}_{k}"
             text = full_text(block)
             base = {"item_id": item_id, "content_index": 0}
             part = {"type": "output_text", "text": text, "annotations": []}
-            events = [("response.content_part.added", {
-                "type": "response.content_part.added", **base, "part": {**part, "text": ""}})]
-            events += [("response.output_text.delta", {
-                "type": "response.output_text.delta", **base, "delta": d}) for d in text_deltas(block)]
+            events = [
+                (
+                    "response.content_part.added",
+                    {"type": "response.content_part.added", **base, "part": {**part, "text": ""}},
+                )
+            ]
+            events += [
+                ("response.output_text.delta", {"type": "response.output_text.delta", **base, "delta": d})
+                for d in text_deltas(block)
+            ]
             events.append(("response.output_text.done", {"type": "response.output_text.done", **base, "text": text}))
             events.append(("response.content_part.done", {"type": "response.content_part.done", **base, "part": part}))
             item = {"type": "message", "id": item_id, "role": "assistant", "status": "completed", "content": [part]}
@@ -374,44 +427,87 @@ def _responses_items(blocks: list[dict[str, Any]], tag: str) -> Iterator[tuple[d
             call_id = f"call_{tag}_{k}"
             tool_input = tool.get("input", {})
             if tool.get("custom"):  # freeform "custom" tool (raw string input), e.g. apply_patch in some codex builds
-                item = {"type": "custom_tool_call", "id": f"ctc_{tag}_{k}", "call_id": call_id,
-                        "name": tool["name"], "input": tool_input, "status": "completed"}
-                events = [("response.custom_tool_call_input.delta", {
-                    "type": "response.custom_tool_call_input.delta", "item_id": item["id"], "delta": c})
-                    for c in split_json(tool_input)]
-                events.append(("response.custom_tool_call_input.done", {
-                    "type": "response.custom_tool_call_input.done", "item_id": item["id"], "input": tool_input}))
+                item = {
+                    "type": "custom_tool_call",
+                    "id": f"ctc_{tag}_{k}",
+                    "call_id": call_id,
+                    "name": tool["name"],
+                    "input": tool_input,
+                    "status": "completed",
+                }
+                events = [
+                    (
+                        "response.custom_tool_call_input.delta",
+                        {"type": "response.custom_tool_call_input.delta", "item_id": item["id"], "delta": c},
+                    )
+                    for c in split_json(tool_input)
+                ]
+                events.append(
+                    (
+                        "response.custom_tool_call_input.done",
+                        {"type": "response.custom_tool_call_input.done", "item_id": item["id"], "input": tool_input},
+                    )
+                )
             else:
                 arguments = tool_input if isinstance(tool_input, str) else json.dumps(tool_input)
-                item = {"type": "function_call", "id": f"fc_{tag}_{k}", "call_id": call_id, "name": tool["name"],
-                        "arguments": arguments, "status": "completed"}
-                events = [("response.function_call_arguments.delta", {
-                    "type": "response.function_call_arguments.delta", "item_id": item["id"], "delta": c})
-                    for c in split_json(tool_input)]
-                events.append(("response.function_call_arguments.done", {
-                    "type": "response.function_call_arguments.done", "item_id": item["id"], "arguments": arguments}))
+                item = {
+                    "type": "function_call",
+                    "id": f"fc_{tag}_{k}",
+                    "call_id": call_id,
+                    "name": tool["name"],
+                    "arguments": arguments,
+                    "status": "completed",
+                }
+                events = [
+                    (
+                        "response.function_call_arguments.delta",
+                        {"type": "response.function_call_arguments.delta", "item_id": item["id"], "delta": c},
+                    )
+                    for c in split_json(tool_input)
+                ]
+                events.append(
+                    (
+                        "response.function_call_arguments.done",
+                        {
+                            "type": "response.function_call_arguments.done",
+                            "item_id": item["id"],
+                            "arguments": arguments,
+                        },
+                    )
+                )
         yield item, events
 
 
 def _in_progress(item: dict[str, Any]) -> dict[str, Any]:
     """The ``output_item.added`` form of a finished item: same identity, nothing generated yet."""
-    empty = {"reasoning": {"summary": []}, "message": {"content": [], "status": "in_progress"},
-             "function_call": {"arguments": "", "status": "in_progress"},
-             "custom_tool_call": {"input": "", "status": "in_progress"}}
+    empty = {
+        "reasoning": {"summary": []},
+        "message": {"content": [], "status": "in_progress"},
+        "function_call": {"arguments": "", "status": "in_progress"},
+        "custom_tool_call": {"input": "", "status": "in_progress"},
+    }
     return {**item, **empty[item["type"]]}
 
 
 def responses_events(blocks: list[dict[str, Any]], resp_id: str, model: str) -> Iterator[Event]:
     """OpenAI Responses stream as codex consumes it: created, per item added/deltas/done, completed(+usage)."""
     tag = resp_id.removeprefix("resp_")
-    response = {"id": resp_id, "object": "response", "created_at": 0, "status": "in_progress", "model": model,
-                "output": []}
+    response = {
+        "id": resp_id,
+        "object": "response",
+        "created_at": 0,
+        "status": "in_progress",
+        "model": model,
+        "output": [],
+    }
     yield "response.created", {"type": "response.created", "response": response}
     yield "response.in_progress", {"type": "response.in_progress", "response": response}
     output = []
     for index, (item, events) in enumerate(_responses_items(blocks, tag)):
-        yield "response.output_item.added", {"type": "response.output_item.added", "output_index": index,
-                                             "item": _in_progress(item)}
+        yield (
+            "response.output_item.added",
+            {"type": "response.output_item.added", "output_index": index, "item": _in_progress(item)},
+        )
         for name, data in events:
             yield name, {**data, "output_index": index}
         yield "response.output_item.done", {"type": "response.output_item.done", "output_index": index, "item": item}
@@ -423,16 +519,28 @@ def responses_events(blocks: list[dict[str, Any]], resp_id: str, model: str) -> 
 def responses_object(blocks: list[dict[str, Any]], resp_id: str, model: str) -> dict[str, Any]:
     """The non-streaming equivalent of :func:`responses_events`."""
     output = [item for item, _ in _responses_items(blocks, resp_id.removeprefix("resp_"))]
-    return {"id": resp_id, "object": "response", "created_at": 0, "status": "completed", "model": model,
-            "output": output, "usage": dict(RESPONSES_USAGE)}
+    return {
+        "id": resp_id,
+        "object": "response",
+        "created_at": 0,
+        "status": "completed",
+        "model": model,
+        "output": output,
+        "usage": dict(RESPONSES_USAGE),
+    }
 
 
 def chat_events(blocks: list[dict[str, Any]], chat_id: str, model: str) -> Iterator[Event]:
     """Chat Completions stream: role chunk, reasoning/content/tool_call deltas, finish, usage chunk, [DONE]."""
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> Event:
-        return None, {"id": chat_id, "object": "chat.completion.chunk", "created": 0, "model": model,
-                      "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return None, {
+            "id": chat_id,
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
 
     yield chunk({"role": "assistant", "content": ""})
     tool_index = 0
@@ -445,14 +553,33 @@ def chat_events(blocks: list[dict[str, Any]], chat_id: str, model: str) -> Itera
                 yield chunk({"content": d})
         else:
             tool = block["tool_use"]
-            yield chunk({"tool_calls": [{"index": tool_index, "id": f"call_{chat_id}_{k}", "type": "function",
-                                         "function": {"name": tool["name"], "arguments": ""}}]})
+            yield chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": tool_index,
+                            "id": f"call_{chat_id}_{k}",
+                            "type": "function",
+                            "function": {"name": tool["name"], "arguments": ""},
+                        }
+                    ]
+                }
+            )
             for piece in split_json(tool.get("input", {})):
                 yield chunk({"tool_calls": [{"index": tool_index, "function": {"arguments": piece}}]})
             tool_index += 1
     yield chunk({}, "tool_calls" if tool_index else "stop")
-    yield None, {"id": chat_id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": [],
-                 "usage": dict(CHAT_USAGE)}
+    yield (
+        None,
+        {
+            "id": chat_id,
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": model,
+            "choices": [],
+            "usage": dict(CHAT_USAGE),
+        },
+    )
     yield None, "[DONE]"
 
 
@@ -460,14 +587,25 @@ def chat_object(blocks: list[dict[str, Any]], chat_id: str, model: str) -> dict[
     """The non-streaming equivalent of :func:`chat_events`."""
     text = "".join(full_text(b) for b in blocks if "text" in b) or None
     message: dict[str, Any] = {"role": "assistant", "content": text}
-    calls = [{"id": f"call_{chat_id}_{k}", "type": "function",
-              "function": {"name": b["tool_use"]["name"], "arguments": json.dumps(b["tool_use"].get("input", {}))}}
-             for k, b in enumerate(blocks) if "tool_use" in b]
+    calls = [
+        {
+            "id": f"call_{chat_id}_{k}",
+            "type": "function",
+            "function": {"name": b["tool_use"]["name"], "arguments": json.dumps(b["tool_use"].get("input", {}))},
+        }
+        for k, b in enumerate(blocks)
+        if "tool_use" in b
+    ]
     if calls:
         message["tool_calls"] = calls
-    return {"id": chat_id, "object": "chat.completion", "created": 0, "model": model,
-            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
-            "usage": dict(CHAT_USAGE)}
+    return {
+        "id": chat_id,
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+        "usage": dict(CHAT_USAGE),
+    }
 
 
 def _gemini_parts(blocks: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
@@ -541,23 +679,51 @@ def error_response(api: str, mode: str) -> tuple[int, dict[str, Any]]:
     if api == "gemini" and mode == "server":
         return 500, {"error": {"code": 500, "message": "Internal error encountered (fake).", "status": "INTERNAL"}}
     if mode == "server":
-        return 500, {"error": {"message": "The server had an error while processing your request (fake).",
-                               "type": "server_error", "param": None, "code": "server_error"}}
+        return 500, {
+            "error": {
+                "message": "The server had an error while processing your request (fake).",
+                "type": "server_error",
+                "param": None,
+                "code": "server_error",
+            }
+        }
     if api == "gemini":  # google.rpc.Status, as the Generative Language API sends it
-        message = ("API key not valid. Please pass a valid API key." if mode == "auth"
-                   else "Resource has been exhausted (e.g. check quota).")
-        return status, {"error": {"code": status, "message": message,
-                                  "status": "UNAUTHENTICATED" if mode == "auth" else "RESOURCE_EXHAUSTED"}}
+        message = (
+            "API key not valid. Please pass a valid API key."
+            if mode == "auth"
+            else "Resource has been exhausted (e.g. check quota)."
+        )
+        return status, {
+            "error": {
+                "code": status,
+                "message": message,
+                "status": "UNAUTHENTICATED" if mode == "auth" else "RESOURCE_EXHAUSTED",
+            }
+        }
     if api == "anthropic":
-        kind, message = (("authentication_error", "invalid x-api-key") if mode == "auth"
-                         else ("rate_limit_error", "Rate limited (fake)"))
-        return status, {"type": "error", "error": {"type": kind, "message": message},
-                        "request_id": "req_fake_error"}
+        kind, message = (
+            ("authentication_error", "invalid x-api-key")
+            if mode == "auth"
+            else ("rate_limit_error", "Rate limited (fake)")
+        )
+        return status, {"type": "error", "error": {"type": kind, "message": message}, "request_id": "req_fake_error"}
     if mode == "auth":
-        return status, {"error": {"message": "Incorrect API key provided: sk-fake.", "type": "invalid_request_error",
-                                  "param": None, "code": "invalid_api_key"}}
-    return status, {"error": {"message": "Rate limit reached for requests (fake).", "type": "requests",
-                              "param": None, "code": "rate_limit_exceeded"}}
+        return status, {
+            "error": {
+                "message": "Incorrect API key provided: sk-fake.",
+                "type": "invalid_request_error",
+                "param": None,
+                "code": "invalid_api_key",
+            }
+        }
+    return status, {
+        "error": {
+            "message": "Rate limit reached for requests (fake).",
+            "type": "requests",
+            "param": None,
+            "code": "rate_limit_exceeded",
+        }
+    }
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -570,16 +736,27 @@ FAKE_CONTEXT_WINDOW = 128000
 
 def model_info(model_id: str) -> dict[str, Any]:
     """One model object, with the context-window fields vLLM/LM Studio/OpenRouter use (CLIs read any of them)."""
-    return {"id": model_id, "object": "model", "created": 0, "owned_by": "fake", "type": "model",
-            "display_name": "Fake model", "context_length": FAKE_CONTEXT_WINDOW,
-            "max_model_len": FAKE_CONTEXT_WINDOW}
+    return {
+        "id": model_id,
+        "object": "model",
+        "created": 0,
+        "owned_by": "fake",
+        "type": "model",
+        "display_name": "Fake model",
+        "context_length": FAKE_CONTEXT_WINDOW,
+        "max_model_len": FAKE_CONTEXT_WINDOW,
+    }
 
 
 def gemini_model_info(model_id: str) -> dict[str, Any]:
     """One model in the Generative Language API's shape (``models.get`` / an entry of ``models.list``)."""
-    return {"name": f"models/{model_id}", "displayName": "Fake model", "inputTokenLimit": 1048576,
-            "outputTokenLimit": 65536,
-            "supportedGenerationMethods": ["generateContent", "streamGenerateContent", "countTokens"]}
+    return {
+        "name": f"models/{model_id}",
+        "displayName": "Fake model",
+        "inputTokenLimit": 1048576,
+        "outputTokenLimit": 65536,
+        "supportedGenerationMethods": ["generateContent", "streamGenerateContent", "countTokens"],
+    }
 
 
 def metadata_answer(path: str) -> tuple[str, int, dict[str, Any]]:
@@ -785,8 +962,9 @@ class ModelServer:
         self._httpd.owner = self
         self.port = self._httpd.server_address[1]
         # A short poll interval keeps stop() (and so every test using the server) fast.
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
-                                        name="model-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="model-server", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -839,12 +1017,12 @@ class ModelServer:
                 "api": _api_for(handler.path),
                 "headers": dict(handler.headers),
                 "body": body,
-                "kind": None,      # "step" | "helper" | "count_tokens" | "models" | "probe" | "other"
-                "step": None,      # index of the scenario step used (tool results in the request)
-                "error": None,     # error mode applied, if any
-                "status": None,    # HTTP status sent
-                "events": 0,       # SSE events written
-                "outcome": None,   # "completed" | "disconnected" | "stall_timeout" | "stopped"
+                "kind": None,  # "step" | "helper" | "count_tokens" | "models" | "probe" | "other"
+                "step": None,  # index of the scenario step used (tool results in the request)
+                "error": None,  # error mode applied, if any
+                "status": None,  # HTTP status sent
+                "events": 0,  # SSE events written
+                "outcome": None,  # "completed" | "disconnected" | "stall_timeout" | "stopped"
             }
             self._records.append(record)
             self._lock.notify_all()
@@ -877,8 +1055,9 @@ class ModelServer:
         if api == "count_tokens":
             self._update(record, kind="count_tokens", status=200)
             tokens = max(1, len(json.dumps(body)) // 4)
-            handler.send_json(200, {"totalTokens": tokens} if ":countTokens" in handler.path
-                              else {"input_tokens": tokens})
+            handler.send_json(
+                200, {"totalTokens": tokens} if ":countTokens" in handler.path else {"input_tokens": tokens}
+            )
             return
 
         count, render, build, prefix = _APIS[api]
@@ -914,8 +1093,13 @@ class ModelServer:
                 return
             handler.send_json(200, build(blocks, response_id, model))
             return
-        self._stream(handler, record, render(blocks, response_id, model), stall=error == "stall",
-                     drop_after=int(self.scenario["drop_after"]) if error == "drop" else None)
+        self._stream(
+            handler,
+            record,
+            render(blocks, response_id, model),
+            stall=error == "stall",
+            drop_after=int(self.scenario["drop_after"]) if error == "drop" else None,
+        )
 
     def _drop(self, handler: _Handler) -> None:
         if self.scenario["drop_how"] == "reset":
@@ -923,8 +1107,14 @@ class ModelServer:
         else:
             handler.close_connection = True
 
-    def _stream(self, handler: _Handler, record: dict[str, Any], events: Iterator[Event], stall: bool,
-                drop_after: int | None = None) -> None:
+    def _stream(
+        self,
+        handler: _Handler,
+        record: dict[str, Any],
+        events: Iterator[Event],
+        stall: bool,
+        drop_after: int | None = None,
+    ) -> None:
         """Write SSE events, sleeping ``delta_delay`` after each delta; in stall mode stop after the first event;
         in drop mode close the connection after ``drop_after`` deltas, without the end of the stream."""
         handler.start_sse()
@@ -982,8 +1172,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.error:
         overrides["error"] = args.error
     variables = dict(v.split("=", 1) for v in args.var)
-    server = ModelServer(args.scenario, host=args.host, port=args.port, variables=variables, log_path=args.log,
-                         verbose=args.verbose, **overrides)
+    server = ModelServer(
+        args.scenario,
+        host=args.host,
+        port=args.port,
+        variables=variables,
+        log_path=args.log,
+        verbose=args.verbose,
+        **overrides,
+    )
     with server:
         print(f"model_server listening on {server.url}", flush=True)
         try:

@@ -30,11 +30,13 @@ SCENARIO: dict[str, Any] = {
     "helper_text": "A title",
     "done_text": "Finished.",
     "steps": [
-        {"blocks": [
-            {"thinking": "Plan it."},
-            {"text": "Writing the file.", "deltas": 3},
-            {"tool_use": {"name": "Write", "input": {"file_path": "{cwd}/notes.txt", "content": "alpha\nbeta\n"}}},
-        ]},
+        {
+            "blocks": [
+                {"thinking": "Plan it."},
+                {"text": "Writing the file.", "deltas": 3},
+                {"tool_use": {"name": "Write", "input": {"file_path": "{cwd}/notes.txt", "content": "alpha\nbeta\n"}}},
+            ]
+        },
         {"blocks": [{"tool_use": {"name": "Edit", "input": {"old_string": "beta", "new_string": "gamma"}}}]},
         {"blocks": [{"text": ["Done", " editing."]}]},
     ],
@@ -50,8 +52,9 @@ TOOLS_OPENAI = [{"type": "function", "name": "exec_command", "parameters": {}}]
 
 def post(url: str, path: str, body: dict[str, Any], timeout: float = 10) -> tuple[int, dict[str, str], bytes]:
     """POST JSON; returns (status, lower-cased headers, body) for successes and HTTP errors alike."""
-    request = urllib.request.Request(url + path, data=json.dumps(body).encode(),
-                                     headers={"content-type": "application/json"})
+    request = urllib.request.Request(
+        url + path, data=json.dumps(body).encode(), headers={"content-type": "application/json"}
+    )
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read()
@@ -63,10 +66,10 @@ def anthropic_body(n_results: int = 0, tools: list | None = TOOLS_ANTHROPIC, str
     """A Messages request carrying ``n_results`` tool results, as claude would resend its history."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": "hi"}]
     for i in range(n_results):
-        messages.append({"role": "assistant", "content": [{"type": "tool_use", "id": f"t{i}", "name": "Write",
-                                                           "input": {}}]})
-        messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{i}",
-                                                      "content": "ok"}]})
+        messages.append(
+            {"role": "assistant", "content": [{"type": "tool_use", "id": f"t{i}", "name": "Write", "input": {}}]}
+        )
+        messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{i}", "content": "ok"}]})
     body: dict[str, Any] = {"model": "claude-test", "stream": stream, "messages": messages, "max_tokens": 100}
     if tools:
         body["tools"] = tools
@@ -74,8 +77,9 @@ def anthropic_body(n_results: int = 0, tools: list | None = TOOLS_ANTHROPIC, str
 
 
 def responses_body(n_results: int = 0, tools: list | None = TOOLS_OPENAI) -> dict:
-    items: list[dict[str, Any]] = [{"type": "message", "role": "user", "content": [{"type": "input_text",
-                                                                                  "text": "hi"}]}]
+    items: list[dict[str, Any]] = [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+    ]
     for i in range(n_results):
         items.append({"type": "function_call", "call_id": f"c{i}", "name": "exec_command", "arguments": "{}"})
         items.append({"type": "function_call_output", "call_id": f"c{i}", "output": "ok"})
@@ -94,8 +98,12 @@ def gemini_body(n_results: int = 0, tools: list | None = TOOLS_GEMINI) -> dict:
     contents: list[dict[str, Any]] = [{"role": "user", "parts": [{"text": "hi"}]}]
     for i in range(n_results):
         contents.append({"role": "model", "parts": [{"functionCall": {"id": f"c{i}", "name": "Write", "args": {}}}]})
-        contents.append({"role": "user", "parts": [{"functionResponse": {"id": f"c{i}", "name": "Write",
-                                                                         "response": {"output": "ok"}}}]})
+        contents.append(
+            {
+                "role": "user",
+                "parts": [{"functionResponse": {"id": f"c{i}", "name": "Write", "response": {"output": "ok"}}}],
+            }
+        )
     body: dict[str, Any] = {"contents": contents, "generationConfig": {"temperature": 1}}
     if tools:
         body["tools"] = tools
@@ -282,18 +290,23 @@ def test_responses_stream_items_and_usage(server: ModelServer) -> None:
     assert done[0]["summary"][0]["text"] == "Plan it."
     assert "".join(d["delta"] for _, d in events if d["type"] == "response.output_text.delta") == "Writing the file."
     assert json.loads(done[2]["arguments"])["file_path"] == "/proj/notes.txt" and done[2]["call_id"]
-    assert "".join(d["delta"] for _, d in events
-                   if d["type"] == "response.function_call_arguments.delta") == done[2]["arguments"]
+    assert (
+        "".join(d["delta"] for _, d in events if d["type"] == "response.function_call_arguments.delta")
+        == done[2]["arguments"]
+    )
     completed = events[-1][1]["response"]
     assert completed["status"] == "completed" and completed["usage"]["input_tokens"] > 0
     assert completed["usage"]["output_tokens_details"]["reasoning_tokens"] >= 0
 
 
 def test_responses_steps_and_custom_tool() -> None:
-    scenario = {"delta_delay": 0, "steps": [
-        {"blocks": [{"text": "zero"}]},
-        {"blocks": [{"tool_use": {"name": "apply_patch", "custom": True, "input": "*** Begin Patch\n"}}]},
-    ]}
+    scenario = {
+        "delta_delay": 0,
+        "steps": [
+            {"blocks": [{"text": "zero"}]},
+            {"blocks": [{"tool_use": {"name": "apply_patch", "custom": True, "input": "*** Begin Patch\n"}}]},
+        ],
+    }
     with ModelServer(scenario) as srv:
         events = parse_sse(post(srv.url, "/v1/responses", responses_body(1))[2])
     item = [d["item"] for _, d in events if d["type"] == "response.output_item.done"][0]
@@ -303,10 +316,16 @@ def test_responses_steps_and_custom_tool() -> None:
 
 
 def test_chat_completions_stream() -> None:
-    scenario = {"delta_delay": 0, "steps": [{"blocks": [{"thinking": "hm"}, {"text": "hi"},
-                                                        {"tool_use": {"name": "ls", "input": {"a": 1}}}]}]}
-    body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "x"}],
-            "tools": [{"type": "function", "function": {"name": "ls"}}]}
+    scenario = {
+        "delta_delay": 0,
+        "steps": [{"blocks": [{"thinking": "hm"}, {"text": "hi"}, {"tool_use": {"name": "ls", "input": {"a": 1}}}]}],
+    }
+    body = {
+        "model": "m",
+        "stream": True,
+        "messages": [{"role": "user", "content": "x"}],
+        "tools": [{"type": "function", "function": {"name": "ls"}}],
+    }
     with ModelServer(scenario) as srv:
         events = parse_sse(post(srv.url, "/v1/chat/completions", body)[2])
     assert events[-1] == (None, "[DONE]") and events[-2][1]["usage"]["total_tokens"] > 0
@@ -396,7 +415,10 @@ def test_auth_error_bodies() -> None:
         assert status == 401
         status, _, raw = post(srv.url, GEMINI_STREAM, gemini_body(0))
         assert status == 401 and json.loads(raw)["error"] == {
-            "code": 401, "message": "API key not valid. Please pass a valid API key.", "status": "UNAUTHENTICATED"}
+            "code": 401,
+            "message": "API key not valid. Please pass a valid API key.",
+            "status": "UNAUTHENTICATED",
+        }
         assert [r["error"] for r in srv.requests] == ["auth"] * 4
 
 
@@ -416,9 +438,16 @@ def test_rate_limit_bodies_and_retry_after() -> None:
 @pytest.mark.parametrize(("scenario", "status"), [("auth_no_retry", 401), ("rate_no_retry", 429)])
 def test_error_headers_go_on_every_error_response(scenario: str, status: int) -> None:
     with ModelServer(scenario) as srv:
-        got, headers, _ = post(srv.url, "/v1/chat/completions", {
-            "model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"}],
-            "tools": [{"type": "function", "function": {"name": "bash", "parameters": {}}}]})
+        got, headers, _ = post(
+            srv.url,
+            "/v1/chat/completions",
+            {
+                "model": "m",
+                "stream": True,
+                "messages": [{"role": "user", "content": "hi"}],
+                "tools": [{"type": "function", "function": {"name": "bash", "parameters": {}}}],
+            },
+        )
         assert got == status and headers["x-should-retry"] == "false"
         assert ("retry-after" in headers) == (status == 429)
     with ModelServer("rate") as srv:  # none by default
@@ -447,8 +476,10 @@ def test_stall_notices_client_disconnect() -> None:
         host, port = srv.url.removeprefix("http://").split(":")
         body = json.dumps(responses_body(0)).encode()
         with socket.create_connection((host, int(port)), timeout=5) as sock:
-            sock.sendall(b"POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                         b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+            sock.sendall(
+                b"POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+            )
             assert b"response.created" in _read_until(sock, b"response.created")
         record = srv.wait_for(lambda r: r["outcome"] is not None, timeout=3)
         assert record is not None and record["outcome"] == "disconnected"
@@ -460,8 +491,12 @@ def test_mid_stream_disconnect_is_recorded() -> None:
         host, port = srv.url.removeprefix("http://").split(":")
         body = json.dumps(anthropic_body(0)).encode()
         with socket.create_connection((host, int(port)), timeout=5) as sock:
-            sock.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: "
-                         + str(len(body)).encode() + b"\r\n\r\n" + body)
+            sock.sendall(
+                b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: "
+                + str(len(body)).encode()
+                + b"\r\n\r\n"
+                + body
+            )
             _read_until(sock, b"text_delta")
         record = srv.wait_for(lambda r: r["outcome"] is not None, timeout=5)
         assert record is not None and record["outcome"] == "disconnected"
@@ -473,8 +508,9 @@ def test_stop_ends_a_stalled_stream_promptly() -> None:
     host, port = srv.url.removeprefix("http://").split(":")
     body = json.dumps(anthropic_body(0)).encode()
     with socket.create_connection((host, int(port)), timeout=5) as sock:
-        sock.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: "
-                     + str(len(body)).encode() + b"\r\n\r\n" + body)
+        sock.sendall(
+            b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+        )
         _read_until(sock, b"message_start")
         started = time.monotonic()
         srv.stop()
@@ -522,9 +558,26 @@ def test_delta_delay_paces_the_stream() -> None:
 
 def test_command_line_serves_a_scenario(tmp_path: Path) -> None:
     log = tmp_path / "log.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "tests.fakes.model_server", "--scenario", "claude_write_edit",
-                             "--port", "0", "--var", "cwd=/proj", "--log", str(log), "--delta-delay", "0"],
-                            cwd=REPO, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tests.fakes.model_server",
+            "--scenario",
+            "claude_write_edit",
+            "--port",
+            "0",
+            "--var",
+            "cwd=/proj",
+            "--log",
+            str(log),
+            "--delta-delay",
+            "0",
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()

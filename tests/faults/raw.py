@@ -51,8 +51,9 @@ class RawBridge:
         }
         command = [sys.executable, "-m", "acp_mux", "--agent", agent, "--log-file", str(self.log_file), *args]
         self._stderr = open(self.stderr_file, "wb")
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-                                     cwd=self.cwd, env=full_env)
+        self.proc = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, cwd=self.cwd, env=full_env
+        )
         self.answer = answer
         self.problems: list[str] = []
         self.notifications: list[dict[str, Any]] = []
@@ -157,12 +158,19 @@ class RawBridge:
         return response.get("error", {}).get("code") == -32601 and self.proc.poll() is None
 
     def updates(self, session_id: str | None = None) -> list[dict[str, Any]]:
-        return [n["params"]["update"] for n in list(self.notifications)
-                if n.get("method") == "session/update" and (session_id is None or n["params"].get("sessionId") == session_id)]
+        return [
+            n["params"]["update"]
+            for n in list(self.notifications)
+            if n.get("method") == "session/update"
+            and (session_id is None or n["params"].get("sessionId") == session_id)
+        ]
 
     def text(self, session_id: str | None = None) -> str:
-        return "".join(u["content"].get("text", "") for u in self.updates(session_id)
-                       if u.get("sessionUpdate") == "agent_message_chunk")
+        return "".join(
+            u["content"].get("text", "")
+            for u in self.updates(session_id)
+            if u.get("sessionUpdate") == "agent_message_chunk"
+        )
 
     # ── ending ────────────────────────────────────────────────────────────────────────────────────────────────
     def close(self, timeout: float = 5.0) -> int:

@@ -48,7 +48,9 @@ def test_an_agent_killed_by_a_signal_is_named_and_the_session_goes_on(tmp_path: 
 async def test_sdk_client_sees_a_failed_turn_as_a_request_error(tmp_path: Path) -> None:
     client = RecordingClient()
     (tmp_path / "project").mkdir()
-    async with sdk_bridge(client, "--agent", "demo", cwd=str(tmp_path / "project"), state_dir=str(tmp_path / "state")) as (conn, _):
+    async with sdk_bridge(
+        client, "--agent", "demo", cwd=str(tmp_path / "project"), state_dir=str(tmp_path / "state")
+    ) as (conn, _):
         await conn.initialize(protocol_version=1, client_capabilities=None)
         sid = (await conn.new_session(cwd=str(tmp_path / "project"), mcp_servers=[])).session_id
         try:

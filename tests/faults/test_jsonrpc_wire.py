@@ -16,8 +16,17 @@ from hypothesis import strategies as st
 
 from tests.faults.raw import RawBridge
 
-PYTHON_LEAKS = ("Traceback", "object has no attribute", "object is not", "unhashable", "KeyError", "TypeError",
-                "AttributeError", "NoneType", "object of type")
+PYTHON_LEAKS = (
+    "Traceback",
+    "object has no attribute",
+    "object is not",
+    "unhashable",
+    "KeyError",
+    "TypeError",
+    "AttributeError",
+    "NoneType",
+    "object of type",
+)
 
 
 @pytest.fixture
@@ -56,7 +65,9 @@ def test_nesting_too_deep_is_a_parse_error_not_an_exit(bridge: RawBridge, depth:
 
 @pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e400", "-1e999"])
 def test_non_finite_numbers_are_refused_never_echoed(bridge: RawBridge, literal: str) -> None:
-    bridge.send_bytes(f'{{"jsonrpc":"2.0","id":{literal},"method":"initialize","params":{{"protocolVersion":1}}}}'.encode())
+    bridge.send_bytes(
+        f'{{"jsonrpc":"2.0","id":{literal},"method":"initialize","params":{{"protocolVersion":1}}}}'.encode()
+    )
     answer = bridge.other()
     assert answer["id"] is None and error_of(answer)["code"] == -32700
     assert bridge.serves()
@@ -80,12 +91,14 @@ def test_batches_are_answered(bridge: RawBridge) -> None:
     bridge.write([])
     empty = bridge.other()
     assert empty["id"] is None and error_of(empty)["code"] == -32600
-    bridge.write([
-        {"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {"protocolVersion": 1}},
-        {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "x"}},
-        {"jsonrpc": "2.0", "id": "b", "method": "session/list"},
-        5,
-    ])
+    bridge.write(
+        [
+            {"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {"protocolVersion": 1}},
+            {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "x"}},
+            {"jsonrpc": "2.0", "id": "b", "method": "session/list"},
+            5,
+        ]
+    )
     answer = bridge.other()
     assert isinstance(answer, list)
     assert [(m["id"], m["error"]["code"]) for m in answer] == [(7, -32600), ("b", -32600), (None, -32600)]
@@ -124,17 +137,30 @@ def test_wrong_param_types_are_invalid_params_with_a_readable_message(
 def test_prompt_blocks_of_the_wrong_shape_are_invalid_params(bridge: RawBridge) -> None:
     bridge.initialize()
     sid = bridge.new_session()
-    for prompt in ("hello", [1], [{"type": "text", "text": {"a": 1}}], [{"type": "image", "data": 5}],
-                   [{"type": "resource", "resource": {"uri": ["x"]}}], []):
+    for prompt in (
+        "hello",
+        [1],
+        [{"type": "text", "text": {"a": 1}}],
+        [{"type": "image", "data": 5}],
+        [{"type": "resource", "resource": {"uri": ["x"]}}],
+        [],
+    ):
         error = error_of(bridge.call("session/prompt", {"sessionId": sid, "prompt": prompt}))
         assert error["code"] == -32602, (prompt, error)
     assert bridge.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}, 30) == {
-        "stopReason": "end_turn"}
+        "stopReason": "end_turn"
+    }
 
 
 def test_params_of_the_wrong_type_are_refused(bridge: RawBridge) -> None:
-    assert error_of(bridge.call_raw({"jsonrpc": "2.0", "id": 1, "method": "session/list", "params": [1]}))["code"] == -32602
-    assert error_of(bridge.call_raw({"jsonrpc": "2.0", "id": 2, "method": "session/list", "params": "x"}))["code"] == -32600
+    assert (
+        error_of(bridge.call_raw({"jsonrpc": "2.0", "id": 1, "method": "session/list", "params": [1]}))["code"]
+        == -32602
+    )
+    assert (
+        error_of(bridge.call_raw({"jsonrpc": "2.0", "id": 2, "method": "session/list", "params": "x"}))["code"]
+        == -32600
+    )
     assert error_of(bridge.call_raw({"jsonrpc": "2.0", "id": 3, "method": 5}))["code"] == -32600
 
 
@@ -152,23 +178,56 @@ def test_strange_but_valid_ids_are_echoed_exactly(bridge: RawBridge) -> None:
 
 
 # ── generated: whatever the line, the bridge answers what deserves an answer and keeps serving ─────────────────
-_scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
-                     st.text(st.characters(codec=None), max_size=20))
-_json = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                       st.dictionaries(st.text(max_size=8), inner, max_size=4)),
-                     max_leaves=20)
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(st.characters(codec=None), max_size=20),
+)
+_json = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    max_leaves=20,
+)
 _methods = st.one_of(
-    st.sampled_from(["initialize", "authenticate", "session/list", "session/load", "session/resume", "session/close",
-                     "session/prompt", "session/set_mode", "session/set_config_option", "session/cancel",
-                     "session/delete", "$/cancel_request", "nope"]),
+    st.sampled_from(
+        [
+            "initialize",
+            "authenticate",
+            "session/list",
+            "session/load",
+            "session/resume",
+            "session/close",
+            "session/prompt",
+            "session/set_mode",
+            "session/set_config_option",
+            "session/cancel",
+            "session/delete",
+            "$/cancel_request",
+            "nope",
+        ]
+    ),
     _scalars,
 )
-_ids = st.one_of(st.integers(), st.text(max_size=10).map(lambda s: "gen-" + s), st.none(), st.booleans(),
-                 st.floats(allow_nan=False, allow_infinity=False), st.lists(st.integers(), max_size=2))
+_ids = st.one_of(
+    st.integers(),
+    st.text(max_size=10).map(lambda s: "gen-" + s),
+    st.none(),
+    st.booleans(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.lists(st.integers(), max_size=2),
+)
 _messages = st.fixed_dictionaries(
     {},
-    optional={"jsonrpc": st.one_of(st.just("2.0"), _scalars), "id": _ids, "method": _methods, "params": _json,
-              "result": _json, "error": _json},
+    optional={
+        "jsonrpc": st.one_of(st.just("2.0"), _scalars),
+        "id": _ids,
+        "method": _methods,
+        "params": _json,
+        "result": _json,
+        "error": _json,
+    },
 )
 _surrogates = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
 
@@ -176,8 +235,12 @@ _surrogates = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
 def _deserves_answer(message: dict[str, Any]) -> bool:
     """A request whose id can be echoed: it must get exactly one answer with that id."""
     rid = message.get("id")
-    return ("method" in message and "id" in message and not isinstance(rid, (bool, list))
-            and message["method"] != "session/prompt")  # prompts need a session: they are answered, but may wait
+    return (
+        "method" in message
+        and "id" in message
+        and not isinstance(rid, (bool, list))
+        and message["method"] != "session/prompt"
+    )  # prompts need a session: they are answered, but may wait
 
 
 def test_generated_messages_never_stop_the_bridge(tmp_path: Path) -> None:
@@ -239,14 +302,20 @@ def test_an_unexpected_stop_says_why_on_stderr_with_a_failing_status(tmp_path: P
         "from acp_mux.cli.main import main\n"
         "sys.exit(main(['--agent', 'demo']))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], input=b"", capture_output=True, timeout=30, cwd=tmp_path,
-                          env={**__import__("os").environ, "ACP_MUX_STATE_DIR": str(tmp_path / "state")})
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=b"",
+        capture_output=True,
+        timeout=30,
+        cwd=tmp_path,
+        env={**__import__("os").environ, "ACP_MUX_STATE_DIR": str(tmp_path / "state")},
+    )
     assert done.returncode == 1
     assert b"the reader fell over" in done.stderr
 
 
 def test_a_cursor_of_unicode_digits_is_invalid_params(bridge: RawBridge) -> None:
-    """"¹".isdigit() is True, but int("¹") raises: such a cursor is refused, readably, and the bridge serves."""
+    """ "¹".isdigit() is True, but int("¹") raises: such a cursor is refused, readably, and the bridge serves."""
     bridge.initialize()
     error = error_of(bridge.call("session/list", {"cursor": "¹"}))
     assert error["code"] == -32602 and "cursor" in error["message"]

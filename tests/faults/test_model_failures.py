@@ -166,8 +166,10 @@ async def test_opencode_shows_its_own_retries_of_a_failing_model_and_a_cancel_st
             turn = asyncio.ensure_future(prompt(conn, sid, "hello", timeout=FAILS_IN))
             await wait_while_running(turn, lambda: "retrying, attempt 2/5:" in client.text())
             shown = client.text()
-            assert "retrying, attempt 1/5: the model request failed (Internal server error (fake))" in shown, \
-                (shown, agent.log()[-3000:])
+            assert "retrying, attempt 1/5: the model request failed (Internal server error (fake))" in shown, (
+                shown,
+                agent.log()[-3000:],
+            )
             assert "retrying, attempt 2/5:" in shown and not turn.done(), shown
             await conn.cancel(session_id=sid)
             assert (await asyncio.wait_for(turn, FAILS_IN)).stop_reason == "cancelled"
@@ -208,8 +210,10 @@ async def test_a_cancel_while_omp_retries_a_failing_model_answers_cancelled(tmp_
             turn = asyncio.ensure_future(prompt(conn, sid, "hello", timeout=FAILS_IN))
             await wait_while_running(turn, lambda: len(server.requests) >= 2)
             assert [r["status"] for r in server.requests][:2] == [500, 500] and not turn.done(), server.requests
-            note = "\n\n_(retrying, attempt 1: the model request failed (HTTP 500: The server had an error while " \
-                   "processing your request (fake).); omp retries the request by itself)_\n\n"
+            note = (
+                "\n\n_(retrying, attempt 1: the model request failed (HTTP 500: The server had an error while "
+                "processing your request (fake).); omp retries the request by itself)_\n\n"
+            )
             await wait_while_running(turn, lambda: client.text() != "")
             assert client.text() == note, client.text()  # omp's HTTP-level retries: one note, from acp-mux's extension
             await conn.cancel(session_id=sid)
@@ -226,8 +230,9 @@ async def test_hermes_shows_its_own_retries_of_a_failing_model(tmp_path: Path, m
     """hermes 0.19.0 retries a 500 by itself (``agent.api_max_retries``; here 2, 3 by default) and says so only in
     its log on stderr: the retry is shown as it is scheduled, and the last failure is the typed error."""
     plain = clis.hermes_config_yaml
-    monkeypatch.setattr(clis, "hermes_config_yaml",
-                        lambda url: plain(url).replace('"api_max_retries": 1', '"api_max_retries": 2'))
+    monkeypatch.setattr(
+        clis, "hermes_config_yaml", lambda url: plain(url).replace('"api_max_retries": 1', '"api_max_retries": 2')
+    )
     agent = RealAgent("hermes", require_cli("hermes"), tmp_path)
     server = agent.serve("hermes_text", error="server", delta_delay=0)
     client = RecordingClient()
@@ -266,8 +271,12 @@ class TimedClient(RecordingClient):
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         await super().session_update(session_id, update, **kwargs)
         text = getattr(getattr(update, "content", None), "text", None)
-        if self.timed.noticed is None and update.session_update == "agent_message_chunk" and isinstance(text, str) \
-                and NOTICE.search(text):
+        if (
+            self.timed.noticed is None
+            and update.session_update == "agent_message_chunk"
+            and isinstance(text, str)
+            and NOTICE.search(text)
+        ):
             self.timed.noticed = time.time()
 
 
@@ -332,9 +341,12 @@ async def test_a_failing_model_is_visible_within_10_s_and_ends_with_the_typed_er
                     assert isinstance(outcome, acp.RequestError) and outcome.code == -32000, (outcome, shown[:500])
     finally:
         agent.close()
-        print(f"\n{name}: first notice of a 500 / 429 / 401 after (Enter, failed answer) "
-              + " / ".join("({:.1f} s, {:.1f} s)".format(*seen[m]) if m in seen else "-"
-                           for m in ("server", "rate", "auth")))
+        print(
+            f"\n{name}: first notice of a 500 / 429 / 401 after (Enter, failed answer) "
+            + " / ".join(
+                "({:.1f} s, {:.1f} s)".format(*seen[m]) if m in seen else "-" for m in ("server", "rate", "auth")
+            )
+        )
     await assert_no_process_left(agent)
 
 
@@ -362,8 +374,10 @@ async def test_gemini_shows_its_own_retries_of_a_failing_model(tmp_path: Path, m
             assert [r["status"] for r in server.requests if r["kind"] == "step"] == [500] * 3, server.requests
             took = noticed - first_failed(server.requests)
             assert took < VISIBLE_IN and shown.count("retrying, attempt") == 2, (took, shown)
-            assert "retrying, attempt 1/2: the model request failed (HTTP 500: Internal error encountered (fake).); " \
-                   "gemini tries again" in shown, shown
+            assert (
+                "retrying, attempt 1/2: the model request failed (HTTP 500: Internal error encountered (fake).); "
+                "gemini tries again" in shown
+            ), shown
             assert isinstance(outcome, acp.RequestError) and outcome.code == -32603, outcome
             assert str(outcome) in shown.rpartition("retrying, attempt 2/2")[2], (str(outcome), shown)
 
@@ -372,8 +386,10 @@ async def test_gemini_shows_its_own_retries_of_a_failing_model(tmp_path: Path, m
             noticed, outcome = await timed_failure(conn, sid, client)
             shown = client.text()
             took = noticed - first_failed(server.requests[before:])
-            assert took < VISIBLE_IN and "retrying, attempt 1/2: the model request failed (HTTP 429: Resource has " \
-                   "been exhausted" in shown, (took, shown)
+            assert (
+                took < VISIBLE_IN
+                and "retrying, attempt 1/2: the model request failed (HTTP 429: Resource has been exhausted" in shown
+            ), (took, shown)
             assert rate_limited(outcome, shown), (outcome, shown)
     finally:
         agent.close()
@@ -395,9 +411,11 @@ async def test_omp_shows_its_own_retries_of_a_failing_model(tmp_path: Path) -> N
             shown = client.text()
             took = noticed - first_failed(server.requests)
             assert took < VISIBLE_IN and shown.count("retrying, attempt") == 2, (took, shown)
-            assert shown.index("omp retries the request by itself") < shown.index("retrying, attempt 1/1: the model " \
-                   "request failed (500 The server had an error while processing your request (fake).); omp tries " \
-                   "again"), shown
+            assert shown.index("omp retries the request by itself") < shown.index(
+                "retrying, attempt 1/1: the model "
+                "request failed (500 The server had an error while processing your request (fake).); omp tries "
+                "again"
+            ), shown
             assert isinstance(outcome, acp.RequestError) and outcome.code == -32603, outcome
             assert str(outcome) in shown.rpartition("retrying, attempt 1/1")[2], (str(outcome), shown)
             assert {r["status"] for r in server.requests if r["kind"] == "step"} == {500}
@@ -406,12 +424,16 @@ async def test_omp_shows_its_own_retries_of_a_failing_model(tmp_path: Path) -> N
     await assert_no_process_left(agent)
 
 
-@pytest.mark.parametrize(("error", "reason"), [
-    ("server", "HTTP 500: The server had an error while processing your request (fake)."),
-    ("rate", "HTTP 429: Rate limit reached for requests (fake)."),
-])
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        ("server", "HTTP 500: The server had an error while processing your request (fake)."),
+        ("rate", "HTTP 429: Rate limit reached for requests (fake)."),
+    ],
+)
 async def test_omp_shows_a_500_or_429_without_retry_after_within_10_s_despite_its_silent_http_retries(
-        error: str, reason: str, tmp_path: Path) -> None:
+    error: str, reason: str, tmp_path: Path
+) -> None:
     """omp's HTTP layer tries each request up to 6 times (0.5, 1, 2, 4, 8 s apart) before a turn attempt fails, and
     logs nothing of it (a 500 or a 429 alike); acp-mux's omp extension logs each failed answer it will retry into omp's own log file. So
     a 500 without a retry-after is shown within 10 s of the model's first failed answer, while omp is still
@@ -429,11 +451,15 @@ async def test_omp_shows_a_500_or_429_without_retry_after_within_10_s_despite_it
             assert client.timed.noticed is not None and not turn.done(), (client.text(), agent.log()[-2000:])
             took = client.timed.noticed - first_failed(server.requests)
             before = [r for r in server.requests if r["kind"] == "step" and r["time"] < client.timed.noticed]
-            print(f"\nomp: a {reason[5:8]} without retry-after first shown {took:.2f} s after the failed answer, "
-                  f"{len(before)} request(s) in")
+            print(
+                f"\nomp: a {reason[5:8]} without retry-after first shown {took:.2f} s after the failed answer, "
+                f"{len(before)} request(s) in"
+            )
             assert took < VISIBLE_IN and 1 <= len(before) < 6, (took, before)
-            assert f"retrying, attempt 1: the model request failed ({reason}); omp retries the request by itself" \
-                   in client.text(), client.text()
+            assert (
+                f"retrying, attempt 1: the model request failed ({reason}); omp retries the request by itself"
+                in client.text()
+            ), client.text()
             steps = lambda: [r for r in server.requests if r["kind"] == "step"]  # noqa: E731
             await wait_while_running(turn, lambda: len(steps()) > len(before))
             assert len(steps()) > len(before) and not turn.done(), steps()

@@ -51,8 +51,14 @@ def test_nothing_survives_the_editor_leaving(tmp_path: Path, how: str, scenario:
     raw.initialize()
     sid = raw.new_session()
     waiting = raw.expect("turn")
-    raw.write({"jsonrpc": "2.0", "id": "turn", "method": "session/prompt",
-               "params": {"sessionId": sid, "prompt": [{"type": "text", "text": scenario}]}})
+    raw.write(
+        {
+            "jsonrpc": "2.0",
+            "id": "turn",
+            "method": "session/prompt",
+            "params": {"sessionId": sid, "prompt": [{"type": "text", "text": scenario}]},
+        }
+    )
     if scenario == "hang":
         wait_until(lambda: "Thinking very hard" in raw.text(sid), what="the agent to start its turn")
     else:  # the agent is running a command: a grandchild of ours
@@ -76,8 +82,17 @@ async def test_sdk_client_bridge_killed_hard_leaves_nothing(tmp_path: Path) -> N
     project.mkdir()
     env = dict(os.environ, ACP_MUX_STATE_DIR=str(tmp_path / "state"), ACP_MUX_FAULT_MARK=marker)
     client = RecordingClient()
-    async with acp.spawn_agent_process(client, sys.executable, "-m", "acp_mux", "--agent", "demo", env=env,
-                                       cwd=str(project), transport_kwargs={"stderr": None}) as (conn, proc):
+    async with acp.spawn_agent_process(
+        client,
+        sys.executable,
+        "-m",
+        "acp_mux",
+        "--agent",
+        "demo",
+        env=env,
+        cwd=str(project),
+        transport_kwargs={"stderr": None},
+    ) as (conn, proc):
         await conn.initialize(protocol_version=1, client_capabilities=None)
         sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
         turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("hang")]))

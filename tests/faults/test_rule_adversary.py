@@ -24,37 +24,125 @@ from acp_mux.translation.permissions import PermissionRules, permission_options,
 from acp_mux.translation.targets import hides_text
 
 # ── commands ────────────────────────────────────────────────────────────────────────────────────────────────────
-NEUTRAL = ["", "bash -c", "/bin/bash -lc", "/usr/bin/env", "env", "exec", "nohup", "sh -c", "/usr/bin/env bash -c",
-           "/bin/sh -c", "command", "bash --login -c", "/usr/bin/bash -ec"]
-ADVERSE = ["/tmp/evil/env", "./env", "/tmp/evil/bash -c", "./bash -c", "./sh -c", "/tmp/x/nohup", "/tmp/x/exec",
-           "/bin/../tmp/env", "/usr/bin/../../tmp/evil/bash -c", "bash --rcfile /tmp/x -ic", "bash --init-file /tmp/x -c",
-           "bash -i -c", "bash -ic", "BASH_ENV=/tmp/x bash -c", "ENV=/tmp/x sh -c", "env BASH_ENV=/tmp/x bash -c",
-           "env ENV=/tmp/x sh -c", "ZDOTDIR=/tmp/z zsh -c", "HOME=/tmp/h bash -lc", "sh -o xtrace -c", "sh +o posix -c",
-           "bash -O extglob -c", "env 'BASH_FUNC_git%%=() { rm -rf ~; }' bash -c", "/usr/bin/env -S bash -c",
-           "SHELLOPTS=xtrace PS4='$(rm -rf ~)' bash -c", "env -i HOME=/tmp/h bash -lc", "bash -s -c"]
+NEUTRAL = [
+    "",
+    "bash -c",
+    "/bin/bash -lc",
+    "/usr/bin/env",
+    "env",
+    "exec",
+    "nohup",
+    "sh -c",
+    "/usr/bin/env bash -c",
+    "/bin/sh -c",
+    "command",
+    "bash --login -c",
+    "/usr/bin/bash -ec",
+]
+ADVERSE = [
+    "/tmp/evil/env",
+    "./env",
+    "/tmp/evil/bash -c",
+    "./bash -c",
+    "./sh -c",
+    "/tmp/x/nohup",
+    "/tmp/x/exec",
+    "/bin/../tmp/env",
+    "/usr/bin/../../tmp/evil/bash -c",
+    "bash --rcfile /tmp/x -ic",
+    "bash --init-file /tmp/x -c",
+    "bash -i -c",
+    "bash -ic",
+    "BASH_ENV=/tmp/x bash -c",
+    "ENV=/tmp/x sh -c",
+    "env BASH_ENV=/tmp/x bash -c",
+    "env ENV=/tmp/x sh -c",
+    "ZDOTDIR=/tmp/z zsh -c",
+    "HOME=/tmp/h bash -lc",
+    "sh -o xtrace -c",
+    "sh +o posix -c",
+    "bash -O extglob -c",
+    "env 'BASH_FUNC_git%%=() { rm -rf ~; }' bash -c",
+    "/usr/bin/env -S bash -c",
+    "SHELLOPTS=xtrace PS4='$(rm -rf ~)' bash -c",
+    "env -i HOME=/tmp/h bash -lc",
+    "bash -s -c",
+]
 # program (as written) -> subcommand words, and the options (placed after the subcommand) that write or run
 PROGRAMS: dict[str, tuple[list[str], list[str]]] = {
-    "git": (["status", "log", "diff"], ["--output=/tmp/o", "--outp=/tmp/o", "--ext-diff", "--exec-path=/tmp",
-                                        "--upload-pack=evil", "--output /tmp/o"]),
-    "sort": ([], ["-o /tmp/o", "-uo/tmp/o", "--output=/tmp/o", "--out /tmp/o", "--compress-program=evil", "-so /tmp/o"]),
-    "find": (["."], ["-exec rm {} +", "-delete", "-fprint /tmp/o", "-fls /tmp/o", "-okdir rm {} +", "-execdir rm {} +",
-                     "-fprintf /tmp/o %p"]),
-    "curl": (["https://a.example"], ["-o /tmp/o", "-sSLo /tmp/o", "-O", "--output=/tmp/o", "-K /tmp/cfg",
-                                     "--trace /tmp/t", "-c /tmp/jar", "--remote-name", "-D /tmp/h"]),
+    "git": (
+        ["status", "log", "diff"],
+        ["--output=/tmp/o", "--outp=/tmp/o", "--ext-diff", "--exec-path=/tmp", "--upload-pack=evil", "--output /tmp/o"],
+    ),
+    "sort": (
+        [],
+        ["-o /tmp/o", "-uo/tmp/o", "--output=/tmp/o", "--out /tmp/o", "--compress-program=evil", "-so /tmp/o"],
+    ),
+    "find": (
+        ["."],
+        [
+            "-exec rm {} +",
+            "-delete",
+            "-fprint /tmp/o",
+            "-fls /tmp/o",
+            "-okdir rm {} +",
+            "-execdir rm {} +",
+            "-fprintf /tmp/o %p",
+        ],
+    ),
+    "curl": (
+        ["https://a.example"],
+        [
+            "-o /tmp/o",
+            "-sSLo /tmp/o",
+            "-O",
+            "--output=/tmp/o",
+            "-K /tmp/cfg",
+            "--trace /tmp/t",
+            "-c /tmp/jar",
+            "--remote-name",
+            "-D /tmp/h",
+        ],
+    ),
     "dd": (["if=a"], ["of=/tmp/o"]),
     "uniq": (["a"], ["/tmp/o"]),
     "less": (["f"], ["-o /tmp/o", "+!rm", "--log-file=/tmp/o", "-O/tmp/o"]),
     "rg": (["x"], ["--pre=evil", "--pre evil", "--pre-glob '*'"]),
     "tee": ([], ["/tmp/o"]),
     "make": (["build", "test"], ["SHELL=/tmp/evil", "CC:=/tmp/evil", "MAKE+=x", "--eval=all:;evil", "-E all:;evil"]),
-    "pytest": (["tests"], ["-p evil", "-pevil", "-c /tmp/cfg", "-o addopts=-pevil", "--basetemp=/home",
-                           "--rootdir=/tmp", "--override-ini=addopts=x", "--junitxml=/tmp/o"]),
+    "pytest": (
+        ["tests"],
+        [
+            "-p evil",
+            "-pevil",
+            "-c /tmp/cfg",
+            "-o addopts=-pevil",
+            "--basetemp=/home",
+            "--rootdir=/tmp",
+            "--override-ini=addopts=x",
+            "--junitxml=/tmp/o",
+        ],
+    ),
     "ls": ([], []),
     "cat": ([], []),
 }
 GLOBAL_RISKY = {"git": ["-c core.pager=evil", "-c alias.status=!evil", "--exec-path=/tmp/x", "-ccore.pager=evil"]}
 SAFE_ARGS = ["-s", "x", "a b", "-v", "src/main.py", "--", "2"]
-HIDDEN = ["\n", "\r", "\x0b", "\x0c", "\x00", "\x1b[2K", "\u2028", "\u2029", "\x85", "\u202e", "\u200b", "\ufeff", "\u2066"]
+HIDDEN = [
+    "\n",
+    "\r",
+    "\x0b",
+    "\x0c",
+    "\x00",
+    "\x1b[2K",
+    "\u2028",
+    "\u2029",
+    "\x85",
+    "\u202e",
+    "\u200b",
+    "\ufeff",
+    "\u2066",
+]
 PATHS = ["/tmp/evil/", "./", "/opt/x/", "../"]
 
 
@@ -115,7 +203,8 @@ def commands(draw: Any, adversary: bool = True) -> Cmd:
         program=program,
         sub=sub,
         globals=tuple(draw(st.lists(st.sampled_from(GLOBAL_RISKY[name]), max_size=1)))
-        if adversary and name in GLOBAL_RISKY else (),
+        if adversary and name in GLOBAL_RISKY
+        else (),
         args=tuple(draw(st.lists(st.sampled_from(options), max_size=3))),
         hidden=draw(st.sampled_from([""] * 6 + HIDDEN)) if adversary else "",
         hidden_at=draw(st.integers(0, 8)),
@@ -147,14 +236,27 @@ def one_change(draw: Any) -> tuple[Cmd, Cmd]:
     writes or runs)."""
     a = draw(commands(adversary=False))
     name = os.path.basename(a.program)
-    changes = ["wrapper", "program", "hidden"] + (["risky"] if PROGRAMS[name][1] else []) + (["global"] if name in GLOBAL_RISKY else [])
+    changes = (
+        ["wrapper", "program", "hidden"]
+        + (["risky"] if PROGRAMS[name][1] else [])
+        + (["global"] if name in GLOBAL_RISKY else [])
+    )
     change = draw(st.sampled_from(changes))
     if change == "wrapper":
         b = Cmd(draw(st.sampled_from(ADVERSE)), a.program, a.sub, a.globals, a.args, "", 0, draw(st.booleans()))
     elif change == "program":
         b = Cmd(a.wrapper, draw(st.sampled_from(PATHS)) + name, a.sub, a.globals, a.args, "", 0, a.argv)
     elif change == "hidden":
-        b = Cmd(a.wrapper, a.program, a.sub, a.globals, a.args, draw(st.sampled_from(HIDDEN)), draw(st.integers(0, 8)), a.argv)
+        b = Cmd(
+            a.wrapper,
+            a.program,
+            a.sub,
+            a.globals,
+            a.args,
+            draw(st.sampled_from(HIDDEN)),
+            draw(st.integers(0, 8)),
+            a.argv,
+        )
     elif change == "risky":
         at = draw(st.integers(0, len(a.args)))
         risky = draw(st.sampled_from(PROGRAMS[name][1]))
@@ -278,8 +380,22 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield work
 
 
-COMPONENTS = ["notes.txt", "sub", "a.txt", "link", "..", ".", "self", "file_link", "loop1", "outside", "work",
-              "secret.txt", "new.txt", ""]
+COMPONENTS = [
+    "notes.txt",
+    "sub",
+    "a.txt",
+    "link",
+    "..",
+    ".",
+    "self",
+    "file_link",
+    "loop1",
+    "outside",
+    "work",
+    "secret.txt",
+    "new.txt",
+    "",
+]
 
 
 @st.composite
@@ -346,8 +462,17 @@ def test_the_reported_path_escapes_are_closed(tree: Path) -> None:
     rules = PermissionRules(cwd=str(tree))
     rules.remember(rules.scope("Write", "edit", {"file_path": "notes.txt"}), "allow")
     assert rules.match("Edit", "edit", {"file_path": str(tree / "notes.txt")}) == "allow"
-    for escape in ["link/notes.txt", "link/../../etc/passwd", "./notes.txt/../x", "self/../notes.txt",
-                   "loop1/notes.txt", "~/notes.txt", "file:///etc/passwd", "notes.txt\n", "sub/../../work/../outside/notes.txt"]:
+    for escape in [
+        "link/notes.txt",
+        "link/../../etc/passwd",
+        "./notes.txt/../x",
+        "self/../notes.txt",
+        "loop1/notes.txt",
+        "~/notes.txt",
+        "file:///etc/passwd",
+        "notes.txt\n",
+        "sub/../../work/../outside/notes.txt",
+    ]:
         assert rules.match("Edit", "edit", {"file_path": escape}) is None, escape
     assert rules.match("Edit", "edit", {"file_path": "self/notes.txt"}) == "allow"  # really the same file
     unnamed = rules.scope("Write", "edit", {"file_path": "loop1/x"})
@@ -402,8 +527,19 @@ urls = st.builds(
     Url,
     scheme=st.sampled_from(["http", "https", "HTTPS", "ftp", "file", "javascript"]),
     userinfo=st.sampled_from(["", "", "", "user@", "a.example@", "user:pw@", "b.example:443@"]),
-    host=st.sampled_from(["a.example", "b.example", "A.Example", "a.example.", "127.0.0.1", "[::1]", "localhost",
-                          "a.example.evil.example", "xn--80ak6aa92e.example"]),
+    host=st.sampled_from(
+        [
+            "a.example",
+            "b.example",
+            "A.Example",
+            "a.example.",
+            "127.0.0.1",
+            "[::1]",
+            "localhost",
+            "a.example.evil.example",
+            "xn--80ak6aa92e.example",
+        ]
+    ),
     port=st.sampled_from([None, None, 80, 443, 8080]),
     path=st.sampled_from(["", "/", "/x?y#z", "/@b.example"]),
     trick=st.sampled_from([""] * 5 + ["backslash", "tab", "percent", "slashes", "space"]),

@@ -30,10 +30,18 @@ PROBE = Path(__file__).resolve().parents[1] / "fakes" / "programs" / "mcp_probe.
 
 def secret_servers(token: str, header: str, probe_out: Path) -> list[dict[str, Any]]:
     return [
-        {"name": "probe", "command": sys.executable, "args": [str(PROBE), str(probe_out)],
-         "env": [{"name": "SECRET_TOKEN", "value": token}]},
-        {"type": "http", "name": "remote", "url": "http://127.0.0.1:9/mcp",
-         "headers": [{"name": "Authorization", "value": header}]},
+        {
+            "name": "probe",
+            "command": sys.executable,
+            "args": [str(PROBE), str(probe_out)],
+            "env": [{"name": "SECRET_TOKEN", "value": token}],
+        },
+        {
+            "type": "http",
+            "name": "remote",
+            "url": "http://127.0.0.1:9/mcp",
+            "headers": [{"name": "Authorization", "value": header}],
+        },
     ]
 
 
@@ -53,8 +61,14 @@ def command_lines(marker: str, also: str = "") -> list[bytes]:
 
 def sessions_output(state: Path, command: str, session_id: str) -> str:
     """What ``acp-mux sessions COMMAND ID`` prints for the store under ``state`` (a real process)."""
-    done = subprocess.run([sys.executable, "-m", "acp_mux", "sessions", command, session_id], capture_output=True,
-                          text=True, env={**os.environ, "ACP_MUX_STATE_DIR": str(state)}, timeout=60, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "acp_mux", "sessions", command, session_id],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ACP_MUX_STATE_DIR": str(state)},
+        timeout=60,
+        check=True,
+    )
     return done.stdout
 
 
@@ -67,7 +81,9 @@ def test_mcp_secrets_never_reach_a_log_and_files_are_private(tmp_path: Path) -> 
     env_key = f"sk-env-{uuid.uuid4().hex}"
     raw = RawBridge(tmp_path, "--log-level", "DEBUG", env={"SOME_API_KEY": env_key})
     raw.initialize()
-    sid = raw.result("session/new", {"cwd": str(raw.cwd), "mcpServers": secret_servers(token, header, tmp_path / "p")})["sessionId"]
+    sid = raw.result("session/new", {"cwd": str(raw.cwd), "mcpServers": secret_servers(token, header, tmp_path / "p")})[
+        "sessionId"
+    ]
     assert raw.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": f"echo {token}"}]}, 20)
     assert raw.close() == 0
     log, stderr = raw.log(), raw.stderr()
@@ -104,12 +120,30 @@ async def test_sdk_client_mcp_secrets_are_masked_in_the_debug_log(tmp_path: Path
     project.mkdir()
     log_file = tmp_path / "acp-mux.log"
     env = dict(os.environ, ACP_MUX_STATE_DIR=str(tmp_path / "state"))
-    async with acp.spawn_agent_process(RecordingClient(), sys.executable, "-m", "acp_mux", "--agent", "demo",
-                                       "--log-level", "DEBUG", "--log-file", str(log_file), env=env, cwd=str(project),
-                                       transport_kwargs={"stderr": None}) as (conn, _):
+    async with acp.spawn_agent_process(
+        RecordingClient(),
+        sys.executable,
+        "-m",
+        "acp_mux",
+        "--agent",
+        "demo",
+        "--log-level",
+        "DEBUG",
+        "--log-file",
+        str(log_file),
+        env=env,
+        cwd=str(project),
+        transport_kwargs={"stderr": None},
+    ) as (conn, _):
         await conn.initialize(protocol_version=1, client_capabilities=None)
-        servers = [acp.schema.McpServerStdio(name="probe", command=sys.executable, args=[str(PROBE), "/dev/null"],
-                                             env=[acp.schema.EnvVariable(name="SECRET_TOKEN", value=token)])]
+        servers = [
+            acp.schema.McpServerStdio(
+                name="probe",
+                command=sys.executable,
+                args=[str(PROBE), "/dev/null"],
+                env=[acp.schema.EnvVariable(name="SECRET_TOKEN", value=token)],
+            )
+        ]
         sid = (await conn.new_session(cwd=str(project), mcp_servers=servers)).session_id
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("hello")]), 20)
     text = log_file.read_text()
@@ -132,9 +166,21 @@ async def test_real_agent_gets_mcp_secrets_without_any_command_line_showing_them
     client = RecordingClient()
     try:
         env = {**agent.env(), "ACP_MUX_FAULT_MARK": marker}
-        async with acp.spawn_agent_process(client, sys.executable, "-m", "acp_mux", "--agent", name, "--log-level",
-                                           "DEBUG", "--log-file", str(log_file), env=env, cwd=str(agent.cwd),
-                                           transport_kwargs={"stderr": None}) as (conn, _):
+        async with acp.spawn_agent_process(
+            client,
+            sys.executable,
+            "-m",
+            "acp_mux",
+            "--agent",
+            name,
+            "--log-level",
+            "DEBUG",
+            "--log-file",
+            str(log_file),
+            env=env,
+            cwd=str(agent.cwd),
+            transport_kwargs={"stderr": None},
+        ) as (conn, _):
             await conn.initialize(protocol_version=1, client_capabilities=None)
             servers = secret_servers(token, header, probe_out)
             sid = (await conn.new_session(cwd=str(agent.cwd), mcp_servers=servers)).session_id
@@ -145,7 +191,8 @@ async def test_real_agent_gets_mcp_secrets_without_any_command_line_showing_them
                 await asyncio.sleep(0.05)
             await asyncio.wait_for(turn, 5)
             await asyncio.get_running_loop().run_in_executor(
-                None, lambda: wait_until(probe_out.exists, 30, "the MCP server to start"))
+                None, lambda: wait_until(probe_out.exists, 30, "the MCP server to start")
+            )
             seen += command_lines(marker, str(probe_out))
     finally:
         agent.close()
@@ -195,16 +242,32 @@ async def test_real_claude_works_and_never_uses_a_planted_private_folder(tmp_pat
     try:
         env = {k: v for k, v in agent.env().items() if k != "XDG_RUNTIME_DIR"}
         env["TMPDIR"] = str(temp)
-        async with acp.spawn_agent_process(client, sys.executable, "-m", "acp_mux", "--agent", "claude", env=env,
-                                           cwd=str(agent.cwd), transport_kwargs={"stderr": None}) as (conn, _):
+        async with acp.spawn_agent_process(
+            client,
+            sys.executable,
+            "-m",
+            "acp_mux",
+            "--agent",
+            "claude",
+            env=env,
+            cwd=str(agent.cwd),
+            transport_kwargs={"stderr": None},
+        ) as (conn, _):
             await conn.initialize(protocol_version=1, client_capabilities=None)
-            servers = [acp.schema.McpServerStdio(name="probe", command=sys.executable, args=[str(PROBE), str(probe_out)],
-                                                 env=[acp.schema.EnvVariable(name="SECRET_TOKEN", value=token)])]
+            servers = [
+                acp.schema.McpServerStdio(
+                    name="probe",
+                    command=sys.executable,
+                    args=[str(PROBE), str(probe_out)],
+                    env=[acp.schema.EnvVariable(name="SECRET_TOKEN", value=token)],
+                )
+            ]
             sid = (await conn.new_session(cwd=str(agent.cwd), mcp_servers=servers)).session_id
             result = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("Say hello.")]), 90)
             assert result.stop_reason == "end_turn"
             await asyncio.get_running_loop().run_in_executor(
-                None, lambda: wait_until(probe_out.exists, 30, "the MCP server to start"))
+                None, lambda: wait_until(probe_out.exists, 30, "the MCP server to start")
+            )
     finally:
         agent.close()
     assert json.loads(probe_out.read_text().splitlines()[0])["env"].get("SECRET_TOKEN") == token  # delivered

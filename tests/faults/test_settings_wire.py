@@ -26,8 +26,9 @@ BAD = [
 
 
 @pytest.mark.parametrize(("name", "value", "allowed"), BAD)
-def test_a_bad_setting_is_refused_at_start_and_never_acted_on(tmp_path: Path, name: str, value: str,
-                                                                allowed: str) -> None:
+def test_a_bad_setting_is_refused_at_start_and_never_acted_on(
+    tmp_path: Path, name: str, value: str, allowed: str
+) -> None:
     sid = _one_session(tmp_path)
     bridge = RawBridge(tmp_path, env={name: value})
     assert "agentCapabilities" in bridge.initialize()  # the editor still gets an answer it can show an error under
@@ -40,8 +41,12 @@ def test_a_bad_setting_is_refused_at_start_and_never_acted_on(tmp_path: Path, na
 
 
 def test_good_settings_serve_as_before(tmp_path: Path) -> None:
-    env = {"ACP_MUX_SESSION_MAX_AGE_DAYS": "off", "ACP_MUX_SESSION_MAX_COUNT": " 5 ", "ACP_MUX_LOG_LEVEL": "info",
-           "ACP_MUX_CLAUDE_PREWARM": "0"}
+    env = {
+        "ACP_MUX_SESSION_MAX_AGE_DAYS": "off",
+        "ACP_MUX_SESSION_MAX_COUNT": " 5 ",
+        "ACP_MUX_LOG_LEVEL": "info",
+        "ACP_MUX_CLAUDE_PREWARM": "0",
+    }
     bridge = RawBridge(tmp_path, env=env)
     bridge.initialize()
     sid = bridge.new_session()
@@ -52,10 +57,12 @@ def test_good_settings_serve_as_before(tmp_path: Path) -> None:
 
 def test_doctor_names_a_bad_setting_and_fails() -> None:
     env = {**os.environ, "ACP_MUX_SESSION_MAX_COUNT": "-3"}
-    done = subprocess.run([sys.executable, "-m", "acp_mux", "doctor", "demo"], capture_output=True, text=True,
-                          env=env, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "acp_mux", "doctor", "demo"], capture_output=True, text=True, env=env, timeout=60
+    )
     assert done.returncode == 1 and "ACP_MUX_SESSION_MAX_COUNT='-3'" in done.stdout and "whole number" in done.stdout
     env.pop("ACP_MUX_SESSION_MAX_COUNT")
-    ok = subprocess.run([sys.executable, "-m", "acp_mux", "doctor", "demo"], capture_output=True, text=True, env=env,
-                        timeout=60)
+    ok = subprocess.run(
+        [sys.executable, "-m", "acp_mux", "doctor", "demo"], capture_output=True, text=True, env=env, timeout=60
+    )
     assert ok.returncode == 0 and "settings:" not in ok.stdout

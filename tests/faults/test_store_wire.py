@@ -26,7 +26,8 @@ def _one_session(root: Path) -> str:
     bridge.initialize()
     sid = bridge.new_session()
     assert bridge.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}, 30) == {
-        "stopReason": "end_turn"}
+        "stopReason": "end_turn"
+    }
     assert bridge.close() == 0
     return sid
 

@@ -29,7 +29,8 @@ def test_a_lone_surrogate_in_a_prompt_ends_the_turn_and_the_session_goes_on(tmp_
     assert "smile \ufffd and \ufffd done" in bridge.text(sid)  # the demo echoes the prompt: replaced, not lost
     # the session log was written (a load replays it) and the next turn works
     assert bridge.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "again"}]}, 20) == {
-        "stopReason": "end_turn"}
+        "stopReason": "end_turn"
+    }
     log = (tmp_path / "state" / "sessions" / f"{sid}.events.jsonl").read_text(encoding="utf-8")
     prompts = [e["data"] for e in map(json.loads, log.splitlines()) if e["type"] == "user.message"]
     assert "smile \ufffd and" in prompts[0]["content"][0]["text"]
@@ -52,11 +53,17 @@ def test_a_lone_surrogate_in_a_prompt_ends_the_turn_and_the_session_goes_on(tmp_
 
 def test_surrogates_in_every_string_field_are_harmless(tmp_path: Path) -> None:
     bridge = RawBridge(tmp_path)
-    bridge.send_bytes(b'{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":1,'
-                      b'"clientCapabilities":{"_meta":{"\\ud800":"\\udfff"}},"clientInfo":{"name":"\\ud83d"}}}')
+    bridge.send_bytes(
+        b'{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":1,'
+        b'"clientCapabilities":{"_meta":{"\\ud800":"\\udfff"}},"clientInfo":{"name":"\\ud83d"}}}'
+    )
     assert "result" in bridge.other(10)
-    bridge.send_bytes(('{"jsonrpc":"2.0","id":"n","method":"session/new","params":{"cwd":"%s\\ud800","mcpServers":[]}}'
-                       % bridge.cwd).encode())
+    bridge.send_bytes(
+        (
+            '{"jsonrpc":"2.0","id":"n","method":"session/new","params":{"cwd":"%s\\ud800","mcpServers":[]}}'
+            % bridge.cwd
+        ).encode()
+    )
     answer = bridge.other(10)
     assert answer["error"]["code"] == -32602  # no such directory, said readably
     bridge.send_bytes(b'{"jsonrpc":"2.0","id":"m","method":"\\udc80","params":{}}')

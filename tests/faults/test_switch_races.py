@@ -65,7 +65,11 @@ async def test_a_prompt_queued_behind_a_failing_switch_gets_a_clear_error(tmp_pa
     gamma = tmp_path / "bin" / "gamma-python"
     gamma.parent.mkdir()
     os.symlink(sys.executable, gamma)
-    async with switching_bridge(client, tmp_path, ACP_MUX_GAMMA_BIN=str(gamma), SWITCH_TEST_SLOW_EXIT_S="5") as (conn, proc, sid):
+    async with switching_bridge(client, tmp_path, ACP_MUX_GAMMA_BIN=str(gamma), SWITCH_TEST_SLOW_EXIT_S="5") as (
+        conn,
+        proc,
+        sid,
+    ):
         await asyncio.wait_for(prompt(conn, sid, "hello"), TIMEOUT)
         to_beta = switch(conn, sid, "beta")  # slow: alpha lingers
         await asyncio.sleep(0.05)
@@ -129,13 +133,17 @@ async def test_closing_a_session_during_switches_leaves_no_agent(tmp_path: Path)
         assert agent_groups(proc.pid) == {}
 
 
-async def test_a_model_the_live_agent_cannot_take_mid_turn_restarts_it_after_the_turn_not_during(tmp_path: Path) -> None:
+async def test_a_model_the_live_agent_cannot_take_mid_turn_restarts_it_after_the_turn_not_during(
+    tmp_path: Path,
+) -> None:
     client = RecordingClient()
     async with switching_bridge(client, tmp_path, ACP_MUX_DEMO_TEXT_DELAY="0.005") as (conn, proc, sid):
         turn = prompt(conn, sid, "slow")  # 400 words; the scripted agent takes no model in place
         await asyncio.sleep(0.5)
         before = agent_groups(proc.pid)
-        answer = await asyncio.wait_for(conn.set_config_option(config_id="model", session_id=sid, value="scripted-1"), TIMEOUT)
+        answer = await asyncio.wait_for(
+            conn.set_config_option(config_id="model", session_id=sid, value="scripted-1"), TIMEOUT
+        )
         assert {o.id: o.current_value for o in answer.config_options}["model"] == "scripted-1"
         assert (await asyncio.wait_for(turn, TIMEOUT)).stop_reason == "end_turn"
         assert "word399" in client.text() and agent_groups(proc.pid) == before  # the turn ran to its end

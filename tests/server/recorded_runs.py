@@ -26,8 +26,11 @@ from acp_mux.server.store import SessionStore
 from tests.adapters.helpers import FIXTURES, capture_lines, feed, make_ctx
 
 CWD = "/work/project"  # the recordings' cwd (it need not exist: diffs read as new files, live and replayed)
-PROMPTS = {"first": "Create notes.txt containing alpha and beta, then change beta to gamma.",
-           "resume": "Is anything left to do?", "text": "Write two hundred numbered lines."}
+PROMPTS = {
+    "first": "Create notes.txt containing alpha and beta, then change beta to gamma.",
+    "resume": "Is anything left to do?",
+    "text": "Write two hundred numbered lines.",
+}
 
 
 def manifest(cli: str) -> dict[str, Any]:
@@ -138,8 +141,11 @@ class ScriptedRun:
                     iid = event.interaction_id  # type: ignore[attr-defined]
                     future = self._answers.setdefault(iid, asyncio.get_running_loop().create_future())
                     answer = await future
-                    settled = (ev.ApprovalGrantedEvent(interaction_id=iid) if isinstance(answer, Approve)
-                               else ev.ApprovalDeniedEvent(interaction_id=iid, reason=answer.reason))
+                    settled = (
+                        ev.ApprovalGrantedEvent(interaction_id=iid)
+                        if isinstance(answer, Approve)
+                        else ev.ApprovalDeniedEvent(interaction_id=iid, reason=answer.reason)
+                    )
                     yield self._emit(settled)
         finally:
             self._played = True  # one recorded process: the next prompt starts the next one

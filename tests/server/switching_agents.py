@@ -29,7 +29,9 @@ def install() -> None:
     rows = dict(registry.ENTRIES)
     for name in NAMES:
         rows[name] = dataclasses.replace(
-            demo, name=name, display_name=f"Scripted {name}",
+            demo,
+            name=name,
+            display_name=f"Scripted {name}",
             transports={"scripted": f"tests.server.switching_agents:{name.capitalize()}"},
         )
     registry.ENTRIES = MappingProxyType(rows)

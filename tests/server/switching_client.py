@@ -24,10 +24,23 @@ async def switching_bridge(client: RecordingClient, root: Path, **env: str) -> A
     """The bridge with alpha, beta and gamma to pick from, one session open on alpha: (conn, process, session id)."""
     cwd = root / "project"
     cwd.mkdir(exist_ok=True)
-    full_env = dict(os.environ, ACP_MUX_STATE_DIR=str(root / "state"), ACP_MUX_AGENTS="alpha,beta,gamma",
-                    ACP_MUX_DEFAULT_AGENT="alpha", **env)
-    async with acp.spawn_agent_process(client, sys.executable, LAUNCHER, "--agent", "auto", env=full_env, cwd=str(cwd),
-                                       transport_kwargs={"stderr": None}) as (conn, proc):
+    full_env = dict(
+        os.environ,
+        ACP_MUX_STATE_DIR=str(root / "state"),
+        ACP_MUX_AGENTS="alpha,beta,gamma",
+        ACP_MUX_DEFAULT_AGENT="alpha",
+        **env,
+    )
+    async with acp.spawn_agent_process(
+        client,
+        sys.executable,
+        LAUNCHER,
+        "--agent",
+        "auto",
+        env=full_env,
+        cwd=str(cwd),
+        transport_kwargs={"stderr": None},
+    ) as (conn, proc):
         await conn.initialize(protocol_version=1)
         session = await conn.new_session(cwd=str(cwd), mcp_servers=[])
         yield conn, proc, session.session_id

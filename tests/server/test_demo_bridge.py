@@ -49,7 +49,9 @@ async def test_write_edit_turn_streams_text_thoughts_diffs_and_shell(work):
         if u.status:
             statuses.setdefault(u.tool_call_id, []).append(u.status)
     assert all(s == ["in_progress", "completed"] for s in statuses.values()), statuses
-    shell_text = [c.content.text for u in client.of("tool_call_update") for c in (u.content or []) if c.type == "content"]
+    shell_text = [
+        c.content.text for u in client.of("tool_call_update") for c in (u.content or []) if c.type == "content"
+    ]
     assert any("alpha" in t and "gamma" in t for t in shell_text)
     assert client.of("plan")[-1].entries[0].status == "completed"
     usage = client.of("usage_update")

@@ -21,7 +21,6 @@ from tests.server.test_recorded_sessions import assert_gap_free, conversation
 from tests.server.test_wire import Wire, agent_text
 
 
-
 @pytest.fixture
 def work(tmp_path: Path) -> dict[str, str]:
     cwd = tmp_path / "project"
@@ -35,8 +34,9 @@ def as_dicts(client: RecordingClient) -> list[dict[str, Any]]:
 
 def cli(state_dir: str, *args: str) -> bytes:
     env = {"ACP_MUX_STATE_DIR": state_dir, "PATH": "/usr/bin:/bin"}
-    return subprocess.run([sys.executable, "-m", "acp_mux", "sessions", *args], env=env, capture_output=True,
-                          check=True, timeout=60).stdout
+    return subprocess.run(
+        [sys.executable, "-m", "acp_mux", "sessions", *args], env=env, capture_output=True, check=True, timeout=60
+    ).stdout
 
 
 async def load_updates(work: dict[str, str], session_id: str) -> list[dict[str, Any]]:
@@ -64,16 +64,27 @@ async def test_a_demo_session_is_logged_exported_and_replayed_as_it_was_shown(wo
     first = cli(work["state_dir"], "export", sid)
     assert first == cli(work["state_dir"], "export", sid[:20]) == log.read_bytes()
     shown = cli(work["state_dir"], "show", sid).decode()
-    for expected in ("## You\nwrite the demo", "I'll create notes.txt", "> tool [edit] Write notes.txt",
-                     "[approved by user, once]", "searched 2 of 3 sources", "--- turn ended: end_turn"):
+    for expected in (
+        "## You\nwrite the demo",
+        "I'll create notes.txt",
+        "> tool [edit] Write notes.txt",
+        "[approved by user, once]",
+        "searched 2 of 3 sources",
+        "--- turn ended: end_turn",
+    ):
         assert expected in shown
     replayed = await load_updates(work, sid)
     assert [u["content"]["text"] for u in replayed if u["sessionUpdate"] == "user_message_chunk"] == [
-        "write the demo", "shell", "progress"]
+        "write the demo",
+        "shell",
+        "progress",
+    ]
     expected = conversation(live)
     assert conversation(replayed) == expected
     # the Write's diff is the one shown live (a new file), not one against today's notes.txt
-    write_diffs = [c for u in replayed for c in u.get("content") or [] if isinstance(c, dict) and c.get("type") == "diff"]
+    write_diffs = [
+        c for u in replayed for c in u.get("content") or [] if isinstance(c, dict) and c.get("type") == "diff"
+    ]
     assert write_diffs[0]["newText"] == "alpha\nbeta\n" and write_diffs[0].get("oldText") is None
     with open(log, "ab") as fh:  # a bridge killed mid-write
         fh.write(b'{"schema_version":"1","event_id":"01TORN","run_id":"x","se')
@@ -94,8 +105,14 @@ async def test_tool_progress_reaches_the_editor_in_meta_and_does_not_end_the_tur
     mine = [u for u in updates if u.get("toolCallId") == call["toolCallId"]]
     progress = [u["_meta"]["tool_call_progress"] for u in mine if "tool_call_progress" in (u.get("_meta") or {})]
     assert progress == [
-        {"schema": "tool-call-progress.v1", "call_id": call["toolCallId"], "status": "running",
-         "progress": float(n), "total": 3.0, "message": f"searched {n} of 3 sources"}
+        {
+            "schema": "tool-call-progress.v1",
+            "call_id": call["toolCallId"],
+            "status": "running",
+            "progress": float(n),
+            "total": 3.0,
+            "message": f"searched {n} of 3 sources",
+        }
         for n in (1, 2, 3)
     ]
     statuses = [u["status"] for u in mine if u.get("status")]
@@ -124,7 +141,10 @@ def test_a_question_pending_when_the_editor_reopens_the_session_is_asked_again(t
         allow = {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
         wire.send({"id": again["id"], "result": allow})
         while True:  # the later questions (Edit, the shell command) are answered as they come
-            message = wire.next(lambda m: m.get("method") == "session/request_permission" or (m.get("id") == 3 and "method" not in m), timeout=20)
+            message = wire.next(
+                lambda m: m.get("method") == "session/request_permission" or (m.get("id") == 3 and "method" not in m),
+                timeout=20,
+            )
             if "method" not in message:
                 break
             wire.send({"id": message["id"], "result": allow})

@@ -21,8 +21,7 @@ from acp_mux.server import early_init
 from acp_mux.server.bridge import AcpServer
 from acp_mux.server.live_session import BridgeConfig
 
-SUPPORTED = [(name, transport) for name in ENTRIES if ENTRIES[name].supported
-             for transport in ENTRIES[name].transports]
+SUPPORTED = [(name, transport) for name in ENTRIES if ENTRIES[name].supported for transport in ENTRIES[name].transports]
 CLIENTS = [None, {"fs": {"readTextFile": True}, "terminal": True}, {"auth": {"terminal": True}}]
 
 
@@ -44,7 +43,7 @@ def early_answer(argv: list[str], first: bytes) -> tuple[early_init.Early | None
         try:
             view = memoryview(first)
             while view:
-                view = view[os.write(in_w, view):]
+                view = view[os.write(in_w, view) :]
         except BrokenPipeError:  # the reader stopped early (nothing read, or a line too long)
             pass
         finally:
@@ -65,13 +64,15 @@ def early_answer(argv: list[str], first: bytes) -> tuple[early_init.Early | None
 @pytest.mark.parametrize("agent,transport", SUPPORTED)
 @pytest.mark.parametrize("client", CLIENTS)
 @pytest.mark.parametrize("binary", [None, "/opt/agent/bin/x"])
-def test_the_early_answer_is_the_servers(agent: str, transport: str, client: dict | None, binary: str | None,
-                                         tmp_path) -> None:
+def test_the_early_answer_is_the_servers(
+    agent: str, transport: str, client: dict | None, binary: str | None, tmp_path
+) -> None:
     params = {"protocolVersion": 1, **({"clientCapabilities": client} if client is not None else {})}
     request = {"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": params}
     argv = ["--agent", agent, "--transport", transport, *(["--agent-bin", binary] if binary else [])]
     assert early_init.load_facts(agent, transport) is not None, (
-        f"{agent} is not in the early-initialize snapshot: run `python tools/sync_agents.py`")
+        f"{agent} is not in the early-initialize snapshot: run `python tools/sync_agents.py`"
+    )
     early, written = early_answer(argv, json.dumps(request).encode() + b"\n")
     assert early is not None and early.params == params and early.leftover == b""
 
@@ -90,16 +91,19 @@ def test_what_follows_the_initialize_is_handed_to_the_server_intact() -> None:
     assert json.loads(written)["id"] == 1
 
 
-@pytest.mark.parametrize("first", [
-    b'{"jsonrpc":"2.0","id":1,"method":"session/list","params":{}}\n',  # not an initialize
-    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n',  # no protocolVersion: the server's -32602
-    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":[]}}\n',
-    b'{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":1}}\n',  # a notification
-    b'not json\n',
-    b'[' * 30_000 + b']' * 30_000 + b'\n',  # too deep to parse (and small enough for a pipe's buffer)
-    b'{"jsonrpc":"2.0","id":"\\ud800","method":"initialize","params":{"protocolVersion":1}}\n',  # lone surrogate
-    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}',  # no newline: input ended
-])
+@pytest.mark.parametrize(
+    "first",
+    [
+        b'{"jsonrpc":"2.0","id":1,"method":"session/list","params":{}}\n',  # not an initialize
+        b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n',  # no protocolVersion: the server's -32602
+        b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":[]}}\n',
+        b'{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":1}}\n',  # a notification
+        b"not json\n",
+        b"[" * 30_000 + b"]" * 30_000 + b"\n",  # too deep to parse (and small enough for a pipe's buffer)
+        b'{"jsonrpc":"2.0","id":"\\ud800","method":"initialize","params":{"protocolVersion":1}}\n',  # lone surrogate
+        b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}',  # no newline: input ended
+    ],
+)
 def test_anything_else_is_left_to_the_server_unanswered(first: bytes) -> None:
     early, written = early_answer(["--agent", "demo"], first)
     assert written == b""
@@ -110,11 +114,24 @@ def test_anything_else_is_left_to_the_server_unanswered(first: bytes) -> None:
 UNSUPPORTED = next((name for name, row in ENTRIES.items() if not row.supported), "no-such-agent")
 
 
-@pytest.mark.parametrize("argv", [
-    ["doctor"], ["demo"], ["--agent", "claude", "--login"], ["--help"], ["--version"], ["--agent", "auto"], [],
-    ["--agent", "claude", "--log-level", "LOUD"], ["--agent", "claude", "--inactivity-timeout", "soon"],
-    ["--agent", "claude", "--unknown"], ["--agent"], ["--agent", UNSUPPORTED], ["--agent", "codex", "--transport", "x"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["doctor"],
+        ["demo"],
+        ["--agent", "claude", "--login"],
+        ["--help"],
+        ["--version"],
+        ["--agent", "auto"],
+        [],
+        ["--agent", "claude", "--log-level", "LOUD"],
+        ["--agent", "claude", "--inactivity-timeout", "soon"],
+        ["--agent", "claude", "--unknown"],
+        ["--agent"],
+        ["--agent", UNSUPPORTED],
+        ["--agent", "codex", "--transport", "x"],
+    ],
+)
 def test_command_lines_it_does_not_fully_understand_are_not_read_at_all(argv: list[str], monkeypatch) -> None:
     monkeypatch.delenv("ACP_MUX_AGENT", raising=False)
     init = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}\n'
@@ -126,9 +143,15 @@ def test_serve_command_lines_it_understands(monkeypatch) -> None:
     monkeypatch.setenv("ACP_MUX_CODEX_TRANSPORT", "exec")
     target = early_init.serve_target
     assert target(["--agent=codex", "--stdio", "--model", "m", "--", "--anything"], os.environ) == (
-        "codex", "exec", {"--agent": "codex", "--model": "m"})
+        "codex",
+        "exec",
+        {"--agent": "codex", "--model": "m"},
+    )
     assert target(["--agent", "claude", "--agent-bin", "/x/claude", "--log-level", "debug"], {}) == (
-        "claude", None, {"--agent": "claude", "--agent-bin": "/x/claude", "--log-level": "debug"})
+        "claude",
+        None,
+        {"--agent": "claude", "--agent-bin": "/x/claude", "--log-level": "debug"},
+    )
     assert target([], {"ACP_MUX_AGENT": "gemini"}) == ("gemini", None, {})
 
 
@@ -149,12 +172,19 @@ print(json.dumps({"code": code, "loaded": loaded_at_answer}), file=sys.stderr)
 
 
 def test_the_launcher_answers_before_importing_the_bridge_and_the_bridge_carries_on(tmp_path) -> None:
-    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
-             {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": str(tmp_path), "mcpServers": []}},
-             {"jsonrpc": "2.0", "id": 3, "method": "session/list", "params": {}}]
-    out = subprocess.run([sys.executable, "-c", PROBE, "--agent", "demo"],
-                         input="".join(json.dumps(m) + "\n" for m in lines), capture_output=True, text=True,
-                         env={**os.environ, "ACP_MUX_STATE_DIR": str(tmp_path / "state")}, timeout=60)
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
+        {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": str(tmp_path), "mcpServers": []}},
+        {"jsonrpc": "2.0", "id": 3, "method": "session/list", "params": {}},
+    ]
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, "--agent", "demo"],
+        input="".join(json.dumps(m) + "\n" for m in lines),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ACP_MUX_STATE_DIR": str(tmp_path / "state")},
+        timeout=60,
+    )
     answers = {m["id"]: m for m in map(json.loads, out.stdout.splitlines()) if "id" in m}
     assert answers[1]["result"]["agentInfo"]["title"] == "acp-mux: Scripted demo agent", out.stderr
     assert answers[3]["result"]["sessions"][0]["sessionId"] == answers[2]["result"]["sessionId"]

@@ -21,11 +21,13 @@ import pytest
 from acp_mux.adapters.registry import ENTRIES, get_adapter
 from tests.server.test_early_init import early_answer
 
-SUPPORTED = [(name, transport) for name in ENTRIES if ENTRIES[name].supported
-             for transport in ENTRIES[name].transports]
+SUPPORTED = [(name, transport) for name in ENTRIES if ENTRIES[name].supported for transport in ENTRIES[name].transports]
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
 REPORTED = {  # what an agent that reports its own modes and models said last time (<state>/agents/<name>.json)
-    "modes": [{"id": "ask", "name": "Ask", "description": "asks first"}, {"id": "yolo", "name": "Yolo", "description": ""}],
+    "modes": [
+        {"id": "ask", "name": "Ask", "description": "asks first"},
+        {"id": "yolo", "name": "Yolo", "description": ""},
+    ],
     "models": [["m-1", "Model one"], ["m-2", "Model two"]],
     "current_mode": "ask",
     "current_model": "m-2",
@@ -33,13 +35,23 @@ REPORTED = {  # what an agent that reports its own modes and models said last ti
 
 
 def new_session(request_id: int, cwd: Path, **extra: Any) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "session/new",
-            "params": {"cwd": str(cwd), "mcpServers": [], **extra}}
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "session/new",
+        "params": {"cwd": str(cwd), "mcpServers": [], **extra},
+    }
 
 
 def run_bridge(argv: list[str], messages: list[dict[str, Any]], env: dict[str, str]) -> dict[int, dict[str, Any]]:
-    out = subprocess.run([sys.executable, "-m", "acp_mux", *argv], input="".join(json.dumps(m) + "\n" for m in messages),
-                         capture_output=True, text=True, env={**os.environ, **env}, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "acp_mux", *argv],
+        input="".join(json.dumps(m) + "\n" for m in messages),
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     return {m["id"]: m for m in map(json.loads, out.stdout.splitlines()) if "id" in m}
 
@@ -67,8 +79,9 @@ CASES = [  # what an agent reported last time only matters to one that reports i
 
 
 @pytest.mark.parametrize("agent,transport,reported,flags", CASES)
-def test_the_launchers_session_answer_is_the_servers(agent: str, transport: str, reported: bool, flags: list[str],
-                                                     tmp_path: Path) -> None:
+def test_the_launchers_session_answer_is_the_servers(
+    agent: str, transport: str, reported: bool, flags: list[str], tmp_path: Path
+) -> None:
     state = tmp_path / "state"
     if reported:
         (state / "agents").mkdir(parents=True)
@@ -76,8 +89,12 @@ def test_the_launchers_session_answer_is_the_servers(agent: str, transport: str,
     binary = fake_executable(tmp_path / "bin")
     answers = run_bridge(
         ["--agent", agent, "--transport", transport, *flags],
-        [INIT, new_session(2, tmp_path), new_session(3, tmp_path),
-         {"jsonrpc": "2.0", "id": 4, "method": "session/list", "params": {}}],
+        [
+            INIT,
+            new_session(2, tmp_path),
+            new_session(3, tmp_path),
+            {"jsonrpc": "2.0", "id": 4, "method": "session/list", "params": {}},
+        ],
         {"ACP_MUX_STATE_DIR": str(state), ENTRIES[agent].bin_env_var: str(binary)},
     )
     early, late = answers[2]["result"], answers[3]["result"]
@@ -105,11 +122,22 @@ launch.load_bridge_in_background = lambda: (lambda: None)
 code = launch.main(sys.argv[1:])
 print(json.dumps({"code": code, "loaded": loaded}), file=sys.stderr)
 """
-    prompt = {"jsonrpc": "2.0", "id": 4, "method": "session/prompt", "params": {"prompt": [{"type": "text", "text": "hi"}]}}
+    prompt = {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "method": "session/prompt",
+        "params": {"prompt": [{"type": "text", "text": "hi"}]},
+    }
     lines = [INIT, new_session(2, tmp_path), {"jsonrpc": "2.0", "id": 3, "method": "session/list", "params": {}}]
     env = {**os.environ, "ACP_MUX_STATE_DIR": str(tmp_path / "state")}
-    proc = subprocess.Popen([sys.executable, "-c", probe, "--agent", "demo"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", probe, "--agent", "demo"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write("".join(json.dumps(m) + "\n" for m in lines))
     proc.stdin.flush()
@@ -140,23 +168,27 @@ INIT_LINE = json.dumps(INIT).encode() + b"\n"
 
 def test_initialize_and_session_new_in_one_write_are_both_answered(tmp_path: Path) -> None:
     rest = b'{"jsonrpc":"2.0","id":3,"method":"session/list","params":{}}\n'
-    early, written = early_answer(["--agent", "demo"], INIT_LINE + json.dumps(new_session(2, tmp_path)).encode()
-                                  + b"\n" + rest)
+    early, written = early_answer(
+        ["--agent", "demo"], INIT_LINE + json.dumps(new_session(2, tmp_path)).encode() + b"\n" + rest
+    )
     assert early is not None and early.session is not None and early.leftover == rest
     replies = [json.loads(line) for line in written.splitlines()]
     assert [r["id"] for r in replies] == [1, 2]
     assert replies[1]["result"]["sessionId"] == early.session.session_id == early.session.answer["sessionId"]
 
 
-@pytest.mark.parametrize("params", [
-    {"cwd": "relative/path", "mcpServers": []},
-    {"cwd": "/no/such/folder", "mcpServers": []},
-    {"cwd": 7},
-    {"mcpServers": []},
-    {"cwd": "CWD", "mcpServers": "none"},
-    {"cwd": "CWD", "mcpServers": [{"name": "x"}]},  # neither a command nor a url
-    {"cwd": "CWD", "mcpServers": [{"name": "x", "command": "/bin/true", "env": [{"name": "K", "value": 1}]}]},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"cwd": "relative/path", "mcpServers": []},
+        {"cwd": "/no/such/folder", "mcpServers": []},
+        {"cwd": 7},
+        {"mcpServers": []},
+        {"cwd": "CWD", "mcpServers": "none"},
+        {"cwd": "CWD", "mcpServers": [{"name": "x"}]},  # neither a command nor a url
+        {"cwd": "CWD", "mcpServers": [{"name": "x", "command": "/bin/true", "env": [{"name": "K", "value": 1}]}]},
+    ],
+)
 def test_session_new_it_does_not_fully_understand_goes_to_the_server(params: dict[str, Any], tmp_path: Path) -> None:
     if params.get("cwd") == "CWD":
         params = {**params, "cwd": str(tmp_path)}
@@ -179,15 +211,17 @@ def test_an_agent_that_cannot_start_is_left_to_the_server(tmp_path: Path, monkey
     assert early is not None and early.session is not None
 
 
-
 def test_mcp_servers_are_taken_early_and_their_secrets_never_logged(tmp_path: Path) -> None:
     secret = "sk-early-0123456789abcdef"
     server = {"name": "tools", "command": "/bin/true", "args": [], "env": [{"name": "TOKEN", "value": secret}]}
     log = tmp_path / "bridge.log"
     answers = run_bridge(
         ["--agent", "demo", "--log-file", str(log), "--log-level", "DEBUG"],
-        [INIT, new_session(2, tmp_path, mcpServers=[server]),
-         {"jsonrpc": "2.0", "id": 3, "method": "session/list", "params": {}}],
+        [
+            INIT,
+            new_session(2, tmp_path, mcpServers=[server]),
+            {"jsonrpc": "2.0", "id": 3, "method": "session/list", "params": {}},
+        ],
         {"ACP_MUX_STATE_DIR": str(tmp_path / "state")},
     )
     assert answers[3]["result"]["sessions"][0]["sessionId"] == answers[2]["result"]["sessionId"]

@@ -125,8 +125,16 @@ def test_sequence_is_gap_free_per_run_over_what_is_stored(tmp_path: Path) -> Non
 
 
 def test_envelope_lines_are_canonical_and_survive_any_code_point(tmp_path: Path) -> None:
-    env = {"type": "x", "data": {"b": 1, "a": [float("nan")], "s": "emoji \ud83d cut"}, "sequence": 0,
-           "run_id": "r", "event_id": "e", "schema_version": "1", "session_id": "s", "occurred_at": "t"}
+    env = {
+        "type": "x",
+        "data": {"b": 1, "a": [float("nan")], "s": "emoji \ud83d cut"},
+        "sequence": 0,
+        "run_id": "r",
+        "event_id": "e",
+        "schema_version": "1",
+        "session_id": "s",
+        "occurred_at": "t",
+    }
     line = envelope_line(env)
     assert line.startswith('{"schema_version":"1","event_id":"e","run_id":"r","session_id":"s","sequence":0,')
     line.encode("utf-8")  # a lone surrogate is escaped, never written as invalid UTF-8
@@ -155,9 +163,21 @@ def test_a_torn_last_line_is_skipped_and_lines_appended_after_it_are_not_lost(tm
 
 def test_lines_of_the_wrong_shape_are_skipped_with_a_warning(tmp_path: Path) -> None:
     path = tmp_path / "s.events.jsonl"
-    good = envelope_line({"schema_version": "1", "event_id": "e", "run_id": "r", "session_id": "s", "sequence": 0,
-                          "occurred_at": "t", "type": "turn_start", "data": {"turnIndex": 0}})
-    path.write_text("\n".join(["[1,2]", '{"type": 3}', '{"type":"x","run_id":"r","sequence":true,"data":{}}', good]) + "\n")
+    good = envelope_line(
+        {
+            "schema_version": "1",
+            "event_id": "e",
+            "run_id": "r",
+            "session_id": "s",
+            "sequence": 0,
+            "occurred_at": "t",
+            "type": "turn_start",
+            "data": {"turnIndex": 0},
+        }
+    )
+    path.write_text(
+        "\n".join(["[1,2]", '{"type": 3}', '{"type":"x","run_id":"r","sequence":true,"data":{}}', good]) + "\n"
+    )
     warnings: list[str] = []
     assert [e["type"] for e in read_envelopes(path, warnings.append)] == ["turn_start"]
     assert len(warnings) == 3
@@ -202,8 +222,13 @@ def test_prune_leaves_a_gap_marker_that_keeps_each_run_gap_free_from_it(tmp_path
     assert removed == 8  # the cut (6) moved forward to a prompt: what is kept starts with a whole turn
     assert envs[0]["type"] == "gap.events_pruned"
     assert envs[0]["run_id"] == "run-a" and envs[0]["sequence"] == 7
-    assert envs[0]["data"] == {"first_pruned_sequence": 0, "last_pruned_sequence": 7, "events": 8,
-                               "pruned_at": "2030-01-01T00:00:00.000Z", "reason": "retention"}
+    assert envs[0]["data"] == {
+        "first_pruned_sequence": 0,
+        "last_pruned_sequence": 7,
+        "events": 8,
+        "pruned_at": "2030-01-01T00:00:00.000Z",
+        "reason": "retention",
+    }
     assert [(e["run_id"], e["sequence"], e["type"]) for e in envs[1:]] == [
         ("run-b", 0, "user.message"), ("run-b", 1, "turn_start"), ("run-b", 2, "turn_end"), ("run-b", 3, "turn.ended"),
     ]  # fmt: skip
@@ -217,8 +242,10 @@ def test_prune_leaves_a_gap_marker_that_keeps_each_run_gap_free_from_it(tmp_path
 
 def test_an_old_transcript_reads_as_legacy_envelopes_the_same_on_every_read(tmp_path: Path) -> None:
     path = tmp_path / "s.transcript.jsonl"
-    updates = [{"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "hi"}},
-               {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hello"}}]
+    updates = [
+        {"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "hi"}},
+        {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hello"}},
+    ]
     path.write_text("".join(json.dumps(u) + "\n" for u in updates) + "garbage\n")
     first = list(legacy_envelopes(path, "sess", "2025-01-01T00:00:00.000Z", warn=lambda m: None))
     second = list(legacy_envelopes(path, "sess", "2025-01-01T00:00:00.000Z", warn=lambda m: None))

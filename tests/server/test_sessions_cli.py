@@ -13,9 +13,16 @@ from acp_mux.server.store import SessionRecord, SessionStore
 from tests.server.recorded_runs import Editor, server_for
 
 OLD_RECORD = {  # a record as the bridge wrote it before the event log
-    "session_id": "01OLDSESSION", "agent": "demo", "cwd": "/", "native_session_id": "n-1", "mode": None,
-    "model": None, "title": "old times", "created_at": "2025-01-01T00:00:00.000Z",
-    "updated_at": "2025-01-02T00:00:00.000Z", "additional_directories": [],
+    "session_id": "01OLDSESSION",
+    "agent": "demo",
+    "cwd": "/",
+    "native_session_id": "n-1",
+    "mode": None,
+    "model": None,
+    "title": "old times",
+    "created_at": "2025-01-01T00:00:00.000Z",
+    "updated_at": "2025-01-02T00:00:00.000Z",
+    "additional_directories": [],
 }
 OLD_UPDATES = [
     {"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "hello"}},
@@ -36,8 +43,13 @@ def new_turn(store: SessionStore, session_id: str, text: str, answer: str, extra
     log = EventLogWriter(store.log_path(session_id), session_id)
     run = f"01RUN-{text}"  # one run per turn here: each writer numbers its runs from 0
     log.record(run, "user.message", {"content": [{"type": "text", "text": text}], "agent": "demo"}, 10)
-    for kind, data in [("turn_start", {"turnIndex": 0}), ("message_start", {}), ("message_stop", {"text": answer}),
-                       *extra, ("turn_end", {"turnIndex": 0})]:
+    for kind, data in [
+        ("turn_start", {"turnIndex": 0}),
+        ("message_start", {}),
+        ("message_stop", {"text": answer}),
+        *extra,
+        ("turn_end", {"turnIndex": 0}),
+    ]:
         log.record(run, kind, data, 11)
     log.record(run, "turn.ended", {"stopReason": "end_turn"}, 12)
     log.flush()
@@ -76,7 +88,13 @@ def test_a_session_written_before_the_event_log_still_loads_and_goes_on(tmp_path
 
 def test_show_prints_the_conversation_and_unknown_types_as_they_are(tmp_path: Path) -> None:
     store = old_store(tmp_path)
-    new_turn(store, "01OLDSESSION", "and now?", "Answer.", extra=[("hologram", {"shape": "cube"}), ("debug", {"message": "x"})])
+    new_turn(
+        store,
+        "01OLDSESSION",
+        "and now?",
+        "Answer.",
+        extra=[("hologram", {"shape": "cube"}), ("debug", {"message": "x"})],
+    )
     code, text = cli(store, "show", "01OLDSESSION")
     assert code == 0
     assert text.startswith("# old times\n")

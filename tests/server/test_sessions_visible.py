@@ -20,8 +20,12 @@ from acp_mux.server.store import SessionRecord, SessionStore
 CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 HOSTILE = ["\x1b[2J", "\x1b]0;owned\x07", "\r", "\x9b31m", "\u202e", "\u2066", "\x00", "\x7f", "\x1bP", "\u2028"]
 # text biased toward what attacks a terminal: generated characters mixed with known escape sequences
-hostile_text = st.lists(st.one_of(st.text(st.characters(blacklist_categories=("Cs",)), max_size=6),
-                                  st.sampled_from(HOSTILE + ["\n", "\t"])), max_size=12).map("".join)
+hostile_text = st.lists(
+    st.one_of(
+        st.text(st.characters(blacklist_categories=("Cs",)), max_size=6), st.sampled_from(HOSTILE + ["\n", "\t"])
+    ),
+    max_size=12,
+).map("".join)
 
 
 def _controls(text: str, allowed: str) -> list[str]:
@@ -53,17 +57,22 @@ def _store(root: Path, text: str) -> SessionStore:
     assert store.save(SessionRecord(session_id="s1", agent=f"demo{text}", cwd=f"/w{text}", title=f"t{text}"))
     log = store.event_log("s1")
     run = "run1"
-    for n, (kind, data) in enumerate([
-        ("user.message", {"content": [{"type": "text", "text": f"ask{text}"}], "agent": "demo"}),
-        ("turn_start", {"turnIndex": 0}),
-        ("message_stop", {"text": f"answer{text}"}),
-        ("tool_call_ready", {"toolCallId": f"t{text}", "toolName": f"Bash{text}", "input": {"command": f"ls{text}"}}),
-        ("tool_result", {"toolCallId": f"t{text}", "toolName": f"Bash{text}", "output": f"out{text}"}),
-        ("approval.resolved", {"decision": f"allow{text}", "by": "person", "scope": "once", "reason": text}),
-        ("x.unknown", {"payload": text}),
-        ("turn_end", {"turnIndex": 0}),
-        ("turn.ended", {"error": {"code": -32603, "message": f"broke{text}"}}),
-    ]):
+    for n, (kind, data) in enumerate(
+        [
+            ("user.message", {"content": [{"type": "text", "text": f"ask{text}"}], "agent": "demo"}),
+            ("turn_start", {"turnIndex": 0}),
+            ("message_stop", {"text": f"answer{text}"}),
+            (
+                "tool_call_ready",
+                {"toolCallId": f"t{text}", "toolName": f"Bash{text}", "input": {"command": f"ls{text}"}},
+            ),
+            ("tool_result", {"toolCallId": f"t{text}", "toolName": f"Bash{text}", "output": f"out{text}"}),
+            ("approval.resolved", {"decision": f"allow{text}", "by": "person", "scope": "once", "reason": text}),
+            ("x.unknown", {"payload": text}),
+            ("turn_end", {"turnIndex": 0}),
+            ("turn.ended", {"error": {"code": -32603, "message": f"broke{text}"}}),
+        ]
+    ):
         log.record(run, kind, data, n + 1)
     log.flush()
     return store

@@ -30,8 +30,15 @@ def exchange(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> d
         {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": str(cwd), "mcpServers": []}},
     ]
     full_env = {**os.environ, "ACP_MUX_STATE_DIR": str(cwd / ".state"), **(env or {})}
-    out = subprocess.run(argv, input="".join(json.dumps(r) + "\n" for r in requests), capture_output=True, text=True,
-                         env=full_env, cwd=cwd, timeout=30)
+    out = subprocess.run(
+        argv,
+        input="".join(json.dumps(r) + "\n" for r in requests),
+        capture_output=True,
+        text=True,
+        env=full_env,
+        cwd=cwd,
+        timeout=30,
+    )
     assert out.returncode == 0, out.stderr
     replies = [json.loads(line) for line in out.stdout.splitlines()]
     return {r["id"]: r for r in replies if "id" in r}
@@ -66,7 +73,10 @@ def test_missing_binary_says_how_to_install_it_and_where_to_point(tmp_path):
 
 def test_a_set_but_wrong_bin_variable_is_named(tmp_path):
     replies = exchange(bridge_argv("--agent", "codex"), tmp_path, env={"ACP_MUX_CODEX_BIN": str(tmp_path / "nowhere")})
-    assert f"ACP_MUX_CODEX_BIN is set to {tmp_path / 'nowhere'}, which is not an executable file" in replies[2]["error"]["message"]
+    assert (
+        f"ACP_MUX_CODEX_BIN is set to {tmp_path / 'nowhere'}, which is not an executable file"
+        in replies[2]["error"]["message"]
+    )
 
 
 def test_a_person_at_a_terminal_gets_the_error_and_status_2():
@@ -88,8 +98,14 @@ def test_the_login_command_offered_to_the_editor_is_absolute_and_runs(tmp_path):
     auth = _terminal_auth(exchange(bridge_argv("--agent", "claude", "--agent-bin", str(fake)), tmp_path))
     assert os.path.isabs(auth["command"])
     # Run it the way an editor would: no shell, an empty PATH.
-    ran = subprocess.run([auth["command"], *auth["args"]], capture_output=True, text=True, timeout=30,
-                         env={"PATH": "", "HOME": str(tmp_path)}, stdin=subprocess.DEVNULL)
+    ran = subprocess.run(
+        [auth["command"], *auth["args"]],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={"PATH": "", "HOME": str(tmp_path)},
+        stdin=subprocess.DEVNULL,
+    )
     assert ran.stdout.strip() == "login args: auth login", ran.stderr
 
 

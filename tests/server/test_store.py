@@ -44,7 +44,9 @@ def test_a_record_of_the_wrong_shape_is_skipped_and_the_others_still_list(store:
     root = store.root
     (root / "list.json").write_text("[1, 2]")
     (root / "types.json").write_text(json.dumps({"session_id": "types", "agent": "demo", "cwd": 7}))
-    (root / "dirs.json").write_text(json.dumps({"session_id": "dirs", "agent": "demo", "cwd": "/", "additional_directories": "x"}))
+    (root / "dirs.json").write_text(
+        json.dumps({"session_id": "dirs", "agent": "demo", "cwd": "/", "additional_directories": "x"})
+    )
     (root / "broken.json").write_text("{not json")
     (root / "other.json").write_text(json.dumps({"session_id": "good", "agent": "demo", "cwd": "/"}))  # names another
     (root / "escape.json").write_text(json.dumps({"session_id": "../../x", "agent": "demo", "cwd": "/"}))
@@ -135,7 +137,10 @@ def test_retention_cuts_long_logs_leaving_a_gap_marker(store: SessionStore) -> N
 def test_retention_settings_from_the_environment() -> None:
     assert retention_from_env({}) == (90, 1000)
     assert retention_from_env({"ACP_MUX_SESSION_MAX_AGE_DAYS": "7", "ACP_MUX_SESSION_MAX_COUNT": "off"}) == (7, None)
-    assert retention_from_env({"ACP_MUX_SESSION_MAX_AGE_DAYS": " 0 ", "ACP_MUX_SESSION_MAX_COUNT": "OFF"}) == (None, None)
+    assert retention_from_env({"ACP_MUX_SESSION_MAX_AGE_DAYS": " 0 ", "ACP_MUX_SESSION_MAX_COUNT": "OFF"}) == (
+        None,
+        None,
+    )
     for bad in ("soon", "-1", "7.5", "", "1e3", "\u0663", "99999999"):  # refused, never read as something else
         with pytest.raises(SettingError, match="ACP_MUX_SESSION_MAX_AGE_DAYS"):
             retention_from_env({"ACP_MUX_SESSION_MAX_AGE_DAYS": bad})

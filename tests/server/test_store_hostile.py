@@ -184,8 +184,14 @@ def _event_fields(secret: str, prefix: str, suffix: str) -> list[tuple[str, dict
         ("user.message", {"content": [{"type": "text", "text": inner}], "agent": "demo"}),
         ("message_stop", {"text": inner}),
         ("thinking_stop", {"thinking": inner}),
-        ("tool_call_ready", {"toolCallId": "t1", "toolName": "Bash", "input": {"command": f"curl -H 'X: {inner}'",
-                                                                            "env": {"TOKEN": inner}}}),
+        (
+            "tool_call_ready",
+            {
+                "toolCallId": "t1",
+                "toolName": "Bash",
+                "input": {"command": f"curl -H 'X: {inner}'", "env": {"TOKEN": inner}},
+            },
+        ),
         ("tool_result", {"toolCallId": "t1", "toolName": "Bash", "output": inner}),
         ("bridge.notice", {"text": inner}),
         ("turn.ended", {"error": {"code": -32603, "message": inner}}),
@@ -229,8 +235,9 @@ around_st = st.text(max_size=10)
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(secret=secrets_st, prefix=around_st, suffix=around_st)
-def test_generated_secrets_never_reach_the_store_nor_sessions_output(tmp_path: Path, forget_secrets: None,
-                                                                     secret: str, prefix: str, suffix: str) -> None:
+def test_generated_secrets_never_reach_the_store_nor_sessions_output(
+    tmp_path: Path, forget_secrets: None, secret: str, prefix: str, suffix: str
+) -> None:
     # the secret must not be spelled by the store's own structure (a "secret" like '","data":{' is no secret)
     # nor by a timestamp (times differ between the two stores)
     plain = _store_with(tmp_path, "-" * 8, "", "")

@@ -22,8 +22,15 @@ class Wire:
     def __init__(self, tmp_path: Any, **env: str) -> None:
         env = {"ACP_MUX_STATE_DIR": str(tmp_path / "state"), "PATH": "/usr/bin:/bin", **env}
         self.cwd = tmp_path
-        self.proc = subprocess.Popen([sys.executable, "-m", "acp_mux", "--agent", "demo"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=tmp_path)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "acp_mux", "--agent", "demo"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+        )
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[dict[str, Any]] = []
         self._reading = threading.Event()
@@ -107,7 +114,9 @@ def test_a_question_the_agent_withdraws_closes_the_dialog_and_the_turn_goes_on(t
         sid = wire.open_session()
         wire.prompt(3, sid, "withdraw")
         asked = wire.next(lambda m: m.get("method") == "session/request_permission")
-        withdrawn = wire.next(lambda m: m.get("method") == "$/cancel_request")  # nobody answered: the agent took it back
+        withdrawn = wire.next(
+            lambda m: m.get("method") == "$/cancel_request"
+        )  # nobody answered: the agent took it back
         assert withdrawn["params"] == {"requestId": asked["id"]}
         assert wire.next(lambda m: m.get("id") == 3)["result"] == {"stopReason": "end_turn"}
         assert "Never mind, I found another way." in agent_text(wire.seen)

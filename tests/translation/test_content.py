@@ -46,7 +46,11 @@ def test_defaults_for_missing_fields() -> None:
 @pytest.mark.parametrize(
     ("blocks", "caps", "message"),
     [
-        ([{"type": "text", "text": "hi"}, {"type": "image", "data": "x"}], {"images": False}, "demo cannot take images (prompt block 1)"),
+        (
+            [{"type": "text", "text": "hi"}, {"type": "image", "data": "x"}],
+            {"images": False},
+            "demo cannot take images (prompt block 1)",
+        ),
         ([{"type": "audio", "data": "x"}], {"audio": False}, "demo cannot take audio (prompt block 0)"),
         (
             [{"type": "resource", "resource": {"uri": "file:///a", "text": "t"}}],
@@ -63,14 +67,20 @@ def test_defaults_for_missing_fields() -> None:
             {},
             "demo cannot take binary resource 'file:///a.pdf' (application/pdf)",
         ),
-        ([{"type": "resource", "resource": {"uri": "file:///x", "blob": "AA"}}], {}, "demo cannot take binary resource 'file:///x' (unknown type)"),
+        (
+            [{"type": "resource", "resource": {"uri": "file:///x", "blob": "AA"}}],
+            {},
+            "demo cannot take binary resource 'file:///x' (unknown type)",
+        ),
         ([{"type": "video"}], {}, "unknown prompt content type 'video' (block 0)"),
         ([{"type": "text", "text": "a"}, "plain string"], {}, "prompt block 1 is not an object"),
         ([], {}, "the prompt is empty"),
         ("not a list", {}, "the prompt is empty"),
     ],
 )
-def test_content_the_agent_cannot_take_is_refused_with_a_reason(blocks: Any, caps: dict[str, bool], message: str) -> None:
+def test_content_the_agent_cannot_take_is_refused_with_a_reason(
+    blocks: Any, caps: dict[str, bool], message: str
+) -> None:
     with pytest.raises(UnsupportedContent) as info:
         convert(blocks, **caps)
     assert str(info.value) == message
@@ -145,7 +155,10 @@ def test_file_uris_are_percent_decoded():
 def test_a_linked_file_with_spaces_reaches_a_text_agent_as_its_real_path():
     prompt = to_prompt(
         [{"type": "resource_link", "uri": "file:///home/me/My%20Project/a.py", "name": "a.py"}],
-        agent="x", images=False, audio=False, embedded=True,
+        agent="x",
+        images=False,
+        audio=False,
+        embedded=True,
     )
     assert prompt.as_text() == "@/home/me/My Project/a.py"
 
@@ -169,7 +182,10 @@ def test_a_resource_block_without_a_resource_object_is_refused_clearly():
 
 def test_agent_content_blocks_read_as_text():
     assert block_text({"type": "text", "text": "hi"}) == "hi"
-    assert block_text({"type": "resource_link", "uri": "file:///a%20b.py", "name": "a b.py"}) == "[a b.py](file:///a%20b.py)"
+    assert (
+        block_text({"type": "resource_link", "uri": "file:///a%20b.py", "name": "a b.py"})
+        == "[a b.py](file:///a%20b.py)"
+    )
     assert "print(1)" in block_text({"type": "resource", "resource": {"uri": "file:///b.py", "text": "print(1)"}})
     assert block_text({"type": "image", "data": "x", "mimeType": "image/png"}) == ""
     assert block_text("junk") == ""

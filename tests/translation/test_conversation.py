@@ -26,8 +26,13 @@ def test_progress_of_a_running_tool_reaches_the_editor_in_meta() -> None:
             "schema": "tool-call-progress.v1", "call_id": "t1", "status": "running", "progress": 1.0, "total": 4.0,
             "message": "one of four"}}},
     ]  # fmt: skip
-    assert again == [{"sessionUpdate": "tool_call_update", "toolCallId": "t1",
-                      "_meta": {"tool_call_progress": {"schema": "tool-call-progress.v1", "call_id": "t1", "status": "paused"}}}]
+    assert again == [
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "t1",
+            "_meta": {"tool_call_progress": {"schema": "tool-call-progress.v1", "call_id": "t1", "status": "paused"}},
+        }
+    ]
     assert step(t, ev.ToolProgressEvent(tool_call_id="never-announced", progress=1)) == []
 
 
@@ -38,7 +43,9 @@ def test_progress_never_ends_the_call_or_decides_the_turn() -> None:
     assert outcome_for(failed) is None  # the stop reason comes from the turn's terminal event only
     step(t, failed)
     assert t.tool_status("t1") == "in_progress"
-    (end,) = [u for u in step(t, ev.ToolResultEvent(tool_call_id="t1", tool_name="Bash", output="ok")) if u.get("status")]
+    (end,) = [
+        u for u in step(t, ev.ToolResultEvent(tool_call_id="t1", tool_name="Bash", output="ok")) if u.get("status")
+    ]
     assert end["status"] == "completed"
 
 
@@ -51,7 +58,9 @@ def test_an_approval_is_linked_to_its_call_however_it_is_answered() -> None:
     denied = step(t, ev.ApprovalDeniedEvent(interaction_id="q1", reason="read-only mode"))
     assert denied[-1]["status"] == "failed"
     # a question about a call the editor never saw announces one first
-    orphan = ev.ApprovalRequestEvent(interaction_id="q2", action="rm -rf build", tool_name="Bash", input={"command": "rm -rf build"})
+    orphan = ev.ApprovalRequestEvent(
+        interaction_id="q2", action="rm -rf build", tool_name="Bash", input={"command": "rm -rf build"}
+    )
     (announced,) = step(t, orphan)
     assert announced["sessionUpdate"] == "tool_call" and announced["toolCallId"] == "approval-q2"
 

@@ -42,12 +42,18 @@ def test_a_write_asked_with_its_diff_ends_showing_it_after_a_text_only_result() 
     assert shown[0]["newText"] == "alpha\n" and shown[1]["content"]["text"] == "Wrote 6 bytes"
 
 
-STEPS = st.lists(st.tuples(st.one_of(st.none(), st.text(min_size=1, max_size=5)),
-                           st.one_of(st.none(), st.text(min_size=1, max_size=5))), max_size=8)
+STEPS = st.lists(
+    st.tuples(
+        st.one_of(st.none(), st.text(min_size=1, max_size=5)), st.one_of(st.none(), st.text(min_size=1, max_size=5))
+    ),
+    max_size=8,
+)
 
 
 @given(STEPS, st.booleans())
-def test_the_latest_diff_shown_stays_and_the_agents_own_words_always_reach_the_editor(steps: list[Any], ok: bool) -> None:
+def test_the_latest_diff_shown_stays_and_the_agents_own_words_always_reach_the_editor(
+    steps: list[Any], ok: bool
+) -> None:
     tr = UpdateTranslator(SCRIPTED_TOOLS, CWD)
     out = tr.translate(ev.ToolCallStartEvent(tool_call_id="t", tool_name="edit"))
     latest_diff: str | None = None
@@ -57,7 +63,9 @@ def test_the_latest_diff_shown_stays_and_the_agents_own_words_always_reach_the_e
         if last and ok:
             step = tr.translate(ev.ToolResultEvent(tool_call_id="t", tool_name="edit", display=shown_display))
         elif last:
-            step = tr.translate(ev.ToolErrorEvent(tool_call_id="t", tool_name="edit", error="no", display=shown_display))
+            step = tr.translate(
+                ev.ToolErrorEvent(tool_call_id="t", tool_name="edit", error="no", display=shown_display)
+            )
         else:
             step = tr.translate(ev.ToolUpdateEvent(tool_call_id="t", display=shown_display))
         out += step

@@ -25,9 +25,17 @@ def bash(command: Any) -> dict[str, Any]:
 def test_four_options_whose_labels_say_the_scope() -> None:
     assert permission_options(scope_for("Bash", "execute", bash("git status -s"))) == [
         {"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
-        {"optionId": "allow_always", "name": "Always allow `git status` commands (this session)", "kind": "allow_always"},
+        {
+            "optionId": "allow_always",
+            "name": "Always allow `git status` commands (this session)",
+            "kind": "allow_always",
+        },
         {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
-        {"optionId": "reject_always", "name": "Always reject `git status` commands (this session)", "kind": "reject_always"},
+        {
+            "optionId": "reject_always",
+            "name": "Always reject `git status` commands (this session)",
+            "kind": "reject_always",
+        },
     ]
     edit = permission_options(scope_for("Edit", "edit", {"file_path": "/w/a.py"}))
     assert [o["name"] for o in edit][1::2] == [
@@ -49,7 +57,7 @@ def test_four_options_whose_labels_say_the_scope() -> None:
         ("ls -la /tmp", "ls"),
         ("pytest -q tests", "pytest"),
         ("bash -lc 'cargo test --all'", "cargo test"),
-        ("sh -c \"make\"", "make"),
+        ('sh -c "make"', "make"),
         ("echo 'unclosed", None),  # unparsable: only exactly this command
         ("   ", None),
     ],
@@ -62,7 +70,9 @@ def test_scope_for_argv_commands_and_paths() -> None:
     assert scope_for("shell", "execute", bash(["bash", "-lc", "git push origin"])).command_key == ("git", "push")
     assert scope_for("Bash", "execute", {"cmd": "make test"}).command_key == ("make", "test")
     assert scope_for("Write", "edit", {"path": "/w/b"}) == Scope("Write", "edit", paths=("/w/b",))
-    assert scope_for("NotebookEdit", "edit", {"notebook_path": "/w/n.ipynb"}) == Scope("NotebookEdit", "edit", paths=("/w/n.ipynb",))
+    assert scope_for("NotebookEdit", "edit", {"notebook_path": "/w/n.ipynb"}) == Scope(
+        "NotebookEdit", "edit", paths=("/w/n.ipynb",)
+    )
     assert scope_for("Read", "read", {"file_path": "/w/a"}) == Scope("Read", "read", paths=("/w/a",))
     assert scope_for("mcp__x__y", "other", {"q": 1}) == Scope("mcp__x__y", "other", exact_input='{"q": 1}')
 
@@ -100,7 +110,9 @@ def test_allow_always_never_covers_other_or_chained_commands(git_status_allowed:
     assert git_status_allowed.match("Bash", "execute", bash(command)) is None
 
 
-def test_a_command_rule_is_about_the_command_whichever_tool_or_agent_runs_it(git_status_allowed: PermissionRules) -> None:
+def test_a_command_rule_is_about_the_command_whichever_tool_or_agent_runs_it(
+    git_status_allowed: PermissionRules,
+) -> None:
     assert git_status_allowed.match("shell", "execute", bash("git status")) == "allow"
     assert git_status_allowed.match("shell", "execute", bash("/bin/bash -lc 'git status -s'")) == "allow"
     assert git_status_allowed.match("shell", "execute", bash("git push")) is None
@@ -123,7 +135,7 @@ def test_reject_always_also_rejects_chained_commands() -> None:
 
 
 def test_path_scoped_rules_match_only_that_path_by_any_edit_tool() -> None:
-    """"Always allow changes to <path>": the label names a path, not a tool, so Write then Edit does not ask again."""
+    """ "Always allow changes to <path>": the label names a path, not a tool, so Write then Edit does not ask again."""
     rules = PermissionRules()
     rules.remember(scope_for("Write", "edit", {"file_path": "/w/a.py"}), "allow")
     assert rules.match("Edit", "edit", {"file_path": "/w/a.py", "old_string": "x"}) == "allow"
@@ -197,10 +209,22 @@ def test_decode_outcome(response: Any, answer: Answer) -> None:
 @pytest.mark.parametrize(
     "response",
     [
-        selected("approve"), selected("allow"), selected("approve_for_session"), selected("allow-always"),
-        selected("ALLOW_ONCE"), selected("allow_once "), {"outcome": "selected"}, {"outcome": 1}, {"outcome": ["selected"]},
-        {"outcome": {"outcome": "selected", "optionId": 1}}, {"outcome": {"outcome": "selected", "optionId": ["allow_once"]}},
-        {"outcome": {"outcome": "selected"}}, "allow_once", 1, ["allow_once"], {"optionId": "allow_once"},
+        selected("approve"),
+        selected("allow"),
+        selected("approve_for_session"),
+        selected("allow-always"),
+        selected("ALLOW_ONCE"),
+        selected("allow_once "),
+        {"outcome": "selected"},
+        {"outcome": 1},
+        {"outcome": ["selected"]},
+        {"outcome": {"outcome": "selected", "optionId": 1}},
+        {"outcome": {"outcome": "selected", "optionId": ["allow_once"]}},
+        {"outcome": {"outcome": "selected"}},
+        "allow_once",
+        1,
+        ["allow_once"],
+        {"optionId": "allow_once"},
     ],
 )
 def test_anything_but_an_offered_option_is_a_denial(response: Any) -> None:
@@ -233,9 +257,12 @@ def test_leaving_plan_mode_offers_the_modes_to_continue_in() -> None:
 def test_choice_options_carry_each_choice_and_a_skip() -> None:
     from acp_mux.translation.permissions import choice_options, chosen_choice
 
-    options = choice_options([{"id": "pytest", "label": "pytest"}, {"id": "ut", "label": "unittest"}, {"label": "no id"}])
+    options = choice_options(
+        [{"id": "pytest", "label": "pytest"}, {"id": "ut", "label": "unittest"}, {"label": "no id"}]
+    )
     assert [(o["optionId"], o["name"], o["kind"]) for o in options] == [
-        ("choice:pytest", "pytest", "allow_once"), ("choice:ut", "unittest", "allow_once"),
+        ("choice:pytest", "pytest", "allow_once"),
+        ("choice:ut", "unittest", "allow_once"),
         ("reject_once", "Skip this question", "reject_once"),
     ]
     picked = {"outcome": {"outcome": "selected", "optionId": "choice:ut"}}

@@ -43,13 +43,17 @@ def test_status_synonyms(status: str, expected: str) -> None:
 
 
 def test_other_shapes_and_content_keys() -> None:
-    assert plan_entries({"steps": ["first", {"title": "second"}, {"text": "third"}, 42, {"description": "fourth"}]}) == [
+    assert plan_entries(
+        {"steps": ["first", {"title": "second"}, {"text": "third"}, 42, {"description": "fourth"}]}
+    ) == [
         {"content": "first", "priority": "medium", "status": "pending"},
         {"content": "second", "priority": "medium", "status": "pending"},
         {"content": "third", "priority": "medium", "status": "pending"},
         {"content": "fourth", "priority": "medium", "status": "pending"},
     ]
-    assert plan_entries({"items": [{"status": "done"}]}) == [{"content": "", "priority": "medium", "status": "completed"}]
+    assert plan_entries({"items": [{"status": "done"}]}) == [
+        {"content": "", "priority": "medium", "status": "completed"}
+    ]
     assert plan_entries({"todos": []}) == []
 
 

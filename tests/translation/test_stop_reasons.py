@@ -36,7 +36,9 @@ def test_login_command_is_not_repeated_when_the_hint_already_has_it() -> None:
 
 def test_auth_message_ending_in_a_period_is_not_doubled() -> None:
     outcome = outcome_for(ev.AuthErrorEvent(message="Invalid API key.", guidance="Set OPENAI_API_KEY."))
-    assert outcome is not None and outcome.error_message == "Authentication failed: Invalid API key. Set OPENAI_API_KEY."
+    assert (
+        outcome is not None and outcome.error_message == "Authentication failed: Invalid API key. Set OPENAI_API_KEY."
+    )
 
 
 def test_auth_error_without_guidance_still_names_the_login_command() -> None:
@@ -53,7 +55,9 @@ def test_auth_error_without_a_login_command_keeps_the_agent_hint_only() -> None:
     assert outcome.error_data == {"guidance": "Set ANTHROPIC_API_KEY."}
     assert outcome.error_message == "Authentication failed: 401. Set ANTHROPIC_API_KEY."
     bare = outcome_for(ev.AuthErrorEvent(message="401"))
-    assert bare is not None and bare.error_message == "Authentication failed: 401." and bare.error_data == {"guidance": ""}
+    assert (
+        bare is not None and bare.error_message == "Authentication failed: 401." and bare.error_data == {"guidance": ""}
+    )
 
 
 # ── crashes and timeouts ────────────────────────────────────────────────────────────────────────────────────────
@@ -113,9 +117,9 @@ def test_rate_limit_ends_the_turn_with_a_notice_not_an_error() -> None:
 
 
 def test_refusal() -> None:
-    assert outcome_for(ev.ErrorEvent(code="REFUSAL", message="I can't help with that.", recoverable=True)) == TurnOutcome(
-        stop_reason="refusal", notice="\n\n_I can't help with that._\n"
-    )
+    assert outcome_for(
+        ev.ErrorEvent(code="REFUSAL", message="I can't help with that.", recoverable=True)
+    ) == TurnOutcome(stop_reason="refusal", notice="\n\n_I can't help with that._\n")
     assert outcome_for(ev.ErrorEvent(code="REFUSAL", message="")) == TurnOutcome(stop_reason="refusal")
 
 
@@ -126,7 +130,9 @@ def test_token_limit_error_codes_are_max_tokens(code: str) -> None:
 
 def test_every_agent_error_fails_the_prompt_recoverable_or_not() -> None:
     """A turn that failed (the model endpoint down for good, after the agent's own retries) must not end end_turn."""
-    assert outcome_for(ev.ErrorEvent(code="AGENT_ERROR", message="stream disconnected", recoverable=True)) == TurnOutcome(
+    assert outcome_for(
+        ev.ErrorEvent(code="AGENT_ERROR", message="stream disconnected", recoverable=True)
+    ) == TurnOutcome(
         notice="\n\n**Agent error:** stream disconnected\n",
         error_code=INTERNAL_ERROR,
         error_message="stream disconnected",
@@ -143,12 +149,19 @@ def test_every_agent_error_fails_the_prompt_recoverable_or_not() -> None:
 def test_a_crash_by_signal_names_the_signal() -> None:
     outcome = outcome_for(ev.CrashEvent(exit_code=-1, signal="SIGKILL"))
     assert outcome is not None and outcome.error_message == "The agent was killed by SIGKILL."
-    assert outcome.error_data == {"exitCode": None, "stderr": "", "signal": "SIGKILL"} and "-1" not in (outcome.notice or "")
+    assert outcome.error_data == {"exitCode": None, "stderr": "", "signal": "SIGKILL"} and "-1" not in (
+        outcome.notice or ""
+    )
 
 
 @pytest.mark.parametrize(
     "event",
-    [ev.TextDeltaEvent(delta="x"), ev.TurnEndEvent(turn_index=0), ev.RateLimitedEvent(retry_after_ms=10), ev.InterruptedEvent()],
+    [
+        ev.TextDeltaEvent(delta="x"),
+        ev.TurnEndEvent(turn_index=0),
+        ev.RateLimitedEvent(retry_after_ms=10),
+        ev.InterruptedEvent(),
+    ],
 )
 def test_other_events_do_not_end_the_turn(event: ev.BaseEvent) -> None:
     assert outcome_for(event, login_command=LOGIN) is None

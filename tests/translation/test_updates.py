@@ -119,7 +119,9 @@ def test_events_without_an_acp_form_send_nothing() -> None:
 def test_streamed_tool_is_announced_once_then_refined_when_its_input_completes() -> None:
     tr = claude()
     announced = run(tr, start("t1", "Read"), start("t1", "Read"))  # started twice: shown once
-    assert announced == [{"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Read", "kind": "read", "status": "pending"}]
+    assert announced == [
+        {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Read", "kind": "read", "status": "pending"}
+    ]
     tool_input = {"file_path": "src/a.py", "offset": 10, "limit": 5}
     assert run(tr, ready("t1", "Read", tool_input)) == [
         {
@@ -132,7 +134,13 @@ def test_streamed_tool_is_announced_once_then_refined_when_its_input_completes()
     ]
     assert run(tr, result("t1", "Read", "line ten")) == [
         in_progress("t1"),
-        {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed", "rawOutput": "line ten", "content": [text("line ten")]},
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "t1",
+            "status": "completed",
+            "rawOutput": "line ten",
+            "content": [text("line ten")],
+        },
     ]
     assert tr.tool_status("t1") is None  # finished tools are forgotten
     assert run(tr, result("t1", "Read", "again")) == []  # a late duplicate result changes nothing
@@ -142,10 +150,22 @@ def test_tool_whose_input_arrives_whole_is_titled_at_announce_and_not_retitled()
     tr = claude()
     tool_input = {"file_path": "/w/pkg/mod.py"}
     assert run(tr, start("t1", "Read", tool_input)) == [
-        {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Read pkg/mod.py", "kind": "read", "status": "pending", "rawInput": tool_input}
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "t1",
+            "title": "Read pkg/mod.py",
+            "kind": "read",
+            "status": "pending",
+            "rawInput": tool_input,
+        }
     ]
     assert run(tr, ready("t1", "Read", tool_input)) == [
-        {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "rawInput": tool_input, "locations": [{"path": "/w/pkg/mod.py"}]}
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "t1",
+            "rawInput": tool_input,
+            "locations": [{"path": "/w/pkg/mod.py"}],
+        }
     ]
 
 
@@ -164,7 +184,9 @@ def test_ready_without_start_announces_then_refines() -> None:
 
 
 def test_paths_outside_cwd_stay_absolute_in_titles_and_locations() -> None:
-    out = run(claude(), start("t1", "Read", {"file_path": "/etc/hosts"}), ready("t1", "Read", {"file_path": "/etc/hosts"}))
+    out = run(
+        claude(), start("t1", "Read", {"file_path": "/etc/hosts"}), ready("t1", "Read", {"file_path": "/etc/hosts"})
+    )
     assert out[0]["title"] == "Read /etc/hosts"
     assert out[1]["locations"] == [{"path": "/etc/hosts"}]
 
@@ -184,7 +206,16 @@ def test_long_titles_are_one_line_and_bounded() -> None:
 
 def test_unknown_tool_uses_the_table_default_and_its_name() -> None:
     out = run(claude(), start("t1", "Frobnicate", {"x": 1}))
-    assert out == [{"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Frobnicate", "kind": "other", "status": "pending", "rawInput": {"x": 1}}]
+    assert out == [
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "t1",
+            "title": "Frobnicate",
+            "kind": "other",
+            "status": "pending",
+            "rawInput": {"x": 1},
+        }
+    ]
 
 
 def test_huge_tool_input_is_capped_in_raw_input() -> None:
@@ -271,9 +302,15 @@ def test_write_of_a_new_file_shows_a_diff_with_no_old_text(tmp_path: Any) -> Non
 def test_write_over_an_existing_file_diffs_against_its_current_content(tmp_path: Any) -> None:
     (tmp_path / "a.txt").write_text("old body\n")
     tr = claude(cwd=str(tmp_path))
-    out = run(tr, start("t1", "Write", {"file_path": str(tmp_path / "a.txt"), "content": "new body\n"}), ready("t1", "Write", {"file_path": str(tmp_path / "a.txt"), "content": "new body\n"}))
+    out = run(
+        tr,
+        start("t1", "Write", {"file_path": str(tmp_path / "a.txt"), "content": "new body\n"}),
+        ready("t1", "Write", {"file_path": str(tmp_path / "a.txt"), "content": "new body\n"}),
+    )
     assert out[0]["title"] == "Write a.txt"
-    assert out[1]["content"] == [{"type": "diff", "path": str(tmp_path / "a.txt"), "newText": "new body\n", "oldText": "old body\n"}]
+    assert out[1]["content"] == [
+        {"type": "diff", "path": str(tmp_path / "a.txt"), "newText": "new body\n", "oldText": "old body\n"}
+    ]
 
 
 def test_edit_shows_old_and_new_strings_and_keeps_the_diff_when_completed() -> None:
@@ -281,7 +318,14 @@ def test_edit_shows_old_and_new_strings_and_keeps_the_diff_when_completed() -> N
     tool_input = {"file_path": "/w/src/a.py", "old_string": "x = 1", "new_string": "x = 2"}
     out = run(tr, start("t1", "Edit", tool_input), ready("t1", "Edit", tool_input))
     assert out == [
-        {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Edit src/a.py", "kind": "edit", "status": "pending", "rawInput": tool_input},
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "t1",
+            "title": "Edit src/a.py",
+            "kind": "edit",
+            "status": "pending",
+            "rawInput": tool_input,
+        },
         {
             "sessionUpdate": "tool_call_update",
             "toolCallId": "t1",
@@ -293,7 +337,12 @@ def test_edit_shows_old_and_new_strings_and_keeps_the_diff_when_completed() -> N
     # completion must not replace the diff with the tool's "file updated" text
     assert run(tr, result("t1", "Edit", "The file has been updated.")) == [
         in_progress("t1"),
-        {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed", "rawOutput": "The file has been updated."},
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "t1",
+            "status": "completed",
+            "rawOutput": "The file has been updated.",
+        },
     ]
 
 
@@ -330,7 +379,12 @@ def test_multi_edit_shows_one_diff_per_edit() -> None:
 
 def test_malformed_edit_input_keeps_the_tool_without_a_diff() -> None:
     out = run(claude(), start("t1", "Edit"), ready("t1", "Edit", {"old_string": "a"}))  # no file_path
-    assert out[1] == {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "title": "Edit …", "rawInput": {"old_string": "a"}}
+    assert out[1] == {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "t1",
+        "title": "Edit …",
+        "rawInput": {"old_string": "a"},
+    }
 
 
 def test_codex_apply_patch_takes_diffs_and_locations_from_its_changes() -> None:
@@ -383,7 +437,11 @@ def test_patch_without_diff_text_still_points_at_its_files() -> None:
 
 
 def test_moved_file_is_located_at_its_destination() -> None:
-    tool_input = {"changes": [{"path": "old.py", "kind": {"type": "update", "move_path": "new.py"}, "diff": "@@ -1 +1 @@\n-a\n+b\n"}]}
+    tool_input = {
+        "changes": [
+            {"path": "old.py", "kind": {"type": "update", "move_path": "new.py"}, "diff": "@@ -1 +1 @@\n-a\n+b\n"}
+        ]
+    }
     out = run(codex(), ready("p1", "apply_patch", tool_input))
     assert out[1]["title"] == "Edit new.py"
     assert out[1]["content"] == [{"type": "diff", "path": "/w/new.py", "newText": "b\n", "oldText": "a\n"}]
@@ -393,7 +451,12 @@ def test_moved_file_is_located_at_its_destination() -> None:
 # ── shell output ────────────────────────────────────────────────────────────────────────────────────────────────
 def bash(tr: UpdateTranslator, command: str = "make test") -> list[dict[str, Any]]:
     tool_input = {"command": command}
-    return run(tr, start("b1", "Bash", tool_input), ready("b1", "Bash", tool_input), ev.ShellStartEvent(command=command, cwd=CWD))
+    return run(
+        tr,
+        start("b1", "Bash", tool_input),
+        ready("b1", "Bash", tool_input),
+        ev.ShellStartEvent(command=command, cwd=CWD),
+    )
 
 
 def stdout(delta: str) -> ev.ShellStdoutDeltaEvent:
@@ -440,9 +503,13 @@ def test_live_output_shows_the_latest_lines_and_the_result_the_bounded_head_and_
     bash(tr)
     lines = [f"line {i}" for i in range(1000)]
     # while running: only the latest 50 lines (a few KB per refresh, however long the command has been going)
-    assert run(tr, stdout("\n".join(lines[:500]) + "\n")) == [live("b1", "\n".join(["… [450 earlier lines] …"] + lines[450:500]))]
+    assert run(tr, stdout("\n".join(lines[:500]) + "\n")) == [
+        live("b1", "\n".join(["… [450 earlier lines] …"] + lines[450:500]))
+    ]
     clock.now += 1
-    assert run(tr, stdout("\n".join(lines[500:]) + "\n")) == [live("b1", "\n".join(["… [950 earlier lines] …"] + lines[950:]))]
+    assert run(tr, stdout("\n".join(lines[500:]) + "\n")) == [
+        live("b1", "\n".join(["… [950 earlier lines] …"] + lines[950:]))
+    ]
     # at the end: the first 200 and last 200 lines, with what was left out counted
     expected = "\n".join(lines[:200] + ["… [600 lines omitted] …"] + lines[800:])
     final = run(tr, ev.ShellExitEvent(exit_code=0), result("b1", "Bash", "\n".join(lines)))
@@ -485,7 +552,11 @@ def test_terminal_meta_streams_append_only_deltas_coalesced_per_interval(clock: 
     ]
 
     def term(data: str) -> dict:
-        return {"sessionUpdate": "tool_call_update", "toolCallId": "b1", "_meta": {"terminal_output": {"terminal_id": "b1", "data": data}}}
+        return {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "b1",
+            "_meta": {"terminal_output": {"terminal_id": "b1", "data": data}},
+        }
 
     # the first delta goes at once; more within 100 ms are held and sent together, each byte exactly once
     assert run(tr, stdout("a\n"), stdout("b\n"), ev.ShellStderrDeltaEvent(delta="c")) == [term("a\n")]
@@ -497,7 +568,11 @@ def test_terminal_meta_streams_append_only_deltas_coalesced_per_interval(clock: 
     assert run(tr, stdout("e\n")) == []
     assert run(tr, ev.ShellExitEvent(exit_code=3)) == [  # exit flushes what was held, then closes the terminal
         term("e\n"),
-        {"sessionUpdate": "tool_call_update", "toolCallId": "b1", "_meta": {"terminal_exit": {"terminal_id": "b1", "exit_code": 3, "signal": None}}},
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "b1",
+            "_meta": {"terminal_exit": {"terminal_id": "b1", "exit_code": 3, "signal": None}},
+        },
     ]
     # the terminal already shows the output: the final update does not repeat it
     assert run(tr, ev.ToolErrorEvent(tool_call_id="b1", tool_name="Bash", error="Exit code 3")) == [
@@ -526,7 +601,14 @@ def test_command_without_a_tool_call_gets_a_synthetic_execute_tool(table: Any, c
     tr = UpdateTranslator(table, CWD)
     out = run(tr, ev.ShellStartEvent(command="ls  -la\n", cwd=CWD))
     assert out == [
-        {"sessionUpdate": "tool_call", "toolCallId": "shell-1", "title": "ls -la", "kind": "execute", "status": "pending", "rawInput": {"command": "ls  -la\n"}},
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "shell-1",
+            "title": "ls -la",
+            "kind": "execute",
+            "status": "pending",
+            "rawInput": {"command": "ls  -la\n"},
+        },
         in_progress("shell-1"),
     ]
     clock.now += 1
@@ -535,11 +617,20 @@ def test_command_without_a_tool_call_gets_a_synthetic_execute_tool(table: Any, c
     run(tr, stdout("y\n"))
     assert run(tr, ev.ShellExitEvent(exit_code=2)) == [
         live("shell-1", "x\ny"),
-        {"sessionUpdate": "tool_call_update", "toolCallId": "shell-1", "status": "failed", "content": [console("x\ny")]},
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "shell-1",
+            "status": "failed",
+            "content": [console("x\ny")],
+        },
     ]
     assert tr.tool_status("shell-1") is None
     second = run(tr, ev.ShellStartEvent(command="pwd"), ev.ShellExitEvent(exit_code=0))
-    assert [(u["toolCallId"], u.get("status")) for u in second] == [("shell-2", "pending"), ("shell-2", "in_progress"), ("shell-2", "completed")]
+    assert [(u["toolCallId"], u.get("status")) for u in second] == [
+        ("shell-2", "pending"),
+        ("shell-2", "in_progress"),
+        ("shell-2", "completed"),
+    ]
 
 
 def test_nested_output_goes_to_the_innermost_running_command(clock: Clock) -> None:
@@ -582,8 +673,16 @@ def test_todo_write_becomes_a_plan_and_never_a_tool_call() -> None:
 
 
 def test_codex_update_plan_steps_become_plan_entries() -> None:
-    plan = {"plan": [{"step": "Inspect", "status": "completed"}, {"step": "Fix", "status": "in_progress"}], "explanation": "why"}
-    out = run(codex(), start("u1", "update_plan", plan), ready("u1", "update_plan", plan), result("u1", "update_plan", "Plan updated"))
+    plan = {
+        "plan": [{"step": "Inspect", "status": "completed"}, {"step": "Fix", "status": "in_progress"}],
+        "explanation": "why",
+    }
+    out = run(
+        codex(),
+        start("u1", "update_plan", plan),
+        ready("u1", "update_plan", plan),
+        result("u1", "update_plan", "Plan updated"),
+    )
     assert out == [
         {
             "sessionUpdate": "plan",
@@ -621,7 +720,9 @@ def test_context_limit_warning_sets_the_window_for_later_updates() -> None:
     tr = claude()
     warning = ev.ContextLimitWarningEvent(used_tokens=90_000, max_tokens=128_000, pct_used=0.7)
     assert run(tr, warning) == [{"sessionUpdate": "usage_update", "used": 90_000, "size": 128_000}]
-    assert run(tr, ev.TokenUsageEvent(input_tokens=5, output_tokens=5)) == [{"sessionUpdate": "usage_update", "used": 10, "size": 128_000}]
+    assert run(tr, ev.TokenUsageEvent(input_tokens=5, output_tokens=5)) == [
+        {"sessionUpdate": "usage_update", "used": 10, "size": 128_000}
+    ]
 
 
 # ── notices ─────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -651,10 +752,23 @@ def test_rate_limit_retry_and_compaction_are_visible_notices() -> None:
 def test_claude_mcp_tool_is_not_announced_twice() -> None:
     tr = claude()
     first = run(tr, start("m1", "mcp__github__search", {"q": "bug"}))
-    assert first == [{"sessionUpdate": "tool_call", "toolCallId": "m1", "title": "github: search", "kind": "other", "status": "pending", "rawInput": {"q": "bug"}}]
+    assert first == [
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "m1",
+            "title": "github: search",
+            "kind": "other",
+            "status": "pending",
+            "rawInput": {"q": "bug"},
+        }
+    ]
     again = ev.McpToolCallStartEvent(tool_call_id="m1", server="github", tool_name="search", input={"q": "bug"})
     assert run(tr, again) == []
-    done = run(tr, result("m1", "mcp__github__search", "3 issues"), ev.McpToolResultEvent(tool_call_id="m1", server="github", tool_name="search", output="3 issues"))
+    done = run(
+        tr,
+        result("m1", "mcp__github__search", "3 issues"),
+        ev.McpToolResultEvent(tool_call_id="m1", server="github", tool_name="search", output="3 issues"),
+    )
     assert [u.get("status") for u in done] == ["in_progress", "completed"]  # the MCP result does not finish it twice
 
 
@@ -662,7 +776,14 @@ def test_mcp_start_alone_announces_and_readies_the_tool() -> None:
     tr = codex()
     out = run(tr, ev.McpToolCallStartEvent(tool_call_id="m1", server="gh", tool_name="issue", input={"n": 1}))
     assert out == [
-        {"sessionUpdate": "tool_call", "toolCallId": "m1", "title": "mcp__gh__issue", "kind": "other", "status": "pending", "rawInput": {"n": 1}},
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "m1",
+            "title": "mcp__gh__issue",
+            "kind": "other",
+            "status": "pending",
+            "rawInput": {"n": 1},
+        },
         {"sessionUpdate": "tool_call_update", "toolCallId": "m1", "rawInput": {"n": 1}},
     ]
     assert run(tr, ev.McpToolErrorEvent(tool_call_id="m1", server="gh", tool_name="issue", error="denied"))[-1] == {

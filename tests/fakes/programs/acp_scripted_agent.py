@@ -43,27 +43,47 @@ def ask(method, params):
 
 def prompt(request):
     session = request["params"]["sessionId"]
-    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": {
-        "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hello from " + state["cwd"]}}}})
+    send(
+        {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {
+                "sessionId": session,
+                "update": {
+                    "sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": "hello from " + state["cwd"]},
+                },
+            },
+        }
+    )
     early = read(timeout=0.5)
     if early is not None and early.get("method") == "session/cancel":
         return {"stopReason": "cancelled"}
-    options = [{"optionId": "yes", "name": "Allow", "kind": "allow_once"},
-               {"optionId": "always", "name": "Always", "kind": "allow_always"},
-               {"optionId": "no", "name": "Reject", "kind": "reject_once"}]
+    options = [
+        {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+        {"optionId": "always", "name": "Always", "kind": "allow_always"},
+        {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+    ]
     if request["params"]["prompt"][0]["text"] == "two options":
         options = [options[0], options[2]]
-    answer = ask("session/request_permission", {"sessionId": session, "options": options,
-                                                "toolCall": {"toolCallId": "t1", "title": "Write", "kind": "edit"}})
+    answer = ask(
+        "session/request_permission",
+        {"sessionId": session, "options": options, "toolCall": {"toolCallId": "t1", "title": "Write", "kind": "edit"}},
+    )
     meta = {"chosen": answer["result"]["outcome"].get("optionId")}
     if state["cancelled"]:  # cancelled while the permission request was pending
         state["cancelled"] = False
         return {"stopReason": "cancelled", "_meta": meta}
     if state["elicitation"]:
-        schema = {"type": "object", "properties": {"value": {"type": "string", "enum": ["Approve", "Deny"]}},
-                  "required": ["value"]}
-        elicited = ask("elicitation/create", {"mode": "form", "sessionId": session,
-                                              "message": "Allow tool: write\nPath: x", "requestedSchema": schema})
+        schema = {
+            "type": "object",
+            "properties": {"value": {"type": "string", "enum": ["Approve", "Deny"]}},
+            "required": ["value"],
+        }
+        elicited = ask(
+            "elicitation/create",
+            {"mode": "form", "sessionId": session, "message": "Allow tool: write\nPath: x", "requestedSchema": schema},
+        )
         meta["elicited"] = elicited["result"]
     if state["fs"]:
         ask("fs/read_text_file", {"sessionId": session, "path": state["cwd"] + "/missing.txt"})

@@ -3,6 +3,7 @@
 Output (bytes): "ok", "bad:\\xff\\xfe\\x80end", "caf\\xc3\\xa9 \\xe2\\x9c\\x93",
 "trunc\\xe2\\x9c" (truncated sequence), then "done".
 """
+
 import sys
 
 out = sys.stdout.buffer

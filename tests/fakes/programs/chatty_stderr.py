@@ -6,6 +6,7 @@ Writes MIB (default 5) MiB of numbered stderr lines ("err 000123 ...");
 every K-th stderr line (default 1000) also prints "out <n>" to stdout; ends
 with "done" on stdout and a final "err-last" line on stderr.
 """
+
 import argparse
 import sys
 

@@ -5,6 +5,7 @@ usage: crash.py [--code N] [--stdout TEXT] [--stderr TEXT] [--signal NAME]
 Prints TEXT (default "starting") to stdout and to stderr (default "boom"),
 then exits with N (default 1), or kills itself with signal NAME (e.g. SIGSEGV).
 """
+
 import argparse
 import os
 import signal

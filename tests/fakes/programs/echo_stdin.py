@@ -2,6 +2,7 @@
 
 usage: echo_stdin.py [--prefix P]   (default prefix "echo:")
 """
+
 import argparse
 import sys
 

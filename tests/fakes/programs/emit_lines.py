@@ -2,6 +2,7 @@
 
 usage: emit_lines.py [--delay SECONDS] [--no-final-newline] [--exit-code N] LINE...
 """
+
 import argparse
 import sys
 import time

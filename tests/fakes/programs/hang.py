@@ -6,6 +6,7 @@ Prints "grandchild <pid>" (with --grandchild) and then "ready"; on SIGINT prints
 "got-sigint" and keeps going. --exit-after makes the leader exit after S seconds
 while its grandchild (which inherited stdout/stderr) keeps sleeping.
 """
+
 import argparse
 import os
 import signal

@@ -2,6 +2,7 @@
 
 usage: huge_line.py [MIB] [--char C] [--crlf]
 """
+
 import argparse
 import sys
 

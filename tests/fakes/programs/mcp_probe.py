@@ -5,6 +5,7 @@ usage: mcp_probe.py OUT_FILE   — appends {"argv", "env"} (variables starting w
 line to OUT_FILE, then answers initialize and tools/list (no tools) until stdin closes. Lets a test prove an agent
 started the editor's MCP server with the env it was given, without that env ever being on a command line.
 """
+
 import json
 import os
 import sys
@@ -21,7 +22,11 @@ for line in sys.stdin:
         continue
     if message.get("method") == "initialize":
         version = (message.get("params") or {}).get("protocolVersion", "2025-06-18")
-        result = {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": {"name": "probe", "version": "1"}}
+        result = {
+            "protocolVersion": version,
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "probe", "version": "1"},
+        }
     elif message.get("method") == "tools/list":
         result = {"tools": []}
     else:

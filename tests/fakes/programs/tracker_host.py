@@ -10,6 +10,7 @@ sleeps until signalled (nothing of ours runs after a SIGKILL: the supervisor mus
 clean up); exception -> raises RuntimeError uncaught.
 Needs acp_mux importable (PYTHONPATH).
 """
+
 import asyncio
 import os
 import sys
@@ -23,8 +24,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 async def main(mode: str) -> None:
     TRACKER.exit_grace = 0.3
     extra = ["--grandchild-setsid"] if "setsid" in sys.argv[2:] else []
-    proc = await spawn(SpawnSpec(sys.executable, [os.path.join(HERE, "hang.py"), "--grandchild",
-                                                  "--ignore-term", "--grandchild-ignore-term", *extra]))
+    proc = await spawn(
+        SpawnSpec(
+            sys.executable,
+            [os.path.join(HERE, "hang.py"), "--grandchild", "--ignore-term", "--grandchild-ignore-term", *extra],
+        )
+    )
     gpid = None
     async for line in proc.lines():
         if line.startswith("grandchild "):
