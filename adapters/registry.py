@@ -191,7 +191,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         auth_env=("ANTHROPIC_API_KEY",),
         auth_hint="Set ANTHROPIC_API_KEY in the agent's environment, or sign in with Claude's own login.",
         login_files=("${CLAUDE_CONFIG_DIR:-~/.claude}/.credentials.json",),
-        transports={"stream-json": "acp_mux.adapters.claude:ClaudeAdapter"},
+        transports={"stream-json": "acp_mux.adapters.stream_agents.claude:ClaudeAdapter"},
         tested_version="2.1.197",
         status="works: permissions (with edited input), interrupt, modes incl. plan (read-only, enforced), "
         "slash commands, MCP servers from session/new",
@@ -213,8 +213,8 @@ _ROWS: tuple[AgentEntry, ...] = (
         auth_hint="Set OPENAI_API_KEY in the agent's environment, or sign in with `codex login`.",
         login_files=("${CODEX_HOME:-~/.codex}/auth.json",),
         transports={
-            "app-server": "acp_mux.adapters.codex:CodexAdapter",
-            "exec": "acp_mux.adapters.codex_exec:CodexExecAdapter",
+            "app-server": "acp_mux.adapters.rpc_agents.codex:CodexAdapter",
+            "exec": "acp_mux.adapters.stream_agents.codex_exec:CodexExecAdapter",
         },
         tested_version="0.169.0",
         status="works: approvals for commands and file changes, diffs, plans, usage, interrupt, MCP servers; "
@@ -238,7 +238,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         auth_env=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
         auth_hint="Set GEMINI_API_KEY in the agent's environment, or sign in through gemini's own /auth dialog.",
         login_files=("~/.gemini/oauth_creds.json",),
-        transports={"acp": "acp_mux.adapters.gemini:GeminiAdapter"},
+        transports={"acp": "acp_mux.adapters.acp_agents.gemini:GeminiAdapter"},
         tested_version="0.61.0",
         status="works through its own ACP mode: permissions, diffs, plans, modes and models from gemini, "
         "cancel, resume",
@@ -260,7 +260,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         auth_env=("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN", "COPILOT_PROVIDER_API_KEY"),
         auth_hint="Sign in with `copilot login` (GitHub), set COPILOT_GITHUB_TOKEN (or GH_TOKEN) in the agent's "
         "environment, or use your own model provider with COPILOT_PROVIDER_BASE_URL and COPILOT_PROVIDER_API_KEY.",
-        transports={"acp": "acp_mux.adapters.copilot:CopilotAdapter"},
+        transports={"acp": "acp_mux.adapters.acp_agents.copilot:CopilotAdapter"},
         tested_version="1.0.102",
         status="works through its own ACP mode (`copilot --acp --stdio`): permissions for edits and commands "
         "(mode agent asks; autopilot and allow_all are never the default), diffs, modes agent/plan/autopilot, "
@@ -281,7 +281,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         auth_hint="Set CURSOR_API_KEY in the agent's environment, or sign in with `cursor-agent login`.",
         # where cursor-agent login keeps its tokens (Linux, macOS with the file store; else the macOS keychain)
         login_files=("~/.config/cursor/auth.json", "~/.cursor/auth.json"),
-        transports={"acp": "acp_mux.adapters.cursor:CursorAdapter"},
+        transports={"acp": "acp_mux.adapters.acp_agents.cursor:CursorAdapter"},
         untested="untested against the real CLI: tested against a replayed transcript",
         alt_binary="agent",
         alt_binary_target="cursor-agent",
@@ -306,7 +306,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         auth_hint="Sign in with `opencode auth login` (or `acp-mux --agent opencode --login`), or set your "
         "provider's API key (e.g. ANTHROPIC_API_KEY) in the agent's environment.",
         login_files=("${XDG_DATA_HOME:-~/.local/share}/opencode/auth.json",),
-        transports={"acp": "acp_mux.adapters.opencode:OpencodeAdapter"},
+        transports={"acp": "acp_mux.adapters.acp_agents.opencode:OpencodeAdapter"},
         tested_version="1.18.33",
         status="works through its own ACP mode, started with acp-mux's asking permission rules "
         "(OPENCODE_CONFIG_CONTENT; your config files untouched): permissions for edits, commands and fetches, "
@@ -330,7 +330,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         auth_env=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"),
         auth_hint="Set your provider's API key (e.g. ANTHROPIC_API_KEY) in the agent's environment, "
         "or sign in inside pi: its terminal login opens pi, where you type /login.",
-        transports={"rpc": "acp_mux.adapters.pi:PiAdapter"},
+        transports={"rpc": "acp_mux.adapters.rpc_agents.pi:PiAdapter"},
         tested_version="0.73.1",
         status="works through `pi --mode rpc`: permissions from acp-mux's own pi extension (ask, accept edits, "
         "bypass; without it, the session says pi does not ask), diffs, live command output, usage and cost, "
@@ -354,7 +354,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         auth_env=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"),
         auth_hint="Set your provider's API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY) in the agent's "
         "environment, add a provider to ~/.omp/agent/models.yml, or sign in with /login in `omp`'s interactive mode.",
-        transports={"acp": "acp_mux.adapters.omp:OmpAdapter"},
+        transports={"acp": "acp_mux.adapters.acp_agents.omp:OmpAdapter"},
         tested_version="18.2.3",
         status="works through its own ACP mode (started with --approval-mode always-ask): permissions for "
         "commands and, through form elicitations, for writes and edits (diffs), modes, model and thinking "
@@ -376,8 +376,8 @@ _ROWS: tuple[AgentEntry, ...] = (
         "config or in the agent's environment (keys `openclaw onboard` keeps in OpenClaw's own state are not seen "
         "by acp-mux's private gateway).",
         transports={
-            "acp": "acp_mux.adapters.openclaw:OpenclawAdapter",
-            "exec": "acp_mux.adapters.openclaw_exec:OpenclawExecAdapter",
+            "acp": "acp_mux.adapters.acp_agents.openclaw:OpenclawAdapter",
+            "exec": "acp_mux.adapters.stream_agents.openclaw_exec:OpenclawExecAdapter",
         },
         tested_version="2026.9.6",
         status="works through `openclaw acp` on one private gateway per user, shared by every acp-mux window "
@@ -412,7 +412,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         auth_hint="Run hermes' setup (provider, model and key go to ~/.hermes), or set the provider's API key "
         "in the agent's environment.",
         login_files=("${HERMES_HOME:-~/.hermes}/auth.json", "${HERMES_HOME:-~/.hermes}/.env"),
-        transports={"acp": "acp_mux.adapters.hermes:HermesAdapter"},
+        transports={"acp": "acp_mux.adapters.acp_agents.hermes:HermesAdapter"},
         tested_version="0.19.0",
         status="works through its own ACP mode: questions linked to their tool calls, diffs for edits, "
         "approvals before every command (acp-mux's plugin; dangerous ones also hermes' own), modes and models, images, cancel (also while asking: hermes is restarted), "
@@ -435,7 +435,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         package="",
         install_hint="",  # bundled with acp-mux
         auth_hint="No login needed.",
-        transports={"scripted": "acp_mux.adapters.scripted:ScriptedAdapter"},
+        transports={"scripted": "acp_mux.adapters.stream_agents.scripted:ScriptedAdapter"},
         status="bundled scripted agent: streams text and thoughts, writes and edits a file with permission, "
         "runs a shell command; drives `acp-mux demo` and the bridge's own tests",
         asking=Asking(

@@ -44,7 +44,7 @@ def _turn(deltas: int, tools: int, output_lines: int) -> list[Any]:
 
 
 def bench_event_log(deltas: int = 20_000, tools: int = 50, output_lines: int = 400, repeats: int = 5) -> dict[str, Any]:
-    from acp_mux.adapters.scripted import TOOLS
+    from acp_mux.adapters.stream_agents.scripted import TOOLS
     from acp_mux.server.event_log import EventLogWriter
     from acp_mux.translation.updates import UpdateTranslator
 

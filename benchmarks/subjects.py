@@ -271,13 +271,13 @@ def codex_acp_subject(workdir: Path) -> Subject:
 
 
 def bare_claude_subject(workdir: Path) -> Subject | None:
-    """The pinned Claude CLI alone, driven in stream-json as acp-mux drives it (``adapters/claude.py``'s flags),
+    """The pinned Claude CLI alone, driven in stream-json as acp-mux drives it (``adapters/stream_agents/claude.py``'s flags),
     with no ACP server in front and no warm-up: the floor under the first words of any adapter that leaves Claude's
     first-message work (system prompt, tool schemas, HTTP client) to the first prompt."""
     claude = ensure_cli("claude")
     if claude is None:
         return None
-    from acp_mux.adapters.claude import BASE_ARGS
+    from acp_mux.adapters.stream_agents.claude import BASE_ARGS
 
     home, cwd = _dirs(workdir, "claude-cli-alone")
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from acp_mux.adapters.acp_client import choose_option, local_read, rule_input, session_options
-from acp_mux.adapters.gemini import GeminiAdapter
+from acp_mux.adapters.acp_agents.acp_client import choose_option, local_read, rule_input, session_options
+from acp_mux.adapters.acp_agents.gemini import GeminiAdapter
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus

@@ -18,9 +18,9 @@ from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.events import CostRecord, is_terminal_event
 from acp_mux.core.process import ExitStatus
 from acp_mux.core.prompt import ImagePart, Prompt, ResourcePart, TextPart
-from acp_mux.adapters.claude import AUTH_GUIDANCE, BASE_ARGS, ClaudeAdapter, prewarm_wanted
+from acp_mux.adapters.stream_agents.claude import AUTH_GUIDANCE, BASE_ARGS, ClaudeAdapter, prewarm_wanted
 from acp_mux.adapters.mcp import claude_mcp_config as mcp_config
-from acp_mux.adapters.claude_tools import CLAUDE_TOOLS, structured_patch_to_diff
+from acp_mux.adapters.stream_agents.claude_tools import CLAUDE_TOOLS, structured_patch_to_diff
 from tests.adapters.helpers import (
     FIXTURES,
     assert_ordering,

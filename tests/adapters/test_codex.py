@@ -1,5 +1,5 @@
 """Codex adapters against real transcripts (tests/fixtures/codex/shared-captures, codex 0.169.0) and synthetic
-protocol messages: app-server JSON-RPC (``adapters/codex.py``) and the ``exec --json`` fallback (``codex_exec.py``).
+protocol messages: app-server JSON-RPC (``adapters/rpc_agents/codex.py``) and the ``exec --json`` fallback (``codex_exec.py``).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus
 from acp_mux.core.prompt import ImagePart, Prompt, TextPart
 from acp_mux.adapters.base import DiffSpec
-from acp_mux.adapters.codex import CodexAdapter, prompt_input
-from acp_mux.adapters.codex_exec import AUTH_GUIDANCE, CODEX_TOOLS, CodexExecAdapter, CodexRun, patch_diffs
+from acp_mux.adapters.rpc_agents.codex import CodexAdapter, prompt_input
+from acp_mux.adapters.stream_agents.codex_exec import AUTH_GUIDANCE, CODEX_TOOLS, CodexExecAdapter, CodexRun, patch_diffs
 from tests.adapters.helpers import FIXTURES, assert_ordering, brief, feed, make_ctx, sent, types
 
 CAPTURES = FIXTURES / "codex" / "shared-captures"

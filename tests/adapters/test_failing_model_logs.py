@@ -17,9 +17,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_mux.adapters import omp_retries
-from acp_mux.adapters.gemini import GeminiAdapter, max_attempts, retry_line
-from acp_mux.adapters.omp import OmpAdapter, OmpRun
+from acp_mux.adapters.acp_agents import omp_retries
+from acp_mux.adapters.acp_agents.gemini import GeminiAdapter, max_attempts, retry_line
+from acp_mux.adapters.acp_agents.omp import OmpAdapter, OmpRun
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import SpawnSpec
@@ -292,7 +292,7 @@ def test_the_extension_and_the_parser_agree_on_the_line() -> None:
 
 
 def omp_retries_extension() -> Path:
-    from acp_mux.adapters.omp import HTTP_FAILURES
+    from acp_mux.adapters.acp_agents.omp import HTTP_FAILURES
 
     assert HTTP_FAILURES.is_file()
     return HTTP_FAILURES

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_mux.adapters import hermes_plugins
-from acp_mux.adapters.hermes import NOT_ASKING, HermesAdapter, plugin_command
+from acp_mux.adapters.acp_agents import hermes_plugins
+from acp_mux.adapters.acp_agents.hermes import NOT_ASKING, HermesAdapter, plugin_command
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.prompt import Prompt

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from acp_mux.adapters.acp_client import approval_form
-from acp_mux.adapters.omp import OmpAdapter, elicited_call
+from acp_mux.adapters.acp_agents.acp_client import approval_form
+from acp_mux.adapters.acp_agents.omp import OmpAdapter, elicited_call
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.parse_context import ParseContext
 from tests.adapters.acp_replay import Replay, replay

@@ -1,4 +1,4 @@
-"""acp-mux's omp extension (``adapters/omp_extension/http_failures.ts``) run for real on omp's runtime (bun).
+"""acp-mux's omp extension (``adapters/acp_agents/omp_extension/http_failures.ts``) run for real on omp's runtime (bun).
 
 The extension replaces omp's global ``fetch`` with an observer, inside omp's process, so what it must never do is
 checked as an attacker would try it: whatever the request and the answer, the caller gets exactly what the real
@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acp_mux.adapters import omp_retries
-from acp_mux.adapters.omp import HTTP_FAILURES
+from acp_mux.adapters.acp_agents import omp_retries
+from acp_mux.adapters.acp_agents.omp import HTTP_FAILURES
 from tests.e2e.harness import require_cli
 from tests.e2e import clis
 

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from acp_mux.adapters.acp_client import AcpRun
-from acp_mux.adapters.openclaw import OpenclawAdapter
-from acp_mux.adapters.openclaw_exec import OpenclawExecAdapter
-from acp_mux.adapters.openclaw_gateway import Endpoint, Gateway, GatewayError, gateway_config, user_config
-from acp_mux.adapters.openclaw_registry import process_start
+from acp_mux.adapters.acp_agents.acp_client import AcpRun
+from acp_mux.adapters.acp_agents.openclaw import OpenclawAdapter
+from acp_mux.adapters.stream_agents.openclaw_exec import OpenclawExecAdapter
+from acp_mux.adapters.acp_agents.openclaw_gateway import Endpoint, Gateway, GatewayError, gateway_config, user_config
+from acp_mux.adapters.acp_agents.openclaw_registry import process_start
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.process import ExitStatus
 from acp_mux.core.prompt import Prompt
@@ -165,7 +165,7 @@ async def test_the_acp_process_reaches_the_gateway_by_url_and_token_file(tmp_pat
         spec = adapter.build_spawn(options)
         assert adapter.gateway is not None and adapter.gateway.endpoint is not None
         endpoint = adapter.gateway.endpoint
-        assert spec.args[:3] == ["-m", "acp_mux.adapters.openclaw_relay", str(fake_openclaw)]  # the gate's relay
+        assert spec.args[:3] == ["-m", "acp_mux.adapters.acp_agents.openclaw_relay", str(fake_openclaw)]  # the gate's relay
         assert spec.args[3:] == ["acp", "--url", endpoint.url, "--token-file", str(endpoint.token_file)]
         assert spec.env is not None and spec.env["OPENCLAW_STATE_DIR"] == str(endpoint.state)
     finally:

@@ -23,8 +23,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_mux.adapters.acp_client import AcpRun
-from acp_mux.adapters.openclaw import (
+from acp_mux.adapters.acp_agents.acp_client import AcpRun
+from acp_mux.adapters.acp_agents.openclaw import (
     ACCEPT_EDITS,
     ASK,
     ASK_ENV,
@@ -34,7 +34,7 @@ from acp_mux.adapters.openclaw import (
     answered_unasked,
     ask_setting,
 )
-from acp_mux.adapters.openclaw_asks import (
+from acp_mux.adapters.acp_agents.openclaw_asks import (
     ASK_ID_PREFIX,
     PLUGIN_DIR,
     allowed,
@@ -46,7 +46,7 @@ from acp_mux.adapters.openclaw_asks import (
     registration_path,
     session_name,
 )
-from acp_mux.adapters.openclaw_gateway import Endpoint, gateway_config
+from acp_mux.adapters.acp_agents.openclaw_gateway import Endpoint, gateway_config
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.process import SpawnError
 from tests.adapters.helpers import make_ctx, sent
@@ -278,7 +278,7 @@ class RelayUnderTest:
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "acp_mux.adapters.openclaw_relay",
+            "acp_mux.adapters.acp_agents.openclaw_relay",
             str(self.fake),
             str(self.seen),
             stdin=asyncio.subprocess.PIPE,
@@ -451,7 +451,7 @@ async def test_without_the_gate_no_turn_runs_and_the_person_is_told_why(
 ) -> None:
     from tests.adapters.test_openclaw import FAKE_OPENCLAW, env_for
 
-    monkeypatch.setattr("acp_mux.adapters.openclaw.GATE_WAIT_S", 0.5)  # how long a new gateway has to load it
+    monkeypatch.setattr("acp_mux.adapters.acp_agents.openclaw.GATE_WAIT_S", 0.5)  # how long a new gateway has to load it
 
     fake = tmp_path / "bin" / "openclaw"
     fake.parent.mkdir()
@@ -513,7 +513,7 @@ def test_the_relay_reads_a_stdin_epoll_refuses_and_ends_with_its_child(tmp_path:
     source.write_text('{"jsonrpc": "2.0", "method": "x"}\n')
     with open(os.devnull if stdin == "devnull" else source, "rb") as fh:
         out = subprocess.run(
-            [sys.executable, "-m", "acp_mux.adapters.openclaw_relay", "cat"], stdin=fh, capture_output=True, timeout=30
+            [sys.executable, "-m", "acp_mux.adapters.acp_agents.openclaw_relay", "cat"], stdin=fh, capture_output=True, timeout=30
         )
     assert out.returncode == 0 and b"Traceback" not in out.stderr, out.stderr
     assert out.stdout == (b"" if stdin == "devnull" else source.read_bytes())  # carried through, unchanged

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from acp_mux.adapters.opencode import (
+from acp_mux.adapters.acp_agents.opencode import (
     CONFIG_ENV,
     OpencodeAdapter,
     merged_config_content,

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from acp_mux.adapters.acp_client import AcpRun
+from acp_mux.adapters.acp_agents.acp_client import AcpRun
 from acp_mux.adapters.base import PerRun
-from acp_mux.adapters.codex_exec import CodexRun
-from acp_mux.adapters.gemini import GeminiAdapter, GeminiRun
+from acp_mux.adapters.stream_agents.codex_exec import CodexRun
+from acp_mux.adapters.acp_agents.gemini import GeminiAdapter, GeminiRun
 from acp_mux.adapters.json_rpc_peer import JsonRpcPeer
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.parse_context import ParseContext

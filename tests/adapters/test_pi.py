@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from acp_mux.adapters.pi import GATE, GATE_ENV, LOADER, PiAdapter, PiRun
-from acp_mux.adapters.pi_lines import read_update
+from acp_mux.adapters.rpc_agents.pi import GATE, GATE_ENV, LOADER, PiAdapter, PiRun
+from acp_mux.adapters.rpc_agents.pi_lines import read_update
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.events import BaseEvent
 from acp_mux.core.prompt import Prompt

@@ -13,7 +13,7 @@ import sys
 
 def test_manydeltas_streams_the_configured_number_of_deltas_then_ends_the_turn():
     proc = subprocess.run(
-        [sys.executable, "-m", "acp_mux.adapters.scripted_agent"],
+        [sys.executable, "-m", "acp_mux.adapters.stream_agents.scripted_agent"],
         input=json.dumps({"type": "prompt", "text": "manydeltas"}) + "\n",
         env={**os.environ, "ACP_MUX_DEMO_DELTAS": "5"},
         capture_output=True,

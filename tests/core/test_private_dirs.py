@@ -152,7 +152,7 @@ def test_a_fixed_folder_of_ours_we_cannot_write_in_falls_back_to_a_fresh_one(
 def test_copilots_tmpdir_is_a_folder_of_ours_never_a_planted_one(temp_root: Path, tmp_path: Path, plant: str) -> None:
     """copilot keeps node's compile cache under its TMPDIR: a folder of ours, never one planted at its name (or
     at the fixed folder above it), and the person's own TMPDIR is left alone."""
-    from acp_mux.adapters.copilot import CopilotAdapter
+    from acp_mux.adapters.acp_agents.copilot import CopilotAdapter
     from acp_mux.core.contract import RunOptions
 
     fixed = temp_root / f"acp-mux-{os.getuid()}"
@@ -170,7 +170,7 @@ def test_copilots_tmpdir_is_a_folder_of_ours_never_a_planted_one(temp_root: Path
 
 
 def test_copilots_tmpdir_is_made_private_when_nothing_is_there(temp_root: Path) -> None:
-    from acp_mux.adapters.copilot import CopilotAdapter
+    from acp_mux.adapters.acp_agents.copilot import CopilotAdapter
     from acp_mux.core.contract import RunOptions
 
     env = CopilotAdapter().build_spawn(RunOptions(agent="copilot", cwd="/p", env={"PATH": "/bin"})).env

@@ -606,7 +606,7 @@ def pi_settings() -> dict[str, object]:
 
 OPENCODE_PROVIDER = "fake"
 OPENCODE_SECOND_MODEL = "fake-model-2"
-# opencode's permission rules, per agent, for the recordings: acp-mux's own (adapters/opencode.py AGENT_PERMISSIONS, which
+# opencode's permission rules, per agent, for the recordings: acp-mux's own (adapters/acp_agents/opencode.py AGENT_PERMISSIONS, which
 # also covers explore; not imported: install_clis.sh runs this module before acp-mux is installed). The built-in
 # default is {"*": "allow"} (plus asks for doom_loop, external_directory and .env reads), so in ACP it never sends
 # session/request_permission for edits or shell commands and a client is never asked. With "ask" for edit (covers

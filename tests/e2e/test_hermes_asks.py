@@ -18,8 +18,8 @@ from typing import Any, Iterator
 import acp
 import pytest
 
-from acp_mux.adapters import hermes_plugins
-from acp_mux.adapters.hermes import NOT_ASKING
+from acp_mux.adapters.acp_agents import hermes_plugins
+from acp_mux.adapters.acp_agents.hermes import NOT_ASKING
 from tests.e2e.harness import RealAgent, require_cli
 from tests.server.client import RecordingClient, final_statuses
 

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_mux.adapters.openclaw_gateway import GRACE_ENV
-from acp_mux.adapters.openclaw_registry import Registration, read_registration
+from acp_mux.adapters.acp_agents.openclaw_gateway import GRACE_ENV
+from acp_mux.adapters.acp_agents.openclaw_registry import Registration, read_registration
 from tests.e2e.harness import RealAgent, require_cli
 from tests.e2e.test_openclaw import FIRST_TURN_TIMEOUT, TURN_TIMEOUT
 from tests.e2e.test_real_agents import assert_no_process_left, prompt

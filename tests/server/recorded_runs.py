@@ -55,7 +55,7 @@ def runs_of(cli: str, name: str) -> list[tuple[str, list[ev.BaseEvent]]]:
 
 
 def _claude_events(run: dict[str, Any], prompt: str, resume: str | None) -> list[ev.BaseEvent]:
-    from acp_mux.adapters.claude import ClaudeAdapter
+    from acp_mux.adapters.stream_agents.claude import ClaudeAdapter
 
     adapter, ctx = ClaudeAdapter(), make_ctx("claude", CWD)
     adapter.start(RunOptions(agent="claude", cwd=CWD, prompt=Prompt.of_text(prompt), session_id=resume), ctx)

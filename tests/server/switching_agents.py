@@ -20,7 +20,7 @@ from types import MappingProxyType
 from acp_mux.adapters import registry
 
 NAMES = ("alpha", "beta", "gamma")
-AGENT_PROCESS = "acp_mux.adapters.scripted_agent"  # in the command line of every scripted agent process
+AGENT_PROCESS = "acp_mux.adapters.stream_agents.scripted_agent"  # in the command line of every scripted agent process
 
 
 def install() -> None:
@@ -44,7 +44,7 @@ if __name__ == "__main__":  # the bridge; it imports the agents below from this 
 
     raise SystemExit(main(sys.argv[1:]))
 
-from acp_mux.adapters.scripted import ScriptedAdapter  # noqa: E402
+from acp_mux.adapters.stream_agents.scripted import ScriptedAdapter  # noqa: E402
 from acp_mux.core.contract import RunOptions  # noqa: E402
 from acp_mux.core.process import SpawnSpec  # noqa: E402
 

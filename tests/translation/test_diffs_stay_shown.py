@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_mux.adapters.scripted import TOOLS as SCRIPTED_TOOLS
+from acp_mux.adapters.stream_agents.scripted import TOOLS as SCRIPTED_TOOLS
 from acp_mux.core import events as ev
 from acp_mux.translation.updates import UpdateTranslator
 from tests.translation.helpers import acp_valid

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from acp_mux.core import events as ev
-from acp_mux.adapters.claude_tools import CLAUDE_TOOLS
-from acp_mux.adapters.codex_exec import CODEX_TOOLS
-from acp_mux.adapters.scripted import TOOLS as SCRIPTED_TOOLS
+from acp_mux.adapters.stream_agents.claude_tools import CLAUDE_TOOLS
+from acp_mux.adapters.stream_agents.codex_exec import CODEX_TOOLS
+from acp_mux.adapters.stream_agents.scripted import TOOLS as SCRIPTED_TOOLS
 from tests.translation.helpers import acp_valid
 from acp_mux.translation import updates as updates_module
 from acp_mux.translation.updates import UpdateTranslator

@@ -47,7 +47,7 @@ from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import ImagePart, Prompt, file_uri_to_path
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, try_json
-from acp_mux.adapters.codex_exec import (
+from acp_mux.adapters.stream_agents.codex_exec import (
     CODEX_TOOLS,
     MODE_POLICIES,
     MODES,

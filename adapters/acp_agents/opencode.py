@@ -46,7 +46,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
-from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun, tool_display
+from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, tool_display
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.lazy import lazy_module

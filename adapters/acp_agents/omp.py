@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp_mux.adapters import omp_retries
-from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
+from acp_mux.adapters.acp_agents import omp_retries
+from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.core.lazy import lazy_module
 from acp_mux.core.log_follow import SideLog

@@ -1,7 +1,7 @@
 """The relay between acp-mux and ``openclaw acp``: it carries ACP both ways unchanged and adds the questions of
 acp-mux's gate plugin (see :mod:`openclaw_asks` for why openclaw asks this way).
 
-Run as ``python -m acp_mux.adapters.openclaw_relay <openclaw> acp …``. It starts ``openclaw acp`` as its child and
+Run as ``python -m acp_mux.adapters.acp_agents.openclaw_relay <openclaw> acp …``. It starts ``openclaw acp`` as its child and
 copies every line: acp-mux → openclaw (stdin) and openclaw → acp-mux (stdout). On the side it watches which ACP
 sessions this process serves (the answer to ``session/new``, the ``sessionId`` of ``session/load`` and
 ``session/resume``) and opens a Unix socket for each, named in ``$OPENCLAW_STATE_DIR/acp-mux-asks/<hash>``. The gate connects
@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-from acp_mux.adapters.openclaw_asks import (
+from acp_mux.adapters.acp_agents.openclaw_asks import (
     ASK_ID_PREFIX,
     ASKS_DIR,
     MAX_SOCKET_PATH,
@@ -269,7 +269,7 @@ def _key(rpc_id: Any) -> str:
 
 def main(argv: list[str]) -> int:
     if not argv:
-        print("usage: python -m acp_mux.adapters.openclaw_relay <openclaw> acp …", file=sys.stderr)
+        print("usage: python -m acp_mux.adapters.acp_agents.openclaw_relay <openclaw> acp …", file=sys.stderr)
         return 2
     state = os.environ.get("OPENCLAW_STATE_DIR", "")
     return asyncio.run(Relay(argv, state, os.getcwd()).run())

@@ -47,8 +47,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
-from acp_mux.adapters import hermes_plugins
-from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
+from acp_mux.adapters.acp_agents import hermes_plugins
+from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities, RunOptions
 from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.lazy import lazy_module
@@ -115,7 +115,7 @@ class HermesAdapter(AcpClientAdapter):
 
     def spawn_env(self, options: RunOptions) -> dict[str, str] | None:
         """The person's environment plus ``HERMES_BUNDLED_PLUGINS`` on a private overlay that adds acp-mux's
-        plugin (hermes then asks before every command; see :mod:`acp_mux.adapters.hermes_plugins`)."""
+        plugin (hermes then asks before every command; see :mod:`acp_mux.adapters.acp_agents.hermes_plugins`)."""
         env = dict(os.environ if options.env is None else options.env)
         bundled = hermes_plugins.bundled_dir(self.resolve_binary(options.binary, options.env), options.env)
         env[hermes_plugins.ENV] = hermes_plugins.overlay(bundled)

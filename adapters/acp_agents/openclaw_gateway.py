@@ -80,8 +80,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from acp_mux.adapters.loopback_owner import listener_owned_by, listeners, socket_inodes
-from acp_mux.adapters.openclaw_registry import (
+from acp_mux.adapters.acp_agents.loopback_owner import listener_owned_by, listeners, socket_inodes
+from acp_mux.adapters.acp_agents.openclaw_registry import (
     Registration,
     find_or_start_lock,
     forget_registration,
@@ -90,7 +90,7 @@ from acp_mux.adapters.openclaw_registry import (
     take_lease,
     write_registration,
 )
-from acp_mux.adapters.openclaw_asks import gateway_overrides
+from acp_mux.adapters.acp_agents.openclaw_asks import gateway_overrides
 from acp_mux.core.log_follow import LogFollower
 from acp_mux.core.paths import state_dir
 from acp_mux.core.private import ensure_private_dir, shared_private_dir

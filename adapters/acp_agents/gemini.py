@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
-from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
+from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.core.lazy import lazy_module
 from acp_mux.translation.content import block_text
 from acp_mux.adapters.base import AgentCapabilities

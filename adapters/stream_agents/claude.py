@@ -48,7 +48,7 @@ from acp_mux.core.prompt import AudioPart, ImagePart, Prompt, ResourcePart, Text
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, PerRun, try_json
 from acp_mux.adapters.mcp import claude_mcp_config
 from acp_mux.core.private import private_path
-from acp_mux.adapters.claude_tools import (
+from acp_mux.adapters.stream_agents.claude_tools import (
     CLAUDE_TOOLS,
     approval_action,
     approval_detail,

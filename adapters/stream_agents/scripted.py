@@ -1,4 +1,4 @@
-"""Adapter for the bundled scripted agent (``adapters/scripted_agent.py``): the demo and the bridge's test double.
+"""Adapter for the bundled scripted agent (``adapters/stream_agents/scripted_agent.py``): the demo and the bridge's test double.
 
 It is a line-stream agent with a persistent process, in-protocol approvals and interrupt — the same shape as
 Claude's stream-json — so everything the server does is exercised through the real adapter contract.
@@ -72,7 +72,7 @@ class ScriptedAdapter(AgentAdapter):
     models = ("scripted-1",)
 
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
-        args = ["-m", "acp_mux.adapters.scripted_agent"]
+        args = ["-m", "acp_mux.adapters.stream_agents.scripted_agent"]
         if options.session_id:
             args += ["--resume", options.session_id]
         if options.mode:

@@ -36,12 +36,12 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Iterable
 
-from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
+from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities
-from acp_mux.adapters.openclaw_asks import gate_loaded
-from acp_mux.adapters.openclaw_exec import OpenclawExecAdapter
-from acp_mux.adapters.openclaw_gateway import Endpoint, Gateway, GatewayError, PortNotOurs, gateway_for
-from acp_mux.adapters.openclaw_retries import retry_events
+from acp_mux.adapters.acp_agents.openclaw_asks import gate_loaded
+from acp_mux.adapters.stream_agents.openclaw_exec import OpenclawExecAdapter
+from acp_mux.adapters.acp_agents.openclaw_gateway import Endpoint, Gateway, GatewayError, PortNotOurs, gateway_for
+from acp_mux.adapters.acp_agents.openclaw_retries import retry_events
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.lazy import lazy_module
 from acp_mux.core.log_follow import SideLog
@@ -137,7 +137,7 @@ class OpenclawAdapter(AcpClientAdapter):
         command = self.resolve_binary(options.binary, options.env)
         args = ["acp", "--url", endpoint.url, "--token-file", str(endpoint.token_file), *options.extra_args]
         env = endpoint.acp_env(os.environ if options.env is None else options.env)
-        relay = ["-m", "acp_mux.adapters.openclaw_relay", command]  # carries the gate's questions (openclaw_asks.py)
+        relay = ["-m", "acp_mux.adapters.acp_agents.openclaw_relay", command]  # carries the gate's questions (openclaw_asks.py)
         return SpawnSpec(command=sys.executable, args=[*relay, *args], env=env, cwd=options.cwd)
 
     def startup_problem(self, override: str | None = None, env: dict[str, str] | None = None) -> str | None:

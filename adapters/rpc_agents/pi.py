@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Self
 
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, PerRun, try_json
-from acp_mux.adapters.pi_lines import line_type, read_update
-from acp_mux.adapters.pi_tools import EDIT_TOOLS, PI_TOOLS, announce, execution_end, execution_update
+from acp_mux.adapters.rpc_agents.pi_lines import line_type, read_update
+from acp_mux.adapters.rpc_agents.pi_tools import EDIT_TOOLS, PI_TOOLS, announce, execution_end, execution_update
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.lazy import lazy_module

@@ -35,7 +35,7 @@ import shutil
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from acp_mux.adapters.acp_client import AcpClientAdapter, AcpRun
+from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.adapters.json_rpc_peer import error_message
 from acp_mux.adapters.registry import locate_binary
@@ -239,7 +239,7 @@ class CursorAdapter(AcpClientAdapter):
     def _ask_about(
         self, interaction_id: str, rpc_id: Any, tool_id: str, call: dict[str, Any], ctx: ParseContext
     ) -> list[BaseEvent]:
-        from acp_mux.adapters.acp_client import tool_display
+        from acp_mux.adapters.acp_agents.acp_client import tool_display
 
         display = tool_display(call, ctx.cwd)
         events: list[BaseEvent] = []
