@@ -14,13 +14,11 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from acp_mux.core.event_codes import now_ms
 from acp_mux.core.joined_text import JoinedText
-from acp_mux.core.lazy import lazy_module
+from acp_mux.core.lazy_events import ev
 from acp_mux.core import text as safe_json
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent, CostRecord
-
-ev = lazy_module("acp_mux.core.events")  # pydantic loads with the first event, not on the `initialize` path
 
 
 @dataclass

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from acp_mux import __version__
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode
-from acp_mux.core.lazy import lazy_module
+from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import ImagePart, Prompt, file_uri_to_path
@@ -73,7 +73,6 @@ from acp_mux.adapters.mcp import codex_mcp_config
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
 
-ev = lazy_module("acp_mux.core.events")  # pydantic loads with the first event, not on the `initialize` path
 
 log = logging.getLogger(__name__)
 

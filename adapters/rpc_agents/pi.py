@@ -41,7 +41,7 @@ from acp_mux.adapters.rpc_agents.pi_lines import line_type, read_update
 from acp_mux.adapters.rpc_agents.pi_tools import EDIT_TOOLS, PI_TOOLS, announce, execution_end, execution_update
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode
-from acp_mux.core.lazy import lazy_module
+from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import SpawnSpec
 from acp_mux.core.prompt import Prompt
@@ -49,7 +49,6 @@ from acp_mux.core.prompt import Prompt
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
 
-ev = lazy_module("acp_mux.core.events")
 
 EXTENSION_DIR = Path(__file__).resolve().parent / "pi_extension"
 LOADER, GATE = EXTENSION_DIR / "loader.ts", EXTENSION_DIR / "permissions.ts"

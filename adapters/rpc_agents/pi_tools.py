@@ -21,13 +21,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from acp_mux.adapters.base import DiffSpec, PerRun, ToolSpec, ToolTable
-from acp_mux.core.lazy import lazy_module
+from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
 
-ev = lazy_module("acp_mux.core.events")
 
 READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls"})
 EDIT_TOOLS = frozenset({"write", "edit"})

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode
-from acp_mux.core.lazy import lazy_module
+from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart, file_uri_to_path
@@ -61,7 +61,6 @@ from acp_mux.adapters.stream_agents.claude_tools import (
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent, CostRecord
 
-ev = lazy_module("acp_mux.core.events")  # pydantic loads with the first event, not on the `initialize` path
 
 __all__ = ["ClaudeAdapter", "AUTH_GUIDANCE"]
 

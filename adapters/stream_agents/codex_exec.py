@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.event_codes import ErrorCode
-from acp_mux.core.lazy import lazy_module
+from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import Prompt, file_uri_to_path
@@ -51,7 +51,6 @@ from acp_mux.adapters.mcp import codex_exec_mcp
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
 
-ev = lazy_module("acp_mux.core.events")  # pydantic loads with the first event, not on the `initialize` path
 
 AUTH_GUIDANCE = "Set OPENAI_API_KEY or run `codex login`"
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.event_codes import ErrorCode
-from acp_mux.core.lazy import lazy_module
+from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.private import private_path
 from acp_mux.core.process import ExitStatus, SpawnSpec
@@ -33,7 +33,6 @@ from acp_mux.core.prompt import Prompt
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
 
-ev = lazy_module("acp_mux.core.events")
 
 LIMITS = (
     "runs through `openclaw agent exec`: no streaming, no permission questions, "

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.lazy import lazy_module
+from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import SpawnSpec
 from acp_mux.core.prompt import Prompt
@@ -28,7 +28,6 @@ from acp_mux.adapters.base import (
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
 
-ev = lazy_module("acp_mux.core.events")  # pydantic loads with the first event, not on the `initialize` path
 
 TOOLS = ToolTable(
     {
