@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Literal, Self
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Literal, Mapping, Self
 
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.contract import ApprovalDecision, RunOptions
@@ -94,7 +94,7 @@ class ToolSpec:
         return name
 
 
-class _Missing(dict):
+class _Missing(dict[str, object]):
     def __missing__(self, key: str) -> str:
         return "…"
 
@@ -213,11 +213,11 @@ class AgentAdapter:
     def bin_env_var(self) -> str:
         return self.entry.bin_env_var
 
-    def resolve_binary(self, override: str | None = None, env: dict[str, str] | None = None) -> str:
+    def resolve_binary(self, override: str | None = None, env: Mapping[str, str] | None = None) -> str:
         """The command to run: explicit override, then ``ACP_MUX_<NAME>_BIN``, then the default on PATH."""
-        env = os.environ if env is None else env
-        chosen = override or env.get(self.bin_env_var()) or self.binary
-        return shutil.which(chosen, path=env.get("PATH")) or chosen
+        source: Mapping[str, str] = os.environ if env is None else env
+        chosen = override or source.get(self.bin_env_var()) or self.binary
+        return shutil.which(chosen, path=source.get("PATH")) or chosen
 
     def startup_problem(self, override: str | None = None, env: dict[str, str] | None = None) -> str | None:
         """Why this agent cannot start here, as a message for the editor (None: its executable is there)."""

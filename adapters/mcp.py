@@ -15,6 +15,8 @@ import json
 import re
 from typing import Any
 
+from acp_mux.core.shapes import as_dict, as_list
+
 __all__ = ["mcp_servers_by_name", "claude_mcp_config", "codex_mcp_config", "codex_exec_mcp", "mcp_secrets"]
 
 
@@ -27,11 +29,14 @@ def _pairs(items: Any) -> dict[str, str]:
     return {str(p["name"]): str(p.get("value", "")) for p in items if isinstance(p, dict) and "name" in p}
 
 
-def mcp_servers_by_name(servers: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """``{name: {"type": "stdio", command, args, env} | {"type": "http"|"sse", url, headers}}``."""
+def mcp_servers_by_name(servers: object) -> dict[str, dict[str, Any]]:
+    """``{name: {"type": "stdio", command, args, env} | {"type": "http"|"sse", url, headers}}``.
+
+    The parsing edge for the editor's ``mcpServers``: it takes whatever was sent and skips what is not an entry."""
     out: dict[str, dict[str, Any]] = {}
-    for i, server in enumerate(servers):
-        if not isinstance(server, dict):
+    for i, item in enumerate(as_list(servers)):
+        server = as_dict(item)
+        if not server:
             continue
         name = str(server.get("name") or f"server{i + 1}")
         kind = server.get("type")
@@ -52,7 +57,7 @@ def mcp_servers_by_name(servers: list[dict[str, Any]]) -> dict[str, dict[str, An
     return out
 
 
-def claude_mcp_config(servers: list[dict[str, Any]]) -> dict[str, Any]:
+def claude_mcp_config(servers: object) -> dict[str, Any]:
     """Claude's ``--mcp-config`` document: ``{"mcpServers": {name: {...}}}`` (stdio, http and sse)."""
     return {"mcpServers": mcp_servers_by_name(servers)}
 
@@ -76,7 +81,7 @@ def _codex_name(name: str) -> str:
     return _BARE_KEY.sub("_", name) or "server"
 
 
-def codex_mcp_config(servers: list[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+def codex_mcp_config(servers: object) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """The ``mcp_servers`` table for codex's in-protocol ``config`` (``thread/start``/``thread/resume``), and the
     names it cannot take (codex speaks stdio and streamable HTTP MCP, not SSE).
 
@@ -101,7 +106,7 @@ def codex_mcp_config(servers: list[dict[str, Any]]) -> tuple[dict[str, dict[str,
     return table, skipped
 
 
-def codex_exec_mcp(servers: list[dict[str, Any]]) -> tuple[list[str], dict[str, str], list[str]]:
+def codex_exec_mcp(servers: object) -> tuple[list[str], dict[str, str], list[str]]:
     """For ``codex exec`` (no protocol to carry them): ``-c`` arguments naming only what is public, the environment
     that carries the secrets, and the names skipped.
 
@@ -135,10 +140,10 @@ def codex_exec_mcp(servers: list[dict[str, Any]]) -> tuple[list[str], dict[str, 
     return args, env, skipped
 
 
-def mcp_secrets(servers: Any) -> list[str]:
+def mcp_secrets(servers: object) -> list[str]:
     """Every env value and header value of ``servers`` (ACP shape): what logs must never show."""
     found: list[str] = []
-    for spec in mcp_servers_by_name(servers if isinstance(servers, list) else []).values():
+    for spec in mcp_servers_by_name(servers).values():
         found += [v for v in (spec.get("env") or {}).values() if v]
         found += [v for v in (spec.get("headers") or {}).values() if v]
     return found

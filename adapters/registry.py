@@ -486,7 +486,12 @@ def get_adapter(name: str, transport: str | None = None) -> AgentAdapter:
     if target is None:
         raise AgentNotAvailable(f"{name} has no transport {transport!r} (choose: {', '.join(row.transports)})")
     module_name, _, class_name = target.partition(":")
-    return getattr(importlib.import_module(module_name), class_name)()
+    from acp_mux.adapters.base import AgentAdapter  # deferred: base imports this module while it loads
+
+    adapter_class = getattr(importlib.import_module(module_name), class_name)
+    if not (isinstance(adapter_class, type) and issubclass(adapter_class, AgentAdapter)):
+        raise TypeError(f"registry row {name}/{chosen}: {target} is not an AgentAdapter")
+    return adapter_class()
 
 
 def locate_binary(

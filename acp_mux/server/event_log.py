@@ -323,7 +323,7 @@ class EventLogWriter:
         session_id: str,
         *,
         ids: Callable[[int], str] | None = None,
-        ensure_dir: Callable[[], None] | None = None,
+        ensure_dir: Callable[[], object] | None = None,
     ) -> None:
         self.path = path
         self.session_id = session_id

@@ -31,7 +31,7 @@ def _find_trim() -> Callable[[int], Any] | None:
         return None
     trim.argtypes = [ctypes.c_size_t]
     trim.restype = ctypes.c_int
-    return trim  # type: ignore[no-any-return]
+    return trim
 
 
 def release_freed_memory() -> bool:

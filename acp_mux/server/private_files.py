@@ -13,9 +13,10 @@ from __future__ import annotations
 import fcntl
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
-from acp_mux.core.own_files import write_atomic
+from acp_mux.core.own_files import write_atomic as write_atomic  # re-exported: the store writes through here
 from acp_mux.core.state_files import SMALL_FILE_BYTES, open_state_file, read_state_file
 
 FILE_MODE = 0o600
@@ -93,7 +94,7 @@ def append_locked(path: Path, data: bytes) -> None:
             os.close(fd)
 
 
-def rewrite_locked(path: Path, transform) -> bool:  # noqa: ANN001 (bytes -> bytes | None)
+def rewrite_locked(path: Path, transform: Callable[[bytes], bytes | None]) -> bool:
     """Rewrite ``path`` as ``transform(old_bytes)`` while holding its lock (writers wait, then reopen the new file).
     ``transform`` returning None leaves the file as it is. True when the file was rewritten."""
     try:

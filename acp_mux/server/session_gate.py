@@ -40,6 +40,11 @@ class SessionGate:
     @property
     def prompt_accepted(self) -> bool:
         """A prompt is running or waiting for the switches before it."""
+        return self._prompt_arrived()
+
+    def _prompt_arrived(self) -> bool:
+        """``prompt_accepted`` as a call: after an ``await`` or ``yield`` a prompt may have arrived meanwhile, and a
+        type checker keeps a property narrowed across those (it would call the re-check unreachable)."""
         return self._prompt_cancel is not None
 
     @property
@@ -60,10 +65,10 @@ class SessionGate:
                 self._refuse_if_closed()
                 try:
                     yield
-                    if self.prompt_accepted:
+                    if self._prompt_arrived():
                         self._failed = None  # the last switch before the prompt is the one that counts
                 except Exception as exc:
-                    if self.prompt_accepted:
+                    if self._prompt_arrived():
                         message = exc.message if isinstance(exc, RpcError) else str(exc) or type(exc).__name__
                         code = exc.code if isinstance(exc, RpcError) else -32603
                         self._failed = RpcError(

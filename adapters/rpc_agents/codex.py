@@ -46,6 +46,7 @@ from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import ImagePart, Prompt, file_uri_to_path
+from acp_mux.core.shapes import as_dict, as_int, as_str
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, try_json
 from acp_mux.adapters.stream_agents.codex_exec import (
     CODEX_TOOLS,
@@ -53,9 +54,6 @@ from acp_mux.adapters.stream_agents.codex_exec import (
     MODES,
     SANDBOX_POLICIES,
     CodexRun,
-    _dict,
-    _int,
-    _str,
     changes_summary,
     classify_failure,
     end_failed_turn,
@@ -157,7 +155,7 @@ class CodexAdapter(AgentAdapter):
     def _on_thread(
         self, ctx: ParseContext, result: Any, error: dict | None, resumed: bool, params: dict[str, Any]
     ) -> list[BaseEvent]:
-        thread_id = _str(_dict(_dict(result).get("thread")).get("id"))
+        thread_id = as_str(as_dict(as_dict(result).get("thread")).get("id"))
         if resumed and error is not None and _NO_ROLLOUT in error_message(error).lower():
             # codex writes a thread's rollout with its first turn: a thread that never finished one (the bridge
             # stopped it first, e.g. a cancel in the first moments) cannot be resumed, and has nothing to lose.
@@ -171,7 +169,7 @@ class CodexAdapter(AgentAdapter):
             return [ev.DebugEvent(level="warn", message=note)]
         if error is not None or not thread_id:
             message = f"codex could not {'resume' if resumed else 'start'} the thread: {error_message(error)}"
-            events = classify_failure(message, _dict(_dict(error).get("data")).get("codexErrorInfo"), ctx)
+            events = classify_failure(message, as_dict(as_dict(error).get("data")).get("codexErrorInfo"), ctx)
             if events[0].type == "error":  # without a thread the session cannot go on: not recoverable
                 events = [ev.ErrorEvent(code=ErrorCode.PROTOCOL_ERROR, message=message)]
             return events
@@ -210,7 +208,7 @@ class CodexAdapter(AgentAdapter):
             message = f"codex rejected the prompt: {error_message(error)}"
             error_event = ev.ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message, recoverable=True)
             return ctx.begin_turn() + end_failed_turn(ctx, [error_event])
-        turn_id = _str(_dict(_dict(result).get("turn")).get("id"))
+        turn_id = as_str(as_dict(as_dict(result).get("turn")).get("id"))
         if turn_id and turn_id != CodexRun.of(ctx).turn_done:  # the response may trail turn/completed
             self._turn_known(ctx, turn_id)
         return []
@@ -279,10 +277,10 @@ class CodexAdapter(AgentAdapter):
             if kind == "request":
                 return self._on_request(msg, ctx)
             if kind == "notification":
-                return self._on_notification(msg["method"], _dict(msg.get("params")), ctx)
+                return self._on_notification(msg["method"], as_dict(msg.get("params")), ctx)
         except Exception as exc:  # a malformed message must never take the run down
             if kind == "request":  # ... nor leave codex waiting for an answer until the watchdog
-                ctx.approvals = {k: v for k, v in ctx.approvals.items() if _dict(v).get("rpc_id") != msg["id"]}
+                ctx.approvals = {k: v for k, v in ctx.approvals.items() if as_dict(v).get("rpc_id") != msg["id"]}
                 peer.respond_error(ctx, msg["id"], INTERNAL_ERROR, f"acp-mux could not handle {msg['method']}: {exc}")
             return [ev.DebugEvent(level="warn", message=f"codex: could not handle {line[:200]!r}: {exc!r}")]
         if peer.answer_invalid(ctx, msg):
@@ -300,61 +298,61 @@ class CodexAdapter(AgentAdapter):
             return []
         run = CodexRun.of(ctx)
         streamed = run.streamed
-        item_id = _str(params.get("itemId"))
+        item_id = as_str(params.get("itemId"))
         if method == "turn/started":
-            turn_id = _str(_dict(params.get("turn")).get("id"))
+            turn_id = as_str(as_dict(params.get("turn")).get("id"))
             if turn_id:
                 self._turn_known(ctx, turn_id)
             return ctx.begin_turn()
         if method == "turn/completed":
-            return self._turn_completed(_dict(params.get("turn")), ctx)
+            return self._turn_completed(as_dict(params.get("turn")), ctx)
         if method == "item/agentMessage/delta":
             streamed.add(item_id)
-            return ctx.text_delta(_str(params.get("delta")))
+            return ctx.text_delta(as_str(params.get("delta")))
         if method in ("item/reasoning/summaryTextDelta", "item/reasoning/textDelta"):
             streamed.add(item_id)
-            return ctx.thinking_delta(_str(params.get("delta")))
+            return ctx.thinking_delta(as_str(params.get("delta")))
         if method == "item/reasoning/summaryPartAdded":
-            index = _int(params.get("summaryIndex")) or 0
+            index = as_int(params.get("summaryIndex")) or 0
             return ctx.thinking_delta("\n\n") if index > 0 and item_id in streamed else []
         if method == "item/commandExecution/outputDelta":
             streamed.add(item_id)
-            delta = _str(params.get("delta"))
+            delta = as_str(params.get("delta"))
             return shell_begin(ctx, item_id) + ([ev.ShellStdoutDeltaEvent(delta=delta)] if delta else [])
         if method == "item/mcpToolCall/progress":  # an MCP server's progress notification, relayed by codex
-            message = _str(params.get("message"))
+            message = as_str(params.get("message"))
             if not item_id or ctx.tool_name(item_id) is None:
                 return []
             return [ev.ToolProgressEvent(tool_call_id=item_id, message=message or None)]
         if method == "item/fileChange/outputDelta":
-            run.patch_output[item_id] = _str(params.get("delta"))
+            run.patch_output[item_id] = as_str(params.get("delta"))
             return []
         if method == "item/started":
-            return self._item_started(_dict(params.get("item")), ctx)
+            return self._item_started(as_dict(params.get("item")), ctx)
         if method == "item/completed":
-            return self._item_completed(_dict(params.get("item")), ctx)
+            return self._item_completed(as_dict(params.get("item")), ctx)
         if method == "thread/started":
-            thread_id = _str(_dict(params.get("thread")).get("id"))
+            thread_id = as_str(as_dict(params.get("thread")).get("id"))
             return ctx.session_start(thread_id) if thread_id and thread_id == run.thread else []
         if method == "thread/tokenUsage/updated":
-            return self._usage(_dict(params.get("tokenUsage")), ctx)
+            return self._usage(as_dict(params.get("tokenUsage")), ctx)
         if method == "turn/plan/updated":
             run.plan_seq += 1
             seq = run.plan_seq
             steps = [_plan_step(step) for step in params.get("plan") or ()]
             return plan_tool(ctx, f"plan-{seq}", steps, params.get("explanation"))
         if method == "turn/diff/updated":
-            run.diff = _str(params.get("diff"))
+            run.diff = as_str(params.get("diff"))
             return []
         if method == "error":
             return self._error(params, ctx)
         if method == "serverRequest/resolved":  # codex cleared a request (turn ended): forget our side of it
             rpc_id = params.get("requestId")
-            for key in [k for k, v in ctx.approvals.items() if _dict(v).get("rpc_id") == rpc_id]:
+            for key in [k for k, v in ctx.approvals.items() if as_dict(v).get("rpc_id") == rpc_id]:
                 del ctx.approvals[key]
             return []
         if method in ("warning", "configWarning", "deprecationNotice", "guardianWarning"):
-            text = _str(params.get("message")) or _str(params.get("summary"))
+            text = as_str(params.get("message")) or as_str(params.get("summary"))
             return [ev.DebugEvent(level="warn", message=f"codex: {text}")] if text else []
         if method == "model/rerouted":
             text = f"codex: model rerouted {params.get('fromModel')} → {params.get('toModel')} ({params.get('reason')})"
@@ -362,36 +360,38 @@ class CodexAdapter(AgentAdapter):
         return []  # deltas we do not model (plan/delta, status changes, rate-limit snapshots, …)
 
     def _turn_completed(self, turn: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        status = _str(turn.get("status"))
+        status = as_str(turn.get("status"))
         run = CodexRun.of(ctx)
-        run.turn_done, run.turn = run.turn or _str(turn.get("id")), None
+        run.turn_done, run.turn = run.turn or as_str(turn.get("id")), None
         run.interrupt_pending = run.turn_requested = False
         run.retries = 0
-        pending_error, run.turn_error = _dict(run.turn_error), None
+        pending_error, run.turn_error = as_dict(run.turn_error), None
         if status == "interrupted":
             return ctx.end_turn(tool_error="interrupted")
         if status == "failed":
-            error = _dict(turn.get("error")) or pending_error
-            return end_failed_turn(ctx, classify_failure(_str(error.get("message")), error.get("codexErrorInfo"), ctx))
+            error = as_dict(turn.get("error")) or pending_error
+            return end_failed_turn(
+                ctx, classify_failure(as_str(error.get("message")), error.get("codexErrorInfo"), ctx)
+            )
         events = ctx.end_turn()
         if pending_error:
-            events.append(ev.DebugEvent(level="warn", message=f"codex: {_str(pending_error.get('message'))}"))
+            events.append(ev.DebugEvent(level="warn", message=f"codex: {as_str(pending_error.get('message'))}"))
         return events
 
     def _error(self, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        error = _dict(params.get("error"))
-        message = _str(error.get("message"))
+        error = as_dict(params.get("error"))
+        message = as_str(error.get("message"))
         if params.get("willRetry"):
-            return retry_events(message, ctx, error.get("codexErrorInfo"), _str(error.get("additionalDetails")))
+            return retry_events(message, ctx, error.get("codexErrorInfo"), as_str(error.get("additionalDetails")))
         if ctx.in_turn:  # turn/completed{failed} follows with the same error: report it once, there
             CodexRun.of(ctx).turn_error = error
             return []
         return classify_failure(message, error.get("codexErrorInfo"), ctx)
 
     def _usage(self, usage: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        total, last = _dict(usage.get("total")), _dict(usage.get("last"))
-        total_tokens = _int(total.get("totalTokens"))
-        used, size = _int(last.get("totalTokens")) or 0, _int(usage.get("modelContextWindow")) or 0
+        total, last = as_dict(usage.get("total")), as_dict(usage.get("last"))
+        total_tokens = as_int(total.get("totalTokens"))
+        used, size = as_int(last.get("totalTokens")) or 0, as_int(usage.get("modelContextWindow")) or 0
         run = CodexRun.of(ctx)
         run.context = (used, size)
         repeated = total_tokens is not None and total_tokens == run.usage_total
@@ -400,10 +400,10 @@ class CodexAdapter(AgentAdapter):
             return []
         events: list[BaseEvent] = [
             ev.TokenUsageEvent(
-                input_tokens=_int(last.get("inputTokens")) or 0,
-                output_tokens=_int(last.get("outputTokens")) or 0,
-                thinking_tokens=_int(last.get("reasoningOutputTokens")),
-                cached_tokens=_int(last.get("cachedInputTokens")),
+                input_tokens=as_int(last.get("inputTokens")) or 0,
+                output_tokens=as_int(last.get("outputTokens")) or 0,
+                thinking_tokens=as_int(last.get("reasoningOutputTokens")),
+                cached_tokens=as_int(last.get("cachedInputTokens")),
             )
         ]
         if size and used / size >= 0.8:
@@ -413,31 +413,31 @@ class CodexAdapter(AgentAdapter):
 
     # ── items ──────────────────────────────────────────────────────────────────────────────────────────────────
     def _item_started(self, item: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        kind, item_id = _str(item.get("type")), _str(item.get("id"))
+        kind, item_id = as_str(item.get("type")), as_str(item.get("id"))
         if kind == "commandExecution":
-            tool_input = {"command": _str(item.get("command")), "cwd": _str(item.get("cwd")) or ctx.cwd}
+            tool_input = {"command": as_str(item.get("command")), "cwd": as_str(item.get("cwd")) or ctx.cwd}
             return ctx.tool_start(item_id, "shell", tool_input)
         if kind == "fileChange":
             return ctx.tool_start(item_id, "apply_patch", {"changes": normalize_changes(item.get("changes"))})
         if kind == "mcpToolCall":
-            server, tool = _str(item.get("server")), _str(item.get("tool"))
+            server, tool = as_str(item.get("server")), as_str(item.get("tool"))
             args = item.get("arguments")
             return ctx.tool_start(item_id, f"mcp__{server}__{tool}", args if args is not None else {}) + [
                 ev.McpToolCallStartEvent(tool_call_id=item_id, server=server, tool_name=tool, input=args)
             ]
         if kind == "webSearch":
-            return ctx.tool_start(item_id, "web_search", {"query": _str(item.get("query"))})
+            return ctx.tool_start(item_id, "web_search", {"query": as_str(item.get("query"))})
         if kind == "imageView":
-            return ctx.tool_start(item_id, "view_image", {"path": _str(item.get("path"))})
+            return ctx.tool_start(item_id, "view_image", {"path": as_str(item.get("path"))})
         return []
 
     def _item_completed(self, item: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        kind, item_id = _str(item.get("type")), _str(item.get("id"))
+        kind, item_id = as_str(item.get("type")), as_str(item.get("id"))
         run = CodexRun.of(ctx)
         streamed = run.streamed
-        status = _str(item.get("status"))
+        status = as_str(item.get("status"))
         if kind == "agentMessage":
-            text = [] if item_id in streamed else ctx.text_delta(_str(item.get("text")))
+            text = [] if item_id in streamed else ctx.text_delta(as_str(item.get("text")))
             return text + ctx.end_text()
         if kind == "reasoning":
             if item_id not in streamed:
@@ -446,8 +446,8 @@ class CodexAdapter(AgentAdapter):
             return ctx.end_thinking()
         if kind == "commandExecution":
             events = self._item_started(item, ctx) if ctx.tool_name(item_id) is None else []
-            output = _str(item.get("aggregatedOutput"))
-            code, duration = _int(item.get("exitCode")), _int(item.get("durationMs"))
+            output = as_str(item.get("aggregatedOutput"))
+            code, duration = as_int(item.get("exitCode")), as_int(item.get("durationMs"))
             return events + shell_end(ctx, item_id, status, output, code, duration)
         if kind == "fileChange":
             events = self._item_started(item, ctx) if ctx.tool_name(item_id) is None else []
@@ -459,11 +459,11 @@ class CodexAdapter(AgentAdapter):
                 return events + ctx.tool_error(item_id, detail)
             return events + ctx.tool_result(item_id, changes_summary(changes)) + file_events(changes)
         if kind == "mcpToolCall":
-            server, tool = _str(item.get("server")), _str(item.get("tool"))
+            server, tool = as_str(item.get("server")), as_str(item.get("tool"))
             events = self._item_started(item, ctx) if ctx.tool_name(item_id) is None else []
             error = item.get("error")
             if status == "failed" or error:
-                text = _str(_dict(error).get("message")) or "MCP tool call failed"
+                text = as_str(as_dict(error).get("message")) or "MCP tool call failed"
                 return (
                     events
                     + ctx.tool_error(item_id, text)
@@ -477,10 +477,10 @@ class CodexAdapter(AgentAdapter):
             )
         if kind == "webSearch":
             events = self._item_started(item, ctx) if ctx.tool_name(item_id) is None else []
-            return events + ctx.tool_result(item_id, item.get("action") or _str(item.get("query")))
+            return events + ctx.tool_result(item_id, item.get("action") or as_str(item.get("query")))
         if kind == "imageView":
             events = self._item_started(item, ctx) if ctx.tool_name(item_id) is None else []
-            path = _str(item.get("path"))
+            path = as_str(item.get("path"))
             return events + ctx.tool_result(item_id, path) + [ev.FileReadEvent(path=path)]
         if kind == "contextCompaction":
             return [ev.ContextCompactedEvent()]
@@ -488,22 +488,22 @@ class CodexAdapter(AgentAdapter):
 
     # ── server → client requests ───────────────────────────────────────────────────────────────────────────────
     def _on_request(self, msg: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        method, rpc_id, params = msg["method"], msg["id"], _dict(msg.get("params"))
+        method, rpc_id, params = msg["method"], msg["id"], as_dict(msg.get("params"))
         interaction_id = f"codex-approval-{rpc_id}"
         pending: dict[str, Any] = {"rpc_id": rpc_id, "method": method}
         events: list[BaseEvent] = []
         if method in ("item/commandExecution/requestApproval", "execCommandApproval"):
             legacy = method == "execCommandApproval"
-            item_id = _str(params.get("callId" if legacy else "itemId")) or f"codex-call-{rpc_id}"
+            item_id = as_str(params.get("callId" if legacy else "itemId")) or f"codex-call-{rpc_id}"
             command = params.get("command")
-            command = shlex.join(command) if isinstance(command, list) else _str(command)
-            tool_input = {"command": command, "cwd": _str(params.get("cwd")) or ctx.cwd}
+            command = shlex.join(command) if isinstance(command, list) else as_str(command)
+            tool_input = {"command": command, "cwd": as_str(params.get("cwd")) or ctx.cwd}
             if ctx.tool_name(item_id) is None:  # always link to an announced tool call
                 events += ctx.tool_start(item_id, "shell", tool_input)
             else:
                 tool_input = ctx.tool_input(item_id) or tool_input
             pending.update(kind="legacy" if legacy else "command", available=params.get("availableDecisions"))
-            reason = _str(params.get("reason"))
+            reason = as_str(params.get("reason"))
             network = params.get("networkApprovalContext")
             detail = command or f"network access: {json.dumps(network)}"
             events.append(
@@ -519,14 +519,16 @@ class CodexAdapter(AgentAdapter):
             )
         elif method in ("item/fileChange/requestApproval", "applyPatchApproval"):
             legacy = method == "applyPatchApproval"
-            item_id = _str(params.get("callId" if legacy else "itemId")) or f"codex-call-{rpc_id}"
+            item_id = as_str(params.get("callId" if legacy else "itemId")) or f"codex-call-{rpc_id}"
             if ctx.tool_name(item_id) is None:
-                changes = [{"path": path, **_dict(change)} for path, change in _dict(params.get("fileChanges")).items()]
+                changes = [
+                    {"path": path, **as_dict(change)} for path, change in as_dict(params.get("fileChanges")).items()
+                ]
                 events += ctx.tool_start(item_id, "apply_patch", {"changes": normalize_changes(changes)})
             tool_input = ctx.tool_input(item_id) or {}
             changes = normalize_changes(tool_input.get("changes"))
             paths = [f"{c['kind']} {c.get('move_path') or c['path']}" for c in changes]
-            grant_root, reason = _str(params.get("grantRoot")), _str(params.get("reason"))
+            grant_root, reason = as_str(params.get("grantRoot")), as_str(params.get("reason"))
             if grant_root:
                 paths.append(f"and allow writes under {grant_root} for this session")
             pending.update(kind="legacy" if legacy else "patch")
@@ -547,11 +549,11 @@ class CodexAdapter(AgentAdapter):
             events.append(
                 ev.ApprovalRequestEvent(
                     interaction_id=interaction_id,
-                    action=_str(params.get("reason")) or "Grant additional permissions",
+                    action=as_str(params.get("reason")) or "Grant additional permissions",
                     detail=json.dumps(permissions, ensure_ascii=False),
                     tool_name="request_permissions",
                     risk_level="high",
-                    tool_call_id=_str(params.get("itemId")) if ctx.tool_name(_str(params.get("itemId"))) else None,
+                    tool_call_id=as_str(params.get("itemId")) if ctx.tool_name(as_str(params.get("itemId"))) else None,
                     input=permissions,
                 )
             )
@@ -560,8 +562,8 @@ class CodexAdapter(AgentAdapter):
             events.append(
                 ev.ApprovalRequestEvent(
                     interaction_id=interaction_id,
-                    action=_str(params.get("message")) or "Allow MCP tool call",
-                    detail=_str(params.get("serverName")),
+                    action=as_str(params.get("message")) or "Allow MCP tool call",
+                    detail=as_str(params.get("serverName")),
                     tool_name="mcp",
                     risk_level="medium",
                 )
@@ -591,19 +593,19 @@ def _decision(decision: ApprovalDecision, available: Any) -> Any:
 
 def _plan_step(step: Any) -> dict[str, str]:
     """A ``turn/plan/updated`` step in codex's own ``update_plan`` tool shape (snake_case status)."""
-    step = _dict(step)
-    return {"step": _str(step.get("step")), "status": _PLAN_STATUS.get(_str(step.get("status")), "pending")}
+    step = as_dict(step)
+    return {"step": as_str(step.get("step")), "status": _PLAN_STATUS.get(as_str(step.get("status")), "pending")}
 
 
 def _approval_elicitation(params: dict[str, Any]) -> bool:
     """MCP tool-call approvals arrive as elicitations tagged ``codex_approval_kind: "mcp_tool_call"``."""
-    meta = _dict(params.get("_meta")) or _dict(params.get("meta"))
+    meta = as_dict(params.get("_meta")) or as_dict(params.get("meta"))
     return meta.get("codex_approval_kind") == "mcp_tool_call"
 
 
 def _command_risk(actions: Any) -> str:
     """Commands codex parsed as pure reads/listings/searches are low risk; anything else is medium."""
-    kinds = {_str(_dict(a).get("type")) for a in actions} if isinstance(actions, list) and actions else {"unknown"}
+    kinds = {as_str(as_dict(a).get("type")) for a in actions} if isinstance(actions, list) and actions else {"unknown"}
     return "low" if kinds <= {"read", "listFiles", "search"} else "medium"
 
 

@@ -45,6 +45,7 @@ from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import SpawnSpec
 from acp_mux.core.prompt import Prompt
+from acp_mux.core.shapes import as_count, as_dict
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
@@ -260,13 +261,13 @@ class PiAdapter(AgentAdapter):
         if update.kind == "toolcall_start" and call:
             return announce(ctx, str(call.get("id") or ""), str(call.get("name") or ""))
         if update.kind == "toolcall_end" and call:
-            args = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
+            args = as_dict(call.get("arguments"))
             return announce(ctx, str(call.get("id") or ""), str(call.get("name") or ""), args)
         return []
 
     def _on_response(self, msg: dict[str, Any], ctx: ParseContext, run: PiRun) -> list[BaseEvent]:
         purpose = run.waiting.pop(str(msg.get("id")), None)
-        data = msg.get("data") if isinstance(msg.get("data"), dict) else {}
+        data = as_dict(msg.get("data"))
         failed = msg.get("success") is False
         if purpose == _STATE:
             return [] if failed else self._on_state(data, ctx, run)
@@ -341,11 +342,11 @@ class PiAdapter(AgentAdapter):
         return events
 
     def _on_message_end(self, msg: dict[str, Any], ctx: ParseContext, run: PiRun) -> list[BaseEvent]:
-        message = msg.get("message") if isinstance(msg.get("message"), dict) else {}
+        message = as_dict(msg.get("message"))
         if message.get("role") != "assistant":
             return []
         events = ctx.end_thinking() + ctx.end_text()
-        usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
+        usage = as_dict(message.get("usage"))
         events += self._usage(usage, run)
         stop = message.get("stopReason")
         if stop == "error":
@@ -360,10 +361,10 @@ class PiAdapter(AgentAdapter):
     def _usage(self, usage: dict[str, Any], run: PiRun) -> list[BaseEvent]:
         if not usage:
             return []
-        tokens = [_int(usage.get("input")), _int(usage.get("output")), _int(usage.get("cacheRead"))]
+        tokens = [as_count(usage.get("input")), as_count(usage.get("output")), as_count(usage.get("cacheRead"))]
         if not any(tokens):
             return []
-        cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
+        cost = as_dict(usage.get("cost"))
         total = cost.get("total")
         run.cost_usd += float(total) if isinstance(total, (int, float)) else 0.0
         run.tokens = [a + b for a, b in zip(run.tokens, tokens)]
@@ -390,10 +391,10 @@ class PiAdapter(AgentAdapter):
         run.retrying, run.error = True, None
         return [
             ev.RetryEvent(
-                attempt=_int(msg.get("attempt")),
-                max_attempts=_int(msg.get("maxAttempts")),
+                attempt=as_count(msg.get("attempt")),
+                max_attempts=as_count(msg.get("maxAttempts")),
                 reason=str(msg.get("errorMessage") or "the model request failed"),
-                delay_ms=_int(msg.get("delayMs")),
+                delay_ms=as_count(msg.get("delayMs")),
             )
         ]
 
@@ -427,7 +428,7 @@ class PiAdapter(AgentAdapter):
 
     # ── tools and questions ────────────────────────────────────────────────────────────────────────────────────
     def _on_tool_execution_start(self, msg: dict[str, Any], ctx: ParseContext, run: PiRun) -> list[BaseEvent]:
-        args = msg.get("args") if isinstance(msg.get("args"), dict) else {}
+        args = as_dict(msg.get("args"))
         return announce(ctx, str(msg.get("toolCallId") or ""), str(msg.get("toolName") or ""), args)
 
     def _on_tool_execution_update(self, msg: dict[str, Any], ctx: ParseContext, run: PiRun) -> list[BaseEvent]:
@@ -477,7 +478,7 @@ class PiAdapter(AgentAdapter):
         asked = asked if isinstance(asked, dict) else {}
         tool_id = str(asked.get("toolCallId") or f"pi-permission-{request_id}")
         name = str(asked.get("toolName") or "tool")
-        tool_input = asked.get("input") if isinstance(asked.get("input"), dict) else {}
+        tool_input = as_dict(asked.get("input"))
         if run.mode == BYPASS or (run.mode == ACCEPT_EDITS and name in EDIT_TOOLS) or run.mode == UNGATED:
             ctx.send({"type": "extension_ui_response", "id": request_id, "confirmed": True})
             return []
@@ -509,7 +510,7 @@ class PiAdapter(AgentAdapter):
         result = msg.get("result") if isinstance(msg.get("result"), dict) else None
         if not result or not ctx.in_turn:
             return []
-        return [ev.ContextCompactedEvent(summary="", tokens_saved=_int(result.get("tokensBefore")))]
+        return [ev.ContextCompactedEvent(summary="", tokens_saved=as_count(result.get("tokensBefore")))]
 
     # ── refusals, stderr, exit ─────────────────────────────────────────────────────────────────────────────────
     def stderr_events(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
@@ -562,7 +563,3 @@ def _error_events(error: tuple[str, str], auth_hint: str) -> list[BaseEvent]:
     if kind == "length":
         return [ev.ErrorEvent(code=ErrorCode.MAX_TOKENS, message=text, recoverable=True)]
     return [ev.ErrorEvent(code=ErrorCode.AGENT_ERROR, message=text, recoverable=True)]
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -25,6 +25,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from acp_mux.core.shapes import as_count, as_dict, as_list, as_str
+
 _DECODER = json.JSONDecoder()
 _TYPE_HEAD = re.compile(r'\{"type":"(\w+)"')
 _UPDATE_HEAD = re.compile(r'\{"type":"message_update","assistantMessageEvent":\{"type":"(\w+)","contentIndex":(\d+),')
@@ -100,11 +102,10 @@ def _slow_update(line: str) -> Update | None:
     if not isinstance(event, dict):
         return None
     kind = str(event.get("type") or "")
-    index = event.get("contentIndex") if isinstance(event.get("contentIndex"), int) else 0
-    delta = event.get("delta") if isinstance(event.get("delta"), str) else ""
-    call = event.get("toolCall") if isinstance(event.get("toolCall"), dict) else None
+    index = as_count(event.get("contentIndex"))
+    call = as_dict(event.get("toolCall")) or None
     if kind == "toolcall_start":
-        content = (event.get("partial") or {}).get("content") if isinstance(event.get("partial"), dict) else None
-        block = content[index] if isinstance(content, list) and 0 <= index < len(content) else None
-        call = {"id": block.get("id"), "name": block.get("name")} if isinstance(block, dict) else None
-    return Update(kind, index, delta=delta, tool_call=call)
+        content = as_list(as_dict(event.get("partial")).get("content"))
+        block = as_dict(content[index]) if 0 <= index < len(content) else {}
+        call = {"id": block.get("id"), "name": block.get("name")} if block else None
+    return Update(kind, index, delta=as_str(event.get("delta")), tool_call=call)

@@ -48,6 +48,7 @@ from acp_mux.core.prompt import AudioPart, ImagePart, Prompt, ResourcePart, Text
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, PerRun, try_json
 from acp_mux.adapters.mcp import claude_mcp_config
 from acp_mux.core.private import private_path
+from acp_mux.core.shapes import as_dict, as_list
 from acp_mux.adapters.stream_agents.claude_tools import (
     CLAUDE_TOOLS,
     approval_action,
@@ -125,10 +126,6 @@ def prewarm_wanted(env: Mapping[str, str]) -> bool:
     return env.get(PREWARM_ENV, "").strip() == "1"
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _parent(m: dict[str, Any]) -> str | None:
     """The Task tool call a line belongs to (a subagent's output), None for the main agent."""
     parent = m.get("parent_tool_use_id")
@@ -143,10 +140,6 @@ def _progress(
         return []
     amount = float(progress) if isinstance(progress, (int, float)) and not isinstance(progress, bool) else None
     return [ev.ToolProgressEvent(tool_call_id=tool_id, message=message, progress=amount, status=status)]
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _num(value: Any) -> int:
@@ -254,9 +247,9 @@ class ClaudeAdapter(AgentAdapter):
     def available_commands(self, ctx: ParseContext) -> list[tuple[str, str]]:
         """Slash commands for the editor: the initialize answer (with descriptions), else init's bare names."""
         st = ClaudeRun.of(ctx)
-        commands = [c for c in _list(st.initialize.get("commands")) if isinstance(c, dict) and c.get("name")]
+        commands = [c for c in as_list(st.initialize.get("commands")) if isinstance(c, dict) and c.get("name")]
         pairs = [(str(c["name"]), str(c.get("description") or "")) for c in commands]
-        pairs = pairs or [(str(name), "") for name in _list(st.init.get("slash_commands"))]
+        pairs = pairs or [(str(name), "") for name in as_list(st.init.get("slash_commands"))]
         unique: dict[str, str] = {}
         for name, description in pairs:
             if name.lstrip("/") not in HIDDEN_COMMANDS:
@@ -294,14 +287,14 @@ class ClaudeAdapter(AgentAdapter):
             )
             if not st.announced_init:
                 st.announced_init = True
-                events += [ev.SkillLoadedEvent(skill_name=str(s)) for s in _list(m.get("skills"))]
-                for p in _list(m.get("plugins")):
+                events += [ev.SkillLoadedEvent(skill_name=str(s)) for s in as_list(m.get("skills"))]
+                for p in as_list(m.get("plugins")):
                     p = p if isinstance(p, dict) else {"name": str(p)}
                     name = str(p.get("name") or p.get("path") or "plugin")
                     events.append(ev.PluginLoadedEvent(plugin_id=str(p.get("path") or name), plugin_name=name))
             return events
         if sub == "compact_boundary":
-            meta = _dict(m.get("compact_metadata") or m.get("compactMetadata"))
+            meta = as_dict(m.get("compact_metadata") or m.get("compactMetadata"))
             pre = _num(meta.get("pre_tokens", meta.get("preTokens")))
             post = _num(meta.get("post_tokens", meta.get("postTokens")))
             trigger = meta.get("trigger") or "auto"
@@ -331,7 +324,7 @@ class ClaudeAdapter(AgentAdapter):
         end, before the call's result): all progress of that tool call, never its end."""
         sub = m.get("subtype")
         if sub == "task_progress":
-            usage = _dict(m.get("usage"))
+            usage = as_dict(m.get("usage"))
             message = " · ".join(str(x) for x in (m.get("description"), m.get("last_tool_name")) if x)
             return _progress(ctx, m.get("tool_use_id"), message or None, usage.get("tool_uses"))
         if sub == "task_started":
@@ -356,7 +349,7 @@ class ClaudeAdapter(AgentAdapter):
         return _progress(ctx, m.get("tool_use_id"), message, None)
 
     def _on_rate_limit_event(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        info = _dict(m.get("rate_limit_info"))
+        info = as_dict(m.get("rate_limit_info"))
         status = info.get("status")
         resets = _num(info.get("resetsAt"))
         retry_ms = max(resets * 1000 - int(time.time() * 1000), 0) if resets else None
@@ -371,11 +364,11 @@ class ClaudeAdapter(AgentAdapter):
     # ── assistant output ───────────────────────────────────────────────────────────────────────────────────────
     def _on_stream_event(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         st = ClaudeRun.of(ctx)
-        sse = _dict(m.get("event"))
+        sse = as_dict(m.get("event"))
         parent = _parent(m)
         t = sse.get("type")
         if t == "message_start":
-            msg_id = str(_dict(sse.get("message")).get("id") or f"anon-{len(st.streamed)}")
+            msg_id = str(as_dict(sse.get("message")).get("id") or f"anon-{len(st.streamed)}")
             st.current[parent] = msg_id
             st.streamed.add(msg_id)
             return []
@@ -384,7 +377,7 @@ class ClaudeAdapter(AgentAdapter):
             return []
         key = (msg_id, _num(sse.get("index")))
         if t == "content_block_start":
-            block = _dict(sse.get("content_block"))
+            block = as_dict(sse.get("content_block"))
             kind = str(block.get("type"))
             if kind in ("tool_use", "server_tool_use", "mcp_tool_use") and block.get("id"):
                 tool_id = str(block["id"])
@@ -398,7 +391,7 @@ class ClaudeAdapter(AgentAdapter):
             return []
         kind, tool_id = st.stream_blocks.get(key, ("", None))
         if t == "content_block_delta":
-            delta = _dict(sse.get("delta"))
+            delta = as_dict(sse.get("delta"))
             dt = delta.get("type")
             if dt == "text_delta" and parent is None:
                 return self._text(ctx, str(delta.get("text") or ""))
@@ -418,7 +411,7 @@ class ClaudeAdapter(AgentAdapter):
 
     def _on_assistant(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         st = ClaudeRun.of(ctx)
-        msg = _dict(m.get("message"))
+        msg = as_dict(m.get("message"))
         content = msg.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         blocks = [b for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
@@ -469,11 +462,11 @@ class ClaudeAdapter(AgentAdapter):
         return ctx.text_delta(text)
 
     def _on_user(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        content = _dict(m.get("message")).get("content")
+        content = as_dict(m.get("message")).get("content")
         if isinstance(content, str):  # output of a local slash command (/context, /cost …), else an echo
             match = re.search(r"<local-command-stdout>(.*?)</local-command-stdout>", content, re.S)
             return self._text(ctx, match.group(1).strip()) + ctx.end_text() if match else []
-        results = [b for b in _list(content) if isinstance(b, dict) and b.get("type") == "tool_result"]
+        results = [b for b in as_list(content) if isinstance(b, dict) and b.get("type") == "tool_result"]
         sidecar = m.get("tool_use_result") if len(results) == 1 else None
         events: list[BaseEvent] = []
         for block in results:
@@ -484,14 +477,14 @@ class ClaudeAdapter(AgentAdapter):
     # ── control protocol ───────────────────────────────────────────────────────────────────────────────────────
     def _on_control_request(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         request_id = str(m.get("request_id") or "")
-        req = _dict(m.get("request"))
+        req = as_dict(m.get("request"))
         if req.get("subtype") != "can_use_tool":
             # We register no hooks and no SDK MCP servers, so nothing else should come; never leave Claude waiting.
             error = {"subtype": "error", "request_id": request_id, "error": "not supported by acp-mux"}
             ctx.send({"type": "control_response", "response": error})
             return [ev.DebugEvent(level="warn", message=f"claude: unsupported control request {req.get('subtype')!r}")]
         name = str(req.get("tool_name") or "tool")
-        tool_input = req.get("input") if isinstance(req.get("input"), dict) else {}
+        tool_input = as_dict(req.get("input"))
         tool_id = str(req.get("tool_use_id") or "") or None
         # The request must point at an announced tool call: announce it now if the assistant line has not.
         events = tool_start(ctx, tool_id, name, tool_input) if tool_id else []
@@ -517,11 +510,11 @@ class ClaudeAdapter(AgentAdapter):
         return [ev.ApprovalDeniedEvent(interaction_id=request_id, reason="withdrawn by the agent")]
 
     def _on_control_response(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        resp = _dict(m.get("response"))
+        resp = as_dict(m.get("response"))
         request_id = str(resp.get("request_id") or "")
         if resp.get("subtype") == "error":
             return [ev.DebugEvent(level="warn", message=f"claude rejected {request_id}: {resp.get('error')}")]
-        body = _dict(resp.get("response"))
+        body = as_dict(resp.get("response"))
         if "commands" in body or "init" in request_id:  # the answer to our initialize
             st = ClaudeRun.of(ctx)
             st.initialize = body
@@ -557,8 +550,8 @@ class ClaudeAdapter(AgentAdapter):
         return events + usage_events + errors + ctx.end_turn(turn_cost, tool_error=tool_error)
 
     def _usage(self, m: dict[str, Any], st: ClaudeRun) -> tuple[list[BaseEvent], CostRecord]:
-        usage = _dict(m.get("usage"))
-        model_usage = [_dict(v) for v in _dict(m.get("modelUsage")).values()]
+        usage = as_dict(m.get("usage"))
+        model_usage = [as_dict(v) for v in as_dict(m.get("modelUsage")).values()]
         prev_usd, prev_in, prev_out, prev_cached = st.totals
         if model_usage:  # cumulative per process
             cached = sum(_num(u.get("cacheReadInputTokens")) for u in model_usage)
@@ -591,7 +584,7 @@ class ClaudeAdapter(AgentAdapter):
         subtype = str(m.get("subtype") or "")
         status = m.get("api_error_status")
         kind, pending_text = pending or ("", "")
-        message = text or pending_text or "; ".join(str(e) for e in _list(m.get("errors"))) or subtype
+        message = text or pending_text or "; ".join(str(e) for e in as_list(m.get("errors"))) or subtype
         if subtype == "error_max_turns":
             return [ev.TurnLimitEvent(max_turns=_num(m.get("num_turns")))]
         if not m.get("is_error") and not subtype.startswith("error") and not pending:
@@ -650,7 +643,7 @@ def classify_error(
         if over:
             used, most = (int(g.replace(",", "")) for g in over.groups())
         if not most:
-            windows = [_num(_dict(u).get("contextWindow")) for u in _dict(result.get("modelUsage")).values()]
+            windows = [_num(as_dict(u).get("contextWindow")) for u in as_dict(result.get("modelUsage")).values()]
             most = max(windows, default=0)
         return ev.ContextExceededEvent(used_tokens=used, max_tokens=most)
     return ev.ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message, recoverable=True)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from acp_mux.core.event_codes import now_ms
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.shapes import as_list
 from acp_mux.adapters.base import DiffSpec, PerRun, ToolKind, ToolSpec, ToolTable
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ def _edit_diff(a: dict[str, Any]) -> list[DiffSpec]:
 
 def _multi_edit_diff(a: dict[str, Any]) -> list[DiffSpec]:
     path = str(a["file_path"])
-    edits = a.get("edits") if isinstance(a.get("edits"), list) else []
+    edits = as_list(a.get("edits"))
     return [
         DiffSpec(path, str(e.get("new_string") or ""), str(e.get("old_string") or ""))
         for e in edits

@@ -35,6 +35,7 @@ from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import Prompt, file_uri_to_path
+from acp_mux.core.shapes import as_dict, as_int, as_str
 from acp_mux.adapters.base import (
     AgentAdapter,
     AgentCapabilities,
@@ -119,16 +120,6 @@ def resolve_mode(mode: str | None) -> str | None:
 
 
 # ── helpers shared with codex.py ─────────────────────────────────────────────────────────────────────────────
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _error_info(info: Any) -> tuple[str, int | None]:
@@ -137,7 +128,7 @@ def _error_info(info: Any) -> tuple[str, int | None]:
         return info, None
     if isinstance(info, dict) and info:
         name, body = next(iter(info.items()))
-        return str(name), _int(_dict(body).get("httpStatusCode"))
+        return str(name), as_int(as_dict(body).get("httpStatusCode"))
     return "", None
 
 
@@ -203,13 +194,13 @@ def normalize_changes(changes: Any) -> list[dict[str, Any]]:
     or an already normalized list."""
     out: list[dict[str, Any]] = []
     for change in changes if isinstance(changes, list) else ():
-        change = _dict(change)
+        change = as_dict(change)
         kind = change.get("kind", change.get("type"))
         move_path = change.get("move_path")
         if isinstance(kind, dict):
             move_path = kind.get("move_path") or kind.get("movePath") or move_path
             kind = kind.get("type")
-        entry: dict[str, Any] = {"path": _str(change.get("path")), "kind": _str(kind) or "update"}
+        entry: dict[str, Any] = {"path": as_str(change.get("path")), "kind": as_str(kind) or "update"}
         diff = next((change[k] for k in ("diff", "unified_diff", "content") if isinstance(change.get(k), str)), None)
         if diff is not None:
             entry["diff"] = diff
@@ -255,7 +246,7 @@ def shell_begin(ctx: ParseContext, item_id: str) -> list[BaseEvent]:
         return []
     started.add(item_id)
     tool_input = ctx.tool_input(item_id) or {}
-    return [ev.ShellStartEvent(command=_str(tool_input.get("command")), cwd=_str(tool_input.get("cwd")) or ctx.cwd)]
+    return [ev.ShellStartEvent(command=as_str(tool_input.get("command")), cwd=as_str(tool_input.get("cwd")) or ctx.cwd)]
 
 
 def shell_end(
@@ -326,7 +317,7 @@ def _search_title(args: dict[str, Any]) -> str:
     return f"Search the web: {query}" if query else "Searching the web"
 
 
-_SHELL = ToolSpec(kind="execute", title=lambda a: _str(a.get("command")) or "Run command", command_arg="command")
+_SHELL = ToolSpec(kind="execute", title=lambda a: as_str(a.get("command")) or "Run command", command_arg="command")
 _PATCH = ToolSpec(kind="edit", title=_patch_title, diff=patch_diffs, paths=patch_paths)
 CODEX_TOOLS = ToolTable(
     tools={
@@ -393,27 +384,27 @@ class CodexExecAdapter(AgentAdapter):
             return [ev.DebugEvent(level="warn", message=f"codex exec: could not handle {line[:200]!r}: {exc!r}")]
 
     def _parse(self, msg: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        kind, run = _str(msg.get("type")), CodexRun.of(ctx)
+        kind, run = as_str(msg.get("type")), CodexRun.of(ctx)
         if kind == "thread.started":
-            thread_id = _str(msg.get("thread_id"))
+            thread_id = as_str(msg.get("thread_id"))
             return ctx.session_start(thread_id, resumed=run.resuming) if thread_id else []
         if kind == "turn.started":
             return ctx.begin_turn()
         if kind == "turn.completed":
-            return self._usage(_dict(msg.get("usage"))) + ctx.end_turn()
+            return self._usage(as_dict(msg.get("usage"))) + ctx.end_turn()
         if kind == "turn.failed":
-            message = _str(_dict(msg.get("error")).get("message")) or (run.exec_error or "")
+            message = as_str(as_dict(msg.get("error")).get("message")) or (run.exec_error or "")
             run.exec_error = None
             run.failed = True
             return end_failed_turn(ctx, classify_failure(message, None, ctx))
         if kind == "error":
-            message = _str(msg.get("message"))
+            message = as_str(msg.get("message"))
             if message.startswith("Reconnecting"):
                 return retry_events(message, ctx)
             run.exec_error = message  # turn.failed repeats it; report it once, there
             return []
         if kind in ("item.started", "item.updated", "item.completed"):
-            return self._item(kind, _dict(msg.get("item")), ctx)
+            return self._item(kind, as_dict(msg.get("item")), ctx)
         return []
 
     def _usage(self, usage: dict[str, Any]) -> list[BaseEvent]:
@@ -421,27 +412,27 @@ class CodexExecAdapter(AgentAdapter):
             return []
         return [
             ev.TokenUsageEvent(
-                input_tokens=_int(usage.get("input_tokens")) or 0,
-                output_tokens=_int(usage.get("output_tokens")) or 0,
-                thinking_tokens=_int(usage.get("reasoning_output_tokens")),
-                cached_tokens=_int(usage.get("cached_input_tokens")),
+                input_tokens=as_int(usage.get("input_tokens")) or 0,
+                output_tokens=as_int(usage.get("output_tokens")) or 0,
+                thinking_tokens=as_int(usage.get("reasoning_output_tokens")),
+                cached_tokens=as_int(usage.get("cached_input_tokens")),
             )
         ]
 
     def _item(self, phase: str, item: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        kind, item_id, status = _str(item.get("type")), _str(item.get("id")), _str(item.get("status"))
+        kind, item_id, status = as_str(item.get("type")), as_str(item.get("id")), as_str(item.get("status"))
         done = phase == "item.completed"
         if kind == "agent_message":
-            return ctx.text_delta(_str(item.get("text"))) + ctx.end_text() if done else []
+            return ctx.text_delta(as_str(item.get("text"))) + ctx.end_text() if done else []
         if kind == "reasoning":
-            return ctx.thinking_delta(_str(item.get("text"))) + ctx.end_thinking() if done else []
+            return ctx.thinking_delta(as_str(item.get("text"))) + ctx.end_thinking() if done else []
         if kind == "command_execution":
-            tool_input = {"command": _str(item.get("command")), "cwd": ctx.cwd}
+            tool_input = {"command": as_str(item.get("command")), "cwd": ctx.cwd}
             events = ctx.tool_start(item_id, "shell", tool_input)
             if not done:  # exec never asks: the command runs now
                 return events + shell_begin(ctx, item_id)
-            output = _str(item.get("aggregated_output"))
-            return events + shell_end(ctx, item_id, status, output, _int(item.get("exit_code")), None)
+            output = as_str(item.get("aggregated_output"))
+            return events + shell_end(ctx, item_id, status, output, as_int(item.get("exit_code")), None)
         if kind == "file_change":
             changes = normalize_changes(item.get("changes"))
             events = ctx.tool_start(item_id, "apply_patch", {"changes": changes})  # [] when already announced
@@ -453,29 +444,32 @@ class CodexExecAdapter(AgentAdapter):
                 return events + ctx.tool_error(item_id, "the patch could not be applied")
             return events + ctx.tool_result(item_id, changes_summary(changes)) + file_events(changes)
         if kind == "mcp_tool_call":
-            name = f"mcp__{_str(item.get('server'))}__{_str(item.get('tool'))}"
+            name = f"mcp__{as_str(item.get('server'))}__{as_str(item.get('tool'))}"
             args = item.get("arguments")
             events = ctx.tool_start(item_id, name, args if args is not None else {})
             if not done:
                 return events
             error = item.get("error")
             if status == "failed" or error:
-                return events + ctx.tool_error(item_id, _str(_dict(error).get("message")) or "MCP tool call failed")
+                return events + ctx.tool_error(item_id, as_str(as_dict(error).get("message")) or "MCP tool call failed")
             return events + ctx.tool_result(item_id, item.get("result"))
         if kind == "web_search":
-            events = ctx.tool_start(item_id, "web_search", {"query": _str(item.get("query"))})
-            return events + (ctx.tool_result(item_id, item.get("action") or _str(item.get("query"))) if done else [])
+            events = ctx.tool_start(item_id, "web_search", {"query": as_str(item.get("query"))})
+            return events + (ctx.tool_result(item_id, item.get("action") or as_str(item.get("query"))) if done else [])
         if kind == "todo_list":
             run = CodexRun.of(ctx)
             run.plan_seq += 1
             seq = run.plan_seq
             steps = [
-                {"step": _str(_dict(t).get("text")), "status": "completed" if _dict(t).get("completed") else "pending"}
+                {
+                    "step": as_str(as_dict(t).get("text")),
+                    "status": "completed" if as_dict(t).get("completed") else "pending",
+                }
                 for t in item.get("items") or ()
             ]
             return plan_tool(ctx, f"{item_id}-plan-{seq}", steps)
         if kind == "error" and done:  # non-fatal notices, e.g. unknown model metadata
-            return [ev.DebugEvent(level="warn", message=f"codex: {_str(item.get('message'))}")]
+            return [ev.DebugEvent(level="warn", message=f"codex: {as_str(item.get('message'))}")]
         return []
 
     def finish(self, status: ExitStatus, ctx: ParseContext) -> Iterable[BaseEvent]:

@@ -29,6 +29,7 @@ from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.private import private_path
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import Prompt
+from acp_mux.core.shapes import as_count, as_dict, as_str
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
@@ -82,25 +83,25 @@ class OpenclawExecAdapter(AgentAdapter):
         if envelope is None:
             return list(ctx.finish(status))
         events: list[BaseEvent] = ctx.begin_turn() + ctx.text_delta(run.get("note", "")) + ctx.end_text()
-        text = envelope.get("final") if isinstance(envelope.get("final"), str) else ""
+        text = as_str(envelope.get("final"))
         events += ctx.text_delta(text) + ctx.end_text()
-        usage = envelope.get("usage") if isinstance(envelope.get("usage"), dict) else {}
+        usage = as_dict(envelope.get("usage"))
         if usage:
             events.append(
                 ev.TokenUsageEvent(
-                    input_tokens=_int(usage.get("input")),
-                    output_tokens=_int(usage.get("output")),
-                    cached_tokens=_int(usage.get("cacheRead")) or None,
+                    input_tokens=as_count(usage.get("input")),
+                    output_tokens=as_count(usage.get("output")),
+                    cached_tokens=as_count(usage.get("cacheRead")) or None,
                 )
             )
-            cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
+            cost = as_dict(usage.get("cost"))
             if isinstance(cost.get("total"), (int, float)):
                 events.append(
                     ev.CostEvent(
                         cost=ev.CostRecord(
                             total_usd=float(cost["total"]),
-                            input_tokens=_int(usage.get("input")),
-                            output_tokens=_int(usage.get("output")),
+                            input_tokens=as_count(usage.get("input")),
+                            output_tokens=as_count(usage.get("output")),
                         )
                     )
                 )
@@ -121,14 +122,10 @@ def _envelope(text: str) -> dict[str, Any] | None:
 
 
 def _failure(envelope: dict[str, Any]) -> list[BaseEvent]:
-    error = envelope.get("error") if isinstance(envelope.get("error"), dict) else {}
+    error = as_dict(envelope.get("error"))
     message = str(error.get("message") or f"openclaw agent exec ended with status {envelope.get('status')}")
     if _AUTH.search(message):
         return [ev.AuthErrorEvent(message=message)]
     if _RATE.search(message):
         return [ev.RateLimitErrorEvent(message=message)]
     return [ev.ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message, recoverable=True)]
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -17,8 +17,10 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
+from typing import Any
 
-_inbox: "queue.Queue[dict]" = queue.Queue()
+_inbox: "queue.Queue[dict[str, Any]]" = queue.Queue()
 _approvals: dict[str, "queue.Queue[bool]"] = {}
 _interrupted = threading.Event()
 _mode = "default"
@@ -70,7 +72,7 @@ def stream_text(text: str, kind: str = "text", delay: float | None = None) -> bo
     return False
 
 
-def ask(tool_id: str, name: str, tool_input: dict, withdraw_after: float | None = None) -> bool:
+def ask(tool_id: str, name: str, tool_input: dict[str, Any], withdraw_after: float | None = None) -> bool:
     """Request approval unless the mode says otherwise; block until answered, interrupted, or (``withdraw_after``
     seconds) the agent changes its mind and withdraws the question, as Claude does with control_cancel_request."""
     if _mode == "bypass":
@@ -90,7 +92,7 @@ def ask(tool_id: str, name: str, tool_input: dict, withdraw_after: float | None 
     return False
 
 
-def tool(name: str, tool_input: dict, run, withdraw_after: float | None = None) -> bool:
+def tool(name: str, tool_input: dict[str, Any], run: Callable[[str], str], withdraw_after: float | None = None) -> bool:
     """Announce a tool, ask, run it; False when rejected or interrupted."""
     tool_id = "tool_" + uuid.uuid4().hex[:10]
     emit(type="tool_use", id=tool_id, name=name, input=tool_input)
