@@ -14,3 +14,21 @@ from hypothesis import settings
 settings.register_profile("deterministic", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _downloads_only_in_e2e(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plain ``pytest`` downloads nothing: a test that reaches for a real CLI must be marked ``e2e`` (the real-CLI
+    suite, ``pytest -m e2e``), or it fails here instead of quietly fetching gigabytes."""
+    if request.node.get_closest_marker("e2e") is not None:
+        return
+    from tests.e2e import clis, harness
+
+    def refuse(name: str, **_: object) -> None:
+        raise AssertionError(f"{request.node.nodeid} needs the real {name} CLI: mark it @pytest.mark.e2e")
+
+    monkeypatch.setattr(clis, "ensure_cli", refuse)
+    monkeypatch.setattr(harness, "ensure_cli", refuse)

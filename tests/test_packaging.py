@@ -122,6 +122,7 @@ def test_the_wheel_holds_only_acp_mux(wheel):
     assert "acp_mux/adapters/registry.py" in names and "acp_mux/translation/__init__.py" in names
 
 
+@pytest.mark.e2e  # uvx fetches the wheel's dependencies from PyPI
 def test_uvx_runs_the_wheel_as_an_editor_would(wheel, tmp_path):
     uv = _uv()
     home = tmp_path / "home"

@@ -110,6 +110,7 @@ def case(draw: st.DrawFn) -> dict[str, Any]:
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(cases=st.lists(case(), min_size=1, max_size=25))
+@pytest.mark.e2e  # runs the extension on omp's own bun runtime, from the pinned install
 def test_the_caller_gets_what_fetch_gave_and_only_retried_model_answers_are_logged_without_keys(
     cases: list[dict[str, Any]], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
@@ -131,6 +132,7 @@ def test_the_caller_gets_what_fetch_gave_and_only_retried_model_answers_are_logg
         assert len(reason) <= omp_retries.MAX_REASON and "\n" not in reason and sent["key"] not in reason
 
 
+@pytest.mark.e2e  # runs the extension on omp's own bun runtime, from the pinned install
 def test_the_providers_message_is_its_first_line(tmp_path: Path) -> None:
     base = {
         "method": "POST",
