@@ -87,7 +87,9 @@ def test_reject_is_honoured(tmpdir_env):
     assert list(tmp.iterdir()) == []
 
 
-def test_ctrl_c_at_the_prompt_exits_within_a_second_quietly(tmpdir_env):
+def test_ctrl_c_at_the_prompt_exits_promptly_and_quietly(tmpdir_env):
+    """Ctrl-C stops the demo (exit 130) without waiting on the agent; the bound is loose enough for a loaded
+    two-core machine (it answers in ~0.2 s idle) and still catches a wait for a timeout or a hung child."""
     tmp, env = tmpdir_env
     demo = spawn_demo(env)
     demo.expect(PROMPT)
@@ -96,7 +98,7 @@ def test_ctrl_c_at_the_prompt_exits_within_a_second_quietly(tmpdir_env):
     demo.expect(pexpect.EOF, timeout=10)
     elapsed = time.monotonic() - started
     demo.close()
-    assert elapsed < 1.0, f"took {elapsed:.2f} s to exit after Ctrl-C"
+    assert elapsed < 4.0, f"took {elapsed:.2f} s to exit after Ctrl-C"
     assert demo.exitstatus == 130, (demo.exitstatus, demo.signalstatus)
     assert "Traceback" not in demo.before and "WARNING" not in demo.before, demo.before
     assert list(tmp.iterdir()) == []

@@ -550,10 +550,11 @@ def test_delta_delay_paces_the_stream() -> None:
         started = time.monotonic()
         post(srv.url, "/v1/messages", anthropic_body(0))
         assert time.monotonic() - started >= 0.18
-    with ModelServer(scenario, delta_delay=0) as srv:
+    scenario = {"delta_delay": 0.5, "steps": [{"blocks": [{"text": [f"{i}" for i in range(10)]}]}]}
+    with ModelServer(scenario, delta_delay=0) as srv:  # the override wins over the scenario's 10 × 0.5 s
         started = time.monotonic()
         post(srv.url, "/v1/messages", anthropic_body(0))
-        assert time.monotonic() - started < 0.18
+        assert time.monotonic() - started < 4.5
 
 
 def test_command_line_serves_a_scenario(tmp_path: Path) -> None:
