@@ -137,7 +137,11 @@ class OpenclawAdapter(AcpClientAdapter):
         command = self.resolve_binary(options.binary, options.env)
         args = ["acp", "--url", endpoint.url, "--token-file", str(endpoint.token_file), *options.extra_args]
         env = endpoint.acp_env(os.environ if options.env is None else options.env)
-        relay = ["-m", "acp_mux.adapters.acp_agents.openclaw_relay", command]  # carries the gate's questions (openclaw_asks.py)
+        relay = [
+            "-m",
+            "acp_mux.adapters.acp_agents.openclaw_relay",
+            command,
+        ]  # carries the gate's questions (openclaw_asks.py)
         return SpawnSpec(command=sys.executable, args=[*relay, *args], env=env, cwd=options.cwd)
 
     def startup_problem(self, override: str | None = None, env: dict[str, str] | None = None) -> str | None:

@@ -17,7 +17,13 @@ from acp_mux.core.process import ExitStatus
 from acp_mux.core.prompt import ImagePart, Prompt, TextPart
 from acp_mux.adapters.base import DiffSpec
 from acp_mux.adapters.rpc_agents.codex import CodexAdapter, prompt_input
-from acp_mux.adapters.stream_agents.codex_exec import AUTH_GUIDANCE, CODEX_TOOLS, CodexExecAdapter, CodexRun, patch_diffs
+from acp_mux.adapters.stream_agents.codex_exec import (
+    AUTH_GUIDANCE,
+    CODEX_TOOLS,
+    CodexExecAdapter,
+    CodexRun,
+    patch_diffs,
+)
 from tests.adapters.helpers import FIXTURES, assert_ordering, brief, feed, make_ctx, sent, types
 
 CAPTURES = FIXTURES / "codex" / "shared-captures"

@@ -10,7 +10,13 @@ from typing import Any
 
 import pytest
 
-from acp_mux.adapters.acp_agents.copilot import MODE_URL, CopilotAdapter, copilot_mode_id, held_is_failure, short_mode_id
+from acp_mux.adapters.acp_agents.copilot import (
+    MODE_URL,
+    CopilotAdapter,
+    copilot_mode_id,
+    held_is_failure,
+    short_mode_id,
+)
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.parse_context import ParseContext
 from tests.adapters import acp_replay

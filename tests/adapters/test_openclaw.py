@@ -165,7 +165,11 @@ async def test_the_acp_process_reaches_the_gateway_by_url_and_token_file(tmp_pat
         spec = adapter.build_spawn(options)
         assert adapter.gateway is not None and adapter.gateway.endpoint is not None
         endpoint = adapter.gateway.endpoint
-        assert spec.args[:3] == ["-m", "acp_mux.adapters.acp_agents.openclaw_relay", str(fake_openclaw)]  # the gate's relay
+        assert spec.args[:3] == [
+            "-m",
+            "acp_mux.adapters.acp_agents.openclaw_relay",
+            str(fake_openclaw),
+        ]  # the gate's relay
         assert spec.args[3:] == ["acp", "--url", endpoint.url, "--token-file", str(endpoint.token_file)]
         assert spec.env is not None and spec.env["OPENCLAW_STATE_DIR"] == str(endpoint.state)
     finally:

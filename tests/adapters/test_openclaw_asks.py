@@ -451,7 +451,9 @@ async def test_without_the_gate_no_turn_runs_and_the_person_is_told_why(
 ) -> None:
     from tests.adapters.test_openclaw import FAKE_OPENCLAW, env_for
 
-    monkeypatch.setattr("acp_mux.adapters.acp_agents.openclaw.GATE_WAIT_S", 0.5)  # how long a new gateway has to load it
+    monkeypatch.setattr(
+        "acp_mux.adapters.acp_agents.openclaw.GATE_WAIT_S", 0.5
+    )  # how long a new gateway has to load it
 
     fake = tmp_path / "bin" / "openclaw"
     fake.parent.mkdir()
@@ -513,7 +515,10 @@ def test_the_relay_reads_a_stdin_epoll_refuses_and_ends_with_its_child(tmp_path:
     source.write_text('{"jsonrpc": "2.0", "method": "x"}\n')
     with open(os.devnull if stdin == "devnull" else source, "rb") as fh:
         out = subprocess.run(
-            [sys.executable, "-m", "acp_mux.adapters.acp_agents.openclaw_relay", "cat"], stdin=fh, capture_output=True, timeout=30
+            [sys.executable, "-m", "acp_mux.adapters.acp_agents.openclaw_relay", "cat"],
+            stdin=fh,
+            capture_output=True,
+            timeout=30,
         )
     assert out.returncode == 0 and b"Traceback" not in out.stderr, out.stderr
     assert out.stdout == (b"" if stdin == "devnull" else source.read_bytes())  # carried through, unchanged
