@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from acp_mux.core.lazy_events import ev
+
+if TYPE_CHECKING:
+    from acp_mux.core.events import AuthErrorEvent, BaseEvent, CrashEvent, ErrorEvent
 
 AUTH_REQUIRED = -32000
 INTERNAL_ERROR = -32603
+# The event types that end a turn (or may): anything else imposes no outcome.
+_TURN_ENDING = frozenset(
+    {"auth_error", "rate_limit_error", "context_exceeded", "turn_limit", "crash", "timeout", "error"}
+)
 
 
 @dataclass(frozen=True)
@@ -23,66 +32,84 @@ class TurnOutcome:
     error_data: dict[str, Any] | None = None
 
 
-def outcome_for(event: Any, login_command: str | None = None) -> TurnOutcome | None:
+def outcome_for(event: BaseEvent, login_command: str | None = None) -> TurnOutcome | None:
     """The outcome an event imposes on the current turn, or None when it is not turn-ending.
 
     ``login_command`` (e.g. ``acp-mux --agent codex --login``) is offered on auth errors so the user always
     learns one command that fixes it, whatever the agent's own hint says.
     """
-    t = event.type
-    if t == "auth_error":
-        message = f"Authentication failed: {event.message.rstrip('. ')}"
-        hint = event.guidance or ""
-        if login_command and login_command not in hint:
-            hint = f"{hint.rstrip('.')}. In a terminal: {login_command}" if hint else f"In a terminal: {login_command}"
-        data: dict[str, Any] = {"guidance": hint}
-        if login_command:
-            data["login"] = login_command
-        return TurnOutcome(
-            notice=f"\n\n**{message}**\n{hint}\n",
-            error_code=AUTH_REQUIRED,
-            error_message=f"{message}. {hint}".strip(),
-            error_data=data,
-        )
-    if t == "rate_limit_error":
-        wait = f" Retry after {event.retry_after_ms / 1000:.0f}s." if event.retry_after_ms else ""
-        return TurnOutcome(notice=f"\n\n**Rate limited or out of quota:** {event.message}.{wait}\n")
-    if t == "context_exceeded":
-        return TurnOutcome(stop_reason="max_tokens", notice="\n\n**The context window is full.**\n")
-    if t == "turn_limit":
-        return TurnOutcome(stop_reason="max_turn_requests", notice=f"\n\n**Stopped after {event.max_turns} turns.**\n")
-    if t == "crash":
-        tail = _tail(event.stderr)
-        signal = getattr(event, "signal", None)
-        how = f"was killed by {signal}" if signal else f"exited unexpectedly (exit code {event.exit_code})"
-        message = f"The agent {how}."
-        data: dict[str, Any] = {"exitCode": None if signal else event.exit_code, "stderr": tail}
-        if signal:
-            data["signal"] = signal
-        return TurnOutcome(
-            notice=f"\n\n**{message}**\n" + (f"```\n{tail}\n```\n" if tail else ""),
-            error_code=INTERNAL_ERROR,
-            error_message=f"{message} {tail.splitlines()[-1] if tail else ''}".strip(),
-            error_data=data,
-        )
-    if t == "timeout":
-        what = "produced no output for too long" if event.kind == "inactivity" else "ran past its time limit"
-        message = f"The agent {what} and was stopped."
-        return TurnOutcome(notice=f"\n\n**{message}**\n", error_code=INTERNAL_ERROR, error_message=message)
-    if t == "error":
-        if event.code == "REFUSAL":
-            return TurnOutcome(stop_reason="refusal", notice=f"\n\n_{event.message}_\n" if event.message else None)
-        if event.code in ("MAX_TOKENS", "CONTEXT_EXCEEDED"):
-            return TurnOutcome(stop_reason="max_tokens")
-        # A failed turn fails the prompt — recoverable or not, the editor must be able to tell it from a normal end
-        # (``recoverable`` only says the session takes the next prompt). What streamed before stays shown.
-        return TurnOutcome(
-            notice=f"\n\n**Agent error:** {event.message}\n",
-            error_code=INTERNAL_ERROR,
-            error_message=event.message,
-            error_data={"code": event.code, "recoverable": bool(event.recoverable)},
-        )
+    if event.type not in _TURN_ENDING:  # every event of a turn passes here: the common case costs one set lookup
+        return None
+    match event:
+        case ev.AuthErrorEvent():
+            return _auth_failed(event, login_command)
+        case ev.RateLimitErrorEvent():
+            wait = f" Retry after {event.retry_after_ms / 1000:.0f}s." if event.retry_after_ms else ""
+            return TurnOutcome(notice=f"\n\n**Rate limited or out of quota:** {event.message}.{wait}\n")
+        case ev.ContextExceededEvent():
+            return TurnOutcome(stop_reason="max_tokens", notice="\n\n**The context window is full.**\n")
+        case ev.TurnLimitEvent():
+            notice = f"\n\n**Stopped after {event.max_turns} turns.**\n"
+            return TurnOutcome(stop_reason="max_turn_requests", notice=notice)
+        case ev.CrashEvent():
+            return _crashed(event)
+        case ev.TimeoutEvent():
+            what = "produced no output for too long" if event.kind == "inactivity" else "ran past its time limit"
+            message = f"The agent {what} and was stopped."
+            return TurnOutcome(notice=f"\n\n**{message}**\n", error_code=INTERNAL_ERROR, error_message=message)
+        case ev.ErrorEvent():
+            return _failed(event)
     return None
+
+
+def _auth_failed(event: AuthErrorEvent, login_command: str | None) -> TurnOutcome:
+    """A typed auth error (the editor offers sign-in) that names one command that signs in from a terminal."""
+    message = f"Authentication failed: {event.message.rstrip('. ')}"
+    hint = event.guidance or ""
+    if login_command and login_command not in hint:
+        hint = f"{hint.rstrip('.')}. In a terminal: {login_command}" if hint else f"In a terminal: {login_command}"
+    data: dict[str, Any] = {"guidance": hint}
+    if login_command:
+        data["login"] = login_command
+    return TurnOutcome(
+        notice=f"\n\n**{message}**\n{hint}\n",
+        error_code=AUTH_REQUIRED,
+        error_message=f"{message}. {hint}".strip(),
+        error_data=data,
+    )
+
+
+def _crashed(event: CrashEvent) -> TurnOutcome:
+    """The agent died: how (exit code or signal) and the tail of what it said on stderr."""
+    tail = _tail(event.stderr)
+    signal = event.signal
+    how = f"was killed by {signal}" if signal else f"exited unexpectedly (exit code {event.exit_code})"
+    message = f"The agent {how}."
+    data: dict[str, Any] = {"exitCode": None if signal else event.exit_code, "stderr": tail}
+    if signal:
+        data["signal"] = signal
+    return TurnOutcome(
+        notice=f"\n\n**{message}**\n" + (f"```\n{tail}\n```\n" if tail else ""),
+        error_code=INTERNAL_ERROR,
+        error_message=f"{message} {tail.splitlines()[-1] if tail else ''}".strip(),
+        error_data=data,
+    )
+
+
+def _failed(event: ErrorEvent) -> TurnOutcome:
+    """An agent error: a refusal or a full context ends the turn normally; anything else fails the prompt."""
+    if event.code == "REFUSAL":
+        return TurnOutcome(stop_reason="refusal", notice=f"\n\n_{event.message}_\n" if event.message else None)
+    if event.code in ("MAX_TOKENS", "CONTEXT_EXCEEDED"):
+        return TurnOutcome(stop_reason="max_tokens")
+    # A failed turn fails the prompt — recoverable or not, the editor must be able to tell it from a normal end
+    # (``recoverable`` only says the session takes the next prompt). What streamed before stays shown.
+    return TurnOutcome(
+        notice=f"\n\n**Agent error:** {event.message}\n",
+        error_code=INTERNAL_ERROR,
+        error_message=event.message,
+        error_data={"code": event.code, "recoverable": bool(event.recoverable)},
+    )
 
 
 def _tail(stderr: str, lines: int = 12) -> str:

@@ -16,9 +16,46 @@ import os
 import re
 import sys
 import tempfile
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, TypeAlias, cast
 
 from acp_mux.cli.plain_client import PlainClient
+
+if TYPE_CHECKING:  # the SDK loads only when the demo runs (it is no dependency of the bridge's start-up path)
+    import acp
+    from acp.schema import (
+        AgentMessageChunk,
+        AgentPlanContentUpdate,
+        AgentPlanRemovedUpdate,
+        AgentPlanUpdate,
+        AgentThoughtChunk,
+        AvailableCommandsUpdate,
+        ConfigOptionUpdate,
+        CurrentModeUpdate,
+        PermissionOption,
+        RequestPermissionResponse,
+        SessionInfoUpdate,
+        ToolCallProgress,
+        ToolCallStart,
+        ToolCallUpdate,
+        UsageUpdate,
+        UserMessageChunk,
+    )
+
+    SessionUpdate: TypeAlias = (
+        UserMessageChunk
+        | AgentMessageChunk
+        | AgentThoughtChunk
+        | ToolCallStart
+        | ToolCallProgress
+        | AgentPlanUpdate
+        | AgentPlanContentUpdate
+        | AgentPlanRemovedUpdate
+        | AvailableCommandsUpdate
+        | CurrentModeUpdate
+        | ConfigOptionUpdate
+        | SessionInfoUpdate
+        | UsageUpdate
+    )
 
 DEMO_PROMPT = "Please write the demo notes file, then fix its second line."
 INTERRUPTED = 130  # the shell's status for a program ended by Ctrl-C (128 + SIGINT)
@@ -96,34 +133,45 @@ class TerminalClient(PlainClient):
         sys.stdout.write(self._c("dim", text) if kind == "thought" else text)
         sys.stdout.flush()
 
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        kind = update.session_update
-        if kind == "agent_thought_chunk":
-            self._print("thought", update.content.text)
-        elif kind == "agent_message_chunk":
-            self._print("text", update.content.text)
-        elif kind == "tool_call":
-            self._print("tool", self._c("cyan", f"● {update.title} [{update.kind}]") + "\n")
-        elif kind == "tool_call_update":
-            for content in update.content or []:
-                if content.type == "diff":
-                    self._print("tool", f"  diff {os.path.basename(content.path)}:\n")
-                    for line in (content.old_text or "").splitlines():
-                        self._print("tool", self._c("red", f"  - {line}") + "\n")
-                    for line in content.new_text.splitlines():
-                        self._print("tool", self._c("green", f"  + {line}") + "\n")
-                elif content.type == "content" and update.status in ("completed", "failed"):
-                    for line in unfence(content.content.text).splitlines():
-                        self._print("tool", self._c("dim", "  │ ") + line + "\n")
-            if update.status in ("completed", "failed"):
-                self._print("tool", f"  → {update.status}\n")
-        elif kind == "plan":
-            marks = {"completed": "x", "in_progress": "~", "pending": " "}
-            self._print(
-                "tool", "  plan: " + "  ".join(f"[{marks[e.status]}] {e.content}" for e in update.entries) + "\n"
-            )
+    async def session_update(self, session_id: str, update: SessionUpdate, **kwargs: Any) -> None:
+        from acp import schema
 
-    async def request_permission(self, options: list[Any], session_id: str, tool_call: Any, **kwargs: Any) -> Any:
+        match update:
+            case schema.AgentThoughtChunk(content=schema.TextContentBlock(text=text)):
+                self._print("thought", text)
+            case schema.AgentMessageChunk(content=schema.TextContentBlock(text=text)):
+                self._print("text", text)
+            case schema.ToolCallStart():
+                self._print("tool", self._c("cyan", f"● {update.title} [{update.kind}]") + "\n")
+            case schema.ToolCallProgress():
+                self._tool_progress(update)
+            case schema.AgentPlanUpdate():
+                marks = {"completed": "x", "in_progress": "~", "pending": " "}
+                entries = "  ".join(f"[{marks[e.status]}] {e.content}" for e in update.entries)
+                self._print("tool", "  plan: " + entries + "\n")
+
+    def _tool_progress(self, update: ToolCallProgress) -> None:
+        """A tool call moved on: its diffs in colour, its output once it has finished, then how it ended."""
+        from acp import schema
+
+        done = update.status in ("completed", "failed")
+        for content in update.content or []:
+            if isinstance(content, schema.FileEditToolCallContent):
+                self._print("tool", f"  diff {os.path.basename(content.path)}:\n")
+                for line in (content.old_text or "").splitlines():
+                    self._print("tool", self._c("red", f"  - {line}") + "\n")
+                for line in content.new_text.splitlines():
+                    self._print("tool", self._c("green", f"  + {line}") + "\n")
+            elif isinstance(content, schema.ContentToolCallContent) and done:
+                text = content.content.text if isinstance(content.content, schema.TextContentBlock) else ""
+                for line in unfence(text).splitlines():
+                    self._print("tool", self._c("dim", "  │ ") + line + "\n")
+        if done:
+            self._print("tool", f"  → {update.status}\n")
+
+    async def request_permission(
+        self, options: list[PermissionOption], session_id: str, tool_call: ToolCallUpdate, **kwargs: Any
+    ) -> RequestPermissionResponse:
         from acp.schema import AllowedOutcome, RequestPermissionResponse
 
         self._print("tool", self._c("yellow", f"  ? permission for {tool_call.title or tool_call.tool_call_id}") + "\n")
@@ -163,7 +211,9 @@ async def _demo(prompt: str, workdir: str) -> int:
     print(f"acp-mux demo — the bridge runs the bundled scripted agent in {workdir} (removed at the end)")
     async with acp.spawn_agent_process(
         # Errors only: a warning such as "the client has gone away" after Ctrl-C is noise in a terminal.
-        client,
+        # A cast, not a subclass of acp.Client: the methods the demo leaves out must answer "method not found"
+        # (PlainClient says why), so TerminalClient cannot satisfy the whole protocol.
+        cast("acp.Client", client),
         sys.executable,
         "-m",
         "acp_mux",
@@ -177,7 +227,8 @@ async def _demo(prompt: str, workdir: str) -> int:
     ) as (conn, _proc):
         init = await conn.initialize(protocol_version=1)
         session = await conn.new_session(cwd=workdir, mcp_servers=[])
-        print(f"connected to {init.agent_info.title}; session {session.session_id}\n\n> {prompt}")
+        name = (init.agent_info.title or init.agent_info.name) if init.agent_info else "the agent"
+        print(f"connected to {name}; session {session.session_id}\n\n> {prompt}")
         result = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block(prompt)])
     print("\n\n" + style("bold", f"stop reason: {result.stop_reason}", colors))
     notes = os.path.join(workdir, "notes.txt")

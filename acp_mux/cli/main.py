@@ -17,8 +17,13 @@ from typing import TYPE_CHECKING, Sequence
 from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, ENTRIES, AgentNotAvailable, UnknownAgent, get_adapter
 from acp_mux.core.settings import LOG_LEVELS, SettingError, read_setting
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # types only: the server loads after initialize is answered (acp_mux.cli.launch)
+    from typing import TextIO
+
+    from acp_mux.adapters.base import AgentAdapter
+    from acp_mux.server.agent_choice import AgentChoices
     from acp_mux.server.early_init import Early
+    from acp_mux.server.live_session import BridgeConfig
 
 
 def _agents_line() -> str:
@@ -158,7 +163,7 @@ def main(argv: Sequence[str] | None = None, early: Early | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    choices = None
+    choices: AgentChoices | None = None
     if multi:  # one editor entry for every agent: the person picks one per session
         from acp_mux.server.agent_choice import AgentChoices
         from acp_mux.server.store import state_dir
@@ -168,7 +173,7 @@ def main(argv: Sequence[str] | None = None, early: Early | None = None) -> int:
     entry = ENTRIES.get(args.agent)
     transport = args.transport or (os.environ.get(entry.transport_env_var) if entry else None) or None
     try:
-        if multi and not choices.names:
+        if choices is not None and not choices.names:
             raise AgentNotAvailable("no agent CLI is installed here (see `acp-mux doctor`)")
         adapter = get_adapter(args.agent, transport)
     except (UnknownAgent, AgentNotAvailable) as exc:
@@ -225,7 +230,7 @@ def setup_logging(level: str, log_file: str | None) -> None:
     )
 
 
-def _private_log(path: str):  # noqa: ANN202 (a text stream)
+def _private_log(path: str) -> TextIO:
     """The log file, appended to, readable by us only: created 0600, tightened to 0600 if it was ours already."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
@@ -248,7 +253,9 @@ def _log_protocol(direction: str, message: object) -> None:
     logging.getLogger("acp_mux.protocol").debug("%s %s", direction, message)
 
 
-async def serve(adapter, config, choices=None, early=None) -> int:  # noqa: ANN001 (kept light: typed in server.py)
+async def serve(
+    adapter: AgentAdapter, config: BridgeConfig, choices: AgentChoices | None = None, early: Early | None = None
+) -> int:
     """Serve until the editor closes stdin or signals us; then leave no agent process behind."""
     from acp_mux.server.rpc import Connection, protect_stdout
     from acp_mux.core.tracker import TRACKER
@@ -306,15 +313,14 @@ async def serve(adapter, config, choices=None, early=None) -> int:  # noqa: ANN0
     return status
 
 
-def run_login(adapter, binary: str | None) -> int:  # noqa: ANN001
+def run_login(adapter: AgentAdapter, binary: str | None) -> int:
     """Hand the terminal to the agent's own login flow (ACP terminal auth runs exactly this)."""
     if not adapter.login_args:
         print(f"{adapter.display_name} needs no login.", file=sys.stderr)
         return 0
     command = adapter.resolve_binary(binary)
     try:
-        os.execvp(command, [command, *adapter.login_args])
+        os.execvp(command, [command, *adapter.login_args])  # returns only by raising: this process becomes the login
     except OSError as exc:
         print(f"acp-mux: cannot run {command}: {exc}. Install: {adapter.entry.install_text}", file=sys.stderr)
         return 127
-    return 0

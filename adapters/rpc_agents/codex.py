@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import logging
 import shlex
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Literal
 
 from acp_mux import __version__
 from acp_mux.core.contract import ApprovalDecision, RunOptions
@@ -132,7 +132,7 @@ class CodexAdapter(AgentAdapter):
         on_result = lambda _result, error: self._on_initialized(options, ctx, error)  # noqa: E731
         self._peer(ctx).request(ctx, "initialize", {"clientInfo": CLIENT_INFO}, on_result)
 
-    def _on_initialized(self, options: RunOptions, ctx: ParseContext, error: dict | None) -> list[BaseEvent]:
+    def _on_initialized(self, options: RunOptions, ctx: ParseContext, error: dict[str, Any] | None) -> list[BaseEvent]:
         if error is not None:
             message = f"codex initialize failed: {error_message(error)}"
             return [ev.ErrorEvent(code=ErrorCode.PROTOCOL_ERROR, message=message)]
@@ -153,7 +153,7 @@ class CodexAdapter(AgentAdapter):
         return []
 
     def _on_thread(
-        self, ctx: ParseContext, result: Any, error: dict | None, resumed: bool, params: dict[str, Any]
+        self, ctx: ParseContext, result: Any, error: dict[str, Any] | None, resumed: bool, params: dict[str, Any]
     ) -> list[BaseEvent]:
         thread_id = as_str(as_dict(as_dict(result).get("thread")).get("id"))
         if resumed and error is not None and _NO_ROLLOUT in error_message(error).lower():
@@ -202,7 +202,7 @@ class CodexAdapter(AgentAdapter):
         run.turn_requested = True
         self._peer(ctx).request(ctx, "turn/start", params, lambda result, error: self._on_turn(ctx, result, error))
 
-    def _on_turn(self, ctx: ParseContext, result: Any, error: dict | None) -> list[BaseEvent]:
+    def _on_turn(self, ctx: ParseContext, result: Any, error: dict[str, Any] | None) -> list[BaseEvent]:
         if error is not None:  # no turn will run: open and close one so the prompt still gets its turn_end
             CodexRun.of(ctx).turn_requested = False
             message = f"codex rejected the prompt: {error_message(error)}"
@@ -437,8 +437,8 @@ class CodexAdapter(AgentAdapter):
         streamed = run.streamed
         status = as_str(item.get("status"))
         if kind == "agentMessage":
-            text = [] if item_id in streamed else ctx.text_delta(as_str(item.get("text")))
-            return text + ctx.end_text()
+            said = [] if item_id in streamed else ctx.text_delta(as_str(item.get("text")))
+            return said + ctx.end_text()
         if kind == "reasoning":
             if item_id not in streamed:
                 parts = item.get("summary") or item.get("content") or []
@@ -603,7 +603,7 @@ def _approval_elicitation(params: dict[str, Any]) -> bool:
     return meta.get("codex_approval_kind") == "mcp_tool_call"
 
 
-def _command_risk(actions: Any) -> str:
+def _command_risk(actions: object) -> Literal["low", "medium"]:
     """Commands codex parsed as pure reads/listings/searches are low risk; anything else is medium."""
     kinds = {as_str(as_dict(a).get("type")) for a in actions} if isinstance(actions, list) and actions else {"unknown"}
     return "low" if kinds <= {"read", "listFiles", "search"} else "medium"

@@ -35,7 +35,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -263,7 +263,8 @@ class ClaudeAdapter(AgentAdapter):
             text = line.strip()
             return [ev.LogEvent(source="stdout", line=text[:2000])] if text else []
         kind = msg.get("type")
-        handler = getattr(self, f"_on_{kind}", None) if isinstance(kind, str) and kind.isidentifier() else None
+        name = f"_on_{kind}" if isinstance(kind, str) and kind.isidentifier() else ""
+        handler: Callable[[dict[str, Any], ParseContext], list[BaseEvent]] | None = getattr(self, name, None)
         if handler is not None:
             return handler(msg, ctx)
         st = ClaudeRun.of(ctx)
@@ -282,7 +283,7 @@ class ClaudeAdapter(AgentAdapter):
             sid = str(m.get("session_id") or "")
             if not sid:
                 return []
-            events = ctx.session_start(
+            events: list[BaseEvent] = ctx.session_start(
                 sid, resumed=bool(st.resume_id) and sid == st.resume_id, commands=self.available_commands(ctx)
             )
             if not st.announced_init:
@@ -307,7 +308,7 @@ class ClaudeAdapter(AgentAdapter):
                 reason = str(error) + (f" (HTTP {status})" if status else "")
             else:  # claude says "unknown" for a failed connection: the status, if any, says more
                 reason = f"HTTP {status}" if status else "the connection to the model failed"
-            events: list[BaseEvent] = []
+            events = []
             if m.get("error_status") == 429 or m.get("error") == "rate_limit":
                 events.append(ev.RateLimitedEvent(retry_after_ms=delay or None))
             attempt, max_attempts = _num(m.get("attempt")), _num(m.get("max_retries"))
@@ -368,9 +369,9 @@ class ClaudeAdapter(AgentAdapter):
         parent = _parent(m)
         t = sse.get("type")
         if t == "message_start":
-            msg_id = str(as_dict(sse.get("message")).get("id") or f"anon-{len(st.streamed)}")
-            st.current[parent] = msg_id
-            st.streamed.add(msg_id)
+            started = str(as_dict(sse.get("message")).get("id") or f"anon-{len(st.streamed)}")
+            st.current[parent] = started
+            st.streamed.add(started)
             return []
         msg_id = st.current.get(parent)
         if msg_id is None or t not in ("content_block_start", "content_block_delta", "content_block_stop"):
@@ -380,9 +381,9 @@ class ClaudeAdapter(AgentAdapter):
             block = as_dict(sse.get("content_block"))
             kind = str(block.get("type"))
             if kind in ("tool_use", "server_tool_use", "mcp_tool_use") and block.get("id"):
-                tool_id = str(block["id"])
-                st.stream_blocks[key] = (kind, tool_id)
-                return tool_start(ctx, tool_id, str(block.get("name") or "tool"))
+                new_tool = str(block["id"])
+                st.stream_blocks[key] = (kind, new_tool)
+                return tool_start(ctx, new_tool, str(block.get("name") or "tool"))
             st.stream_blocks[key] = (kind, None)
             if kind == "text" and block.get("text") and parent is None:
                 return self._text(ctx, str(block["text"]))

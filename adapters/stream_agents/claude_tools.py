@@ -190,7 +190,11 @@ class ClaudeToolTable(ToolTable):
         parts = mcp_parts(name)
         if parts is not None:
             title = f"{parts[0]}: {parts[1]}"
-            return ToolSpec(kind="other", title=lambda _args, t=title: t)
+
+            def fixed(_args: dict[str, Any]) -> str:
+                return title  # a callable, not a str: a string title is a format template, and MCP names may hold {}
+
+            return ToolSpec(kind="other", title=fixed)
         return self.default
 
 
@@ -408,7 +412,7 @@ def _after_result(
     if name in ("Edit", "MultiEdit"):
         if side.get("structuredPatch"):
             return [ev.FilePatchEvent(path=path, diff=structured_patch_to_diff(path, side["structuredPatch"]))]
-        edits = args.get("edits") if name == "MultiEdit" and isinstance(args.get("edits"), list) else [args]
+        edits = as_list(args.get("edits")) if name == "MultiEdit" else [args]
         diff = "".join(
             text_diff(path, str(e.get("old_string") or ""), str(e.get("new_string") or ""))
             for e in edits

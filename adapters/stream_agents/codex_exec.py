@@ -358,12 +358,11 @@ class CodexExecAdapter(AgentAdapter):
             args += ["-m", options.model]
         args += options.extra_args
         prompt = options.prompt
-        images = [  # exec takes image files only: embedded image data cannot be passed
-            arg
-            for image in (prompt.images if prompt else ())
-            if image.uri and file_uri_to_path(image.uri)
-            for arg in ("-i", file_uri_to_path(image.uri))
-        ]
+        images: list[str] = []  # exec takes image files only: embedded image data cannot be passed
+        for image in prompt.images if prompt else ():
+            path = file_uri_to_path(image.uri) if image.uri else None
+            if path:
+                images += ["-i", path]
         if options.session_id:  # resume has its own --image option, so images go after it
             args += ["resume", *images, "--", options.session_id]
         else:
