@@ -29,9 +29,14 @@ The client side, as a careful ACP client does it:
   ``end_turn``.
 
 Per-agent modules subclass :class:`AcpClientAdapter` and set only what is theirs: binary and ACP arguments, login,
-environment, and quirk hooks (:meth:`AcpClientAdapter.tool_name_of`, :meth:`AcpClientAdapter.on_update`,
-:meth:`AcpClientAdapter.failed_turn`, :meth:`AcpClientAdapter.permission_tool_id`,
-:meth:`AcpClientAdapter.elicitation_tool_call`, :attr:`AcpClientAdapter.resume_replays`, ...). ``AcpRun.last_text``
+environment, and the family's public hooks, each documented where it is defined. The moments of a run:
+``on_initialized`` (after ``initialize``; cursor authenticates here), ``after_session_opened`` (the session exists,
+before waiting prompts go out), ``before_prompt`` (per-turn state), ``on_prompt_done`` (the prompt's answer). What the
+agent sends: ``on_update`` (a ``session/update``), ``on_permission_request``, ``on_client_request`` (fs/terminal),
+``on_extension_request`` / ``on_extension_notification`` (its own methods). Quirks: ``tool_name_of``,
+``permission_tool_id``, ``elicitation_tool_call``, ``failed_turn``, ``usage_events``, ``native_session_id``,
+``resume_replays``. Subclasses override only these (and the AgentAdapter methods), never an ``_``-method of the
+family: tests/adapters/test_acp_hooks.py fails on one. ``AcpRun.last_text``
 (the agent's text since its last tool call) serves agents that report a failed model request only as text.
 """
 
@@ -156,9 +161,11 @@ class AcpClientAdapter(AgentAdapter):
             "clientCapabilities": self.client_capabilities(options),
             "clientInfo": CLIENT_INFO,
         }
-        run.peer.request(ctx, "initialize", params, lambda result, error: self._initialized(result, error, ctx))
+        run.peer.request(ctx, "initialize", params, lambda result, error: self.on_initialized(result, error, ctx))
 
-    def _initialized(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
+    def on_initialized(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
+        """Hook: the agent answered ``initialize``. Default: keep its capabilities and open the session. An agent
+        that must authenticate first (cursor) does that here, then calls this default."""
         run = AcpRun.of(ctx)
         if error is not None:
             return self.failure(error, ctx, during="initialize")
@@ -212,7 +219,7 @@ class AcpClientAdapter(AgentAdapter):
             options_event = session_options(body.get("modes"), body.get("models"), body.get("configOptions"))
             if options_event is not None:
                 events.append(options_event)
-            events += self._apply_wanted_settings(body, ctx)
+            events += self.after_session_opened(body, ctx)
             for prompt in run.waiting:
                 self._send_prompt_now(prompt, ctx)
             run.waiting.clear()
@@ -226,8 +233,11 @@ class AcpClientAdapter(AgentAdapter):
         ``session_start`` until the agent reports it)."""
         return acp_session_id
 
-    def _apply_wanted_settings(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        """The mode and model the session record asks for, when the agent started in others."""
+    def after_session_opened(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """Hook: the agent's session exists (``body``: its answer to session/new, load or resume; a resumed one
+        keeps ``run.options.session_id``), before the prompts that waited for it go out. Default: ask for the mode
+        and model the session record wants, when the agent started in others. An agent that sets more (copilot's
+        asking mode) or remembers that it loaded (gemini) adds to it."""
         run = AcpRun.of(ctx)
         options = run.options
         current_mode = _dict(body.get("modes")).get("currentModeId")
@@ -249,16 +259,24 @@ class AcpClientAdapter(AgentAdapter):
     def prompt_blocks(self, prompt: Prompt) -> list[dict[str, Any]]:
         return prompt_to_blocks(prompt)
 
+    def before_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
+        """Hook: a prompt is about to go out as ``session/prompt`` (its session exists). Agents reset what they
+        keep per turn here (retry counters, held text, the gateway's last failure). Default: nothing."""
+
     def _send_prompt_now(self, prompt: Prompt, ctx: ParseContext) -> None:
         run = AcpRun.of(ctx)
         run.cancelling = False
         run.last_text = ""
+        self.before_prompt(prompt, ctx)
         params = {"sessionId": run.session_id, "prompt": self.prompt_blocks(prompt)}
         run.prompt_in_flight = run.peer.request(
-            ctx, "session/prompt", params, lambda result, error: self._prompt_done(result, error, ctx)
+            ctx, "session/prompt", params, lambda result, error: self.on_prompt_done(result, error, ctx)
         )
 
-    def _prompt_done(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
+    def on_prompt_done(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
+        """Hook: the agent answered ``session/prompt`` (its stop reason, or an error). Default: the turn's end as
+        events, a failure typed (:meth:`failed_turn` decides first). An agent that holds text until it knows
+        whether the turn failed (copilot) or closes calls of its own (hermes) wraps this default."""
         run = AcpRun.of(ctx)
         run.prompt_in_flight = None
         events: list[BaseEvent] = ctx.begin_turn()
@@ -385,7 +403,7 @@ class AcpClientAdapter(AgentAdapter):
                 if run.loading:
                     return []  # the agent replays its history: the bridge shows its own record instead
                 return self.on_update(_dict(params.get("update")), ctx)
-            return []
+            return self._extension_notification(msg["method"], _dict(msg.get("params")), ctx)
         if kind == "request":
             return self._on_request(msg, ctx)
         log.debug("%s sent an invalid JSON-RPC message: %s", self.name, line[:200])
@@ -397,11 +415,14 @@ class AcpClientAdapter(AgentAdapter):
         method, rpc_id, params = msg["method"], msg["id"], _dict(msg.get("params"))
         try:
             if method == "session/request_permission":
-                return self._permission(rpc_id, params, ctx)
+                return self.on_permission_request(rpc_id, params, ctx)
             if method == "elicitation/create":
                 return self._elicitation(rpc_id, params, ctx)
             if method.startswith("fs/") or method.startswith("terminal/"):
-                return self._client_request(rpc_id, method, params, ctx)
+                return self.on_client_request(rpc_id, method, params, ctx)
+            events = self.on_extension_request(rpc_id, method, params, ctx)
+            if events is not None:
+                return events
         except Exception as exc:  # a malformed request is answered, never left waiting
             log.debug("%s request %s failed", self.name, method, exc_info=True)
             run.peer.respond_error(ctx, rpc_id, INTERNAL_ERROR, f"acp-mux could not handle {method}: {exc}")
@@ -409,8 +430,31 @@ class AcpClientAdapter(AgentAdapter):
         run.peer.respond_error(ctx, rpc_id, METHOD_NOT_FOUND, f"acp-mux does not offer {method}")
         return []
 
+    def on_extension_request(
+        self, rpc_id: Any, method: str, params: dict[str, Any], ctx: ParseContext
+    ) -> list[BaseEvent] | None:
+        """Hook: a request outside what the family serves (an agent's own methods, e.g. ``cursor/ask_question``).
+        Return its events after answering ``rpc_id`` (every request is answered), or None for "not mine": the
+        family then answers method-not-found. An exception is answered as an internal error. Default: None."""
+        return None
+
+    def on_extension_notification(self, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """Hook: a notification other than ``session/update`` (an agent's own, e.g. ``cursor/update_todos``).
+        Default: ignored. An exception drops the notification, never the run."""
+        return []
+
+    def _extension_notification(self, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        try:
+            return self.on_extension_notification(method, params, ctx)
+        except Exception:  # a malformed notification is dropped, never the run
+            log.debug("%s notification %s not understood", self.name, method, exc_info=True)
+            return []
+
     # ── session/update → events ────────────────────────────────────────────────────────────────────────────────
     def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """Hook: one ``session/update`` (its ``update``) → events. An agent that says things its own way (gemini's
+        mode markers, copilot's status lines, opencode's empty announcements) handles those and passes the rest
+        to this default."""
         kind = update.get("sessionUpdate")
         handler = getattr(self, f"_update_{kind}", None)
         return handler(update, ctx) if handler is not None else []
@@ -549,7 +593,11 @@ class AcpClientAdapter(AgentAdapter):
         return events
 
     # ── permissions ────────────────────────────────────────────────────────────────────────────────────────────
-    def _permission(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_permission_request(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """Hook: ``session/request_permission``. Default: announce the tool call if the editor has not seen it and
+        ask the person (:class:`~acp_mux.core.events.ApprovalRequestEvent`); the answer comes back through
+        :meth:`respond_approval`. An agent retitles the question, answers it itself where the person's setting
+        says so (openclaw, hermes), or makes its call ready first (opencode), then calls this default."""
         run = AcpRun.of(ctx)
         tool_call = _dict(params.get("toolCall"))
         options = [o for o in params.get("options") or () if isinstance(o, dict) and isinstance(o.get("optionId"), str)]
@@ -660,7 +708,9 @@ class AcpClientAdapter(AgentAdapter):
             run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "cancelled"}})
 
     # ── fs/* and terminal/* ────────────────────────────────────────────────────────────────────────────────────
-    def _client_request(self, rpc_id: Any, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_client_request(self, rpc_id: Any, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """Hook: an ``fs/*`` or ``terminal/*`` request. Default: relayed to the editor when it offers that
+        capability, else answered here (files inside the session's folder) or refused. Every request is answered."""
         run = AcpRun.of(ctx)
         offered = self.client_capabilities(run.options)
         relay = (

@@ -46,6 +46,7 @@ from acp_mux.adapters.base import AgentCapabilities, try_json
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.lazy import lazy_module
 from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.prompt import Prompt
 from acp_mux.core.private import private_dir, shared_private_dir
 from acp_mux.translation.content import block_text
 
@@ -120,11 +121,11 @@ class CopilotAdapter(AcpClientAdapter):
             value = copilot_mode_id(short_mode_id(value))
         return super().set_config_option(option_id, value, ctx)
 
-    def _apply_wanted_settings(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def after_session_opened(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         """The family's wanted mode, then acp-mux's default for a new session: asking. A fresh copilot session in
         autopilot (e.g. from the person's copilot config) goes back to ``agent``; ``allow_all`` goes off unless the
         person turned it on for this agent in its environment."""
-        events = super()._apply_wanted_settings(body, ctx)
+        events = super().after_session_opened(body, ctx)
         run = AcpRun.of(ctx)
         if run.options.session_id is not None:  # a loaded session keeps the settings it had
             return events
@@ -140,14 +141,14 @@ class CopilotAdapter(AcpClientAdapter):
         return events
 
     # ── permissions ────────────────────────────────────────────────────────────────────────────────────────────
-    def _permission(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_permission_request(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         """The question's generic title ("Create file", "Edit file") gives way to the one the tool call was
         announced with ("Creating /p/notes.txt"): the editor's card keeps naming the file, and so does the question."""
         tool_call = _dict(params.get("toolCall"))
         announced = CopilotRun.of(ctx).titles.get(str(tool_call.get("toolCallId")))
         if announced:
             params = {**params, "toolCall": {**tool_call, "title": announced}}
-        return super()._permission(rpc_id, params, ctx)
+        return super().on_permission_request(rpc_id, params, ctx)
 
     # ── status lines and failures that arrive as text ──────────────────────────────────────────────────────────
     def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
@@ -201,17 +202,16 @@ class CopilotAdapter(AcpClientAdapter):
         run.last_text += held
         return ctx.text_delta(held)
 
-    def _send_prompt_now(self, prompt: Any, ctx: ParseContext) -> None:
+    def before_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
         run = CopilotRun.of(ctx)
         run.in_message, run.held_error, run.saw_usage, run.retries = False, "", False, 0
         run.titles.clear()
-        super()._send_prompt_now(prompt, ctx)
 
     def usage_events(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         CopilotRun.of(ctx).saw_usage = isinstance(body.get("usage"), dict)
         return super().usage_events(body, ctx)
 
-    def _prompt_done(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
+    def on_prompt_done(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
         run = CopilotRun.of(ctx)
         body = _dict(result)
         failing = (
@@ -221,7 +221,7 @@ class CopilotAdapter(AcpClientAdapter):
         )
         # a held chunk that does not end the turn as a failure (a cancel, an error answer) was text to show
         events = [] if failing else self._release_held(ctx)
-        return events + super()._prompt_done(result, error, ctx)
+        return events + super().on_prompt_done(result, error, ctx)
 
     def failed_turn(self, stop: Any, ctx: ParseContext) -> list[BaseEvent] | None:
         run = CopilotRun.of(ctx)

@@ -33,7 +33,7 @@ import logging
 import os
 import shutil
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities
@@ -95,11 +95,11 @@ class CursorAdapter(AcpClientAdapter):
         return path or self.binary
 
     # ── handshake: authenticate with cursor_login before any session ──────────────────────────────────────────
-    def _initialized(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
+    def on_initialized(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
         methods = result.get("authMethods") if isinstance(result, dict) else None
         offered = [m.get("id") for m in methods or () if isinstance(m, dict)]
         if error is not None or AUTH_METHOD not in offered:
-            return super()._initialized(result, error, ctx)
+            return super().on_initialized(result, error, ctx)
         run = AcpRun.of(ctx)
 
         def authenticated(auth_result: Any, auth_error: dict[str, Any] | None) -> list[BaseEvent]:
@@ -111,23 +111,14 @@ class CursorAdapter(AcpClientAdapter):
                     "message": f"Cursor sign-in needed: {error_message(auth_error)}",
                 }
                 return self.failure(auth_error, ctx, during="authenticate")
-            return super(CursorAdapter, self)._initialized(result, None, ctx)
+            return super(CursorAdapter, self).on_initialized(result, None, ctx)
 
         run.peer.request(ctx, "authenticate", {"methodId": AUTH_METHOD}, authenticated)
         return []
 
     # ── cursor's extension requests and notifications ──────────────────────────────────────────────────────────
-    def parse_line(self, line: str, ctx: ParseContext) -> Any:
+    def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
         events = self._settle(ctx)  # answers given since the last line: their calls end before what cursor says next
-        if '"cursor/' in line:
-            msg = _json(line)
-            method = msg.get("method") if msg is not None else None
-            if isinstance(method, str) and method.startswith("cursor/") and "id" not in msg:  # type: ignore[operator]
-                try:
-                    return events + self._extension(None, method, _dict(msg.get("params")), ctx)  # type: ignore[union-attr]
-                except Exception:  # a malformed notification is dropped, never the run
-                    log.debug("cursor notification %s not understood", method, exc_info=True)
-                    return events
         return events + list(super().parse_line(line, ctx))
 
     def _settle(self, ctx: ParseContext) -> list[BaseEvent]:
@@ -143,15 +134,13 @@ class CursorAdapter(AcpClientAdapter):
         run.settled.clear()
         return events
 
-    def _on_request(self, msg: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        method = msg.get("method")
-        if isinstance(method, str) and method.startswith("cursor/"):
-            try:
-                return self._extension(msg["id"], method, _dict(msg.get("params")), ctx)
-            except Exception as exc:  # a malformed request is answered, never left waiting
-                AcpRun.of(ctx).peer.respond_error(ctx, msg["id"], -32603, f"acp-mux could not handle {method}: {exc}")
-                return []
-        return super()._on_request(msg, ctx)
+    def on_extension_request(
+        self, rpc_id: Any, method: str, params: dict[str, Any], ctx: ParseContext
+    ) -> list[BaseEvent] | None:
+        return self._extension(rpc_id, method, params, ctx) if method.startswith("cursor/") else None
+
+    def on_extension_notification(self, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        return self._extension(None, method, params, ctx) if method.startswith("cursor/") else []
 
     def _extension(self, rpc_id: Any, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         run = CursorRun.of(ctx)
@@ -371,13 +360,6 @@ class CursorAdapter(AcpClientAdapter):
                     run.picked.pop(asked.rpc_id, None)
                     run.peer.respond(ctx, asked.rpc_id, {"outcome": {"outcome": "cancelled"}})
         return super().interrupt(ctx)
-
-
-def _json(line: str) -> dict[str, Any] | None:
-    from acp_mux.adapters.base import try_json
-
-    msg = try_json(line)
-    return msg if isinstance(msg, dict) else None
 
 
 def _list(value: Any) -> list[Any]:

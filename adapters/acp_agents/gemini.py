@@ -38,6 +38,7 @@ from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.log_follow import SideLog
 from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.prompt import Prompt
 from acp_mux.core.private import private_path
 from acp_mux.core.process import SpawnSpec
 
@@ -149,25 +150,20 @@ class GeminiAdapter(AcpClientAdapter):
             marker = _MODE_MARKER.search(text) if "[MODE_UPDATE]" in text else None
             if marker is not None:
                 mode = marker.group(1)
-                events: list[BaseEvent] = self._update_current_mode_update({"currentModeId": mode}, ctx)
+                events = super().on_update({"sessionUpdate": "current_mode_update", "currentModeId": mode}, ctx)
                 rest = _MODE_MARKER.sub("", text)
                 return events + (ctx.text_delta(rest) if rest else [])
         return super().on_update(update, ctx)
 
-    def _send_prompt_now(self, prompt: Any, ctx: ParseContext) -> None:
+    def before_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
         GeminiRun.of(ctx).after_load = False
-        super()._send_prompt_now(prompt, ctx)
 
-    def _session_opened(self, ctx: ParseContext, resumed_id: str | None) -> Any:
-        opened = super()._session_opened(ctx, resumed_id)
-
-        def on_result(result: Any, error: dict[str, Any] | None) -> list[BaseEvent]:
-            run = GeminiRun.of(ctx)
-            if error is None and resumed_id is not None and not run.waiting:
-                run.after_load = True
-            return opened(result, error)
-
-        return on_result
+    def after_session_opened(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """A loaded session with no prompt waiting: what gemini sends until the next prompt is its history."""
+        run = GeminiRun.of(ctx)
+        if run.options.session_id is not None and not run.waiting:
+            run.after_load = True
+        return super().after_session_opened(body, ctx)
 
     def usage_events(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         quota = body.get("_meta", {}).get("quota") if isinstance(body.get("_meta"), dict) else None

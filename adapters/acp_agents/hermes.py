@@ -203,12 +203,12 @@ class HermesAdapter(AcpClientAdapter):
                 )
         return events
 
-    def _prompt_done(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
+    def on_prompt_done(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
         run = HermesRun.of(ctx)
         broken = error is not None and run.cancelling  # hermes failed the prompt it was cancelling: see above
         events = self._settle(ctx) if error is None else []
         run.calls.clear()
-        events += super()._prompt_done(result, error, ctx)
+        events += super().on_prompt_done(result, error, ctx)
         if broken:  # after the cancelled turn: the run ends (its process stops), the next prompt starts a new one
             events.append(
                 ev.ErrorEvent(
@@ -239,7 +239,7 @@ class HermesAdapter(AcpClientAdapter):
             return open_calls[-1][0]
         return super().permission_tool_id(tool_call, ctx)
 
-    def _permission(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_permission_request(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         run = HermesRun.of(ctx)
         tool_call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
         command = plugin_command(tool_call)
@@ -276,7 +276,7 @@ class HermesAdapter(AcpClientAdapter):
         if silent is not None:
             silent.asking = True
             silent.expected = _whole_file(tool_call)
-        return super()._permission(rpc_id, params, ctx)
+        return super().on_permission_request(rpc_id, params, ctx)
 
     def respond_approval(self, interaction_id: str, decision: Any, ctx: ParseContext) -> None:
         run = HermesRun.of(ctx)

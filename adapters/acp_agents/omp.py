@@ -130,10 +130,9 @@ class OmpAdapter(AcpClientAdapter):
         """A retry note as its own message: whatever text or thinking was open ends first."""
         return ctx.begin_turn() + ctx.end_thinking() + ctx.end_text() + [event]
 
-    def _send_prompt_now(self, prompt: Prompt, ctx: ParseContext) -> None:
+    def before_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
         run = OmpRun.of(ctx)
         run.failed_turns, run.answer_shown, run.prompt_sent_at = 0, False, time.time()
-        super()._send_prompt_now(prompt, ctx)
 
     def elicitation_tool_call(self, params: dict[str, Any], ctx: ParseContext) -> dict[str, Any] | None:
         message = params.get("message") if isinstance(params.get("message"), str) else ""

@@ -177,7 +177,7 @@ class OpenclawAdapter(AcpClientAdapter):
             return title.split(":", 1)[0].strip()
         return super().tool_name_of(tool_call)
 
-    def _permission(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_permission_request(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         """A question the person's setting answers without asking is answered here; the rest are asked."""
         setting = ask_setting(AcpRun.of(ctx).options.env)
         tool_call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
@@ -196,7 +196,7 @@ class OpenclawAdapter(AcpClientAdapter):
         if allow is not None and answered_unasked(setting, kind):
             AcpRun.of(ctx).peer.respond(ctx, rpc_id, {"outcome": {"outcome": "selected", "optionId": allow}})
             return []
-        return super()._permission(rpc_id, params, ctx)
+        return super().on_permission_request(rpc_id, params, ctx)
 
     def _with_diffs(self, update: dict[str, Any], ctx: ParseContext) -> dict[str, Any]:
         """An update of a call the gate previewed, with that diff kept in front of OpenClaw's own content: ACP
@@ -222,10 +222,9 @@ class OpenclawAdapter(AcpClientAdapter):
         return super().on_update(update, ctx)
 
     # ── failures only the gateway's log tells ──────────────────────────────────────────────────────────────────
-    def _send_prompt_now(self, prompt: Prompt, ctx: ParseContext) -> None:
+    def before_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
         if self.gateway is not None:
             self.gateway.take_failure(AcpRun.of(ctx).session_id or "")  # an older turn's failure is not this one's
-        super()._send_prompt_now(prompt, ctx)
 
     def side_logs(self, spec: SpawnSpec, agent_pid: int) -> list[SideLog]:
         """The shared gateway's log, where OpenClaw's own retries of a failing model show (``openclaw_retries.py``):

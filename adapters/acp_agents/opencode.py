@@ -166,32 +166,43 @@ class OpencodeAdapter(AcpClientAdapter):
         if run is None:
             return False
         setattr(run.options, option, value)
-        if run.ready:  # before the session exists, _apply_wanted_settings sends it once it does
+        if run.ready:  # before the session exists, after_session_opened sends it once it does
             return self.set_config_option(option, value, ctx)
         return True
 
     # ── tool calls: announced empty, made ready by their first in_progress (or their question) ───────────────
-    def _update_tool_call(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        kind = update.get("sessionUpdate")
         tool_id = update.get("toolCallId")
+        if not isinstance(tool_id, str) or not tool_id:
+            return super().on_update(update, ctx)
         if (
-            update.get("status") != "pending"
-            or not _empty_input(update.get("rawInput"))
-            or not isinstance(tool_id, str)
-            or not tool_id
-            or tool_id in ctx.tools
+            kind == "tool_call"
+            and update.get("status") == "pending"
+            and _empty_input(update.get("rawInput"))
+            and tool_id not in ctx.tools
         ):
-            return super()._update_tool_call(update, ctx)
+            return self._announce_empty(tool_id, update, ctx)
+        state = ctx.tools.get(tool_id)
+        if (
+            kind == "tool_call_update"
+            and state is not None
+            and not state.ready
+            and update.get("status") == "in_progress"
+            and tool_id not in AcpRun.of(ctx).refused
+        ):
+            return self._made_ready(tool_id, update, ctx)
+        return super().on_update(update, ctx)
+
+    def _announce_empty(self, tool_id: str, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """A call announced before its input: shown at once, not ready (its input comes with its first progress)."""
         AcpRun.of(ctx).last_text = ""
         return ctx.tool_start(
             tool_id, self.tool_name_of(update), None, display=tool_display(update, ctx.cwd), ready=False
         )
 
-    def _update_tool_call_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        tool_id = update.get("toolCallId")
-        state = ctx.tools.get(tool_id) if isinstance(tool_id, str) else None
-        if state is None or state.ready or update.get("status") != "in_progress" or tool_id in AcpRun.of(ctx).refused:
-            return super()._update_tool_call_update(update, ctx)
-        assert isinstance(tool_id, str)
+    def _made_ready(self, tool_id: str, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """The first in_progress of a call announced empty: its input is known now."""
         raw = update.get("rawInput")
         events = ctx.tool_ready(tool_id, raw if isinstance(raw, dict) else {})
         display = tool_display(update, ctx.cwd)
@@ -199,7 +210,7 @@ class OpencodeAdapter(AcpClientAdapter):
             events.append(ev.ToolUpdateEvent(tool_call_id=tool_id, display=display, running=False))
         return events
 
-    def _permission(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_permission_request(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         tool_call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
         tool_id = self.permission_tool_id(tool_call, ctx)
         state = ctx.tools.get(tool_id)
@@ -207,20 +218,19 @@ class OpencodeAdapter(AcpClientAdapter):
         if state is not None and not state.ready:  # asked before its input came: the question's input is shown
             raw = tool_call.get("rawInput")
             events += ctx.tool_ready(tool_id, raw if isinstance(raw, dict) else {})
-        return events + super()._permission(rpc_id, params, ctx)
+        return events + super().on_permission_request(rpc_id, params, ctx)
 
     # ── fs/write_text_file: opencode writes the file itself ────────────────────────────────────────────────────
-    def _client_request(self, rpc_id: Any, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_client_request(self, rpc_id: Any, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         run = AcpRun.of(ctx)
         if method == "fs/write_text_file" and not self.client_capabilities(run.options)["fs"]["writeTextFile"]:
             run.peer.respond(ctx, rpc_id, {})  # opencode's own edit tool writes the same content
             return []
-        return super()._client_request(rpc_id, method, params, ctx)
+        return super().on_client_request(rpc_id, method, params, ctx)
 
     # ── retries: only in its log ───────────────────────────────────────────────────────────────────────────────
-    def _send_prompt_now(self, prompt: Prompt, ctx: ParseContext) -> None:
+    def before_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
         OpencodeRun.of(ctx).failed_requests = 0
-        super()._send_prompt_now(prompt, ctx)
 
     def stderr_events(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
         """A failed model request of the prompt in flight: opencode retries it unasked, so the person is told."""
