@@ -9,18 +9,22 @@ and a turn-ending event's notice is shown unless the person cancelled (a cancell
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from acp_mux.core.lazy_events import ev
 from acp_mux.translation.stop_reasons import TurnOutcome, outcome_for
 from acp_mux.translation.updates import UpdateTranslator, notice
 
+if TYPE_CHECKING:
+    from acp_mux.core.events import ApprovalRequestEvent, BaseEvent
 
-def approval_tool_id(event: Any) -> str:
+
+def approval_tool_id(event: ApprovalRequestEvent) -> str:
     """The tool call a permission question is about (a synthetic one when the agent named none)."""
     return event.tool_call_id or f"approval-{event.interaction_id}"
 
 
-def announce_approval(translator: UpdateTranslator, event: Any) -> list[dict[str, Any]]:
+def announce_approval(translator: UpdateTranslator, event: ApprovalRequestEvent) -> list[dict[str, Any]]:
     """The question's tool call, announced if the editor has not seen it, and linked to the question, so the
     answer moves it on (granted: in_progress; denied: failed at once), however the answer was reached."""
     tool_id = approval_tool_id(event)
@@ -31,10 +35,10 @@ def announce_approval(translator: UpdateTranslator, event: Any) -> list[dict[str
 
 
 def updates_for_event(
-    translator: UpdateTranslator, event: Any, *, login_command: str | None, cancelled: bool
+    translator: UpdateTranslator, event: BaseEvent, *, login_command: str | None, cancelled: bool
 ) -> tuple[list[dict[str, Any]], TurnOutcome | None]:
     """The updates one event produces, and the outcome it imposes on the turn (None when it imposes none)."""
-    updates = announce_approval(translator, event) if event.type == "approval_request" else []
+    updates = announce_approval(translator, event) if isinstance(event, ev.ApprovalRequestEvent) else []
     updates += translator.translate(event)
     outcome = outcome_for(event, login_command)
     if outcome is not None and outcome.notice and not cancelled:

@@ -58,6 +58,15 @@ TERMINAL_STATES = frozenset(
 )
 _ALWAYS_DELIVERED = frozenset({"debug", "log", "session_end"})
 _ACTIVITY_EXEMPT = frozenset({"debug", "paused", "resumed"})
+# The events _after_emit follows up (interactions, the busy flag, the turn limit).
+_FOLLOWED_UP = frozenset(
+    {"approval_request", "input_required", "approval_granted", "approval_denied", "turn_end", "turn_start"}
+)
+# The events the run's result is built from (_Accumulator.add): text, turns, cost, tokens, session ids, failures.
+_RESULT_TYPES = frozenset(
+    {"text_delta", "turn_end", "cost", "token_usage", "session_start", "session_resume", "session_fork", "timeout"}
+    | {cls.model_fields["type"].default for cls in ev.CATEGORIES["error"]}
+)
 
 
 @dataclass(frozen=True)
@@ -117,50 +126,67 @@ class _Accumulator:
         self.saw_cost_event = False
 
     def add(self, event: BaseEvent) -> None:
-        t = event.type
-        if t == "text_delta":
-            if self.text is not None:
-                self.text.append(event.delta)  # type: ignore[attr-defined]
-        elif t == "turn_end":
-            self.turns += 1
-            if event.cost is not None and not self.saw_cost_event:  # type: ignore[attr-defined]
-                self.cost = event.cost  # type: ignore[attr-defined]
-        elif t == "cost":  # the authoritative running total (spec 000 §17.1): per-turn costs never overwrite it
-            self.saw_cost_event = True
-            self.cost = event.cost  # type: ignore[attr-defined]
-        elif t == "token_usage":
-            e: Any = event
-            tokens = self.tokens or [0, 0, 0, 0]
-            tokens[0] += e.input_tokens
-            tokens[1] += e.output_tokens
-            tokens[2] += e.thinking_tokens or 0
-            tokens[3] += e.cached_tokens or 0
-            self.tokens = tokens
-        elif t in ("session_start", "session_resume", "session_fork"):
-            self.session_id = event.session_id  # type: ignore[attr-defined]
-        elif ev.category_of(event) == "error" or t == "timeout":
-            self.error = _run_error(event)
+        if event.type not in _RESULT_TYPES:  # one set lookup for most events: tool calls, thinking, shell...
+            return
+        match event:
+            case ev.TextDeltaEvent():
+                if self.text is not None:
+                    self.text.append(event.delta)
+            case ev.TurnEndEvent():
+                self.turns += 1
+                if event.cost is not None and not self.saw_cost_event:
+                    self.cost = event.cost
+            case ev.CostEvent():  # the authoritative running total (spec 000 §17.1): per-turn costs never overwrite it
+                self.saw_cost_event = True
+                self.cost = event.cost
+            case ev.TokenUsageEvent():
+                tokens = self.tokens or [0, 0, 0, 0]
+                tokens[0] += event.input_tokens
+                tokens[1] += event.output_tokens
+                tokens[2] += event.thinking_tokens or 0
+                tokens[3] += event.cached_tokens or 0
+                self.tokens = tokens
+            case ev.SessionStartEvent() | ev.SessionResumeEvent() | ev.SessionForkEvent():
+                self.session_id = event.session_id
+            case _:
+                error = _run_error(event)
+                if error is not None:
+                    self.error = error
 
     def joined_text(self) -> str:
         return self.text.text() if self.text is not None else ""
 
 
-def _run_error(event: BaseEvent) -> RunError:
-    e: Any = event
-    match event.type:
-        case "auth_error":
-            return RunError(ErrorCode.AUTH_ERROR, f"{e.message} {e.guidance}".strip())
-        case "rate_limit_error":
-            return RunError(ErrorCode.RATE_LIMITED, e.message, recoverable=True)
-        case "context_exceeded":
+def _run_error(event: BaseEvent) -> RunError | None:
+    """The error a failing event gives the run's result (None for an event that is no failure)."""
+    match event:
+        case ev.AuthErrorEvent():
+            return RunError(ErrorCode.AUTH_ERROR, f"{event.message} {event.guidance}".strip())
+        case ev.RateLimitErrorEvent():
+            return RunError(ErrorCode.RATE_LIMITED, event.message, recoverable=True)
+        case ev.ContextExceededEvent():
             return RunError(ErrorCode.CONTEXT_EXCEEDED, "the context window is full")
-        case "crash":
-            how = f"was killed by {e.signal}" if e.signal else f"exited with code {e.exit_code}"
-            return RunError(ErrorCode.AGENT_CRASH, f"agent {how}", stderr=e.stderr)
-        case "timeout":
-            return RunError(ErrorCode.TIMEOUT, f"{e.kind} timeout")
-        case _:
-            return RunError(e.code, e.message, recoverable=e.recoverable)
+        case ev.CrashEvent():
+            how = f"was killed by {event.signal}" if event.signal else f"exited with code {event.exit_code}"
+            return RunError(ErrorCode.AGENT_CRASH, f"agent {how}", stderr=event.stderr)
+        case ev.TimeoutEvent():
+            return RunError(ErrorCode.TIMEOUT, f"{event.kind} timeout")
+        case ev.ErrorEvent():
+            return RunError(event.code, event.message, recoverable=event.recoverable)
+    return None
+
+
+@dataclass(eq=False)
+class _Once:
+    """A handler that removes itself before its first call; ``off(type, handler)`` finds it by ``handler``."""
+
+    run: RunHandle
+    event_type: str
+    handler: Callable[[BaseEvent], None]
+
+    def __call__(self, event: BaseEvent) -> None:
+        self.run.off(self.event_type, self)
+        self.handler(event)
 
 
 class RunHandle:
@@ -209,28 +235,23 @@ class RunHandle:
         """
         return self._buffer.iterate(from_start=from_start, lossless=lossless)
 
-    def on(self, event_type: str, handler: Callable[[Any], None]) -> "RunHandle":
+    def on(self, event_type: str, handler: Callable[[BaseEvent], None]) -> "RunHandle":
         """Call ``handler`` synchronously for each event of ``event_type`` (``"*"``: every event) as it is emitted."""
         self._handlers.setdefault(event_type, []).append(handler)
         return self
 
-    def off(self, event_type: str, handler: Callable[[Any], None]) -> "RunHandle":
+    def off(self, event_type: str, handler: Callable[[BaseEvent], None]) -> "RunHandle":
         """Remove one registration of ``handler`` (or of a ``once`` around it). Equality, not identity: a bound
         method (``items.append``) is a new object at every access but equal to the one registered."""
         handlers = self._handlers.get(event_type, [])
         for i, h in enumerate(handlers):
-            if h == handler or getattr(h, "_once_of", None) == handler:
+            if h == handler or (isinstance(h, _Once) and h.handler == handler):
                 del handlers[i]
                 break
         return self
 
-    def once(self, event_type: str, handler: Callable[[Any], None]) -> "RunHandle":
-        def wrapper(event: Any) -> None:
-            self.off(event_type, wrapper)
-            handler(event)
-
-        wrapper._once_of = handler  # type: ignore[attr-defined]
-        return self.on(event_type, wrapper)
+    def once(self, event_type: str, handler: Callable[[BaseEvent], None]) -> "RunHandle":
+        return self.on(event_type, _Once(self, event_type, handler))
 
     def __await__(self) -> Generator[Any, None, RunResult]:
         return self.result().__await__()
@@ -464,30 +485,38 @@ class RunHandle:
         self._dispatch(warning)
 
     def _after_emit(self, event: BaseEvent) -> None:
-        t = event.type
-        if t == "approval_request":
-            self._on_approval_request(event)  # type: ignore[arg-type]
-        elif t == "input_required":
-            e: Any = event
-            self.interaction._add(
-                PendingInteraction(
-                    id=e.interaction_id,
-                    type="input",
-                    run_id=self.run_id,
-                    description=e.question,
-                    detail={"kind": "input", "question": e.question, "context": e.context, "source": e.source},
+        if event.type not in _FOLLOWED_UP:  # one set lookup for the stream of deltas
+            if self._queued:
+                self._release_queued(event.type)
+            return
+        match event:
+            case ev.ApprovalRequestEvent():
+                self._on_approval_request(event)
+            case ev.InputRequiredEvent():
+                self.interaction._add(
+                    PendingInteraction(
+                        id=event.interaction_id,
+                        type="input",
+                        run_id=self.run_id,
+                        description=event.question,
+                        detail={
+                            "kind": "input",
+                            "question": event.question,
+                            "context": event.context,
+                            "source": event.source,
+                        },
+                    )
                 )
-            )
-        elif t in ("approval_granted", "approval_denied"):
-            self.interaction._settled(event.interaction_id)  # type: ignore[attr-defined]
-        elif t == "turn_end":
-            self._busy = False
-        elif t == "turn_start":
-            max_turns = self.options.max_turns
-            if max_turns is not None and event.turn_index >= max_turns:  # type: ignore[attr-defined]
-                self._emit_terminal(ev.TurnLimitEvent(max_turns=max_turns))
+            case ev.ApprovalGrantedEvent() | ev.ApprovalDeniedEvent():
+                self.interaction._settled(event.interaction_id)
+            case ev.TurnEndEvent():
+                self._busy = False
+            case ev.TurnStartEvent():
+                max_turns = self.options.max_turns
+                if max_turns is not None and event.turn_index >= max_turns:
+                    self._emit_terminal(ev.TurnLimitEvent(max_turns=max_turns))
         if self._queued:
-            self._release_queued(t)
+            self._release_queued(event.type)
 
     def _on_approval_request(self, event: ev.ApprovalRequestEvent) -> None:
         item = PendingInteraction(
@@ -535,13 +564,11 @@ class RunHandle:
         if isinstance(response, TextInput):
             self.adapter.respond_input(item.id, response.text, self.ctx)
             return
-        approve = isinstance(response, Approve)
-        decision = ApprovalDecision(
-            approve=approve,
-            reason=None if approve else response.reason,  # type: ignore[union-attr]
-            always=response.always,
-            updated_input=response.updated_input if approve else None,  # type: ignore[union-attr]
-        )
+        if isinstance(response, Approve):
+            decision = ApprovalDecision(approve=True, always=response.always, updated_input=response.updated_input)
+        else:
+            decision = ApprovalDecision(approve=False, reason=response.reason, always=response.always)
+        approve = decision.approve
         self.adapter.respond_approval(item.id, decision, self.ctx)
         if approve:
             self._emit(ev.ApprovalGrantedEvent(interaction_id=item.id))

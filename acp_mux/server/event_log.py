@@ -59,11 +59,15 @@ import math
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from acp_mux.core import redact
 from acp_mux.core.joined_text import JoinedText
+from acp_mux.core.lazy_events import ev
 from acp_mux.server.private_files import append_locked, open_read, rewrite_locked
+
+if TYPE_CHECKING:
+    from acp_mux.core.events import BaseEvent
 
 log = logging.getLogger(__name__)
 
@@ -144,13 +148,23 @@ def valid_envelope(obj: Any) -> bool:
     )
 
 
-def event_data(event: Any) -> dict[str, Any]:
+def _delta_of(event: BaseEvent) -> tuple[str, str | None]:
+    """A folded event's text and the tool call it belongs to (a tool's input is folded per call; others None)."""
+    match event:
+        case ev.TextDeltaEvent() | ev.ThinkingDeltaEvent() | ev.ShellStdoutDeltaEvent() | ev.ShellStderrDeltaEvent():
+            return event.delta, None
+        case ev.ToolInputDeltaEvent():
+            return event.delta, event.tool_call_id
+    raise TypeError(f"{event.type} is in FOLDED_TYPES but is no delta event")
+
+
+def event_data(event: BaseEvent) -> dict[str, Any]:
     """An event's ``data``: its wire form minus what the envelope carries (and minus debug ``raw``)."""
     dumped = event.model_dump(mode="json", by_alias=True, exclude_none=True)
     return {k: v for k, v in dumped.items() if k not in _NOT_DATA}
 
 
-def event_from_envelope(envelope: dict[str, Any]) -> Any:
+def event_from_envelope(envelope: dict[str, Any]) -> BaseEvent:
     """The typed event an envelope holds (UnknownEvent for types this version does not know; an envelope whose
     data no longer validates as its type is read as unknown too, with a warning: old logs never break a load)."""
     from acp_mux.core.events import UnknownEvent, parse_event
@@ -336,12 +350,11 @@ class EventLogWriter:
         self.failed: str | None = None  # the last write error, once logged (the turn goes on without the log)
 
     # ── the hot path ───────────────────────────────────────────────────────────────────────────────────────────
-    def event(self, event: Any) -> None:
+    def event(self, event: BaseEvent) -> None:
         event_type = event.type
-        if event_type in FOLDED_TYPES:
+        if event_type in FOLDED_TYPES:  # one set lookup for the events that are not deltas
+            delta, tool_call_id = _delta_of(event)
             fold = self._fold
-            tool_call_id = event.tool_call_id if event_type == "tool_input_delta" else None  # (getattr on a missing
-            # pydantic field costs microseconds: this path runs for every streamed delta)
             if (
                 fold is None
                 or fold.type != event_type
@@ -350,7 +363,7 @@ class EventLogWriter:
             ):
                 self._close_fold()
                 fold = self._fold = _Fold(event.run_id, event_type, tool_call_id, event.timestamp)
-            fold.add(event.delta)
+            fold.add(delta)
             return
         stop = _STOP_OF.get(event_type)
         if stop is not None and self._fold is not None:

@@ -24,11 +24,14 @@ the answer to ``session/load`` and the announcements after it describe the sessi
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from acp_mux.server.event_log import GAP_PRUNED, LEGACY_TYPE, event_from_envelope
 from acp_mux.translation.conversation import updates_for_event
 from acp_mux.translation.updates import UpdateTranslator, notice, text_chunk
+
+if TYPE_CHECKING:
+    from acp_mux.core.events import BaseEvent
 
 STATE_UPDATES = frozenset(
     {"usage_update", "available_commands_update", "current_mode_update", "config_option_update", "session_info_update"}
@@ -105,7 +108,7 @@ class Replay:
             return []  # a bridge record with nothing to show, or an agent event from between turns
         return self._event(event_from_envelope(envelope))
 
-    def _event(self, event: Any) -> list[dict[str, Any]]:
+    def _event(self, event: BaseEvent) -> list[dict[str, Any]]:
         t = event.type
         extra: list[dict[str, Any]] = []
         if t in _STARTS:
