@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Self
 
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, PerRun, try_json
-from acp_mux.adapters.rpc_agents.pi_lines import line_type, read_update
+from acp_mux.adapters.rpc_agents.pi_lines import Update, line_type, read_update
 from acp_mux.adapters.rpc_agents.pi_tools import EDIT_TOOLS, PI_TOOLS, announce, execution_end, execution_update
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode
@@ -252,7 +252,7 @@ class PiAdapter(AgentAdapter):
         handler = getattr(self, f"_on_{kind}", None)
         return handler(msg, ctx, run) if handler is not None else []
 
-    def _message_update(self, update: Any, ctx: ParseContext) -> list[BaseEvent]:
+    def _message_update(self, update: Update, ctx: ParseContext) -> list[BaseEvent]:
         if update.kind == "text_delta":
             return ctx.text_delta(update.delta)
         if update.kind == "thinking_delta":
@@ -470,12 +470,11 @@ class PiAdapter(AgentAdapter):
             return [ev.DebugEvent(level="warn", message=f"pi: {msg.get('message')}")]
         return []
 
-    def _permission(self, request_id: str, message: Any, ctx: ParseContext, run: PiRun) -> list[BaseEvent]:
+    def _permission(self, request_id: str, message: object, ctx: ParseContext, run: PiRun) -> list[BaseEvent]:
         try:
-            asked = json.loads(message) if isinstance(message, str) else {}
+            asked = as_dict(json.loads(message) if isinstance(message, str) else None)
         except ValueError:
             asked = {}
-        asked = asked if isinstance(asked, dict) else {}
         tool_id = str(asked.get("toolCallId") or f"pi-permission-{request_id}")
         name = str(asked.get("toolName") or "tool")
         tool_input = as_dict(asked.get("input"))
