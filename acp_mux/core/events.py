@@ -210,7 +210,11 @@ class _AccumulatingDelta(BaseEvent):
 
 
 class TextDeltaEvent(_AccumulatingDelta):
+    """``message_id`` (an extension): the message this delta belongs to, when the agent names its messages (ACP
+    ``messageId``); a change of id is a new message."""
+
     type: Literal["text_delta"] = "text_delta"
+    message_id: str | None = None
 
 
 class MessageStopEvent(BaseEvent):
@@ -225,7 +229,10 @@ class ThinkingStartEvent(BaseEvent):
 
 
 class ThinkingDeltaEvent(_AccumulatingDelta):
+    """``message_id``: as on :class:`TextDeltaEvent`."""
+
     type: Literal["thinking_delta"] = "thinking_delta"
+    message_id: str | None = None
 
 
 class ThinkingStopEvent(BaseEvent):
@@ -717,6 +724,16 @@ class ClientRequestEvent(BaseEvent):
     params: dict[str, Any] = Field(default_factory=dict)
 
 
+class AgentUpdateEvent(BaseEvent):
+    """A ``session/update`` an ACP agent sent that reaches the editor exactly as the agent wrote it: what the union
+    has no place for and acp-mux adds nothing to (the session's title and timestamps, the context window and cost
+    in the agent's own currency, an update kind from a newer ACP). ``update`` is the wire dict, ``sessionUpdate``
+    and ``_meta`` included; an explicit ``null`` keeps its meaning (a ``title`` of null clears the title)."""
+
+    type: Literal["agent_update"] = "agent_update"
+    update: dict[str, Any]
+
+
 class UnknownEvent(BaseEvent):
     """An event of a type this version does not know (the union is additive-only): kept, never fatal."""
 
@@ -764,6 +781,7 @@ CATEGORIES: dict[str, tuple[type[BaseEvent], ...]] = {
         CommandsUpdateEvent,
         PlanUpdateEvent,
         ClientRequestEvent,
+        AgentUpdateEvent,
     ),
 }
 # The spec's 67 types, and the additive extensions this bridge defines (optional fields aside).
@@ -776,6 +794,7 @@ EXTENSION_TYPES: frozenset[str] = frozenset(
         "commands_update",
         "plan_update",
         "client_request",
+        "agent_update",
     }
 )
 
@@ -803,7 +822,7 @@ AgentEventType = _TypeConstants(EVENT_TYPES)
 
 # Built from the category table at import time, so it is a runtime value for pydantic, not a static type.
 AgentEvent: Any = Annotated[
-    Union[tuple(cls for group in CATEGORIES.values() for cls in group)],
+    Union[tuple(cls for group in CATEGORIES.values() for cls in group)],  # noqa: UP007 (a runtime tuple: no X | Y)
     Field(discriminator="type"),
 ]
 
