@@ -17,6 +17,7 @@ ratios between numbers of the same run, printed at the end with ``met`` / ``NOT 
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -658,8 +659,10 @@ def print_targets(results: dict[str, Any], responder: Subject, pairs: list[Pair]
         for which in ("first", "steady"):
             targets.append(
                 (
-                    f"{cli}: {results['plan']['chunks']:,}-chunk reply ({which}), acp-mux ÷ "
-                    f"{pair.reference.label.split(' ')[0]}",
+                    (
+                        f"{cli}: {results['plan']['chunks']:,}-chunk reply ({which}), acp-mux ÷ "
+                        f"{pair.reference.label.split(' ')[0]}"
+                    ),
                     ratio(
                         _turn_stats(chunks[pair.mux.label], which, "reply_ms"),
                         _turn_stats(chunks[pair.reference.label], which, "reply_ms"),
@@ -681,8 +684,10 @@ def print_targets(results: dict[str, Any], responder: Subject, pairs: list[Pair]
             warm, ref = words[pair.variant.label], words[pair.reference.label]
             targets.append(
                 (
-                    f"claude ({pair.variant.label.split(', ')[-1]}): first words, 1st prompt, acp-mux ÷ "
-                    f"{pair.reference.label.split(' ')[0]}",
+                    (
+                        f"claude ({pair.variant.label.split(', ')[-1]}): first words, 1st prompt, acp-mux ÷ "
+                        f"{pair.reference.label.split(' ')[0]}"
+                    ),
                     ratio(stat(warm, "words1_ms"), stat(ref, "words1_ms")),
                     0.5,
                 )
@@ -715,7 +720,7 @@ def print_targets(results: dict[str, Any], responder: Subject, pairs: list[Pair]
     targets.append((f"acp-mux · demo: RSS growth over {big['events']:,} events (MB)", drift, 10.0))
     rows, out = [], []
     for name, value, limit in targets:
-        met = value == value and value <= limit
+        met = not math.isnan(value) and value <= limit
         rows.append([name, value, f"≤ {limit:g}", "met" if met else "**NOT met**"])
         out.append({"target": name, "value": value, "limit": limit, "met": met})
     table("Targets (issue 12; ratios of medians from this run)", ["target", "measured", "target", ""], rows)

@@ -14,6 +14,7 @@ a leftover CLI would steal CPU from the next measurement.
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import statistics
@@ -353,7 +354,7 @@ def table(title: str, header: list[str], rows: list[list[Any]]) -> None:
 
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
-        if value != value:
+        if math.isnan(value):
             return "–"
         return f"{value:,.3f}" if abs(value) < 10 else f"{value:,.1f}"
     if isinstance(value, int):

@@ -99,8 +99,8 @@ def module_files(packages: Mapping[str, Path]) -> dict[str, Path]:
     ROOT / "adapters"}``); a directory mapped to a more specific package belongs to that package only."""
     found: dict[str, Path] = {}
     claimed = {d.resolve() for d in packages.values()}
-    for package, directory in packages.items():
-        directory = directory.resolve()
+    for package, given in packages.items():
+        directory = given.resolve()
         for path in sorted(directory.rglob("*.py")):
             rel = path.relative_to(directory)
             if any((directory / Path(*rel.parts[:i])).resolve() in claimed for i in range(1, len(rel.parts))):

@@ -514,7 +514,7 @@ def test_load_edges_are_exactly_what_python_loads(edges: list[tuple[str, str, st
     different module than the graph says, and this fails."""
     root_name = f"h8rooms{next(_roots)}"
     packages = {m for m in PY_MODULES if any(o.startswith(m + ".") for o in PY_MODULES)}
-    sources: dict[str, str] = {m: "" for m in PY_MODULES}
+    sources: dict[str, str] = dict.fromkeys(PY_MODULES, "")
     for source, target, form in edges:
         if source == target:
             continue

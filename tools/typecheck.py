@@ -208,7 +208,9 @@ def main(argv: Sequence[str] | None = None, root: Path = ROOT) -> int:
         for name, n in counts.most_common():
             print(f"{n:4d} {name}")
     else:
-        print("\n".join(line.text for line in lines if line.text))
+        shown = [line.text for line in lines if line.text]
+        if shown:
+            print("\n".join(shown))
     print(f"typecheck: {total} errors in {len(counts)} files (mypy strict over the whole package {PACKAGE})")
     if args.baseline is not None:
         worse = over_baseline(counts, read_baseline(args.baseline))

@@ -194,8 +194,8 @@ _INTERPRETERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "tclsh": (frozenset(), frozenset()),
 }
 _INTERPRETER_NAMES = {
-    **{n: "python" for n in ("python", "python2", "python3", "pythonw", "pypy", "pypy3")},
-    **{n: "node" for n in ("node", "nodejs", "bun")},
+    **dict.fromkeys(("python", "python2", "python3", "pythonw", "pypy", "pypy3"), "python"),
+    **dict.fromkeys(("node", "nodejs", "bun"), "node"),
     "ruby": "ruby",
     "perl": "perl",
     "php": "php",
@@ -531,7 +531,7 @@ def _unwrap_shell(text: str, words: list[str], assignments: tuple[str, ...], dep
         if word == "--":
             i += 1
             break
-        if word.startswith("--") or word.startswith("+") or (word.startswith("-") and len(word) > 1):
+        if word.startswith(("--", "+")) or (word.startswith("-") and len(word) > 1):
             if word in _SHELL_LONG or (word[0] == "-" and word[1] != "-" and set(word[1:]) <= _SHELL_FLAGS):
                 inline = inline or "c" in word[1:]
                 i += 1

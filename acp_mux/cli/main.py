@@ -304,7 +304,7 @@ async def serve(
     TRACKER.kill_all(grace=0.0)  # the editor is gone: agents must not outlive it
     try:
         await asyncio.wait_for(server.shutdown(), timeout=1.0)
-    except (asyncio.TimeoutError, Exception):
+    except (TimeoutError, Exception):
         pass
     await conn.cancel_handlers()
     TRACKER.kill_all(grace=0.0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Literal, Union
+from typing import TYPE_CHECKING, Any, Callable, Literal, TypeAlias
 
 from acp_mux.core.errors import AgentMuxError
 from acp_mux.core.event_codes import ErrorCode, now_ms
@@ -36,7 +36,7 @@ class TextInput:
     type: Literal["text"] = "text"
 
 
-InteractionResponse = Union[Approve, Deny, TextInput]
+InteractionResponse: TypeAlias = Approve | Deny | TextInput
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import TypeAlias
 from urllib.parse import quote, unquote, urlsplit
 
 
@@ -36,7 +36,7 @@ class ResourcePart:
     mime_type: str | None = None
 
 
-Part = Union[TextPart, ImagePart, AudioPart, ResourcePart]
+Part: TypeAlias = TextPart | ImagePart | AudioPart | ResourcePart
 
 
 @dataclass(frozen=True)

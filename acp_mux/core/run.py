@@ -405,7 +405,7 @@ class RunHandle:
                 pass
         try:
             await asyncio.wait_for(asyncio.shield(self._result_future), timeout=grace_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             await self._stop_process(grace_s)
 
     async def stop(self, grace_s: float = 2.0) -> None:
@@ -722,7 +722,7 @@ class RunHandle:
         loop = asyncio.get_running_loop()
         run_limit, idle_limit = self.options.timeout_s, self.options.inactivity_timeout_s
         if run_limit is None and idle_limit is None:
-            return
+            return None
         while True:
             now = loop.time()
             waits = []

@@ -83,7 +83,7 @@ async def read_status(status_r: int, timeout: float = STATUS_TIMEOUT_S) -> int:
     loop.add_reader(status_r, on_readable)
     try:
         await asyncio.wait_for(done, timeout)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         pass
     finally:
         loop.remove_reader(status_r)

@@ -289,8 +289,8 @@ class ClaudeAdapter(AgentAdapter):
             if not st.announced_init:
                 st.announced_init = True
                 events += [ev.SkillLoadedEvent(skill_name=str(s)) for s in as_list(m.get("skills"))]
-                for p in as_list(m.get("plugins")):
-                    p = p if isinstance(p, dict) else {"name": str(p)}
+                for item in as_list(m.get("plugins")):
+                    p = item if isinstance(item, dict) else {"name": str(item)}
                     name = str(p.get("name") or p.get("path") or "plugin")
                     events.append(ev.PluginLoadedEvent(plugin_id=str(p.get("path") or name), plugin_name=name))
             return events

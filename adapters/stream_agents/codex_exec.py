@@ -35,7 +35,7 @@ from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import Prompt, file_uri_to_path
-from acp_mux.core.shapes import as_dict, as_int, as_str
+from acp_mux.core.shapes import as_dict, as_int, as_list, as_str
 from acp_mux.adapters.base import (
     AgentAdapter,
     AgentCapabilities,
@@ -193,8 +193,8 @@ def normalize_changes(changes: Any) -> list[dict[str, Any]]:
     (``kind: {type, move_path}``, ``diff``), exec (``kind: "add"``), legacy v1 (``type``, ``content``/``unified_diff``)
     or an already normalized list."""
     out: list[dict[str, Any]] = []
-    for change in changes if isinstance(changes, list) else ():
-        change = as_dict(change)
+    for item in as_list(changes):
+        change = as_dict(item)
         kind = change.get("kind", change.get("type"))
         move_path = change.get("move_path")
         if isinstance(kind, dict):
