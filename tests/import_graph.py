@@ -469,3 +469,64 @@ def cycle_violations(graph: Graph, root: Path, kinds: frozenset[When] = frozense
         rule = f"import cycle between {', '.join(component)} (break one with a lazy import): {where}"
         found.append(Violation(first.path, first.line, first.text, rule, ("cycle", " ".join(component))))
     return found
+
+
+@dataclass(frozen=True)
+class Families:
+    """The adapter rooms by transport family, inside the adapters room: ``packages`` maps each family's package
+    (``acp_mux.adapters.acp_agents``) to its name; ``shared`` is the adapters package whose own modules (base,
+    registry, mcp, json_rpc_peer) every family builds on.
+
+    Rules (:func:`family_violations`): a family imports the shared pieces and the rooms below adapters; into
+    another family it may import only a module of the same agent (``rpc_agents.codex`` → ``stream_agents.codex_exec``:
+    the agent is a module's first name part, ``codex_exec`` → ``codex``); the shared pieces reach a family only
+    through a deferred import (the registry's ``"module:Class"`` rows), never while loading or for types."""
+
+    packages: Mapping[str, str]
+    shared: str
+
+    def family_of(self, module: str) -> str | None:
+        """The family package ``module`` is in (None outside every family)."""
+        return next((p for p in self.packages if module == p or module.startswith(p + ".")), None)
+
+    def agent_of(self, module: str) -> str | None:
+        """The agent a family module belongs to (``...stream_agents.codex_exec`` → ``codex``); None for the
+        family's package itself."""
+        family = self.family_of(module)
+        if family is None or module == family:
+            return None
+        return module[len(family) + 1 :].split(".")[0].split("_")[0]
+
+    def is_shared(self, module: str) -> bool:
+        """A shared adapter piece: in the adapters package, in no family."""
+        return (module == self.shared or module.startswith(self.shared + ".")) and self.family_of(module) is None
+
+
+def family_violations(graph: Graph, families: Families, root: Path) -> list[Violation]:
+    """Every import across families that leaves its agent, and every shared piece that loads a family."""
+    found: list[Violation] = []
+    for imp in graph.imports:
+        source_family = families.family_of(imp.source)
+        for target in graph.targets(imp):
+            target_family = families.family_of(target)
+            if target_family is None or target_family == source_family:
+                continue
+            if source_family is None:
+                if families.is_shared(imp.source) and imp.when != "deferred":
+                    rule = (
+                        f"shared adapter piece {imp.source} {imp.when}-imports {target} from family "
+                        f"{families.packages[target_family]}: shared pieces reach a family only through a registry "
+                        "row (a deferred import)"
+                    )
+                    found.append(
+                        Violation(imp.path, imp.line, imp.text, rule, (str(imp.path.relative_to(root)), target))
+                    )
+                continue
+            agent, target_agent = families.agent_of(imp.source), families.agent_of(target)
+            if agent is None or agent != target_agent:
+                rule = (
+                    f"family {families.packages[source_family]} may import from family "
+                    f"{families.packages[target_family]} only a module of its own agent ({agent}), not {target}"
+                )
+                found.append(Violation(imp.path, imp.line, imp.text, rule, (str(imp.path.relative_to(root)), target)))
+    return found

@@ -1,7 +1,11 @@
 """The rooms import one way, there are no load-time import cycles, and only ``acp_mux`` is installed.
 
 Rooms: cli → server → adapters / translation → core, and protocol (the typed ACP edge) on the side: it imports
-nothing of ours, and server, adapters, translation and cli may import it (core may not: core knows no ACP). Every
+nothing of ours, and server, adapters, translation and cli may import it (core may not: core knows no ACP).
+Inside adapters, the transport families (acp_agents, stream_agents, rpc_agents) are rooms too: each builds on the
+shared pieces at the adapters root and the rooms below; across families only a module of the same agent
+(rpc_agents.codex → stream_agents.codex_exec, acp_agents.openclaw → stream_agents.openclaw_exec), and the shared
+pieces reach a family only through the registry's rows. Every
 kind of import counts (tests/import_graph.py says which and how they are read): absolute and relative statements,
 ``from acp_mux import server``, imports inside functions, strings handed to ``importlib.import_module`` /
 ``__import__`` / the lazy helper (``lazy_module("acp_mux.core.events")``), the registry's ``"module:Class"``
@@ -32,11 +36,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.import_graph import (
+    Families,
     Graph,
     Rooms,
     Violation,
     cycle_violations,
     cycles,
+    family_violations,
     problems_as_violations,
     read_graph,
     room_violations,
@@ -46,12 +52,27 @@ from tests.import_graph import (
 ROOT = Path(__file__).resolve().parents[1]
 TOP = "acp_mux"
 
+FAMILIES = Families(
+    packages={
+        "acp_mux.adapters.acp_agents": "acp_agents",
+        "acp_mux.adapters.stream_agents": "stream_agents",
+        "acp_mux.adapters.rpc_agents": "rpc_agents",
+    },
+    shared="acp_mux.adapters",
+)
+ADAPTER_ROOMS = frozenset({"adapters", *FAMILIES.packages.values()})
+BELOW_ADAPTERS = frozenset({"core", "translation", "protocol"})
+
+# The adapter families are rooms of their own: each may import the shared pieces (room "adapters") and the rooms
+# below; across families the room table allows it, and test_adapter_families_keep_to_their_agents narrows it to
+# a module of the same agent.
 ROOMS = Rooms(
     packages={
         "acp_mux.core": "core",
         "acp_mux.protocol": "protocol",
         "acp_mux.translation": "translation",
         "acp_mux.adapters": "adapters",
+        **FAMILIES.packages,
         "acp_mux.server": "server",
         "acp_mux.cli": "cli",
     },
@@ -60,9 +81,9 @@ ROOMS = Rooms(
         "core": frozenset(),
         "protocol": frozenset(),
         "translation": frozenset({"core", "protocol"}),
-        "adapters": frozenset({"core", "translation", "protocol"}),
-        "server": frozenset({"core", "translation", "adapters", "protocol"}),
-        "cli": frozenset({"core", "translation", "adapters", "server", "protocol"}),
+        **{room: BELOW_ADAPTERS | (ADAPTER_ROOMS - {room}) for room in ADAPTER_ROOMS},
+        "server": BELOW_ADAPTERS | ADAPTER_ROOMS,
+        "cli": BELOW_ADAPTERS | ADAPTER_ROOMS | {"server"},
         "main": frozenset({"cli"}),
         "package": frozenset(),  # ``import acp_mux`` stays free: every module of ours loads it
     },
@@ -117,6 +138,25 @@ def test_every_import_resolves_to_a_module_of_ours_and_is_read() -> None:
 
 def test_each_room_imports_only_the_rooms_below_it() -> None:
     assert not_allowed(room_violations(real_graph(), ROOMS, ROOT), ALLOWED_ROOM_VIOLATIONS) == []
+
+
+def test_adapter_families_keep_to_their_agents() -> None:
+    """acp_agents, stream_agents and rpc_agents import across families only a module of the same agent, and the
+    shared pieces (base, registry, mcp, json_rpc_peer) load no family."""
+    assert [v.message(ROOT) for v in family_violations(real_graph(), FAMILIES, ROOT)] == []
+
+
+def test_the_family_rule_sees_the_real_cross_family_imports() -> None:
+    """Guards the rule against judging nothing: the two same-agent imports across families are in the graph."""
+    graph = real_graph()
+    across = {
+        (imp.source, t)
+        for imp in graph.imports
+        for t in graph.targets(imp)
+        if FAMILIES.family_of(imp.source) not in (None, FAMILIES.family_of(t)) and FAMILIES.family_of(t)
+    }
+    assert ("acp_mux.adapters.rpc_agents.codex", "acp_mux.adapters.stream_agents.codex_exec") in across
+    assert ("acp_mux.adapters.acp_agents.openclaw", "acp_mux.adapters.stream_agents.openclaw_exec") in across
 
 
 def test_no_module_level_import_cycles() -> None:
@@ -557,3 +597,74 @@ def test_load_edges_are_exactly_what_python_loads(edges: list[tuple[str, str, st
             for m in [m for m in sys.modules if m == root_name or m.startswith(root_name + ".")]:
                 del sys.modules[m]
         assert loaded == expected, (sources, start)
+
+
+# ---- the adapter families, on synthetic trees ----------------------------------------------------------------------
+
+FAMILY_FOLDERS = {name: "adapters/" + name for name in FAMILIES.packages.values()}
+AGENTS = ["codex", "openclaw", "claude", "pi", "acp"]
+FAMILY_FORMS = {  # how a module names ``{mod}``, and whether that import runs only later (deferred)
+    "load": ("from {mod} import x\n", False),
+    "type": ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from {mod} import x\n", False),
+    "function": ("def f():\n    from {mod} import x\n", True),
+    "entry": ("ROW = '{mod}:Thing'\n", True),
+}
+
+
+def family_tree(root: Path, files: dict[str, str]) -> list[str]:
+    """A synthetic tree with the three family packages, plus ``files``: the family rule's messages for it."""
+    make_tree(root, {f"{folder}/__init__.py": "" for folder in FAMILY_FOLDERS.values()} | files)
+    graph = tree_graph(root)
+    assert problems_as_violations(graph, root) == []
+    return [v.message(root) for v in family_violations(graph, FAMILIES, root)]
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    src=st.sampled_from(sorted(FAMILY_FOLDERS)),
+    dst=st.sampled_from(sorted(FAMILY_FOLDERS)),
+    src_agent=st.sampled_from(AGENTS),
+    dst_agent=st.sampled_from(AGENTS),
+    suffix=st.sampled_from(["_exec", "_tools", "_asks", "_2"]),
+    form=st.sampled_from(sorted(FAMILY_FORMS)),
+)
+def test_across_families_only_the_same_agent_passes_in_any_import_form(
+    src: str, dst: str, src_agent: str, dst_agent: str, suffix: str, form: str
+) -> None:
+    """An attacker's import from one family into another: whatever its form, it passes only when both modules
+    belong to the same agent (within one family anything goes)."""
+    target = f"{dst_agent}{suffix}"  # never the importing module itself (that one has no suffix)
+    mod = f"acp_mux.adapters.{dst}.{target}"
+    files = {
+        f"{FAMILY_FOLDERS[dst]}/{target}.py": "x = 1\n",
+        f"{FAMILY_FOLDERS[src]}/{src_agent}.py": FAMILY_FORMS[form][0].format(mod=mod),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        messages = family_tree(Path(tmp), files)
+    allowed = src == dst or src_agent == dst_agent
+    assert (messages == []) == allowed, (src, dst, src_agent, dst_agent, messages)
+
+
+@pytest.mark.parametrize("form", sorted(FAMILY_FORMS))
+def test_a_shared_piece_reaches_a_family_only_through_a_deferred_import(tmp_path: Path, form: str) -> None:
+    """base.py loading (or typing against) an agent module would make every adapter load it: only a registry row
+    or an import inside a function may name one."""
+    source, deferred = FAMILY_FORMS[form]
+    files = {
+        "adapters/stream_agents/claude.py": "x = 1\n",
+        "adapters/base.py": source.format(mod="acp_mux.adapters.stream_agents.claude"),
+    }
+    messages = family_tree(tmp_path, files)
+    assert (messages == []) == deferred, messages
+    assert deferred or ("adapters/base.py:" in messages[0] and "registry row" in messages[0])
+
+
+def test_a_family_importing_another_familys_package_is_reported(tmp_path: Path) -> None:
+    """``from acp_mux.adapters.stream_agents import codex_exec`` names the package too: the package belongs to no
+    agent, so the import is judged by its module and the package alike."""
+    files = {
+        "adapters/stream_agents/codex_exec.py": "x = 1\n",
+        "adapters/rpc_agents/codex.py": "from acp_mux.adapters import stream_agents\n",
+    }
+    messages = family_tree(tmp_path, files)
+    assert len(messages) == 1 and "not acp_mux.adapters.stream_agents" in messages[0], messages
