@@ -42,7 +42,9 @@ def test_generated_files_match_the_agent_table():
 def test_the_distribution_name_can_be_registered_and_keeps_the_command():
     # PyPI compares names with separators removed; `acpmux` exists, so acp-mux / acp_mux / acp.mux are refused.
     assert re.sub(r"[-_.]+", "", PROJECT["name"].lower()) != "acpmux"
-    assert PROJECT["scripts"] == {"acp-mux": "acp_mux.cli.launch:main"}  # answers initialize, then imports main
+    # Both names start the launcher (answers initialize, then imports main): `acp-mux` for people, the distribution's
+    # own name for `uvx acp-multiplexer` (the ACP registry runs the executable named after the package).
+    assert PROJECT["scripts"] == {"acp-mux": "acp_mux.cli.launch:main", PROJECT["name"]: "acp_mux.cli.launch:main"}
     assert PROJECT["version"] == __version__
     assert PROJECT["license"] == "MIT" and (ROOT / "LICENSE").is_file()  # an SPDX expression, not a table
 
