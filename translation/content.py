@@ -8,6 +8,7 @@ names the agent and the block. ``file:`` URIs are percent-decoded in one place
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from acp_mux.core.prompt import AudioPart, ImagePart, Part, Prompt, ResourcePart, TextPart, file_uri_to_path
@@ -24,68 +25,73 @@ def to_prompt(blocks: list[Any], *, agent: str, images: bool, audio: bool, embed
     for index, block in enumerate(blocks):
         if not isinstance(block, dict):
             raise UnsupportedContent(f"prompt block {index} is not an object")
-        kind = block.get("type")
-        for key in ("text", "data", "mimeType", "uri", "name"):
-            if block.get(key) is not None and not isinstance(block[key], str):
-                raise UnsupportedContent(f"prompt block {index}: {key} must be a string")
-        if kind == "text":
-            parts.append(TextPart(str(block.get("text", ""))))
-        elif kind == "image":
-            if not images:
-                raise UnsupportedContent(f"{agent} cannot take images (prompt block {index})")
-            parts.append(
-                ImagePart(
-                    data=str(block.get("data", "")),
-                    mime_type=str(block.get("mimeType", "image/png")),
-                    uri=block.get("uri"),
-                )
-            )
-        elif kind == "audio":
-            if not audio:
-                raise UnsupportedContent(f"{agent} cannot take audio (prompt block {index})")
-            parts.append(AudioPart(data=str(block.get("data", "")), mime_type=str(block.get("mimeType", "audio/wav"))))
-        elif kind == "resource_link":
-            parts.append(
-                ResourcePart(
-                    uri=str(block.get("uri", "")),
-                    name=str(block.get("name", "")),
-                    mime_type=_opt_str(block.get("mimeType")),
-                )
-            )
-        elif kind == "resource":
-            resource = block.get("resource")
-            if not isinstance(resource, dict):
-                raise UnsupportedContent(f"prompt block {index}: a resource block needs a resource object")
-            for key in ("uri", "text", "blob", "mimeType"):
-                if resource.get(key) is not None and not isinstance(resource[key], str):
-                    raise UnsupportedContent(f"prompt block {index}: resource.{key} must be a string")
-            if not embedded:
-                raise UnsupportedContent(f"{agent} cannot take embedded resources (prompt block {index})")
-            if "blob" in resource and "text" not in resource:
-                mime = str(resource.get("mimeType") or "")
-                if mime.startswith("image/") and images:
-                    parts.append(ImagePart(data=str(resource["blob"]), mime_type=mime, uri=resource.get("uri")))
-                    continue
-                raise UnsupportedContent(
-                    f"{agent} cannot take binary resource {resource.get('uri', '')!r} ({mime or 'unknown type'})"
-                )
-            parts.append(
-                ResourcePart(
-                    uri=str(resource.get("uri", "")),
-                    text=str(resource.get("text", "")),
-                    mime_type=_opt_str(resource.get("mimeType")),
-                )
-            )
-        else:
-            raise UnsupportedContent(f"unknown prompt content type {kind!r} (block {index})")
+        parts.append(_part(index, block, agent=agent, images=images, audio=audio, embedded=embedded))
     return Prompt(tuple(parts))
 
 
+def _part(index: int, block: dict[str, Any], *, agent: str, images: bool, audio: bool, embedded: bool) -> Part:
+    """One editor block as a part, the block itself kept on it (``wire``): an agent that speaks ACP gets it back
+    field for field (annotations, ``_meta``, a link's title, size and description), the others read the part."""
+    part = _read_part(index, block, agent=agent, images=images, audio=audio, embedded=embedded)
+    return dataclasses.replace(part, wire=block)
+
+
+def _read_part(index: int, block: dict[str, Any], *, agent: str, images: bool, audio: bool, embedded: bool) -> Part:
+    kind = block.get("type")
+    for key in ("text", "data", "mimeType", "uri", "name"):
+        if block.get(key) is not None and not isinstance(block[key], str):
+            raise UnsupportedContent(f"prompt block {index}: {key} must be a string")
+    if kind == "text":
+        return TextPart(str(block.get("text", "")))
+    if kind == "image":
+        if not images:
+            raise UnsupportedContent(f"{agent} cannot take images (prompt block {index})")
+        return ImagePart(
+            data=str(block.get("data", "")), mime_type=str(block.get("mimeType", "image/png")), uri=block.get("uri")
+        )
+    if kind == "audio":
+        if not audio:
+            raise UnsupportedContent(f"{agent} cannot take audio (prompt block {index})")
+        return AudioPart(data=str(block.get("data", "")), mime_type=str(block.get("mimeType", "audio/wav")))
+    if kind == "resource_link":
+        return ResourcePart(
+            uri=str(block.get("uri", "")), name=str(block.get("name", "")), mime_type=_opt_str(block.get("mimeType"))
+        )
+    if kind == "resource":
+        return _embedded(index, block.get("resource"), agent=agent, images=images, embedded=embedded)
+    raise UnsupportedContent(f"unknown prompt content type {kind!r} (block {index})")
+
+
+def _embedded(index: int, resource: Any, *, agent: str, images: bool, embedded: bool) -> Part:
+    if not isinstance(resource, dict):
+        raise UnsupportedContent(f"prompt block {index}: a resource block needs a resource object")
+    for key in ("uri", "text", "blob", "mimeType"):
+        if resource.get(key) is not None and not isinstance(resource[key], str):
+            raise UnsupportedContent(f"prompt block {index}: resource.{key} must be a string")
+    if not embedded:
+        raise UnsupportedContent(f"{agent} cannot take embedded resources (prompt block {index})")
+    if "blob" in resource and "text" not in resource:
+        mime = str(resource.get("mimeType") or "")
+        if mime.startswith("image/") and images:
+            return ImagePart(data=str(resource["blob"]), mime_type=mime, uri=resource.get("uri"))
+        raise UnsupportedContent(
+            f"{agent} cannot take binary resource {resource.get('uri', '')!r} ({mime or 'unknown type'})"
+        )
+    return ResourcePart(
+        uri=str(resource.get("uri", "")),
+        text=str(resource.get("text", "")),
+        mime_type=_opt_str(resource.get("mimeType")),
+    )
+
+
 def prompt_to_blocks(prompt: Prompt) -> list[dict[str, Any]]:
-    """Back to ACP blocks: for replaying the user's side on session/load, and for agents that take ACP prompts."""
+    """Back to ACP blocks: for replaying the user's side on session/load, and for agents that take ACP prompts.
+    A part that came as an editor's block is that block (lossless); one acp-mux made (context it adds) is built."""
     out: list[dict[str, Any]] = []
     for part in prompt.parts:
-        if isinstance(part, TextPart):
+        if part.wire is not None:  # the editor's own block: every field it had, as it had them
+            out.append(dict(part.wire))
+        elif isinstance(part, TextPart):
             out.append({"type": "text", "text": part.text})
         elif isinstance(part, ImagePart):
             image: dict[str, Any] = {"type": "image", "data": part.data, "mimeType": part.mime_type}

@@ -46,8 +46,12 @@ class ToolView:
     agent_title: bool = False  # the agent named the call itself: the tool table's title never replaces it
 
 
-def text_chunk(kind: str, text: str) -> dict[str, Any]:
-    return {"sessionUpdate": kind, "content": {"type": "text", "text": text}}
+def text_chunk(kind: str, text: str, message_id: str | None = None) -> dict[str, Any]:
+    """A text chunk of a message; ``message_id`` when the agent named the message (ACP ``messageId``)."""
+    chunk: dict[str, Any] = {"sessionUpdate": kind, "content": {"type": "text", "text": text}}
+    if message_id:
+        chunk["messageId"] = message_id
+    return chunk
 
 
 def notice(text: str) -> dict[str, Any]:
@@ -76,6 +80,7 @@ class UpdateTranslator:
         self._synthetic = 0
         self._used_tokens = 0
         self._approval_tools: dict[str, str] = {}
+        self._agent_usage = False  # the agent reports its context window itself: acp-mux's estimate is not sent
 
     # ── the dispatcher ─────────────────────────────────────────────────────────────────────────────────────────
     def translate(self, event: Any) -> list[dict[str, Any]]:
@@ -89,10 +94,22 @@ class UpdateTranslator:
         return [{"sessionUpdate": "available_commands_update", "availableCommands": commands}]
 
     def _on_text_delta(self, e: Any) -> list[dict[str, Any]]:
-        return [text_chunk("agent_message_chunk", e.delta)]
+        return [text_chunk("agent_message_chunk", e.delta, getattr(e, "message_id", None))]
 
     def _on_thinking_delta(self, e: Any) -> list[dict[str, Any]]:
-        return [text_chunk("agent_thought_chunk", e.delta)]
+        return [text_chunk("agent_thought_chunk", e.delta, getattr(e, "message_id", None))]
+
+    def forward(self, update: dict[str, Any]) -> list[dict[str, Any]]:
+        """An ACP agent's own update (``agent_update`` events), as it wrote it. The session sends these as they
+        arrive, in a turn or between turns; :meth:`translate` leaves the event alone so it is never sent twice.
+        Once the agent reports its context window, acp-mux's estimate from token counts stops: two figures for
+        one window would contradict each other."""
+        if update.get("sessionUpdate") == "usage_update":
+            self._agent_usage = True
+            size = update.get("size")
+            if isinstance(size, int) and not isinstance(size, bool) and size > 0:
+                self.context_window = size
+        return [update]
 
     # ── tools ──────────────────────────────────────────────────────────────────────────────────────────────────
     def _on_tool_call_start(self, e: Any) -> list[dict[str, Any]]:
@@ -408,9 +425,13 @@ class UpdateTranslator:
     # ── usage ──────────────────────────────────────────────────────────────────────────────────────────────────
     def _on_token_usage(self, e: Any) -> list[dict[str, Any]]:
         self._used_tokens = e.input_tokens + (e.cached_tokens or 0) + e.output_tokens
+        if self._agent_usage:
+            return []
         return [{"sessionUpdate": "usage_update", "used": self._used_tokens, "size": self.context_window}]
 
     def _on_cost(self, e: Any) -> list[dict[str, Any]]:
+        if self._agent_usage:
+            return []
         cost = e.cost
         used = self._used_tokens or cost.input_tokens + (cost.cached_tokens or 0) + cost.output_tokens
         return [
@@ -424,6 +445,8 @@ class UpdateTranslator:
 
     def _on_context_limit_warning(self, e: Any) -> list[dict[str, Any]]:
         self.context_window = e.max_tokens or self.context_window
+        if self._agent_usage:
+            return []
         return [{"sessionUpdate": "usage_update", "used": e.used_tokens, "size": self.context_window}]
 
     # ── visible notes ──────────────────────────────────────────────────────────────────────────────────────────

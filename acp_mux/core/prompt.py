@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TypeAlias
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
 from urllib.parse import quote, unquote, urlsplit
 
 
 @dataclass(frozen=True)
 class TextPart:
     text: str
+    wire: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)  # the ACP block, if it came as one
 
 
 @dataclass(frozen=True)
@@ -17,12 +19,14 @@ class ImagePart:
     data: str  # base64
     mime_type: str
     uri: str | None = None
+    wire: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)  # the ACP block, if it came as one
 
 
 @dataclass(frozen=True)
 class AudioPart:
     data: str  # base64
     mime_type: str
+    wire: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)  # the ACP block, if it came as one
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,7 @@ class ResourcePart:
     text: str | None = None
     blob: str | None = None
     mime_type: str | None = None
+    wire: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)  # the ACP block, if it came as one
 
 
 Part: TypeAlias = TextPart | ImagePart | AudioPart | ResourcePart

@@ -117,6 +117,7 @@ class LiveSession:
         self._turn_blocks: list[dict[str, Any]] = []  # the current prompt as the person wrote it (for the log)
         self._turn_marker: str | None = None  # the agent's name shown before its answer (agent picking)
         self._store_trouble_shown = False  # a store that cannot be written is said once per session, not per turn
+        self._agent_titled = False  # the agent named (or cleared) the session's title: acp-mux derives none
 
     @property
     def id(self) -> str:
@@ -379,6 +380,7 @@ class LiveSession:
         for event_type in ("session_options", "mode_change"):
             handle.on(event_type, self._on_settings)
         handle.on("commands_update", self._on_commands)
+        handle.on("agent_update", self._on_agent_update)
         handle.on("client_request", lambda event: self._side_task(self._serve_client_request(handle, event)))
         return handle
 
@@ -486,8 +488,22 @@ class LiveSession:
             return
         await handle.answer_client_request(event.request_id, result=result)
 
+    def _on_agent_update(self, event: Any) -> None:
+        """An ACP agent's own update, to the editor as it wrote it, in a turn or between turns. Its title (or its
+        clearing of it) names the session from then on: the agent knows what the conversation is about better
+        than the first prompt's words acp-mux titles it with."""
+        update = event.update
+        if update.get("sessionUpdate") == "session_info_update" and "title" in update:
+            title = update["title"]
+            self._agent_titled = True
+            if self.record.title != title:
+                self.record.title = title if isinstance(title, str) else None
+                self.store.save(self.record)
+        for payload in self.translator.forward(update):
+            self.update(payload)
+
     def _maybe_title(self, text: str) -> None:
-        if self.record.title or not text.strip():
+        if self.record.title or self._agent_titled or not text.strip():
             return
         title = " ".join(text.split())[:80]
         self.record.title = title

@@ -45,7 +45,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Self
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Self
 
 from acp_mux import __version__
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, PerRun, try_json
@@ -60,6 +60,9 @@ from acp_mux.translation.content import block_text, prompt_to_blocks
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent, ToolDisplay
+    from acp_mux.protocol import wire
+else:
+    wire = lazy_module("acp_mux.protocol.wire")  # the schema's models load with the first update they check
 
 ev = lazy_module("acp_mux.core.events")  # pydantic loads with the first event, not on the `initialize` path
 
@@ -105,6 +108,7 @@ class AcpRun(PerRun):
     client_requests: dict[str, tuple[Any, str, dict[str, Any]]] = field(
         default_factory=dict
     )  # ours → (rpc id, method, params)
+    message_ids: dict[str, str] = field(default_factory=dict)  # chunk kind → the agent's last messageId
 
     KEY = "acp_run"
 
@@ -457,7 +461,25 @@ class AcpClientAdapter(AgentAdapter):
         to this default."""
         kind = update.get("sessionUpdate")
         handler = getattr(self, f"_update_{kind}", None)
-        return handler(update, ctx) if handler is not None else []
+        if handler is not None:
+            return handler(update, ctx)  # type: ignore[no-any-return]
+        if isinstance(kind, str) and kind != "user_message_chunk":  # a kind from a newer ACP: the editor's to read
+            return self._forwarded(update)
+        return []  # the agent's echo of the person's words: the editor wrote them
+
+    def _forwarded(self, update: dict[str, Any]) -> list[BaseEvent]:
+        """An update the editor gets as the agent wrote it, when it fits the schema (or is only of a newer kind)."""
+        try:
+            wire.parse_params("session/update", {"sessionId": "", "update": update})
+        except wire.AcpShapeError as error:
+            if not error.unknown_kinds:
+                log.debug("%s sent a malformed %s: %s", self.name, update.get("sessionUpdate"), error.reason)
+                return []
+        return [ev.AgentUpdateEvent(update=update)]
+
+    def _update_session_info_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """The session's title and timestamps: the editor's to show, and the agent's title names the session."""
+        return self._forwarded(update)
 
     def _update_agent_message_chunk(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         content = update.get("content")
@@ -467,10 +489,24 @@ class AcpClientAdapter(AgentAdapter):
             ]
         text = block_text(content)
         AcpRun.of(ctx).last_text += text
-        return ctx.text_delta(text)
+        before = self._message_boundary(update, ctx, ctx.end_text)
+        return before + _named(ctx.text_delta(text), update)
 
     def _update_agent_thought_chunk(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        return ctx.thinking_delta(block_text(update.get("content")))
+        before = self._message_boundary(update, ctx, ctx.end_thinking)
+        return before + _named(ctx.thinking_delta(block_text(update.get("content"))), update)
+
+    def _message_boundary(
+        self, update: dict[str, Any], ctx: ParseContext, end: Callable[[], list[BaseEvent]]
+    ) -> list[BaseEvent]:
+        """A chunk whose ``messageId`` differs from the last one of its kind begins a new message: the old one ends."""
+        message_id = update.get("messageId")
+        if not isinstance(message_id, str) or not message_id:
+            return []
+        seen = AcpRun.of(ctx).message_ids
+        kind = str(update.get("sessionUpdate"))
+        last, seen[kind] = seen.get(kind), message_id
+        return end() if last is not None and last != message_id else []
 
     def tool_name_of(self, tool_call: dict[str, Any]) -> str:
         """A stable name for an ACP tool call (ACP has none): used by "always" rules and tool tables. Default: its
@@ -583,13 +619,18 @@ class AcpClientAdapter(AgentAdapter):
         return [event] if event is not None else []
 
     def _update_usage_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        used, size = update.get("used"), update.get("size")
-        events: list[BaseEvent] = []
-        if isinstance(used, int) and isinstance(size, int) and size > 0:
-            events.append(ev.ContextLimitWarningEvent(used_tokens=used, max_tokens=size, pct_used=used / size))
+        """The context window and cost, to the editor as the agent wrote them (any currency, its ``_meta``); a cost
+        in US dollars also counts toward the run's cost."""
+        events = self._forwarded(update)
         cost = _dict(update.get("cost"))
-        if isinstance(cost.get("amount"), (int, float)) and cost.get("currency", "USD") == "USD":
-            events.append(ev.CostEvent(cost=ev.CostRecord(total_usd=float(cost["amount"]))))
+        amount = cost.get("amount")
+        if (
+            events
+            and isinstance(amount, (int, float))
+            and not isinstance(amount, bool)
+            and cost.get("currency") == "USD"
+        ):
+            events.append(ev.CostEvent(cost=ev.CostRecord(total_usd=float(amount))))
         return events
 
     # ── permissions ────────────────────────────────────────────────────────────────────────────────────────────
@@ -1050,6 +1091,16 @@ def _log_failure(what: str) -> Any:
         return []
 
     return on_result
+
+
+def _named(events: list[BaseEvent], update: dict[str, Any]) -> list[BaseEvent]:
+    """The chunk's deltas carrying its ``messageId`` (the editor groups a message's chunks by it)."""
+    message_id = update.get("messageId")
+    if isinstance(message_id, str) and message_id:
+        for event in events:
+            if isinstance(event, (ev.TextDeltaEvent, ev.ThinkingDeltaEvent)):
+                event.message_id = message_id
+    return events
 
 
 def _dict(value: Any) -> dict[str, Any]:

@@ -211,12 +211,11 @@ class OpenclawAdapter(AcpClientAdapter):
         return acp_session_id if acp_session_id.startswith("agent:") else None  # a resumed session is named by key
 
     def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        if update.get("sessionUpdate") == "session_info_update":
+        if update.get("sessionUpdate") == "session_info_update":  # its _meta names the gateway's session key
             meta = update.get("_meta") if isinstance(update.get("_meta"), dict) else {}
             key = meta.get("sessionKey")
-            if isinstance(key, str) and key.startswith("agent:") and ctx.session_id != key:
-                return ctx.session_start(key)
-            return []
+            known = isinstance(key, str) and key.startswith("agent:") and ctx.session_id != key
+            return (ctx.session_start(key) if known else []) + super().on_update(update, ctx)
         if update.get("sessionUpdate") in ("tool_call", "tool_call_update"):
             update = self._with_diffs(update, ctx)
         return super().on_update(update, ctx)

@@ -204,11 +204,12 @@ def test_a_new_session_is_named_by_its_gateway_key_once_openclaw_reports_it() ->
     uuid = "4b5dc656-a18f-4f08-92c9-a0c76253ae6b"
     assert adapter.native_session_id(uuid) is None  # the ACP id does not resume
     early = {"sessionUpdate": "session_info_update", "_meta": {"sessionKey": f"acp-bridge:{uuid}", "kind": "unknown"}}
-    assert adapter.on_update(early, ctx) == []
+    assert [e.type for e in adapter.on_update(early, ctx)] == ["agent_update"]  # the editor still gets it
     key = f"agent:main:acp-bridge:{uuid}"
     final = {"sessionUpdate": "session_info_update", "_meta": {"sessionKey": key, "kind": "direct"}}
-    (start,) = adapter.on_update(final, ctx)
+    start, forwarded = adapter.on_update(final, ctx)
     assert start.type == "session_start" and start.session_id == key
+    assert forwarded.type == "agent_update" and forwarded.update == final
     assert adapter.native_session_id(key) == key  # a resumed session is opened by key
 
 

@@ -1,0 +1,203 @@
+"""Forwarding without loss, agent → editor and editor → agent, for the ACP-client family.
+
+Editor → agent: a prompt's content blocks reach an ACP agent field for field (annotations, ``_meta``, a link's
+title, size and description, keys no ACP version defines), generated over every v1 ContentBlock kind.
+Agent → editor: ``messageId`` on message and thought chunks, ``usage_update`` and ``session_info_update`` as the
+agent wrote them (any currency, ``_meta``, a ``null`` that clears), update kinds from a newer ACP; a malformed one
+is dropped, never forwarded and never fatal; arbitrary JSON lines never stop the run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.translation.content import UnsupportedContent, to_prompt
+from acp_mux.translation.updates import UpdateTranslator
+from tests.adapters.test_acp_client import Agent, line, update
+from tests.protocol.test_wire import CONTENT_BLOCK, JSON, META_DICT
+
+
+class _NoTools:
+    def lookup(self, name: str) -> Any:
+        raise AssertionError("no tool is looked up here")
+
+
+def _agent(tmp_path: Path) -> Agent:
+    agent = Agent(str(tmp_path), prompt=None)
+    agent.open_session()
+    return agent
+
+
+def _translated(events: list[Any]) -> list[dict[str, Any]]:
+    translator = UpdateTranslator(_NoTools(), "/")
+    out: list[dict[str, Any]] = []
+    for event in events:
+        if event.type == "agent_update":
+            out += translator.forward(event.update)
+        else:
+            out += translator.translate(event)
+    return out
+
+
+# ── editor → agent: content blocks ─────────────────────────────────────────────────────────────────────────────
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(CONTENT_BLOCK, min_size=1, max_size=4))
+def test_an_editors_prompt_reaches_an_acp_agent_field_for_field(tmp_path: Path, blocks: list[dict[str, Any]]) -> None:
+    try:
+        prompt = to_prompt(blocks, agent="gemini", images=True, audio=True, embedded=True)
+    except UnsupportedContent:  # (a binary resource that is no image: refused with a message, never sent changed)
+        assume(False)
+    agent = _agent(tmp_path)
+    agent.adapter.send_prompt(prompt, agent.ctx)
+    sent = agent.sent()[-1]
+    assert sent["method"] == "session/prompt"
+    assert sent["params"]["prompt"] == blocks
+    assert json.loads(json.dumps(sent["params"]["prompt"])) == blocks
+
+
+def test_context_acp_mux_adds_is_built_and_the_editors_blocks_stay_whole(tmp_path: Path) -> None:
+    from acp_mux.core.prompt import Prompt, TextPart
+
+    link = {"type": "resource_link", "name": "a", "uri": "file:///a", "title": "A", "size": 3, "_meta": {"k": 1}}
+    prompt = to_prompt([link], agent="gemini", images=True, audio=True, embedded=True)
+    agent = _agent(tmp_path)
+    agent.adapter.send_prompt(Prompt((TextPart("earlier turns"), *prompt.parts)), agent.ctx)
+    assert agent.sent()[-1]["params"]["prompt"] == [{"type": "text", "text": "earlier turns"}, link]
+
+
+# ── agent → editor: message ids ────────────────────────────────────────────────────────────────────────────────
+CHUNK = st.tuples(
+    st.sampled_from(["agent_message_chunk", "agent_thought_chunk"]),
+    st.none() | st.sampled_from(["m1", "m2", "m3"]),
+    st.text(min_size=1, max_size=5),
+)
+
+
+@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(CHUNK, min_size=1, max_size=12))
+def test_every_chunk_reaches_the_editor_with_its_message_id(
+    tmp_path: Path, chunks: list[tuple[str, str | None, str]]
+) -> None:
+    agent = _agent(tmp_path)
+    events: list[Any] = []
+    for kind, message_id, text in chunks:
+        fields: dict[str, Any] = {"content": {"type": "text", "text": text}}
+        if message_id is not None:
+            fields["messageId"] = message_id
+        events += agent.feed(update(kind, **fields))
+    shown = [u for u in _translated(events) if u["sessionUpdate"] in ("agent_message_chunk", "agent_thought_chunk")]
+    assert [(u["sessionUpdate"], u.get("messageId"), u["content"]["text"]) for u in shown] == chunks
+
+
+def test_a_new_message_id_ends_the_message_before_it(tmp_path: Path) -> None:
+    agent = _agent(tmp_path)
+    chunk = {"type": "text", "text": "a"}
+    events = agent.feed(
+        update("agent_message_chunk", content=chunk, messageId="m1"),
+        update("agent_message_chunk", content=chunk, messageId="m1"),
+        update("agent_message_chunk", content=chunk, messageId="m2"),
+    )
+    kinds = [e.type for e in events if e.type in ("message_start", "text_delta", "message_stop")]
+    assert kinds == ["message_start", "text_delta", "text_delta", "message_stop", "message_start", "text_delta"]
+    assert [e.message_id for e in events if e.type == "text_delta"] == ["m1", "m1", "m2"]
+
+
+# ── agent → editor: usage, session info, newer kinds ───────────────────────────────────────────────────────────
+OPTIONAL_META = {"_meta": st.none() | META_DICT}
+USAGE = st.fixed_dictionaries(
+    {"sessionUpdate": st.just("usage_update"), "used": st.integers(0, 2**40), "size": st.integers(0, 2**40)},
+    optional={
+        "cost": st.none()
+        | st.fixed_dictionaries(
+            {"amount": st.floats(0, 1e6, allow_nan=False), "currency": st.sampled_from(["USD", "EUR", "JPY", "x"])},
+            optional=OPTIONAL_META,
+        ),
+        **OPTIONAL_META,
+    },
+)
+INFO = st.fixed_dictionaries(
+    {"sessionUpdate": st.just("session_info_update")},
+    optional={
+        "title": st.none() | st.text(max_size=40),
+        "updatedAt": st.none() | st.text(max_size=30),
+        **OPTIONAL_META,
+    },
+)
+NEWER = st.fixed_dictionaries(
+    {"sessionUpdate": st.sampled_from(["x_new_kind", "session_summary"])}, optional={"data": JSON, **OPTIONAL_META}
+)
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(USAGE | INFO | NEWER, min_size=1, max_size=5))
+def test_usage_titles_and_newer_kinds_reach_the_editor_as_the_agent_wrote_them(
+    tmp_path: Path, updates: list[dict[str, Any]]
+) -> None:
+    agent = _agent(tmp_path)
+    events: list[Any] = []
+    for one in updates:
+        events += agent.feed(line({"method": "session/update", "params": {"sessionId": "s", "update": one}}))
+    assert [e.update for e in events if e.type == "agent_update"] == updates
+    assert _translated(events) == updates  # nothing added (no second usage figure), nothing changed
+    dollars = [
+        u["cost"]["amount"]
+        for u in updates
+        if u["sessionUpdate"] == "usage_update" and u.get("cost") and u["cost"]["currency"] == "USD"
+    ]
+    assert [e.cost.total_usd for e in events if e.type == "cost"] == dollars  # the run's cost counts dollars only
+
+
+def test_once_the_agent_reports_its_window_acp_mux_sends_no_estimate_of_its_own() -> None:
+    from acp_mux.core import events as ev
+
+    translator = UpdateTranslator(_NoTools(), "/")
+    usage = ev.TokenUsageEvent(input_tokens=10, output_tokens=5)
+    assert translator.translate(usage)[0]["size"] == 200_000  # an agent that reports nothing: acp-mux's estimate
+    assert translator.forward({"sessionUpdate": "usage_update", "used": 7, "size": 1000}) != []
+    assert translator.translate(usage) == []
+    assert translator.translate(ev.CostEvent(cost=ev.CostRecord(total_usd=1.0))) == []
+
+
+@given(
+    st.sampled_from(["usage_update", "session_info_update"]),
+    st.dictionaries(st.sampled_from(["used", "size", "title", "updatedAt", "cost", "_meta"]), JSON, min_size=1),
+)
+def test_a_malformed_update_is_dropped_never_forwarded(kind: str, fields: dict[str, Any]) -> None:
+    from acp_mux.protocol import wire
+
+    whole = {"sessionUpdate": kind, **fields}
+    try:
+        wire.parse_params("session/update", {"sessionId": "s", "update": whole})
+        fits = True
+    except wire.AcpShapeError:
+        fits = False
+    from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter
+
+    forwarded = AcpClientAdapter().on_update(whole, ParseContext(run_id="r", agent="acp", cwd="/"))
+    assert [e.update for e in forwarded if e.type == "agent_update"] == ([whole] if fits else [])
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(JSON | st.text(max_size=40), min_size=1, max_size=6))
+def test_arbitrary_json_from_an_agent_never_stops_the_run(tmp_path: Path, lines: list[Any]) -> None:
+    agent = _agent(tmp_path)
+    for value in lines:
+        raw = value if isinstance(value, str) else json.dumps(value)
+        agent.feed(raw)
+        for shaped in (
+            {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": value}},
+            {"jsonrpc": "2.0", "method": "session/update", "params": value},
+            {"jsonrpc": "2.0", "id": 99, "method": "session/request_permission", "params": value},
+            {"jsonrpc": "2.0", "id": 98, "method": "fs/read_text_file", "params": value},
+        ):
+            agent.feed(json.dumps(shaped))
+    agent.feed(update("agent_message_chunk", content={"type": "text", "text": "still here"}))
+    assert "still here" in "".join(e.delta for e in agent.events if e.type == "text_delta")
+    answered = {m.get("id") for m in agent.sent() if "method" not in m}
+    assert {99, 98} <= answered  # every request was answered
