@@ -244,6 +244,8 @@ class UpdateTranslator:
         return self._in_progress(view) + [update]
 
     def _on_plan_update(self, e: Any) -> list[dict[str, Any]]:
+        if getattr(e, "wire", None) is not None:  # an ACP agent's own plan: as it sent it
+            return [dict(e.wire)]
         entries = [{"content": x.content, "priority": x.priority, "status": x.status} for x in e.entries]
         return [{"sessionUpdate": "plan", "entries": entries}]
 

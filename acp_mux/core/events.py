@@ -693,10 +693,13 @@ class ModeChangeEvent(BaseEvent):
 
 
 class CommandsUpdateEvent(BaseEvent):
-    """The commands the user can type changed (agents report them after start-up or when skills load)."""
+    """The commands the user can type changed (agents report them after start-up or when skills load).
+
+    ``wire``: the ACP agent's own ``availableCommands`` as it sent them (input hints, ``_meta``), for the editor."""
 
     type: Literal["commands_update"] = "commands_update"
     commands: list[SlashCommand]
+    wire: list[dict[str, Any]] | None = None
 
 
 class PlanEntry(BaseModel):
@@ -711,6 +714,7 @@ class PlanUpdateEvent(BaseEvent):
 
     type: Literal["plan_update"] = "plan_update"
     entries: list[PlanEntry]
+    wire: dict[str, Any] | None = None  # an ACP agent's own ``plan`` update as it sent it (``_meta`` included)
 
 
 class ClientRequestEvent(BaseEvent):

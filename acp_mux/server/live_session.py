@@ -460,7 +460,10 @@ class LiveSession:
         self._send_update(self.id, {"sessionUpdate": "config_option_update", "configOptions": self.config_options()})
 
     def _on_commands(self, event: Any) -> None:
-        commands = [{"name": c.name, "description": c.description} for c in event.commands] if event is not None else []
+        if event is not None and event.wire is not None:  # an ACP agent's own commands: input hints and _meta kept
+            commands = [dict(c) for c in event.wire]
+        else:
+            commands = [{"name": c.name, "description": c.description} for c in event.commands] if event else []
         if self.choices is not None:
             names = ", ".join(self.choices.names)
             commands.insert(

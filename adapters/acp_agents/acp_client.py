@@ -469,13 +469,19 @@ class AcpClientAdapter(AgentAdapter):
 
     def _forwarded(self, update: dict[str, Any]) -> list[BaseEvent]:
         """An update the editor gets as the agent wrote it, when it fits the schema (or is only of a newer kind)."""
+        return [ev.AgentUpdateEvent(update=update)] if self._fits(update, newer_ok=True) else []
+
+    def _fits(self, update: dict[str, Any], *, newer_ok: bool = False) -> bool:
+        """Whether an update may reach the editor as the agent wrote it: it fits the pinned schema, or (``newer_ok``)
+        its only fault is a kind from a newer ACP. A malformed one is logged; the caller shows what it can."""
         try:
             wire.parse_params("session/update", {"sessionId": "", "update": update})
         except wire.AcpShapeError as error:
-            if not error.unknown_kinds:
-                log.debug("%s sent a malformed %s: %s", self.name, update.get("sessionUpdate"), error.reason)
-                return []
-        return [ev.AgentUpdateEvent(update=update)]
+            if newer_ok and error.unknown_kinds:
+                return True
+            log.debug("%s sent a malformed %s: %s", self.name, update.get("sessionUpdate"), error.reason)
+            return False
+        return True
 
     def _update_session_info_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         """The session's title and timestamps: the editor's to show, and the agent's title names the session."""
@@ -597,7 +603,8 @@ class AcpClientAdapter(AgentAdapter):
             status = item.get("status") if item.get("status") in ("pending", "in_progress", "completed") else "pending"
             priority = item.get("priority") if item.get("priority") in ("high", "medium", "low") else "medium"
             entries.append(ev.PlanEntry(content=item["content"], status=status, priority=priority))
-        return ctx.begin_turn() + [ev.PlanUpdateEvent(entries=entries)]
+        wire_plan = update if self._fits(update) else None  # the editor gets the agent's own plan, _meta and all
+        return ctx.begin_turn() + [ev.PlanUpdateEvent(entries=entries, wire=wire_plan)]
 
     def _update_current_mode_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         mode = update.get("currentModeId")
@@ -612,7 +619,8 @@ class AcpClientAdapter(AgentAdapter):
             for c in update.get("availableCommands") or ()
             if isinstance(c, dict) and isinstance(c.get("name"), str) and c["name"]
         ]
-        return [ev.CommandsUpdateEvent(commands=commands)]
+        wire_commands = list(update["availableCommands"]) if self._fits(update) else None  # input hints, _meta
+        return [ev.CommandsUpdateEvent(commands=commands, wire=wire_commands)]
 
     def _update_config_option_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         event = session_options(None, None, update.get("configOptions"))

@@ -201,3 +201,74 @@ def test_arbitrary_json_from_an_agent_never_stops_the_run(tmp_path: Path, lines:
     assert "still here" in "".join(e.delta for e in agent.events if e.type == "text_delta")
     answered = {m.get("id") for m in agent.sent() if "method" not in m}
     assert {99, 98} <= answered  # every request was answered
+
+
+# ── agent → editor: plans and commands ─────────────────────────────────────────────────────────────────────────
+PLAN = st.fixed_dictionaries(
+    {
+        "sessionUpdate": st.just("plan"),
+        "entries": st.lists(
+            st.fixed_dictionaries(
+                {
+                    "content": st.text(max_size=20),
+                    "status": st.sampled_from(["pending", "in_progress", "completed"]),
+                    "priority": st.sampled_from(["high", "medium", "low"]),
+                },
+                optional=OPTIONAL_META,
+            ),
+            max_size=4,
+        ),
+    },
+    optional=OPTIONAL_META,
+)
+COMMANDS = st.fixed_dictionaries(
+    {
+        "sessionUpdate": st.just("available_commands_update"),
+        "availableCommands": st.lists(
+            st.fixed_dictionaries(
+                {"name": st.text(min_size=1, max_size=10), "description": st.text(max_size=20)},
+                optional={
+                    "input": st.none() | st.fixed_dictionaries({"hint": st.text(max_size=10)}, optional=OPTIONAL_META),
+                    **OPTIONAL_META,
+                },
+            ),
+            max_size=4,
+        ),
+    },
+    optional=OPTIONAL_META,
+)
+
+
+@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(PLAN)
+def test_an_agents_plan_reaches_the_editor_as_it_wrote_it(tmp_path: Path, plan: dict[str, Any]) -> None:
+    agent = _agent(tmp_path)
+    events = agent.feed(line({"method": "session/update", "params": {"sessionId": "s", "update": plan}}))
+    assert [u for u in _translated(events) if u["sessionUpdate"] == "plan"] == [plan]
+    (event,) = [e for e in events if e.type == "plan_update"]
+    assert [x.content for x in event.entries] == [x["content"] for x in plan["entries"]]  # the union's view too
+
+
+@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(COMMANDS)
+def test_an_agents_commands_reach_the_editor_as_it_wrote_them(tmp_path: Path, commands: dict[str, Any]) -> None:
+    from types import SimpleNamespace
+
+    from acp_mux.server.live_session import LiveSession
+
+    agent = _agent(tmp_path)
+    events = agent.feed(line({"method": "session/update", "params": {"sessionId": "s", "update": commands}}))
+    (event,) = [e for e in events if e.type == "commands_update"]
+    sent: list[dict[str, Any]] = []
+    session = SimpleNamespace(choices=None, id="s", _send_update=lambda _sid, payload: sent.append(payload))
+    LiveSession._on_commands(session, event)  # type: ignore[arg-type]
+    assert sent == [commands if "_meta" not in commands else {k: v for k, v in commands.items() if k != "_meta"}]
+
+
+def test_a_malformed_plan_is_still_shown_as_far_as_it_goes(tmp_path: Path) -> None:
+    agent = _agent(tmp_path)
+    plan = {"sessionUpdate": "plan", "entries": [{"content": "a", "status": "doing", "priority": "high"}]}
+    events = agent.feed(line({"method": "session/update", "params": {"sessionId": "s", "update": plan}}))
+    assert [u for u in _translated(events) if u["sessionUpdate"] == "plan"] == [
+        {"sessionUpdate": "plan", "entries": [{"content": "a", "priority": "high", "status": "pending"}]}
+    ]
