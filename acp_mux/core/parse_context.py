@@ -18,7 +18,7 @@ from acp_mux.core.lazy_events import ev
 from acp_mux.core import text as safe_json
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import BaseEvent, CostRecord
+    from acp_mux.core.events import BaseEvent, CostRecord, ToolDisplay
 
 
 @dataclass
@@ -136,7 +136,13 @@ class ParseContext:
 
     # ── tools ──────────────────────────────────────────────────────────────────────────────────────────────────
     def tool_start(
-        self, tool_id: str, name: str, tool_input: Any = None, *, display: Any = None, ready: bool | None = None
+        self,
+        tool_id: str,
+        name: str,
+        tool_input: Any = None,
+        *,
+        display: ToolDisplay | None = None,
+        ready: bool | None = None,
     ) -> list[BaseEvent]:
         """Announce a tool call; with a complete ``tool_input`` (or ``ready=True``) it is also ready at once.
 
@@ -175,7 +181,7 @@ class ParseContext:
         state.input, state.ready = tool_input, True
         return [ev.ToolCallReadyEvent(tool_call_id=tool_id, tool_name=state.name, input=tool_input)]
 
-    def tool_result(self, tool_id: str, output: Any, *, display: Any = None) -> list[BaseEvent]:
+    def tool_result(self, tool_id: str, output: Any, *, display: ToolDisplay | None = None) -> list[BaseEvent]:
         state = self.tools.get(tool_id)
         if state is None:
             return []
@@ -193,7 +199,7 @@ class ParseContext:
         )
         return events
 
-    def tool_error(self, tool_id: str, error: str, *, display: Any = None) -> list[BaseEvent]:
+    def tool_error(self, tool_id: str, error: str, *, display: ToolDisplay | None = None) -> list[BaseEvent]:
         state = self.tools.get(tool_id)
         if state is None:
             return []
