@@ -1,0 +1,85 @@
+"""What the ACP-client family costs per line an agent sends: every ``session/update`` the real CLIs sent in the
+recorded fixtures (gemini, copilot, hermes, omp, opencode: text, tool calls, plans, usage, titles) fed through one
+adapter's ``parse_line``, as a run reads them. Medians over rounds, each round a fresh run (no state carried over),
+after one warm-up round (the models build their validators on first use; that cost is the first line's, once).
+
+    .venv/bin/python benchmarks/acp_family_parse.py [--rounds 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter
+from acp_mux.core.contract import RunOptions
+from acp_mux.core.parse_context import ParseContext
+
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
+AGENTS = ("gemini", "copilot", "hermes", "omp", "opencode")
+SESSION = "bench-session"
+
+
+def recorded_updates() -> list[str]:
+    """Every session/update the agents sent in their fixtures, as the line the run reads (one session id)."""
+    lines = []
+    for agent in AGENTS:
+        for path in sorted((FIXTURES / agent).glob("*.jsonl")):
+            for raw in path.read_text().splitlines():
+                entry = json.loads(raw)
+                msg = entry.get("msg")
+                if entry.get("from") == "agent" and isinstance(msg, dict) and msg.get("method") == "session/update":
+                    msg = {**msg, "params": {**msg["params"], "sessionId": SESSION}}
+                    lines.append(json.dumps(msg))
+    return lines
+
+
+class Family(AcpClientAdapter):
+    name = "bench"
+    binary = "bench"
+
+
+def fresh_run() -> tuple[Family, ParseContext]:
+    adapter, ctx = Family(), ParseContext(run_id="r", agent="bench", cwd="/tmp")
+    adapter.start(RunOptions(agent="bench", cwd="/tmp"), ctx)
+    for answer in ({"protocolVersion": 1, "agentCapabilities": {}}, {"sessionId": SESSION}):
+        request_id = max(AcpRunIds.pending(ctx))
+        adapter.parse_line(json.dumps({"jsonrpc": "2.0", "id": request_id, "result": answer}), ctx)
+    return adapter, ctx
+
+
+class AcpRunIds:
+    @staticmethod
+    def pending(ctx: ParseContext) -> list[int]:
+        from acp_mux.adapters.acp_agents.acp_client import AcpRun
+
+        return [int(i) for i in AcpRun.of(ctx).peer.pending]
+
+
+def one_round(lines: list[str]) -> float:
+    adapter, ctx = fresh_run()
+    start = time.perf_counter()
+    for line in lines:
+        for _ in adapter.parse_line(line, ctx):
+            pass
+    return (time.perf_counter() - start) / len(lines) * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=30)
+    rounds = parser.parse_args().rounds
+    lines = recorded_updates()
+    one_round(lines)  # warm-up: validators and event schemas built
+    times = [one_round(lines) for _ in range(rounds)]
+    print(
+        f"{len(lines)} recorded session/update lines, {rounds} rounds: "
+        f"median {statistics.median(times):.1f} µs/line (min {min(times):.1f}, max {max(times):.1f})"
+    )
+
+
+if __name__ == "__main__":
+    main()
