@@ -17,7 +17,7 @@ from acp_mux import __version__
 from acp_mux.server import params as p
 from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, AfterResponse, Connection, RpcError
 from acp_mux.core.ids import new_ulid
-from acp_mux.server.early_init import caps_of, initialize_result
+from acp_mux.server.early_init import CHECKUP_METHOD, caps_of, initialize_result
 from acp_mux.server.self_command import own_command
 from acp_mux.server.agent_choice import AGENT_OPTION, AgentChoices
 from acp_mux.server.store import SessionRecord, SessionStore
@@ -93,8 +93,11 @@ class AcpServer:
             if a.login_args
         ]
         title = "acp-mux" if self.choices is not None else f"acp-mux: {self.adapter.display_name}"
+        one = (
+            None if self.choices is not None else (self.adapter.name, self.adapter.display_name, self.adapter.auth_hint)
+        )
         return initialize_result(
-            requested, self.client_capabilities, caps_of(caps), logins, title, own_command(), __version__
+            requested, self.client_capabilities, caps_of(caps), logins, title, own_command(), __version__, one
         )
 
     def initialized(self, params: dict[str, Any]) -> None:
@@ -111,7 +114,8 @@ class AcpServer:
 
     async def authenticate(self, params: dict[str, Any]) -> dict[str, Any]:
         method = p.required(params, "methodId", str)
-        if method not in {f"{a.name}-login" for a in self._login_adapters()}:
+        logins = {f"{a.name}-login" for a in self._login_adapters() if a.login_args}
+        if method not in (logins or {CHECKUP_METHOD}):  # the methods initialize offered
             raise RpcError(INVALID_PARAMS, f"unknown auth method {method!r}")
         return {}  # the login itself runs in a terminal (`acp-mux --agent X --login`); nothing to do in-band
 

@@ -77,10 +77,14 @@ def initialize_result(
     title: str,
     command: list[str],
     version: str,
+    agent: tuple[str, str, str] | None = None,
 ) -> dict[str, Any]:
     """The ``initialize`` result. ``caps``: images, audio, embedded_context, mcp_http, mcp_sse; ``logins``: one
     (agent, display name, auth hint, --agent-bin or None) per agent with a login of its own; ``command``: how a
-    terminal runs this acp-mux again."""
+    terminal runs this acp-mux again; ``agent``: (name, display name, auth hint) of the one agent served, None
+    when any may answer. Without a login to offer, the sign-in offered is ``acp-mux doctor`` in a terminal: it
+    shows what is installed and signed in and the next step (the ACP registry lists only agents that offer one)."""
+    methods = [_auth_method(client_caps, command, *login) for login in logins]
     return {
         "protocolVersion": min(requested, PROTOCOL_VERSION),
         "agentCapabilities": {
@@ -93,7 +97,7 @@ def initialize_result(
             "mcpCapabilities": {"http": caps["mcp_http"], "sse": caps["mcp_sse"]},
             "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
         },
-        "authMethods": [_auth_method(client_caps, command, *login) for login in logins],
+        "authMethods": methods or [_checkup_method(client_caps, command, agent)],
         "agentInfo": {"name": "acp-mux", "title": title, "version": version},
     }
 
@@ -101,16 +105,50 @@ def initialize_result(
 def _auth_method(
     client_caps: dict[str, Any], command: list[str], name: str, display_name: str, hint: str, binary: str | None
 ) -> dict[str, Any]:
-    """Each agent's own login, run in a terminal. The legacy ``terminal-auth`` form names the command, so it is this
-    program's absolute path: an editor's PATH often lacks ``acp-mux``."""
+    """Each agent's own login, run in a terminal."""
     args = ["--agent", name, *(["--agent-bin", binary] if binary else []), "--login"]
-    label = f"Log in to {display_name}"
+    return _terminal_method(client_caps, command, f"{name}-login", f"Log in to {display_name}", hint, args)
+
+
+CHECKUP_METHOD = "doctor"
+
+
+def _checkup_method(
+    client_caps: dict[str, Any], command: list[str], agent: tuple[str, str, str] | None
+) -> dict[str, Any]:
+    """``acp-mux doctor [NAME]`` in a terminal, for an agent without a login command of its own (or when none of the
+    agents found has one): how it signs in, and whether it is installed and signed in here."""
+    if agent is None:
+        return _terminal_method(
+            client_caps,
+            command,
+            CHECKUP_METHOD,
+            "Check which agents are ready",
+            "Shows which agent CLIs are installed and signed in here, and the next step for each.",
+            ["doctor"],
+        )
+    name, display_name, hint = agent
+    return _terminal_method(
+        client_caps,
+        command,
+        CHECKUP_METHOD,
+        f"Check {display_name}'s set-up",
+        f"{hint} This shows whether it is installed and signed in here, and what to do next.".lstrip(),
+        ["doctor", name],
+    )
+
+
+def _terminal_method(
+    client_caps: dict[str, Any], command: list[str], method_id: str, label: str, hint: str, args: list[str]
+) -> dict[str, Any]:
+    """This acp-mux run with ``args`` in a terminal. The legacy ``terminal-auth`` form names the command, so it is
+    this program's absolute path: an editor's PATH often lacks ``acp-mux``."""
     if (client_caps.get("auth") or {}).get("terminal"):
-        return {"id": f"{name}-login", "name": label, "description": hint, "type": "terminal", "args": args}
+        return {"id": method_id, "name": label, "description": hint, "type": "terminal", "args": args}
     import shlex
 
     return {
-        "id": f"{name}-login",
+        "id": method_id,
         "name": label,
         "description": f"{hint} In a terminal: {shlex.join(command + args)}",
         "_meta": {"terminal-auth": {"command": command[0], "args": command[1:] + args, "label": label}},
@@ -280,6 +318,7 @@ def _answer(data: bytes, agent: str, facts: dict[str, Any], binary: str | None, 
         f"acp-mux: {facts['display_name']}",
         own_command(),
         __version__,
+        (agent, facts["display_name"], facts["auth_hint"]),
     )
     reply = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}, separators=(",", ":"))
     os.write(fd_out, reply.encode() + b"\n")
