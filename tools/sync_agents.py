@@ -1,8 +1,9 @@
 """Write what is derived from the agent table (``adapters/registry.py``), so it cannot drift from it.
 
 - the agents table in README.md, between the ``agents-table`` markers;
-- ``packaging/acp-registry/<id>/{agent.json,icon.svg}``: one ACP-registry entry per supported agent, ready to copy
-  into a pull request on the ACP registry (each runs ``uvx --from acp-multiplexer==<version> acp-mux --agent NAME``).
+- ``packaging/acp-registry/<id>/{agent.json,icon.svg}``: one ACP-registry entry per supported agent and one for the
+  every-agent mode (``acp-mux``: ``--agent auto``), ready to copy into a pull request on the ACP registry (each runs
+  ``uvx acp-multiplexer==<version> --agent NAME``); an entry the registry's checks would refuse is not written.
 
     python tools/sync_agents.py          # rewrite the files
     python tools/sync_agents.py --check  # exit 1 and name the stale files (what tests/test_generated.py runs)
@@ -14,6 +15,7 @@ import argparse
 import json
 import sys
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,8 +32,11 @@ END = "<!-- /agents-table -->"
 
 
 def project() -> dict[str, str]:
+    """The distribution's name, version and license, and its repository when ``[project.urls]`` names one."""
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    return {"name": data["name"], "version": data["version"], "license": data["license"]}
+    urls = {k.lower(): v for k, v in (data.get("urls") or {}).items()}
+    repository = urls.get("repository") or urls.get("source") or ""
+    return {"name": data["name"], "version": data["version"], "license": data["license"], "repository": repository}
 
 
 # ── README ─────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -90,38 +95,74 @@ def readme_text(current: str) -> str:
 
 
 # ── ACP registry entries ───────────────────────────────────────────────────────────────────────────────────────
+EVERY_AGENT = "auto"  # `--agent auto`: one entry serves every agent found here, picked per session
+
+
 def registry_id(name: str) -> str:
-    return f"acp-mux-{name}"
+    return "acp-mux" if name == EVERY_AGENT else f"acp-mux-{name}"
 
 
-def registry_entry(row: AgentEntry, meta: dict[str, str]) -> dict[str, object]:
-    return {
-        "id": registry_id(row.name),
-        "name": f"{row.display_name} (acp-mux)",
+def _description(name: str) -> str:
+    if name == EVERY_AGENT:
+        names = ", ".join(ENTRIES[n].display_name for n in AGENT_NAMES if ENTRIES[n].supported)
+        return (
+            "Every coding-agent CLI installed here behind one ACP entry: pick the agent per session and switch "
+            "between prompts with the conversation carried over, one permission policy and one history for all. "
+            f"Serves those it finds of: {names}."
+        )
+    row = ENTRIES[name]
+    return (
+        f"{row.display_name} through acp-mux, one ACP bridge for ten coding-agent CLIs. "
+        f"Needs the {row.binary} CLI: {row.install_text.replace('`', '')}."
+    )
+
+
+def registry_entry(name: str, meta: Mapping[str, str]) -> dict[str, object]:
+    """One agent.json, with exactly the fields the registry's schema knows (``packaging/acp-registry-schema``): uvx
+    takes only ``package``, ``args`` and ``env``, and runs the executable named after the package
+    (``acp-multiplexer``, a console script of this distribution), pinned to this version."""
+    title = "acp-mux: every agent" if name == EVERY_AGENT else f"{ENTRIES[name].display_name} (acp-mux)"
+    entry: dict[str, object] = {
+        "id": registry_id(name),
+        "name": title,
         "version": meta["version"],
-        "description": f"{row.display_name} through acp-mux, one ACP bridge for ten coding-agent CLIs. "
-        f"Needs the {row.binary} CLI: {row.install_text.replace('`', '')}.",
+        "description": _description(name),
+    }
+    if meta.get("repository"):
+        entry["repository"] = meta["repository"]
+    entry |= {
         "authors": ["acp-mux contributors"],
         "license": meta["license"],
+        "icon": "./icon.svg",
         "distribution": {
-            "uvx": {"package": f"{meta['name']}=={meta['version']}", "cmd": "acp-mux", "args": ["--agent", row.name]}
+            "uvx": {"package": f"{meta['name']}=={meta['version']}", "args": ["--agent", name]},
         },
     }
+    return entry
+
+
+def registry_names() -> list[str]:
+    """Who gets an entry: every supported agent (the demo is not one of them), then the every-agent mode."""
+    return [name for name in AGENT_NAMES if ENTRIES[name].supported] + [EVERY_AGENT]
 
 
 def registry_files() -> dict[Path, str]:
-    """Every file under packaging/acp-registry, by path: one folder per supported agent with a terminal sign-in
-    (not the demo, nor an agent such as omp that signs in only inside its own TUI: the registry demands a login)."""
-    meta = project()
+    """Every file under packaging/acp-registry, by path. An entry the registry's own checks would refuse is not
+    written: the generator stops and names what is wrong (tools/acp_registry_checks.py)."""
+    from tools.acp_registry_checks import entry_errors, icon_errors, load_schema, schema_errors
+
+    meta, schema = project(), load_schema()
     icon = ICON.read_text()
+    problems = [f"packaging/icon.svg: {e}" for e in icon_errors(icon)]
     files: dict[Path, str] = {}
-    for name in AGENT_NAMES:
-        row = ENTRIES[name]
-        if not row.supported or not row.login_command:
-            continue
+    for name in registry_names():
+        entry = json.loads(json.dumps(registry_entry(name, meta)))
         folder = REGISTRY_DIR / registry_id(name)
-        files[folder / "agent.json"] = json.dumps(registry_entry(row, meta), indent=2) + "\n"
+        problems += [f"{folder.name}: {e}" for e in schema_errors(entry, schema) + entry_errors(entry, folder.name)]
+        files[folder / "agent.json"] = json.dumps(entry, indent=2) + "\n"
         files[folder / "icon.svg"] = icon
+    if problems:
+        raise SystemExit("the ACP registry would refuse these entries:\n  " + "\n  ".join(problems))
     return files
 
 
