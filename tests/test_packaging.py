@@ -11,6 +11,7 @@ tests/test_registry_entries.py.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -27,11 +28,12 @@ import pytest
 from acp_mux import __version__
 from tests.e2e.clis import cache_dir
 from tests.server.client import RecordingClient
-from tools import sync_agents
+from tools import acp_registry_checks, sync_agents
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 REQUIRED = os.environ.get("ACP_MUX_REQUIRE_CLIS") == "1"
+REGISTRY_DIR = ROOT / "packaging" / "acp-registry"
 
 
 def test_generated_files_match_the_agent_table():
@@ -110,15 +112,10 @@ def test_the_wheel_holds_only_acp_mux(wheel):
     assert "acp_mux/adapters/registry.py" in names and "acp_mux/translation/__init__.py" in names
 
 
-@pytest.mark.e2e  # uvx fetches the wheel's dependencies from PyPI
-def test_uvx_runs_the_wheel_as_an_editor_would(wheel, tmp_path):
-    uv = _uv()
-    home = tmp_path / "home"
-    work = tmp_path / "work"
-    home.mkdir()
-    work.mkdir()
+def _uvx_env(tmp_path: Path) -> dict[str, str]:
+    """An environment that holds nothing of this machine's but the system's tools (no agent CLI, no acp-mux)."""
     env = {
-        "HOME": str(home),
+        "HOME": str(tmp_path / "home"),
         "PATH": os.pathsep.join(p for p in ("/usr/local/bin", "/usr/bin", "/bin") if os.path.isdir(p)),
         "UV_CACHE_DIR": str(cache_dir() / "uv-cache"),  # dependencies are fetched once, not on every run
         "UV_PYTHON_DOWNLOADS": "never",
@@ -128,20 +125,34 @@ def test_uvx_runs_the_wheel_as_an_editor_would(wheel, tmp_path):
     for var in ("SSL_CERT_FILE", "SSL_CERT_DIR", "TMPDIR"):
         if os.environ.get(var):
             env[var] = os.environ[var]
-    argv = [
-        *("tool", "run", "--isolated", "--python", sys.executable, "--from", str(wheel)),
-        *(PROJECT["name"], "--agent", "demo"),  # the executable named after the package, as `uvx PACKAGE` runs
-    ]
-    probe = subprocess.run([uv, *argv[:-2], "--version"], env=env, capture_output=True, text=True, timeout=600)
+    (tmp_path / "home").mkdir(exist_ok=True)
+    return env
+
+
+def _uvx(uv: str, wheel: Path, env: dict[str, str], *args: str) -> list[str]:
+    """``uvx PACKAGE ARGS`` run from the wheel: the executable named after the distribution, as uvx starts it,
+    skipping the test when PyPI (the wheel's dependencies) cannot be reached."""
+    argv = [uv, "tool", "run", "--isolated", "--python", sys.executable, "--from", str(wheel), PROJECT["name"]]
+    probe = subprocess.run([*argv, "--version"], env=env, capture_output=True, text=True, timeout=600)
     if probe.returncode != 0 and "pypi.org" in probe.stderr and not REQUIRED:
         pytest.skip(f"uvx could not fetch the dependencies from PyPI: {probe.stderr.strip()[-300:]}")
     assert probe.returncode == 0, probe.stderr[-2000:]
     assert probe.stdout.strip() == f"acp-mux {__version__}"
+    return [*argv, *args]
+
+
+@pytest.mark.e2e  # uvx fetches the wheel's dependencies from PyPI
+def test_uvx_runs_the_wheel_as_an_editor_would(wheel, tmp_path):
+    uv = _uv()
+    work = tmp_path / "work"
+    work.mkdir()
+    env = _uvx_env(tmp_path)
+    argv = _uvx(uv, wheel, env, "--agent", "demo")
 
     async def turn() -> RecordingClient:
         client = RecordingClient()
         async with acp.spawn_agent_process(
-            client, uv, *argv, env=env, cwd=str(work), transport_kwargs={"stderr": None}
+            client, argv[0], *argv[1:], env=env, cwd=str(work), transport_kwargs={"stderr": None}
         ) as (conn, _proc):
             init = await conn.initialize(protocol_version=1)
             assert init.agent_info.name == "acp-mux" and init.agent_info.version == __version__
@@ -153,3 +164,24 @@ def test_uvx_runs_the_wheel_as_an_editor_would(wheel, tmp_path):
 
     client = asyncio.run(asyncio.wait_for(turn(), timeout=120))
     assert "You said: hello from uvx" in client.text()
+
+
+@pytest.mark.e2e  # uvx fetches the wheel's dependencies from PyPI
+def test_the_registry_auth_check_passes_on_every_entry_run_by_uvx(wheel, tmp_path):
+    """verify_agents.py --auth-check, on the wheel: each entry's ``uvx PACKAGE ARGS`` in a sandbox HOME with TERM=dumb
+    and no agent CLI answers its one initialize, on the first line, with a sign-in of type agent or terminal."""
+    uv = _uv()
+    env = _uvx_env(tmp_path)
+    verdicts = {}
+    for folder in sorted(p for p in REGISTRY_DIR.iterdir() if p.is_dir()):
+        entry = json.loads((folder / "agent.json").read_text())
+        cmd, extra = acp_registry_checks.uvx_command(entry, cache_dir() / "uv-cache")
+        package = cmd[3]
+        assert package == f"{PROJECT['name']}=={__version__}"  # what this wheel is
+        argv = _uvx(uv, wheel, env, *cmd[4:])
+        home = tmp_path / "auth-home" / folder.name
+        home.mkdir(parents=True)
+        check_env = acp_registry_checks.sandbox_env(home, extra, keep=env)
+        verdicts[folder.name] = acp_registry_checks.auth_check(argv, tmp_path, check_env, timeout=60)
+    assert {name: v.reason for name, v in verdicts.items() if not v.ok} == {}
+    assert all(v.answer and v.answer["result"]["agentInfo"]["version"] == __version__ for v in verdicts.values())

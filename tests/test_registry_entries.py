@@ -33,6 +33,7 @@ from tools.acp_registry_checks import (
     ecma_pattern,
     entry_errors,
     icon_errors,
+    launch_check,
     load_schema,
     package_name,
     sandbox_env,
@@ -295,6 +296,41 @@ def test_uvx_runs_the_executable_named_after_the_package(spec, tail):
     assert package_name(spec + tail) == spec
 
 
+def _python(code: str) -> list[str]:
+    return [sys.executable, "-c", code]
+
+
+ANSWER = 'import json,sys; sys.stdin.readline(); print(json.dumps({"jsonrpc":"2.0","id":1,"result":%s}), flush=True)'
+
+
+@pytest.mark.parametrize(
+    "program,ok",
+    [
+        (ANSWER % '{"authMethods":[{"id":"a","name":"A","type":"terminal","args":[]}]}', True),
+        (ANSWER % '{"authMethods":[]}', False),
+        ('import sys; print("starting up"); sys.stdin.readline()', False),  # the first line must be the answer
+        ('print(\'{"jsonrpc":"2.0","method":"session/update","params":{}}\')', False),
+        ("import sys; sys.stdin.readline(); sys.exit(3)", False),
+        ("import time; time.sleep(30)", False),  # never answers within the timeout
+    ],
+)
+def test_the_auth_check_fails_what_the_registrys_client_fails(program, ok, tmp_path):
+    assert auth_check(_python(program), tmp_path, dict(os.environ), timeout=3).ok == ok
+
+
+@pytest.mark.parametrize(
+    "program,ok",
+    [
+        ("pass", True),
+        ("import time; time.sleep(30)", True),
+        ("import sys; sys.exit(2)", False),
+        ('import sys; print("no stdin given", file=sys.stderr); sys.exit(2)', True),
+    ],
+)
+def test_the_launch_check_judges_as_the_registry_does(program, ok, tmp_path):
+    assert launch_check(_python(program), tmp_path, dict(os.environ), timeout=2).ok == ok
+
+
 # ── the generated entries ──────────────────────────────────────────────────────────────────────────────────────
 def _entry(folder: str) -> dict[str, Any]:
     return json.loads((REGISTRY / folder / "agent.json").read_text())
@@ -347,17 +383,31 @@ def console_script(bin_dir: Path, name: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("folder", FOLDERS)
-def test_each_entry_passes_the_auth_check_where_no_agent_cli_is_installed(folder, tmp_path):
-    """The registry's CI starts the entry's command with HOME in a sandbox, TERM=dumb and no agent CLI, writes one
-    initialize and reads the first line: it must offer a sign-in of type agent or terminal."""
-    entry = _entry(folder)
-    cmd, extra = uvx_command(entry, tmp_path / "uv-cache")
+def installed(folder: str, tmp_path: Path) -> tuple[list[str], dict[str, str]]:
+    """The entry's ``uvx PACKAGE ARGS`` as it runs once uvx has installed the package: the executable named after
+    the package, with the entry's args, HOME in a sandbox, TERM=dumb and the system's tools only (no agent CLI)."""
+    cmd, extra = uvx_command(_entry(folder), tmp_path / "uv-cache")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     script = console_script(bin_dir, package_name(cmd[3]))
     (tmp_path / "auth-home").mkdir()
     env = sandbox_env(tmp_path / "auth-home", extra)
-    env["PATH"] = os.pathsep.join([str(bin_dir), OS_PATH])  # the system's tools only: no agent CLI
-    verdict = auth_check([str(script), *cmd[4:]], tmp_path, env, timeout=60)
+    env["PATH"] = os.pathsep.join([str(bin_dir), OS_PATH])
+    return [str(script), *cmd[4:]], env
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_each_entry_passes_the_auth_check_where_no_agent_cli_is_installed(folder, tmp_path):
+    """The registry's CI writes one initialize and reads the first line: it must offer a sign-in of type agent or
+    terminal."""
+    cmd, env = installed(folder, tmp_path)
+    verdict = auth_check(cmd, tmp_path, env, timeout=60)
     assert verdict.ok, verdict.reason
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_each_entry_passes_the_plain_launch_check(folder, tmp_path):
+    """Without --auth-check the registry starts the command on an empty stdin: it must keep running or exit 0."""
+    cmd, env = installed(folder, tmp_path)
+    verdict = launch_check(cmd, tmp_path, env)
+    assert verdict.ok and verdict.reason == "exited cleanly", verdict.reason  # stdin at its end: nothing to serve

@@ -8,9 +8,10 @@ The registry (github.com/agentclientprotocol/registry) accepts a folder ``<id>/{
   distribution kinds, a package version equal to the entry's and never ``latest``, ids unique across entries;
 - ``icon.svg`` is 16×16, square and monochrome (:func:`icon_errors`, the same textual rules the build script applies:
   a colour in a comment or a ``data-fill`` attribute is refused there, so it is here);
-- its verify script starts ``uvx --cache-dir C PACKAGE ARGS`` (:func:`uvx_command`) with HOME in a sandbox and
-  TERM=dumb, writes one ``initialize`` and reads the first line of stdout (:func:`auth_check`): it must be the answer,
-  with at least one auth method of type "agent" or "terminal" (:func:`auth_types`).
+- its verify script starts ``uvx --cache-dir C PACKAGE ARGS`` (:func:`uvx_command`): on empty stdin it must keep
+  running or exit 0 (:func:`launch_check`); with HOME in a sandbox and TERM=dumb, given one ``initialize``, the first
+  line of stdout must be the answer (:func:`auth_check`), with at least one auth method of type "agent" or
+  "terminal" (:func:`auth_types`).
 
 Not checked here: that the package exists on PyPI (the build script asks pypi.org; true only once it is published).
 Where this module is stricter than the registry it says so: ``format: uri`` is asserted (the registry's jsonschema
@@ -482,6 +483,24 @@ def auth_check(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], timeout: f
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def launch_check(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], timeout: float = 10) -> AuthCheck:
+    """The verify script's plain launch test (without ``--auth-check``): stdin empty, stdout and stderr read; still
+    running after ``timeout`` or exited 0 passes, and so does a failure whose output speaks of input, a prompt or
+    stdin (the registry reads that as "works, needs input")."""
+    try:
+        done = subprocess.run(
+            list(cmd), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        return AuthCheck(True, f"still running after {timeout:g} s")
+    if done.returncode == 0:
+        return AuthCheck(True, "exited cleanly")
+    said = (done.stdout + done.stderr).lower()
+    if any(word in said for word in ("input", "prompt", "stdin")):
+        return AuthCheck(True, f"exited {done.returncode}, asking for input")
+    return AuthCheck(False, f"exited {done.returncode}: {done.stderr.strip()[:200]}")
 
 
 def sandbox_env(home: Path, extra: Mapping[str, str], keep: Mapping[str, str] | None = None) -> dict[str, str]:
