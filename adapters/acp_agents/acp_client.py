@@ -68,6 +68,8 @@ ev = lazy_module("acp_mux.core.events")  # pydantic loads with the first event, 
 
 log = logging.getLogger(__name__)
 
+OnResult = Callable[[Any, "dict[str, Any] | None"], "list[BaseEvent]"]  # what a request's answer is handed to
+
 ACP_PROTOCOL_VERSION = 1
 CLIENT_INFO = {"name": "acp-mux", "title": "acp-mux", "version": __version__}
 MAX_LOCAL_READ_BYTES = 5_000_000
@@ -109,6 +111,7 @@ class AcpRun(PerRun):
         default_factory=dict
     )  # ours → (rpc id, method, params)
     message_ids: dict[str, str] = field(default_factory=dict)  # chunk kind → the agent's last messageId
+    checked: tuple[Any, Any] = (None, None)  # the update the edge last validated, and its AcpShapeError (or None)
 
     KEY = "acp_run"
 
@@ -165,7 +168,31 @@ class AcpClientAdapter(AgentAdapter):
             "clientCapabilities": self.client_capabilities(options),
             "clientInfo": CLIENT_INFO,
         }
-        run.peer.request(ctx, "initialize", params, lambda result, error: self.on_initialized(result, error, ctx))
+        self.call_agent(ctx, "initialize", params, lambda result, error: self.on_initialized(result, error, ctx))
+
+    def call_agent(self, ctx: ParseContext, method: str, params: dict[str, Any], on_result: OnResult) -> Any:
+        """Send the agent a request of ours; its id. Both ends are checked against the pinned schema: what we send
+        is validated and dumped (``wire.dump``: the schema's names, nothing invented), and the agent's answer is
+        validated before ``on_result`` sees it, so an answer outside ACP reaches it as a typed error
+        (``-32602``, naming the fields), never as a half-read result. Methods outside the schema (extensions,
+        unstable ones such as ``session/set_model``) pass as they are."""
+        try:
+            model = wire.parse_params(method, params)
+        except wire.AcpShapeError as error:  # the editor's part of it (e.g. its MCP servers) does not fit: its to say
+            log.warning("%s: sending %s as it is, though it does not fit ACP: %s", self.name, method, error.reason)
+            model = None
+        payload = wire.dump(model) if model is not None else params
+
+        def checked(result: Any, error: dict[str, Any] | None) -> list[BaseEvent]:
+            if error is None:
+                try:
+                    wire.parse_result(method, result)
+                except wire.AcpShapeError as shape:
+                    message = f"{self.display_name or self.name} answered {method} outside ACP: {shape.reason}"
+                    return on_result(None, {"code": wire.SHAPE_ERROR_CODE, "message": message})
+            return on_result(result, error)
+
+        return AcpRun.of(ctx).peer.request(ctx, method, payload, checked)
 
     def on_initialized(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
         """Hook: the agent answered ``initialize``. Default: keep its capabilities and open the session. An agent
@@ -184,12 +211,12 @@ class AcpClientAdapter(AgentAdapter):
         caps = run.agent_capabilities
         if native and "resume" in _dict(caps.get("sessionCapabilities")):
             run.loading = self.resume_replays
-            run.peer.request(ctx, "session/resume", {**base, "sessionId": native}, self._session_opened(ctx, native))
+            self.call_agent(ctx, "session/resume", {**base, "sessionId": native}, self._session_opened(ctx, native))
         elif native and caps.get("loadSession"):
             run.loading = True
-            run.peer.request(ctx, "session/load", {**base, "sessionId": native}, self._session_opened(ctx, native))
+            self.call_agent(ctx, "session/load", {**base, "sessionId": native}, self._session_opened(ctx, native))
         else:
-            run.peer.request(ctx, "session/new", base, self._session_opened(ctx, None))
+            self.call_agent(ctx, "session/new", base, self._session_opened(ctx, None))
         return []
 
     def mcp_servers(self, options: RunOptions) -> list[dict[str, Any]]:
@@ -273,7 +300,7 @@ class AcpClientAdapter(AgentAdapter):
         run.last_text = ""
         self.before_prompt(prompt, ctx)
         params = {"sessionId": run.session_id, "prompt": self.prompt_blocks(prompt)}
-        run.prompt_in_flight = run.peer.request(
+        run.prompt_in_flight = self.call_agent(
             ctx, "session/prompt", params, lambda result, error: self.on_prompt_done(result, error, ctx)
         )
 
@@ -352,7 +379,7 @@ class AcpClientAdapter(AgentAdapter):
             return False
         run.options.mode = mode
         if run.ready:
-            run.peer.request(
+            self.call_agent(
                 ctx,
                 "session/set_mode",
                 {"sessionId": run.session_id, "modeId": mode},
@@ -367,7 +394,7 @@ class AcpClientAdapter(AgentAdapter):
             return False
         run.options.model = model
         if run.ready:
-            run.peer.request(
+            self.call_agent(
                 ctx,
                 "session/set_model",
                 {"sessionId": run.session_id, "modelId": model},
@@ -389,7 +416,7 @@ class AcpClientAdapter(AgentAdapter):
             return [event] if event is not None else []
 
         params = {"sessionId": run.session_id, "configId": option_id, "value": value}
-        run.peer.request(ctx, "session/set_config_option", params, on_result)
+        self.call_agent(ctx, "session/set_config_option", params, on_result)
         return True
 
     # ── incoming ───────────────────────────────────────────────────────────────────────────────────────────────
@@ -403,10 +430,10 @@ class AcpClientAdapter(AgentAdapter):
             return run.peer.handle_response(msg)
         if kind == "notification":
             if msg["method"] == "session/update":
-                params = _dict(msg.get("params"))
                 if run.loading:
                     return []  # the agent replays its history: the bridge shows its own record instead
-                return self.on_update(_dict(params.get("update")), ctx)
+                update = _dict(_dict(msg.get("params")).get("update"))
+                return self._check_update(msg.get("params"), update, run) + self.on_update(update, ctx)
             return self._extension_notification(msg["method"], _dict(msg.get("params")), ctx)
         if kind == "request":
             return self._on_request(msg, ctx)
@@ -417,6 +444,14 @@ class AcpClientAdapter(AgentAdapter):
     def _on_request(self, msg: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         run = AcpRun.of(ctx)
         method, rpc_id, params = msg["method"], msg["id"], _dict(msg.get("params"))
+        if wire.side_of(method) == "client":  # a method of the schema's: it must fit it before anything reads it
+            try:
+                wire.parse_params(method, msg.get("params"))
+            except wire.AcpShapeError as error:
+                run.peer.respond_error(
+                    ctx, rpc_id, wire.SHAPE_ERROR_CODE, f"acp-mux cannot read {method}: {error.reason}"
+                )
+                return [ev.DebugEvent(level="warn", message=f"{self.name} sent {method} outside ACP: {error.reason}")]
         try:
             if method == "session/request_permission":
                 return self.on_permission_request(rpc_id, params, ctx)
@@ -464,28 +499,45 @@ class AcpClientAdapter(AgentAdapter):
         if handler is not None:
             return handler(update, ctx)  # type: ignore[no-any-return]
         if isinstance(kind, str) and kind != "user_message_chunk":  # a kind from a newer ACP: the editor's to read
-            return self._forwarded(update)
+            return self._forwarded(update, ctx)
         return []  # the agent's echo of the person's words: the editor wrote them
 
-    def _forwarded(self, update: dict[str, Any]) -> list[BaseEvent]:
-        """An update the editor gets as the agent wrote it, when it fits the schema (or is only of a newer kind)."""
-        return [ev.AgentUpdateEvent(update=update)] if self._fits(update, newer_ok=True) else []
-
-    def _fits(self, update: dict[str, Any], *, newer_ok: bool = False) -> bool:
-        """Whether an update may reach the editor as the agent wrote it: it fits the pinned schema, or (``newer_ok``)
-        its only fault is a kind from a newer ACP. A malformed one is logged; the caller shows what it can."""
+    def _check_update(self, params: Any, update: dict[str, Any], run: AcpRun) -> list[BaseEvent]:
+        """The edge for ``session/update``: validated once, where the line is read; the verdict is kept for the
+        handlers (:meth:`_fits`). One outside ACP is still shown as far as the handlers can read it, never
+        forwarded as written, and said in the log; one only of a newer kind goes on to the editor."""
         try:
-            wire.parse_params("session/update", {"sessionId": "", "update": update})
+            wire.parse_params("session/update", params)
+            run.checked = (update, None)
         except wire.AcpShapeError as error:
-            if newer_ok and error.unknown_kinds:
-                return True
-            log.debug("%s sent a malformed %s: %s", self.name, update.get("sessionUpdate"), error.reason)
-            return False
-        return True
+            run.checked = (update, error)
+            if not error.unknown_kinds:
+                message = f"{self.name} sent a session/update outside ACP: {error.reason}"
+                return [ev.DebugEvent(level="warn", message=message)]
+        return []
+
+    def _forwarded(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """An update the editor gets as the agent wrote it, when it fits the schema (or is only of a newer kind)."""
+        return [ev.AgentUpdateEvent(update=update)] if self._fits(update, ctx, newer_ok=True) else []
+
+    def _fits(self, update: dict[str, Any], ctx: ParseContext, *, newer_ok: bool = False) -> bool:
+        """Whether an update may reach the editor as the agent wrote it: it fits the pinned schema, or (``newer_ok``)
+        its only fault is a kind from a newer ACP. The edge's verdict when it checked this update; else (an update
+        a hook made, a test's) checked here."""
+        run = AcpRun.find(ctx)
+        if run is not None and run.checked[0] is update:
+            error = run.checked[1]
+        else:
+            try:
+                wire.parse_params("session/update", {"sessionId": "", "update": update})
+                error = None
+            except wire.AcpShapeError as shape:
+                error = shape
+        return error is None or (newer_ok and bool(error.unknown_kinds))
 
     def _update_session_info_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         """The session's title and timestamps: the editor's to show, and the agent's title names the session."""
-        return self._forwarded(update)
+        return self._forwarded(update, ctx)
 
     def _update_agent_message_chunk(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         content = update.get("content")
@@ -603,7 +655,7 @@ class AcpClientAdapter(AgentAdapter):
             status = item.get("status") if item.get("status") in ("pending", "in_progress", "completed") else "pending"
             priority = item.get("priority") if item.get("priority") in ("high", "medium", "low") else "medium"
             entries.append(ev.PlanEntry(content=item["content"], status=status, priority=priority))
-        wire_plan = update if self._fits(update) else None  # the editor gets the agent's own plan, _meta and all
+        wire_plan = update if self._fits(update, ctx) else None  # the editor gets the agent's own plan, _meta and all
         return ctx.begin_turn() + [ev.PlanUpdateEvent(entries=entries, wire=wire_plan)]
 
     def _update_current_mode_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
@@ -619,7 +671,7 @@ class AcpClientAdapter(AgentAdapter):
             for c in update.get("availableCommands") or ()
             if isinstance(c, dict) and isinstance(c.get("name"), str) and c["name"]
         ]
-        wire_commands = list(update["availableCommands"]) if self._fits(update) else None  # input hints, _meta
+        wire_commands = list(update["availableCommands"]) if self._fits(update, ctx) else None  # input hints, _meta
         return [ev.CommandsUpdateEvent(commands=commands, wire=wire_commands)]
 
     def _update_config_option_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
@@ -629,7 +681,7 @@ class AcpClientAdapter(AgentAdapter):
     def _update_usage_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         """The context window and cost, to the editor as the agent wrote them (any currency, its ``_meta``); a cost
         in US dollars also counts toward the run's cost."""
-        events = self._forwarded(update)
+        events = self._forwarded(update, ctx)
         cost = _dict(update.get("cost"))
         amount = cost.get("amount")
         if (

@@ -272,3 +272,34 @@ def test_a_malformed_plan_is_still_shown_as_far_as_it_goes(tmp_path: Path) -> No
     assert [u for u in _translated(events) if u["sessionUpdate"] == "plan"] == [
         {"sessionUpdate": "plan", "entries": [{"content": "a", "priority": "high", "status": "pending"}]}
     ]
+
+
+# ── the edge: what does not fit ACP ────────────────────────────────────────────────────────────────────────────
+def test_a_request_outside_acp_is_answered_invalid_params_and_said(tmp_path: Path) -> None:
+    agent = _agent(tmp_path)
+    events = agent.feed(
+        line({"id": 41, "method": "session/request_permission", "params": {"sessionId": "s", "options": []}}),
+        line({"id": 42, "method": "fs/read_text_file", "params": {"sessionId": "s", "path": 7}}),
+    )
+    answers = {m["id"]: m for m in agent.sent() if m.get("id") in (41, 42) and "method" not in m}
+    assert {i: a["error"]["code"] for i, a in answers.items()} == {41: -32602, 42: -32602}
+    assert "toolCall" in answers[41]["error"]["message"] and "path" in answers[42]["error"]["message"]
+    assert [e.level for e in events if e.type == "debug"] == ["warn", "warn"]
+    assert not [e for e in events if e.type == "approval_request"]
+
+
+def test_an_answer_outside_acp_is_a_typed_failure_naming_the_fields(tmp_path: Path) -> None:
+    agent = Agent(str(tmp_path), prompt=None)
+    events = agent.feed(line({"id": 2, "result": {"sessionId": 5}}))  # session/new answered with a number
+    (error,) = [e for e in events if e.type == "error"]
+    assert "session/new" in error.message and "sessionId" in error.message and not error.recoverable
+
+
+def test_an_update_outside_acp_is_shown_as_far_as_it_goes_never_forwarded(tmp_path: Path) -> None:
+    agent = _agent(tmp_path)
+    events = agent.feed(
+        update("agent_message_chunk", content={"type": "text", "text": "hi", "annotations": 3}),
+        update("usage_update", used="many", size=10),
+    )
+    assert "".join(e.delta for e in events if e.type == "text_delta") == "hi"
+    assert [e.type for e in events if e.type in ("debug", "agent_update")] == ["debug", "debug"]

@@ -128,6 +128,7 @@ def test_an_elicitation_that_is_no_approval_is_declined() -> None:
     ctx.take_outbox()
     form = {
         "mode": "form",
+        "sessionId": "s",
         "message": "Your name?",
         "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
     }
