@@ -366,6 +366,25 @@ def test_each_entry_runs_this_version_through_a_command_of_this_distribution(fol
     assert entry.get("repository") == repository  # present exactly when the project names one
 
 
+@settings(max_examples=30, deadline=None)
+@given(version=st.text(alphabet="0123456789.rcab-+", min_size=1, max_size=9) | semver)
+def test_the_generator_writes_entries_for_a_version_only_when_the_registry_takes_it(version):
+    """Whatever the project's version, the generator either writes entries that pass or refuses to write."""
+    real = sync_agents.project()
+    original = sync_agents.project
+    sync_agents.project = lambda: {**real, "version": version}
+    try:
+        files = sync_agents.registry_files()
+    except SystemExit:
+        files = None
+    finally:
+        sync_agents.project = original
+    assert (files is not None) == _is_version(version)
+    for path, text in (files or {}).items():
+        if path.name == "agent.json":
+            assert registry_refuses(json.loads(text), path.parent.name) == []
+
+
 def test_the_generator_refuses_to_write_an_entry_the_registry_would_refuse(monkeypatch):
     monkeypatch.setattr(sync_agents, "registry_id", lambda name: f"Acp_{name}")
     with pytest.raises(SystemExit, match="would refuse"):
