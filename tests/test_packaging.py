@@ -168,20 +168,24 @@ def test_uvx_runs_the_wheel_as_an_editor_would(wheel, tmp_path):
 
 @pytest.mark.e2e  # uvx fetches the wheel's dependencies from PyPI
 def test_the_registry_auth_check_passes_on_every_entry_run_by_uvx(wheel, tmp_path):
-    """verify_agents.py --auth-check, on the wheel: each entry's ``uvx PACKAGE ARGS`` in a sandbox HOME with TERM=dumb
-    and no agent CLI answers its one initialize, on the first line, with a sign-in of type agent or terminal."""
+    """verify_agents.py --auth-check, on the wheel: each entry's own command, ``uvx --cache-dir C PACKAGE ARGS`` as
+    written (uv finds PACKAGE, ``acp-multiplexer==VERSION``, among this wheel's folder: it is not on PyPI yet), in a
+    sandbox HOME with TERM=dumb and no agent CLI, answers its one initialize on the first line with a sign-in of type
+    agent or terminal, and is this acp-mux."""
     uv = _uv()
+    uvx = shutil.which("uvx", path=os.path.dirname(uv))
+    assert uvx, f"no uvx next to {uv}"
     env = _uvx_env(tmp_path)
+    _uvx(uv, wheel, env)  # the dependencies are in the cache (or the test skips when PyPI cannot be reached)
+    env |= {"UV_FIND_LINKS": str(wheel.parent), "UV_PYTHON": sys.executable}
     verdicts = {}
     for folder in sorted(p for p in REGISTRY_DIR.iterdir() if p.is_dir()):
         entry = json.loads((folder / "agent.json").read_text())
         cmd, extra = acp_registry_checks.uvx_command(entry, cache_dir() / "uv-cache")
-        package = cmd[3]
-        assert package == f"{PROJECT['name']}=={__version__}"  # what this wheel is
-        argv = _uvx(uv, wheel, env, *cmd[4:])
         home = tmp_path / "auth-home" / folder.name
         home.mkdir(parents=True)
         check_env = acp_registry_checks.sandbox_env(home, extra, keep=env)
-        verdicts[folder.name] = acp_registry_checks.auth_check(argv, tmp_path, check_env, timeout=60)
+        verdicts[folder.name] = acp_registry_checks.auth_check([uvx, *cmd[1:]], tmp_path, check_env, timeout=60)
     assert {name: v.reason for name, v in verdicts.items() if not v.ok} == {}
-    assert all(v.answer and v.answer["result"]["agentInfo"]["version"] == __version__ for v in verdicts.values())
+    infos = {name: v.answer["result"]["agentInfo"] for name, v in verdicts.items() if v.answer}
+    assert all(i["name"] == "acp-mux" and i["version"] == __version__ for i in infos.values()), infos
