@@ -15,11 +15,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Callable, Iterator, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TextIO
 
 from acp_mux.core.visible import visible
 from acp_mux.server.event_log import LEGACY_TYPE, envelope_line
 from acp_mux.server.store import SessionRecord, SessionStore
+
+if TYPE_CHECKING:
+    from acp_mux.adapters.base import ToolTable
 
 
 def run_sessions(argv: Sequence[str], store: SessionStore | None = None, out: TextIO | None = None) -> int:
@@ -166,7 +169,7 @@ _SHOWN_RECORDS = frozenset(
 )
 
 
-def _tool_table(agent: str) -> Any:
+def _tool_table(agent: str) -> ToolTable:
     """The agent's tool table (titles, kinds) when its adapter loads here, else a neutral one."""
     try:
         from acp_mux.adapters.registry import get_adapter
@@ -175,7 +178,7 @@ def _tool_table(agent: str) -> Any:
     except Exception:
         from acp_mux.adapters.base import ToolTable
 
-        return ToolTable()
+        return ToolTable()  # a neutral table: the transcript still shows every tool, by its own name
 
 
 class _TextView:
