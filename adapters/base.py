@@ -213,7 +213,7 @@ class AgentAdapter:
     def bin_env_var(self) -> str:
         return self.entry.bin_env_var
 
-    def resolve_binary(self, override: str | None = None, env: Mapping[str, str] | None = None) -> str:
+    def resolve_binary(self, override: str | None = None, env: dict[str, str] | None = None) -> str:
         """The command to run: explicit override, then ``ACP_MUX_<NAME>_BIN``, then the default on PATH."""
         source: Mapping[str, str] = os.environ if env is None else env
         chosen = override or source.get(self.bin_env_var()) or self.binary
