@@ -155,8 +155,11 @@ class AcpClientAdapter(AgentAdapter):
             "fs": {"readTextFile": bool(fs.get("readTextFile")), "writeTextFile": bool(fs.get("writeTextFile"))},
             "terminal": bool(editor.get("terminal")),
         }
-        if self.elicitation_form:
-            offered["elicitation"] = {"form": {}}
+        elicitation = editor_elicitation(editor)  # the modes the editor shows itself: forwarded to it
+        if self.elicitation_form and "form" not in elicitation:  # asked as a permission dialog instead
+            elicitation["form"] = {}
+        if elicitation:
+            offered["elicitation"] = elicitation
         return offered
 
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
@@ -365,6 +368,10 @@ class AcpClientAdapter(AgentAdapter):
         if run is None or run.session_id is None:
             return False
         run.cancelling = True
+        for request_id, (rpc_id, method, _) in list(run.client_requests.items()):  # the editor's forms: cancelled
+            if method == "elicitation/create":
+                del run.client_requests[request_id]
+                run.peer.respond(ctx, rpc_id, {"action": "cancel"})
         for interaction_id in list(run.permissions):  # ACP: open questions are answered "cancelled"
             rpc_id, _ = run.permissions.pop(interaction_id)
             ctx.approvals.pop(interaction_id, None)
@@ -743,9 +750,14 @@ class AcpClientAdapter(AgentAdapter):
         return events
 
     def _elicitation(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        """``elicitation/create``: a form that is an approve/deny choice becomes a permission dialog; anything else
-        is declined (the bridge has no form UI to show the editor)."""
+        """``elicitation/create``: forwarded to the editor when it declared that mode (form or url), its answer
+        going back to the agent unchanged; the question then lives in one place, the session's request to the
+        editor, and the run keeps only the agent's request id. Where the editor did not declare the mode: a form
+        that is an approve/deny choice becomes a permission dialog (omp's writes); anything else is declined."""
         run = AcpRun.of(ctx)
+        mode = params.get("mode") if isinstance(params.get("mode"), str) else "form"
+        if mode in editor_elicitation(run.options.client_capabilities or {}):
+            return self._relay(rpc_id, "elicitation/create", self._editor_elicitation(params, run), run, keep=None)
         choice = approval_form(params) if self.elicitation_form else None
         tool_call = self.elicitation_tool_call(params, ctx) if choice is not None else None
         if choice is None or tool_call is None:
@@ -809,6 +821,27 @@ class AcpClientAdapter(AgentAdapter):
             run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "cancelled"}})
 
     # ── fs/* and terminal/* ────────────────────────────────────────────────────────────────────────────────────
+    def _relay(
+        self, rpc_id: Any, method: str, relayed: dict[str, Any], run: AcpRun, *, keep: dict[str, Any] | None
+    ) -> list[BaseEvent]:
+        """Ask the editor (the session adds its own session id); the answer comes back through
+        :meth:`respond_client_request`. ``keep``: what that answer needs of the request (a read's path), else
+        only the agent's request id is kept here."""
+        request_id = f"{self.name}-{rpc_id}"
+        run.client_requests[request_id] = (rpc_id, method, keep or {})
+        return [ev.ClientRequestEvent(request_id=request_id, method=method, params=relayed)]
+
+    @staticmethod
+    def _editor_elicitation(params: dict[str, Any], run: AcpRun) -> dict[str, Any]:
+        """The agent's elicitation as the editor must see it: in the editor's session (the session adds its id;
+        a request scope names a request of ours to the agent, which the editor never saw), about the tool call
+        by the id the editor was shown; every other field as the agent wrote it."""
+        relayed = {k: v for k, v in params.items() if k not in ("sessionId", "requestId")}
+        tool_id = relayed.get("toolCallId")
+        if isinstance(tool_id, str) and tool_id in run.aliases:
+            relayed["toolCallId"] = run.aliases[tool_id]
+        return relayed
+
     def on_client_request(self, rpc_id: Any, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         """Hook: an ``fs/*`` or ``terminal/*`` request. Default: relayed to the editor when it offers that
         capability, else answered here (files inside the session's folder) or refused. Every request is answered."""
@@ -820,10 +853,7 @@ class AcpClientAdapter(AgentAdapter):
             or (method.startswith("terminal/") and offered["terminal"])
         )
         if relay:
-            request_id = f"{self.name}-{rpc_id}"
-            run.client_requests[request_id] = (rpc_id, method, params)
-            relayed = {k: v for k, v in params.items() if k != "sessionId"}
-            return [ev.ClientRequestEvent(request_id=request_id, method=method, params=relayed)]
+            return self._relay(rpc_id, method, {k: v for k, v in params.items() if k != "sessionId"}, run, keep=params)
         if method == "fs/read_text_file":
             run.peer.respond(ctx, rpc_id, local_read(params, ctx.cwd))
         elif method == "fs/write_text_file":
@@ -995,6 +1025,12 @@ def _awaited(
     if paths:
         return next((entry for entry in fitting if entry[1] in paths), None)
     return fitting[0] if fitting else None
+
+
+def editor_elicitation(client_capabilities: dict[str, Any]) -> dict[str, Any]:
+    """The elicitation modes (``form``, ``url``) an editor declared in ``clientCapabilities``, as it declared them."""
+    declared = _dict(client_capabilities.get("elicitation"))
+    return {mode: declared[mode] for mode in ("form", "url") if isinstance(declared.get(mode), dict)}
 
 
 def choose_option(options: list[dict[str, Any]], answer: str) -> str | None:

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.prompt import Prompt
 from acp_mux.translation.content import UnsupportedContent, to_prompt
 from acp_mux.translation.updates import UpdateTranslator
 from tests.adapters.test_acp_client import Agent, line, update
@@ -62,7 +63,7 @@ def test_an_editors_prompt_reaches_an_acp_agent_field_for_field(tmp_path: Path, 
 
 
 def test_context_acp_mux_adds_is_built_and_the_editors_blocks_stay_whole(tmp_path: Path) -> None:
-    from acp_mux.core.prompt import Prompt, TextPart
+    from acp_mux.core.prompt import TextPart
 
     link = {"type": "resource_link", "name": "a", "uri": "file:///a", "title": "A", "size": 3, "_meta": {"k": 1}}
     prompt = to_prompt([link], agent="gemini", images=True, audio=True, embedded=True)
@@ -303,3 +304,65 @@ def test_an_update_outside_acp_is_shown_as_far_as_it_goes_never_forwarded(tmp_pa
     )
     assert "".join(e.delta for e in events if e.type == "text_delta") == "hi"
     assert [e.type for e in events if e.type in ("debug", "agent_update")] == ["debug", "debug"]
+
+
+# ── elicitations: to the editor that declared the mode, else today's dialog or a refusal ──────────────────────
+FORM = {
+    "sessionId": "s",
+    "mode": "form",
+    "message": "Allow tool: write\nPath: /p/notes.txt",
+    "requestedSchema": {"type": "object", "properties": {"value": {"type": "string", "enum": ["Approve", "Deny"]}}},
+}
+URL = {"sessionId": "s", "mode": "url", "message": "Sign in", "url": "https://example.test/x", "elicitationId": "e1"}
+
+
+def _omp(tmp_path: Path, declared: dict[str, Any] | None) -> Agent:
+    from acp_mux.adapters.acp_agents.omp import OmpAdapter
+
+    agent = Agent(str(tmp_path), prompt=None, client_capabilities={"elicitation": declared} if declared else {})
+    agent.adapter = OmpAdapter()  # (the family's omp: elicitation_form set; same handshake)
+    agent.ctx = ParseContext(run_id="r1", agent="omp", cwd=str(tmp_path))
+    agent.adapter.start(agent.options, agent.ctx)
+    agent.feed(line({"id": 1, "result": {"protocolVersion": 1, "agentCapabilities": {}}}))
+    agent.feed(line({"id": 2, "result": {"sessionId": "s"}}))
+    return agent
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from([FORM, URL]), JSON)
+def test_an_elicitation_reaches_an_editor_that_declared_its_mode_and_the_answer_comes_back_unchanged(
+    tmp_path: Path, asked: dict[str, Any], answer: Any
+) -> None:
+    agent = _omp(tmp_path, {"form": {}, "url": {}})
+    init = agent.sent()[0]["params"]["clientCapabilities"]
+    assert init["elicitation"] == {"form": {}, "url": {}}  # the agent learns what the editor shows
+    (relayed,) = agent.feed(line({"id": 50, "method": "elicitation/create", "params": asked}))
+    assert relayed.type == "client_request" and relayed.method == "elicitation/create"
+    assert relayed.params == {k: v for k, v in asked.items() if k != "sessionId"}  # the session adds its own id
+    assert not [e for e in agent.events if e.type == "approval_request"]  # no second owner of the question
+    agent.adapter.respond_client_request(relayed.request_id, answer, None, agent.ctx)
+    (reply,) = [m for m in agent.sent() if m.get("id") == 50]
+    assert reply["result"] == (answer if answer is not None else {})
+
+
+def test_without_the_editors_forms_omps_approval_form_is_a_permission_dialog_and_a_url_is_declined(
+    tmp_path: Path,
+) -> None:
+    agent = _omp(tmp_path, None)
+    assert agent.sent()[0]["params"]["clientCapabilities"]["elicitation"] == {"form": {}}
+    events = agent.feed(line({"id": 51, "method": "elicitation/create", "params": FORM}))
+    assert [e.type for e in events if e.type in ("approval_request", "client_request")] == ["approval_request"]
+    agent.feed(line({"id": 52, "method": "elicitation/create", "params": URL}))
+    (reply,) = [m for m in agent.sent() if m.get("id") == 52]
+    assert reply["result"] == {"action": "decline"}
+
+
+def test_a_cancel_answers_a_form_still_open_in_the_editor_cancelled(tmp_path: Path) -> None:
+    agent = _omp(tmp_path, {"form": {}})
+    agent.adapter.send_prompt(Prompt.of_text("hi"), agent.ctx)
+    (relayed,) = agent.feed(line({"id": 53, "method": "elicitation/create", "params": FORM}))
+    agent.adapter.interrupt(agent.ctx)
+    (reply,) = [m for m in agent.sent() if m.get("id") == 53]
+    assert reply["result"] == {"action": "cancel"}
+    agent.adapter.respond_client_request(relayed.request_id, {"action": "accept"}, None, agent.ctx)  # too late
+    assert not [m for m in agent.sent() if m.get("id") == 53]  # answered once (sent() reads what is new)

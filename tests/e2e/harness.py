@@ -89,8 +89,9 @@ class RealAgent:
         return {**env, **self.extra_env}
 
     @asynccontextmanager
-    async def bridge(self, client: RecordingClient) -> AsyncIterator[tuple[Any, Any]]:
-        """``acp-mux --agent NAME`` as a subprocess with the SDK client connected to it."""
+    async def bridge(self, client: RecordingClient, *, unstable: bool = False) -> AsyncIterator[tuple[Any, Any]]:
+        """``acp-mux --agent NAME`` as a subprocess with the SDK client connected to it (``unstable``: the client
+        also serves ACP's unstable methods, e.g. ``elicitation/create``)."""
         args = [
             "-m",
             "acp_mux",
@@ -103,7 +104,13 @@ class RealAgent:
             *self.extra_args,
         ]
         async with acp.spawn_agent_process(
-            client, sys.executable, *args, env=self.env(), cwd=str(self.cwd), transport_kwargs={"stderr": None}
+            client,
+            sys.executable,
+            *args,
+            env=self.env(),
+            cwd=str(self.cwd),
+            transport_kwargs={"stderr": None},
+            use_unstable_protocol=unstable,
         ) as (conn, proc):
             yield conn, proc
 
