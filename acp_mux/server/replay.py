@@ -31,6 +31,7 @@ from acp_mux.translation.conversation import updates_for_event
 from acp_mux.translation.updates import UpdateTranslator, notice, text_chunk
 
 if TYPE_CHECKING:
+    from acp_mux.adapters.base import ToolTable
     from acp_mux.core.events import BaseEvent
 
 STATE_UPDATES = frozenset(
@@ -73,7 +74,7 @@ class Replay:
         self,
         translator: UpdateTranslator,
         login_command: str | None = None,
-        tool_table_for: Callable[[str], Any] | None = None,
+        tool_table_for: Callable[[str], ToolTable] | None = None,
     ) -> None:
         self.translator = translator
         self.login_command = login_command
@@ -151,7 +152,7 @@ def session_history(
     session_id: str,
     make_translator: Callable[[Callable[[str], str | None]], UpdateTranslator],
     login_command: str | None = None,
-    tool_table_for: Callable[[str], Any] | None = None,
+    tool_table_for: Callable[[str], ToolTable] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """A stored session's conversation as updates: ``make_translator(read_file)`` builds today's translator, fed
     the recorded file snapshots (a first pass over the log) instead of the disk."""
