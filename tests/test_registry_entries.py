@@ -362,7 +362,8 @@ def test_each_entry_runs_this_version_through_a_command_of_this_distribution(fol
     assert entry["version"] == __version__ and package == f"{PROJECT['name']}=={__version__}"
     assert PROJECT["scripts"][package_name(package)] == PROJECT["scripts"]["acp-mux"]
     assert entry["license"] == PROJECT["license"]
-    repository = (PROJECT.get("urls") or {}).get("Repository")
+    urls = {label.lower(): url for label, url in (PROJECT.get("urls") or {}).items()}
+    repository = urls.get("repository") or urls.get("source")  # PyPA's well-known labels for the source
     assert entry.get("repository") == repository  # present exactly when the project names one
 
 
