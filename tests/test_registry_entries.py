@@ -386,6 +386,18 @@ def test_the_generator_writes_entries_for_a_version_only_when_the_registry_takes
             assert registry_refuses(json.loads(text), path.parent.name) == []
 
 
+@pytest.mark.parametrize("repository,written", [("https://github.com/someone/acp-mux", True), ("not a url", False)])
+def test_a_repository_named_by_the_project_goes_into_every_entry(repository, written, monkeypatch):
+    real = sync_agents.project()
+    monkeypatch.setattr(sync_agents, "project", lambda: {**real, "repository": repository})
+    if not written:
+        with pytest.raises(SystemExit, match="not an absolute URI"):
+            sync_agents.registry_files()
+        return
+    entries = [json.loads(text) for path, text in sync_agents.registry_files().items() if path.name == "agent.json"]
+    assert entries and all(e["repository"] == repository and registry_refuses(e) == [] for e in entries)
+
+
 def test_the_generator_refuses_to_write_an_entry_the_registry_would_refuse(monkeypatch):
     monkeypatch.setattr(sync_agents, "registry_id", lambda name: f"Acp_{name}")
     with pytest.raises(SystemExit, match="would refuse"):
