@@ -184,9 +184,7 @@ class LiveSession:
             raise RpcError(INVALID_PARAMS, str(exc)) from exc
         if self.choices is not None and prompt.as_text().strip().split(" ", 1)[0] == "/agent":
             return await self._agent_command(prompt.as_text().strip())
-        self._turns += 1
-        self._cancel.clear()
-        self._turn_run = None
+        self._begin_turn()
         self._maybe_title(prompt.as_text())
         ended: dict[str, Any] = {"error": {"code": -32603, "message": "the turn did not end normally"}}
         self._turn_blocks, self._turn_marker = prompt_to_blocks(prompt), None
@@ -215,6 +213,12 @@ class LiveSession:
             self.store.save(self.record)
             self._store_trouble()
             release_freed_memory()  # the turn's freed heap back to the system (<1 ms; after the last update)
+
+    def _begin_turn(self) -> None:
+        """A new turn: counted (a cancel waits for its own turn), not cancelled, not yet sent to a run."""
+        self._turns += 1
+        self._cancel.clear()
+        self._turn_run = None
 
     async def _run_turn(self, prompt: Any) -> dict[str, Any]:
         if self._replace_before_turn:  # a setting asked for during the last turn needs a new process
@@ -670,7 +674,9 @@ class LiveSession:
             "scope": "always" if always else "once",
         }
         self.log.record(
-            handle.run_id, "approval.resolved", resolved if approve else {**resolved, "reason": response.reason}
+            handle.run_id,
+            "approval.resolved",
+            {**resolved, "reason": response.reason} if isinstance(response, Deny) else resolved,
         )
         try:
             await handle.interaction.respond(interaction_id, response)

@@ -42,6 +42,7 @@ family: tests/adapters/test_acp_hooks.py fails on one. ``AcpRun.last_text``
 
 from __future__ import annotations
 
+from acp_mux.core.shapes import as_dict, as_str
 import logging
 import os
 from dataclasses import dataclass, field
@@ -150,7 +151,7 @@ class AcpClientAdapter(AgentAdapter):
     def client_capabilities(self, options: RunOptions) -> dict[str, Any]:
         """What we tell the agent we can do: exactly what the editor offered, no more."""
         editor = options.client_capabilities or {}
-        fs = editor.get("fs") if isinstance(editor.get("fs"), dict) else {}
+        fs = as_dict(editor.get("fs"))
         offered: dict[str, Any] = {
             "fs": {"readTextFile": bool(fs.get("readTextFile")), "writeTextFile": bool(fs.get("writeTextFile"))},
             "terminal": bool(editor.get("terminal")),
@@ -764,14 +765,12 @@ class AcpClientAdapter(AgentAdapter):
             run.peer.respond(ctx, rpc_id, {"action": "decline"})
             return []
         name, approve, deny = choice
-        tool_id = (
-            tool_call.get("toolCallId") if isinstance(tool_call.get("toolCallId"), str) else f"elicitation-{rpc_id}"
-        )
+        tool_id = as_str(tool_call.get("toolCallId")) or f"elicitation-{rpc_id}"
         tool_call = {**tool_call, "toolCallId": tool_id}
         interaction_id = f"acp-elicitation-{rpc_id}"
         run.elicitations[interaction_id] = name
         paths = _paths_of(tool_call)
-        kind = tool_call.get("kind") if isinstance(tool_call.get("kind"), str) else "other"
+        kind = as_str(tool_call.get("kind")) or "other"
         run.awaiting_call.append((tool_id, paths[0] if paths else None, kind))
         options = [
             {"optionId": approve, "name": approve, "kind": "allow_once"},
@@ -1164,10 +1163,10 @@ def _failure_text(update: dict[str, Any]) -> str:
     raw = update.get("rawOutput")
     if isinstance(raw, str) and raw:
         return raw
-    if isinstance(raw, dict):
-        for key in ("error", "message", "output"):
-            if isinstance(raw.get(key), str) and raw[key]:
-                return raw[key]
+    for key in ("error", "message", "output"):
+        said = as_str(as_dict(raw).get(key))
+        if said:
+            return said
     return "the tool failed"
 
 

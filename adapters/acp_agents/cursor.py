@@ -300,6 +300,7 @@ class CursorAdapter(AcpClientAdapter):
             super().respond_approval(interaction_id, decision, ctx)
             return
         ctx.approvals.pop(interaction_id, None)
+        outcome: dict[str, Any]
         if asked.method == "cursor/create_plan":
             outcome = (
                 {"outcome": "accepted"}
@@ -322,7 +323,7 @@ class CursorAdapter(AcpClientAdapter):
         del run.waiting_on[asked.rpc_id]
         answers = run.answers.pop(asked.rpc_id, {})
         if run.cancelling:
-            outcome: dict[str, Any] = {"outcome": "cancelled"}
+            outcome = {"outcome": "cancelled"}
         elif answers:
             outcome = {
                 "outcome": "answered",

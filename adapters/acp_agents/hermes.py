@@ -41,6 +41,7 @@ transcripts in ``tests/fixtures/hermes``):
 
 from __future__ import annotations
 
+from acp_mux.core.shapes import as_dict, as_str
 import logging
 import os
 import re
@@ -49,7 +50,8 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.adapters.acp_agents import hermes_plugins
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
-from acp_mux.adapters.base import AgentCapabilities, RunOptions
+from acp_mux.adapters.base import AgentCapabilities
+from acp_mux.core.contract import RunOptions
 from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.lazy import lazy_module
 from acp_mux.core.parse_context import ParseContext
@@ -167,13 +169,13 @@ class HermesAdapter(AcpClientAdapter):
         if not isinstance(tool_id, str):
             return
         tool_id = run.aliases.get(tool_id, tool_id)
-        kind = update.get("kind") if isinstance(update.get("kind"), str) else "other"
+        kind = as_str(update.get("kind")) or "other"
         paths = [
             loc["path"]
             for loc in update.get("locations") or ()
             if isinstance(loc, dict) and isinstance(loc.get("path"), str)
         ]
-        title = update.get("title") if isinstance(update.get("title"), str) else ""
+        title = as_str(update.get("title"))
         command = title.split(":", 1)[1].strip() if kind == "execute" and ":" in title else ""
         run.calls[tool_id] = (kind, paths, command)
         if kind == "edit" and title.startswith(_SILENT_TITLES):
@@ -223,14 +225,14 @@ class HermesAdapter(AcpClientAdapter):
     def permission_tool_id(self, tool_call: dict[str, Any], ctx: ParseContext) -> str:
         run = HermesRun.of(ctx)
         kind = tool_call.get("kind")
-        raw = tool_call.get("rawInput") if isinstance(tool_call.get("rawInput"), dict) else {}
-        arguments = raw.get("arguments") if isinstance(raw.get("arguments"), dict) else {}
+        raw = as_dict(tool_call.get("rawInput"))
+        arguments = as_dict(raw.get("arguments"))
         paths = {
             c["path"] for c in tool_call.get("content") or () if isinstance(c, dict) and isinstance(c.get("path"), str)
         }
         if isinstance(arguments.get("path"), str):
             paths.add(arguments["path"])
-        command = raw.get("command") if isinstance(raw.get("command"), str) else None
+        command = as_str(raw.get("command")) or None
         open_calls = [(tid, call) for tid, call in run.calls.items() if tid in ctx.tools and call[0] == kind]
         for tool_id, (_, call_paths, call_command) in reversed(open_calls):
             if (paths and paths & set(call_paths)) or (command and command == call_command):
@@ -241,7 +243,7 @@ class HermesAdapter(AcpClientAdapter):
 
     def on_permission_request(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         run = HermesRun.of(ctx)
-        tool_call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
+        tool_call = as_dict(params.get("toolCall"))
         command = plugin_command(tool_call)
         if command is not None:  # acp-mux's own question: about the command itself, as hermes' questions are
             if run.options.mode == UNASKED_MODE:  # the person chose to let hermes run without asking
@@ -340,7 +342,7 @@ def plugin_command(tool_call: dict[str, Any]) -> str | None:
     """The command of a question acp-mux's hermes plugin raised, or None for any other question. Both marks must
     be there: hermes' label of a plugin question (rawInput.command) and the plugin's words (rawInput.description);
     a command the model writes can imitate neither, as hermes puts its own label and the real command there."""
-    raw = tool_call.get("rawInput") if isinstance(tool_call.get("rawInput"), dict) else {}
+    raw = as_dict(tool_call.get("rawInput"))
     target, said = raw.get("command"), raw.get("description")
     if not (isinstance(target, str) and isinstance(said, str) and _PLUGIN_TARGET.match(target)):
         return None
@@ -349,8 +351,8 @@ def plugin_command(tool_call: dict[str, Any]) -> str | None:
 
 def _whole_file(tool_call: dict[str, Any]) -> str | None:
     """The file's whole new text, when the question's diff is one (write_file, patch in ``replace`` mode)."""
-    raw = tool_call.get("rawInput") if isinstance(tool_call.get("rawInput"), dict) else {}
-    arguments = raw.get("arguments") if isinstance(raw.get("arguments"), dict) else {}
+    raw = as_dict(tool_call.get("rawInput"))
+    arguments = as_dict(raw.get("arguments"))
     whole = raw.get("tool") == "write_file" or (
         raw.get("tool") == "patch" and arguments.get("mode", "replace") == "replace"
     )
@@ -358,7 +360,7 @@ def _whole_file(tool_call: dict[str, Any]) -> str | None:
         return None
     for item in tool_call.get("content") or ():
         if isinstance(item, dict) and item.get("type") == "diff" and isinstance(item.get("newText"), str):
-            return item["newText"]
+            return as_str(item["newText"])
     return None
 
 

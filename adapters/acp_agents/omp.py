@@ -29,6 +29,7 @@ transcripts in ``tests/fixtures/omp``):
 
 from __future__ import annotations
 
+from acp_mux.core.shapes import as_str
 import os
 import re
 import time
@@ -135,7 +136,7 @@ class OmpAdapter(AcpClientAdapter):
         run.failed_turns, run.answer_shown, run.prompt_sent_at = 0, False, time.time()
 
     def elicitation_tool_call(self, params: dict[str, Any], ctx: ParseContext) -> dict[str, Any] | None:
-        message = params.get("message") if isinstance(params.get("message"), str) else ""
+        message = as_str(params.get("message"))
         return elicited_call(message, ctx.cwd)
 
     def set_model(self, model: str, ctx: ParseContext) -> bool:

@@ -30,6 +30,7 @@ What is only openclaw's (the family does the rest, ``acp_client.py``; the gatewa
 
 from __future__ import annotations
 
+from acp_mux.core.shapes import as_dict, as_str
 import asyncio
 import logging
 import os
@@ -168,7 +169,7 @@ class OpenclawAdapter(AcpClientAdapter):
     def tool_name_of(self, tool_call: dict[str, Any]) -> str:
         """OpenClaw's own tool name: the gate's questions carry it in ``_meta.toolName``; its bridge titles a call
         ``<name>: <args>``. An "always" for a whole tool then names that tool, never a kind such as ``other``."""
-        meta = tool_call.get("_meta") if isinstance(tool_call.get("_meta"), dict) else {}
+        meta = as_dict(tool_call.get("_meta"))
         name = meta.get("toolName")
         if isinstance(name, str) and name:
             return name
@@ -180,8 +181,8 @@ class OpenclawAdapter(AcpClientAdapter):
     def on_permission_request(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         """A question the person's setting answers without asking is answered here; the rest are asked."""
         setting = ask_setting(AcpRun.of(ctx).options.env)
-        tool_call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
-        kind = tool_call.get("kind") if isinstance(tool_call.get("kind"), str) else "other"
+        tool_call = as_dict(params.get("toolCall"))
+        kind = as_str(tool_call.get("kind")) or "other"
         allow = next(
             (
                 o.get("optionId")
@@ -191,8 +192,8 @@ class OpenclawAdapter(AcpClientAdapter):
             None,
         )
         diffs = [c for c in tool_call.get("content") or () if isinstance(c, dict) and c.get("type") == "diff"]
-        if diffs and isinstance(tool_call.get("toolCallId"), str):  # the gate's preview: kept on the call's display
-            ctx.state.setdefault(_DIFFS, {})[tool_call["toolCallId"]] = diffs
+        if diffs and as_str(tool_call.get("toolCallId")):  # the gate's preview: kept on the call's display
+            ctx.state.setdefault(_DIFFS, {})[as_str(tool_call.get("toolCallId"))] = diffs
         if allow is not None and answered_unasked(setting, kind):
             AcpRun.of(ctx).peer.respond(ctx, rpc_id, {"outcome": {"outcome": "selected", "optionId": allow}})
             return []
@@ -212,9 +213,8 @@ class OpenclawAdapter(AcpClientAdapter):
 
     def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         if update.get("sessionUpdate") == "session_info_update":  # its _meta names the gateway's session key
-            meta = update.get("_meta") if isinstance(update.get("_meta"), dict) else {}
-            key = meta.get("sessionKey")
-            known = isinstance(key, str) and key.startswith("agent:") and ctx.session_id != key
+            key = as_str(as_dict(update.get("_meta")).get("sessionKey"))
+            known = key.startswith("agent:") and ctx.session_id != key
             return (ctx.session_start(key) if known else []) + super().on_update(update, ctx)
         if update.get("sessionUpdate") in ("tool_call", "tool_call_update"):
             update = self._with_diffs(update, ctx)

@@ -34,6 +34,7 @@ failure: the gate blocks the call, so a change is never made unasked.
 
 from __future__ import annotations
 
+from acp_mux.core.shapes import as_dict, as_list
 import difflib
 import hashlib
 import json
@@ -140,8 +141,8 @@ def question_paths(params: dict[str, Any], derived: list[Any]) -> list[str]:
 def permission_request(rpc_id: str, session_id: str, question: dict[str, Any], cwd: str) -> dict[str, Any]:
     """The ACP ``session/request_permission`` the relay sends acp-mux for one question of the gate."""
     tool = str(question.get("toolName") or "tool")
-    params = question.get("params") if isinstance(question.get("params"), dict) else {}
-    derived = question.get("derivedPaths") if isinstance(question.get("derivedPaths"), list) else []
+    params = as_dict(question.get("params"))
+    derived = as_list(question.get("derivedPaths"))
     call_id = question.get("toolCallId")
     paths = [_absolute(p, cwd) for p in question_paths(params, derived)]
     raw_input = dict(params)
@@ -186,12 +187,13 @@ def preview_diff(tool: str, params: dict[str, Any], path: str | None) -> dict[st
         edits = params.get("edits")
         if not isinstance(edits, list):
             edits = [params]
-        pairs = [
+        read = [
             (e.get("oldText", e.get("old_string")), e.get("newText", e.get("new_string")))
             for e in edits
             if isinstance(e, dict)
         ]
-        if not pairs or not all(isinstance(o, str) and isinstance(n, str) for o, n in pairs):
+        pairs = [(o, n) for o, n in read if isinstance(o, str) and isinstance(n, str)]
+        if not pairs or len(pairs) != len(read):
             return None
         old = _read_small(path)
         if old is None:

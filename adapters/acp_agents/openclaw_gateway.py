@@ -185,7 +185,7 @@ def gateway_config(port: int, included: Path | None, slot: Path) -> dict[str, ob
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
 def _private_dir(path: Path) -> Path:

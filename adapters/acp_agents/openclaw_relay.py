@@ -46,6 +46,7 @@ from acp_mux.core.state_files import read_state_file
 from acp_mux.core.own_files import write_atomic
 
 MAX_QUESTION_BYTES = 4_000_000  # one JSON line from the gate (a write's content travels in it)
+_LINUX = sys.platform.startswith("linux")  # (a value, so the other platforms stay type-checked too)
 
 
 class Relay:
@@ -171,7 +172,8 @@ class Relay:
             request = permission_request(rpc_id, session_id, question, self.cwd)
             await self._write((json.dumps(request) + "\n").encode())
             gone = asyncio.ensure_future(reader.read())  # the gate hangs up: the call was cancelled
-            await asyncio.wait([future, gone], return_when=asyncio.FIRST_COMPLETED)
+            waits: list[asyncio.Future[Any]] = [future, gone]
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
             gone.cancel()
             writer.write(gate_answer(future.done() and future.result()))
             await writer.drain()
@@ -195,7 +197,7 @@ class Relay:
 def _address(registration: Path) -> str | None:
     """Where this session's socket listens: an abstract name on Linux, else a socket file beside the
     registration (None if that path is too long for the kernel)."""
-    if sys.platform.startswith("linux"):
+    if _LINUX:
         return "\0acp-mux-ask-" + secrets.token_hex(16)
     path = str(registration) + ".sock"
     if len(os.fsencode(path)) > MAX_SOCKET_PATH:
@@ -216,7 +218,7 @@ def _same_user(writer: asyncio.StreamWriter) -> bool:
         _pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, peercred, struct.calcsize("3i")))
     except OSError:
         return False
-    return uid == os.getuid()
+    return bool(uid == os.getuid())
 
 
 def _write_private(path: Path, text: str) -> None:

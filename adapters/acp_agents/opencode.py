@@ -39,6 +39,7 @@ transcripts in ``tests/fixtures/opencode``, opencode 1.18.33):
 
 from __future__ import annotations
 
+from acp_mux.core.shapes import as_dict, as_str
 import json
 import logging
 import os
@@ -211,7 +212,7 @@ class OpencodeAdapter(AcpClientAdapter):
         return events
 
     def on_permission_request(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        tool_call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
+        tool_call = as_dict(params.get("toolCall"))
         tool_id = self.permission_tool_id(tool_call, ctx)
         state = ctx.tools.get(tool_id)
         events: list[BaseEvent] = []
@@ -252,7 +253,7 @@ class OpencodeAdapter(AcpClientAdapter):
 
     # ── errors ─────────────────────────────────────────────────────────────────────────────────────────────────
     def failure(self, error: dict[str, Any], ctx: ParseContext, *, during: str) -> list[BaseEvent]:
-        message = error.get("message") if isinstance(error.get("message"), str) else ""
+        message = as_str(error.get("message"))
         if any(word in message.lower() for word in _AUTH_WORDS):  # the provider refused the key
             return ctx.close_open("failed") + [ev.AuthErrorEvent(message=message, guidance=self.auth_hint)]
         return super().failure(error, ctx, during=during)
