@@ -46,7 +46,7 @@ from acp_mux.core.shapes import as_dict, as_str
 import logging
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Self
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Literal, Self
 
 from acp_mux import __version__
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, PerRun, try_json
@@ -54,18 +54,18 @@ from acp_mux.adapters.json_rpc_peer import INTERNAL_ERROR, METHOD_NOT_FOUND, Jso
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.lazy import lazy_module
+from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import Prompt
 from acp_mux.translation.content import block_text, prompt_to_blocks
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import BaseEvent, ToolDisplay
+    from acp_mux.core.events import BaseEvent, PlanEntry, ToolDisplay
     from acp_mux.protocol import wire
 else:
     wire = lazy_module("acp_mux.protocol.wire")  # the schema's models load with the first update they check
 
-ev = lazy_module("acp_mux.core.events")  # pydantic loads with the first event, not on the `initialize` path
 
 log = logging.getLogger(__name__)
 
@@ -660,9 +660,7 @@ class AcpClientAdapter(AgentAdapter):
         for item in update.get("entries") or ():
             if not isinstance(item, dict) or not isinstance(item.get("content"), str):
                 continue
-            status = item.get("status") if item.get("status") in ("pending", "in_progress", "completed") else "pending"
-            priority = item.get("priority") if item.get("priority") in ("high", "medium", "low") else "medium"
-            entries.append(ev.PlanEntry(content=item["content"], status=status, priority=priority))
+            entries.append(plan_entry(item["content"], item.get("status"), item.get("priority")))
         wire_plan = update if self._fits(update, ctx) else None  # the editor gets the agent's own plan, _meta and all
         return ctx.begin_turn() + [ev.PlanUpdateEvent(entries=entries, wire=wire_plan)]
 
@@ -1024,6 +1022,23 @@ def _awaited(
     if paths:
         return next((entry for entry in fitting if entry[1] in paths), None)
     return fitting[0] if fitting else None
+
+
+_PLAN_STATUSES: dict[object, Literal["pending", "in_progress", "completed"]] = {
+    "pending": "pending",
+    "in_progress": "in_progress",
+    "completed": "completed",
+}
+_PLAN_PRIORITIES: dict[object, Literal["high", "medium", "low"]] = {"high": "high", "medium": "medium", "low": "low"}
+
+
+def plan_entry(content: str, status: object, priority: object = "medium") -> PlanEntry:
+    """One entry of the union's plan: an ACP status and priority, an unknown one read as pending / medium."""
+    return ev.PlanEntry(
+        content=content,
+        status=_PLAN_STATUSES.get(status if isinstance(status, str) else None, "pending"),
+        priority=_PLAN_PRIORITIES.get(priority if isinstance(priority, str) else None, "medium"),
+    )
 
 
 def editor_elicitation(client_capabilities: dict[str, Any]) -> dict[str, Any]:

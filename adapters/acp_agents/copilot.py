@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities, try_json
 from acp_mux.core.contract import RunOptions
-from acp_mux.core.lazy import lazy_module
+from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.prompt import Prompt
 from acp_mux.core.private import private_dir, shared_private_dir
@@ -53,7 +53,6 @@ from acp_mux.translation.content import block_text
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
 
-ev = lazy_module("acp_mux.core.events")
 
 MODE_URL = "https://agentclientprotocol.com/protocol/session-modes#"
 _MODE_ID = re.compile(r"^" + re.escape(MODE_URL) + r"([\w-]+)$")

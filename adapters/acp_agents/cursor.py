@@ -35,22 +35,21 @@ import shutil
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
-from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
+from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, plan_entry
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.adapters.json_rpc_peer import error_message
 from acp_mux.adapters.registry import locate_binary
 from acp_mux.core.contract import ApprovalDecision
-from acp_mux.core.lazy import lazy_module
+from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
 
-ev = lazy_module("acp_mux.core.events")
 log = logging.getLogger(__name__)
 
 AUTH_METHOD = "cursor_login"
-_PLAN_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed", "cancelled": "completed"}
+_PLAN_STATUS = {"cancelled": "completed"}  # cursor's own status; the ACP ones are the family's
 
 
 @dataclass
@@ -265,11 +264,7 @@ class CursorAdapter(AcpClientAdapter):
             status = todo["status"] if isinstance(todo.get("status"), str) else status
             run.todos[key] = (content, status)
         entries = [
-            ev.PlanEntry(
-                content=content + (" (cancelled)" if status == "cancelled" else ""),
-                status=_PLAN_STATUS.get(status, "pending"),
-                priority="medium",
-            )
+            plan_entry(content + (" (cancelled)" if status == "cancelled" else ""), _PLAN_STATUS.get(status, status))
             for content, status in run.todos.values()
         ]
         return ctx.begin_turn() + [ev.PlanUpdateEvent(entries=entries)]

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
-from acp_mux.core.lazy import lazy_module
+from acp_mux.core.lazy_events import ev
 from acp_mux.translation.content import block_text
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.core.contract import RunOptions
@@ -45,7 +45,6 @@ from acp_mux.core.process import SpawnSpec
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
 
-ev = lazy_module("acp_mux.core.events")
 
 _MODE_MARKER = re.compile(r"^\s*\[MODE_UPDATE\]\s*(\S+)[^\n]*\n?", re.M)
 DEBUG_LOG_ENV = "GEMINI_DEBUG_LOG_FILE"

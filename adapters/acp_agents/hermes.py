@@ -53,13 +53,12 @@ from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.event_codes import ErrorCode
-from acp_mux.core.lazy import lazy_module
+from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
 
-ev = lazy_module("acp_mux.core.events")
 log = logging.getLogger(__name__)
 
 _HTTP_FAILURE = re.compile(r"^(?:API call failed after \d+ retries:\s*)?HTTP ([45]\d\d)\b")

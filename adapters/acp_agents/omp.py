@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from acp_mux.adapters.acp_agents import omp_retries
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities
-from acp_mux.core.lazy import lazy_module
+from acp_mux.core.lazy_events import ev
 from acp_mux.core.log_follow import SideLog
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import SpawnSpec
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
     from acp_mux.core.prompt import Prompt
 
-ev = lazy_module("acp_mux.core.events")
 
 # "401 Incorrect API key …", "429 Rate limit reached …": omp's whole answer when the provider refused the request.
 _HTTP_FAILURE = re.compile(r"^\s*([45]\d\d)\b")

@@ -44,7 +44,6 @@ from acp_mux.adapters.stream_agents.openclaw_exec import OpenclawExecAdapter
 from acp_mux.adapters.acp_agents.openclaw_gateway import Endpoint, Gateway, GatewayError, PortNotOurs, gateway_for
 from acp_mux.adapters.acp_agents.openclaw_retries import retry_events
 from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.lazy import lazy_module
 from acp_mux.core.log_follow import SideLog
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnError, SpawnSpec
@@ -53,7 +52,6 @@ from acp_mux.core.prompt import Prompt
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
 
-ev = lazy_module("acp_mux.core.events")
 log = logging.getLogger(__name__)
 
 _EXEC = "openclaw_exec"  # ctx.state marker: this run is a fallback `agent exec` run

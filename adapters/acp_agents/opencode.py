@@ -50,14 +50,13 @@ from typing import TYPE_CHECKING, Any, Iterable
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, tool_display
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.core.contract import RunOptions
-from acp_mux.core.lazy import lazy_module
+from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
     from acp_mux.core.prompt import Prompt
 
-ev = lazy_module("acp_mux.core.events")
 
 log = logging.getLogger(__name__)
 
