@@ -14,13 +14,22 @@ The client side, as a careful ACP client does it:
 - ``session/new`` carries the editor's MCP servers; a run with a native session id resumes it
   (``session/resume`` when offered, else ``session/load`` with the agent's replay suppressed: the bridge has its
   own record), falling back to a new session with a visible note when the agent cannot.
+- What the agent sends is read at one edge (:meth:`AcpClientAdapter.parse_line`): every ``session/update`` and
+  every request of the schema is validated with the pinned v1 model there; a request outside ACP is answered
+  ``-32602`` naming the fields, an update outside it is shown as far as it goes but never forwarded as written.
+  Our own requests are validated and dumped (``wire.dump``), their answers validated before a handler reads them.
+- Without loss: ``messageId`` rides on every message and thought chunk; ``usage_update``, ``session_info_update``
+  (the agent's title names the session) and update kinds from a newer ACP reach the editor as the agent wrote
+  them (``agent_update``); plans and commands carry the agent's own form beside the union's view.
 - Permission requests become ``approval_request`` about a tool call the editor has been shown (announced first
-  when the agent asks before describing it). An agent that asks through a form elicitation instead (ACP unstable
-  ``elicitation/create``: one field whose enum is an approve/deny pair, e.g. omp's write tools) gets the same
-  treatment when its adapter sets :attr:`AcpClientAdapter.elicitation_form`: a tool call built from the question
-  (:meth:`AcpClientAdapter.elicitation_tool_call`) is announced, asked about, and the agent's own ``tool_call``
-  that follows the answer is linked to it (same path, else the oldest one waiting), so the editor sees one call.
-  Other elicitations are declined. A call the person refused shows no more progress, only its end. The bridge's answer is mapped onto the option ids the agent offered.
+  when the agent asks before describing it); the run keeps only the agent's end of each (:class:`OpenAsk`).
+  Elicitations (``elicitation/create``) go to the editor when it declared that mode (form or url), its answer back
+  unchanged. Where it did not, an agent that asks for approvals through a form (one field whose enum is an
+  approve/deny pair, e.g. omp's write tools; its adapter sets :attr:`AcpClientAdapter.elicitation_form`) gets the
+  permission treatment: a tool call built from the question (:meth:`AcpClientAdapter.elicitation_tool_call`) is
+  announced, asked about, and the agent's own ``tool_call`` that follows the answer is linked to it (same path,
+  else the oldest one waiting), so the editor sees one call; any other elicitation is declined. A call the person
+  refused shows no more progress, only its end. The bridge's answer is mapped onto the option ids the agent offered.
   "Always" is remembered by the bridge and answered to the agent as a one-time allow, so an agent's own "always"
   (which may mean far more, e.g. gemini switching to auto-edit mode) never widens what the person's label said.
 - Cancel is ``session/cancel``; questions still open are answered ``cancelled``. The bridge escalates if the agent
@@ -84,6 +93,19 @@ _ANSWER_KINDS = {
 
 
 @dataclass
+class OpenAsk:
+    """The agent's end of a question the person is being asked (``session/request_permission``, or an approval
+    form shown as one): its request id and what answering it takes (the options it offered, the field of a form
+    that carries the answer), and the tool call it is about. The question itself (the dialog, the person's answer,
+    "always" rules) is the session's; the run keeps one of these per open question, in one map."""
+
+    rpc_id: Any
+    options: list[dict[str, Any]]
+    tool_id: str
+    form_field: str | None = None
+
+
+@dataclass
 class AcpRun(PerRun):
     """Everything one run of an ACP agent keeps (``AcpRun.of(ctx)``). An agent whose quirk hooks must remember
     more subclasses it with typed fields and names the subclass in :attr:`AcpClientAdapter.run_type`."""
@@ -97,11 +119,7 @@ class AcpRun(PerRun):
     waiting: list[Prompt] = field(default_factory=list)  # prompts that arrived before the session was ready
     prompt_in_flight: int | None = None
     cancelling: bool = False
-    permissions: dict[str, tuple[Any, list[dict[str, Any]]]] = field(
-        default_factory=dict
-    )  # interaction → (rpc id, options)
-    asked_tools: dict[str, str] = field(default_factory=dict)  # interaction → the tool call it is about
-    elicitations: dict[str, str] = field(default_factory=dict)  # interaction → the form field that carries the answer
+    asks: dict[str, OpenAsk] = field(default_factory=dict)  # interaction → the agent's end of an open question
     awaiting_call: list[tuple[str, str | None, str]] = field(
         default_factory=list
     )  # elicited calls: (shown id, path, kind)
@@ -373,11 +391,9 @@ class AcpClientAdapter(AgentAdapter):
             if method == "elicitation/create":
                 del run.client_requests[request_id]
                 run.peer.respond(ctx, rpc_id, {"action": "cancel"})
-        for interaction_id in list(run.permissions):  # ACP: open questions are answered "cancelled"
-            rpc_id, _ = run.permissions.pop(interaction_id)
+        for interaction_id in list(run.asks):  # ACP: open questions are answered "cancelled"
             ctx.approvals.pop(interaction_id, None)
-            run.asked_tools.pop(interaction_id, None)
-            self._answer_cancelled(run, interaction_id, rpc_id, ctx)
+            self._answer_cancelled(run, run.asks.pop(interaction_id), ctx)
         run.peer.notify(ctx, "session/cancel", {"sessionId": run.session_id})
         return True
 
@@ -722,6 +738,7 @@ class AcpClientAdapter(AgentAdapter):
         tool_call: dict[str, Any],
         options: list[dict[str, Any]],
         ctx: ParseContext,
+        form_field: str | None = None,
     ) -> list[BaseEvent]:
         """Announce the tool call if the editor has not seen it, then ask about it."""
         run = AcpRun.of(ctx)
@@ -733,8 +750,7 @@ class AcpClientAdapter(AgentAdapter):
             )
         elif display is not None:
             events.append(ev.ToolUpdateEvent(tool_call_id=tool_id, display=display))
-        run.permissions[interaction_id] = (rpc_id, options)
-        run.asked_tools[interaction_id] = tool_id
+        run.asks[interaction_id] = OpenAsk(rpc_id, options, tool_id, form_field)
         ctx.approvals[interaction_id] = rpc_id
         title = tool_call.get("title") if isinstance(tool_call.get("title"), str) else ""
         events.append(
@@ -766,7 +782,6 @@ class AcpClientAdapter(AgentAdapter):
         tool_id = as_str(tool_call.get("toolCallId")) or f"elicitation-{rpc_id}"
         tool_call = {**tool_call, "toolCallId": tool_id}
         interaction_id = f"acp-elicitation-{rpc_id}"
-        run.elicitations[interaction_id] = name
         paths = _paths_of(tool_call)
         kind = as_str(tool_call.get("kind")) or "other"
         run.awaiting_call.append((tool_id, paths[0] if paths else None, kind))
@@ -774,7 +789,7 @@ class AcpClientAdapter(AgentAdapter):
             {"optionId": approve, "name": approve, "kind": "allow_once"},
             {"optionId": deny, "name": deny, "kind": "reject_once"},
         ]
-        return self._ask(interaction_id, rpc_id, tool_id, tool_call, options, ctx)
+        return self._ask(interaction_id, rpc_id, tool_id, tool_call, options, ctx, form_field=name)
 
     def elicitation_tool_call(self, params: dict[str, Any], ctx: ParseContext) -> dict[str, Any] | None:
         """The tool call an approval elicitation is about, as an ACP ``ToolCall`` (title, kind, locations, content,
@@ -790,32 +805,27 @@ class AcpClientAdapter(AgentAdapter):
 
     def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
         run = AcpRun.of(ctx)
-        entry = run.permissions.pop(interaction_id, None)
+        ask = run.asks.pop(interaction_id, None)
         ctx.approvals.pop(interaction_id, None)
-        tool_id = run.asked_tools.pop(interaction_id, None)
-        if entry is None:
+        if ask is None:
             return
-        rpc_id, options = entry
-        if not decision.approve and tool_id is not None:
-            run.refused.add(tool_id)
+        if not decision.approve:
+            run.refused.add(ask.tool_id)
         if not decision.approve and run.cancelling:
-            self._answer_cancelled(run, interaction_id, rpc_id, ctx)
+            self._answer_cancelled(run, ask, ctx)
             return
-        option_id = choose_option(options, "allow" if decision.approve else "reject")
-        field_name = run.elicitations.pop(interaction_id, None)
-        if field_name is not None and option_id is not None:
-            run.peer.respond(ctx, rpc_id, {"action": "accept", "content": {field_name: option_id}})
+        option_id = choose_option(ask.options, "allow" if decision.approve else "reject")
+        if ask.form_field is not None and option_id is not None:
+            run.peer.respond(ctx, ask.rpc_id, {"action": "accept", "content": {ask.form_field: option_id}})
             return
         if option_id is None:  # the agent offered no way to say this: a refusal is "cancelled", never an allow
-            run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "cancelled"}})
+            self._answer_cancelled(run, ask, ctx)
             return
-        run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "selected", "optionId": option_id}})
+        run.peer.respond(ctx, ask.rpc_id, {"outcome": {"outcome": "selected", "optionId": option_id}})
 
-    def _answer_cancelled(self, run: AcpRun, interaction_id: str, rpc_id: Any, ctx: ParseContext) -> None:
-        if run.elicitations.pop(interaction_id, None) is not None:
-            run.peer.respond(ctx, rpc_id, {"action": "cancel"})
-        else:
-            run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "cancelled"}})
+    def _answer_cancelled(self, run: AcpRun, ask: OpenAsk, ctx: ParseContext) -> None:
+        cancelled = {"action": "cancel"} if ask.form_field is not None else {"outcome": {"outcome": "cancelled"}}
+        run.peer.respond(ctx, ask.rpc_id, cancelled)
 
     # ── fs/* and terminal/* ────────────────────────────────────────────────────────────────────────────────────
     def _relay(

@@ -281,12 +281,13 @@ class HermesAdapter(AcpClientAdapter):
 
     def respond_approval(self, interaction_id: str, decision: Any, ctx: ParseContext) -> None:
         run = HermesRun.of(ctx)
-        asked = run.asked_tools.get(interaction_id)
+        ask = run.asks.get(interaction_id)
+        asked = ask.tool_id if ask is not None else None
         if interaction_id in run.plugin_asks:  # allowed: hermes now announces the command's own call, shown as this one
             run.plugin_asks.discard(interaction_id)
             if decision.approve and asked is not None and not run.cancelling:
                 run.awaiting_call.append((asked, None, "execute"))
-        silent = run.silent.get(run.asked_tools.get(interaction_id, ""))
+        silent = run.silent.get(asked or "")
         if silent is not None:
             silent.asking = False
         super().respond_approval(interaction_id, decision, ctx)
