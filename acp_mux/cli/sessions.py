@@ -15,14 +15,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import cache
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TextIO
 
+from acp_mux.core.shapes import as_dict
 from acp_mux.core.visible import visible
 from acp_mux.server.event_log import LEGACY_TYPE, envelope_line
 from acp_mux.server.store import SessionRecord, SessionStore
 
 if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
     from acp_mux.adapters.base import ToolTable
+    from acp_mux.protocol import v1
 
 
 def run_sessions(argv: Sequence[str], store: SessionStore | None = None, out: TextIO | None = None) -> int:
@@ -182,7 +187,11 @@ def _tool_table(agent: str) -> ToolTable:
 
 
 class _TextView:
-    """ACP updates → lines of text: consecutive chunks of one kind joined, tool calls with status and output."""
+    """ACP updates → lines of text: consecutive chunks of one kind joined, tool calls with status and output.
+
+    Each update is read into the typed ACP model first (:func:`_read_update`, the edge): what a stored log holds may
+    be old, damaged or hostile, and a line that is no ACP update this version knows shows nothing, as an unknown
+    kind always did."""
 
     _HEADINGS = {
         "user_message_chunk": "## You",
@@ -203,68 +212,105 @@ class _TextView:
                 yield text
             self._kind, self._parts = None, []
 
-    def update(self, u: dict[str, Any]) -> Iterator[str]:
-        kind = u.get("sessionUpdate")
-        if kind in self._HEADINGS:
-            if kind != self._kind:
-                yield from self.close()
-                self._kind = kind
-            self._parts.append(_block_text(u.get("content")))
-            return
+    def update(self, raw: dict[str, Any]) -> Iterator[str]:
+        from acp_mux.protocol import v1
+
+        update = _read_update(raw)
+        match update:
+            case (
+                v1.SessionUpdateUserMessageChunk()
+                | v1.SessionUpdateAgentMessageChunk()
+                | (v1.SessionUpdateAgentThoughtChunk())
+            ):
+                if update.session_update != self._kind:
+                    yield from self.close()
+                    self._kind = update.session_update
+                self._parts.append(_block_text(update.content))
+                return
         yield from self.close()
-        if kind == "tool_call":
-            title = visible(str(u.get("title") or u.get("toolCallId")))
-            self._titles[str(u.get("toolCallId"))] = title
-            yield f"> tool [{u.get('kind', 'other')}] {title}"
-        elif kind == "tool_call_update":
-            tool_id = str(u.get("toolCallId"))
-            title = self._titles.get(tool_id, visible(tool_id))
-            progress = ((u.get("_meta") or {}).get("tool_call_progress")) or None
-            if progress:
-                amount = (
-                    f" {progress['progress']:g}" + (f"/{progress['total']:g}" if "total" in progress else "")
-                    if "progress" in progress
-                    else ""
-                )
-                yield visible(f"  … {title}:{amount} {progress.get('message') or progress.get('status')}".rstrip())
-            status = u.get("status")
-            for item in u.get("content") or [] if status not in ("completed", "failed") else []:
-                if isinstance(item, dict) and item.get("type") == "diff":
-                    yield visible(f"    edit {item.get('path')}")
-                    for sign, key in (("-", "oldText"), ("+", "newText")):
-                        lines = str(item.get(key) or "").splitlines()
-                        yield from (f"      {sign} {line}" for line in lines[:20])
-            if status in ("completed", "failed"):
-                yield f"  {'✓' if status == 'completed' else '✗'} {title} {visible(str(status))}"
-                for item in u.get("content") or []:
-                    text = _content_text(item)
-                    if text:
-                        yield "\n".join("    " + line for line in text.splitlines()[:40])
-        elif kind == "plan":
-            yield "> plan"
-            for entry in u.get("entries") or []:
-                yield visible(f"    [{entry.get('status')}] {entry.get('content')}")
+        match update:
+            case v1.SessionUpdateToolCall():
+                title = visible(update.title or update.tool_call_id)
+                self._titles[update.tool_call_id] = title
+                yield f"> tool [{update.kind or 'other'}] {title}"
+            case v1.SessionUpdateToolCallUpdate():
+                yield from self._tool_update(update)
+            case v1.SessionUpdatePlan():
+                yield "> plan"
+                for entry in update.entries:
+                    yield visible(f"    [{entry.status}] {entry.content}")
+
+    def _tool_update(self, update: v1.SessionUpdateToolCallUpdate) -> Iterator[str]:
+        """Progress as it comes, the edits while the call runs, then how it ended and what it returned."""
+        from acp_mux.protocol import v1
+
+        title = self._titles.get(update.tool_call_id, visible(update.tool_call_id))
+        progress = as_dict((update.field_meta or {}).get("tool_call_progress"))
+        if progress:  # acp-mux's own _meta (translation/updates.py); free-form to ACP, so read with care
+            done_so_far, total = _number(progress.get("progress")), _number(progress.get("total"))
+            amount = "" if done_so_far is None else f" {done_so_far:g}" + ("" if total is None else f"/{total:g}")
+            what = progress.get("message") or progress.get("status")
+            yield visible(f"  … {title}:{amount} {what}".rstrip())
+        done = update.status in ("completed", "failed")
+        for item in update.content or []:
+            if not done and isinstance(item, v1.ToolCallContentDiff):
+                yield visible(f"    edit {item.path}")
+                for sign, text in (("-", item.old_text), ("+", item.new_text)):
+                    yield from (f"      {sign} {line}" for line in (text or "").splitlines()[:20])
+        if done:
+            yield f"  {'✓' if update.status == 'completed' else '✗'} {title} {visible(str(update.status))}"
+            for item in update.content or []:
+                text = _content_text(item)
+                if text:
+                    yield "\n".join("    " + line for line in text.splitlines()[:40])
 
 
-def _block_text(block: Any) -> str:
-    if not isinstance(block, dict):
-        return ""
-    if block.get("type") == "text":
-        return str(block.get("text", ""))
-    if block.get("type") == "resource_link":
-        return f"[{block.get('name') or block.get('uri')}]"
-    if block.get("type") == "resource":
-        return f"[{(block.get('resource') or {}).get('uri', 'resource')}]"
-    return f"[{block.get('type')}]"
+def _number(value: object) -> float | None:
+    """A JSON number (not a bool) as a float; None for anything else."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _content_text(item: Any) -> str:
-    if not isinstance(item, dict):
-        return ""
-    if item.get("type") == "content":
-        return _block_text(item.get("content"))
-    if item.get("type") == "diff":
-        return f"diff {item.get('path')}"
+@cache
+def _update_reader() -> TypeAdapter[v1.SessionUpdate]:
+    """The validator for one ACP session update (built on first use: the other commands need none)."""
+    from pydantic import TypeAdapter
+
+    from acp_mux.protocol import v1
+
+    return TypeAdapter(v1.SessionUpdate)
+
+
+def _read_update(raw: object) -> v1.SessionUpdate | None:
+    """A stored update as the typed ACP model; None when it is none this version knows (or it is damaged)."""
+    from pydantic import ValidationError
+
+    try:
+        return _update_reader().validate_python(raw)
+    except ValidationError:
+        return None
+
+
+def _block_text(block: v1.ContentBlock) -> str:
+    from acp_mux.protocol import v1
+
+    match block:
+        case v1.ContentBlockText():
+            return block.text
+        case v1.ContentBlockResourceLink():
+            return f"[{block.name or block.uri}]"
+        case v1.ContentBlockResource():
+            return f"[{block.resource.uri}]"
+    return f"[{block.type}]"
+
+
+def _content_text(item: v1.ToolCallContent) -> str:
+    from acp_mux.protocol import v1
+
+    match item:
+        case v1.ToolCallContentContent():
+            return _block_text(item.content)
+        case v1.ToolCallContentDiff():
+            return f"diff {item.path}"
     return ""
 
 
