@@ -3,12 +3,17 @@ old, damaged or written by someone else, and the view must neither fail on it no
 
 from __future__ import annotations
 
+import io
+import json
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_mux.cli.sessions import _TextView
+from acp_mux.cli.sessions import _TextView, run_sessions
+from acp_mux.server.store import SessionStore
+from tests.server.test_sessions_cli import OLD_RECORD
 
 KINDS = ["user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan"]
 leaf = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6)
@@ -64,3 +69,22 @@ def test_chunks_of_one_kind_are_joined_under_one_heading(chunks: list[tuple[str,
 def test_a_damaged_tool_call_shows_nothing_instead_of_none() -> None:
     """A tool call without its id is no ACP update: nothing is shown (the old reader printed "None")."""
     assert list(_TextView().update({"sessionUpdate": "tool_call", "title": 3})) == []
+
+
+def test_sessions_show_goes_on_past_damaged_lines_of_an_old_transcript(tmp_path: Path) -> None:
+    """Through the command itself: an old-format transcript with lines no reader can trust (a list ``_meta``, a
+    plan entry that is a number, a progress that is text) shows the rest of the conversation, exit status 0."""
+    store = SessionStore(tmp_path / "state")
+    store.root.mkdir(parents=True)
+    (store.root / "01DAMAGED.json").write_text(json.dumps({**OLD_RECORD, "session_id": "01DAMAGED"}))
+    lines = [
+        {"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "hello"}},
+        {"sessionUpdate": "tool_call_update", "toolCallId": "t", "_meta": [1]},
+        {"sessionUpdate": "plan", "entries": [1]},
+        {"sessionUpdate": "tool_call_update", "toolCallId": "t", "_meta": {"tool_call_progress": {"progress": "x"}}},
+        {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "still here"}},
+    ]
+    store.legacy_path("01DAMAGED").write_text("".join(json.dumps(u) + "\n" for u in lines))
+    out = io.StringIO()
+    assert run_sessions(["show", "01DAMAGED"], store, out) == 0
+    assert "## You\nhello" in out.getvalue() and "## Agent\nstill here" in out.getvalue()
