@@ -15,17 +15,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from functools import cache
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TextIO
 
 from acp_mux.core.shapes import as_dict
 from acp_mux.core.visible import visible
 from acp_mux.server.event_log import LEGACY_TYPE, envelope_line
 from acp_mux.server.store import SessionRecord, SessionStore
+from acp_mux.translation.stored_updates import read_update
 
 if TYPE_CHECKING:
-    from pydantic import TypeAdapter
-
     from acp_mux.adapters.base import ToolTable
     from acp_mux.protocol import v1
 
@@ -189,7 +187,7 @@ def _tool_table(agent: str) -> ToolTable:
 class _TextView:
     """ACP updates → lines of text: consecutive chunks of one kind joined, tool calls with status and output.
 
-    Each update is read into the typed ACP model first (:func:`_read_update`, the edge): what a stored log holds may
+    Each update is read into the typed ACP model first (``read_update``, the edge): what a stored log holds may
     be old, damaged or hostile, and a line that is no ACP update this version knows shows nothing, as an unknown
     kind always did."""
 
@@ -215,7 +213,7 @@ class _TextView:
     def update(self, raw: dict[str, Any]) -> Iterator[str]:
         from acp_mux.protocol import v1
 
-        update = _read_update(raw)
+        update = read_update(raw)
         match update:
             case (
                 v1.SessionUpdateUserMessageChunk()
@@ -268,26 +266,6 @@ class _TextView:
 def _number(value: object) -> float | None:
     """A JSON number (not a bool) as a float; None for anything else."""
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-@cache
-def _update_reader() -> TypeAdapter[v1.SessionUpdate]:
-    """The validator for one ACP session update (built on first use: the other commands need none)."""
-    from pydantic import TypeAdapter
-
-    from acp_mux.protocol import v1
-
-    return TypeAdapter(v1.SessionUpdate)
-
-
-def _read_update(raw: object) -> v1.SessionUpdate | None:
-    """A stored update as the typed ACP model; None when it is none this version knows (or it is damaged)."""
-    from pydantic import ValidationError
-
-    try:
-        return _update_reader().validate_python(raw)
-    except ValidationError:
-        return None
 
 
 def _block_text(block: v1.ContentBlock) -> str:
