@@ -87,11 +87,17 @@ def record_line(record: dict[str, Any]) -> str:
     return line
 
 
-def context_text(turns: list[Turn], budget: int = BUDGET_CHARS, new_token: Callable[[], str] | None = None) -> str:
+def context_text(
+    turns: list[Turn],
+    budget: int = BUDGET_CHARS,
+    new_token: Callable[[], str] | None = None,
+    message: str = "",
+) -> str:
     """The missed turns as one text block to put before the person's new message ("" when there are none).
 
-    ``new_token`` draws a boundary token (tests force collisions through it); a token found in any quoted line is
-    drawn again."""
+    ``new_token`` draws a boundary token (tests force collisions through it); a token found in any quoted line, or
+    in ``message`` (the person's new message, which follows the block), is drawn again: a line of the message equal
+    to the token would read as one more boundary."""
     if not turns:
         return ""
     lines: list[str] = []
@@ -104,7 +110,7 @@ def context_text(turns: list[Turn], budget: int = BUDGET_CHARS, new_token: Calla
         used += len(line) + 1
     lines.reverse()
     left_out = len(turns) - len(lines)
-    token = _boundary(lines, new_token or (lambda: secrets.token_hex(TOKEN_BYTES)))
+    token = _boundary([*lines, message], new_token or (lambda: secrets.token_hex(TOKEN_BYTES)))
     head = (
         "Earlier in this conversation the person worked with other coding agents. Below is a record of what "
         f"happened, oldest first: one JSON object per line between the two lines reading {token}, each with the "

@@ -100,7 +100,7 @@ def test_quoted_history_reads_back_exactly_and_only_the_real_message_is_the_pers
     history: list[Turn], message: str
 ) -> None:
     drawn = tokens()
-    context = context_text(history, new_token=lambda: next(drawn))
+    context = context_text(history, new_token=lambda: next(drawn), message=message)
     prompt_text = Prompt((TextPart(context), TextPart(message))).as_text()
     records, new_message = read_back(prompt_text)
     assert records == [quoted(turn, i + 1) for i, turn in enumerate(history)]
