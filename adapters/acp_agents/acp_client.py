@@ -104,6 +104,11 @@ class OpenAsk:
     tool_id: str
     form_field: str | None = None
 
+    @property
+    def method(self) -> str:
+        """The request this answers: an approval form is an ``elicitation/create``."""
+        return "elicitation/create" if self.form_field is not None else "session/request_permission"
+
 
 @dataclass
 class AcpRun(PerRun):
@@ -390,7 +395,7 @@ class AcpClientAdapter(AgentAdapter):
         for request_id, (rpc_id, method, _) in list(run.client_requests.items()):  # the editor's forms: cancelled
             if method == "elicitation/create":
                 del run.client_requests[request_id]
-                run.peer.respond(ctx, rpc_id, {"action": "cancel"})
+                self.answer_agent(ctx, rpc_id, "elicitation/create", {"action": "cancel"})
         for interaction_id in list(run.asks):  # ACP: open questions are answered "cancelled"
             ctx.approvals.pop(interaction_id, None)
             self._answer_cancelled(run, run.asks.pop(interaction_id), ctx)
@@ -721,11 +726,10 @@ class AcpClientAdapter(AgentAdapter):
         ask the person (:class:`~acp_mux.core.events.ApprovalRequestEvent`); the answer comes back through
         :meth:`respond_approval`. An agent retitles the question, answers it itself where the person's setting
         says so (openclaw, hermes), or makes its call ready first (opencode), then calls this default."""
-        run = AcpRun.of(ctx)
         tool_call = _dict(params.get("toolCall"))
         options = [o for o in params.get("options") or () if isinstance(o, dict) and isinstance(o.get("optionId"), str)]
         if not options:
-            run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "cancelled"}})
+            self.answer_agent(ctx, rpc_id, "session/request_permission", {"outcome": {"outcome": "cancelled"}})
             return []
         tool_id = self.permission_tool_id(tool_call, ctx)
         return self._ask(f"acp-permission-{rpc_id}", rpc_id, tool_id, tool_call, options, ctx)
@@ -776,7 +780,7 @@ class AcpClientAdapter(AgentAdapter):
         choice = approval_form(params) if self.elicitation_form else None
         tool_call = self.elicitation_tool_call(params, ctx) if choice is not None else None
         if choice is None or tool_call is None:
-            run.peer.respond(ctx, rpc_id, {"action": "decline"})
+            self.answer_agent(ctx, rpc_id, "elicitation/create", {"action": "decline"})
             return []
         name, approve, deny = choice
         tool_id = as_str(tool_call.get("toolCallId")) or f"elicitation-{rpc_id}"
@@ -816,18 +820,29 @@ class AcpClientAdapter(AgentAdapter):
             return
         option_id = choose_option(ask.options, "allow" if decision.approve else "reject")
         if ask.form_field is not None and option_id is not None:
-            run.peer.respond(ctx, ask.rpc_id, {"action": "accept", "content": {ask.form_field: option_id}})
+            self.answer_agent(ctx, ask.rpc_id, ask.method, {"action": "accept", "content": {ask.form_field: option_id}})
             return
         if option_id is None:  # the agent offered no way to say this: a refusal is "cancelled", never an allow
             self._answer_cancelled(run, ask, ctx)
             return
-        run.peer.respond(ctx, ask.rpc_id, {"outcome": {"outcome": "selected", "optionId": option_id}})
+        self.answer_agent(ctx, ask.rpc_id, ask.method, {"outcome": {"outcome": "selected", "optionId": option_id}})
 
     def _answer_cancelled(self, run: AcpRun, ask: OpenAsk, ctx: ParseContext) -> None:
         cancelled = {"action": "cancel"} if ask.form_field is not None else {"outcome": {"outcome": "cancelled"}}
-        run.peer.respond(ctx, ask.rpc_id, cancelled)
+        self.answer_agent(ctx, ask.rpc_id, ask.method, cancelled)
 
     # ── fs/* and terminal/* ────────────────────────────────────────────────────────────────────────────────────
+    def answer_agent(self, ctx: ParseContext, rpc_id: Any, method: str, result: dict[str, Any]) -> None:
+        """Answer the agent's ``method`` request with ``result``, validated by the v1 model of that answer and
+        dumped by ``wire.dump``. An answer of ours that does not fit is a bug here: logged, and still sent, since an
+        agent left waiting stalls its turn."""
+        try:
+            model = wire.parse_result(method, result)
+        except wire.AcpShapeError as error:
+            log.error("%s: our answer to %s does not fit ACP: %s", self.name, method, error.reason)
+            model = None
+        AcpRun.of(ctx).peer.respond(ctx, rpc_id, wire.dump(model) if model is not None else result)
+
     def _relay(
         self, rpc_id: Any, method: str, relayed: dict[str, Any], run: AcpRun, *, keep: dict[str, Any] | None
     ) -> list[BaseEvent]:
@@ -862,9 +877,9 @@ class AcpClientAdapter(AgentAdapter):
         if relay:
             return self._relay(rpc_id, method, {k: v for k, v in params.items() if k != "sessionId"}, run, keep=params)
         if method == "fs/read_text_file":
-            run.peer.respond(ctx, rpc_id, local_read(params, ctx.cwd))
+            self.answer_agent(ctx, rpc_id, method, local_read(params, ctx.cwd))
         elif method == "fs/write_text_file":
-            run.peer.respond(ctx, rpc_id, local_write(params, ctx.cwd))
+            self.answer_agent(ctx, rpc_id, method, local_write(params, ctx.cwd))
         else:
             run.peer.respond_error(ctx, rpc_id, METHOD_NOT_FOUND, f"the editor offers no {method}")
         return []
@@ -880,7 +895,7 @@ class AcpClientAdapter(AgentAdapter):
         if error is not None and method == "fs/read_text_file" and _missing(params.get("path")):
             # "Does it exist?" is asked by reading: a missing file reads as empty, or agents (gemini) fail the write
             # they were about to ask permission for.
-            run.peer.respond(ctx, rpc_id, {"content": ""})
+            self.answer_agent(ctx, rpc_id, method, {"content": ""})
         elif error is not None:
             run.peer.respond_error(
                 ctx, rpc_id, _int(error.get("code")) or INTERNAL_ERROR, str(error.get("message") or "the editor failed")

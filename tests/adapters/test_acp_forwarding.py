@@ -366,3 +366,13 @@ def test_a_cancel_answers_a_form_still_open_in_the_editor_cancelled(tmp_path: Pa
     assert reply["result"] == {"action": "cancel"}
     agent.adapter.respond_client_request(relayed.request_id, {"action": "accept"}, None, agent.ctx)  # too late
     assert not [m for m in agent.sent() if m.get("id") == 53]  # answered once (sent() reads what is new)
+
+
+def test_our_answers_are_checked_by_the_schema_and_never_withheld(tmp_path: Path, caplog: Any) -> None:
+    agent = _agent(tmp_path)
+    good = {"outcome": {"outcome": "selected", "optionId": "proceed_once", "_meta": {"k": [1, None]}}}
+    agent.adapter.answer_agent(agent.ctx, 61, "session/request_permission", good)
+    agent.adapter.answer_agent(agent.ctx, 62, "session/request_permission", {"outcome": {"outcome": "maybe"}})
+    answers = {m["id"]: m["result"] for m in agent.sent() if m.get("id") in (61, 62)}
+    assert answers == {61: good, 62: {"outcome": {"outcome": "maybe"}}}  # (a bug of ours: sent, never a stall)
+    assert "does not fit ACP" in caplog.text
