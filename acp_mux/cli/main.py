@@ -18,6 +18,7 @@ from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, ENTRIES, AgentNot
 from acp_mux.core.settings import LOG_LEVELS, SettingError, read_setting
 
 if TYPE_CHECKING:  # types only: the server loads after initialize is answered (acp_mux.cli.launch)
+    from pathlib import Path
     from typing import TextIO
 
     from acp_mux.adapters.base import AgentAdapter
@@ -50,7 +51,7 @@ EPILOG = (
     "  ACP_MUX_AGENT, ACP_MUX_LOG, ACP_MUX_LOG_LEVEL   defaults for --agent, --log-file, --log-level\n"
     "  ACP_MUX_<AGENT>_BIN        the agent's executable (e.g. ACP_MUX_CLAUDE_BIN=/opt/claude/bin/claude)\n"
     "  ACP_MUX_<AGENT>_TRANSPORT  default for --transport\n"
-    "  ACP_MUX_STATE_DIR          where sessions are kept (default $XDG_STATE_HOME/acp-mux)\n"
+    "  ACP_MUX_STATE_DIR          where sessions and logs are kept (default $XDG_STATE_HOME/acp-mux)\n"
     "  everything else (API keys, base URLs) passes through to the agent"
 )
 
@@ -100,7 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--log-file",
         metavar="F",
         default=os.environ.get("ACP_MUX_LOG") or None,
-        help="also write diagnostics to this file",
+        help="write diagnostics to this file (default: logs/acp-mux.log in the state folder, private, rotated; "
+        "'off': none)",
     )
     parser.add_argument(
         "--log-level",
@@ -117,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="end a turn with a visible error after S seconds without agent output (default 600)",
     )
     parser.add_argument("--login", action="store_true", help="run the agent's own login in this terminal")
-    parser.add_argument("--version", action="store_true", help="print the version")
+    parser.add_argument("-V", "--version", action="store_true", help="print the version")
     parser.add_argument(
         "--stdio",
         action="store_true",
@@ -129,18 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, early: Early | None = None) -> int:
     """``early``: what the launcher already read (and maybe answered) from the editor (``acp_mux.cli.launch``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "doctor":
-        from acp_mux.cli.doctor import run_doctor
+    if argv and argv[0] in ("doctor", "sessions", "demo"):
+        from acp_mux.cli.commands import run_command
 
-        return run_doctor(argv[1:])
-    if argv and argv[0] == "sessions":
-        from acp_mux.cli.sessions import run_sessions
-
-        return run_sessions(argv[1:])
-    if argv and argv[0] == "demo":
-        from acp_mux.cli.demo import run_demo
-
-        return run_demo(argv[1:])
+        return run_command(argv[0], argv[1:])
     extra: list[str] = []
     if "--" in argv:
         at = argv.index("--")
@@ -187,7 +181,11 @@ def main(argv: Sequence[str] | None = None, early: Early | None = None) -> int:
         adapter = UnavailableAdapter(args.agent, str(exc))
     if args.login:
         return run_login(adapter, args.agent_bin)
-    setup_logging(args.log_level or _default_log_level(), args.log_file)
+    log_path = setup_logging(args.log_level or _default_log_level(), args.log_file)
+    if _stdin_is_terminal():  # started by hand: an editor never gives us a terminal
+        from acp_mux.cli.by_hand import hint
+
+        print(hint(args.agent, log_path), file=sys.stderr)
     from acp_mux.server.live_session import BridgeConfig
 
     config = BridgeConfig(
@@ -213,13 +211,20 @@ def _stdin_is_terminal() -> bool:
         return False
 
 
-def setup_logging(level: str, log_file: str | None) -> None:
-    """stderr and the optional log file, both with secrets masked at every level; the file is private (0600)."""
+def setup_logging(level: str, log_file: str | None) -> Path | None:
+    """stderr and a log file, both with secrets masked at every level; the file is private (0600). Without
+    ``log_file`` that is the default log in the state folder (:mod:`acp_mux.cli.log_file`); ``off``: none.
+    Returns the default log's path when it is used."""
+    from acp_mux.cli.log_file import OFF, open_default_log
     from acp_mux.core import redact
 
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
-    if log_file:
+    default = None
+    if log_file and log_file != OFF:
         handlers.append(logging.StreamHandler(_private_log(log_file)))
+    elif not log_file:
+        default = open_default_log()
+        handlers += [default] if default is not None else []
     for handler in handlers:
         handler.addFilter(redact.RedactingFilter())
     redact.register_environment(os.environ)  # API keys passed through to agents are not for the log either
@@ -228,6 +233,7 @@ def setup_logging(level: str, log_file: str | None) -> None:
         format="%(asctime)s acp-mux %(levelname)s %(name)s: %(message)s",
         handlers=handlers,
     )
+    return default.path if default is not None else None
 
 
 def _private_log(path: str) -> TextIO:
@@ -257,14 +263,16 @@ async def serve(
     adapter: AgentAdapter, config: BridgeConfig, choices: AgentChoices | None = None, early: Early | None = None
 ) -> int:
     """Serve until the editor closes stdin or signals us; then leave no agent process behind."""
+    from acp_mux.cli.by_hand import terminal_connection
     from acp_mux.server.rpc import Connection, protect_stdout
     from acp_mux.core.tracker import TRACKER
     from acp_mux.server.bridge import AcpServer
     from acp_mux.server.store import SessionStore
 
+    connection = terminal_connection if _stdin_is_terminal() else Connection  # asked before fd 0 is moved
     proto_in, proto_out = protect_stdout()
     TRACKER.install_handlers()
-    conn = Connection(proto_in, proto_out, early.leftover if early is not None else b"")
+    conn = connection(proto_in, proto_out, early.leftover if early is not None else b"")
     if logging.getLogger().isEnabledFor(logging.DEBUG):
         conn.on_message = _log_protocol
     server = AcpServer(conn, adapter, config, SessionStore(), choices)
