@@ -46,6 +46,9 @@ VALUE_OPTIONS = (
     "--inactivity-timeout",
 )
 FLAG_OPTIONS = ("--stdio",)
+# The optional session methods the bridge serves (``session/<name>``), advertised under
+# ``agentCapabilities.sessionCapabilities`` as ``{}`` each; a test holds this to the bridge's own method table.
+SESSION_CAPABILITIES = ("list", "delete", "resume", "close")
 MAX_FIRST_LINE = 1 << 20  # an initialize is a few hundred bytes; anything longer is the server's problem
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
@@ -95,7 +98,7 @@ def initialize_result(
                 "embeddedContext": caps["embedded_context"],
             },
             "mcpCapabilities": {"http": caps["mcp_http"], "sse": caps["mcp_sse"]},
-            "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
+            "sessionCapabilities": {name: {} for name in SESSION_CAPABILITIES},
         },
         "authMethods": methods or [_checkup_method(client_caps, command, agent)],
         "agentInfo": {"name": "acp-mux", "title": title, "version": version},
