@@ -19,9 +19,17 @@ def width() -> int:
     return max(NARROWEST, shutil.get_terminal_size((UNKNOWN_WIDTH, 24)).columns)
 
 
-def fill(text: str, indent: str = "") -> str:
-    """``text`` wrapped to the terminal (paths and commands are never split at a hyphen)."""
-    return textwrap.fill(text, width() - 1, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False)
+def fill(text: str, indent: str = "", later: str | None = None) -> str:
+    """``text`` wrapped to the terminal, its later lines indented by ``later`` (default ``indent``); paths and
+    commands are never split at a hyphen."""
+    return textwrap.fill(
+        text,
+        width() - 1,
+        initial_indent=indent,
+        subsequent_indent=indent if later is None else later,
+        break_on_hyphens=False,
+        break_long_words=False,
+    )
 
 
 def field(label: str, text: str, label_width: int = 12) -> list[str]:

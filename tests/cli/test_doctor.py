@@ -1,4 +1,5 @@
-"""``acp-mux doctor`` says exactly what it checked, fits 100 columns, and lists every agent plus the demo."""
+"""``acp-mux doctor`` says exactly what it checked, fits the terminal (80 columns when unknown), starts with one
+summary line, lists every agent plus the demo, and tells a CLI that cannot run from one that can."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def clean_env(home: Path, **extra: str) -> dict[str, str]:
         for k, v in os.environ.items()
         if not k.startswith("ACP_MUX_") and not any(k == var for row in ENTRIES.values() for var in row.auth_env)
     }
-    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "COLUMNS", "XDG_STATE_HOME"):
         env.pop(var, None)
     return {**env, "HOME": str(home), "PATH": "/nonexistent", **extra}
 
@@ -46,14 +47,25 @@ def block(output: str, name: str) -> str:
     return "\n".join(" ".join(line.split()) for line in text.replace("\n            ", " ").splitlines())
 
 
-def test_every_agent_and_the_demo_within_100_columns(tmp_path):
+def test_every_agent_and_the_demo_within_80_columns_after_one_summary_line(tmp_path):
     out = doctor(env=clean_env(tmp_path))
     assert out.returncode == 0, out.stderr
     for name in (*AGENT_NAMES, DEMO_AGENT):
         assert block(out.stdout, name)
-    long = [line for line in out.stdout.splitlines() if len(line) > 100]
-    assert long == []
+    long = [line for line in out.stdout.splitlines() if len(line) >= 80 and " " in line.strip()]
+    assert long == []  # not a terminal, no COLUMNS: 80 (a path longer than a line stays whole, alone on it)
+    first, blank = out.stdout.splitlines()[:2]
+    assert first == "acp-mux doctor: 1 ready, 10 not found" and blank == ""
     assert block(out.stdout, DEMO_AGENT).startswith("demo — Scripted demo agent: ready")
+    assert f"The bridge's log: {tmp_path}/.local/state/acp-mux/logs/acp-mux.log" in " ".join(out.stdout.split())
+
+
+def test_a_wide_terminal_gets_long_lines_and_a_narrow_one_short(tmp_path):
+    wide = doctor("codex", env=clean_env(tmp_path, COLUMNS="150")).stdout.splitlines()
+    narrow = doctor("codex", env=clean_env(tmp_path, COLUMNS="60")).stdout.splitlines()
+    breakable = [line for line in narrow if " " in line.strip()]  # a long path stays whole, alone on its line
+    assert max(map(len, wide)) > 100 and max(map(len, breakable)) < 60
+    assert len(narrow) > len(wide)
 
 
 def test_a_key_in_the_environment_is_set_not_verified(tmp_path):
@@ -76,12 +88,12 @@ def test_a_login_file_is_found_not_verified(tmp_path):
     assert f"login found: {tmp_path}/.codex/auth.json (not verified)" in text and ": ready" in text.splitlines()[0]
 
 
-def test_nothing_found_is_not_checked_and_never_ready(tmp_path):
+def test_no_sign_in_found_is_said_so_and_never_ready(tmp_path):
     fake = fake_cli(tmp_path, "claude", "2.1.197 (Claude Code)")
     out = doctor("claude", env=clean_env(tmp_path, ACP_MUX_CLAUDE_BIN=str(fake)))
     text = block(out.stdout, "claude")
-    assert "ready" not in text.splitlines()[0] and "installed; sign-in not checked" in text
-    assert "not checked: no ANTHROPIC_API_KEY set" in text
+    assert "ready" not in text.splitlines()[0] and "installed; no sign-in found" in text
+    assert "none found: no ANTHROPIC_API_KEY set" in text and "not checked" not in out.stdout
     assert "acp-mux --agent claude --login" in text
     assert out.returncode == 0  # it can start; signing in is the user's next step
 
@@ -90,7 +102,7 @@ def test_a_missing_agent_says_how_to_install_it(tmp_path):
     out = doctor("claude", env=clean_env(tmp_path))
     text = block(out.stdout, "claude")
     assert out.returncode == 1
-    assert "cannot start" in text and "claude not found on PATH" in text
+    assert text.splitlines()[0].endswith(": not found") and "claude not found on PATH" in text
     assert "npm install -g @anthropic-ai/claude-code" in text and "ACP_MUX_CLAUDE_BIN=/path/to/claude" in text
 
 
@@ -149,3 +161,35 @@ def test_each_agent_says_what_it_asks_before_and_the_mode_that_asks_nothing(tmp_
     assert "without asking: `--mode full-access`" in block(out.stdout, "codex")
     assert "without asking: `--mode bypassPermissions`" in block(out.stdout, "claude")
     assert "no mode runs without asking" in block(out.stdout, "omp")
+
+
+def broken_cli(directory: Path, name: str, script: str) -> Path:
+    path = directory / name
+    path.write_text(f"#!/bin/sh\n{script}\n")
+    path.chmod(0o755)
+    return path
+
+
+def test_a_cli_that_cannot_run_is_not_ready_and_says_why(tmp_path):
+    """The complaint as filed: openclaw on Node 20 printed a Node error and exited 0, and showed as installed."""
+    node_error = "openclaw: Node 20.20.2: node:sqlite is unavailable; use 24.16+/26.1+ or a build with the fix."
+    fake = broken_cli(tmp_path, "openclaw", f"echo '{node_error}'; exit 0")
+    out = doctor("openclaw", env=clean_env(tmp_path, ACP_MUX_OPENCLAW_BIN=str(fake), OPENAI_API_KEY="k"))
+    text = block(out.stdout, "openclaw")
+    assert out.returncode == 1
+    assert text.splitlines()[0].endswith(": cannot run") and "node:sqlite is unavailable; use 24.16+" in text
+    assert "repair the install so `openclaw --version` runs" in text
+    assert out.stdout.startswith("acp-mux doctor: 1 cannot run\n")
+
+
+def test_a_failing_version_is_cannot_run_with_its_exit_code(tmp_path):
+    fake = broken_cli(tmp_path, "omp", "echo \"/usr/bin/env: 'bun': No such file or directory\" >&2; exit 127")
+    out = doctor("omp", env=clean_env(tmp_path, ACP_MUX_OMP_BIN=str(fake)))
+    text = block(out.stdout, "omp")
+    assert out.returncode == 1
+    assert "--version failed (exit 127): /usr/bin/env: 'bun': No such file or directory" in text
+
+
+def test_help_is_help(tmp_path):
+    out = doctor("--help", env=clean_env(tmp_path))
+    assert out.returncode == 0 and out.stdout.startswith("usage: acp-mux doctor") and "unknown agent" not in out.stderr
