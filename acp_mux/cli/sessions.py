@@ -1,6 +1,7 @@
 """``acp-mux sessions list|show|export|prune``: the session store, readable by a person.
 
-``list`` shows the stored sessions, newest first; ``show ID`` prints one conversation as text (prompts, answers,
+``list`` shows the stored sessions, newest first, under a header with their count (``--limit N``: only the newest
+N); ``show ID`` prints one conversation as text (prompts, answers,
 thinking, tool calls with their results and progress, how each turn ended), translated from the event log the same
 way ``session/load`` replays it; ``export ID`` writes the log's envelopes as canonical JSONL (the same bytes on
 every run: stored ids and times, fixed key order); ``prune`` applies retention by age, count and log length. An ID
@@ -30,8 +31,9 @@ if TYPE_CHECKING:
 
 def run_sessions(argv: Sequence[str], store: SessionStore | None = None, out: TextIO | None = None) -> int:
     parser = argparse.ArgumentParser(prog="acp-mux sessions", description="Read and prune the bridge's session store.")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{list,show,export,prune}")
+    sub = parser.add_subparsers(dest="command", metavar="{list,show,export,prune}")
     listing = sub.add_parser("list", help="stored sessions, newest first")
+    listing.add_argument("--limit", type=_positive, metavar="N", help="only the N most recently updated")
     listing.add_argument("--agent", help="only this agent's sessions")
     listing.add_argument("--cwd", help="only sessions in this directory")
     listing.add_argument("--json", action="store_true", help="one JSON object per session")
@@ -47,12 +49,15 @@ def run_sessions(argv: Sequence[str], store: SessionStore | None = None, out: Te
     args = parser.parse_args(list(argv))
     store = store or SessionStore()
     out = out or sys.stdout
+    if args.command is None:  # `acp-mux sessions` alone: what it can do, not a usage error
+        parser.print_help(out)
+        return 0
 
     def warn(message: str) -> None:
         print(f"acp-mux: warning: {message}", file=sys.stderr)
 
     if args.command == "list":
-        return _list(store, out, args.agent, args.cwd, args.json)
+        return _list(store, out, args.agent, args.cwd, args.json, args.limit)
     if args.command == "prune":
         return _prune(store, out, args)
     session_id = store.resolve(args.id)
@@ -82,9 +87,39 @@ def _write(out: TextIO, text: str, keep: str = "\n\t") -> None:
         out.write(text.encode("utf-8", "replace").decode("utf-8"))
 
 
+def _positive(text: str) -> int:
+    """``--limit``'s value: a whole number from 1 (argparse turns the ValueError into a usage error)."""
+    if not (text.isascii() and text.isdigit() and int(text) >= 1):
+        raise argparse.ArgumentTypeError(f"N must be a whole number from 1, not {text!r}")
+    return int(text)
+
+
+def when(iso: str) -> str:
+    """A stored time (ISO 8601, UTC) as ``list`` and ``show`` both print it: ``2026-11-25 23:26:00 UTC``. A time
+    that does not parse is shown as it is stored (visible), never an error."""
+    from datetime import datetime, timezone
+
+    try:
+        moment = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except (ValueError, AttributeError, TypeError):
+        return visible(str(iso))
+    if moment.tzinfo is None:  # stored without a zone: the store writes UTC, so it is read as UTC
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def agents_of(record: SessionRecord) -> str:
+    """The agent of a session in plain words: for a session that switched agents, each that answered, in order."""
+    answered = list(dict.fromkeys(record.turn_agents))
+    return ", ".join(visible(name) for name in (answered if len(answered) > 1 else [record.agent]))
+
+
 # ── list ───────────────────────────────────────────────────────────────────────────────────────────────────────
-def _list(store: SessionStore, out: TextIO, agent: str | None, cwd: str | None, as_json: bool) -> int:
-    records = store.list(agent=agent, cwd=cwd)
+def _list(
+    store: SessionStore, out: TextIO, agent: str | None, cwd: str | None, as_json: bool, limit: int | None = None
+) -> int:
+    found = store.list(agent=agent, cwd=cwd)
+    records = found[:limit] if limit else found
     if as_json:
         for r in records:
             _write(
@@ -104,15 +139,21 @@ def _list(store: SessionStore, out: TextIO, agent: str | None, cwd: str | None, 
                 keep="\n",
             )
         return 0
+    which = " ".join(
+        part for part in (f"of {visible(agent)}" if agent else "", f"in {visible(cwd)}" if cwd else "") if part
+    )
     if not records:
-        _write(out, f"no sessions in {store.root}\n")
+        _write(out, f"no sessions{' ' + which if which else ''} in {store.root}\n")
         return 0
+    count = f"{len(found)} session{'s' if len(found) != 1 else ''}" + (f" {which}" if which else "")
+    shown = f"the newest {len(records)} shown" if len(records) < len(found) else "newest first"
+    _write(out, f"{count} in {store.root} ({shown})\n\n")
+    _write(out, f"{'ID':<26}  {'UPDATED':<23}  TITLE\n{'':<28}AGENT · FOLDER\n")
     for r in records:
         title = visible(r.title or "(untitled)")[:60]
         _write(
             out,
-            f"{r.session_id}  {visible(r.updated_at[:19]).replace('T', ' ')}  {visible(r.agent):<8}  {title}\n"
-            f"    {visible(r.cwd)}\n",
+            f"{r.session_id:<26}  {when(r.updated_at):<23}  {title}\n{'':<28}{agents_of(r)} · {visible(r.cwd)}\n",
             keep="\n",
         )
     return 0
@@ -133,8 +174,8 @@ def show_lines(store: SessionStore, record: SessionRecord, warn: Callable[[str],
 
     yield f"# {visible(record.title or '(untitled)')}"
     yield visible(
-        f"session {record.session_id} · {record.agent} · {record.cwd} · created {record.created_at} · "
-        f"updated {record.updated_at}"
+        f"session {record.session_id} · {agents_of(record)} · {record.cwd} · created {when(record.created_at)} · "
+        f"updated {when(record.updated_at)}"
     )
     view = _TextView()
     snapshots = Snapshots(store.envelopes(record.session_id, lambda message: None))
@@ -154,6 +195,10 @@ def show_lines(store: SessionStore, record: SessionRecord, warn: Callable[[str],
                 else data.get("stopReason")
             )
             yield f"--- turn ended: {visible(str(ended))}"
+        elif kind == "user.command" and isinstance(data.get("text"), str):  # `/agent NAME`: the person's own line
+            yield from view.close()
+            yield "## You"
+            yield visible(data["text"])
         elif kind == "user.cancel":
             yield from view.close()
             yield "--- cancelled by the user"
@@ -168,7 +213,16 @@ def show_lines(store: SessionStore, record: SessionRecord, warn: Callable[[str],
 
 
 _SHOWN_RECORDS = frozenset(
-    {"user.message", "user.cancel", "turn.ended", "approval.resolved", "file.snapshot", "bridge.notice", LEGACY_TYPE}
+    {
+        "user.message",
+        "user.command",
+        "user.cancel",
+        "turn.ended",
+        "approval.resolved",
+        "file.snapshot",
+        "bridge.notice",
+        LEGACY_TYPE,
+    }
 )
 
 
