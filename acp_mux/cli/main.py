@@ -38,22 +38,35 @@ def _agents_line() -> str:
     for name in works:
         if ENTRIES[name].untested:
             line += f"; {name}: {ENTRIES[name].untested}"
-    return textwrap.fill(line, width=98, subsequent_indent="  ", break_on_hyphens=False)
+    from acp_mux.cli.terminal import width
+
+    return textwrap.fill(line, width=width() - 3, subsequent_indent="  ", break_on_hyphens=False)
 
 
-EPILOG = (
-    _agents_line() + "\n"
-    "other commands:\n"
-    "  acp-mux doctor [AGENT]   which agents are installed, how they authenticate, what to do next\n"
-    "  acp-mux demo [PROMPT]    the whole bridge in this terminal, with the bundled scripted agent\n"
-    "  acp-mux sessions CMD     list | show ID | export ID | prune: the stored sessions and their event logs\n"
-    "environment:\n"
-    "  ACP_MUX_AGENT, ACP_MUX_LOG, ACP_MUX_LOG_LEVEL   defaults for --agent, --log-file, --log-level\n"
-    "  ACP_MUX_<AGENT>_BIN        the agent's executable (e.g. ACP_MUX_CLAUDE_BIN=/opt/claude/bin/claude)\n"
-    "  ACP_MUX_<AGENT>_TRANSPORT  default for --transport\n"
-    "  ACP_MUX_STATE_DIR          where sessions and logs are kept (default $XDG_STATE_HOME/acp-mux)\n"
-    "  everything else (API keys, base URLs) passes through to the agent"
+_COMMANDS = (
+    ("acp-mux doctor [AGENT]", "which agents are installed and can run, how they sign in, what to do next"),
+    ("acp-mux demo [PROMPT]", "the whole bridge in this terminal, with the bundled scripted agent"),
+    ("acp-mux sessions CMD", "list | show ID | export ID | prune: the stored sessions and their event logs"),
 )
+_ENVIRONMENT = (
+    ("ACP_MUX_AGENT", "default for --agent"),
+    ("ACP_MUX_LOG", "default for --log-file ('off': no log file)"),
+    ("ACP_MUX_LOG_LEVEL", "default for --log-level"),
+    ("ACP_MUX_<AGENT>_BIN", "the agent's executable (e.g. ACP_MUX_CLAUDE_BIN=/opt/claude/bin/claude)"),
+    ("ACP_MUX_<AGENT>_TRANSPORT", "default for --transport"),
+    ("ACP_MUX_STATE_DIR", "where sessions and the log are kept (default $XDG_STATE_HOME/acp-mux)"),
+    ("anything else", "(API keys, base URLs) passes through to the agent"),
+)
+
+
+def epilog() -> str:
+    """The agents, the other commands and the environment, laid out for the terminal's width."""
+    from acp_mux.cli.terminal import field
+
+    def rows(pairs: tuple[tuple[str, str], ...]) -> str:
+        return "\n".join(line for label, text in pairs for line in field(label, text, 30))
+
+    return f"{_agents_line()}\nother commands:\n{rows(_COMMANDS)}\nenvironment:\n{rows(_ENVIRONMENT)}"
 
 
 def _log_level(value: str) -> str:
@@ -78,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="acp-mux",
         description="Serve a coding-agent CLI as an Agent Client Protocol (ACP) agent on stdio.",
-        epilog=EPILOG,
+        epilog=epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
