@@ -110,9 +110,29 @@ def warm(methods: tuple[str, ...] = TURN_METHODS) -> None:
                 adapter.rebuild()
 
 
+def _closest_variants(errors: list[Any]) -> list[Any]:
+    """Of an untagged union's variants (a capitalised model name in the error's path, e.g. ``McpServerStdio``), only
+    the failures of the variant that failed least: the one the sender most likely meant. Reporting every variant's
+    failures would bury "env: Input should be a valid list" under the other variants' missing fields."""
+    branches: dict[tuple[Any, ...], dict[Any, list[Any]]] = {}
+    plain: list[Any] = []
+    for e in errors:
+        at = next((i for i, x in enumerate(e["loc"]) if isinstance(x, str) and x[:1].isupper()), None)
+        if at is None:
+            plain.append(e)
+            continue
+        variant = {**e, "loc": e["loc"][:at] + e["loc"][at + 1 :]}
+        branches.setdefault(tuple(e["loc"][:at]), {}).setdefault(e["loc"][at], []).append(variant)
+    for variants in branches.values():
+        fewest = min(len(found) for found in variants.values())
+        plain.extend(next(found for found in variants.values() if len(found) == fewest))
+    return plain
+
+
 def _reason(error: ValidationError) -> str:
     """The first few failures as `loc: msg`, short enough for a JSON-RPC error message."""
-    parts = [f"{'.'.join(str(x) for x in e['loc']) or '(root)'}: {e['msg']}" for e in error.errors(include_url=False)]
+    errors = _closest_variants(error.errors(include_url=False))
+    parts = [f"{'.'.join(str(x) for x in e['loc']) or '(root)'}: {e['msg']}" for e in errors]
     more = f" (+{len(parts) - 3} more)" if len(parts) > 3 else ""
     return "; ".join(parts[:3]) + more
 
@@ -125,12 +145,12 @@ def _unknown_kinds(error: ValidationError) -> tuple[str, ...]:
     return tuple(str(e.get("ctx", {}).get("tag")) for e in errors)
 
 
-def _parse(method: str, part: Part, data: object) -> AcpModel | None:
+def _parse(method: str, part: Part, data: object, strict: bool = False) -> AcpModel | None:
     adapter = _adapter(method, part)
     if adapter is None:
         return None
     try:
-        model = adapter.validate_python({} if data is None else data)
+        model = adapter.validate_python({} if data is None else data, strict=strict)
     except ValidationError as error:
         raise AcpShapeError(method, part, _reason(error), _unknown_kinds(error)) from None
     if not isinstance(model, AcpModel):  # every v1 params/result type is a model or a union of models (a test holds)
@@ -138,12 +158,13 @@ def _parse(method: str, part: Part, data: object) -> AcpModel | None:
     return model
 
 
-def parse_params(method: str, params: object) -> AcpModel | None:
+def parse_params(method: str, params: object, *, strict: bool = False) -> AcpModel | None:
     """The typed params of a request or notification (either side's); None for a method outside the schema.
 
-    Raises AcpShapeError when the params do not fit the method's schema.
+    Raises AcpShapeError when the params do not fit the method's schema. ``strict``: JSON's own types only (no
+    ``"1"`` read as the integer 1, no ``1.0`` as an integer), what the editor's edge asks of the editor.
     """
-    return _parse(method, "params", params)
+    return _parse(method, "params", params, strict)
 
 
 def parse_result(method: str, result: object) -> AcpModel | None:

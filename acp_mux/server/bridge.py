@@ -14,7 +14,9 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from acp_mux import __version__
+from acp_mux.protocol import v1, wire
 from acp_mux.server import params as p
+from acp_mux.server.editor_edge import answer, asking, parse_request, typed
 from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, AfterResponse, Connection, RpcError
 from acp_mux.core.ids import new_ulid
 from acp_mux.server.early_init import CHECKUP_METHOD, caps_of, initialize_result
@@ -38,6 +40,23 @@ class AcpServer:
     """``adapter`` serves every session; with ``choices`` (one editor entry for every agent) it is only the default,
     and each session's ``agent`` option picks the agent that answers its next prompt."""
 
+    # Every method served (ACP method → the handler's name here), each handler taking its typed v1 params
+    # (editor_edge.typed reads them): the one table initialize's advertisement is held to (test_editor_wire).
+    HANDLERS: dict[str, str] = {
+        "initialize": "initialize",
+        "authenticate": "authenticate",
+        "session/new": "new_session",
+        "session/load": "load_session",
+        "session/resume": "resume_session",
+        "session/list": "list_sessions",
+        "session/close": "close_session",
+        "session/delete": "delete_session",
+        "session/prompt": "prompt",
+        "session/set_mode": "set_mode",
+        "session/set_config_option": "set_config_option",
+    }
+    NOTIFICATIONS: dict[str, str] = {"session/cancel": "cancel"}
+
     def __init__(
         self,
         conn: Connection,
@@ -54,27 +73,24 @@ class AcpServer:
         self.sessions: dict[str, LiveSession] = {}
         self.client_capabilities: dict[str, Any] = {}
         self._retention_done = False
-        for method, handler in {
-            "initialize": self.initialize,
-            "authenticate": self.authenticate,
-            "session/new": self.new_session,
-            "session/load": self.load_session,
-            "session/resume": self.resume_session,
-            "session/list": self.list_sessions,
-            "session/close": self.close_session,
-            "session/delete": self.delete_session,
-            "session/prompt": self.prompt,
-            "session/set_mode": self.set_mode,
-            "session/set_config_option": self.set_config_option,
-        }.items():
-            conn.method(method, handler)
-        conn.notification("session/cancel", self.cancel)
+        for method, name in {**self.HANDLERS, **self.NOTIFICATIONS}.items():
+            handler = typed(method, getattr(self, name))
+            if method in self.HANDLERS:
+                conn.method(method, handler)
+            else:
+                conn.notification(method, handler)
         conn.notification("$/cancel_request", self._ignore)
 
+    async def call(self, method: str, params: dict[str, Any]) -> Any:
+        """``method`` with these params as the editor's message would run it, through the typed edge: for a caller
+        in this process (a replay of recorded runs, ``acp-mux sessions``, tests) that has no JSON-RPC line to send."""
+        name = self.HANDLERS.get(method) or self.NOTIFICATIONS[method]
+        return await getattr(self, name)(parse_request(method, params))
+
     # ── initialize and auth ────────────────────────────────────────────────────────────────────────────────────
-    async def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
-        requested = p.required(params, "protocolVersion", int)
-        self.initialized(params)
+    async def initialize(self, request: v1.InitializeRequest) -> dict[str, Any]:
+        requested = request.protocol_version
+        self._initialized(request)
         caps = self.adapter.capabilities
         if self.choices is not None:  # any agent may answer: offer what some can take, refuse per agent at prompt time
             from acp_mux.adapters.registry import get_adapter
@@ -96,33 +112,46 @@ class AcpServer:
         one = (
             None if self.choices is not None else (self.adapter.name, self.adapter.display_name, self.adapter.auth_hint)
         )
-        return initialize_result(
+        result = initialize_result(
             requested, self.client_capabilities, caps_of(caps), logins, title, own_command(), __version__, one
         )
+        return answer(v1.InitializeResponse, result)
 
     def initialized(self, params: dict[str, Any]) -> None:
-        """What the editor's ``initialize`` tells the bridge; also called when the launcher answered it early
-        (:mod:`acp_mux.server.early_init`), before this server existed."""
-        self.client_capabilities = _client_capabilities(params)
+        """What the editor's ``initialize`` tells the bridge, when the launcher answered it early
+        (:mod:`acp_mux.server.early_init`), before this server existed. The launcher checked the parts the bridge
+        reads; params the model still refuses leave the editor's capabilities unknown (logged), never the bridge down."""
+        try:
+            request = parse_request("initialize", params)
+        except RpcError as exc:
+            log.warning("the early initialize params do not fit ACP (%s); client capabilities unknown", exc.message)
+            request = v1.InitializeRequest.model_validate({"protocolVersion": 1})
+        assert isinstance(request, v1.InitializeRequest)
+        self._initialized(request)
+
+    def _initialized(self, request: v1.InitializeRequest) -> None:
+        """Keep the editor's capabilities as it sent them (a plain dict, the fields it set), for the sessions."""
+        caps = request.client_capabilities if "client_capabilities" in request.model_fields_set else None
+        self.client_capabilities = wire.dump(caps) if caps is not None else {}
         meta = self.client_capabilities.get("_meta") or {}
-        self.config.terminal_output_meta = bool(meta.get("terminal_output"))
+        self.config.terminal_output_meta = isinstance(meta, dict) and bool(meta.get("terminal_output"))
 
     def _login_adapters(self) -> list[AgentAdapter]:
         if self.choices is None:
             return [self.adapter]
         return [self._adapter_of(name) for name in self.choices.names]
 
-    async def authenticate(self, params: dict[str, Any]) -> dict[str, Any]:
-        method = p.required(params, "methodId", str)
+    async def authenticate(self, request: v1.AuthenticateRequest) -> dict[str, Any]:
+        method = request.method_id
         logins = {f"{a.name}-login" for a in self._login_adapters() if a.login_args}
         if method not in (logins or {CHECKUP_METHOD}):  # the methods initialize offered
             raise RpcError(INVALID_PARAMS, f"unknown auth method {method!r}")
         return {}  # the login itself runs in a terminal (`acp-mux --agent X --login`); nothing to do in-band
 
     # ── sessions ───────────────────────────────────────────────────────────────────────────────────────────────
-    async def new_session(self, params: dict[str, Any]) -> AfterResponse:
-        cwd = _require_cwd(params)
-        p.mcp_servers(params)
+    async def new_session(self, request: v1.NewSessionRequest) -> AfterResponse:
+        cwd = _require_cwd(request.cwd)
+        servers = _mcp_servers(request.mcp_servers)
         self._require_startable()
         agent = self.adapter.name
         if self.choices is not None:
@@ -135,13 +164,13 @@ class AcpServer:
             model=self.config.model if agent == self.config.agent else None,
         )
         self.store.save(record)
-        session = self._live(record, params)
+        session = self._live(record, servers)
 
         async def then() -> None:
             await self._announce(session)
             await self._retain_once()
 
-        return AfterResponse(self._session_state(session), then)
+        return AfterResponse(answer(v1.NewSessionResponse, self._session_state(session)), then)
 
     async def adopt(self, early: EarlySession) -> None:
         """Take over the ``session/new`` the launcher answered before this server existed
@@ -159,7 +188,7 @@ class AcpServer:
         problem = self.adapter.startup_problem(self.config.binary, self.config.env)
         if problem:
             log.warning("%s", problem)
-        session = self._live(record, early.params)
+        session = self._live(record, p.mcp_servers(early.params))
         state = self._session_state(session)
         if state != early.answer:
             log.warning("the launcher's session/new answer differed from the server's; corrected by updates")
@@ -167,23 +196,24 @@ class AcpServer:
         await self._announce(session)
         await self._retain_once()
 
-    async def load_session(self, params: dict[str, Any]) -> AfterResponse:
+    async def load_session(self, request: v1.LoadSessionRequest) -> AfterResponse:
         self._require_startable()
-        record = self._stored(params)
-        record.cwd = _require_cwd(params)
-        p.mcp_servers(params)
-        session = self._live(record, params)
+        record = self._stored(request.session_id)
+        record.cwd = _require_cwd(request.cwd)
+        session = self._live(record, _mcp_servers(request.mcp_servers))
         for update in session.history():  # ACP: replay everything (translated from the event log), then answer
             self.conn.notify("session/update", {"sessionId": record.session_id, "update": update})
-        return AfterResponse(self._session_state(session), lambda: self._reopened(session))
+        return AfterResponse(
+            answer(v1.LoadSessionResponse, self._session_state(session)), lambda: self._reopened(session)
+        )
 
-    async def resume_session(self, params: dict[str, Any]) -> AfterResponse:
+    async def resume_session(self, request: v1.ResumeSessionRequest) -> AfterResponse:
         self._require_startable()
-        record = self._stored(params)
-        record.cwd = _require_cwd(params)
-        p.mcp_servers(params)
-        session = self._live(record, params)
-        return AfterResponse(self._session_state(session), lambda: self._reopened(session))
+        record = self._stored(request.session_id)
+        record.cwd = _require_cwd(request.cwd)
+        session = self._live(record, _mcp_servers(request.mcp_servers))
+        state = answer(v1.ResumeSessionResponse, self._session_state(session))
+        return AfterResponse(state, lambda: self._reopened(session))
 
     async def _reopened(self, session: LiveSession) -> None:
         """After load/resume: announcements, then any question the running turn still waits on, asked again."""
@@ -211,11 +241,12 @@ class AcpServer:
         except Exception as exc:  # retention must never disturb a session
             log.warning("session retention failed: %s", exc)
 
-    async def list_sessions(self, params: dict[str, Any]) -> dict[str, Any]:
-        records = self.store.list(
-            agent=None if self.choices is not None else self.adapter.name, cwd=p.optional(params, "cwd", str)
-        )
-        cursor = p.optional(params, "cursor", str)
+    async def list_sessions(self, request: v1.ListSessionsRequest) -> dict[str, Any]:
+        cwd = request.cwd
+        if cwd is not None and ("\0" in cwd or not os.path.isabs(cwd)):  # the schema: an absolute path
+            raise p.invalid("session/list: cwd must be an absolute path")
+        records = self.store.list(agent=None if self.choices is not None else self.adapter.name, cwd=cwd)
+        cursor = request.cursor
         start = int(cursor) if cursor and cursor.isascii() and cursor.isdigit() and len(cursor) < 10 else 0
         if cursor and not start and cursor != "0":
             raise RpcError(INVALID_PARAMS, f"invalid cursor {cursor[:40]!r}")
@@ -233,35 +264,34 @@ class AcpServer:
         }
         if start + PAGE_SIZE < len(records):
             result["nextCursor"] = str(start + PAGE_SIZE)
-        return result
+        return answer(v1.ListSessionsResponse, result)
 
-    async def close_session(self, params: dict[str, Any]) -> dict[str, Any]:
-        session = self.sessions.pop(p.session_id(params), None)
+    async def close_session(self, request: v1.CloseSessionRequest | v1.DeleteSessionRequest) -> dict[str, Any]:
+        session = self.sessions.pop(request.session_id, None)
         if session is not None:
             await session.close()
         return {}
 
-    async def delete_session(self, params: dict[str, Any]) -> dict[str, Any]:
-        session_id = p.session_id(params)
-        await self.close_session(params)
-        self.store.delete(session_id)
+    async def delete_session(self, request: v1.DeleteSessionRequest) -> dict[str, Any]:
+        await self.close_session(request)
+        self.store.delete(request.session_id)
         return {}
 
     # ── turns ──────────────────────────────────────────────────────────────────────────────────────────────────
-    async def prompt(self, params: dict[str, Any]) -> dict[str, Any]:
-        session = self._session(params)
-        return await session.prompt(p.required(params, "prompt", list))
+    async def prompt(self, request: v1.PromptRequest) -> dict[str, Any]:
+        session = self._session(request.session_id)
+        result = await session.prompt([wire.dump(block) for block in request.prompt])
+        return answer(v1.PromptResponse, result)
 
-    async def cancel(self, params: dict[str, Any]) -> None:
-        session_id = params.get("sessionId")
-        session = self.sessions.get(session_id) if isinstance(session_id, str) else None
+    async def cancel(self, request: v1.CancelNotification) -> None:
+        session = self.sessions.get(request.session_id)
         if session is not None:
             await session.cancel()
 
-    async def set_mode(self, params: dict[str, Any]) -> dict[str, Any]:
-        session = self._session(params)
+    async def set_mode(self, request: v1.SetSessionModeRequest) -> dict[str, Any]:
+        session = self._session(request.session_id)
         await session.switches_done()  # a mode asked for after a switch is one of the agent it chose
-        await session.set_mode(self._valid_mode(session, p.required(params, "modeId", str)))
+        await session.set_mode(self._valid_mode(session, request.mode_id))
         self._announce_mode(session.id)
         return {}
 
@@ -281,12 +311,12 @@ class AcpServer:
                 session_id, {"sessionUpdate": "config_option_update", "configOptions": self._config_options(session)}
             )
 
-    async def set_config_option(self, params: dict[str, Any]) -> dict[str, Any]:
-        session = self._session(params)
-        config_id, value = p.required(params, "configId", str), params.get("value")
+    async def set_config_option(self, request: v1.SetSessionConfigOptionRequest) -> dict[str, Any]:
+        session = self._session(request.session_id)
+        config_id, value = request.config_id, request.value
         if config_id == AGENT_OPTION and self.choices is not None:
             await session.switch_agent(str(value))
-            return {"configOptions": self._config_options(session)}  # where this switch left the session
+            return answer(v1.SetSessionConfigOptionResponse, {"configOptions": self._config_options(session)})
         await session.switches_done()  # any other setting sent after a switch is about the agent it chose
         if config_id == "mode":
             await session.set_mode(self._valid_mode(session, value))
@@ -301,7 +331,7 @@ class AcpServer:
                 raise RpcError(INVALID_PARAMS, f"{self.adapter.display_name} is not running; try again in a moment")
         else:
             raise RpcError(INVALID_PARAMS, f"unknown config option {config_id!r}")
-        return {"configOptions": self._config_options(session)}
+        return answer(v1.SetSessionConfigOptionResponse, {"configOptions": self._config_options(session)})
 
     async def _ignore(self, params: dict[str, Any]) -> None:
         return None
@@ -320,7 +350,7 @@ class AcpServer:
         if problem:
             raise RpcError(INTERNAL_ERROR, problem, {"agent": self.adapter.name})
 
-    def _live(self, record: SessionRecord, params: dict[str, Any]) -> LiveSession:
+    def _live(self, record: SessionRecord, servers: list[dict[str, Any]]) -> LiveSession:
         existing = self.sessions.get(record.session_id)
         if existing is not None:
             return existing
@@ -334,9 +364,9 @@ class AcpServer:
             self.config,
             self.store,
             send_update=self._notify,
-            request=self.conn.request,
+            request=asking(self.conn.request),
             writable=self.conn.writable,
-            mcp_servers=_secret_mcp_servers(params),
+            mcp_servers=_secret_mcp_servers(servers),
             mode_changed=lambda mode: self._announce_mode(record.session_id),
             client_capabilities=self.client_capabilities,
             choices=self.choices,
@@ -352,8 +382,7 @@ class AcpServer:
 
         return get_adapter(name)
 
-    def _stored(self, params: dict[str, Any]) -> SessionRecord:
-        session_id = p.session_id(params)
+    def _stored(self, session_id: str) -> SessionRecord:
         record = self.store.get(session_id)
         servable = record is not None and (
             record.agent == self.adapter.name or (self.choices is not None and record.agent in self.choices.names)
@@ -362,8 +391,7 @@ class AcpServer:
             raise RpcError(RESOURCE_NOT_FOUND, f"no {self.adapter.name} session {session_id!r}", {"uri": session_id})
         return record
 
-    def _session(self, params: dict[str, Any]) -> LiveSession:
-        session_id = p.session_id(params)
+    def _session(self, session_id: str) -> LiveSession:
         session = self.sessions.get(session_id)
         if session is None:
             raise RpcError(RESOURCE_NOT_FOUND, f"unknown session {session_id!r}", {"uri": session_id})
@@ -418,27 +446,21 @@ class AcpServer:
         await asyncio.gather(*(s.close() for s in list(self.sessions.values())), return_exceptions=True)
 
 
-def _secret_mcp_servers(params: dict[str, Any]) -> list[dict[str, Any]]:
+def _secret_mcp_servers(servers: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The editor's MCP servers, their env values and headers registered as secrets (masked in every log)."""
     from acp_mux.adapters.mcp import mcp_secrets
     from acp_mux.core import redact
 
-    servers = p.mcp_servers(params)
     redact.register(mcp_secrets(servers))
     return servers
 
 
-def _client_capabilities(params: dict[str, Any]) -> dict[str, Any]:
-    """``clientCapabilities`` with every part we read of the type we read it as (a wrong one is -32602)."""
-    caps = p.optional(params, "clientCapabilities", dict, {})
-    for key in ("fs", "auth", "_meta"):
-        p.optional(caps, key, dict)
-    p.optional(caps, "terminal", bool)
-    return caps
+def _mcp_servers(servers: list[v1.McpServer] | None) -> list[dict[str, Any]]:
+    """The typed servers as the plain dicts the adapters read, held to the same rules as the launcher's early path."""
+    return p.mcp_servers({"mcpServers": [wire.dump(server) for server in servers or ()]})
 
 
-def _require_cwd(params: dict[str, Any]) -> str:
-    cwd = p.required(params, "cwd", str)
+def _require_cwd(cwd: str) -> str:
     if "\0" in cwd or not os.path.isabs(cwd):
         raise RpcError(INVALID_PARAMS, "cwd must be an absolute path")
     if not os.path.isdir(cwd):

@@ -174,7 +174,7 @@ class Editor:
         self.updates.append(update)
         if self.cancel_on_text and not self._cancelled and update.get("sessionUpdate") == "agent_message_chunk":
             self._cancelled = True
-            asyncio.ensure_future(self.server.cancel({"sessionId": self.session_id}))  # type: ignore[union-attr]
+            asyncio.ensure_future(self.server.call("session/cancel", {"sessionId": self.session_id}))  # type: ignore[union-attr]
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         assert method == "session/request_permission", method
@@ -204,8 +204,8 @@ async def play(cli: str, name: str, state: Path, monkeypatch: Any) -> tuple[str,
     monkeypatch.setattr(run_module, "start_run", lambda adapter, options: ScriptedRun(next(scripts, []), options))
     editor = Editor(allow=not name.endswith("deny"), cancel_on_text=name == "cancel")
     server = server_for(cli, state, editor)
-    await server.initialize({"protocolVersion": 1})
-    answer = await server.new_session({"cwd": CWD, "mcpServers": []})
+    await server.call("initialize", {"protocolVersion": 1})
+    answer = await server.call("session/new", {"cwd": CWD, "mcpServers": []})
     session_id = answer.result["sessionId"]
     editor.session_id = session_id
     await answer.then()
@@ -216,7 +216,11 @@ async def play(cli: str, name: str, state: Path, monkeypatch: Any) -> tuple[str,
         editor.updates = []
         turns.append(editor.updates)
         try:
-            results.append(await server.prompt({"sessionId": session_id, "prompt": [{"type": "text", "text": prompt}]}))
+            results.append(
+                await server.call(
+                    "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": prompt}]}
+                )
+            )
         except RpcError as exc:
             results.append(exc)
     await server.shutdown()
@@ -228,8 +232,8 @@ async def load(cli: str, state: Path, session_id: str, monkeypatch: Any) -> list
     _recorded_cwd_is_fine(monkeypatch)
     editor = Editor()
     server = server_for(cli, state, editor)
-    await server.initialize({"protocolVersion": 1})
-    await server.load_session({"sessionId": session_id, "cwd": CWD, "mcpServers": []})
+    await server.call("initialize", {"protocolVersion": 1})
+    await server.call("session/load", {"sessionId": session_id, "cwd": CWD, "mcpServers": []})
     return editor.updates
 
 
@@ -237,4 +241,4 @@ def _recorded_cwd_is_fine(monkeypatch: Any) -> None:
     """The recordings ran in /work/project, which need not exist here; the bridge checks cwds exist."""
     import acp_mux.server.bridge as bridge_module
 
-    monkeypatch.setattr(bridge_module, "_require_cwd", lambda params: params["cwd"])
+    monkeypatch.setattr(bridge_module, "_require_cwd", lambda cwd: cwd)

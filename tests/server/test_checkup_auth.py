@@ -38,13 +38,13 @@ def server_for(agent: str, client: dict[str, Any], choices: tuple[str, ...] | No
 
 def offered(server: AcpServer, client: dict[str, Any]) -> list[dict[str, Any]]:
     params = {"protocolVersion": 1, "clientCapabilities": client}
-    methods: list[dict[str, Any]] = asyncio.run(server.initialize(params))["authMethods"]
+    methods: list[dict[str, Any]] = asyncio.run(server.call("initialize", params))["authMethods"]
     return methods
 
 
 def accepted(server: AcpServer, method_id: str) -> bool:
     try:
-        asyncio.run(server.authenticate({"methodId": method_id}))
+        asyncio.run(server.call("authenticate", {"methodId": method_id}))
     except RpcError:
         return False
     return True

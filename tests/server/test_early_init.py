@@ -18,6 +18,7 @@ import pytest
 
 from acp_mux.adapters.registry import ENTRIES, get_adapter
 from acp_mux.server import early_init
+from acp_mux.server.editor_edge import parse_request
 from acp_mux.server.bridge import AcpServer
 from acp_mux.server.live_session import BridgeConfig
 
@@ -79,7 +80,7 @@ def test_the_early_answer_is_the_servers(
     server = AcpServer.__new__(AcpServer)  # just what initialize reads: no connection, no sessions
     server.adapter, server.choices, server.client_capabilities = get_adapter(agent, transport), None, {}
     server.config = BridgeConfig(agent=agent, binary=binary)
-    expected = asyncio.run(server.initialize(params))
+    expected = asyncio.run(server.initialize(parse_request("initialize", params)))  # as the bridge's edge reads it
     assert json.loads(written) == {"jsonrpc": "2.0", "id": 7, "result": expected}
 
 

@@ -58,8 +58,8 @@ def new_turn(store: SessionStore, session_id: str, text: str, answer: str, extra
 async def loaded(store: SessionStore, session_id: str) -> list[dict]:
     editor = Editor()
     server = server_for("demo", store.root.parent, editor)
-    await server.initialize({"protocolVersion": 1})
-    await server.load_session({"sessionId": session_id, "cwd": "/", "mcpServers": []})
+    await server.call("initialize", {"protocolVersion": 1})
+    await server.call("session/load", {"sessionId": session_id, "cwd": "/", "mcpServers": []})
     await server.shutdown()
     return editor.updates
 

@@ -1,0 +1,203 @@
+"""Issue 23, the editor side: every message the editor sends is read by the v1 model at the edge, a shape error is a
+-32602 naming the method and the field (never a traceback, never a stall), and initialize advertises exactly what is
+served.
+
+The unit tests call the edge itself; the property tests throw generated JSON at every method of a real bridge
+(``python -m acp_mux --agent demo``, spoken to line by line), where an answer that never comes fails the test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Iterator
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from acp_mux.adapters.registry import get_adapter
+from acp_mux.protocol import v1, wire
+from acp_mux.server.bridge import AcpServer
+from acp_mux.server.early_init import SESSION_CAPABILITIES
+from acp_mux.server.editor_edge import asking, parse_request
+from acp_mux.server.live_session import BridgeConfig
+from acp_mux.server.rpc import INVALID_PARAMS, RpcError
+from tests.faults.raw import RawBridge
+
+PYTHON_LEAKS = ("Traceback", "object has no attribute", "KeyError", "TypeError", "AttributeError", "NoneType")
+EDITOR_METHODS = sorted(wire.methods("agent"))  # every request and notification the schema lets an editor send
+# What every ACP agent serves without advertising it (the schema's baseline), and session/load (``loadSession``).
+BASELINE = {
+    "initialize",
+    "authenticate",
+    "session/new",
+    "session/prompt",
+    "session/set_mode",
+    "session/set_config_option",
+}
+
+
+def _server() -> AcpServer:
+    """A server with a connection that is never served: enough for what initialize and the method table say."""
+    from acp_mux.server.rpc import Connection
+    from acp_mux.server.store import SessionStore
+
+    return AcpServer(
+        Connection(-1, -1), get_adapter("demo"), BridgeConfig(agent="demo"), SessionStore.__new__(SessionStore)
+    )
+
+
+# ── the edge itself ────────────────────────────────────────────────────────────────────────────────────────────
+@pytest.mark.parametrize(
+    "method, params, field",
+    [
+        ("initialize", {"protocolVersion": "1"}, "protocolVersion"),
+        ("initialize", {"protocolVersion": 1.5}, "protocolVersion"),
+        ("session/prompt", {"sessionId": "s", "prompt": [{"type": "video"}]}, "prompt.0"),
+        ("session/prompt", {"sessionId": "s"}, "prompt"),
+        ("session/new", {"cwd": "/tmp", "additionalDirectories": [3]}, "additionalDirectories.0"),
+        ("session/new", {"cwd": "/tmp", "mcpServers": [{"name": "x", "command": "y", "env": {"K": "V"}}]}, "env"),
+        ("session/set_config_option", {"sessionId": "s", "configId": "x", "value": 3}, "value"),
+        ("session/cancel", {"sessionId": 7}, "sessionId"),
+        ("$/cancel_request", {"requestId": [1]}, "requestId"),
+    ],
+)
+def test_a_shape_error_names_the_method_and_the_field(method: str, params: dict[str, Any], field: str) -> None:
+    with pytest.raises(RpcError) as caught:
+        parse_request(method, params)
+    assert caught.value.code == INVALID_PARAMS
+    message = caught.value.message
+    assert message.startswith(f"Invalid params: {method}: ") and field in message, message
+
+
+def test_an_omitted_mcp_servers_means_none_as_on_the_launchers_path() -> None:
+    request = parse_request("session/new", {"cwd": "/tmp"})
+    assert isinstance(request, v1.NewSessionRequest) and request.mcp_servers == []
+
+
+def test_what_the_edge_reads_is_kept_whole() -> None:
+    """``_meta`` and fields this schema does not know reach the handler as the editor sent them."""
+    params = {"sessionId": "s", "prompt": [{"type": "text", "text": "hi", "x-new": 1}], "_meta": {"k": [1]}, "z": 2}
+    request = parse_request("session/prompt", params)
+    assert wire.dump(request) == params
+
+
+@given(value=st.one_of(st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(), st.none()))
+def test_a_json_scalar_never_passes_for_an_identifier(value: Any) -> None:
+    """An attacker's type confusion: no scalar other than a string is read as a session id, or as a mode."""
+    params = {"sessionId": value, "modeId": "m"}
+    if isinstance(value, str):
+        assert parse_request("session/set_mode", params).session_id == value  # type: ignore[attr-defined]
+    else:
+        with pytest.raises(RpcError):
+            parse_request("session/set_mode", params)
+
+
+# ── the editor's answers to our requests ───────────────────────────────────────────────────────────────────────
+def _ask(answer: Any, method: str = "session/request_permission") -> Any:
+    async def request(_method: str, _params: dict[str, Any]) -> Any:
+        return answer
+
+    return asyncio.run(asking(request)(method, {}))
+
+
+def test_a_fitting_answer_reaches_the_session_as_sent() -> None:
+    sent = {"outcome": {"outcome": "selected", "optionId": "allow", "_meta": {"a": 1}}, "extra": True}
+    assert _ask(sent) == sent
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"outcome": "allow"},
+        {"outcome": {"outcome": "selected"}},
+        [],
+        "yes",
+        {"outcome": {"outcome": "selected", "optionId": 3}},
+    ],
+)
+def test_a_malformed_permission_answer_is_a_typed_failure(answer: Any) -> None:
+    """The session reads it as a failed request (it then denies), never as an approval."""
+    with pytest.raises(RpcError) as caught:
+        _ask(answer)
+    assert "session/request_permission" in caught.value.message
+
+
+def test_a_void_answer_of_null_is_the_empty_object() -> None:
+    assert _ask(None, "fs/write_text_file") == {}
+
+
+# ── advertised versus served ───────────────────────────────────────────────────────────────────────────────────
+def test_every_advertised_session_method_is_served_and_every_served_one_advertised() -> None:
+    server = _server()
+    result = asyncio.run(server.call("initialize", {"protocolVersion": 1}))
+    capabilities = result["agentCapabilities"]
+    advertised = {f"session/{name}" for name in capabilities["sessionCapabilities"]}
+    advertised |= {"session/load"} if capabilities["loadSession"] else set()
+    advertised |= {"logout"} if "logout" in (capabilities.get("auth") or {}) else set()
+    assert set(SESSION_CAPABILITIES) <= set(capabilities["sessionCapabilities"])
+    assert advertised <= set(server.HANDLERS)
+    assert set(server.HANDLERS) - BASELINE == advertised
+    assert set(server.HANDLERS) | set(server.NOTIFICATIONS) <= set(EDITOR_METHODS)
+
+
+def test_the_initialize_answer_fits_the_schema() -> None:
+    server = _server()
+    result = asyncio.run(
+        server.call("initialize", {"protocolVersion": 1, "clientCapabilities": {"auth": {"terminal": True}}})
+    )
+    assert wire.dump(wire.parse_result("initialize", result)) == result  # type: ignore[arg-type]
+
+
+# ── a real bridge: generated JSON at every method ──────────────────────────────────────────────────────────────
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+_FIELDS = [
+    "sessionId",
+    "cwd",
+    "mcpServers",
+    "prompt",
+    "modeId",
+    "configId",
+    "value",
+    "type",
+    "cursor",
+    "methodId",
+    "protocolVersion",
+    "clientCapabilities",
+    "additionalDirectories",
+    "requestId",
+    "_meta",
+]
+
+
+@pytest.fixture(scope="module")
+def raw(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawBridge]:
+    bridge = RawBridge(tmp_path_factory.mktemp("editor-wire"))
+    bridge.initialize()
+    yield bridge
+    assert bridge.close() == 0
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    method=st.sampled_from(EDITOR_METHODS), params=st.one_of(_json, st.dictionaries(st.sampled_from(_FIELDS), _json))
+)
+def test_any_json_at_any_method_is_answered_and_the_connection_goes_on(
+    raw: RawBridge, method: str, params: Any
+) -> None:
+    """Every request gets a result or a readable error (never -32603, never a Python message); notifications get
+    nothing; the bridge serves the next message either way."""
+    if method in wire.methods("agent", "result"):
+        message = {"jsonrpc": "2.0", "id": f"h-{id(params)}", "method": method, "params": params}
+        answer = raw.call_raw(message, timeout=10)
+        assert ("result" in answer) != ("error" in answer), answer
+        if "error" in answer:
+            assert answer["error"]["code"] != -32603, answer
+            assert not any(leak in answer["error"]["message"] for leak in PYTHON_LEAKS), answer
+    else:
+        raw.notify(method, params)
+    assert raw.serves()
