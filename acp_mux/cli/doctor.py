@@ -1,7 +1,8 @@
 """``acp-mux doctor``: per agent, what was checked on this machine and what to do next. It never claims more than it
 checked: an executable is "found" and asked its ``--version`` (:mod:`acp_mux.cli.health`: it runs, cannot run, or
 is not verified); a key in the environment is "set", not valid; a login file is "found", not proven; where nothing
-was found it says "none found" and what it looked for. Nothing is sent anywhere.
+was found it says "none found" and what it looked for. Nothing is sent anywhere; the verdicts are kept in the
+state folder for ``--agent auto`` (:mod:`acp_mux.cli.health_cache`).
 
 One summary line first, then one block per agent (not a wide table), laid out for the terminal's width (80 when
 it is unknown: :mod:`acp_mux.cli.terminal`), then where the bridge's log is.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -25,7 +27,9 @@ from acp_mux.adapters.registry import (
     locate_binary,
 )
 from acp_mux.cli.health import CANNOT_RUN, RUNS, Health, check_all
+from acp_mux.cli.health_cache import remember
 from acp_mux.cli.terminal import field, fill
+from acp_mux.core.paths import state_dir
 from acp_mux.core.settings import settings_problem
 
 READY, NO_SIGN_IN, NOT_VERIFIED, CANNOT_RUN_STATE, NOT_FOUND, UNSUPPORTED = (
@@ -149,6 +153,7 @@ def reports(names: Sequence[str], env: Mapping[str, str] | None = None) -> list[
         if path
     }
     health = dict(zip(paths, check_all(list(paths.values()), env), strict=True))
+    remember(state_dir(env), {paths[name]: health[name] for name in paths}, env, time.time())  # for --agent auto
     return [report(name, env, health.get(name)) for name in names]
 
 

@@ -20,7 +20,10 @@ import re
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Literal, Mapping, Sequence
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 TIMEOUT_S = 5.0
 State = Literal["runs", "cannot run", "not verified"]
@@ -91,9 +94,12 @@ def check_all(paths: Sequence[str], env: Mapping[str, str] | None = None) -> lis
         return list(pool.map(lambda path: check(path, env), paths))
 
 
-def runnable_agents(names: Sequence[str], env: Mapping[str, str] | None = None) -> tuple[str, ...]:
+def runnable_agents(
+    names: Sequence[str], env: Mapping[str, str] | None = None, state_dir: Path | None = None
+) -> tuple[str, ...]:
     """The agents among ``names`` that are supported, found and not proven unable to run, in the given order: what
-    ``--agent auto`` offers (the same check ``doctor`` shows)."""
+    ``--agent auto`` offers (the same check ``doctor`` shows). With ``state_dir``, a verdict from the last day is
+    reused while nothing it depended on changed (:mod:`acp_mux.cli.health_cache`)."""
     import os
 
     from acp_mux.adapters.registry import ENTRIES, locate_binary
@@ -106,5 +112,11 @@ def runnable_agents(names: Sequence[str], env: Mapping[str, str] | None = None) 
         for path in [locate_binary(ENTRIES[name], None, env)[0]]
         if path
     ]
-    verdicts = check_all([path for _, path in found], env)
+    paths = [path for _, path in found]
+    if state_dir is None:
+        verdicts = check_all(paths, env)
+    else:
+        from acp_mux.cli.health_cache import cached_check_all
+
+        verdicts = cached_check_all(paths, env, state_dir)
     return tuple(name for (name, _), health in zip(found, verdicts, strict=True) if health.offered)
