@@ -79,7 +79,7 @@ class AcpServer:
                 conn.method(method, handler)
             else:
                 conn.notification(method, handler)
-        conn.notification("$/cancel_request", self._ignore)
+        conn.on_cancel_request("session/prompt", self._cancel_prompt)  # the turn ends as session/cancel ends it
 
     async def call(self, method: str, params: dict[str, Any]) -> Any:
         """``method`` with these params as the editor's message would run it, through the typed edge: for a caller
@@ -333,8 +333,13 @@ class AcpServer:
             raise RpcError(INVALID_PARAMS, f"unknown config option {config_id!r}")
         return answer(v1.SetSessionConfigOptionResponse, {"configOptions": self._config_options(session)})
 
-    async def _ignore(self, params: dict[str, Any]) -> None:
-        return None
+    async def _cancel_prompt(self, params: dict[str, Any]) -> None:
+        """``$/cancel_request`` for a running session/prompt: its session cancels the turn, and the prompt is then
+        answered with the stop reason ``cancelled``, as after ``session/cancel`` (its params were read at the edge)."""
+        session_id = params.get("sessionId")
+        session = self.sessions.get(session_id) if isinstance(session_id, str) else None
+        if session is not None:
+            await session.cancel()
 
     # ── helpers ────────────────────────────────────────────────────────────────────────────────────────────────
     def _require_startable(self) -> None:

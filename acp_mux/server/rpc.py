@@ -45,6 +45,11 @@ __all__ = [
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]
 NotificationHandler = Callable[[dict[str, Any]], Awaitable[None]]
+# What ``$/cancel_request`` does to a running request of one method instead of cancelling its handler (given the
+# request's params): session/prompt ends its turn as session/cancel does, so the answer is a stop reason.
+CancelHook = Callable[[dict[str, Any]], Awaitable[None]]
+CANCEL_REQUEST = "$/cancel_request"
+REQUEST_CANCELLED = -32800  # the schema's ErrorCode "Request cancelled"
 
 
 class RpcError(Exception):
@@ -96,6 +101,9 @@ class Connection:
         self._next_id = 0
         self._out: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._tasks: set[asyncio.Task[Any]] = set()
+        # Requests being handled, by id (``_id_key``): what ``$/cancel_request`` can reach.
+        self._running: dict[tuple[str, Any], tuple[asyncio.Task[Any], str, dict[str, Any]]] = {}
+        self._cancel_hooks: dict[str, CancelHook] = {}
         self._closed = asyncio.Event()
         self._writer_done = threading.Event()
         # Output not yet written to the client. Past the high-water mark, writable() makes producers wait, so a
@@ -113,6 +121,11 @@ class Connection:
 
     def notification(self, name: str, handler: NotificationHandler) -> None:
         self._notifications[name] = handler
+
+    def on_cancel_request(self, name: str, hook: CancelHook) -> None:
+        """``$/cancel_request`` for a running ``name`` request runs ``hook`` (with its params) instead of cancelling
+        the handler: for a request whose own method has a way to end early with an answer (session/prompt)."""
+        self._cancel_hooks[name] = hook
 
     @property
     def closed(self) -> bool:
@@ -275,10 +288,38 @@ class Connection:
                 log.warning("ignored a malformed notification: %.200s", line)
         elif incoming.kind == "response":
             self._handle_response(incoming.id, message)
+        elif incoming.kind == "notification" and incoming.method == CANCEL_REQUEST:
+            self._cancel_request(incoming.params)
         else:
-            self._spawn(
-                self._handle_call(incoming.kind == "request", incoming.id, incoming.method or "", incoming.params or {})
-            )
+            method, params = incoming.method or "", incoming.params or {}
+            task = self._spawn(self._handle_call(incoming.kind == "request", incoming.id, method, params))
+            if incoming.kind == "request":
+                key = _id_key(incoming.id)
+                self._running[key] = (task, method, params)
+                task.add_done_callback(lambda _task: self._running.pop(key, None))
+
+    def _cancel_request(self, params: Any) -> None:
+        """``$/cancel_request``: the request with that id, if still running, is cancelled — its handler cancelled and
+        answered -32800, or its method's hook run (:meth:`on_cancel_request`). Unknown or finished ids, and params
+        without a ``requestId``, are ignored: the request may have been answered while the notice was on its way."""
+        if not isinstance(params, dict) or "requestId" not in params:
+            log.debug("ignored a $/cancel_request without a requestId")
+            return
+        running = self._running.get(_id_key(params["requestId"]))
+        if running is None:
+            return
+        task, method, request_params = running
+        hook = self._cancel_hooks.get(method)
+        if hook is None:
+            task.cancel()
+        else:
+            self._spawn(self._run_cancel_hook(hook, method, request_params))
+
+    async def _run_cancel_hook(self, hook: CancelHook, method: str, params: dict[str, Any]) -> None:
+        try:
+            await hook(params)
+        except Exception:
+            log.exception("cancelling a %s request failed", method)
 
     def _reject_batch(self, batch: list[Any]) -> None:
         """ACP never batches, so batches are refused — but answered, as JSON-RPC 2.0 says: one error for an empty
@@ -296,12 +337,13 @@ class Connection:
                 continue
             answers.append({"jsonrpc": "2.0", "id": incoming.id, "error": {"code": INVALID_REQUEST, "message": reason}})
         if answers:
-            self._send(answers)  # type: ignore[arg-type]
+            self._send(answers)
 
-    def _spawn(self, coro: Awaitable[None]) -> None:
+    def _spawn(self, coro: Awaitable[None]) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     def _handle_response(self, response_id: Any, message: dict[str, Any]) -> None:
         future = self._pending.get(response_id) if isinstance(response_id, int) else None
@@ -335,7 +377,7 @@ class Connection:
             self._reply_error(request_id, exc)
             return
         except asyncio.CancelledError:  # never leave a request unanswered
-            self._reply_error(request_id, RpcError(-32800, "Request cancelled"))
+            self._reply_error(request_id, RpcError(REQUEST_CANCELLED, f"Request cancelled: {method}"[:300]))
             raise
         except Exception:  # a bug, not the client's fault: say so without Python's exception text
             log.exception("%s failed", method)
@@ -366,3 +408,8 @@ class Connection:
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=1.0)
         await self.drain(timeout=0.5)
+
+
+def _id_key(request_id: Any) -> tuple[str, Any]:
+    """A request id as a dict key: 1 and "1" (and 1 and True) are different ids in JSON-RPC."""
+    return (type(request_id).__name__, request_id if isinstance(request_id, (int, str)) else repr(request_id))

@@ -9,6 +9,7 @@ The unit tests call the edge itself; the property tests throw generated JSON at 
 from __future__ import annotations
 
 import asyncio
+import itertools
 from typing import Any, Iterator
 
 import pytest
@@ -151,10 +152,11 @@ def test_the_initialize_answer_fits_the_schema() -> None:
 
 # ── a real bridge: generated JSON at every method ──────────────────────────────────────────────────────────────
 _json = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
     max_leaves=8,
 )
+_IDS = itertools.count()
 _FIELDS = [
     "sessionId",
     "cwd",
@@ -192,7 +194,7 @@ def test_any_json_at_any_method_is_answered_and_the_connection_goes_on(
     """Every request gets a result or a readable error (never -32603, never a Python message); notifications get
     nothing; the bridge serves the next message either way."""
     if method in wire.methods("agent", "result"):
-        message = {"jsonrpc": "2.0", "id": f"h-{id(params)}", "method": method, "params": params}
+        message = {"jsonrpc": "2.0", "id": f"h-{next(_IDS)}", "method": method, "params": params}
         answer = raw.call_raw(message, timeout=10)
         assert ("result" in answer) != ("error" in answer), answer
         if "error" in answer:
@@ -201,3 +203,119 @@ def test_any_json_at_any_method_is_answered_and_the_connection_goes_on(
     else:
         raw.notify(method, params)
     assert raw.serves()
+
+
+# ── $/cancel_request ───────────────────────────────────────────────────────────────────────────────────────────
+async def _serve_pipes(lines: list[dict[str, Any]], setup: Any, wait: float = 0.3) -> list[dict[str, Any]]:
+    """A Connection on pipes: ``lines`` written to it (one message each, ``{"sleep": s}`` pauses), what it answered."""
+    import json
+    import os
+
+    from acp_mux.server.rpc import Connection
+
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    conn = Connection(in_r, out_w)
+    setup(conn)
+    served = asyncio.ensure_future(conn.serve())
+    for line in lines:
+        if "sleep" in line:
+            await asyncio.sleep(line["sleep"])
+        else:
+            os.write(in_w, json.dumps(line).encode() + b"\n")
+    await asyncio.sleep(wait)
+    os.close(in_w)
+    await served
+    await conn.cancel_handlers()
+    os.close(out_w)
+    with os.fdopen(out_r, "rb") as fh:
+        return [json.loads(line) for line in fh.read().splitlines()]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("request_id", [7, "seven"])
+async def test_cancel_request_cancels_that_handler_and_answers_it_cancelled(request_id: Any) -> None:
+    started: list[str] = []
+
+    async def slow(params: dict[str, Any]) -> dict[str, Any]:
+        started.append("slow")
+        await asyncio.sleep(30)
+        return {}
+
+    async def quick(params: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True}
+
+    def setup(conn: Any) -> None:
+        conn.method("slow", slow)
+        conn.method("quick", quick)
+
+    answers = await _serve_pipes(
+        [
+            {"jsonrpc": "2.0", "id": request_id, "method": "slow", "params": {}},
+            {"jsonrpc": "2.0", "id": 8, "method": "quick", "params": {}},
+            {"sleep": 0.1},
+            {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 8}},  # finished: ignored
+            {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": str(request_id) + "x"}},  # unknown
+            {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": request_id}},
+            {"sleep": 0.1},
+            {"jsonrpc": "2.0", "id": 9, "method": "quick", "params": {}},
+        ],
+        setup,
+    )
+    by_id = {answer["id"]: answer for answer in answers}
+    assert started == ["slow"]
+    assert by_id[request_id]["error"]["code"] == -32800
+    assert by_id[8]["result"] == {"ok": True} and by_id[9]["result"] == {"ok": True}  # the connection goes on
+    assert len(answers) == 3
+
+
+@pytest.mark.asyncio
+async def test_the_same_id_of_another_json_type_is_not_that_request() -> None:
+    """``"1"`` does not cancel request ``1``: JSON-RPC ids compare with their type."""
+
+    async def slow(params: dict[str, Any]) -> dict[str, Any]:
+        await asyncio.sleep(0.5)
+        return {"done": True}
+
+    answers = await _serve_pipes(
+        [
+            {"jsonrpc": "2.0", "id": 1, "method": "slow", "params": {}},
+            {"sleep": 0.05},
+            {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": "1"}},
+            {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": True}},
+            {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": [1]}},
+            {"jsonrpc": "2.0", "method": "$/cancel_request", "params": []},
+        ],
+        lambda conn: conn.method("slow", slow),
+        wait=0.8,
+    )
+    assert answers == [{"jsonrpc": "2.0", "id": 1, "result": {"done": True}}]
+
+
+@pytest.mark.asyncio
+async def test_cancel_request_of_a_running_prompt_ends_the_turn_cancelled(tmp_path) -> None:
+    """Through the SDK client against the bundled scripted agent: ``$/cancel_request`` naming the prompt's request
+    id ends the turn exactly as session/cancel does (the prompt answers stopReason cancelled, the next one works)."""
+    import time
+
+    import acp
+
+    from tests.server.client import RecordingClient, bridge
+
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    client = RecordingClient()
+    async with bridge(client, "--agent", "demo", cwd=str(cwd), state_dir=str(tmp_path / "state")) as (conn, _):
+        await conn.initialize(protocol_version=1)
+        sid = (await conn.new_session(cwd=str(cwd), mcp_servers=[])).session_id
+        prompt_id = conn._conn._next_request_id  # the id the SDK gives the next request
+        turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("slow please")]))
+        while "word5" not in client.text():
+            await asyncio.sleep(0.02)
+        started = time.monotonic()
+        await conn._conn.send_notification("$/cancel_request", {"requestId": prompt_id})
+        result = await asyncio.wait_for(turn, 5)
+        assert result.stop_reason == "cancelled"
+        assert time.monotonic() - started < 5 and "word399" not in client.text()
+        again = await conn.prompt(session_id=sid, prompt=[acp.text_block("hello there")])
+        assert again.stop_reason == "end_turn" and "You said: hello there" in client.text()
