@@ -139,7 +139,9 @@ class LineReader:
     def __init__(self, fd: int = 0) -> None:
         self._fd = fd
         self._buffer = b""
-        self._ended = False
+        # Started with stdin closed (``<&-``), fd 0 is free, and the next pipe opened (the bridge's) may take it:
+        # that is no input of the person's, so there is none.
+        self._ended = fd == 0 and sys.stdin is None
 
     async def line(self) -> str | None:
         """The next line without its newline; None at end of input (or when stdin is closed)."""
