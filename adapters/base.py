@@ -219,6 +219,11 @@ class AgentAdapter:
         chosen = override or source.get(self.bin_env_var()) or self.binary
         return shutil.which(chosen, path=source.get("PATH")) or chosen
 
+    def extra_directory_args(self, dirs: list[str]) -> list[str] | None:
+        """The command-line arguments that give the agent these extra workspace roots besides its cwd (ACP's
+        ``additionalDirectories``); None: this agent cannot take any, and a session asking for some is refused."""
+        return None
+
     def startup_problem(self, override: str | None = None, env: dict[str, str] | None = None) -> str | None:
         """Why this agent cannot start here, as a message for the editor (None: its executable is there)."""
         path, problem = locate_binary(self.entry, override, env)

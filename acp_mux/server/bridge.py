@@ -19,7 +19,7 @@ from acp_mux.server import params as p
 from acp_mux.server.editor_edge import answer, asking, parse_request, typed
 from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, AfterResponse, Connection, RpcError
 from acp_mux.core.ids import new_ulid
-from acp_mux.server.early_init import CHECKUP_METHOD, caps_of, initialize_result
+from acp_mux.server.early_init import CHECKUP_METHOD, caps_of, initialize_result, takes_extra_directories
 from acp_mux.server.self_command import own_command
 from acp_mux.server.agent_choice import AGENT_OPTION, AgentChoices
 from acp_mux.server.store import SessionRecord, SessionStore
@@ -92,10 +92,13 @@ class AcpServer:
         requested = request.protocol_version
         self._initialized(request)
         caps = self.adapter.capabilities
+        extra_dirs = takes_extra_directories(self.adapter)
         if self.choices is not None:  # any agent may answer: offer what some can take, refuse per agent at prompt time
             from acp_mux.adapters.registry import get_adapter
 
-            every = [get_adapter(n).capabilities for n in self.choices.names] or [caps]
+            adapters = [get_adapter(n) for n in self.choices.names]
+            every = [a.capabilities for a in adapters] or [caps]
+            extra_dirs = any(takes_extra_directories(a) for a in adapters) or extra_dirs
             caps = type(caps)(
                 supports_images=any(c.supports_images for c in every),
                 supports_audio=any(c.supports_audio for c in every),
@@ -113,7 +116,14 @@ class AcpServer:
             None if self.choices is not None else (self.adapter.name, self.adapter.display_name, self.adapter.auth_hint)
         )
         result = initialize_result(
-            requested, self.client_capabilities, caps_of(caps), logins, title, own_command(), __version__, one
+            requested,
+            self.client_capabilities,
+            caps_of(caps, extra_dirs),
+            logins,
+            title,
+            own_command(),
+            __version__,
+            one,
         )
         return answer(v1.InitializeResponse, result)
 
@@ -162,6 +172,7 @@ class AcpServer:
             cwd=cwd,
             mode=self.config.mode if agent == self.config.agent else None,
             model=self.config.model if agent == self.config.agent else None,
+            additional_directories=self._extra_roots(agent, request.additional_directories),
         )
         self.store.save(record)
         session = self._live(record, servers)
@@ -200,6 +211,7 @@ class AcpServer:
         self._require_startable()
         record = self._stored(request.session_id)
         record.cwd = _require_cwd(request.cwd)
+        record.additional_directories = self._extra_roots(record.agent, request.additional_directories)
         session = self._live(record, _mcp_servers(request.mcp_servers))
         for update in session.history():  # ACP: replay everything (translated from the event log), then answer
             self.conn.notify("session/update", {"sessionId": record.session_id, "update": update})
@@ -211,6 +223,7 @@ class AcpServer:
         self._require_startable()
         record = self._stored(request.session_id)
         record.cwd = _require_cwd(request.cwd)
+        record.additional_directories = self._extra_roots(record.agent, request.additional_directories)
         session = self._live(record, _mcp_servers(request.mcp_servers))
         state = answer(v1.ResumeSessionResponse, self._session_state(session))
         return AfterResponse(state, lambda: self._reopened(session))
@@ -258,6 +271,7 @@ class AcpServer:
                     "cwd": r.cwd,
                     "updatedAt": r.updated_at,
                     **({"title": r.title} if r.title else {}),
+                    **({"additionalDirectories": r.additional_directories} if r.additional_directories else {}),
                 }
                 for r in page
             ]
@@ -379,6 +393,21 @@ class AcpServer:
         )
         self.sessions[record.session_id] = session
         return session
+
+    def _extra_roots(self, agent: str, dirs: list[str] | None) -> list[str]:
+        """``additionalDirectories`` of new/load/resume, checked: each an absolute path of an existing directory,
+        and an agent that can be given them (its ``extra_directory_args`` hook); omitted or empty means none. The
+        list is the session's whole list from then on (the schema: load/resume replace it)."""
+        roots = list(dirs or ())
+        for index, root in enumerate(roots):
+            if "\0" in root or not os.path.isabs(root):
+                raise p.invalid(f"additionalDirectories[{index}] must be an absolute path")
+            if not os.path.isdir(root):
+                raise p.invalid(f"additionalDirectories[{index}] {root[:200]!r} is not a directory")
+        adapter = self._adapter_of(agent)
+        if roots and adapter.extra_directory_args(roots) is None:
+            raise p.invalid(f"{adapter.display_name} cannot be given additional directories (additionalDirectories)")
+        return roots
 
     def _adapter_of(self, name: str) -> AgentAdapter:
         if self.choices is None or name == self.adapter.name:

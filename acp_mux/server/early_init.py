@@ -82,7 +82,8 @@ def initialize_result(
     version: str,
     agent: tuple[str, str, str] | None = None,
 ) -> dict[str, Any]:
-    """The ``initialize`` result. ``caps``: images, audio, embedded_context, mcp_http, mcp_sse; ``logins``: one
+    """The ``initialize`` result. ``caps``: images, audio, embedded_context, mcp_http, mcp_sse, extra_dirs (the agent
+    takes ``additionalDirectories``); ``logins``: one
     (agent, display name, auth hint, --agent-bin or None) per agent with a login of its own; ``command``: how a
     terminal runs this acp-mux again; ``agent``: (name, display name, auth hint) of the one agent served, None
     when any may answer. Without a login to offer, the sign-in offered is ``acp-mux doctor`` in a terminal: it
@@ -98,7 +99,10 @@ def initialize_result(
                 "embeddedContext": caps["embedded_context"],
             },
             "mcpCapabilities": {"http": caps["mcp_http"], "sse": caps["mcp_sse"]},
-            "sessionCapabilities": {name: {} for name in SESSION_CAPABILITIES},
+            "sessionCapabilities": {
+                **{name: {} for name in SESSION_CAPABILITIES},
+                **({"additionalDirectories": {}} if caps.get("extra_dirs") else {}),
+            },
         },
         "authMethods": methods or [_checkup_method(client_caps, command, agent)],
         "agentInfo": {"name": "acp-mux", "title": title, "version": version},
@@ -373,7 +377,10 @@ def current_facts() -> dict[str, Any]:
             "auth_hint": first.auth_hint,
             "login": bool(first.login_args),
             "default_transport": entry.default_transport,
-            "transports": {transport: caps_of(adapter.capabilities) for transport, adapter in adapters.items()},
+            "transports": {
+                transport: caps_of(adapter.capabilities, takes_extra_directories(adapter))
+                for transport, adapter in adapters.items()
+            },
             "sessions": {transport: session_facts(adapter) for transport, adapter in adapters.items()},
             # "" for the bundled demo agent, which runs on the interpreter running acp-mux (a path of this machine)
             "binary": {
@@ -386,9 +393,16 @@ def current_facts() -> dict[str, Any]:
     return out
 
 
-def caps_of(capabilities: Any) -> dict[str, bool]:
-    """The capabilities ``initialize`` reports, from an adapter's :class:`AgentCapabilities`."""
+def takes_extra_directories(adapter: Any) -> bool:
+    """Whether the adapter gives an agent extra workspace roots (its ``extra_directory_args`` hook)."""
+    return adapter.extra_directory_args(["/"]) is not None
+
+
+def caps_of(capabilities: Any, extra_dirs: bool = False) -> dict[str, bool]:
+    """The capabilities ``initialize`` reports, from an adapter's :class:`AgentCapabilities` and its hook for
+    extra workspace roots (:func:`takes_extra_directories`)."""
     return {
+        "extra_dirs": extra_dirs,
         "images": capabilities.supports_images,
         "audio": capabilities.supports_audio,
         "embedded_context": capabilities.supports_embedded_context,

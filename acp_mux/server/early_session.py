@@ -68,6 +68,8 @@ def answer_new_session(
     servers = params.get("mcpServers")
     if servers is not None and (not isinstance(servers, list) or mcp_servers_problem(servers)):
         return None  # the server's -32602 names the problem
+    if params.get("additionalDirectories"):
+        return None  # extra roots are checked, refused or kept by the server (bridge._extra_roots), never here
     if not executable_found(facts["binary"], options.get("--agent-bin"), environ):
         return None
     if settings_problem(environ):

@@ -436,7 +436,7 @@ class LiveSession:
             session_id=self.record.native_session_id,
             binary=self.config.binary,
             env=self.config.env,
-            extra_args=list(self.config.extra_args),
+            extra_args=[*self.config.extra_args, *self._extra_directory_args()],
             mcp_servers=self.mcp_servers,
             client_capabilities=self.client_capabilities,
             approval_mode="prompt",
@@ -444,6 +444,10 @@ class LiveSession:
             inactivity_timeout_s=self.config.inactivity_timeout_s,
             grace_period_s=TERMINATE_GRACE_S,
         )
+
+    def _extra_directory_args(self) -> list[str]:
+        """The session's additional workspace roots as this agent's flags (the bridge refused roots it cannot take)."""
+        return self.adapter.extra_directory_args(self.record.additional_directories) or []
 
     def _on_native_session(self, event: Any) -> None:
         if self.record.native_session_id != event.session_id:

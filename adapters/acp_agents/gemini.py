@@ -120,6 +120,13 @@ class GeminiAdapter(AcpClientAdapter):
             ]
         )
 
+    def extra_directory_args(self, dirs: list[str]) -> list[str] | None:
+        """``--include-directories`` once per root (gemini: "Additional directories to include in the workspace").
+        The flag also splits its value on commas, so a folder whose path holds one cannot be given: refused."""
+        if any("," in folder for folder in dirs):
+            return None
+        return [arg for folder in dirs for arg in ("--include-directories", folder)]
+
     def model_args(self, options: RunOptions) -> list[str]:
         return ["--model", options.model] if options.model else []
 

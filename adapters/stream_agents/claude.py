@@ -184,6 +184,10 @@ class ClaudeAdapter(AgentAdapter):
         command = self.resolve_binary(options.binary, options.env)
         return SpawnSpec(command=command, args=args, env=options.env, cwd=options.cwd, private_files=private)
 
+    def extra_directory_args(self, dirs: list[str]) -> list[str] | None:
+        """``--add-dir`` once per root (claude --help: "Additional directories to allow tool access to")."""
+        return [arg for folder in dirs for arg in ("--add-dir", folder)]
+
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
         st = ClaudeRun.of(ctx)
         st.resume_id = options.session_id
