@@ -268,7 +268,7 @@ class LiveSession:
         rules stay: they are about commands and paths, not agents. Switches run one at a time in the order sent;
         a prompt sent meanwhile waits for them (:class:`~acp_mux.server.session_gate.SessionGate`)."""
         if self.choices is None or self._adapter_for is None or name not in self.choices.names:
-            choices = list(self.choices.names) if self.choices else []
+            choices = ", ".join(self.choices.names) if self.choices else "none (this session has one agent)"
             raise RpcError(INVALID_PARAMS, f"unknown agent {name!r}; choose one of {choices}")
         async with self._gate.switch(f"The switch to {self.choices.label(name)}"):
             await self._switch_to(name)
@@ -312,12 +312,16 @@ class LiveSession:
     async def _agent_command(self, text: str) -> dict[str, Any]:
         """``/agent NAME``: the switch for editors without a config-option menu; ``/agent`` alone lists them."""
         assert self.choices is not None
+        from acp_mux.core.ids import new_ulid
+
+        # the person's own line, kept in the log (``acp-mux sessions show`` prints it); not a turn of the conversation
+        self.log.record(f"bridge-{new_ulid()}", "user.command", {"text": text})
         parts = text.split()
         if len(parts) == 2:
             try:
                 if parts[1] not in self.choices.names:
                     raise RpcError(
-                        INVALID_PARAMS, f"unknown agent {parts[1]!r}; choose one of {list(self.choices.names)}"
+                        INVALID_PARAMS, f"unknown agent {parts[1]!r}; choose one of {', '.join(self.choices.names)}"
                     )
                 await self._switch_to(parts[1])  # this prompt holds the session: the switch runs in its place
                 self._notice(f"Now talking to {self.adapter.display_name}.\n")

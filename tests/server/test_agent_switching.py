@@ -4,6 +4,9 @@ agent stands in for the real CLIs here; tests/e2e/test_switching.py switches bet
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import acp
@@ -43,6 +46,18 @@ async def test_the_agent_is_a_config_option_and_the_agent_command_answers_withou
         result = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("write the demo")])
         assert result.stop_reason == "end_turn"
         assert "**Scripted demo agent:** " in client.text()
+        assert "choose one of demo" in client.text()  # the names as words, not a Python list
+    # the person's /agent lines are kept in the session's log and shown by `acp-mux sessions show`
+    shown = subprocess.run(
+        [sys.executable, "-m", "acp_mux", "sessions", "show", session.session_id],
+        env={**os.environ, "ACP_MUX_STATE_DIR": work["state_dir"]},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert shown.returncode == 0, shown.stderr
+    body = shown.stdout.split("\n", 2)[2]  # after the title and the session line
+    assert "/agent nobody" in body and body.index("/agent nobody") < body.index("write the demo"), body
 
 
 async def test_a_switch_while_a_prompt_runs_is_refused_clearly(tmp_path: Path) -> None:
