@@ -198,6 +198,10 @@ class AgentAdapter:
         return self.entry.login_args
 
     @property
+    def logout_args(self) -> tuple[str, ...]:
+        return self.entry.logout_args
+
+    @property
     def auth_hint(self) -> str:
         return self.entry.auth_hint
 

@@ -107,6 +107,8 @@ class AgentEntry:
     requires: str = ""  # what that command needs besides npm/pip, e.g. "bun >= 1.3.14"
     # The agent's own terminal sign-in (`acp-mux --agent NAME --login` runs `<binary> *login_args`); () = none.
     login_args: tuple[str, ...] = ()
+    # The agent's own sign-out, run without a terminal for ACP's ``logout`` (`<binary> *logout_args`); () = none.
+    logout_args: tuple[str, ...] = ()
     auth_env: tuple[str, ...] = ()  # variables that authenticate without a login, first = the usual one
     auth_hint: str = ""  # one sentence: how to authenticate
     # Files the agent's own login leaves behind (``~`` and ``${VAR:-default}`` expand); doctor reports
@@ -188,6 +190,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         package="@anthropic-ai/claude-code",
         install_hint="npm install -g @anthropic-ai/claude-code",
         login_args=("auth", "login"),  # Claude's own terminal sign-in (browser OAuth; `--console` for API billing)
+        logout_args=("auth", "logout"),  # claude auth --help: "Log out from your Anthropic account"
         auth_env=("ANTHROPIC_API_KEY",),
         auth_hint="Set ANTHROPIC_API_KEY in the agent's environment, or sign in with Claude's own login.",
         login_files=("${CLAUDE_CONFIG_DIR:-~/.claude}/.credentials.json",),
@@ -209,6 +212,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         package="@openai/codex",
         install_hint="npm install -g @openai/codex",
         login_args=("login",),
+        logout_args=("logout",),  # codex logout --help: "Remove stored authentication credentials"
         auth_env=("OPENAI_API_KEY",),
         auth_hint="Set OPENAI_API_KEY in the agent's environment, or sign in with `codex login`.",
         login_files=("${CODEX_HOME:-~/.codex}/auth.json",),

@@ -21,6 +21,7 @@ from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, AfterResponse, Co
 from acp_mux.core.ids import new_ulid
 from acp_mux.server.early_init import CHECKUP_METHOD, caps_of, initialize_result, takes_extra_directories
 from acp_mux.server.self_command import own_command
+from acp_mux.server.sign_out import can_sign_out, sign_out
 from acp_mux.server.agent_choice import AGENT_OPTION, AgentChoices
 from acp_mux.server.store import SessionRecord, SessionStore
 
@@ -45,6 +46,7 @@ class AcpServer:
     HANDLERS: dict[str, str] = {
         "initialize": "initialize",
         "authenticate": "authenticate",
+        "logout": "logout",
         "session/new": "new_session",
         "session/load": "load_session",
         "session/resume": "resume_session",
@@ -118,7 +120,7 @@ class AcpServer:
         result = initialize_result(
             requested,
             self.client_capabilities,
-            caps_of(caps, extra_dirs),
+            caps_of(caps, extra_dirs, can_sign_out(self.adapter if self.choices is None else None)),
             logins,
             title,
             own_command(),
@@ -157,6 +159,11 @@ class AcpServer:
         if method not in (logins or {CHECKUP_METHOD}):  # the methods initialize offered
             raise RpcError(INVALID_PARAMS, f"unknown auth method {method!r}")
         return {}  # the login itself runs in a terminal (`acp-mux --agent X --login`); nothing to do in-band
+
+    async def logout(self, request: v1.LogoutRequest) -> dict[str, Any]:
+        """The agent's own sign-out where it has one (acp-mux keeps no sign-in of its own): :mod:`sign_out`."""
+        await sign_out(self.adapter if self.choices is None else None, self.config.binary, self.config.env)
+        return answer(v1.LogoutResponse, {})
 
     # ── sessions ───────────────────────────────────────────────────────────────────────────────────────────────
     async def new_session(self, request: v1.NewSessionRequest) -> AfterResponse:

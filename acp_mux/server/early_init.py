@@ -83,7 +83,7 @@ def initialize_result(
     agent: tuple[str, str, str] | None = None,
 ) -> dict[str, Any]:
     """The ``initialize`` result. ``caps``: images, audio, embedded_context, mcp_http, mcp_sse, extra_dirs (the agent
-    takes ``additionalDirectories``); ``logins``: one
+    takes ``additionalDirectories``), logout (``logout`` runs its own sign-out: :mod:`acp_mux.server.sign_out`); ``logins``: one
     (agent, display name, auth hint, --agent-bin or None) per agent with a login of its own; ``command``: how a
     terminal runs this acp-mux again; ``agent``: (name, display name, auth hint) of the one agent served, None
     when any may answer. Without a login to offer, the sign-in offered is ``acp-mux doctor`` in a terminal: it
@@ -103,6 +103,7 @@ def initialize_result(
                 **{name: {} for name in SESSION_CAPABILITIES},
                 **({"additionalDirectories": {}} if caps.get("extra_dirs") else {}),
             },
+            **({"auth": {"logout": {}}} if caps.get("logout") else {}),
         },
         "authMethods": methods or [_checkup_method(client_caps, command, agent)],
         "agentInfo": {"name": "acp-mux", "title": title, "version": version},
@@ -378,7 +379,7 @@ def current_facts() -> dict[str, Any]:
             "login": bool(first.login_args),
             "default_transport": entry.default_transport,
             "transports": {
-                transport: caps_of(adapter.capabilities, takes_extra_directories(adapter))
+                transport: caps_of(adapter.capabilities, takes_extra_directories(adapter), bool(adapter.logout_args))
                 for transport, adapter in adapters.items()
             },
             "sessions": {transport: session_facts(adapter) for transport, adapter in adapters.items()},
@@ -398,11 +399,12 @@ def takes_extra_directories(adapter: Any) -> bool:
     return adapter.extra_directory_args(["/"]) is not None
 
 
-def caps_of(capabilities: Any, extra_dirs: bool = False) -> dict[str, bool]:
-    """The capabilities ``initialize`` reports, from an adapter's :class:`AgentCapabilities` and its hook for
-    extra workspace roots (:func:`takes_extra_directories`)."""
+def caps_of(capabilities: Any, extra_dirs: bool = False, logout: bool = False) -> dict[str, bool]:
+    """The capabilities ``initialize`` reports, from an adapter's :class:`AgentCapabilities`, its hook for extra
+    workspace roots (:func:`takes_extra_directories`) and whether ``logout`` is served for it."""
     return {
         "extra_dirs": extra_dirs,
+        "logout": logout,
         "images": capabilities.supports_images,
         "audio": capabilities.supports_audio,
         "embedded_context": capabilities.supports_embedded_context,

@@ -135,10 +135,10 @@ def test_every_advertised_session_method_is_served_and_every_served_one_advertis
     capabilities = result["agentCapabilities"]
     advertised = {f"session/{name}" for name in capabilities["sessionCapabilities"]}
     advertised |= {"session/load"} if capabilities["loadSession"] else set()
-    advertised |= {"logout"} if "logout" in (capabilities.get("auth") or {}) else set()
+    assert "auth" not in capabilities  # the demo agent has no sign-out: logout refused (test below), not advertised
     assert set(SESSION_CAPABILITIES) <= set(capabilities["sessionCapabilities"])
     assert advertised <= set(server.HANDLERS)
-    assert set(server.HANDLERS) - BASELINE == advertised
+    assert set(server.HANDLERS) - BASELINE - {"logout"} == advertised
     assert set(server.HANDLERS) | set(server.NOTIFICATIONS) <= set(EDITOR_METHODS)
 
 
@@ -148,6 +148,24 @@ def test_the_initialize_answer_fits_the_schema() -> None:
         server.call("initialize", {"protocolVersion": 1, "clientCapabilities": {"auth": {"terminal": True}}})
     )
     assert wire.dump(wire.parse_result("initialize", result)) == result  # type: ignore[arg-type]
+
+
+# ── logout ─────────────────────────────────────────────────────────────────────────────────────────────────────
+def test_logout_where_the_agent_has_no_sign_out_is_refused_in_words() -> None:
+    with pytest.raises(RpcError) as caught:
+        asyncio.run(_server().call("logout", {}))
+    assert caught.value.code == -32601 and "keeps no sign-in of its own" in caught.value.message
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "demo"])
+def test_logout_is_advertised_exactly_where_it_is_served(agent: str) -> None:
+    from acp_mux.server.early_init import caps_of, initialize_result, takes_extra_directories
+
+    adapter = get_adapter(agent)
+    caps = caps_of(adapter.capabilities, takes_extra_directories(adapter), bool(adapter.logout_args))
+    result = initialize_result(1, {}, caps, [], "t", ["acp-mux"], "0", None)
+    assert ("logout" in result["agentCapabilities"].get("auth", {})) == (agent in ("claude", "codex"))
+    assert wire.parse_result("initialize", result) is not None
 
 
 # ── a real bridge: generated JSON at every method ──────────────────────────────────────────────────────────────
