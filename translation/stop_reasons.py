@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from acp_mux.core.lazy_events import ev
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import AuthErrorEvent, BaseEvent, CrashEvent, ErrorEvent
+    from acp_mux.core.events import AuthErrorEvent, BaseEvent, CrashEvent, ErrorEvent, RateLimitErrorEvent
 
 AUTH_REQUIRED = -32000
 INTERNAL_ERROR = -32603
@@ -44,8 +44,7 @@ def outcome_for(event: BaseEvent, login_command: str | None = None) -> TurnOutco
         case ev.AuthErrorEvent():
             return _auth_failed(event, login_command)
         case ev.RateLimitErrorEvent():
-            wait = f" Retry after {event.retry_after_ms / 1000:.0f}s." if event.retry_after_ms else ""
-            return TurnOutcome(notice=f"\n\n**Rate limited or out of quota:** {event.message}.{wait}\n")
+            return _rate_limited(event)
         case ev.ContextExceededEvent():
             return TurnOutcome(stop_reason="max_tokens", notice="\n\n**The context window is full.**\n")
         case ev.TurnLimitEvent():
@@ -60,6 +59,17 @@ def outcome_for(event: BaseEvent, login_command: str | None = None) -> TurnOutco
         case ev.ErrorEvent():
             return _failed(event)
     return None
+
+
+def _rate_limited(event: RateLimitErrorEvent) -> TurnOutcome:
+    """The agent gave up on a limit (its own retries are over): a failed turn, never ``end_turn``. The error says
+    what happened and, when the provider said, how long to wait; ``data`` carries the same for a client to act on."""
+    wait = f" Retry after {event.retry_after_ms / 1000:.0f}s." if event.retry_after_ms else ""
+    message = f"Rate limited or out of quota: {event.message.rstrip('. ')}.{wait}"
+    data: dict[str, Any] = {"reason": "rate_limited"}
+    if event.retry_after_ms:
+        data["retryAfterMs"] = event.retry_after_ms
+    return TurnOutcome(notice=f"\n\n**{message}**\n", error_code=INTERNAL_ERROR, error_message=message, error_data=data)
 
 
 def _auth_failed(event: AuthErrorEvent, login_command: str | None) -> TurnOutcome:

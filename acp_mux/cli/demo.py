@@ -78,7 +78,7 @@ DEMO_WORDS = (
     ("shell", "runs a shell command and shows its output as it comes"),
     ("refuse", "the agent refuses: stop reason refusal, exit 1"),
     ("auth", "the agent's sign-in fails: ACP's auth_required error (-32000), exit 3"),
-    ("rate", "the provider rate-limits: a note in the conversation; the bridge ends the turn end_turn, exit 0"),
+    ("rate", "the provider rate-limits and the agent gives up: the turn fails with the reason, exit 3"),
 )
 _STYLES = {"dim": "2", "bold": "1", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
 _FENCE = re.compile(r"\A(`{3,})[\w-]*\n(.*)\n\1\Z", re.DOTALL)

@@ -173,7 +173,7 @@ def test_without_any_answer_nothing_is_allowed(tmpdir_env, redirect):
         ("shell", 0, "stop reason: end_turn"),
         ("refuse", 1, "stop reason: refusal"),
         ("auth", 3, "the prompt failed: error -32000: Authentication failed"),
-        ("rate", 0, "Rate limited or out of quota"),
+        ("rate", 3, "the prompt failed: error -32603: Rate limited or out of quota"),
     ],
 )
 def test_each_readme_word_ends_cleanly_with_its_documented_status(tmpdir_env, word, status, says):

@@ -168,7 +168,6 @@ async def test_cancel_escalates_when_the_agent_ignores_interrupts(work):
         ("please refuse", "refusal", "declined"),
         ("overflow", "max_tokens", None),
         ("maxturns", "max_turn_requests", "Stopped after"),
-        ("rate", "end_turn", "Rate limited"),
     ],
 )
 async def test_stop_reasons(work, prompt, stop_reason, visible):
@@ -179,6 +178,20 @@ async def test_stop_reasons(work, prompt, stop_reason, visible):
         assert result.stop_reason == stop_reason
         if visible:
             assert visible in client.text()
+        again = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("hi")]), 20)
+        assert again.stop_reason == "end_turn"
+
+
+async def test_a_rate_limit_fails_the_turn_with_a_typed_error_and_the_session_goes_on(work):
+    """The agent gave up on its limit: a failed turn (never end_turn), shown in the conversation and in the error."""
+    client = RecordingClient()
+    async with bridge(client, "--agent", "demo", **work) as (conn, _):
+        sid = await start(conn, work["cwd"])
+        with pytest.raises(acp.RequestError) as err:
+            await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("rate")]), 20)
+        assert err.value.code == -32603 and "Rate limited or out of quota" in str(err.value)
+        assert (err.value.data or {}).get("reason") == "rate_limited"
+        assert "Rate limited" in client.text()
         again = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("hi")]), 20)
         assert again.stop_reason == "end_turn"
 

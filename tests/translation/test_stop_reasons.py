@@ -107,13 +107,18 @@ def test_turn_limit_is_max_turn_requests() -> None:
     )
 
 
-def test_rate_limit_ends_the_turn_with_a_notice_not_an_error() -> None:
-    assert outcome_for(ev.RateLimitErrorEvent(message="quota exceeded", retry_after_ms=90_000)) == TurnOutcome(
-        stop_reason="end_turn", notice="\n\n**Rate limited or out of quota:** quota exceeded. Retry after 90s.\n"
+def test_a_rate_limit_fails_the_turn_with_a_typed_error_never_end_turn() -> None:
+    """The agent's own retries are over when it reports the limit: the turn failed, and the person reads why."""
+    limited = outcome_for(ev.RateLimitErrorEvent(message="quota exceeded", retry_after_ms=90_000))
+    assert limited == TurnOutcome(
+        notice="\n\n**Rate limited or out of quota: quota exceeded. Retry after 90s.**\n",
+        error_code=-32603,
+        error_message="Rate limited or out of quota: quota exceeded. Retry after 90s.",
+        error_data={"reason": "rate_limited", "retryAfterMs": 90_000},
     )
-    assert outcome_for(ev.RateLimitErrorEvent(message="429")) == TurnOutcome(
-        notice="\n\n**Rate limited or out of quota:** 429.\n"
-    )
+    bare = outcome_for(ev.RateLimitErrorEvent(message="429"))
+    assert bare is not None and bare.error_code == -32603
+    assert bare.error_message == "Rate limited or out of quota: 429." and bare.error_data == {"reason": "rate_limited"}
 
 
 def test_refusal() -> None:
