@@ -183,16 +183,16 @@ async def test_opencode_shows_its_own_retries_of_a_failing_model_and_a_cancel_st
 
 async def test_opencode_shows_its_retries_of_a_429_and_then_the_rate_limit(tmp_path: Path) -> None:
     """A 429 with ``retry-after: 0`` every time: opencode's five retries come at once, each shown, and the sixth
-    refusal is the bridge's typed rate limit (its note; the turn ends as every agent's rate-limited turn does)."""
+    refusal is the bridge's typed rate limit: the turn fails with the rate-limit error, never end_turn."""
     agent = RealAgent("opencode", require_cli("opencode"), tmp_path)
     server = agent.serve("opencode_text", error="rate", delta_delay=0)
     client = RecordingClient()
-    result = await one_turn(agent, client)
+    error = await one_turn(agent, client, fails=True)
     shown = client.text()
     assert [r["status"] for r in server.requests if r["kind"] == "step"] == [429] * 6, server.requests
     assert shown.count("retrying, attempt") == 5 and "attempt 5/5: the model request failed (Rate limited" in shown
     assert "Rate limited or out of quota" in shown.rpartition("attempt 5/5")[2], shown
-    assert result.stop_reason == "end_turn", agent.log()[-3000:]
+    assert error.code == -32603 and "Rate limited or out of quota" in str(error), agent.log()[-3000:]
     await assert_no_process_left(agent)
 
 
@@ -301,7 +301,8 @@ def first_failed(requests: list[dict[str, Any]]) -> float:
 
 
 def rate_limited(outcome: Any, shown: str) -> bool:
-    """A rate-limited turn: the typed rate-limit error, or (the bridge's rate-limit note) end_turn with the note."""
+    """A rate-limited turn: the typed rate-limit error, or — where the agent itself ends its prompt ``end_turn``
+    and says the limit only in text — end_turn with that text shown."""
     if isinstance(outcome, acp.RequestError):
         return "rate" in str(outcome).lower() or "quota" in str(outcome).lower() or "429" in str(outcome)
     return outcome.stop_reason == "end_turn" and ("Rate limited" in shown or "rate limit" in shown.lower())
