@@ -326,9 +326,9 @@ class AcpServer:
             return
         current = self._current_mode(session)
         if current is not None:  # an agent that has not reported its modes yet: its own update will follow
-            self._notify(session_id, {"sessionUpdate": "current_mode_update", "currentModeId": current})
+            self._tell(session_id, {"sessionUpdate": "current_mode_update", "currentModeId": current})
         if with_config_options:
-            self._notify(
+            self._tell(
                 session_id, {"sessionUpdate": "config_option_update", "configOptions": self._config_options(session)}
             )
 
@@ -441,6 +441,12 @@ class AcpServer:
     def _notify(self, session_id: str, update: dict[str, Any]) -> None:
         self.conn.notify("session/update", {"sessionId": session_id, "update": update})
 
+    def _tell(self, session_id: str, update: dict[str, Any]) -> None:
+        """An update the bridge itself makes (mode, settings, commands), built as the v1 SessionNotification and
+        dumped by wire.dump. The agent's own stream goes through :meth:`_notify` as translated, unvalidated per event."""
+        params = answer(v1.SessionNotification, {"sessionId": session_id, "update": update})
+        self.conn.notify("session/update", params)
+
     def _valid_mode(self, session: LiveSession, mode: Any) -> str:
         if not session.settings.has_mode(mode):
             raise RpcError(
@@ -475,7 +481,7 @@ class AcpServer:
         if self.choices is not None:
             session._on_commands(None)  # the bridge's own /agent, before the agent reports its commands
         elif commands:
-            self._notify(
+            self._tell(
                 session.id,
                 {
                     "sessionUpdate": "available_commands_update",

@@ -165,7 +165,7 @@ class Editor:
     def method(self, name: str, handler: Any) -> None:
         pass
 
-    notification = method
+    notification = on_cancel_request = method  # what the bridge registers on its connection: nothing to serve here
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
         if method != "session/update":
