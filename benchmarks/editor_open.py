@@ -2,10 +2,15 @@
 the bundled demo agent: what the typed editor edge (issue 23) may not slow down.
 
 The launcher answers the first two before the bridge is imported; the third is the server's, so it shows what
-parsing with the v1 model costs a request that the launcher does not answer. Runs are alternated with nothing else,
-so read the medians next to a run made just before, on the same machine.
+parsing with the v1 model costs a request that the launcher does not answer. The machine is shared, so compare two
+builds by alternating them: ``--launcher`` runs another acp-mux (e.g. a script running ``python -m acp_mux`` with a
+``pip install --target`` of an older revision first on PYTHONPATH), as benchmarks/ab.py does for CPU per delta.
 
-Run:  .venv/bin/python benchmarks/editor_open.py [--runs 20]
+Run:  .venv/bin/python benchmarks/editor_open.py [--runs 20] [--launcher PATH]
+
+Measured 2026-11-25 (N=15, two alternated rounds, medians in ms), before issue 23 (1f663c0) → after:
+initialize 29/31 → 27/29, session/new 45/45 → 43/45, session/list 256/271 → 333/330 (the first request the server
+answers now waits for pydantic and the v1 models, imported with the bridge on the launcher's background thread).
 """
 
 from __future__ import annotations
