@@ -218,8 +218,9 @@ class AcpServer:
         self._require_startable()
         record = self._stored(request.session_id)
         record.cwd = _require_cwd(request.cwd)
-        record.additional_directories = self._extra_roots(record.agent, request.additional_directories)
+        roots = self._extra_roots(record.agent, request.additional_directories)
         session = self._live(record, _mcp_servers(request.mcp_servers))
+        session.record.additional_directories = record.additional_directories = roots  # also when already open
         for update in session.history():  # ACP: replay everything (translated from the event log), then answer
             self.conn.notify("session/update", {"sessionId": record.session_id, "update": update})
         return AfterResponse(
@@ -230,8 +231,9 @@ class AcpServer:
         self._require_startable()
         record = self._stored(request.session_id)
         record.cwd = _require_cwd(request.cwd)
-        record.additional_directories = self._extra_roots(record.agent, request.additional_directories)
+        roots = self._extra_roots(record.agent, request.additional_directories)
         session = self._live(record, _mcp_servers(request.mcp_servers))
+        session.record.additional_directories = record.additional_directories = roots  # also when already open
         state = answer(v1.ResumeSessionResponse, self._session_state(session))
         return AfterResponse(state, lambda: self._reopened(session))
 

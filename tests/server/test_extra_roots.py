@@ -73,6 +73,8 @@ def test_load_replaces_the_list_and_omitting_it_means_none(tmp_path: Path, roots
     third = _server(tmp_path, takes=True)
     asyncio.run(third.call("session/load", {"sessionId": sid, "cwd": str(cwd)}))
     assert third.sessions[sid].record.additional_directories == []
+    asyncio.run(third.call("session/load", {"sessionId": sid, "cwd": str(cwd), "additionalDirectories": [str(one)]}))
+    assert third.sessions[sid].record.additional_directories == [str(one)]  # loaded again while open: replaced too
 
 
 def test_an_agent_that_cannot_take_them_is_named_in_the_refusal(tmp_path: Path, roots: tuple[Path, Path, Path]) -> None:
