@@ -337,3 +337,15 @@ async def test_cancel_request_of_a_running_prompt_ends_the_turn_cancelled(tmp_pa
         assert time.monotonic() - started < 5 and "word399" not in client.text()
         again = await conn.prompt(session_id=sid, prompt=[acp.text_block("hello there")])
         assert again.stop_reason == "end_turn" and "You said: hello there" in client.text()
+
+
+def test_every_advertised_method_answers_on_a_real_bridge(raw: RawBridge) -> None:
+    """What initialize advertises is answered by the running bridge (a result or a reasoned error, never -32601)."""
+    capabilities = raw.result("initialize", {"protocolVersion": 1})["agentCapabilities"]
+    advertised = [f"session/{name}" for name in capabilities["sessionCapabilities"]]
+    advertised += ["session/load"] if capabilities["loadSession"] else []
+    advertised += ["logout"] if "logout" in (capabilities.get("auth") or {}) else []
+    assert {"session/list", "session/delete", "session/resume", "session/close", "session/load"} <= set(advertised)
+    for method in advertised:
+        answer = raw.call(method, {"sessionId": "01NOSUCHSESSION", "cwd": str(raw.cwd), "mcpServers": []})
+        assert "result" in answer or answer["error"]["code"] != -32601, (method, answer)
