@@ -95,11 +95,16 @@ def check_all(paths: Sequence[str], env: Mapping[str, str] | None = None) -> lis
 
 
 def runnable_agents(
-    names: Sequence[str], env: Mapping[str, str] | None = None, state_dir: Path | None = None
+    names: Sequence[str],
+    env: Mapping[str, str] | None = None,
+    state_dir: Path | None = None,
+    *,
+    check_missing: bool = True,
 ) -> tuple[str, ...]:
     """The agents among ``names`` that are supported, found and not proven unable to run, in the given order: what
     ``--agent auto`` offers (the same check ``doctor`` shows). With ``state_dir``, a verdict from the last day is
-    reused while nothing it depended on changed (:mod:`acp_mux.cli.health_cache`)."""
+    reused while nothing it depended on changed (:mod:`acp_mux.cli.health_cache`); ``check_missing=False`` then
+    runs no CLI at all (an agent without a stored verdict is offered, not yet verified)."""
     import os
 
     from acp_mux.adapters.registry import ENTRIES, locate_binary
@@ -118,5 +123,5 @@ def runnable_agents(
     else:
         from acp_mux.cli.health_cache import cached_check_all
 
-        verdicts = cached_check_all(paths, env, state_dir)
+        verdicts = cached_check_all(paths, env, state_dir, check_missing=check_missing)
     return tuple(name for (name, _), health in zip(found, verdicts, strict=True) if health.offered)

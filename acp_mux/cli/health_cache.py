@@ -92,8 +92,13 @@ def cached_check_all(
     env: Mapping[str, str],
     state_dir: Path,
     now: Callable[[], float] = time.time,
+    *,
+    check_missing: bool = True,
 ) -> list[Health]:
-    """:func:`acp_mux.cli.health.check_all`, reusing each verdict that is fresh and whose fingerprint still holds."""
+    """:func:`acp_mux.cli.health.check_all`, reusing each verdict that is fresh and whose fingerprint still holds.
+
+    ``check_missing=False`` runs nothing: a CLI without a stored verdict is "not verified" (what a bridge starting
+    for an editor uses, so the check never delays it; ``acp-mux doctor`` stores fresh verdicts)."""
     moment = now()
     stored = load(state_dir)
     found: dict[str, Health] = {}
@@ -102,7 +107,9 @@ def cached_check_all(
         if entry is not None and 0 <= moment - entry["at"] < FRESH_S:
             found[path] = Health(_STATES[entry["state"]], entry["detail"])
     missing = [path for path in paths if path not in found]
-    if missing:
+    if missing and not check_missing:
+        found.update({path: Health(NOT_VERIFIED, "not checked yet (acp-mux doctor checks it)") for path in missing})
+    elif missing:
         fresh = dict(zip(missing, check_all(missing, env), strict=True))
         found.update(fresh)
         remember(state_dir, fresh, env, moment)

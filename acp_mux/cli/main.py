@@ -175,7 +175,13 @@ def main(argv: Sequence[str] | None = None, early: Early | None = None) -> int:
         from acp_mux.server.agent_choice import AgentChoices
         from acp_mux.server.store import state_dir
 
-        choices = AgentChoices.discover(state_dir())
+        from acp_mux.cli.health import runnable_agents
+
+        # doctor's health check decides too, from its stored verdicts only: a CLI proven unable to run is not offered,
+        # and no CLI is run while the editor waits
+        choices = AgentChoices.discover(
+            state_dir(), runnable=lambda names: runnable_agents(names, state_dir=state_dir(), check_missing=False)
+        )
         args.agent = choices.default() or "auto"
     entry = ENTRIES.get(args.agent)
     transport = args.transport or (os.environ.get(entry.transport_env_var) if entry else None) or None

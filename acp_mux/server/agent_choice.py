@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +26,14 @@ class AgentChoices:
     state_dir: Path
 
     @classmethod
-    def discover(cls, state_dir: Path, env: dict[str, str] | None = None) -> "AgentChoices":
+    def discover(
+        cls,
+        state_dir: Path,
+        env: dict[str, str] | None = None,
+        runnable: Callable[[Sequence[str]], Sequence[str]] | None = None,
+    ) -> "AgentChoices":
+        """The usable agents; ``runnable`` (the command line's health check, the one ``doctor`` shows) further
+        drops those proven unable to run here."""
         env = dict(os.environ) if env is None else env
         wanted = [n.strip() for n in env.get("ACP_MUX_AGENTS", "").split(",") if n.strip()]
         candidates = wanted or list(AGENT_NAMES)
@@ -34,6 +42,9 @@ class AgentChoices:
             for name in candidates
             if name in ENTRIES and ENTRIES[name].supported and locate_binary(ENTRIES[name], None, env)[0]
         ]
+        if runnable is not None:
+            keep = set(runnable(usable))
+            usable = [name for name in usable if name in keep]
         return cls(tuple(usable), state_dir)
 
     def label(self, name: str) -> str:

@@ -121,3 +121,55 @@ def test_a_planted_fifo_or_symlink_is_not_read_and_does_not_hang(tmp_path):
     (tmp_path / "secret").write_text(json.dumps({"k": {"state": RUNS, "detail": "x", "at": 1}}))
     (state / FILE).symlink_to(tmp_path / "secret")
     assert load(state) == {}
+
+
+async def test_the_every_agent_entry_offers_no_agent_doctor_proved_unable_to_run(tmp_path):
+    """``acp-mux --agent auto`` (what an editor starts) reads doctor's stored verdicts: the broken CLI is not in the
+    session's Agent option; with no verdict stored the bridge runs no CLI and offers what it finds."""
+    import subprocess
+    import sys
+
+    from tests.server.client import RecordingClient, bridge
+
+    def version_cli(name: str, output: str, status: int) -> Path:
+        """Notes each ``--version`` asked (the bridge may also start the agent itself: that is not a check)."""
+        path = tmp_path / name
+        marks = tmp_path / f"{name}.asked"
+        path.write_text(
+            f"#!/bin/sh\n[ \"$1\" = --version ] || exec sleep 30\necho x >> '{marks}'\necho '{output}'\nexit {status}\n"
+        )
+        path.chmod(0o755)
+        return path
+
+    good = version_cli("claude", "2.1.197 (Claude Code)", 0)
+    bad = version_cli("codex", "node: engine error", 1)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "ACP_MUX_AGENTS": "claude,codex",
+        "ACP_MUX_CLAUDE_BIN": str(good),
+        "ACP_MUX_CODEX_BIN": str(bad),
+    }
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+
+    async def offered(state: Path) -> list[str]:
+        async with bridge(RecordingClient(), "--agent", "auto", cwd=str(cwd), state_dir=str(state), env=env) as (
+            conn,
+            _,
+        ):
+            await conn.initialize(protocol_version=1)
+            session = await conn.new_session(cwd=str(cwd), mcp_servers=[])
+            agent = next(o for o in session.config_options if o.id == "agent")
+            return [choice.value for choice in agent.options]
+
+    assert await offered(tmp_path / "fresh") == ["claude", "codex"]  # nothing stored: offered, nothing run
+    assert asked(tmp_path, "claude") == 0 and asked(tmp_path, "codex") == 0
+    state = tmp_path / "checked"
+    subprocess.run(
+        [sys.executable, "-m", "acp_mux", "doctor"],
+        env={**env, "ACP_MUX_STATE_DIR": str(state)},
+        capture_output=True,
+        timeout=60,
+    )
+    assert await offered(state) == ["claude"]
