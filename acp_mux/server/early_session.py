@@ -106,7 +106,7 @@ def executable_found(binary: dict[str, str], override: str | None, environ: Mapp
     if _which(binary["name"] or sys.executable, search):  # "": the interpreter running us (the demo agent)
         return True
     alt = _which(binary["alt"], search) if binary["alt"] else None
-    return bool(alt) and os.path.basename(os.path.realpath(alt)) == binary["alt_target"]
+    return alt is not None and os.path.basename(os.path.realpath(alt)) == binary["alt_target"]
 
 
 def _which(name: str, search: str | None) -> str | None:

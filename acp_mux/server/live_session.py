@@ -365,7 +365,7 @@ class LiveSession:
         if seen >= len(record.turn_agents):
             return prompt
         turns = turns_from_record(folded_conversation(self.history()), record.turn_agents)[seen:]
-        context = context_text(turns)
+        context = context_text(turns, message=prompt.as_text())  # the token avoids the new message too
         return Prompt((TextPart(context), *prompt.parts)) if context else prompt
 
     def warm(self) -> None:

@@ -36,7 +36,9 @@ def optional(params: dict[str, Any], name: str, kind: type, default: Any = None)
 
 
 def session_id(params: dict[str, Any]) -> str:
-    return required(params, "sessionId", str)
+    value = required(params, "sessionId", str)
+    assert isinstance(value, str)  # _check refused anything else
+    return value
 
 
 def mcp_servers(params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -45,4 +47,5 @@ def mcp_servers(params: dict[str, Any]) -> list[dict[str, Any]]:
     problem = mcp_servers_problem(servers)
     if problem:
         raise invalid(problem)
+    assert isinstance(servers, list)  # _check refused anything else
     return servers

@@ -19,6 +19,7 @@ while every turn is answered as usual. Retention (:meth:`SessionStore.prune`) re
 
 from __future__ import annotations
 
+import builtins
 import json
 import logging
 import os
@@ -304,7 +305,7 @@ class SessionStore:
                 remove(self.root / name)
         return report
 
-    def _orphans(self, protect: frozenset[str]) -> list[str]:
+    def _orphans(self, protect: frozenset[str]) -> builtins.list[str]:  # `list` here is the method above
         known = set(self.ids()) | set(protect)
         out = []
         with os.scandir(self.root) as entries:
