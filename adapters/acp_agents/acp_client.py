@@ -403,31 +403,23 @@ class AcpClientAdapter(AgentAdapter):
         return True
 
     def set_mode(self, mode: str, ctx: ParseContext) -> bool:
-        run = AcpRun.find(ctx)
-        if run is None:
-            return False
-        run.options.mode = mode
-        if run.ready:
-            self.call_agent(
-                ctx,
-                "session/set_mode",
-                {"sessionId": run.session_id, "modeId": mode},
-                _log_failure(f"{self.name} set_mode"),
-            )
-        return True
+        """Switch the mode in-protocol (ACP ``session/set_mode``)."""
+        return self._set_in_session(ctx, "mode", mode, "session/set_mode", "modeId")
 
     def set_model(self, model: str, ctx: ParseContext) -> bool:
         """Switch the model in-protocol (ACP ``session/set_model``)."""
+        return self._set_in_session(ctx, "model", model, "session/set_model", "modelId")
+
+    def _set_in_session(self, ctx: ParseContext, option: str, value: str, method: str, param: str) -> bool:
+        """Remember ``value`` as the run's ``option`` (a session opened later asks for it) and, once the agent's
+        session is open, ask the agent for it now; ``False`` when no run is there to take it."""
         run = AcpRun.find(ctx)
         if run is None:
             return False
-        run.options.model = model
+        setattr(run.options, option, value)
         if run.ready:
             self.call_agent(
-                ctx,
-                "session/set_model",
-                {"sessionId": run.session_id, "modelId": model},
-                _log_failure(f"{self.name} set_model"),
+                ctx, method, {"sessionId": run.session_id, param: value}, _log_failure(f"{self.name} {method}")
             )
         return True
 
