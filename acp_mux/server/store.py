@@ -203,7 +203,7 @@ class SessionStore:
         with os.scandir(self.root) as entries:
             for entry in entries:
                 name = entry.name
-                if not name.endswith(RECORD_SUFFIX) or name.endswith(LOG_SUFFIX) or name.endswith(LEGACY_SUFFIX):
+                if not name.endswith(RECORD_SUFFIX) or name.endswith((LOG_SUFFIX, LEGACY_SUFFIX)):
                     continue
                 if not entry.is_file(follow_symlinks=False):  # a link, FIFO, device, socket or folder: never opened
                     log.warning("session record %s skipped: not a regular file", name)

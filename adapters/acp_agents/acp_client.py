@@ -478,7 +478,7 @@ class AcpClientAdapter(AgentAdapter):
                 return self.on_permission_request(rpc_id, params, ctx)
             if method == "elicitation/create":
                 return self._elicitation(rpc_id, params, ctx)
-            if method.startswith("fs/") or method.startswith("terminal/"):
+            if method.startswith(("fs/", "terminal/")):
                 return self.on_client_request(rpc_id, method, params, ctx)
             events = self.on_extension_request(rpc_id, method, params, ctx)
             if events is not None:

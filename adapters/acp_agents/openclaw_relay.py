@@ -64,6 +64,7 @@ class Relay:
         self.registrations: list[tuple[Path, str]] = []  # (file, what we wrote there)
         self.pending: dict[str, asyncio.Future[bool]] = {}
         self.seq = 0
+        self.serving: set[asyncio.Task[None]] = set()  # held here: the loop keeps only weak references to tasks
 
     async def run(self) -> int:
         self.child = await asyncio.create_subprocess_exec(
@@ -129,7 +130,9 @@ class Relay:
     def _open(self, session_id: str) -> None:
         if not session_id or session_id in self.servers:
             return
-        asyncio.ensure_future(self._serve(session_id))
+        task = asyncio.ensure_future(self._serve(session_id))
+        self.serving.add(task)
+        task.add_done_callback(self.serving.discard)
 
     async def _serve(self, session_id: str) -> None:
         registration = registration_path(self.state_dir, session_id)

@@ -85,10 +85,8 @@ def feed(
     """Parse ``lines`` (strings, or dicts dumped as JSON) with one context; ``exit_code`` also runs ``finish``."""
     ctx = ctx if ctx is not None else make_ctx(getattr(adapter, "name", "test"))
     events: list[BaseEvent] = []
-    for line in lines:
-        if isinstance(line, dict):
-            line = json.dumps(line)
-        events.extend(adapter.parse_line(line, ctx))
+    for item in lines:
+        events.extend(adapter.parse_line(json.dumps(item) if isinstance(item, dict) else item, ctx))
     if exit_code is not None:
         events.extend(adapter.finish(ExitStatus(code=exit_code, signal=None), ctx))
     return events

@@ -633,7 +633,7 @@ def test_file_change_approval_always_is_answered_once_never_granting_the_root() 
         {"method": "item/started", "params": {"threadId": "T1", "item": {"type": "fileChange", "id": "p1", "changes": [{"path": "/a", "kind": {"type": "update", "move_path": "/b"}, "diff": "@@ -1 +1 @@\n-x\n+y\n"}], "status": "inProgress"}}},
         {"method": "item/fileChange/requestApproval", "id": 3, "params": {"threadId": "T1", "itemId": "p1", "reason": None, "grantRoot": "/"}},
     ], ctx)  # fmt: skip
-    request = [e for e in ctx.approvals.values()]
+    request = list(ctx.approvals.values())
     assert request and request[0]["kind"] == "patch"
     adapter.respond_approval("codex-approval-3", ApprovalDecision(approve=True, always=True), ctx)
     assert sent(ctx) == [{"jsonrpc": "2.0", "id": 3, "result": {"decision": "accept"}}]

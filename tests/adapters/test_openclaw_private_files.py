@@ -246,10 +246,10 @@ def test_the_log_tail_of_a_fifo_is_nothing_not_a_hang(tmp_path: Path, no_hang: N
 PLANTS: dict[str, Callable[[Path, Path], None]] = {
     "nothing": lambda p, o: None,
     "ours": lambda p, o: p.write_text("ours\n"),
-    "ours, open to all": lambda p, o: (p.write_text("ours\n"), p.chmod(0o666)) and None,
-    "other user's": lambda p, o: (p.write_text("theirs\n"), os.chown(p, OTHER_UID, OTHER_UID)) and None,
+    "ours, open to all": lambda p, o: (p.write_text("ours\n"), p.chmod(0o666), None)[-1],
+    "other user's": lambda p, o: (p.write_text("theirs\n"), os.chown(p, OTHER_UID, OTHER_UID), None)[-1],
     "fifo": lambda p, o: os.mkfifo(p),
-    "symlink to ours": lambda p, o: (o.write_text("ours\n"), p.symlink_to(o)) and None,
+    "symlink to ours": lambda p, o: (o.write_text("ours\n"), p.symlink_to(o), None)[-1],
     "dangling symlink": lambda p, o: p.symlink_to(o),
     "folder": lambda p, o: p.mkdir(),
 }

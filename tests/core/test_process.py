@@ -36,7 +36,7 @@ async def procs() -> AsyncIterator[list[AgentProcess]]:
         p.kill()
         try:
             await asyncio.wait_for(p.wait(), 5)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
 
 

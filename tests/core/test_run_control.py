@@ -89,7 +89,7 @@ async def _until(events: AsyncIterator[ev.BaseEvent], done: Callable[[ev.BaseEve
 
     try:
         return await asyncio.wait_for(read(), 30)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise AssertionError(f"never came; saw {[e.type for e in seen]}") from None
 
 

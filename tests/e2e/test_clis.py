@@ -35,7 +35,7 @@ def test_install_script_pins_match_python_pins() -> None:
     packages, versions = script_table("PKG"), script_table("VER")
     for name, (package, version) in {**PINS, **RUNTIME_PINS}.items():
         assert (packages[name], versions[name]) == (package, version), name
-    assert script_table("KIND") == {name: "pypi" for name in clis.PYPI_CLIS}
+    assert script_table("KIND") == dict.fromkeys(clis.PYPI_CLIS, "pypi")
     assert script_table("RUNTIME") == clis.CLI_RUNTIMES
 
 

@@ -167,13 +167,13 @@ class FakeCursor:
         steps = next((s for match, s in self.turns if match in text), [{"text": "Nothing scripted for that."}])
         branch, picked, said = "", "", []
         try:
-            for step in steps:
-                if "when" in step and step["when"] != branch:
+            for scripted in steps:
+                if "when" in scripted and scripted["when"] != branch:
                     continue
                 self.poll(0)
                 if self.cancelled:
                     return "cancelled"
-                step = self.fill(step, picked)
+                step = self.fill(scripted, picked)
                 if "text" in step:
                     said.append(step["text"])
                     self.update(

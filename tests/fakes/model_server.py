@@ -804,9 +804,9 @@ _APIS: dict[str, tuple[Callable, Callable, Callable, str]] = {
 def _api_for(path: str) -> str | None:
     """Map a request path (any prefix, e.g. ``/v1``, and any query string) to its wire format."""
     route = urlsplit(path).path.rstrip("/")
-    if route.endswith("/messages/count_tokens") or route.endswith(":countTokens"):
+    if route.endswith(("/messages/count_tokens", ":countTokens")):
         return "count_tokens"
-    if route.endswith(":streamGenerateContent") or route.endswith(":generateContent"):
+    if route.endswith((":streamGenerateContent", ":generateContent")):
         return "gemini"
     for suffix, api in (("/messages", "anthropic"), ("/responses", "responses"), ("/chat/completions", "chat")):
         if route.endswith(suffix):

@@ -161,6 +161,7 @@ class Editor:
         self.server: AcpServer | None = None
         self.session_id: str | None = None
         self._cancelled = False
+        self._tasks: set[asyncio.Future[Any]] = set()  # held: the loop keeps only weak references to tasks
 
     def method(self, name: str, handler: Any) -> None:
         pass
@@ -174,7 +175,9 @@ class Editor:
         self.updates.append(update)
         if self.cancel_on_text and not self._cancelled and update.get("sessionUpdate") == "agent_message_chunk":
             self._cancelled = True
-            asyncio.ensure_future(self.server.call("session/cancel", {"sessionId": self.session_id}))  # type: ignore[union-attr]
+            task = asyncio.ensure_future(self.server.call("session/cancel", {"sessionId": self.session_id}))  # type: ignore[union-attr]
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         assert method == "session/request_permission", method

@@ -65,7 +65,7 @@ async def run(sequence: list[tuple[str, bool, int]]) -> None:
             expected[index] = "busy"  # one prompt at a time
         else:
             pending.append(index)
-        before = set(i for i in tasks if sequence[i][0] == "switch")
+        before = {i for i in tasks if sequence[i][0] == "switch"}
         outstanding[index] = sorted(before - trace.finished)  # what it queues behind (it is accepted right here)
         try:
             async with gate.turn() as started:
