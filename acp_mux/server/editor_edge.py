@@ -8,10 +8,14 @@ can trust (``v1.PromptRequest``, ...), from which it pulls the plain values the 
 One leniency, on purpose: ``mcpServers`` is required by the schema on ``session/new``, ``session/load`` and
 ``session/resume``, yet editors omit it when they have none; the launcher's early ``session/new`` answer
 (:mod:`acp_mux.server.early_session`) takes its absence as "none", and so does this edge, so the two paths agree.
+Likewise ``initialize``'s ``clientInfo`` (the editor's name and version, for logs): the launcher answers an
+``initialize`` whatever its ``clientInfo`` holds, so a ``clientInfo`` that does not fit (no ``version``, a number for
+a name) is left out here, with a warning, rather than refusing the editor's handshake.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -20,6 +24,7 @@ from acp_mux.protocol.base import AcpModel
 from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 
 M = TypeVar("M", bound=AcpModel)
+log = logging.getLogger(__name__)
 
 # Fields an editor may leave out although the schema requires them, and what their absence means.
 OMITTED_MEANS: dict[str, dict[str, Any]] = {
@@ -34,6 +39,16 @@ def parse_request(method: str, params: object) -> AcpModel:
     try:
         model = wire.parse_params(method, params, strict=True)  # JSON's types: "1" is no protocolVersion
     except wire.AcpShapeError as error:
+        if method == "initialize" and isinstance(params, dict) and "clientInfo" in params:
+            without = {key: value for key, value in params.items() if key != "clientInfo"}
+            try:
+                model = wire.parse_params(method, without, strict=True)
+            except wire.AcpShapeError:
+                pass  # something else is wrong too: refused below, naming the first problem
+            else:
+                log.warning("initialize: the editor's clientInfo does not fit ACP (%s); left out", error.reason)
+                assert model is not None
+                return model
         raise RpcError(INVALID_PARAMS, f"Invalid params: {method}: {error.reason}"[:500], {"method": method}) from None
     if model is None:  # only schema methods are routed here; a caller that breaks that is a bug, said plainly
         raise RpcError(INTERNAL_ERROR, f"{method} is not an ACP v1 method")

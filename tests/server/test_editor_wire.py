@@ -76,6 +76,16 @@ def test_an_omitted_mcp_servers_means_none_as_on_the_launchers_path() -> None:
     assert isinstance(request, v1.NewSessionRequest) and request.mcp_servers == []
 
 
+@pytest.mark.parametrize("client_info", [{"name": "zed"}, {"name": 7, "version": "1"}, "zed", None, {"version": "1.0"}])
+def test_a_client_info_that_does_not_fit_is_left_out_not_the_handshake(client_info: Any) -> None:
+    """The launcher answers initialize whatever clientInfo holds; the bridge's own path agrees (it is for logs)."""
+    request = parse_request("initialize", {"protocolVersion": 1, "clientInfo": client_info})
+    assert isinstance(request, v1.InitializeRequest) and request.protocol_version == 1
+    with pytest.raises(RpcError) as refused:  # anything else wrong is still refused, naming it
+        parse_request("initialize", {"protocolVersion": "1", "clientInfo": client_info})
+    assert refused.value.code == INVALID_PARAMS and "protocolVersion" in refused.value.message
+
+
 def test_what_the_edge_reads_is_kept_whole() -> None:
     """``_meta`` and fields this schema does not know reach the handler as the editor sent them."""
     params = {"sessionId": "s", "prompt": [{"type": "text", "text": "hi", "x-new": 1}], "_meta": {"k": [1]}, "z": 2}
