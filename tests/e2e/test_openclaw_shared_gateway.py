@@ -21,6 +21,7 @@ import threading
 import time
 from pathlib import Path
 
+import acp
 import pytest
 
 from acp_mux.adapters.acp_agents.openclaw_gateway import GRACE_ENV
@@ -126,7 +127,7 @@ async def test_two_windows_share_one_gateway_no_hostile_port_gets_the_token_and_
 async def test_openclaw_shows_its_own_retries_of_a_429_at_once_and_ends_with_the_failure(tmp_path: Path) -> None:
     """OpenClaw retries a 429 nine times by itself (~2.5 min) and its ACP bridge says nothing meanwhile; the
     gateway's log line for each retry becomes a retry note within seconds, and when OpenClaw gives up the turn ends
-    with the bridge's typed rate-limit note (read from the gateway's log: its ACP bridge ends the turn silently).
+    with the bridge's typed rate-limit error (read from the gateway's log: its ACP bridge ends the turn silently).
     Prints how long its retries took (measured: 9 retries, 148 s)."""
     agent = RealAgent("openclaw", require_cli("openclaw"), tmp_path)
     server = agent.serve("openclaw_text", error="rate", delta_delay=0)
@@ -146,10 +147,12 @@ async def test_openclaw_shows_its_own_retries_of_a_429_at_once_and_ends_with_the
                 await asyncio.sleep(0.05)
             shown_after = time.monotonic() - first_429
             assert "rate limited by the provider (HTTP 429)" in client.text(), client.text()
-            result = await turn  # as every agent's rate-limited turn: the bridge's typed rate-limit note, then the end
+            with pytest.raises(acp.RequestError) as failed:  # as every agent's rate-limited turn: a typed error
+                await turn
             took = time.monotonic() - first_429
             outcome = client.text().rpartition("attempt 9/9")[2]
-            assert "Rate limited or out of quota" in outcome and result.stop_reason == "end_turn", outcome
+            assert "Rate limited or out of quota" in outcome, outcome
+            assert failed.value.code == -32603 and "Rate limited or out of quota" in str(failed.value), outcome
             attempts = sum(1 for r in server.requests if r.get("status") == 429)
             print(
                 f"openclaw 429: first note {shown_after:.1f} s after the first 429; {attempts} requests, "
