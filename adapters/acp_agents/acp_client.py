@@ -51,7 +51,6 @@ family: tests/adapters/test_acp_hooks.py fails on one. ``AcpRun.last_text``
 
 from __future__ import annotations
 
-from acp_mux.core.shapes import as_dict, as_str
 import logging
 import os
 from dataclasses import dataclass, field
@@ -67,6 +66,7 @@ from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import Prompt
+from acp_mux.core.shapes import as_count, as_dict, as_int, as_str
 from acp_mux.translation.content import block_text, prompt_to_blocks
 
 if TYPE_CHECKING:
@@ -227,7 +227,7 @@ class AcpClientAdapter(AgentAdapter):
         run = AcpRun.of(ctx)
         if error is not None:
             return self.failure(error, ctx, during="initialize")
-        run.agent_capabilities = _dict(_dict(result).get("agentCapabilities"))
+        run.agent_capabilities = as_dict(as_dict(result).get("agentCapabilities"))
         return self._open_session(ctx)
 
     def _open_session(self, ctx: ParseContext) -> list[BaseEvent]:
@@ -236,7 +236,7 @@ class AcpClientAdapter(AgentAdapter):
         base = {"cwd": options.cwd, "mcpServers": self.mcp_servers(options)}
         native = options.session_id
         caps = run.agent_capabilities
-        if native and "resume" in _dict(caps.get("sessionCapabilities")):
+        if native and "resume" in as_dict(caps.get("sessionCapabilities")):
             run.loading = self.resume_replays
             self.call_agent(ctx, "session/resume", {**base, "sessionId": native}, self._session_opened(ctx, native))
         elif native and caps.get("loadSession"):
@@ -265,7 +265,7 @@ class AcpClientAdapter(AgentAdapter):
                 return [ev.DebugEvent(level="warn", message=note)]
             if error is not None:
                 return self.failure(error, ctx, during="session/new")
-            body = _dict(result)
+            body = as_dict(result)
             session_id = body.get("sessionId") if isinstance(body.get("sessionId"), str) else resumed_id
             if not session_id:
                 return self.failure(
@@ -298,10 +298,10 @@ class AcpClientAdapter(AgentAdapter):
         asking mode) or remembers that it loaded (gemini) adds to it."""
         run = AcpRun.of(ctx)
         options = run.options
-        current_mode = _dict(body.get("modes")).get("currentModeId")
+        current_mode = as_dict(body.get("modes")).get("currentModeId")
         if options.mode and options.mode != current_mode:
             self.set_mode(options.mode, ctx)
-        current_model = _dict(body.get("models")).get("currentModelId")
+        current_model = as_dict(body.get("models")).get("currentModelId")
         if options.model and options.model != current_model:
             self.set_model(options.model, ctx)
         return []
@@ -342,7 +342,7 @@ class AcpClientAdapter(AgentAdapter):
             if run.cancelling:  # some agents answer a cancel with an error: it is still a cancel
                 return events + ctx.end_turn(tool_error="cancelled")
             return events + self.failure(error, ctx, during="session/prompt")
-        body = _dict(result)
+        body = as_dict(result)
         stop = body.get("stopReason")
         events += self.usage_events(body, ctx)
         failure = self.failed_turn(stop, ctx)
@@ -375,15 +375,15 @@ class AcpClientAdapter(AgentAdapter):
 
     def usage_events(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         """Token usage the prompt result carries (``usage``, or agents' own ``_meta``)."""
-        usage = _dict(body.get("usage"))
+        usage = as_dict(body.get("usage"))
         if not usage:
             return []
         return [
             ev.TokenUsageEvent(
-                input_tokens=_int(usage.get("inputTokens")),
-                output_tokens=_int(usage.get("outputTokens")),
-                thinking_tokens=_opt_int(usage.get("thoughtTokens")),
-                cached_tokens=_opt_int(usage.get("cachedReadTokens")),
+                input_tokens=as_count(usage.get("inputTokens")),
+                output_tokens=as_count(usage.get("outputTokens")),
+                thinking_tokens=as_int(usage.get("thoughtTokens")),
+                cached_tokens=as_int(usage.get("cachedReadTokens")),
             )
         ]
 
@@ -433,7 +433,7 @@ class AcpClientAdapter(AgentAdapter):
             if error is not None:
                 log.warning("%s set_config_option %s failed: %s", self.name, option_id, error_message(error))
                 return []
-            event = session_options(None, None, _dict(result).get("configOptions"))
+            event = session_options(None, None, as_dict(result).get("configOptions"))
             return [event] if event is not None else []
 
         params = {"sessionId": run.session_id, "configId": option_id, "value": value}
@@ -453,9 +453,9 @@ class AcpClientAdapter(AgentAdapter):
             if msg["method"] == "session/update":
                 if run.loading:
                     return []  # the agent replays its history: the bridge shows its own record instead
-                update = _dict(_dict(msg.get("params")).get("update"))
+                update = as_dict(as_dict(msg.get("params")).get("update"))
                 return self._check_update(msg.get("params"), update, run) + self.on_update(update, ctx)
-            return self._extension_notification(msg["method"], _dict(msg.get("params")), ctx)
+            return self._extension_notification(msg["method"], as_dict(msg.get("params")), ctx)
         if kind == "request":
             return self._on_request(msg, ctx)
         log.debug("%s sent an invalid JSON-RPC message: %s", self.name, line[:200])
@@ -464,7 +464,7 @@ class AcpClientAdapter(AgentAdapter):
 
     def _on_request(self, msg: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         run = AcpRun.of(ctx)
-        method, rpc_id, params = msg["method"], msg["id"], _dict(msg.get("params"))
+        method, rpc_id, params = msg["method"], msg["id"], as_dict(msg.get("params"))
         if wire.side_of(method) == "client":  # a method of the schema's: it must fit it before anything reads it
             try:
                 wire.parse_params(method, msg.get("params"))
@@ -701,7 +701,7 @@ class AcpClientAdapter(AgentAdapter):
         """The context window and cost, to the editor as the agent wrote them (any currency, its ``_meta``); a cost
         in US dollars also counts toward the run's cost."""
         events = self._forwarded(update, ctx)
-        cost = _dict(update.get("cost"))
+        cost = as_dict(update.get("cost"))
         amount = cost.get("amount")
         if (
             events
@@ -718,7 +718,7 @@ class AcpClientAdapter(AgentAdapter):
         ask the person (:class:`~acp_mux.core.events.ApprovalRequestEvent`); the answer comes back through
         :meth:`respond_approval`. An agent retitles the question, answers it itself where the person's setting
         says so (openclaw, hermes), or makes its call ready first (opencode), then calls this default."""
-        tool_call = _dict(params.get("toolCall"))
+        tool_call = as_dict(params.get("toolCall"))
         options = [o for o in params.get("options") or () if isinstance(o, dict) and isinstance(o.get("optionId"), str)]
         if not options:
             self.answer_agent(ctx, rpc_id, "session/request_permission", {"outcome": {"outcome": "cancelled"}})
@@ -890,7 +890,10 @@ class AcpClientAdapter(AgentAdapter):
             self.answer_agent(ctx, rpc_id, method, {"content": ""})
         elif error is not None:
             run.peer.respond_error(
-                ctx, rpc_id, _int(error.get("code")) or INTERNAL_ERROR, str(error.get("message") or "the editor failed")
+                ctx,
+                rpc_id,
+                as_count(error.get("code")) or INTERNAL_ERROR,
+                str(error.get("message") or "the editor failed"),
             )
         else:
             run.peer.respond(ctx, rpc_id, result if result is not None else {})
@@ -998,12 +1001,12 @@ def approval_form(params: dict[str, Any]) -> tuple[str, str, str] | None:
     approve-like and a deny-like value (omp: ``value`` ∈ ["Approve", "Deny"]); None for any other form."""
     if params.get("mode", "form") != "form":
         return None
-    schema = _dict(params.get("requestedSchema"))
-    properties = _dict(schema.get("properties"))
+    schema = as_dict(params.get("requestedSchema"))
+    properties = as_dict(schema.get("properties"))
     if len(properties) != 1:
         return None
     ((name, prop),) = properties.items()
-    values = [v for v in _dict(prop).get("enum") or () if isinstance(v, str)]
+    values = [v for v in as_dict(prop).get("enum") or () if isinstance(v, str)]
     approve = [v for v in values if v.strip().lower() in _APPROVE_WORDS]
     deny = [v for v in values if v.strip().lower() in _DENY_WORDS]
     if len(values) != 2 or len(approve) != 1 or len(deny) != 1:
@@ -1023,7 +1026,7 @@ def _paths_of(tool_call: dict[str, Any]) -> list[str]:
         for c in tool_call.get("content") or ()
         if isinstance(c, dict) and c.get("type") == "diff" and isinstance(c.get("path"), str)
     ]
-    raw = _dict(tool_call.get("rawInput"))
+    raw = as_dict(tool_call.get("rawInput"))
     for key in ("path", "file_path", "filePath"):
         if isinstance(raw.get(key), str):
             paths.append(raw[key])
@@ -1060,7 +1063,7 @@ def plan_entry(content: str, status: object, priority: object = "medium") -> Pla
 
 def editor_elicitation(client_capabilities: dict[str, Any]) -> dict[str, Any]:
     """The elicitation modes (``form``, ``url``) an editor declared in ``clientCapabilities``, as it declared them."""
-    declared = _dict(client_capabilities.get("elicitation"))
+    declared = as_dict(client_capabilities.get("elicitation"))
     return {mode: declared[mode] for mode in ("form", "url") if isinstance(declared.get(mode), dict)}
 
 
@@ -1080,7 +1083,7 @@ def session_options(modes: Any, models: Any, config_options: Any) -> BaseEvent |
     A config option of category ``mode`` or ``model`` (the newer way to say the same) fills modes or models when
     the older fields are absent; the other options pass through."""
     fields: dict[str, Any] = {}
-    modes_d = _dict(modes)
+    modes_d = as_dict(modes)
     if isinstance(modes_d.get("availableModes"), list):
         fields["modes"] = [
             ev.SessionModeOption(
@@ -1091,7 +1094,7 @@ def session_options(modes: Any, models: Any, config_options: Any) -> BaseEvent |
         ]
         if isinstance(modes_d.get("currentModeId"), str):
             fields["current_mode"] = modes_d["currentModeId"]
-    models_d = _dict(models)
+    models_d = as_dict(models)
     if isinstance(models_d.get("availableModels"), list):
         fields["models"] = [
             ev.SessionModelOption(
@@ -1228,15 +1231,3 @@ def _named(events: list[BaseEvent], update: dict[str, Any]) -> list[BaseEvent]:
             if isinstance(event, (ev.TextDeltaEvent, ev.ThinkingDeltaEvent)):
                 event.message_id = message_id
     return events
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _opt_int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -48,6 +48,7 @@ from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.prompt import Prompt
 from acp_mux.core.private import private_dir, shared_private_dir
+from acp_mux.core.shapes import as_dict
 from acp_mux.translation.content import block_text
 
 if TYPE_CHECKING:
@@ -128,7 +129,7 @@ class CopilotAdapter(AcpClientAdapter):
         run = AcpRun.of(ctx)
         if run.options.session_id is not None:  # a loaded session keeps the settings it had
             return events
-        current_mode = _dict(body.get("modes")).get("currentModeId")
+        current_mode = as_dict(body.get("modes")).get("currentModeId")
         if not run.options.mode and current_mode in _HANDS_OFF_MODES:
             self.set_mode(ASKING_MODE, ctx)
         allow_all = next(
@@ -143,7 +144,7 @@ class CopilotAdapter(AcpClientAdapter):
     def on_permission_request(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         """The question's generic title ("Create file", "Edit file") gives way to the one the tool call was
         announced with ("Creating /p/notes.txt"): the editor's card keeps naming the file, and so does the question."""
-        tool_call = _dict(params.get("toolCall"))
+        tool_call = as_dict(params.get("toolCall"))
         announced = CopilotRun.of(ctx).titles.get(str(tool_call.get("toolCallId")))
         if announced:
             params = {**params, "toolCall": {**tool_call, "title": announced}}
@@ -212,7 +213,7 @@ class CopilotAdapter(AcpClientAdapter):
 
     def on_prompt_done(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
         run = CopilotRun.of(ctx)
-        body = _dict(result)
+        body = as_dict(result)
         failing = (
             error is None
             and not run.cancelling
@@ -273,10 +274,6 @@ def _carries_modes(msg: dict[str, Any]) -> bool:
     if "result" in msg and "method" not in msg:
         return True
     if msg.get("method") == "session/update":
-        update = _dict(_dict(msg.get("params")).get("update"))
+        update = as_dict(as_dict(msg.get("params")).get("update"))
         return update.get("sessionUpdate") in _MODE_UPDATES
     return False
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}

@@ -42,6 +42,7 @@ from acp_mux.adapters.registry import locate_binary
 from acp_mux.core.contract import ApprovalDecision
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.shapes import as_dict, as_list, as_str
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
@@ -163,14 +164,14 @@ class CursorAdapter(AcpClientAdapter):
     def _ask_questions(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         """One choice dialog per question, about the tool call cursor named (announced first when unseen)."""
         run = CursorRun.of(ctx)
-        questions = [q for q in _list(params.get("questions")) if isinstance(q, dict) and q.get("id") is not None]
+        questions = [q for q in as_list(params.get("questions")) if isinstance(q, dict) and q.get("id") is not None]
         if rpc_id is None:
             return []
         if not questions:
             run.peer.respond(ctx, rpc_id, {"outcome": {"outcome": "skipped", "reason": "no questions"}})
             return []
-        tool_id = _str(params.get("toolCallId")) or f"cursor-question-{rpc_id}"
-        title = _str(params.get("title")) or "Cursor asks"
+        tool_id = as_str(params.get("toolCallId")) or f"cursor-question-{rpc_id}"
+        title = as_str(params.get("title")) or "Cursor asks"
         events: list[BaseEvent] = []
         if tool_id not in ctx.tools:
             display = ev.ToolDisplay(kind="think", title=title)
@@ -181,10 +182,10 @@ class CursorAdapter(AcpClientAdapter):
         for n, question in enumerate(questions):
             choices = [
                 {"id": str(o["id"]), "label": str(o.get("label") or o["id"])}
-                for o in _list(question.get("options"))
+                for o in as_list(question.get("options"))
                 if isinstance(o, dict) and o.get("id") is not None
             ]
-            prompt = _str(question.get("prompt")) or title
+            prompt = as_str(question.get("prompt")) or title
             interaction_id = f"cursor-question-{rpc_id}-{n}"
             labels = {c["id"]: c["label"] for c in choices}
             run.asked[interaction_id] = Asked(rpc_id, "cursor/ask_question", str(question["id"]), tool_id, labels)
@@ -207,12 +208,12 @@ class CursorAdapter(AcpClientAdapter):
     def _create_plan(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         """The plan's todos become the plan; the plan itself is asked about (allow → accepted)."""
         run = CursorRun.of(ctx)
-        events = self._todos({"todos": _list(params.get("todos")), "merge": False}, ctx)
+        events = self._todos({"todos": as_list(params.get("todos")), "merge": False}, ctx)
         if rpc_id is None:
             return events
-        tool_id = _str(params.get("toolCallId")) or f"cursor-plan-{rpc_id}"
-        name = _str(params.get("name")) or "Plan"
-        text = "\n\n".join(t for t in (_str(params.get("overview")), _str(params.get("plan"))) if t)
+        tool_id = as_str(params.get("toolCallId")) or f"cursor-plan-{rpc_id}"
+        name = as_str(params.get("name")) or "Plan"
+        text = "\n\n".join(t for t in (as_str(params.get("overview")), as_str(params.get("plan"))) if t)
         call = {
             "toolCallId": tool_id,
             "title": f"Plan: {name}",
@@ -253,7 +254,7 @@ class CursorAdapter(AcpClientAdapter):
         run = CursorRun.of(ctx)
         if not params.get("merge"):
             run.todos.clear()
-        for todo in _list(params.get("todos")):
+        for todo in as_list(params.get("todos")):
             if not isinstance(todo, dict):
                 continue
             key = str(todo.get("id") if todo.get("id") is not None else len(run.todos))
@@ -273,8 +274,8 @@ class CursorAdapter(AcpClientAdapter):
         """A subagent's task: one tool call, ended at once when cursor reports it done (it carries a duration)."""
         run = CursorRun.of(ctx)
         run.tasks += 1
-        tool_id = _str(params.get("toolCallId")) or f"cursor-task-{run.tasks}"
-        description = _str(params.get("description")) or _str(params.get("subagentType")) or "subagent task"
+        tool_id = as_str(params.get("toolCallId")) or f"cursor-task-{run.tasks}"
+        description = as_str(params.get("description")) or as_str(params.get("subagentType")) or "subagent task"
         raw = {k: params[k] for k in ("description", "prompt", "subagentType", "model") if k in params}
         events: list[BaseEvent] = []
         if tool_id not in ctx.tools:
@@ -307,7 +308,7 @@ class CursorAdapter(AcpClientAdapter):
             run.peer.respond(ctx, asked.rpc_id, {"outcome": outcome})
             self._answered(run, asked.tool_id, decision.approve, f"plan {outcome['outcome']}")
             return
-        picked = _dict(decision.updated_input).get("choice") if decision.approve else None
+        picked = as_dict(decision.updated_input).get("choice") if decision.approve else None
         answers = run.answers.setdefault(asked.rpc_id, {})
         if isinstance(picked, str):
             answers[asked.question_id] = [picked]
@@ -356,15 +357,3 @@ class CursorAdapter(AcpClientAdapter):
                     run.picked.pop(asked.rpc_id, None)
                     run.peer.respond(ctx, asked.rpc_id, {"outcome": {"outcome": "cancelled"}})
         return super().interrupt(ctx)
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
