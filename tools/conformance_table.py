@@ -22,6 +22,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tests.e2e.conformance import CAPABILITIES, EMULATED, METHODS  # noqa: E402
+from tools.generated_block import splice  # noqa: E402
 
 README = ROOT / "README.md"
 TABLE = ROOT / "docs" / "conformance.json"
@@ -77,8 +78,7 @@ def update() -> None:
 
 
 def readme_with_table(text: str) -> str:
-    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
-    return text[:start] + "\n" + render(load()) + "\n" + text[end:]
+    return splice(text, BEGIN, END, render(load()), "README.md")
 
 
 def stale() -> bool:
