@@ -54,7 +54,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Literal, Self
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Literal, Self, TypeVar
 
 from acp_mux import __version__
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, PerRun, try_json
@@ -66,7 +66,7 @@ from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import Prompt
-from acp_mux.core.shapes import as_count, as_dict, as_int, as_str
+from acp_mux.core.shapes import as_count, as_dict, as_int, as_list, as_str
 from acp_mux.translation.content import block_text, prompt_to_blocks
 
 if TYPE_CHECKING:
@@ -1085,24 +1085,12 @@ def session_options(modes: Any, models: Any, config_options: Any) -> BaseEvent |
     fields: dict[str, Any] = {}
     modes_d = as_dict(modes)
     if isinstance(modes_d.get("availableModes"), list):
-        fields["modes"] = [
-            ev.SessionModeOption(
-                id=m["id"], name=str(m.get("name") or m["id"]), description=str(m.get("description") or "")
-            )
-            for m in modes_d["availableModes"]
-            if isinstance(m, dict) and isinstance(m.get("id"), str)
-        ]
+        fields["modes"] = _choices(modes_d["availableModes"], "id", ev.SessionModeOption)
         if isinstance(modes_d.get("currentModeId"), str):
             fields["current_mode"] = modes_d["currentModeId"]
     models_d = as_dict(models)
     if isinstance(models_d.get("availableModels"), list):
-        fields["models"] = [
-            ev.SessionModelOption(
-                id=m["modelId"], name=str(m.get("name") or m["modelId"]), description=str(m.get("description") or "")
-            )
-            for m in models_d["availableModels"]
-            if isinstance(m, dict) and isinstance(m.get("modelId"), str)
-        ]
+        fields["models"] = _choices(models_d["availableModels"], "modelId", ev.SessionModelOption)
         if isinstance(models_d.get("currentModelId"), str):
             fields["current_model"] = models_d["currentModelId"]
     if isinstance(config_options, list):
@@ -1111,30 +1099,13 @@ def session_options(modes: Any, models: Any, config_options: Any) -> BaseEvent |
             if not isinstance(option, dict) or not isinstance(option.get("id"), str):
                 continue
             category = option.get("category")
-            choices = [
-                c for c in option.get("options") or () if isinstance(c, dict) and isinstance(c.get("value"), str)
-            ]
             if category == "mode" and "modes" not in fields:
-                fields["modes"] = [
-                    ev.SessionModeOption(
-                        id=c["value"],
-                        name=str(c.get("name") or c["value"]),
-                        description=str(c.get("description") or ""),
-                    )
-                    for c in choices
-                ]
+                fields["modes"] = _choices(option.get("options"), "value", ev.SessionModeOption)
                 fields["current_mode"] = (
                     option.get("currentValue") if isinstance(option.get("currentValue"), str) else None
                 )
             elif category == "model" and "models" not in fields:
-                fields["models"] = [
-                    ev.SessionModelOption(
-                        id=c["value"],
-                        name=str(c.get("name") or c["value"]),
-                        description=str(c.get("description") or ""),
-                    )
-                    for c in choices
-                ]
+                fields["models"] = _choices(option.get("options"), "value", ev.SessionModelOption)
                 fields["current_model"] = (
                     option.get("currentValue") if isinstance(option.get("currentValue"), str) else None
                 )
@@ -1142,6 +1113,19 @@ def session_options(modes: Any, models: Any, config_options: Any) -> BaseEvent |
                 rest.append(option)
         fields["config_options"] = rest
     return ev.SessionOptionsEvent(**fields) if fields else None
+
+
+_Choice = TypeVar("_Choice")
+
+
+def _choices(items: object, id_key: str, make: Callable[..., _Choice]) -> list[_Choice]:
+    """The entries of an ACP list of choices (modes, models, a select option's values) that carry a string id under
+    ``id_key``, as ``make(id=, name=, description=)``: a missing name reads as the id, a missing description as ""."""
+    return [
+        make(id=c[id_key], name=str(c.get("name") or c[id_key]), description=str(c.get("description") or ""))
+        for c in as_list(items)
+        if isinstance(c, dict) and isinstance(c.get(id_key), str)
+    ]
 
 
 def local_read(params: dict[str, Any], cwd: str) -> dict[str, Any]:
