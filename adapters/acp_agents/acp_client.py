@@ -1115,6 +1115,12 @@ def session_options(modes: Any, models: Any, config_options: Any) -> BaseEvent |
     return ev.SessionOptionsEvent(**fields) if fields else None
 
 
+def retry_note(event: BaseEvent, ctx: ParseContext) -> list[BaseEvent]:
+    """A retry an agent announced out of band (in a side log, not on its ACP stream), as its own message: whatever
+    text or thinking was open ends first, inside the current turn."""
+    return ctx.begin_turn() + ctx.end_thinking() + ctx.end_text() + [event]
+
+
 _Choice = TypeVar("_Choice")
 
 

@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
-from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
+from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, retry_note
 from acp_mux.core.lazy_events import ev
 from acp_mux.translation.content import block_text
 from acp_mux.adapters.base import AgentCapabilities
@@ -106,19 +106,10 @@ class GeminiAdapter(AcpClientAdapter):
         if found is None or run is None or run.prompt_in_flight is None:
             return ()
         attempt, reason, delay_ms = found  # attempt N failed: this is retry N of maxAttempts - 1
-        return (
-            ctx.begin_turn()
-            + ctx.end_thinking()
-            + ctx.end_text()
-            + [
-                ev.RetryEvent(
-                    attempt=attempt,
-                    max_attempts=max(limit - 1, 0),
-                    reason=f"{reason}; gemini tries again",
-                    delay_ms=delay_ms,
-                )
-            ]
+        retry = ev.RetryEvent(
+            attempt=attempt, max_attempts=max(limit - 1, 0), reason=f"{reason}; gemini tries again", delay_ms=delay_ms
         )
+        return retry_note(retry, ctx)
 
     def extra_directory_args(self, dirs: list[str]) -> list[str] | None:
         """``--include-directories`` once per root (gemini: "Additional directories to include in the workspace").

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.adapters.acp_agents import hermes_plugins
-from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
+from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, retry_note
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.event_codes import ErrorCode
@@ -313,19 +313,13 @@ class HermesAdapter(AcpClientAdapter):
         if retrying is None:
             return ()
         reason, run.failure = run.failure or "the model request failed", ""
-        return (
-            ctx.begin_turn()
-            + ctx.end_thinking()
-            + ctx.end_text()
-            + [
-                ev.RetryEvent(
-                    attempt=int(retrying.group(2)),
-                    max_attempts=int(retrying.group(3)),
-                    reason=reason,
-                    delay_ms=int(float(retrying.group(1)) * 1000),
-                )
-            ]
+        retry = ev.RetryEvent(
+            attempt=int(retrying.group(2)),
+            max_attempts=int(retrying.group(3)),
+            reason=reason,
+            delay_ms=int(float(retrying.group(1)) * 1000),
         )
+        return retry_note(retry, ctx)
 
     def failed_turn(self, stop: Any, ctx: ParseContext) -> list[BaseEvent] | None:
         run = HermesRun.of(ctx)

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_mux.adapters.acp_agents import omp_retries
-from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
+from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, retry_note
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.log_follow import SideLog
@@ -109,7 +109,7 @@ class OmpAdapter(AcpClientAdapter):
                 return []
             run.answer_shown = True
             status = f"HTTP {answer[0]}: " if answer[0] is not None else ""
-            return self._retry_note(
+            return retry_note(
                 ev.RetryEvent(
                     attempt=1,
                     max_attempts=0,
@@ -123,12 +123,7 @@ class OmpAdapter(AcpClientAdapter):
         if run.failed_turns > limit:
             return []
         reason = f"the model request failed ({found[1]}); omp tries again"
-        return self._retry_note(ev.RetryEvent(attempt=run.failed_turns, max_attempts=limit, reason=reason), ctx)
-
-    @staticmethod
-    def _retry_note(event: BaseEvent, ctx: ParseContext) -> list[BaseEvent]:
-        """A retry note as its own message: whatever text or thinking was open ends first."""
-        return ctx.begin_turn() + ctx.end_thinking() + ctx.end_text() + [event]
+        return retry_note(ev.RetryEvent(attempt=run.failed_turns, max_attempts=limit, reason=reason), ctx)
 
     def before_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
         run = OmpRun.of(ctx)
