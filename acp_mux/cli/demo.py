@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import re
+import signal
 import sys
 import tempfile
 from typing import TYPE_CHECKING, Any, Sequence, TypeAlias, cast
@@ -326,11 +328,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
 
+def _drop_unknown_notification(record: logging.LogRecord) -> bool:
+    """The SDK logs a notification it has no handler for (e.g. ACP 1.21's ``$/cancel_request``, which the bridge
+    sends when a turn ends with a question still open) as an error with a traceback; JSON-RPC says an unknown
+    notification is ignored, so in a terminal that traceback is noise."""
+    return not record.getMessage().startswith("Unhandled error while handling notification")
+
+
 def run_demo(argv: Sequence[str]) -> int:
     parser = build_parser()
     parser.add_argument("prompt", nargs="*", help="what to ask the scripted agent (default: the notes-file demo)")
     args = parser.parse_args(list(argv))
     prompt = " ".join(args.prompt) or DEMO_PROMPT
+    # A shell starts a background job with Ctrl-C ignored, and the demo inherits that; asyncio.run turns Ctrl-C
+    # into a cancelled turn and exit 130 only when Python's own handler is in place, so put it back.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    logging.getLogger().addFilter(_drop_unknown_notification)
     with tempfile.TemporaryDirectory(prefix="acp-mux-demo-") as workdir:
         try:
             return asyncio.run(_demo(prompt, workdir))
