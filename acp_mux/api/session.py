@@ -17,7 +17,7 @@ import asyncio
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence, cast
 
 from acp_mux.adapters.registry import AgentNotAvailable, UnknownAgent, get_adapter
 from acp_mux.api.approvals import Answer, ApprovalRequest, Approvals, decide, deny
@@ -345,7 +345,7 @@ class Run:
         match event.type:
             case "text_delta":
                 self._text.append(getattr(event, "delta", ""))
-            case "session_start" | "session_resume":
+            case "session_start":
                 native = getattr(event, "session_id", None)
                 if native and native != self._record.native_session_id:
                     self._record.native_session_id = native
@@ -355,7 +355,7 @@ class Run:
             case "approval_request":
                 handle = self._handle
                 if handle is not None:
-                    self._task(self._approve(handle, event))  # type: ignore[arg-type]
+                    self._task(self._approve(handle, cast("ApprovalRequestEvent", event)))
             case "turn_end":
                 self._turn_over.set()
 
