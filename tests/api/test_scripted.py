@@ -270,3 +270,24 @@ def test_every_public_name_is_listed_and_resolves() -> None:
         assert getattr(acp_mux, name) is not None
     with pytest.raises(AttributeError):
         acp_mux.no_such_name  # noqa: B018
+
+
+async def test_leaving_a_query_early_stops_its_agent(work):
+    """``break`` out of ``query()``: the generator is closed as soon as it is dropped (asyncio's finalizer hook), and
+    with it the agent; ``contextlib.aclosing`` makes that immediate."""
+    from contextlib import aclosing
+
+    async with aclosing(acp_mux.query("demo", "slow", **work)) as events:
+        async for event in events:
+            if event.type == "text_delta":
+                assert agents_in(work["cwd"]) != []
+                break
+    assert agents_in(work["cwd"]) == []
+    async for event in acp_mux.query("demo", "slow", **work):
+        if event.type == "text_delta":
+            break
+    for _ in range(100):  # closed by the finalizer on the loop's next rounds
+        if not agents_in(work["cwd"]):
+            break
+        await asyncio.sleep(0.05)
+    assert agents_in(work["cwd"]) == []

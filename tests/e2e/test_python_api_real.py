@@ -110,3 +110,31 @@ async def test_a_stored_session_is_resumed_by_the_agent(agent: RealAgent) -> Non
     asked = [r for r in server.requests if r["kind"] == "step" and "Which word?" in json.dumps(r["body"])]
     assert asked and "pelican" in json.dumps(asked[-1]["body"])  # the agent itself resumed its session
     await no_process_left(agent)
+
+
+async def test_the_run_command_prints_the_union_and_asks_nobody_without_a_terminal(agent: RealAgent) -> None:
+    """``acp-mux run --json`` on the real CLI: every stdout line is an event of the union; with no terminal and no
+    rule, the agent's first change is denied and nothing is written."""
+    import subprocess
+    import sys
+
+    from acp_mux.core.events import UnknownEvent, parse_event_json
+
+    agent.serve(f"{agent.name}_write_edit", delta_delay=0)
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "acp_mux", "run", "--agent", agent.name, "--json", WRITE_EDIT],
+        cwd=agent.cwd,
+        env=agent.env(),
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=TURN_TIMEOUT,
+    )
+    events = [parse_event_json(line) for line in done.stdout.splitlines()]
+    assert events and not any(isinstance(e, UnknownEvent) for e in events), done.stderr[-2000:]
+    kinds = [e.type for e in events]
+    assert "approval_request" in kinds and "approval_granted" not in kinds and "approval_denied" in kinds
+    assert not (agent.cwd / "notes.txt").exists()
+    assert done.returncode in (0, 1), done.stderr[-2000:]  # the agent ends its turn (or stops short) on "no"
+    await no_process_left(agent)
