@@ -47,7 +47,7 @@ _COMMANDS = (
     ("acp-mux doctor [AGENT]", "which agents are installed and can run, how they sign in, what to do next"),
     ("acp-mux demo [PROMPT]", "the whole bridge in this terminal, with the bundled scripted agent"),
     ("acp-mux sessions CMD", "list | show ID | export ID | prune: the stored sessions and their event logs"),
-    ("acp-mux run --agent NAME PROMPT", "one turn from a script or terminal; --json: the event union, one per line"),
+    ("acp-mux run --agent A ...", "one turn of an agent, for scripts and CI (--json: the event union per line)"),
 )
 _ENVIRONMENT = (
     ("ACP_MUX_AGENT", "default for --agent"),

@@ -33,7 +33,8 @@ from acp_mux.cli.terminal import field, fill
 if TYPE_CHECKING:
     from acp_mux.api import ApprovalRequest, Approve, Deny, TurnResult
 
-RUN_EXIT_CODES = tuple((code, what) for code, what in EXIT_CODES if code != FAILED) + (
+RUN_EXIT_CODES = tuple((code, what) for code, what in EXIT_CODES if code not in (USAGE, FAILED)) + (
+    (USAGE, "the command line was wrong (or a rule names nothing)"),
     (FAILED, "the prompt failed with an error (auth, rate limit, crash ...) or the agent cannot run here"),
 )
 
@@ -53,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
             ("edit:PATH", "changes to that file (also delete:, move:, read:), relative to --cwd"),
             ("fetch:URL", "fetches from that URL's origin"),
         )
-        for line in field(rule, what, 14)
+        for line in field(rule, what, 16)
     )
     parser = argparse.ArgumentParser(
         prog="acp-mux run",
@@ -61,8 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
             "Send one prompt to an agent and show its turn as `acp-mux demo` does, or with --json print every event "
             "of the turn as one JSON object per line (the event union; stdout carries nothing else). Questions: "
             "--deny rules, then --allow rules, then the person at this terminal (the editor's four options); with no "
-            "terminal, whatever no rule allows is denied. The session is stored like an editor's (acp-mux sessions, "
-            "--resume)."
+            "terminal, or with --json (stdout is the script's), whatever no rule allows is denied. The session is "
+            "stored like an editor's (acp-mux sessions, --resume)."
         ),
         epilog=f"rules:\n{rules}\nexit status:\n{codes}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
