@@ -115,3 +115,14 @@ def test_at_a_terminal_the_person_is_asked_with_the_editors_options(work):
     child.close()
     assert child.exitstatus == 0
     assert (work[0] / "notes.txt").read_text() == "alpha\nbeta\n"
+
+
+def test_resume_continues_a_stored_session(work):
+    first = acp_mux_run(work, "--agent", "demo", "--json", "remember pelican")
+    session = first.stderr.rsplit("(session ", 1)[1].split(")", 1)[0]
+    again = acp_mux_run(work, "--resume", session[:12], "--json", "which word?")
+    assert again.returncode == 0, again.stderr
+    started = [e for e in map(parse_event_json, again.stdout.splitlines()) if e.type == "session_start"]
+    native = [e for e in map(parse_event_json, first.stdout.splitlines()) if e.type == "session_start"]
+    assert started[0].resumed and started[0].session_id == native[0].session_id
+    assert f"(session {session})" in again.stderr
