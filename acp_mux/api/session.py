@@ -264,11 +264,12 @@ class Run:
             await handle.interrupt()
         except Exception:  # the process ended meanwhile
             pass
-        ended = asyncio.ensure_future(self._turn_over.wait())
+        ended, gone = asyncio.ensure_future(self._turn_over.wait()), asyncio.ensure_future(handle.result())
         try:
-            await asyncio.wait({ended, asyncio.ensure_future(handle.result())}, timeout=CANCEL_WAIT_S)
+            await asyncio.wait({ended, gone}, timeout=CANCEL_WAIT_S)
         finally:
             ended.cancel()
+            gone.cancel()
         if not self._turn_over.is_set() and not handle.done:
             await handle.abort(STOP_GRACE_S)
 
