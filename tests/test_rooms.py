@@ -1,6 +1,6 @@
 """The rooms import one way, there are no load-time import cycles, and only ``acp_mux`` is installed.
 
-Rooms: cli → server → adapters / translation → core, and protocol (the typed ACP edge) on the side: it imports
+Rooms: cli → api → server → adapters / translation → core, and protocol (the typed ACP edge) on the side: it imports
 nothing of ours, and server, adapters, translation and cli may import it (core may not: core knows no ACP).
 Inside adapters, the transport families (acp_agents, stream_agents, rpc_agents) are rooms too: each builds on the
 shared pieces at the adapters root and the rooms below; across families only a module of the same agent
@@ -74,6 +74,7 @@ ROOMS = Rooms(
         "acp_mux.adapters": "adapters",
         **FAMILIES.packages,
         "acp_mux.server": "server",
+        "acp_mux.api": "api",
         "acp_mux.cli": "cli",
     },
     exact={"acp_mux": "package", "acp_mux.__main__": "main"},
@@ -83,9 +84,12 @@ ROOMS = Rooms(
         "translation": frozenset({"core", "protocol"}),
         **{room: BELOW_ADAPTERS | (ADAPTER_ROOMS - {room}) for room in ADAPTER_ROOMS},
         "server": BELOW_ADAPTERS | ADAPTER_ROOMS,
-        "cli": BELOW_ADAPTERS | ADAPTER_ROOMS | {"server"},
+        "api": BELOW_ADAPTERS | ADAPTER_ROOMS | {"server"},  # the Python API: the runtime plus the session store
+        "cli": BELOW_ADAPTERS | ADAPTER_ROOMS | {"server", "api"},
         "main": frozenset({"cli"}),
-        "package": frozenset(),  # ``import acp_mux`` stays free: every module of ours loads it
+        # ``import acp_mux`` stays free: every module of ours loads it. Its only import is the API's, inside the
+        # module ``__getattr__`` (PEP 562), so it runs when a public name is first read, never at load time.
+        "package": frozenset({"api"}),
     },
     everyone=frozenset({"package"}),
 )

@@ -296,6 +296,7 @@ def _covers(rule: Scope, decision: Decision, scope: Scope, tool_input: Any) -> b
             text = command if isinstance(command, str) else " ".join(command or ())
             return any(rule_key(part) == rule.command_key for part in segments(text))
         return False
-    if rule.exact_command is not None:
-        return bool(rule.exact_command) and scope.exact_command == rule.exact_command
+    if rule.exact_command is not None:  # the identical command (a text rule may name one that has a key too)
+        command = command_of(tool_input)
+        return bool(rule.exact_command) and bool(command) and analyze(command or "").text == rule.exact_command
     return rule.exact_input is not None and rule.tool == scope.tool and rule.exact_input == scope.exact_input

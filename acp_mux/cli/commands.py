@@ -1,4 +1,4 @@
-"""The commands a person types (``doctor``, ``sessions``, ``demo``), each loaded only when it is the one asked for.
+"""The commands a person types (``doctor``, ``sessions``, ``demo``, ``run``), each loaded only when it is the one asked for.
 
 One place for what they share: output piped into ``head`` or a pager that quits early ends the command quietly
 (the shell's status for SIGPIPE, 141) instead of with a ``BrokenPipeError`` traceback.
@@ -24,6 +24,10 @@ def run_command(name: str, argv: Sequence[str]) -> int:
             from acp_mux.cli.sessions import run_sessions
 
             status = run_sessions(argv)
+        elif name == "run":
+            from acp_mux.cli.run_command import run_turn
+
+            status = run_turn(argv)
         else:
             from acp_mux.cli.demo import run_demo
 

@@ -47,6 +47,7 @@ _COMMANDS = (
     ("acp-mux doctor [AGENT]", "which agents are installed and can run, how they sign in, what to do next"),
     ("acp-mux demo [PROMPT]", "the whole bridge in this terminal, with the bundled scripted agent"),
     ("acp-mux sessions CMD", "list | show ID | export ID | prune: the stored sessions and their event logs"),
+    ("acp-mux run --agent A ...", "one turn of an agent, for scripts and CI (--json: the event union per line)"),
 )
 _ENVIRONMENT = (
     ("ACP_MUX_AGENT", "default for --agent"),
@@ -144,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, early: Early | None = None) -> int:
     """``early``: what the launcher already read (and maybe answered) from the editor (``acp_mux.cli.launch``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in ("doctor", "sessions", "demo"):
+    if argv and argv[0] in ("doctor", "sessions", "demo", "run"):
         from acp_mux.cli.commands import run_command
 
         return run_command(argv[0], argv[1:])

@@ -1,4 +1,8 @@
-"""The normalized AgentEvent union: spec 000's 67 event types in 18 categories, plus additive extensions.
+"""The normalized AgentEvent union: the 55 of spec 000's 67 event types that an agent or the runtime builds, in its
+18 categories, plus additive extensions. The other twelve (session_resume, session_fork, session_checkpoint,
+step_start, step_end, plugin_invoked, plugin_error, agentdoc_read, image_input_ack, paused, resumed,
+stream_fallback) were built by nothing a user could reach and are gone (docs/python-api.md); a stored log that
+holds one reads back as :class:`UnknownEvent`.
 
 Every adapter turns its agent's native output into these events, and only these; translation to ACP reads only
 these. Field names are snake_case in Python and camelCase on the wire (aliases), so a run can be written as JSONL
@@ -87,7 +91,7 @@ class BaseEvent(BaseModel):
     raw: str | None = None
 
 
-# ── Session lifecycle (5) ──────────────────────────────────────────────────────────────────────────────────────
+# ── Session lifecycle (2) ──────────────────────────────────────────────────────────────────────────────────────
 class SlashCommand(BaseModel):
     """A command the user can type (``/name``), as the agent reported it."""
 
@@ -106,24 +110,6 @@ class SessionStartEvent(BaseEvent):
     commands: list[SlashCommand] | None = None
 
 
-class SessionResumeEvent(BaseEvent):
-    type: Literal["session_resume"] = "session_resume"
-    session_id: str
-    prior_turn_count: int = 0
-
-
-class SessionForkEvent(BaseEvent):
-    type: Literal["session_fork"] = "session_fork"
-    session_id: str
-    forked_from: str
-
-
-class SessionCheckpointEvent(BaseEvent):
-    type: Literal["session_checkpoint"] = "session_checkpoint"
-    session_id: str
-    checkpoint_id: str
-
-
 class SessionEndEvent(BaseEvent):
     type: Literal["session_end"] = "session_end"
     session_id: str
@@ -131,7 +117,7 @@ class SessionEndEvent(BaseEvent):
     cost: CostRecord | None = None
 
 
-# ── Turn / step lifecycle (4) ──────────────────────────────────────────────────────────────────────────────────
+# ── Turn lifecycle (2) ─────────────────────────────────────────────────────────────────────────────────────────
 class TurnStartEvent(BaseEvent):
     type: Literal["turn_start"] = "turn_start"
     turn_index: int
@@ -141,19 +127,6 @@ class TurnEndEvent(BaseEvent):
     type: Literal["turn_end"] = "turn_end"
     turn_index: int
     cost: CostRecord | None = None
-
-
-class StepStartEvent(BaseEvent):
-    type: Literal["step_start"] = "step_start"
-    turn_index: int
-    step_index: int
-    step_type: str
-
-
-class StepEndEvent(BaseEvent):
-    type: Literal["step_end"] = "step_end"
-    turn_index: int
-    step_index: int
 
 
 # ── Text / message streaming (3) ───────────────────────────────────────────────────────────────────────────────
@@ -447,7 +420,7 @@ class SubagentErrorEvent(BaseEvent):
     error: str
 
 
-# ── Plugin events (3) ──────────────────────────────────────────────────────────────────────────────────────────
+# ── Plugin events (1) ──────────────────────────────────────────────────────────────────────────────────────────
 class PluginLoadedEvent(BaseEvent):
     type: Literal["plugin_loaded"] = "plugin_loaded"
     plugin_id: str
@@ -455,20 +428,7 @@ class PluginLoadedEvent(BaseEvent):
     version: str = ""
 
 
-class PluginInvokedEvent(BaseEvent):
-    type: Literal["plugin_invoked"] = "plugin_invoked"
-    plugin_id: str
-    plugin_name: str
-
-
-class PluginErrorEvent(BaseEvent):
-    type: Literal["plugin_error"] = "plugin_error"
-    plugin_id: str
-    plugin_name: str
-    error: str
-
-
-# ── Skill / agent doc loading (3) ──────────────────────────────────────────────────────────────────────────────
+# ── Skill loading (2) ──────────────────────────────────────────────────────────────────────────────────────────
 class SkillLoadedEvent(BaseEvent):
     type: Literal["skill_loaded"] = "skill_loaded"
     skill_name: str
@@ -480,22 +440,12 @@ class SkillInvokedEvent(BaseEvent):
     skill_name: str
 
 
-class AgentdocReadEvent(BaseEvent):
-    type: Literal["agentdoc_read"] = "agentdoc_read"
-    path: str
-
-
-# ── Multimodal (2) ─────────────────────────────────────────────────────────────────────────────────────────────
+# ── Multimodal (1) ─────────────────────────────────────────────────────────────────────────────────────────────
 class ImageOutputEvent(BaseEvent):
     type: Literal["image_output"] = "image_output"
     mime_type: str
     base64: str | None = None
     file_path: str | None = None
-
-
-class ImageInputAckEvent(BaseEvent):
-    type: Literal["image_input_ack"] = "image_input_ack"
-    mime_type: str
 
 
 # ── Cost and tokens (2) ────────────────────────────────────────────────────────────────────────────────────────
@@ -577,21 +527,13 @@ class RetryEvent(BaseEvent):
     delay_ms: int = 0
 
 
-# ── Run lifecycle / control (7) ────────────────────────────────────────────────────────────────────────────────
+# ── Run lifecycle / control (4) ────────────────────────────────────────────────────────────────────────────────
 class InterruptedEvent(BaseEvent):
     type: Literal["interrupted"] = "interrupted"
 
 
 class AbortedEvent(BaseEvent):
     type: Literal["aborted"] = "aborted"
-
-
-class PausedEvent(BaseEvent):
-    type: Literal["paused"] = "paused"
-
-
-class ResumedEvent(BaseEvent):
-    type: Literal["resumed"] = "resumed"
 
 
 class TimeoutEvent(BaseEvent):
@@ -602,12 +544,6 @@ class TimeoutEvent(BaseEvent):
 class TurnLimitEvent(BaseEvent):
     type: Literal["turn_limit"] = "turn_limit"
     max_turns: int
-
-
-class StreamFallbackEvent(BaseEvent):
-    type: Literal["stream_fallback"] = "stream_fallback"
-    capability: Literal["text", "tool_calls", "thinking"]
-    reason: str
 
 
 # ── Errors (5) ─────────────────────────────────────────────────────────────────────────────────────────────────
@@ -745,8 +681,8 @@ class UnknownEvent(BaseEvent):
 
 
 CATEGORIES: dict[str, tuple[type[BaseEvent], ...]] = {
-    "session": (SessionStartEvent, SessionResumeEvent, SessionForkEvent, SessionCheckpointEvent, SessionEndEvent),
-    "turn": (TurnStartEvent, TurnEndEvent, StepStartEvent, StepEndEvent),
+    "session": (SessionStartEvent, SessionEndEvent),
+    "turn": (TurnStartEvent, TurnEndEvent),
     "text": (MessageStartEvent, TextDeltaEvent, MessageStopEvent),
     "thinking": (ThinkingStartEvent, ThinkingDeltaEvent, ThinkingStopEvent),
     "tool": (
@@ -762,20 +698,17 @@ CATEGORIES: dict[str, tuple[type[BaseEvent], ...]] = {
     "shell": (ShellStartEvent, ShellStdoutDeltaEvent, ShellStderrDeltaEvent, ShellExitEvent),
     "mcp": (McpToolCallStartEvent, McpToolResultEvent, McpToolErrorEvent),
     "subagent": (SubagentSpawnEvent, SubagentResultEvent, SubagentErrorEvent),
-    "plugin": (PluginLoadedEvent, PluginInvokedEvent, PluginErrorEvent),
-    "skill": (SkillLoadedEvent, SkillInvokedEvent, AgentdocReadEvent),
-    "multimodal": (ImageOutputEvent, ImageInputAckEvent),
+    "plugin": (PluginLoadedEvent,),
+    "skill": (SkillLoadedEvent, SkillInvokedEvent),
+    "multimodal": (ImageOutputEvent,),
     "cost": (CostEvent, TokenUsageEvent),
     "interaction": (InputRequiredEvent, ApprovalRequestEvent, ApprovalGrantedEvent, ApprovalDeniedEvent),
     "rate_limit": (RateLimitedEvent, ContextLimitWarningEvent, ContextCompactedEvent, RetryEvent),
     "run_lifecycle": (
         InterruptedEvent,
         AbortedEvent,
-        PausedEvent,
-        ResumedEvent,
         TimeoutEvent,
         TurnLimitEvent,
-        StreamFallbackEvent,
     ),
     "error": (AuthErrorEvent, RateLimitErrorEvent, ContextExceededEvent, CrashEvent, ErrorEvent),
     "debug": (DebugEvent, LogEvent),
@@ -788,7 +721,7 @@ CATEGORIES: dict[str, tuple[type[BaseEvent], ...]] = {
         AgentUpdateEvent,
     ),
 }
-# The spec's 67 types, and the additive extensions this bridge defines (optional fields aside).
+# The spec's types that are built (55), and the additive extensions this bridge defines (optional fields aside).
 EXTENSION_TYPES: frozenset[str] = frozenset(
     {
         "tool_update",

@@ -100,13 +100,3 @@ class InteractionChannel:
             raise AgentMuxError(ErrorCode.INVALID_STATE_TRANSITION, "a question needs a text answer")
         del self._pending[interaction_id]
         await self._handle._deliver_response(item, response)
-
-    async def approve_all(self) -> None:
-        for item in self.pending:
-            if item.type == "approval":
-                await self.respond(item.id, Approve())
-
-    async def deny_all(self, reason: str | None = None) -> None:
-        for item in self.pending:
-            if item.type == "approval":
-                await self.respond(item.id, Deny(reason=reason))

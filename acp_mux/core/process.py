@@ -155,20 +155,6 @@ class AgentProcess:
     def interrupt(self) -> None:
         self.send_signal_to_group(signal.SIGINT)
 
-    def suspend(self) -> None:
-        """SIGTSTP, then SIGSTOP.
-
-        Our child is a session leader, so its group is *orphaned*: Linux and
-        BSD discard default-action SIGTSTP there, and the agent would keep
-        running.  SIGTSTP still reaches programs that handle it; SIGSTOP makes
-        the pause actually happen.
-        """
-        self.send_signal_to_group(signal.SIGTSTP)
-        self.send_signal_to_group(signal.SIGSTOP)
-
-    def resume(self) -> None:
-        self.send_signal_to_group(signal.SIGCONT)
-
     def kill(self) -> None:
         self.send_signal_to_group(signal.SIGKILL)
 

@@ -44,7 +44,6 @@ Boundary = Literal["next-turn", "after-tool", "after-response"]
 class RunState(StrEnum):
     SPAWNED = "spawned"
     RUNNING = "running"
-    PAUSED = "paused"
     INTERRUPTED = "interrupted"
     ABORTED = "aborted"
     TIMED_OUT = "timed-out"
@@ -57,14 +56,14 @@ TERMINAL_STATES = frozenset(
     {RunState.ABORTED, RunState.TIMED_OUT, RunState.COMPLETED, RunState.CRASHED, RunState.KILLED}
 )
 _ALWAYS_DELIVERED = frozenset({"debug", "log", "session_end"})
-_ACTIVITY_EXEMPT = frozenset({"debug", "paused", "resumed"})
+_ACTIVITY_EXEMPT = frozenset({"debug"})
 # The events _after_emit follows up (interactions, the busy flag, the turn limit).
 _FOLLOWED_UP = frozenset(
     {"approval_request", "input_required", "approval_granted", "approval_denied", "turn_end", "turn_start"}
 )
 # The events the run's result is built from (_Accumulator.add): text, turns, cost, tokens, session ids, failures.
 _RESULT_TYPES = frozenset(
-    {"text_delta", "turn_end", "cost", "token_usage", "session_start", "session_resume", "session_fork", "timeout"}
+    {"text_delta", "turn_end", "cost", "token_usage", "session_start", "timeout"}
     | {cls.model_fields["type"].default for cls in ev.CATEGORIES["error"]}
 )
 
@@ -146,7 +145,7 @@ class _Accumulator:
                 tokens[2] += event.thinking_tokens or 0
                 tokens[3] += event.cached_tokens or 0
                 self.tokens = tokens
-            case ev.SessionStartEvent() | ev.SessionResumeEvent() | ev.SessionForkEvent():
+            case ev.SessionStartEvent():
                 self.session_id = event.session_id
             case _:
                 error = _run_error(event)
@@ -174,19 +173,6 @@ def _run_error(event: BaseEvent) -> RunError | None:
         case ev.ErrorEvent():
             return RunError(event.code, event.message, recoverable=event.recoverable)
     return None
-
-
-@dataclass(eq=False)
-class _Once:
-    """A handler that removes itself before its first call; ``off(type, handler)`` finds it by ``handler``."""
-
-    run: RunHandle
-    event_type: str
-    handler: Callable[[BaseEvent], None]
-
-    def __call__(self, event: BaseEvent) -> None:
-        self.run.off(self.event_type, self)
-        self.handler(event)
 
 
 class RunHandle:
@@ -241,17 +227,14 @@ class RunHandle:
         return self
 
     def off(self, event_type: str, handler: Callable[[BaseEvent], None]) -> "RunHandle":
-        """Remove one registration of ``handler`` (or of a ``once`` around it). Equality, not identity: a bound
-        method (``items.append``) is a new object at every access but equal to the one registered."""
+        """Remove one registration of ``handler``. Equality, not identity: a bound method (``items.append``) is a
+        new object at every access but equal to the one registered."""
         handlers = self._handlers.get(event_type, [])
         for i, h in enumerate(handlers):
-            if h == handler or (isinstance(h, _Once) and h.handler == handler):
+            if h == handler:
                 del handlers[i]
                 break
         return self
-
-    def once(self, event_type: str, handler: Callable[[BaseEvent], None]) -> "RunHandle":
-        return self.on(event_type, _Once(self, event_type, handler))
 
     def __await__(self) -> Generator[Any, None, RunResult]:
         return self.result().__await__()
@@ -273,15 +256,6 @@ class RunHandle:
         return not self.done and not self.is_terminal and not self._terminal_emitted
 
     # ── input ──────────────────────────────────────────────────────────────────────────────────────────────────
-    async def send(self, text: str) -> None:
-        """Write one raw line to the agent's stdin (a newline is added); waits for a process still spawning."""
-        self._require_active()
-        if not text:
-            raise ValueError("send() needs non-empty text")
-        await self._until_spawned()
-        self._require_active()
-        await self._write([text if text.endswith("\n") else text + "\n"])
-
     async def continue_(self, prompt: Prompt | str) -> None:
         """Start the next turn in a live process (persistent agents)."""
         self._require_active()
@@ -306,19 +280,6 @@ class RunHandle:
 
     async def steer(self, prompt: Prompt | str, when: Boundary = "after-response") -> None:
         await self.queue(prompt, when)
-
-    async def approve(self, detail: str | None = None) -> None:
-        await self.interaction.respond(self._latest_approval(), Approve(detail=detail))
-
-    async def deny(self, reason: str | None = None) -> None:
-        await self.interaction.respond(self._latest_approval(), Deny(reason=reason))
-
-    def _latest_approval(self) -> str:
-        self._require_active()
-        approvals = [p for p in self.interaction.pending if p.type == "approval"]
-        if not approvals:
-            raise AgentMuxError(ErrorCode.NO_PENDING_INTERACTION, "no approval request is pending")
-        return approvals[-1].id
 
     async def set_mode(self, mode: str) -> bool:
         """Apply a permission mode to the live process; False when the adapter needs a new process for it."""
@@ -374,25 +335,6 @@ class RunHandle:
         self.state = RunState.ABORTED
         self._emit_terminal(ev.AbortedEvent())
         await self._stop_process(grace_s)
-
-    async def pause(self) -> None:
-        self._require_active()
-        if self.state == RunState.PAUSED:
-            raise AgentMuxError(ErrorCode.INVALID_STATE_TRANSITION, "the run is already paused")
-        if self._proc is not None:
-            self._proc.suspend()
-        self.state = RunState.PAUSED
-        self._emit(ev.PausedEvent())
-
-    async def resume(self) -> None:
-        self._require_active()
-        if self.state != RunState.PAUSED:
-            raise AgentMuxError(ErrorCode.INVALID_STATE_TRANSITION, "the run is not paused")
-        if self._proc is not None:
-            self._proc.resume()
-        self.state = RunState.RUNNING
-        self._last_activity = asyncio.get_running_loop().time()
-        self._emit(ev.ResumedEvent())
 
     async def close(self, grace_s: float = 2.0) -> None:
         """End a live process politely: close stdin, wait a little, then terminate the group."""
@@ -717,7 +659,7 @@ class RunHandle:
             self.state = RunState.CRASHED
 
     async def _watchdog(self) -> None:
-        """Run timeout and inactivity timeout: the latter only while a turn is in flight, not paused, and not waiting
+        """Run timeout and inactivity timeout: the latter only while a turn is in flight and not waiting
         for the person (an approval or question open: a permission dialog may stay open as long as they like)."""
         loop = asyncio.get_running_loop()
         run_limit, idle_limit = self.options.timeout_s, self.options.inactivity_timeout_s
@@ -731,8 +673,8 @@ class RunHandle:
                     return await self._time_out("run")
                 waits.append(run_limit - (now - self._started))
             if idle_limit is not None:
-                if self.state == RunState.PAUSED or not self._busy or self.interaction.pending:
-                    self._last_activity = now  # paused, idle, or waiting for the person: their time, not the agent's
+                if not self._busy or self.interaction.pending:
+                    self._last_activity = now  # idle, or waiting for the person: their time, not the agent's
                 elif now - self._last_activity >= idle_limit:
                     return await self._time_out("inactivity")
                 waits.append(idle_limit - (now - self._last_activity))

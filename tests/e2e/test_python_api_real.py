@@ -1,0 +1,140 @@
+"""``import acp_mux`` driving the real claude and codex CLIs (pinned installs) against the scripted model server.
+
+The same four things a script needs from any agent: streamed text, a permission answered by a callback (allow and
+reject, checked on disk), cancel mid-stream with the conversation going on, and resume of a stored session (the
+model gets the first turn back). Each agent runs with a private HOME (harness.RealAgent), which is how "nothing
+left running" is checked on the real process table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+import acp_mux
+from tests.e2e.harness import RealAgent, require_cli
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
+
+WRITE_EDIT = "Create notes.txt with the lines alpha and beta, then change beta to gamma."
+TURN_TIMEOUT = 90
+
+
+@pytest.fixture(params=["claude", "codex"])
+def agent(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RealAgent]:
+    real = RealAgent(request.param, require_cli(request.param), tmp_path)
+    yield real
+    real.close()
+
+
+def conversation(agent: RealAgent, prompt: str, **options: Any) -> acp_mux.Run:
+    return acp_mux.run(agent.name, prompt, cwd=agent.cwd, env=agent.env(), state_dir=agent.root / "state", **options)
+
+
+async def no_process_left(agent: RealAgent, within: float = 2.0) -> None:
+    deadline = time.monotonic() + within
+    while agent.processes() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert agent.processes() == []
+
+
+async def test_text_streams_as_typed_events(agent: RealAgent) -> None:
+    agent.serve(f"{agent.name}_text", delta_delay=0)
+    async with conversation(agent, "Tell me a long story.") as run:
+        events = [e async for e in run]
+        result = await asyncio.wait_for(run.wait(), TURN_TIMEOUT)
+    assert result.stop_reason == "end_turn", agent.log()[-2000:]
+    text = "".join(e.delta for e in events if isinstance(e, acp_mux.events.TextDeltaEvent))
+    assert "Line 001" in text and "Line 200" in text and text == result.text
+    assert result.native_session_id is not None
+    await no_process_left(agent)
+
+
+@pytest.mark.parametrize("allowed", [True, False])
+async def test_a_permission_is_answered_by_the_callback(agent: RealAgent, allowed: bool) -> None:
+    agent.serve(f"{agent.name}_write_edit", delta_delay=0)
+    asked: list[tuple[acp_mux.ApprovalRequest, bool]] = []
+
+    async def answer(request: acp_mux.ApprovalRequest) -> bool:
+        asked.append((request, (agent.cwd / "notes.txt").exists()))
+        return allowed
+
+    async with conversation(agent, WRITE_EDIT, approvals=acp_mux.ask(answer)) as run:
+        result = await asyncio.wait_for(run.wait(), TURN_TIMEOUT)
+    assert result.stop_reason == "end_turn", agent.log()[-2000:]
+    edits = [request for request, _ in asked if request.kind == "edit"]
+    assert edits, [(r.tool_name, r.kind) for r, _ in asked]
+    assert not asked[0][1], "the first change was made before the callback was asked"
+    if allowed:
+        assert (agent.cwd / "notes.txt").read_text() == "alpha\ngamma\n"
+        assert "notes.txt" in edits[0].always_covers
+    else:
+        assert not (agent.cwd / "notes.txt").exists()
+    await no_process_left(agent)
+
+
+async def test_cancel_mid_stream_then_the_conversation_goes_on(agent: RealAgent) -> None:
+    agent.serve(f"{agent.name}_text", delta_delay=0.1)  # 200 deltas: 20 s if nobody cancels
+    async with conversation(agent, "Tell me a long story.") as run:
+        seen = ""
+        async for event in run:
+            seen += getattr(event, "delta", "") if event.type == "text_delta" else ""
+            if "Line 003" in seen and run.result is None:
+                started = time.monotonic()
+                await run.cancel()
+        assert run.result is not None and run.result.stop_reason == "cancelled", agent.log()[-2000:]
+        assert time.monotonic() - started < 6 and "Line 200" not in run.result.text
+        agent.rescript(f"{agent.name}_text", delta_delay=0)
+        await run.continue_("Say it again, quickly.")
+        again = await asyncio.wait_for(run.wait(), TURN_TIMEOUT)
+    assert again.stop_reason == "end_turn" and "Line 200" in again.text, agent.log()[-2000:]
+    await no_process_left(agent)
+
+
+async def test_a_stored_session_is_resumed_by_the_agent(agent: RealAgent) -> None:
+    server = agent.serve(f"{agent.name}_text", delta_delay=0)
+    async with conversation(agent, "Remember the word pelican.") as run:
+        first = await asyncio.wait_for(run.wait(), TURN_TIMEOUT)
+    assert first.stop_reason == "end_turn", agent.log()[-2000:]
+    await no_process_left(agent)
+    async with acp_mux.run(
+        None, "Which word?", resume=first.session_id, env=agent.env(), state_dir=agent.root / "state"
+    ) as run:
+        second = await asyncio.wait_for(run.wait(), TURN_TIMEOUT)
+    assert second.stop_reason == "end_turn" and second.native_session_id == first.native_session_id
+    asked = [r for r in server.requests if r["kind"] == "step" and "Which word?" in json.dumps(r["body"])]
+    assert asked and "pelican" in json.dumps(asked[-1]["body"])  # the agent itself resumed its session
+    await no_process_left(agent)
+
+
+async def test_the_run_command_prints_the_union_and_asks_nobody_without_a_terminal(agent: RealAgent) -> None:
+    """``acp-mux run --json`` on the real CLI: every stdout line is an event of the union; with no terminal and no
+    rule, the agent's first change is denied and nothing is written."""
+    import subprocess
+    import sys
+
+    from acp_mux.core.events import UnknownEvent, parse_event_json
+
+    agent.serve(f"{agent.name}_write_edit", delta_delay=0)
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "acp_mux", "run", "--agent", agent.name, "--json", WRITE_EDIT],
+        cwd=agent.cwd,
+        env=agent.env(),
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=TURN_TIMEOUT,
+    )
+    events = [parse_event_json(line) for line in done.stdout.splitlines()]
+    assert events and not any(isinstance(e, UnknownEvent) for e in events), done.stderr[-2000:]
+    kinds = [e.type for e in events]
+    assert "approval_request" in kinds and "approval_granted" not in kinds and "approval_denied" in kinds
+    assert not (agent.cwd / "notes.txt").exists()
+    assert done.returncode in (0, 1), done.stderr[-2000:]  # the agent ends its turn (or stops short) on "no"
+    await no_process_left(agent)
