@@ -25,3 +25,13 @@ def test_the_example_runs_as_written(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["state"]  # the temporary folder is gone
     sessions = list((tmp_path / "state" / "sessions").glob("*.json"))
     assert len(sessions) == 2  # the conversation (resumed, not copied) and the one-shot query
+
+
+def test_the_readme_shows_the_example_as_it_is() -> None:
+    """The README's "From Python" block is the example's code (after its docstring), so what a reader copies is what
+    the test above runs."""
+    readme = (EXAMPLE.parents[1] / "README.md").read_text()
+    section = readme.split("## From Python and scripts", 1)[1].split("\n## ", 1)[0]
+    shown = section.split("```python\n", 1)[1].split("```", 1)[0]
+    code = EXAMPLE.read_text().split('"""', 2)[2].lstrip("\n")
+    assert shown == code
