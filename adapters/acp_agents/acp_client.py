@@ -72,6 +72,7 @@ from acp_mux.translation.content import block_text, prompt_to_blocks
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent, PlanEntry, ToolDisplay
     from acp_mux.protocol import wire
+    from acp_mux.protocol.v1_dicts import ContentBlock
 else:
     wire = lazy_module("acp_mux.protocol.wire")  # the schema's models load with the first update they check
 
@@ -314,7 +315,7 @@ class AcpClientAdapter(AgentAdapter):
             return
         self._send_prompt_now(prompt, ctx)
 
-    def prompt_blocks(self, prompt: Prompt) -> list[dict[str, Any]]:
+    def prompt_blocks(self, prompt: Prompt) -> list[ContentBlock]:
         return prompt_to_blocks(prompt)
 
     def before_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
