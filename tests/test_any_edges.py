@@ -74,7 +74,6 @@ ALLOWED: dict[str, str] = {
     "adapters/stream_agents/scripted.py": _NATIVE,
     "adapters/stream_agents/scripted_agent.py": "a scripted fake agent writing its own JSON lines",
     "adapters/acp_agents/hermes_plugin/acp_mux_asks.py": "runs inside hermes (its plugin API), not in acp-mux",
-    "adapters/acp_agents/acp_client.py": _PENDING,
     "adapters/acp_agents/copilot.py": _PENDING,
     "adapters/acp_agents/cursor.py": _PENDING,
     "adapters/acp_agents/gemini.py": _PENDING,
