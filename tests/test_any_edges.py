@@ -25,7 +25,6 @@ _JSON = "parses JSON it reads itself: Any is what json.loads gives, before the s
 _WIRE = "the JSON-RPC wire: raw messages in and out, before or after the model at the edge"
 _NATIVE = "parses the agent's own (non-ACP) JSON lines into events: the native parsing edge"
 _CORE = "core knows no ACP (tests/test_rooms.py): its contract carries the editor's JSON opaquely"
-_PENDING = "not yet typed (issue 23 item 2): ACP family hook passing wire dicts; next to convert"
 
 ALLOWED: dict[str, str] = {
     # the generated pydantic model and the wire: the edge itself
@@ -74,11 +73,7 @@ ALLOWED: dict[str, str] = {
     "adapters/stream_agents/scripted.py": _NATIVE,
     "adapters/stream_agents/scripted_agent.py": "a scripted fake agent writing its own JSON lines",
     "adapters/acp_agents/hermes_plugin/acp_mux_asks.py": "runs inside hermes (its plugin API), not in acp-mux",
-    "adapters/acp_agents/copilot.py": _PENDING,
-    "adapters/acp_agents/cursor.py": _PENDING,
-    "adapters/acp_agents/hermes.py": _PENDING,
     "adapters/acp_agents/openclaw_relay.py": "relays raw JSON-RPC lines between acp-mux and openclaw (a wire)",
-    "adapters/acp_agents/opencode.py": _PENDING,
 }
 
 

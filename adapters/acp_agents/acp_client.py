@@ -945,7 +945,7 @@ class AcpClientAdapter(AgentAdapter):
 
 
 # ── helpers shared by the family (and its tests) ───────────────────────────────────────────────────────────────
-def tool_display(tool_call: WireObject, cwd: str) -> ToolDisplay | None:
+def tool_display(tool_call: Mapping[str, object], cwd: str) -> ToolDisplay | None:
     """The display hints an ACP ``ToolCall``/``ToolCallUpdate`` carries, or None when it carries none."""
     hints: dict[str, Any] = {}  # ToolDisplay's fields, each checked as it is read
     if isinstance(tool_call.get("kind"), str) and tool_call["kind"]:
