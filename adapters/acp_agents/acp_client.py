@@ -485,7 +485,8 @@ class AcpClientAdapter(AgentAdapter):
                 return [ev.DebugEvent(level="warn", message=f"{self.name} sent {method} outside ACP: {error.reason}")]
         try:
             if method == "session/request_permission":
-                return self.on_permission_request(rpc_id, params, ctx)
+                # validated above (a method of the schema's fits it before anything reads it)
+                return self.on_permission_request(rpc_id, cast("acp.RequestPermissionRequest", params), ctx)
             if method == "elicitation/create":
                 return self._elicitation(rpc_id, params, ctx)
             if method.startswith(("fs/", "terminal/")):
@@ -724,7 +725,9 @@ class AcpClientAdapter(AgentAdapter):
         return events
 
     # ── permissions ────────────────────────────────────────────────────────────────────────────────────────────
-    def on_permission_request(self, rpc_id: RequestId, params: WireObject, ctx: ParseContext) -> list[BaseEvent]:
+    def on_permission_request(
+        self, rpc_id: RequestId, params: acp.RequestPermissionRequest, ctx: ParseContext
+    ) -> list[BaseEvent]:
         """Hook: ``session/request_permission``. Default: announce the tool call if the editor has not seen it and
         ask the person (:class:`~acp_mux.core.events.ApprovalRequestEvent`); the answer comes back through
         :meth:`respond_approval`. An agent retitles the question, answers it itself where the person's setting
@@ -807,7 +810,7 @@ class AcpClientAdapter(AgentAdapter):
         message = as_str(params.get("message"))
         return {"title": message.splitlines()[0] if message else "approval", "kind": "other"}
 
-    def permission_tool_id(self, tool_call: WireObject, ctx: ParseContext) -> str:
+    def permission_tool_id(self, tool_call: Mapping[str, object], ctx: ParseContext) -> str:
         """Which tool call a permission request is about. Quirk hook for agents whose ids do not match."""
         tool_id = tool_call.get("toolCallId")
         return tool_id if isinstance(tool_id, str) and tool_id else f"permission-{len(ctx.approvals) + 1}"

@@ -53,6 +53,7 @@ from acp_mux.translation.content import block_text
 
 if TYPE_CHECKING:
     from acp_mux.adapters.acp_agents.acp_client import WireObject
+    from acp_mux.protocol import v1_dicts as acp
     from acp_mux.protocol.v1_dicts import RequestId
     from acp_mux.core.events import BaseEvent
 
@@ -143,10 +144,12 @@ class CopilotAdapter(AcpClientAdapter):
         return events
 
     # ── permissions ────────────────────────────────────────────────────────────────────────────────────────────
-    def on_permission_request(self, rpc_id: RequestId, params: WireObject, ctx: ParseContext) -> list[BaseEvent]:
+    def on_permission_request(
+        self, rpc_id: RequestId, params: acp.RequestPermissionRequest, ctx: ParseContext
+    ) -> list[BaseEvent]:
         """The question's generic title ("Create file", "Edit file") gives way to the one the tool call was
         announced with ("Creating /p/notes.txt"): the editor's card keeps naming the file, and so does the question."""
-        tool_call = as_dict(params.get("toolCall"))
+        tool_call = params["toolCall"]
         announced = CopilotRun.of(ctx).titles.get(str(tool_call.get("toolCallId")))
         if announced:
             params = {**params, "toolCall": {**tool_call, "title": announced}}

@@ -46,6 +46,7 @@ import logging
 import os
 import re
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Iterable
 
 from acp_mux.adapters.acp_agents import hermes_plugins
@@ -58,6 +59,7 @@ from acp_mux.core.parse_context import ParseContext
 
 if TYPE_CHECKING:
     from acp_mux.adapters.acp_agents.acp_client import WireObject
+    from acp_mux.protocol import v1_dicts as acp
     from acp_mux.protocol.v1_dicts import RequestId
     from acp_mux.core.events import BaseEvent
 
@@ -223,7 +225,7 @@ class HermesAdapter(AcpClientAdapter):
         return events
 
     # ── permissions ────────────────────────────────────────────────────────────────────────────────────────────
-    def permission_tool_id(self, tool_call: WireObject, ctx: ParseContext) -> str:
+    def permission_tool_id(self, tool_call: Mapping[str, object], ctx: ParseContext) -> str:
         run = HermesRun.of(ctx)
         kind = tool_call.get("kind")
         raw = as_dict(tool_call.get("rawInput"))
@@ -244,9 +246,11 @@ class HermesAdapter(AcpClientAdapter):
             return open_calls[-1][0]
         return super().permission_tool_id(tool_call, ctx)
 
-    def on_permission_request(self, rpc_id: RequestId, params: WireObject, ctx: ParseContext) -> list[BaseEvent]:
+    def on_permission_request(
+        self, rpc_id: RequestId, params: acp.RequestPermissionRequest, ctx: ParseContext
+    ) -> list[BaseEvent]:
         run = HermesRun.of(ctx)
-        tool_call = as_dict(params.get("toolCall"))
+        tool_call = params["toolCall"]
         command = plugin_command(tool_call)
         if command is not None:  # acp-mux's own question: about the command itself, as hermes' questions are
             if run.options.mode == UNASKED_MODE:  # the person chose to let hermes run without asking
@@ -276,7 +280,9 @@ class HermesAdapter(AcpClientAdapter):
             run.plugin_asks.add(f"acp-permission-{rpc_id}")  # the family's interaction id for this request
         tool_id = self.permission_tool_id(tool_call, ctx)
         if tool_id in ctx.tools:  # hermes' own title ("write: <path>") stays; "Approve edit: …" is the question's
-            params = {**params, "toolCall": {k: v for k, v in tool_call.items() if k != "title"}}
+            untitled: acp.ToolCallUpdate = {**tool_call}
+            untitled.pop("title", None)
+            params = {**params, "toolCall": untitled}
         silent = run.silent.get(tool_id)
         if silent is not None:
             silent.asking = True
@@ -336,7 +342,7 @@ class HermesAdapter(AcpClientAdapter):
         )
 
 
-def plugin_command(tool_call: WireObject) -> str | None:
+def plugin_command(tool_call: Mapping[str, object]) -> str | None:
     """The command of a question acp-mux's hermes plugin raised, or None for any other question. Both marks must
     be there: hermes' label of a plugin question (rawInput.command) and the plugin's words (rawInput.description);
     a command the model writes can imitate neither, as hermes puts its own label and the real command there."""
@@ -347,7 +353,7 @@ def plugin_command(tool_call: WireObject) -> str | None:
     return said[len(_PLUGIN_MARK) :] if said.startswith(_PLUGIN_MARK) else None
 
 
-def _whole_file(tool_call: WireObject) -> str | None:
+def _whole_file(tool_call: Mapping[str, object]) -> str | None:
     """The file's whole new text, when the question's diff is one (write_file, patch in ``replace`` mode)."""
     raw = as_dict(tool_call.get("rawInput"))
     arguments = as_dict(raw.get("arguments"))

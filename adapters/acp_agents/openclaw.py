@@ -51,6 +51,7 @@ from acp_mux.core.prompt import Prompt
 
 if TYPE_CHECKING:
     from acp_mux.adapters.acp_agents.acp_client import WireObject
+    from acp_mux.protocol import v1_dicts as acp
     from acp_mux.protocol.v1_dicts import RequestId
     from acp_mux.core.events import BaseEvent
 
@@ -178,7 +179,9 @@ class OpenclawAdapter(AcpClientAdapter):
             return title.split(":", 1)[0].strip()
         return super().tool_name_of(tool_call)
 
-    def on_permission_request(self, rpc_id: RequestId, params: WireObject, ctx: ParseContext) -> list[BaseEvent]:
+    def on_permission_request(
+        self, rpc_id: RequestId, params: acp.RequestPermissionRequest, ctx: ParseContext
+    ) -> list[BaseEvent]:
         """A question the person's setting answers without asking is answered here; the rest are asked."""
         setting = ask_setting(AcpRun.of(ctx).options.env)
         tool_call = as_dict(params.get("toolCall"))

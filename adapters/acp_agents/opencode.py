@@ -55,6 +55,7 @@ from acp_mux.core.parse_context import ParseContext
 
 if TYPE_CHECKING:
     from acp_mux.adapters.acp_agents.acp_client import WireObject
+    from acp_mux.protocol import v1_dicts as acp
     from acp_mux.protocol.v1_dicts import RequestId
     from acp_mux.core.events import BaseEvent
     from acp_mux.core.prompt import Prompt
@@ -213,7 +214,9 @@ class OpencodeAdapter(AcpClientAdapter):
             events.append(ev.ToolUpdateEvent(tool_call_id=tool_id, display=display, running=False))
         return events
 
-    def on_permission_request(self, rpc_id: RequestId, params: WireObject, ctx: ParseContext) -> list[BaseEvent]:
+    def on_permission_request(
+        self, rpc_id: RequestId, params: acp.RequestPermissionRequest, ctx: ParseContext
+    ) -> list[BaseEvent]:
         tool_call = as_dict(params.get("toolCall"))
         tool_id = self.permission_tool_id(tool_call, ctx)
         state = ctx.tools.get(tool_id)
