@@ -13,7 +13,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol, cast, overload
+from typing import TYPE_CHECKING, Literal, Protocol, cast
 
 from acp_mux.translation.diffs import DiffLike, diff_content, diffs_for, read_existing, relative_title, resolve
 from acp_mux.translation.output import BoundedOutput, cap_text, cap_value
@@ -74,33 +74,38 @@ class ToolView:
     agent_title: bool = False  # the agent named the call itself: the tool table's title never replaces it
 
 
-@overload
-def text_chunk(
-    kind: Literal["agent_message_chunk"], text: str, message_id: str | None = None
-) -> acp.SessionUpdateAgentMessageChunk: ...
-@overload
-def text_chunk(
-    kind: Literal["agent_thought_chunk"], text: str, message_id: str | None = None
-) -> acp.SessionUpdateAgentThoughtChunk: ...
-@overload
-def text_chunk(kind: ChunkKind, text: str, message_id: str | None = None) -> ChunkUpdate: ...
-def text_chunk(kind: ChunkKind, text: str, message_id: str | None = None) -> ChunkUpdate:
-    """A text chunk of a message; ``message_id`` when the agent named the message (ACP ``messageId``).
-
-    One literal per tag (the tag is what tells the two TypedDicts apart, so mypy checks each dict whole)."""
-    chunk: ChunkUpdate
-    if kind == "agent_message_chunk":
-        chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
-    else:
-        chunk = {"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": text}}
+def message_chunk(text: str, message_id: str | None = None) -> acp.SessionUpdateAgentMessageChunk:
+    """A text chunk of the agent's message; ``message_id`` when the agent named the message (ACP ``messageId``).
+    One literal per tag (here and in :func:`thought_chunk`): mypy checks each dict whole, and the streaming path
+    pays no branch on the kind."""
+    chunk: acp.SessionUpdateAgentMessageChunk = {
+        "sessionUpdate": "agent_message_chunk",
+        "content": {"type": "text", "text": text},
+    }
     if message_id:
         chunk["messageId"] = message_id
     return chunk
 
 
+def thought_chunk(text: str, message_id: str | None = None) -> acp.SessionUpdateAgentThoughtChunk:
+    """A text chunk of the agent's thinking (see :func:`message_chunk`)."""
+    chunk: acp.SessionUpdateAgentThoughtChunk = {
+        "sessionUpdate": "agent_thought_chunk",
+        "content": {"type": "text", "text": text},
+    }
+    if message_id:
+        chunk["messageId"] = message_id
+    return chunk
+
+
+def text_chunk(kind: ChunkKind, text: str, message_id: str | None = None) -> ChunkUpdate:
+    """A text chunk of either kind, named by its tag (a replay reads the kind from the log)."""
+    return message_chunk(text, message_id) if kind == "agent_message_chunk" else thought_chunk(text, message_id)
+
+
 def notice(text: str) -> acp.SessionUpdateAgentMessageChunk:
     """A visible line in the conversation for things the user must not miss (errors, retries)."""
-    return text_chunk("agent_message_chunk", text)
+    return message_chunk(text)
 
 
 class UpdateTranslator:
@@ -138,10 +143,10 @@ class UpdateTranslator:
         return [{"sessionUpdate": "available_commands_update", "availableCommands": commands}]
 
     def _on_text_delta(self, e: ev.TextDeltaEvent) -> list[Update]:
-        return [text_chunk("agent_message_chunk", e.delta, getattr(e, "message_id", None))]
+        return [message_chunk(e.delta, getattr(e, "message_id", None))]
 
     def _on_thinking_delta(self, e: ev.ThinkingDeltaEvent) -> list[Update]:
-        return [text_chunk("agent_thought_chunk", e.delta, getattr(e, "message_id", None))]
+        return [thought_chunk(e.delta, getattr(e, "message_id", None))]
 
     def forward(self, update: Update) -> list[Update]:
         """An ACP agent's own update (``agent_update`` events), as it wrote it. The session sends these as they
