@@ -14,8 +14,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from collections.abc import AsyncGenerator, Coroutine, Iterator, Mapping, Sequence
-from typing import cast
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable, cast
 
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.interaction import Approve, Deny
