@@ -60,7 +60,7 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NotRequired, TypedDict, TypeGuard
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NotRequired, TypedDict, TypeGuard, cast
 
 from acp_mux.core import redact
 from acp_mux.core.joined_text import JoinedText
@@ -115,7 +115,7 @@ def envelope_line(envelope: Envelope) -> str:
     try:
         line = _line(envelope, ascii_only=False)
     except ValueError:
-        envelope = {**envelope, "data": {k: _finite(v) for k, v in envelope["data"].items()}}
+        envelope = cast("Envelope", _finite(envelope))  # the same envelope, non-finite numbers as null
         line = _line(envelope, ascii_only=False)
     try:
         line.encode("utf-8")
