@@ -19,14 +19,15 @@ from rawclient import table
 
 def _turn(deltas: int, tools: int, output_lines: int) -> list[Any]:
     from acp_mux.core import events as ev
+    from acp_mux.core.joined_text import JoinedText
 
     events: list[Any] = [ev.TurnStartEvent(turn_index=0), ev.MessageStartEvent()]
-    parts: list[str] = []
+    parts = JoinedText()
     for i in range(deltas):
         word = f"word{i} "
         parts.append(word)
         events.append(ev.TextDeltaEvent.lazy(word, parts))
-    events.append(ev.MessageStopEvent(text="".join(parts)))
+    events.append(ev.MessageStopEvent(text=parts.text()))
     for t in range(tools):
         tool_id = f"toolu_{t}"
         events += [

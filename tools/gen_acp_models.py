@@ -5,14 +5,17 @@ The model is generated, never edited by hand, so that following ACP is a regener
 (docs/acp-versions.md). The generator (datamodel-code-generator, pinned in the ``test`` extra) is a development tool
 only; the package needs nothing but pydantic at run time.
 
-    python tools/gen_acp_models.py            # rewrite acp_mux/protocol/v1.py
-    python tools/gen_acp_models.py --check    # exit 1 when the checked-in file differs from a fresh generation
+    python tools/gen_acp_models.py            # rewrite acp_mux/protocol/v1.py and v1_dicts.py
+    python tools/gen_acp_models.py --check    # exit 1 when a checked-in file differs from a fresh generation
 
 The output is deterministic (no timestamp, a pinned generator, then the pinned ``ruff format``), so ``--check`` is
 exact.
 Besides the models, the module gets method tables read from the schema's own ``x-side`` / ``x-method``
 annotations and from its four JSON-RPC envelopes, so the edge (``acp_mux/protocol/wire.py``) never spells a
 method-to-model mapping by hand.
+
+Next to the models, ``v<N>_dicts.py``: the same schema as TypedDicts (tools/acp_dicts_source.py), the types of the
+plain dicts acp-mux builds and passes on past the edges at no run-time cost.
 """
 
 from __future__ import annotations
@@ -24,6 +27,9 @@ import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from acp_dicts_source import dicts_source  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PROTOCOL = ROOT / "acp_mux" / "protocol"
@@ -177,6 +183,29 @@ def generate(version: int = 1) -> str:
     return ruff_format(text, PROTOCOL / f"v{version}.py")
 
 
+def generate_dicts(version: int = 1) -> str:
+    """The full text of ``acp_mux/protocol/v<version>_dicts.py``: the schema's types as TypedDicts."""
+    schema_dir = PROTOCOL / "schema" / f"v{version}"
+    schema = json.loads((schema_dir / "schema.json").read_text())
+    source = json.loads((schema_dir / "source.json").read_text())
+    head = (
+        f'"""ACP protocol v{version} as TypedDicts, generated from acp_mux/protocol/schema/v{version}/schema.json'
+        f" (schema {source.get('release', '?')}, commit {source.get('commit', '?')}).\n\n"
+        "The wire-form dicts acp-mux builds and passes on past the edges (keys are the wire names); the pydantic\n"
+        f"model in v{version}.py validates at the edges. Do not edit: run `python tools/gen_acp_models.py`.\n"
+        '"""\n'
+    )
+    return ruff_format(dicts_source(schema, version, head), PROTOCOL / f"v{version}_dicts.py")
+
+
+def generated(version: int) -> dict[Path, str]:
+    """Every generated module of one ACP version → its fresh text."""
+    return {
+        PROTOCOL / f"v{version}.py": generate(version),
+        PROTOCOL / f"v{version}_dicts.py": generate_dicts(version),
+    }
+
+
 def ruff_format(text: str, path: Path) -> str:
     """The text as `ruff format` (pinned in the test extra, configured in pyproject.toml) writes it, so the generated
     module passes the project's format check like any other and stays deterministic."""
@@ -192,20 +221,19 @@ def ruff_format(text: str, path: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Write the module, or with --check compare it and say which file is stale."""
+    """Write the modules, or with --check compare them and say which file is stale."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--check", action="store_true", help="exit 1 if the checked-in module is stale")
     parser.add_argument("--version", type=int, default=1, help="the ACP major version to generate (default 1)")
     args = parser.parse_args(argv)
-    target = PROTOCOL / f"v{args.version}.py"
-    fresh = generate(args.version)
-    if args.check:
-        if not target.exists() or target.read_text() != fresh:
+    stale = 0
+    for target, fresh in generated(args.version).items():
+        if not args.check:
+            target.write_text(fresh)
+        elif not target.exists() or target.read_text() != fresh:
             print(f"{target.relative_to(ROOT)} is stale: run python tools/gen_acp_models.py", file=sys.stderr)
-            return 1
-        return 0
-    target.write_text(fresh)
-    return 0
+            stale = 1
+    return stale
 
 
 if __name__ == "__main__":

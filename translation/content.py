@@ -9,16 +9,20 @@ names the agent and the block. ``file:`` URIs are percent-decoded in one place
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
 
 from acp_mux.core.prompt import AudioPart, ImagePart, Part, Prompt, ResourcePart, TextPart, file_uri_to_path
+
+if TYPE_CHECKING:
+    from acp_mux.protocol import v1_dicts as acp
 
 
 class UnsupportedContent(ValueError):
     """The prompt holds content this agent cannot accept (the message is shown to the user)."""
 
 
-def to_prompt(blocks: list[Any], *, agent: str, images: bool, audio: bool, embedded: bool) -> Prompt:
+def to_prompt(blocks: Sequence[object], *, agent: str, images: bool, audio: bool, embedded: bool) -> Prompt:
     if not isinstance(blocks, list) or not blocks:
         raise UnsupportedContent("the prompt is empty")
     parts: list[Part] = []
@@ -29,14 +33,14 @@ def to_prompt(blocks: list[Any], *, agent: str, images: bool, audio: bool, embed
     return Prompt(tuple(parts))
 
 
-def _part(index: int, block: dict[str, Any], *, agent: str, images: bool, audio: bool, embedded: bool) -> Part:
+def _part(index: int, block: dict[str, object], *, agent: str, images: bool, audio: bool, embedded: bool) -> Part:
     """One editor block as a part, the block itself kept on it (``wire``): an agent that speaks ACP gets it back
     field for field (annotations, ``_meta``, a link's title, size and description), the others read the part."""
     part = _read_part(index, block, agent=agent, images=images, audio=audio, embedded=embedded)
     return dataclasses.replace(part, wire=block)
 
 
-def _read_part(index: int, block: dict[str, Any], *, agent: str, images: bool, audio: bool, embedded: bool) -> Part:
+def _read_part(index: int, block: dict[str, object], *, agent: str, images: bool, audio: bool, embedded: bool) -> Part:
     kind = block.get("type")
     for key in ("text", "data", "mimeType", "uri", "name"):
         if block.get(key) is not None and not isinstance(block[key], str):
@@ -46,8 +50,11 @@ def _read_part(index: int, block: dict[str, Any], *, agent: str, images: bool, a
     if kind == "image":
         if not images:
             raise UnsupportedContent(f"{agent} cannot take images (prompt block {index})")
+        uri = block.get("uri")  # a string or absent: checked above
         return ImagePart(
-            data=str(block.get("data", "")), mime_type=str(block.get("mimeType", "image/png")), uri=block.get("uri")
+            data=str(block.get("data", "")),
+            mime_type=str(block.get("mimeType", "image/png")),
+            uri=uri if isinstance(uri, str) else None,
         )
     if kind == "audio":
         if not audio:
@@ -62,7 +69,7 @@ def _read_part(index: int, block: dict[str, Any], *, agent: str, images: bool, a
     raise UnsupportedContent(f"unknown prompt content type {kind!r} (block {index})")
 
 
-def _embedded(index: int, resource: Any, *, agent: str, images: bool, embedded: bool) -> Part:
+def _embedded(index: int, resource: object, *, agent: str, images: bool, embedded: bool) -> Part:
     if not isinstance(resource, dict):
         raise UnsupportedContent(f"prompt block {index}: a resource block needs a resource object")
     for key in ("uri", "text", "blob", "mimeType"):
@@ -84,17 +91,17 @@ def _embedded(index: int, resource: Any, *, agent: str, images: bool, embedded: 
     )
 
 
-def prompt_to_blocks(prompt: Prompt) -> list[dict[str, Any]]:
+def prompt_to_blocks(prompt: Prompt) -> list[acp.ContentBlock]:
     """Back to ACP blocks: for replaying the user's side on session/load, and for agents that take ACP prompts.
     A part that came as an editor's block is that block (lossless); one acp-mux made (context it adds) is built."""
-    out: list[dict[str, Any]] = []
+    out: list[acp.ContentBlock] = []
     for part in prompt.parts:
-        if part.wire is not None:  # the editor's own block: every field it had, as it had them
-            out.append(dict(part.wire))
+        if part.wire is not None:  # the editor's own block: every field it had, as it had them (checked at the edge)
+            out.append(cast("acp.ContentBlock", dict(part.wire)))
         elif isinstance(part, TextPart):
             out.append({"type": "text", "text": part.text})
         elif isinstance(part, ImagePart):
-            image: dict[str, Any] = {"type": "image", "data": part.data, "mimeType": part.mime_type}
+            image: acp.ContentBlockImage = {"type": "image", "data": part.data, "mimeType": part.mime_type}
             if part.uri:
                 image["uri"] = part.uri
             out.append(image)
@@ -102,20 +109,27 @@ def prompt_to_blocks(prompt: Prompt) -> list[dict[str, Any]]:
             out.append({"type": "audio", "data": part.data, "mimeType": part.mime_type})
         elif isinstance(part, ResourcePart):
             if part.text is not None or part.blob is not None:
-                resource: dict[str, Any] = {"uri": part.uri}
-                resource.update({"text": part.text} if part.text is not None else {"blob": part.blob})
+                resource: acp.EmbeddedResourceResource
+                if part.text is not None:
+                    resource = {"uri": part.uri, "text": part.text}
+                else:
+                    resource = {"uri": part.uri, "blob": part.blob or ""}
                 if part.mime_type:
                     resource["mimeType"] = part.mime_type
                 out.append({"type": "resource", "resource": resource})
             else:
-                link: dict[str, Any] = {"type": "resource_link", "uri": part.uri, "name": part.name or part.uri}
+                link: acp.ContentBlockResourceLink = {
+                    "type": "resource_link",
+                    "uri": part.uri,
+                    "name": part.name or part.uri,
+                }
                 if part.mime_type:
                     link["mimeType"] = part.mime_type
                 out.append(link)
     return out
 
 
-def block_text(block: Any) -> str:
+def block_text(block: object) -> str:
     """What a content block an agent sent says, as text for the conversation: text as is, a link as a Markdown
     link, an embedded text resource fenced with its path; images and audio are not text ("")."""
     if not isinstance(block, dict):
@@ -136,5 +150,5 @@ def block_text(block: Any) -> str:
     return ""
 
 
-def _opt_str(value: Any) -> str | None:
+def _opt_str(value: object) -> str | None:
     return value if isinstance(value, str) and value else None

@@ -9,7 +9,7 @@ and a turn-ending event's notice is shown unless the person cancelled (a cancell
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from acp_mux.core.lazy_events import ev
 from acp_mux.translation.stop_reasons import TurnOutcome, outcome_for
@@ -17,6 +17,7 @@ from acp_mux.translation.updates import UpdateTranslator, notice
 
 if TYPE_CHECKING:
     from acp_mux.core.events import ApprovalRequestEvent, BaseEvent
+    from acp_mux.protocol.v1_dicts import SessionUpdate
 
 
 def approval_tool_id(event: ApprovalRequestEvent) -> str:
@@ -24,7 +25,7 @@ def approval_tool_id(event: ApprovalRequestEvent) -> str:
     return event.tool_call_id or f"approval-{event.interaction_id}"
 
 
-def announce_approval(translator: UpdateTranslator, event: ApprovalRequestEvent) -> list[dict[str, Any]]:
+def announce_approval(translator: UpdateTranslator, event: ApprovalRequestEvent) -> list[SessionUpdate]:
     """The question's tool call, announced if the editor has not seen it, and linked to the question, so the
     answer moves it on (granted: in_progress; denied: failed at once), however the answer was reached."""
     tool_id = approval_tool_id(event)
@@ -36,7 +37,7 @@ def announce_approval(translator: UpdateTranslator, event: ApprovalRequestEvent)
 
 def updates_for_event(
     translator: UpdateTranslator, event: BaseEvent, *, login_command: str | None, cancelled: bool
-) -> tuple[list[dict[str, Any]], TurnOutcome | None]:
+) -> tuple[list[SessionUpdate], TurnOutcome | None]:
     """The updates one event produces, and the outcome it imposes on the turn (None when it imposes none)."""
     updates = announce_approval(translator, event) if isinstance(event, ev.ApprovalRequestEvent) else []
     updates += translator.translate(event)

@@ -3,15 +3,29 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from acp_mux.protocol import v1_dicts as acp
 
 MAX_DIFF_FILE_BYTES = 2_000_000
 
 
-def diff_content(path: str, new_text: str, old_text: str | None) -> dict[str, Any]:
-    content: dict[str, Any] = {"type": "diff", "path": path, "newText": new_text}
-    content["oldText"] = old_text
-    return content
+class DiffLike(Protocol):
+    """One file edit as an adapter describes it (adapters.base.DiffSpec, an event's ToolDiff)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def new_text(self) -> str: ...
+    @property
+    def old_text(self) -> str | None: ...
+
+
+def diff_content(path: str, new_text: str, old_text: str | None) -> acp.ToolCallContentDiff:
+    """ACP ``diff`` tool-call content; ``oldText`` is always sent (null for a new file)."""
+    return {"type": "diff", "path": path, "newText": new_text, "oldText": old_text}
 
 
 def resolve(path: str, cwd: str) -> str:
@@ -33,11 +47,15 @@ def read_existing(path: str) -> str | None:
 
 
 def diffs_for(
-    specs: Iterable[Any], cwd: str, *, read_old_for_new: bool = True, read: Callable[[str], str | None] = read_existing
-) -> list[dict[str, Any]]:
+    specs: Iterable[DiffLike],
+    cwd: str,
+    *,
+    read_old_for_new: bool = True,
+    read: Callable[[str], str | None] = read_existing,
+) -> list[acp.ToolCallContent]:
     """DiffSpec-like objects (path, new_text, old_text) → ACP diff contents with absolute paths. ``read`` gives a
     file's content before the edit (the disk, live; what the session log recorded of it, in a replay)."""
-    out = []
+    out: list[acp.ToolCallContent] = []
     for spec in specs:
         path = resolve(spec.path, cwd)
         old = spec.old_text

@@ -7,6 +7,10 @@ the last ``tail_lines`` lines; memory stays O(head + tail) however long the comm
 from __future__ import annotations
 
 from collections import deque
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from acp_mux.protocol.v1_dicts import JsonValue
 
 HEAD_LINES = 200
 TAIL_LINES = 200
@@ -81,14 +85,14 @@ def cap_text(text: str, limit: int = RAW_OUTPUT_CHARS) -> str:
     return f"{text[:half]}\n… [{len(text) - limit} characters omitted] …\n{text[-half:]}"
 
 
-def cap_value(value: object, limit: int = RAW_OUTPUT_CHARS) -> object:
+def cap_value(value: JsonValue, limit: int = RAW_OUTPUT_CHARS) -> JsonValue:
     """Cap strings inside a JSON-like value (rawOutput may be a dict with a huge stdout)."""
     if isinstance(value, str):
         return cap_text(value, limit)
     if isinstance(value, dict):
         return {k: cap_value(v, limit) for k, v in value.items()}
     if isinstance(value, list):
-        capped = [cap_value(v, limit) for v in value[:200]]
+        capped: list[JsonValue] = [cap_value(v, limit) for v in value[:200]]
         if len(value) > 200:
             capped.append(f"… [{len(value) - 200} more items]")
         return capped

@@ -21,10 +21,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Literal
 
 from acp_mux.translation.command_scope import analyze, label as command_label, rule_key, segments
 from acp_mux.translation.targets import origin, real_path, visible
+
+if TYPE_CHECKING:
+    from acp_mux.protocol.v1_dicts import JsonValue, PermissionOption
 
 Decision = Literal["allow", "reject"]
 
@@ -60,33 +64,37 @@ class Scope:
         return f"exactly this call of {visible(self.tool)}"
 
 
-def command_of(tool_input: Any) -> str | list[str] | None:
+def command_of(tool_input: JsonValue) -> str | list[str] | None:
     """The command a shell tool input runs: a string (through a shell) or an argv list."""
     args = tool_input if isinstance(tool_input, dict) else {}
     value = args.get("command")
-    if isinstance(value, list) and value and all(isinstance(w, str) for w in value):
-        return value
+    if isinstance(value, list) and value:
+        words = [w for w in value if isinstance(w, str)]
+        if len(words) == len(value):
+            return words
     return _first_str(args, _COMMAND_KEYS)
 
 
-def raw_paths_of(tool_input: Any) -> tuple[str, ...]:
+def raw_paths_of(tool_input: JsonValue) -> tuple[str, ...]:
     """Every path an input names as given (one ``file_path``, or codex's ``changes`` list with moves)."""
     args = tool_input if isinstance(tool_input, dict) else {}
     found: list[str] = []
     for key in _PATH_KEYS:
-        if isinstance(args.get(key), str) and args[key]:
-            found.append(args[key])
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            found.append(value)
     changes = args.get("changes")
     if isinstance(changes, list):
         for change in changes:
             if isinstance(change, dict):
                 for key in ("path", "move_path"):
-                    if isinstance(change.get(key), str) and change[key]:
-                        found.append(change[key])
+                    path = change.get(key)
+                    if isinstance(path, str) and path:
+                        found.append(path)
     return tuple(found)
 
 
-def paths_of(tool_input: Any, cwd: str | None = None) -> tuple[str, ...] | None:
+def paths_of(tool_input: JsonValue, cwd: str | None = None) -> tuple[str, ...] | None:
     """The real paths an input touches, sorted; None when it names none or one cannot be resolved safely."""
     found = raw_paths_of(tool_input)
     resolved = [real_path(p, cwd) for p in found]
@@ -95,24 +103,25 @@ def paths_of(tool_input: Any, cwd: str | None = None) -> tuple[str, ...] | None:
     return tuple(sorted({p for p in resolved if p is not None}))
 
 
-def origins_of(tool_input: Any) -> tuple[str, ...] | None:
+def origins_of(tool_input: JsonValue) -> tuple[str, ...] | None:
     """The web origins a fetch input reaches (``url``, or a ``urls`` list); None when one cannot be named."""
     args = tool_input if isinstance(tool_input, dict) else {}
     urls = [args[k] for k in _URL_KEYS if k in args]
-    if isinstance(args.get("urls"), list):
-        urls += args["urls"]
+    more = args.get("urls")
+    if isinstance(more, list):
+        urls += more
     named = [origin(u) for u in urls]
     if not urls or any(o is None for o in named):
         return None
     return tuple(sorted({o for o in named if o is not None}))
 
 
-def exact_input(tool_input: Any) -> str:
+def exact_input(tool_input: JsonValue) -> str:
     """The input as one canonical text: equal only for the same call."""
     return json.dumps(tool_input, sort_keys=True, ensure_ascii=True, default=repr)
 
 
-def scope_for(tool_name: str | None, kind: str, tool_input: Any, cwd: str | None = None) -> Scope:
+def scope_for(tool_name: str | None, kind: str, tool_input: JsonValue, cwd: str | None = None) -> Scope:
     """What an "always" answer to this call would cover (``cwd``: the session's folder, for relative paths)."""
     tool = tool_name or "this tool"
     if kind == "execute":
@@ -145,7 +154,7 @@ def command_prefix(command: str) -> str | None:
     return " ".join(key) if key else None
 
 
-def _first_str(args: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+def _first_str(args: dict[str, JsonValue], keys: tuple[str, ...]) -> str | None:
     for key in keys:
         value = args.get(key)
         if isinstance(value, str) and value:
@@ -158,9 +167,9 @@ MUTATING_KINDS = frozenset({"edit", "delete", "move", "execute"})
 MODE_OPTION_PREFIX = "mode:"
 
 
-def mode_exit_options(modes: list[tuple[str, str]]) -> list[dict[str, Any]]:
+def mode_exit_options(modes: list[tuple[str, str]]) -> list[PermissionOption]:
     """Options for an agent asking to leave plan mode: continue in one of ``modes`` (id, name), or keep planning."""
-    options = [
+    options: list[PermissionOption] = [
         {
             "optionId": MODE_OPTION_PREFIX + mode_id,
             "name": f"Yes, continue in {name}",
@@ -171,7 +180,7 @@ def mode_exit_options(modes: list[tuple[str, str]]) -> list[dict[str, Any]]:
     return options + [{"optionId": REJECT_ONCE, "name": "No, keep planning", "kind": "reject_once"}]
 
 
-def chosen_mode(response: Any, options: Iterable[dict[str, Any]]) -> str | None:
+def chosen_mode(response: object, options: Iterable[PermissionOption]) -> str | None:
     """The mode picked from :func:`mode_exit_options` (``options`` as offered), or None (rejected, cancelled,
     malformed, or an option we did not offer)."""
     option = selected_option(response, options)
@@ -183,10 +192,10 @@ def chosen_mode(response: Any, options: Iterable[dict[str, Any]]) -> str | None:
 CHOICE_OPTION_PREFIX = "choice:"
 
 
-def choice_options(choices: Iterable[dict[str, str]]) -> list[dict[str, Any]]:
+def choice_options(choices: Iterable[dict[str, str]]) -> list[PermissionOption]:
     """Options for an agent's multiple-choice question: one per choice (``{"id", "label"}``), then "skip". ACP has
     no question dialog, so the permission dialog carries it; picking a choice is an allow, skipping a reject."""
-    options = [
+    options: list[PermissionOption] = [
         {"optionId": CHOICE_OPTION_PREFIX + str(c["id"]), "name": str(c.get("label") or c["id"]), "kind": "allow_once"}
         for c in choices
         if isinstance(c, dict) and c.get("id")
@@ -194,7 +203,7 @@ def choice_options(choices: Iterable[dict[str, str]]) -> list[dict[str, Any]]:
     return options + [{"optionId": REJECT_ONCE, "name": "Skip this question", "kind": "reject_once"}]
 
 
-def chosen_choice(response: Any, options: Iterable[dict[str, Any]]) -> str | None:
+def chosen_choice(response: object, options: Iterable[PermissionOption]) -> str | None:
     """The choice id picked from :func:`choice_options` (``options`` as offered); None when skipped, cancelled,
     malformed, or an option we did not offer."""
     option = selected_option(response, options)
@@ -203,7 +212,7 @@ def chosen_choice(response: Any, options: Iterable[dict[str, Any]]) -> str | Non
     return option[len(CHOICE_OPTION_PREFIX) :] or None
 
 
-def permission_options(scope: Scope) -> list[dict[str, Any]]:
+def permission_options(scope: Scope) -> list[PermissionOption]:
     what = scope.label()
     return [
         {"optionId": ALLOW_ONCE, "name": "Allow once", "kind": "allow_once"},
@@ -222,7 +231,7 @@ class Answer:
     cancelled: bool = False
 
 
-def selected_option(response: Any, options: Iterable[dict[str, Any]]) -> str | None:
+def selected_option(response: object, options: Iterable[PermissionOption]) -> str | None:
     """The option id the person selected, if — and only if — the response has the ACP shape
     ``{"outcome": {"outcome": "selected", "optionId": <one of ours>}}``; None for anything else."""
     if not isinstance(response, dict):
@@ -235,7 +244,7 @@ def selected_option(response: Any, options: Iterable[dict[str, Any]]) -> str | N
     return option if isinstance(option, str) and option in offered else None
 
 
-def decode_outcome(response: Any, options: Iterable[dict[str, Any]]) -> Answer:
+def decode_outcome(response: object, options: Iterable[PermissionOption]) -> Answer:
     """The one decoder of a ``session/request_permission`` answer. ``options`` are the ones offered with the
     question: the chosen option's *kind* says allow/reject and once/always. Cancelled, malformed, or an id we did not
     offer: a denial (``cancelled`` when the client said so or the answer was unusable)."""
@@ -254,7 +263,7 @@ class PermissionRules:
     rules: list[tuple[Scope, Decision]] = field(default_factory=list)
     cwd: str | None = None
 
-    def scope(self, tool_name: str | None, kind: str, tool_input: Any) -> Scope:
+    def scope(self, tool_name: str | None, kind: str, tool_input: JsonValue) -> Scope:
         """What an "always" answer to this call would cover, in this session."""
         return scope_for(tool_name, kind, tool_input, self.cwd)
 
@@ -262,7 +271,7 @@ class PermissionRules:
         self.rules = [(s, d) for s, d in self.rules if s != scope]
         self.rules.append((scope, decision))
 
-    def match(self, tool_name: str | None, kind: str, tool_input: Any) -> Decision | None:
+    def match(self, tool_name: str | None, kind: str, tool_input: JsonValue) -> Decision | None:
         """The remembered decision for this call, or None (ask). The latest matching rule wins."""
         scope = self.scope(tool_name, kind, tool_input)
         for rule, decision in reversed(self.rules):
@@ -271,7 +280,7 @@ class PermissionRules:
         return None
 
 
-def _covers(rule: Scope, decision: Decision, scope: Scope, tool_input: Any) -> bool:
+def _covers(rule: Scope, decision: Decision, scope: Scope, tool_input: JsonValue) -> bool:
     if rule.kind != scope.kind:
         return False
     # Command, path and origin rules are about what runs, what changes and where a fetch goes, whichever tool (or

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-_STATUS = {
+if TYPE_CHECKING:
+    from acp_mux.protocol import v1_dicts as acp
+    from acp_mux.protocol.v1_dicts import JsonValue
+
+_STATUS: dict[str, acp.PlanEntryStatus] = {
     "pending": "pending",
     "todo": "pending",
     "not_started": "pending",
@@ -15,17 +19,17 @@ _STATUS = {
     "done": "completed",
     "complete": "completed",
 }
-_PRIORITY = {"high": "high", "medium": "medium", "low": "low"}
+_PRIORITY: dict[str, acp.PlanEntryPriority] = {"high": "high", "medium": "medium", "low": "low"}
 
 
-def plan_entries(tool_input: Any) -> list[dict[str, Any]] | None:
+def plan_entries(tool_input: JsonValue) -> list[acp.PlanEntry] | None:
     """Entries from any of the common todo shapes; None when the input is not a plan at all."""
     if not isinstance(tool_input, dict):
         return None
     items = next((tool_input[k] for k in ("todos", "plan", "items", "entries", "steps") if k in tool_input), None)
     if not isinstance(items, list):
         return None
-    entries = []
+    entries: list[acp.PlanEntry] = []
     for item in items:
         if isinstance(item, str):
             entries.append({"content": item, "priority": "medium", "status": "pending"})

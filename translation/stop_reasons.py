@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from acp_mux.core.lazy_events import ev
 
 if TYPE_CHECKING:
     from acp_mux.core.events import AuthErrorEvent, BaseEvent, CrashEvent, ErrorEvent, RateLimitErrorEvent
+    from acp_mux.protocol.v1_dicts import JsonValue, StopReason
 
 AUTH_REQUIRED = -32000
 INTERNAL_ERROR = -32603
@@ -25,11 +26,11 @@ class TurnOutcome:
     ``notice`` is shown in the conversation either way, so nothing ends silently.
     """
 
-    stop_reason: str = "end_turn"
+    stop_reason: StopReason = "end_turn"
     notice: str | None = None
     error_code: int | None = None
     error_message: str | None = None
-    error_data: dict[str, Any] | None = None
+    error_data: dict[str, JsonValue] | None = None
 
 
 def outcome_for(event: BaseEvent, login_command: str | None = None) -> TurnOutcome | None:
@@ -66,7 +67,7 @@ def _rate_limited(event: RateLimitErrorEvent) -> TurnOutcome:
     what happened and, when the provider said, how long to wait; ``data`` carries the same for a client to act on."""
     wait = f" Retry after {event.retry_after_ms / 1000:.0f}s." if event.retry_after_ms else ""
     message = f"Rate limited or out of quota: {event.message.rstrip('. ')}.{wait}"
-    data: dict[str, Any] = {"reason": "rate_limited"}
+    data: dict[str, JsonValue] = {"reason": "rate_limited"}
     if event.retry_after_ms:
         data["retryAfterMs"] = event.retry_after_ms
     return TurnOutcome(notice=f"\n\n**{message}**\n", error_code=INTERNAL_ERROR, error_message=message, error_data=data)
@@ -78,7 +79,7 @@ def _auth_failed(event: AuthErrorEvent, login_command: str | None) -> TurnOutcom
     hint = event.guidance or ""
     if login_command and login_command not in hint:
         hint = f"{hint.rstrip('.')}. In a terminal: {login_command}" if hint else f"In a terminal: {login_command}"
-    data: dict[str, Any] = {"guidance": hint}
+    data: dict[str, JsonValue] = {"guidance": hint}
     if login_command:
         data["login"] = login_command
     return TurnOutcome(
@@ -95,7 +96,7 @@ def _crashed(event: CrashEvent) -> TurnOutcome:
     signal = event.signal
     how = f"was killed by {signal}" if signal else f"exited unexpectedly (exit code {event.exit_code})"
     message = f"The agent {how}."
-    data: dict[str, Any] = {"exitCode": None if signal else event.exit_code, "stderr": tail}
+    data: dict[str, JsonValue] = {"exitCode": None if signal else event.exit_code, "stderr": tail}
     if signal:
         data["signal"] = signal
     return TurnOutcome(

@@ -11,19 +11,47 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, cast
 
-from acp_mux.translation.diffs import diff_content, diffs_for, read_existing, relative_title, resolve
+from acp_mux.translation.diffs import DiffLike, diff_content, diffs_for, read_existing, relative_title, resolve
 from acp_mux.translation.output import BoundedOutput, cap_text, cap_value
 from acp_mux.translation.plans import plan_entries
+
+if TYPE_CHECKING:  # the event classes and the ACP TypedDicts are types only here: no import cost on the hot path
+    from acp_mux.core import events as ev
+    from acp_mux.protocol import v1_dicts as acp
+    from acp_mux.protocol.v1_dicts import JsonValue
+
+    Update = acp.SessionUpdate
+    ChunkUpdate = acp.SessionUpdateAgentMessageChunk | acp.SessionUpdateAgentThoughtChunk
+    ChunkKind = Literal["agent_message_chunk", "agent_thought_chunk"]
 
 LIVE_OUTPUT_INTERVAL_S = 0.1
 TITLE_CHARS = 120
 
 
+class ToolSpecLike(Protocol):
+    """What translation reads of an adapter's tool spec (adapters.base.ToolSpec; translation sits below adapters)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def is_plan(self) -> bool: ...
+    @property
+    def path_args(self) -> tuple[str, ...]: ...
+    @property
+    def line_arg(self) -> str | None: ...
+    @property
+    def diff(self) -> Callable[[dict[str, JsonValue]], Sequence[DiffLike]] | None: ...
+    @property
+    def paths(self) -> Callable[[dict[str, JsonValue]], list[str]] | None: ...
+    def render_title(self, name: str, tool_input: JsonValue) -> str: ...
+
+
 class ToolTableLike(Protocol):
-    def lookup(self, name: str) -> Any: ...
+    def lookup(self, name: str) -> ToolSpecLike: ...
 
 
 @dataclass
@@ -32,12 +60,12 @@ class ToolView:
 
     id: str
     name: str
-    spec: Any
-    kind: str
+    spec: ToolSpecLike
+    kind: acp.ToolKind
     title: str
-    status: str = "pending"
-    input: Any = None
-    content: list[dict[str, Any]] = field(default_factory=list)
+    status: acp.ToolCallStatus = "pending"
+    input: JsonValue = None
+    content: list[acp.ToolCallContent] = field(default_factory=list)
     output: BoundedOutput | None = None
     last_flush: float = 0.0
     dirty: bool = False
@@ -46,17 +74,38 @@ class ToolView:
     agent_title: bool = False  # the agent named the call itself: the tool table's title never replaces it
 
 
-def text_chunk(kind: str, text: str, message_id: str | None = None) -> dict[str, Any]:
-    """A text chunk of a message; ``message_id`` when the agent named the message (ACP ``messageId``)."""
-    chunk: dict[str, Any] = {"sessionUpdate": kind, "content": {"type": "text", "text": text}}
+def message_chunk(text: str, message_id: str | None = None) -> acp.SessionUpdateAgentMessageChunk:
+    """A text chunk of the agent's message; ``message_id`` when the agent named the message (ACP ``messageId``).
+    One literal per tag (here and in :func:`thought_chunk`): mypy checks each dict whole, and the streaming path
+    pays no branch on the kind."""
+    chunk: acp.SessionUpdateAgentMessageChunk = {
+        "sessionUpdate": "agent_message_chunk",
+        "content": {"type": "text", "text": text},
+    }
     if message_id:
         chunk["messageId"] = message_id
     return chunk
 
 
-def notice(text: str) -> dict[str, Any]:
+def thought_chunk(text: str, message_id: str | None = None) -> acp.SessionUpdateAgentThoughtChunk:
+    """A text chunk of the agent's thinking (see :func:`message_chunk`)."""
+    chunk: acp.SessionUpdateAgentThoughtChunk = {
+        "sessionUpdate": "agent_thought_chunk",
+        "content": {"type": "text", "text": text},
+    }
+    if message_id:
+        chunk["messageId"] = message_id
+    return chunk
+
+
+def text_chunk(kind: ChunkKind, text: str, message_id: str | None = None) -> ChunkUpdate:
+    """A text chunk of either kind, named by its tag (a replay reads the kind from the log)."""
+    return message_chunk(text, message_id) if kind == "agent_message_chunk" else thought_chunk(text, message_id)
+
+
+def notice(text: str) -> acp.SessionUpdateAgentMessageChunk:
     """A visible line in the conversation for things the user must not miss (errors, retries)."""
-    return text_chunk("agent_message_chunk", text)
+    return message_chunk(text)
 
 
 class UpdateTranslator:
@@ -83,28 +132,28 @@ class UpdateTranslator:
         self._agent_usage = False  # the agent reports its context window itself: acp-mux's estimate is not sent
 
     # ── the dispatcher ─────────────────────────────────────────────────────────────────────────────────────────
-    def translate(self, event: Any) -> list[dict[str, Any]]:
-        handler = getattr(self, "_on_" + event.type, None)
+    def translate(self, event: ev.BaseEvent) -> list[Update]:
+        handler: Callable[[ev.BaseEvent], list[Update]] | None = getattr(self, "_on_" + event.type, None)
         return handler(event) if handler is not None else []
 
-    def _on_session_start(self, e: Any) -> list[dict[str, Any]]:
+    def _on_session_start(self, e: ev.SessionStartEvent) -> list[Update]:
         if not e.commands:
             return []
-        commands = [{"name": c.name, "description": c.description} for c in e.commands]
+        commands: list[acp.AvailableCommand] = [{"name": c.name, "description": c.description} for c in e.commands]
         return [{"sessionUpdate": "available_commands_update", "availableCommands": commands}]
 
-    def _on_text_delta(self, e: Any) -> list[dict[str, Any]]:
-        return [text_chunk("agent_message_chunk", e.delta, getattr(e, "message_id", None))]
+    def _on_text_delta(self, e: ev.TextDeltaEvent) -> list[Update]:
+        return [message_chunk(e.delta, getattr(e, "message_id", None))]
 
-    def _on_thinking_delta(self, e: Any) -> list[dict[str, Any]]:
-        return [text_chunk("agent_thought_chunk", e.delta, getattr(e, "message_id", None))]
+    def _on_thinking_delta(self, e: ev.ThinkingDeltaEvent) -> list[Update]:
+        return [thought_chunk(e.delta, getattr(e, "message_id", None))]
 
-    def forward(self, update: dict[str, Any]) -> list[dict[str, Any]]:
+    def forward(self, update: Update) -> list[Update]:
         """An ACP agent's own update (``agent_update`` events), as it wrote it. The session sends these as they
         arrive, in a turn or between turns; :meth:`translate` leaves the event alone so it is never sent twice.
         Once the agent reports its context window, acp-mux's estimate from token counts stops: two figures for
         one window would contradict each other."""
-        if update.get("sessionUpdate") == "usage_update":
+        if update["sessionUpdate"] == "usage_update":
             self._agent_usage = True
             size = update.get("size")
             if isinstance(size, int) and not isinstance(size, bool) and size > 0:
@@ -112,17 +161,19 @@ class UpdateTranslator:
         return [update]
 
     # ── tools ──────────────────────────────────────────────────────────────────────────────────────────────────
-    def _on_tool_call_start(self, e: Any) -> list[dict[str, Any]]:
+    def _on_tool_call_start(self, e: ev.ToolCallStartEvent) -> list[Update]:
         return self.announce(e.tool_call_id, e.tool_name, _complete_json(e.input_accumulated), e.display)
 
-    def _on_mcp_tool_call_start(self, e: Any) -> list[dict[str, Any]]:
+    def _on_mcp_tool_call_start(self, e: ev.McpToolCallStartEvent) -> list[Update]:
         if e.tool_call_id in self.tools:
             return []
         return self.announce(e.tool_call_id, f"mcp__{e.server}__{e.tool_name}", e.input) + self._ready(
             e.tool_call_id, e.input
         )
 
-    def announce(self, tool_id: str, name: str, tool_input: Any, display: Any = None) -> list[dict[str, Any]]:
+    def announce(
+        self, tool_id: str, name: str, tool_input: JsonValue, display: ev.ToolDisplay | None = None
+    ) -> list[Update]:
         """``tool_call``: the editor learns of the tool as soon as the agent starts it."""
         if tool_id in self.tools or tool_id in self._plan_tools:
             return []
@@ -130,32 +181,36 @@ class UpdateTranslator:
         if getattr(spec, "is_plan", False):
             self._plan_tools.add(tool_id)
             return []
-        view = ToolView(id=tool_id, name=name, spec=spec, kind=spec.kind, title=self._title(spec, name, tool_input))
+        view = ToolView(
+            id=tool_id, name=name, spec=spec, kind=_kind(spec.kind), title=self._title(spec, name, tool_input)
+        )
         self.tools[tool_id] = view
-        update: dict[str, Any] = {"sessionUpdate": "tool_call", "toolCallId": tool_id}
+        update: acp.SessionUpdateToolCall = {"sessionUpdate": "tool_call", "toolCallId": tool_id, "title": view.title}
         self._apply_display(view, display, update)
-        update.update(title=view.title, kind=view.kind, status="pending")
+        update["title"], update["kind"], update["status"] = view.title, view.kind, "pending"
         if tool_input is not None:
             update["rawInput"] = cap_value(tool_input)
         return [update]
 
-    def _apply_display(self, view: ToolView, display: Any, update: dict[str, Any]) -> bool:
+    def _apply_display(
+        self, view: ToolView, display: ev.ToolDisplay | None, update: acp.ToolCall | acp.ToolCallUpdate
+    ) -> bool:
         """Put the agent's own display hints on ``view`` and ``update``; True when they carried content."""
         if display is None:
             return False
         if display.kind and display.kind != view.kind:
-            view.kind = update["kind"] = display.kind if display.kind in _ACP_KINDS else "other"
+            view.kind = update["kind"] = _kind(display.kind)
         if display.title:
             view.agent_title = True
             if _shorten(display.title) != view.title:
                 view.title = update["title"] = _shorten(display.title)
         if display.locations:
             update["locations"] = [_location(loc.path, loc.line, self.cwd) for loc in display.locations]
-        content: list[dict[str, Any]] = []
+        content: list[acp.ToolCallContent] = []
         for diff in display.diffs or ():
             content.append(diff_content(resolve(diff.path, self.cwd), diff.new_text, diff.old_text))
         for block in display.content or ():
-            content.append({"type": "content", "content": cap_value(block)})
+            content.append({"type": "content", "content": cast("acp.ContentBlock", cap_value(block))})
         if display.terminal_id:
             content.append({"type": "terminal", "terminalId": display.terminal_id})
         if not content:
@@ -167,20 +222,20 @@ class UpdateTranslator:
         update["content"] = content
         return True
 
-    def _on_tool_call_ready(self, e: Any) -> list[dict[str, Any]]:
+    def _on_tool_call_ready(self, e: ev.ToolCallReadyEvent) -> list[Update]:
         out = self.announce(e.tool_call_id, e.tool_name, None, e.display)  # no-op when the start was seen
         if e.tool_call_id in self._plan_tools:
             entries = plan_entries(e.input)
             return [{"sessionUpdate": "plan", "entries": entries}] if entries is not None else []
         return out + self._ready(e.tool_call_id, e.input, e.display)
 
-    def _ready(self, tool_id: str, tool_input: Any, display: Any = None) -> list[dict[str, Any]]:
+    def _ready(self, tool_id: str, tool_input: JsonValue, display: ev.ToolDisplay | None = None) -> list[Update]:
         view = self.tools.get(tool_id)
         if view is None:
             return []
         view.input = tool_input
         spec = view.spec
-        update: dict[str, Any] = {"sessionUpdate": "tool_call_update", "toolCallId": tool_id}
+        update: acp.SessionUpdateToolCallUpdate = {"sessionUpdate": "tool_call_update", "toolCallId": tool_id}
         title = self._title(spec, view.name, tool_input)
         if title != view.title and not view.agent_title and not (display is not None and display.title):
             view.title = update["title"] = title
@@ -200,19 +255,19 @@ class UpdateTranslator:
             update["locations"] = locations
         return [update]
 
-    def _on_tool_result(self, e: Any) -> list[dict[str, Any]]:
+    def _on_tool_result(self, e: ev.ToolResultEvent) -> list[Update]:
         return self._finish(e.tool_call_id, "completed", e.output, e.display)
 
-    def _on_mcp_tool_result(self, e: Any) -> list[dict[str, Any]]:
+    def _on_mcp_tool_result(self, e: ev.McpToolResultEvent) -> list[Update]:
         return self._finish(e.tool_call_id, "completed", e.output)
 
-    def _on_tool_error(self, e: Any) -> list[dict[str, Any]]:
+    def _on_tool_error(self, e: ev.ToolErrorEvent) -> list[Update]:
         return self._finish(e.tool_call_id, "failed", e.error, e.display)
 
-    def _on_tool_update(self, e: Any) -> list[dict[str, Any]]:
+    def _on_tool_update(self, e: ev.ToolUpdateEvent) -> list[Update]:
         """A running call changed its face (ACP agents describe calls progressively)."""
         display = e.display
-        out: list[dict[str, Any]] = []
+        out: list[Update] = []
         if e.tool_call_id not in self.tools:
             name = (display.title if display is not None and display.title else None) or "tool"
             out += self.announce(e.tool_call_id, name, None, display)
@@ -221,7 +276,7 @@ class UpdateTranslator:
         if view is None:
             return out
         if display is not None:
-            update: dict[str, Any] = {"sessionUpdate": "tool_call_update", "toolCallId": view.id}
+            update: acp.SessionUpdateToolCallUpdate = {"sessionUpdate": "tool_call_update", "toolCallId": view.id}
             self._apply_display(view, display, update)
             if len(update) > 2:
                 out.append(update)
@@ -229,30 +284,38 @@ class UpdateTranslator:
             out += self._in_progress(view)
         return out
 
-    def _on_tool_progress(self, e: Any) -> list[dict[str, Any]]:
+    def _on_tool_progress(self, e: ev.ToolProgressEvent) -> list[Update]:
         """Progress of a running call reaches the editor in ``_meta.tool_call_progress`` (spec 004's payload); a
         call that reports progress is running, so a pending one moves to in_progress first."""
         view = self.tools.get(e.tool_call_id)
         if view is None:
             return []
-        payload: dict[str, Any] = {"schema": "tool-call-progress.v1", "call_id": view.id, "status": e.status}
+        payload: dict[str, JsonValue] = {"schema": "tool-call-progress.v1", "call_id": view.id, "status": e.status}
         for key in ("progress", "total", "message"):
             value = getattr(e, key)
             if value is not None:
                 payload[key] = value
-        update = {"sessionUpdate": "tool_call_update", "toolCallId": view.id, "_meta": {"tool_call_progress": payload}}
+        update: acp.SessionUpdateToolCallUpdate = {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": view.id,
+            "_meta": {"tool_call_progress": payload},
+        }
         return self._in_progress(view) + [update]
 
-    def _on_plan_update(self, e: Any) -> list[dict[str, Any]]:
-        if getattr(e, "wire", None) is not None:  # an ACP agent's own plan: as it sent it
-            return [dict(e.wire)]
-        entries = [{"content": x.content, "priority": x.priority, "status": x.status} for x in e.entries]
+    def _on_plan_update(self, e: ev.PlanUpdateEvent) -> list[Update]:
+        if e.wire is not None:  # an ACP agent's own plan: as it sent it (validated at the edge)
+            return [cast("acp.SessionUpdatePlan", dict(e.wire))]
+        entries: list[acp.PlanEntry] = [
+            {"content": x.content, "priority": x.priority, "status": x.status} for x in e.entries
+        ]
         return [{"sessionUpdate": "plan", "entries": entries}]
 
-    def _on_mcp_tool_error(self, e: Any) -> list[dict[str, Any]]:
+    def _on_mcp_tool_error(self, e: ev.McpToolErrorEvent) -> list[Update]:
         return self._finish(e.tool_call_id, "failed", e.error)
 
-    def _finish(self, tool_id: str, status: str, output: Any, display: Any = None) -> list[dict[str, Any]]:
+    def _finish(
+        self, tool_id: str, status: acp.ToolCallStatus, output: JsonValue, display: ev.ToolDisplay | None = None
+    ) -> list[Update]:
         if tool_id in self._plan_tools:
             self._plan_tools.discard(tool_id)
             return []
@@ -265,7 +328,11 @@ class UpdateTranslator:
         out = self._in_progress(view) if status == "completed" else []
         if view.terminal:  # output the throttle held back still reaches the terminal before it closes
             out += self._live_output(view, force=True)
-        update: dict[str, Any] = {"sessionUpdate": "tool_call_update", "toolCallId": tool_id, "status": status}
+        update: acp.SessionUpdateToolCallUpdate = {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": tool_id,
+            "status": status,
+        }
         if output is not None:
             update["rawOutput"] = cap_value(output)
         if not self._apply_display(view, display, update):
@@ -276,7 +343,9 @@ class UpdateTranslator:
         out.append(update)
         return out
 
-    def _final_content(self, view: ToolView, status: str, output: Any) -> list[dict[str, Any]] | None:
+    def _final_content(
+        self, view: ToolView, status: acp.ToolCallStatus, output: JsonValue
+    ) -> list[acp.ToolCallContent] | None:
         if view.output is not None:  # a command: its bounded output (or the live terminal) is the content
             if view.terminal:
                 return None
@@ -291,18 +360,18 @@ class UpdateTranslator:
             text = _fenced(text)
         return view.content + [_text_content(text)] if status == "failed" else [_text_content(text)]
 
-    def _in_progress(self, view: ToolView) -> list[dict[str, Any]]:
+    def _in_progress(self, view: ToolView) -> list[Update]:
         if view.status != "pending":
             return []
         view.status = "in_progress"
         return [{"sessionUpdate": "tool_call_update", "toolCallId": view.id, "status": "in_progress"}]
 
-    def _on_approval_granted(self, e: Any) -> list[dict[str, Any]]:
+    def _on_approval_granted(self, e: ev.ApprovalGrantedEvent) -> list[Update]:
         tool_id = self._approval_tools.pop(e.interaction_id, None)
         view = self.tools.get(tool_id) if tool_id else None
         return self._in_progress(view) if view is not None else []
 
-    def _on_approval_denied(self, e: Any) -> list[dict[str, Any]]:
+    def _on_approval_denied(self, e: ev.ApprovalDeniedEvent) -> list[Update]:
         """A call the person rejected ends failed at once: some agents never report a call they were told not to
         run (gemini), and the editor must not show it pending until the turn ends."""
         tool_id = self._approval_tools.pop(e.interaction_id, None)
@@ -320,16 +389,18 @@ class UpdateTranslator:
         self._approval_tools[interaction_id] = tool_id
 
     # ── shell output ───────────────────────────────────────────────────────────────────────────────────────────
-    def _on_shell_start(self, e: Any) -> list[dict[str, Any]]:
+    def _on_shell_start(self, e: ev.ShellStartEvent) -> list[Update]:
         tool_id = self._current_command_tool()
-        out: list[dict[str, Any]] = []
+        out: list[Update] = []
         if tool_id is None:  # an agent reported a command without a tool call: show one
             self._synthetic += 1
             tool_id = f"shell-{self._synthetic}"
             out += self.announce(tool_id, "shell", {"command": e.command})
             view = self.tools[tool_id]
             view.kind, view.title = "execute", _shorten(e.command)
-            out[-1].update(kind=view.kind, title=view.title)  # the announcement shows the command, not the table's
+            announced = out[-1]
+            assert announced["sessionUpdate"] == "tool_call"
+            announced["kind"], announced["title"] = view.kind, view.title  # the command, not the table's title
         view = self.tools[tool_id]
         view.output = BoundedOutput()
         self._shell_stack.append(tool_id)
@@ -353,13 +424,13 @@ class UpdateTranslator:
                 return tool_id
         return None
 
-    def _on_shell_stdout_delta(self, e: Any) -> list[dict[str, Any]]:
+    def _on_shell_stdout_delta(self, e: ev.ShellStdoutDeltaEvent) -> list[Update]:
         return self._shell_output(e.delta)
 
-    def _on_shell_stderr_delta(self, e: Any) -> list[dict[str, Any]]:
+    def _on_shell_stderr_delta(self, e: ev.ShellStderrDeltaEvent) -> list[Update]:
         return self._shell_output(e.delta)
 
-    def _shell_output(self, delta: str) -> list[dict[str, Any]]:
+    def _shell_output(self, delta: str) -> list[Update]:
         if not self._shell_stack:
             return []
         view = self.tools.get(self._shell_stack[-1])
@@ -371,7 +442,7 @@ class UpdateTranslator:
         view.dirty = True
         return self._live_output(view, force=False)
 
-    def _live_output(self, view: ToolView, force: bool) -> list[dict[str, Any]]:
+    def _live_output(self, view: ToolView, force: bool) -> list[Update]:
         """At most one update per tool per interval: the latest lines, or (terminal mode) the append-only delta of
         everything since the last one, so nothing is ever sent twice."""
         now = time.monotonic()
@@ -396,16 +467,16 @@ class UpdateTranslator:
             }
         ]
 
-    def flush_live_output(self) -> list[dict[str, Any]]:
+    def flush_live_output(self) -> list[Update]:
         """Called when the stream goes quiet: show output that the throttle held back."""
-        out: list[dict[str, Any]] = []
+        out: list[Update] = []
         for tool_id in self._shell_stack:
             view = self.tools.get(tool_id)
             if view is not None and view.dirty:
                 out += self._live_output(view, force=True)
         return out
 
-    def _on_shell_exit(self, e: Any) -> list[dict[str, Any]]:
+    def _on_shell_exit(self, e: ev.ShellExitEvent) -> list[Update]:
         if not self._shell_stack:
             return []
         view = self.tools.get(self._shell_stack[-1])
@@ -425,13 +496,13 @@ class UpdateTranslator:
         return out
 
     # ── usage ──────────────────────────────────────────────────────────────────────────────────────────────────
-    def _on_token_usage(self, e: Any) -> list[dict[str, Any]]:
+    def _on_token_usage(self, e: ev.TokenUsageEvent) -> list[Update]:
         self._used_tokens = e.input_tokens + (e.cached_tokens or 0) + e.output_tokens
         if self._agent_usage:
             return []
         return [{"sessionUpdate": "usage_update", "used": self._used_tokens, "size": self.context_window}]
 
-    def _on_cost(self, e: Any) -> list[dict[str, Any]]:
+    def _on_cost(self, e: ev.CostEvent) -> list[Update]:
         if self._agent_usage:
             return []
         cost = e.cost
@@ -445,51 +516,51 @@ class UpdateTranslator:
             }
         ]
 
-    def _on_context_limit_warning(self, e: Any) -> list[dict[str, Any]]:
+    def _on_context_limit_warning(self, e: ev.ContextLimitWarningEvent) -> list[Update]:
         self.context_window = e.max_tokens or self.context_window
         if self._agent_usage:
             return []
         return [{"sessionUpdate": "usage_update", "used": e.used_tokens, "size": self.context_window}]
 
     # ── visible notes ──────────────────────────────────────────────────────────────────────────────────────────
-    def _on_context_compacted(self, e: Any) -> list[dict[str, Any]]:
+    def _on_context_compacted(self, e: ev.ContextCompactedEvent) -> list[Update]:
         return [notice(f"\n\n_(context compacted{': ' + e.summary if e.summary else ''})_\n\n")]
 
-    def _on_rate_limited(self, e: Any) -> list[dict[str, Any]]:
+    def _on_rate_limited(self, e: ev.RateLimitedEvent) -> list[Update]:
         wait = f" for {e.retry_after_ms / 1000:.0f}s" if e.retry_after_ms else ""
         return [notice(f"\n\n_(rate limited by the model provider; waiting{wait})_\n\n")]
 
-    def _on_retry(self, e: Any) -> list[dict[str, Any]]:
+    def _on_retry(self, e: ev.RetryEvent) -> list[Update]:
         of = f"/{e.max_attempts}" if e.max_attempts else ""
         return [notice(f"\n\n_(retrying, attempt {e.attempt}{of}: {e.reason})_\n\n")]
 
-    def _on_subagent_spawn(self, e: Any) -> list[dict[str, Any]]:
+    def _on_subagent_spawn(self, e: ev.SubagentSpawnEvent) -> list[Update]:
         return []  # the Task/Agent tool call already shows it
 
     # ── end of turn ────────────────────────────────────────────────────────────────────────────────────────────
-    def close_open_tools(self, status: str = "failed") -> list[dict[str, Any]]:
+    def close_open_tools(self, status: acp.ToolCallStatus = "failed") -> list[Update]:
         """Every tool call the editor saw must end: at turn end anything still open is closed."""
-        out: list[dict[str, Any]] = []
+        out: list[Update] = []
         for tool_id in list(self.tools):
             out += self._finish(tool_id, status, None)
         self._plan_tools.clear()
         return out
 
     # ── helpers ────────────────────────────────────────────────────────────────────────────────────────────────
-    def _title(self, spec: Any, name: str, tool_input: Any) -> str:
+    def _title(self, spec: ToolSpecLike, name: str, tool_input: JsonValue) -> str:
         if tool_input is None:
             return name
         title = spec.render_title(name, _relativize(tool_input, self.cwd, spec))
         return _shorten(title)
 
-    def _locations(self, spec: Any, tool_input: Any) -> list[dict[str, Any]]:
+    def _locations(self, spec: ToolSpecLike, tool_input: JsonValue) -> list[acp.ToolCallLocation]:
         if not isinstance(tool_input, dict):
             return []
         out = []
         for arg in spec.path_args:
             value = tool_input.get(arg)
             if isinstance(value, str) and value:
-                location: dict[str, Any] = {"path": resolve(value, self.cwd)}
+                location: acp.ToolCallLocation = {"path": resolve(value, self.cwd)}
                 line = tool_input.get(spec.line_arg) if spec.line_arg else None
                 if isinstance(line, int) and line > 0:
                     location["line"] = line
@@ -511,35 +582,42 @@ class UpdateTranslator:
         return view.status if view else None
 
 
-_ACP_KINDS = frozenset(
+_ACP_KINDS: frozenset[str] = frozenset(
     {"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"}
 )
 
 
-def _location(path: str, line: int | None, cwd: str) -> dict[str, Any]:
-    location: dict[str, Any] = {"path": resolve(path, cwd)}
+def _kind(kind: str) -> acp.ToolKind:
+    """A tool kind as ACP knows it: an agent's or a table's own word outside ACP's list shows as ``other``."""
+    return cast("acp.ToolKind", kind) if kind in _ACP_KINDS else "other"
+
+
+def _location(path: str, line: int | None, cwd: str) -> acp.ToolCallLocation:
+    location: acp.ToolCallLocation = {"path": resolve(path, cwd)}
     if isinstance(line, int) and line > 0:
         location["line"] = line
     return location
 
 
-def _complete_json(text: str) -> Any:
+def _complete_json(text: str) -> JsonValue:
     """The tool input when it already arrived whole (buffered agents), else None (it is still streaming)."""
     if not text:
         return None
     try:
-        return json.loads(text)
+        value: JsonValue = json.loads(text)
     except ValueError:
         return None
+    return value
 
 
-def _relativize(tool_input: Any, cwd: str, spec: Any) -> Any:
+def _relativize(tool_input: JsonValue, cwd: str, spec: ToolSpecLike) -> JsonValue:
     if not isinstance(tool_input, dict) or not spec.path_args:
         return tool_input
     shown = dict(tool_input)
     for arg in spec.path_args:
-        if isinstance(shown.get(arg), str):
-            shown[arg] = relative_title(shown[arg], cwd)
+        value = shown.get(arg)
+        if isinstance(value, str):
+            shown[arg] = relative_title(value, cwd)
     return shown
 
 
@@ -548,7 +626,7 @@ def _shorten(text: str) -> str:
     return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1] + "…"
 
 
-def _text_content(text: str) -> dict[str, Any]:
+def _text_content(text: str) -> acp.ToolCallContentContent:
     return {"type": "content", "content": {"type": "text", "text": text}}
 
 
@@ -559,13 +637,13 @@ def _fenced(text: str) -> str:
     return f"{fence}console\n{text}\n{fence}"
 
 
-def _output_text(output: Any) -> str:
+def _output_text(output: JsonValue) -> str:
     if output is None:
         return ""
     if isinstance(output, str):
         return output
     if isinstance(output, list) and all(isinstance(x, dict) for x in output):  # content blocks
-        texts = [x.get("text", "") for x in output if isinstance(x.get("text"), str)]
+        texts = [text for x in output if isinstance(x, dict) and isinstance(text := x.get("text"), str)]
         if texts:
             return "\n".join(texts)
     try:

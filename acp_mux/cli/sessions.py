@@ -16,7 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TextIO
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TextIO
 
 from acp_mux.core.shapes import as_dict
 from acp_mux.core.visible import visible
@@ -195,10 +196,10 @@ def show_lines(store: SessionStore, record: SessionRecord, warn: Callable[[str],
                 else data.get("stopReason")
             )
             yield f"--- turn ended: {visible(str(ended))}"
-        elif kind == "user.command" and isinstance(data.get("text"), str):  # `/agent NAME`: the person's own line
+        elif kind == "user.command" and isinstance(text := data.get("text"), str):  # `/agent NAME`: their own line
             yield from view.close()
             yield "## You"
-            yield visible(data["text"])
+            yield visible(text)
         elif kind == "user.cancel":
             yield from view.close()
             yield "--- cancelled by the user"
@@ -264,7 +265,7 @@ class _TextView:
                 yield text
             self._kind, self._parts = None, []
 
-    def update(self, raw: dict[str, Any]) -> Iterator[str]:
+    def update(self, raw: Mapping[str, object]) -> Iterator[str]:
         from acp_mux.protocol import v1
 
         update = read_update(raw)

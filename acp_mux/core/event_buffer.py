@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections import deque
-from typing import AsyncIterator, Callable, Generic, TypeVar
+from typing import AsyncGenerator, Callable, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -116,7 +116,7 @@ class EventBuffer(Generic[T]):
             if self._on_overflow is not None:
                 self._on_overflow(lost)
 
-    def iterate(self, from_start: bool = True, lossless: bool = False) -> AsyncIterator[T]:
+    def iterate(self, from_start: bool = True, lossless: bool = False) -> AsyncGenerator[T, None]:
         cursor = _Cursor(self._base if from_start else self.next_seq, lossless)
         self._cursors.append(cursor)
         iterator = self._iterate(cursor)
@@ -129,7 +129,7 @@ class EventBuffer(Generic[T]):
         except ValueError:
             pass
 
-    async def _iterate(self, cursor: "_Cursor") -> AsyncIterator[T]:
+    async def _iterate(self, cursor: "_Cursor") -> AsyncGenerator[T, None]:
         try:
             while True:
                 if cursor.seq < self._base:

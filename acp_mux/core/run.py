@@ -13,7 +13,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, AsyncIterator, Callable, Generator, Literal
+from typing import Any, AsyncGenerator, AsyncIterator, Callable, Generator, Literal
 
 from acp_mux.core.ids import new_ulid
 
@@ -213,7 +213,7 @@ class RunHandle:
     def __aiter__(self) -> AsyncIterator[BaseEvent]:
         return self._buffer.iterate(from_start=True)
 
-    def events(self, *, from_start: bool = True, lossless: bool = False) -> AsyncIterator[BaseEvent]:
+    def events(self, *, from_start: bool = True, lossless: bool = False) -> AsyncGenerator[BaseEvent, None]:
         """An independent iterator; ``from_start=False`` sees only events emitted after this call.
 
         ``lossless=True`` (the bridge's consumer) never loses an event to the high-water mark: reading the agent's

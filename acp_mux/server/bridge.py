@@ -26,6 +26,7 @@ from acp_mux.server.agent_choice import AGENT_OPTION, AgentChoices
 from acp_mux.server.store import SessionRecord, SessionStore
 
 if TYPE_CHECKING:
+    from acp_mux.protocol.v1_dicts import SessionConfigOption, SessionUpdate
     from acp_mux.server.live_session import BridgeConfig, LiveSession
     from acp_mux.server.early_session import EarlySession
     from acp_mux.adapters.base import AgentAdapter
@@ -440,7 +441,7 @@ class AcpServer:
             raise RpcError(RESOURCE_NOT_FOUND, f"unknown session {session_id!r}", {"uri": session_id})
         return session
 
-    def _notify(self, session_id: str, update: dict[str, Any]) -> None:
+    def _notify(self, session_id: str, update: SessionUpdate) -> None:
         self.conn.notify("session/update", {"sessionId": session_id, "update": update})
 
     def _tell(self, session_id: str, update: dict[str, Any]) -> None:
@@ -470,7 +471,7 @@ class AcpServer:
             state["configOptions"] = options
         return state
 
-    def _config_options(self, session: LiveSession) -> list[dict[str, Any]]:
+    def _config_options(self, session: LiveSession) -> list[SessionConfigOption]:
         return session.config_options()
 
     async def _announce(self, session: LiveSession) -> None:

@@ -16,7 +16,7 @@ a name) is left out here, with a warning, rather than refusing the editor's hand
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from acp_mux.protocol import wire
@@ -65,12 +65,14 @@ def typed(method: str, handler: Callable[[Any], Awaitable[Any]]) -> Callable[[di
     return call
 
 
-def answer(model_type: type[M], result: dict[str, Any]) -> dict[str, Any]:
+def answer(model_type: type[M], result: Mapping[str, object]) -> dict[str, Any]:
     """A result the bridge writes, built as its v1 model and dumped by :func:`wire.dump` (fields kept as set)."""
     return wire.dump(model_type.model_validate(result))
 
 
-def asking(request: Callable[[str, dict[str, Any]], Awaitable[Any]]) -> Callable[[str, dict[str, Any]], Awaitable[Any]]:
+def asking(
+    request: Callable[[str, Mapping[str, object]], Awaitable[Any]],
+) -> Callable[[str, Mapping[str, object]], Awaitable[Any]]:
     """``request`` (the connection's, asking the editor), with the editor's answer read by the v1 result model.
 
     The session keeps reading a dict (the model dumped: what the editor sent, field for field); an answer that does
@@ -79,7 +81,7 @@ def asking(request: Callable[[str, dict[str, Any]], Awaitable[Any]]) -> Callable
     the schema, and answers that only carry a kind this version does not know, pass as they came.
     """
 
-    async def ask(method: str, params: dict[str, Any]) -> Any:
+    async def ask(method: str, params: Mapping[str, object]) -> Any:
         result = await request(method, params)
         try:
             model = wire.parse_result(method, result)

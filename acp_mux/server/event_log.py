@@ -59,7 +59,8 @@ import math
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NotRequired, TypedDict, TypeGuard, cast
 
 from acp_mux.core import redact
 from acp_mux.core.joined_text import JoinedText
@@ -88,12 +89,25 @@ LEGACY_TYPE = "acp.update"
 GAP_PRUNED = "gap.events_pruned"
 
 
+class Envelope(TypedDict):
+    """One line of the log, as written and as read back (:func:`valid_envelope` checks the shape on read)."""
+
+    schema_version: NotRequired[str]
+    event_id: str
+    run_id: str
+    session_id: NotRequired[str | None]
+    sequence: int
+    occurred_at: str
+    type: str
+    data: dict[str, object]  # the event's wire form (JSON); a bridge record's own fields
+
+
 # ── envelopes ──────────────────────────────────────────────────────────────────────────────────────────────────
 def iso_ms(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def envelope_line(envelope: dict[str, Any]) -> str:
+def envelope_line(envelope: Envelope) -> str:
     """The canonical line of an envelope (no newline): fixed key order, sorted ``data``, compact, UTF-8 text.
 
     Lone surrogates (a truncated emoji from a JS editor) cannot be UTF-8: such a line is written with ``\\u``
@@ -101,7 +115,7 @@ def envelope_line(envelope: dict[str, Any]) -> str:
     try:
         line = _line(envelope, ascii_only=False)
     except ValueError:
-        envelope = _finite(envelope)
+        envelope = cast("Envelope", _finite(envelope))  # the same envelope, non-finite numbers as null
         line = _line(envelope, ascii_only=False)
     try:
         line.encode("utf-8")
@@ -110,21 +124,23 @@ def envelope_line(envelope: dict[str, Any]) -> str:
     return line
 
 
-def _line(envelope: dict[str, Any], *, ascii_only: bool) -> str:
-    def dump(value: Any, sort: bool) -> str:
+def _line(envelope: Envelope, *, ascii_only: bool) -> str:
+    def dump(value: object, sort: bool) -> str:
         return json.dumps(
             value, ensure_ascii=ascii_only, separators=(",", ":"), sort_keys=sort, allow_nan=False, default=str
         )
 
-    head = {k: envelope[k] for k in ENVELOPE_KEYS if k in envelope and k != "data"}
-    extra = {k: v for k, v in envelope.items() if k not in ENVELOPE_KEYS}  # additive envelope fields, kept
+    fields: Mapping[str, object] = envelope
+    head = {k: fields[k] for k in ENVELOPE_KEYS if k in fields and k != "data"}
+    extra = {k: v for k, v in fields.items() if k not in ENVELOPE_KEYS}  # additive envelope fields, kept
     line = dump(head, False)[:-1] + ',"data":' + dump(envelope.get("data", {}), True)
     if extra:
         line += "," + dump(extra, True)[1:-1]
     return line + "}"
 
 
-def _finite(value: Any) -> Any:
+def _finite(value: object) -> object:
+    """The value with every non-finite float (JSON has none) replaced by None."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
@@ -134,7 +150,7 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def valid_envelope(obj: Any) -> bool:
+def valid_envelope(obj: object) -> TypeGuard[Envelope]:
     """The shape every reader relies on; anything else in a log is a corrupt line."""
     return (
         isinstance(obj, dict)
@@ -158,13 +174,13 @@ def _delta_of(event: BaseEvent) -> tuple[str, str | None]:
     raise TypeError(f"{event.type} is in FOLDED_TYPES but is no delta event")
 
 
-def event_data(event: BaseEvent) -> dict[str, Any]:
+def event_data(event: BaseEvent) -> dict[str, object]:
     """An event's ``data``: its wire form minus what the envelope carries (and minus debug ``raw``)."""
     dumped = event.model_dump(mode="json", by_alias=True, exclude_none=True)
     return {k: v for k, v in dumped.items() if k not in _NOT_DATA}
 
 
-def event_from_envelope(envelope: dict[str, Any]) -> BaseEvent:
+def event_from_envelope(envelope: Envelope) -> BaseEvent:
     """The typed event an envelope holds (UnknownEvent for types this version does not know; an envelope whose
     data no longer validates as its type is read as unknown too, with a warning: old logs never break a load)."""
     from acp_mux.core.events import UnknownEvent, parse_event
@@ -201,7 +217,7 @@ def read_lines(path: Path) -> Iterator[tuple[int, bytes]]:
             yield number, line
 
 
-def read_envelopes(path: Path, warn: Callable[[str], None] | None = None) -> Iterator[dict[str, Any]]:
+def read_envelopes(path: Path, warn: Callable[[str], None] | None = None) -> Iterator[Envelope]:
     """The envelopes of a log in file order. A corrupt line (a torn last line after a crash, bad JSON, a wrong
     shape) is skipped with a warning; the lines after it are read as usual."""
     say = warn or log.warning
@@ -222,7 +238,7 @@ def read_envelopes(path: Path, warn: Callable[[str], None] | None = None) -> Ite
 
 def legacy_envelopes(
     path: Path, session_id: str, created_at: str, warn: Callable[[str], None] | None = None
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[Envelope]:
     """A pre-event-log transcript (ACP updates) read as ``acp.update`` envelopes, the same bytes on every read."""
     say = warn or log.warning
     run_id = f"legacy-{session_id}"
@@ -308,7 +324,7 @@ def _omitted(count: int) -> str:
     return f"\n[… {count} characters not kept in the session log …]\n"
 
 
-def cap_strings(value: Any, cap: int) -> Any:
+def cap_strings(value: object, cap: int) -> object:
     """Every string longer than ``cap`` kept as its first and last ``cap/2`` characters with a note between."""
     if isinstance(value, str):
         if len(value) <= cap:
@@ -343,7 +359,9 @@ class EventLogWriter:
         self.session_id = session_id
         self._ids = ids or _ulid_at
         self._ensure_dir = ensure_dir
-        self._pending: list[tuple[str, str, int, Any]] = []  # (run_id, type, timestamp ms, event | data dict)
+        self._pending: list[
+            tuple[str, str, int, BaseEvent | dict[str, object]]
+        ] = []  # (run_id, type, timestamp ms, event | data dict)
         self._fold: _Fold | None = None
         self._sequence: dict[str, int] = {}
         self._timer: asyncio.TimerHandle | asyncio.Handle | None = None
@@ -374,7 +392,7 @@ class EventLogWriter:
         self._pending.append((event.run_id, event_type, event.timestamp, event))
         self._schedule()
 
-    def record(self, run_id: str, event_type: str, data: dict[str, Any], timestamp_ms: int | None = None) -> None:
+    def record(self, run_id: str, event_type: str, data: Mapping[str, object], timestamp_ms: int | None = None) -> None:
         """An envelope of the bridge's own (``user.message``, ``turn.ended``…), in order with the run's events."""
         from acp_mux.core.event_codes import now_ms
 
@@ -386,7 +404,7 @@ class EventLogWriter:
         fold, self._fold = self._fold, None
         if fold is None:
             return
-        data: dict[str, Any] = {"delta": fold.text()}
+        data: dict[str, object] = {"delta": fold.text()}
         if fold.tool_call_id is not None:
             data["toolCallId"] = fold.tool_call_id
         self._pending.append((fold.run_id, fold.type, fold.timestamp, data))
@@ -432,16 +450,20 @@ class EventLogWriter:
             self.failed = str(exc)
 
     @staticmethod
-    def _line(envelope: dict[str, Any]) -> str:
+    def _line(envelope: Envelope) -> str:
         line = envelope_line(envelope)
         if redact.in_json(line):  # a secret the log masks (an MCP token, an API key) is masked here too
             envelope = {**envelope, "data": redact.redact_value(envelope["data"])}
             line = envelope_line(envelope)
         if len(line) > 2 * FOLD_CAP_CHARS:  # a huge field (a whole message, a tool's raw output): bounded as folds are
-            line = envelope_line({**envelope, "data": cap_strings(envelope["data"], FOLD_CAP_CHARS)})
+            line = envelope_line(
+                {**envelope, "data": {k: cap_strings(v, FOLD_CAP_CHARS) for k, v in envelope["data"].items()}}
+            )
         return line
 
-    def _envelope(self, run_id: str, event_type: str, timestamp: int, payload: Any) -> dict[str, Any]:
+    def _envelope(
+        self, run_id: str, event_type: str, timestamp: int, payload: BaseEvent | dict[str, object]
+    ) -> Envelope:
         sequence = self._sequence.get(run_id, 0)
         self._sequence[run_id] = sequence + 1
         data = payload if isinstance(payload, dict) else event_data(payload)
@@ -471,6 +493,15 @@ def _ulid_at(timestamp_ms: int) -> str:
     return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
 
 
+class _Span(TypedDict):
+    """What retention removed of one run: the sequence range, how many events, the run's session."""
+
+    first: int
+    last: int
+    events: int
+    session_id: str | None
+
+
 # ── retention ──────────────────────────────────────────────────────────────────────────────────────────────────
 def prune_log(path: Path, keep_last: int, *, pruned_at: str, ids: Callable[[int], str] | None = None) -> int:
     """Keep the newest ``keep_last`` envelopes of a log; each run that lost events gets one ``gap.events_pruned``
@@ -489,7 +520,7 @@ def prune_log(path: Path, keep_last: int, *, pruned_at: str, ids: Callable[[int]
         # start what is kept at a prompt when there is one to start at, so the history begins with a whole turn
         cut = next((i for i in range(cut, len(envelopes)) if envelopes[i]["type"] == "user.message"), cut)
         dropped, kept = envelopes[:cut], envelopes[cut:]
-        spans: dict[str, dict[str, Any]] = {}
+        spans: dict[str, _Span] = {}
         for env in dropped:
             span = spans.setdefault(
                 env["run_id"],
@@ -504,7 +535,7 @@ def prune_log(path: Path, keep_last: int, *, pruned_at: str, ids: Callable[[int]
             else:
                 span["first"] = min(span["first"], env["sequence"])
                 span["events"] += 1
-        markers = [
+        markers: list[Envelope] = [
             {
                 "schema_version": SCHEMA_VERSION,
                 "event_id": mint(0),
@@ -530,9 +561,10 @@ def prune_log(path: Path, keep_last: int, *, pruned_at: str, ids: Callable[[int]
     return removed
 
 
-def _loads(raw: bytes) -> Any:
+def _loads(raw: bytes) -> object:
     try:
-        return json.loads(raw)
+        value: object = json.loads(raw)
+        return value
     except ValueError:
         return None
 
@@ -541,5 +573,5 @@ def count_lines(path: Path) -> int:
     return sum(1 for _, raw in read_lines(path) if raw.strip())
 
 
-def join_envelopes(lines: Iterable[dict[str, Any]]) -> str:
+def join_envelopes(lines: Iterable[Envelope]) -> str:
     return "".join(envelope_line(e) + "\n" for e in lines)

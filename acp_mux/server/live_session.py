@@ -13,10 +13,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from collections.abc import AsyncGenerator, Coroutine, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Awaitable, Callable, cast
 
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.interaction import Approve, Deny
+from acp_mux.core.lazy_events import ev
 from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 from acp_mux.core.prompt import Prompt, TextPart
 from acp_mux.server.agent_choice import AgentChoices
@@ -44,7 +46,14 @@ from acp_mux.translation.stop_reasons import TurnOutcome
 from acp_mux.translation.updates import UpdateTranslator, notice
 
 if TYPE_CHECKING:
+    from acp_mux.adapters.base import ModeInfo, ToolTable
     from acp_mux.core.run import RunHandle
+    from acp_mux.protocol import v1_dicts as acp
+    from acp_mux.protocol.v1_dicts import JsonValue
+    from acp_mux.translation.updates import ToolView
+
+    # asks the editor (a method, its params); the editor's answer, read at the edge (editor_edge.asking)
+    AskEditor = Callable[[str, Mapping[str, object]], Awaitable[object]]
 
 log = logging.getLogger(__name__)
 
@@ -76,12 +85,12 @@ class LiveSession:
         adapter: AgentAdapter,
         config: BridgeConfig,
         store: SessionStore,
-        send_update: Callable[[str, dict[str, Any]], None],
-        request: Callable[[str, dict[str, Any]], Any],
+        send_update: Callable[[str, acp.SessionUpdate], None],
+        request: AskEditor,
         writable: Callable[[], Awaitable[None]] | None = None,
-        mcp_servers: list[dict[str, Any]] | None = None,
+        mcp_servers: list[dict[str, JsonValue]] | None = None,
         mode_changed: Callable[[str], None] | None = None,
-        client_capabilities: dict[str, Any] | None = None,
+        client_capabilities: dict[str, JsonValue] | None = None,
         choices: AgentChoices | None = None,
         adapter_for: Callable[[str], AgentAdapter] | None = None,
     ) -> None:
@@ -110,11 +119,11 @@ class LiveSession:
         self._turns = 0  # turns begun: a cancel waits for *its* turn, not for the next prompt the editor sends
         self._cancel = asyncio.Event()
         self._permission_tasks: set[asyncio.Task[None]] = set()
-        self._open_questions: dict[str, asyncio.Future[Any]] = {}  # interaction id -> the editor's open dialog
+        self._open_questions: dict[str, asyncio.Future[object]] = {}  # interaction id -> the editor's open dialog
         self._reasking: set[str] = set()  # questions withdrawn from the editor only to be asked again (late answers)
         self.log = store.event_log(record.session_id)  # every event of every run, and the bridge's side of the turns
         self._turn_run: str | None = None  # the run the current prompt went to
-        self._turn_blocks: list[dict[str, Any]] = []  # the current prompt as the person wrote it (for the log)
+        self._turn_blocks: list[acp.ContentBlock] = []  # the current prompt as the person wrote it (for the log)
         self._turn_marker: str | None = None  # the agent's name shown before its answer (agent picking)
         self._store_trouble_shown = False  # a store that cannot be written is said once per session, not per turn
         self._agent_titled = False  # the agent named (or cleared) the session's title: acp-mux derives none
@@ -123,10 +132,10 @@ class LiveSession:
     def id(self) -> str:
         return self.record.session_id
 
-    def update(self, payload: dict[str, Any]) -> None:
+    def update(self, payload: acp.SessionUpdate) -> None:
         self._send_update(self.id, payload)
 
-    def history(self) -> Any:
+    def history(self) -> Iterator[acp.SessionUpdate]:
         """The stored conversation as ``session/update`` payloads, translated now (session/load). Flushes first:
         what a running turn has logged so far belongs to the history."""
         from acp_mux.server.replay import session_history  # deferred: needed only by session/load
@@ -136,7 +145,7 @@ class LiveSession:
             self.store, self.id, self._new_translator, self.adapter.login_command, self._tool_table_for
         )
 
-    def _tool_table_for(self, agent: str) -> Any:
+    def _tool_table_for(self, agent: str) -> ToolTable:
         """The tool table of the agent that answered a turn (sessions where the person picks agents mix them)."""
         if agent != self.adapter.name and self._adapter_for is not None:
             try:
@@ -162,7 +171,7 @@ class LiveSession:
         return text
 
     # ── the turn ───────────────────────────────────────────────────────────────────────────────────────────────
-    async def prompt(self, blocks: list[Any]) -> dict[str, Any]:
+    async def prompt(self, blocks: Sequence[object]) -> acp.PromptResponse:
         """One prompt, after the switches sent before it (so it reaches the agent the person picked last); a
         cancel while it waits answers ``cancelled`` and nothing reaches any agent."""
         async with self._gate.turn() as started:
@@ -170,7 +179,7 @@ class LiveSession:
                 return {"stopReason": "cancelled"}
             return await self._prompt(blocks)
 
-    async def _prompt(self, blocks: list[Any]) -> dict[str, Any]:
+    async def _prompt(self, blocks: Sequence[object]) -> acp.PromptResponse:
         caps = self.adapter.capabilities
         try:
             prompt = to_prompt(
@@ -186,7 +195,7 @@ class LiveSession:
             return await self._agent_command(prompt.as_text().strip())
         self._begin_turn()
         self._maybe_title(prompt.as_text())
-        ended: dict[str, Any] = {"error": {"code": -32603, "message": "the turn did not end normally"}}
+        ended: dict[str, JsonValue] = {"error": {"code": -32603, "message": "the turn did not end normally"}}
         self._turn_blocks, self._turn_marker = prompt_to_blocks(prompt), None
         if self.choices is not None:
             prompt = self._with_missed_turns(prompt)
@@ -198,7 +207,7 @@ class LiveSession:
             self.record.seen_turns[self.adapter.name] = len(self.record.turn_agents)
         try:
             result = await self._run_turn(prompt)
-            ended = {"stopReason": result.get("stopReason")}
+            ended = {"stopReason": result["stopReason"]}
             return result
         except RpcError as exc:
             ended = {"error": {"code": exc.code, "message": exc.message}}
@@ -220,7 +229,7 @@ class LiveSession:
         self._cancel.clear()
         self._turn_run = None
 
-    async def _run_turn(self, prompt: Any) -> dict[str, Any]:
+    async def _run_turn(self, prompt: Prompt) -> acp.PromptResponse:
         if self._replace_before_turn:  # a setting asked for during the last turn needs a new process
             self._replace_before_turn = False
             await self._stop_handle(SWITCH_GRACE_S)
@@ -245,7 +254,7 @@ class LiveSession:
                 self._log_prompt(handle.run_id, prompt)
         return await self._consume(handle, events)
 
-    def _log_prompt(self, run_id: str, prompt: Any) -> None:
+    def _log_prompt(self, run_id: str, prompt: Prompt) -> None:
         """The person's prompt (as they wrote it, without context the bridge added), and the agent's name shown
         before the answer when the person picks agents."""
         self._turn_run = run_id
@@ -254,13 +263,13 @@ class LiveSession:
             self.log.record(run_id, "bridge.notice", {"text": self._turn_marker})
 
     # ── one entry for every agent ─────────────────────────────────────────────────────────────────────────────
-    def config_options(self) -> list[dict[str, Any]]:
+    def config_options(self) -> list[acp.SessionConfigOption]:
         """What the editor shows next to the conversation: the agent (when the person picks it), mode, model, and
         the agent's own settings."""
         options = self.settings.config_options()
         if self.choices is not None:
             options.insert(0, self.choices.option(self.adapter.name))
-        return options
+        return cast("list[acp.SessionConfigOption]", options)  # built to the schema by session_settings
 
     async def switch_agent(self, name: str) -> None:
         """Between prompts: stop the current agent (its native session kept, so switching back resumes it), start
@@ -309,7 +318,7 @@ class LiveSession:
         self._on_commands(None)
         self.warm()
 
-    async def _agent_command(self, text: str) -> dict[str, Any]:
+    async def _agent_command(self, text: str) -> acp.PromptResponse:
         """``/agent NAME``: the switch for editors without a config-option menu; ``/agent`` alone lists them."""
         assert self.choices is not None
         from acp_mux.core.ids import new_ulid
@@ -379,7 +388,7 @@ class LiveSession:
             log.info("warming %s failed: %s", self.adapter.name, exc)
             self.handle = None
 
-    def _start_handle(self, prompt: Any) -> RunHandle:
+    def _start_handle(self, prompt: Prompt | None) -> RunHandle:
         from acp_mux.core.run import start_run  # deferred until a session exists: run.py (and ulid) slow cold start
 
         handle = self.handle = start_run(self.adapter, self._run_options(prompt))
@@ -392,15 +401,14 @@ class LiveSession:
         handle.on("client_request", lambda event: self._side_task(self._serve_client_request(handle, event)))
         return handle
 
-    async def _consume(self, handle: RunHandle, events: Any) -> dict[str, Any]:
+    async def _consume(self, handle: RunHandle, events: AsyncGenerator[ev.BaseEvent, None]) -> acp.PromptResponse:
         outcome: TurnOutcome | None = None
-        iterator = events.__aiter__()
         flusher = asyncio.ensure_future(self._flush_held_output())
         try:
-            async for event in iterator:
-                if event.type == "approval_request":
+            async for event in events:
+                if isinstance(event, ev.ApprovalRequestEvent):
                     self._ask_permission(handle, event)
-                elif event.type in ("approval_granted", "approval_denied"):
+                elif isinstance(event, (ev.ApprovalGrantedEvent, ev.ApprovalDeniedEvent)):
                     self._withdraw_question(event.interaction_id)
                 payloads, turn_outcome = updates_for_event(
                     self.translator, event, login_command=self.adapter.login_command, cancelled=self._cancel.is_set()
@@ -415,7 +423,7 @@ class LiveSession:
                     await self._writable()
         finally:
             flusher.cancel()
-            await iterator.aclose()
+            await events.aclose()
         if self._cancel.is_set():
             return {"stopReason": "cancelled"}
         if outcome is not None and outcome.error_code is not None:
@@ -430,7 +438,7 @@ class LiveSession:
             for payload in self.translator.flush_live_output():
                 self.update(payload)
 
-    def _run_options(self, prompt: Any) -> RunOptions:
+    def _run_options(self, prompt: Prompt | None) -> RunOptions:
         return RunOptions(
             agent=self.adapter.name,
             cwd=self.record.cwd,
@@ -453,13 +461,15 @@ class LiveSession:
         """The session's additional workspace roots as this agent's flags (the bridge refused roots it cannot take)."""
         return self.adapter.extra_directory_args(self.record.additional_directories) or []
 
-    def _on_native_session(self, event: Any) -> None:
+    def _on_native_session(self, event: ev.BaseEvent) -> None:
+        assert isinstance(event, ev.SessionStartEvent)  # registered for session_start only
         if self.record.native_session_id != event.session_id:
             self.record.native_session_id = event.session_id
             self.store.save(self.record)
 
     # ── what the agent reports outside the turn ────────────────────────────────────────────────────────────────
-    def _on_settings(self, event: Any) -> None:
+    def _on_settings(self, event: ev.BaseEvent) -> None:
+        assert isinstance(event, (ev.SessionOptionsEvent, ev.ModeChangeEvent))  # registered for these two only
         mode_before = self.settings.current_mode
         if not self.settings.apply(event):
             return
@@ -471,9 +481,12 @@ class LiveSession:
             )
         self._send_update(self.id, {"sessionUpdate": "config_option_update", "configOptions": self.config_options()})
 
-    def _on_commands(self, event: Any) -> None:
+    def _on_commands(self, event: ev.BaseEvent | None) -> None:
+        """The agent's commands (``commands_update``; None: the current adapter's none, after a switch)."""
+        assert event is None or isinstance(event, ev.CommandsUpdateEvent)  # registered for commands_update only
+        commands: list[acp.AvailableCommand]
         if event is not None and event.wire is not None:  # an ACP agent's own commands: input hints and _meta kept
-            commands = [dict(c) for c in event.wire]
+            commands = [cast("acp.AvailableCommand", dict(c)) for c in event.wire]  # validated at the agent's edge
         else:
             commands = [{"name": c.name, "description": c.description} for c in event.commands] if event else []
         if self.choices is not None:
@@ -484,14 +497,15 @@ class LiveSession:
             )
         self._send_update(self.id, {"sessionUpdate": "available_commands_update", "availableCommands": commands})
 
-    def _side_task(self, coro: Any) -> None:
+    def _side_task(self, coro: Coroutine[object, object, None]) -> None:
         task = asyncio.ensure_future(coro)
         self._side_tasks.add(task)
         task.add_done_callback(self._side_tasks.discard)
 
-    async def _serve_client_request(self, handle: RunHandle, event: Any) -> None:
+    async def _serve_client_request(self, handle: RunHandle, event: ev.BaseEvent) -> None:
         """The agent asks for something the editor offers (a file from its buffers, a terminal): ask the editor in
         this session's name, and always answer the agent, with the editor's result or its error."""
+        assert isinstance(event, ev.ClientRequestEvent)  # registered for client_request only
         try:
             result = await self._request(event.method, {**event.params, "sessionId": self.id})
         except Exception as exc:
@@ -503,12 +517,13 @@ class LiveSession:
             return
         await handle.answer_client_request(event.request_id, result=result)
 
-    def _on_agent_update(self, event: Any) -> None:
+    def _on_agent_update(self, event: ev.BaseEvent) -> None:
         """An ACP agent's own update, to the editor as it wrote it, in a turn or between turns. Its title (or its
         clearing of it) names the session from then on: the agent knows what the conversation is about better
         than the first prompt's words acp-mux titles it with."""
-        update = event.update
-        if update.get("sessionUpdate") == "session_info_update" and "title" in update:
+        assert isinstance(event, ev.AgentUpdateEvent)  # registered for agent_update only
+        update = cast("acp.SessionUpdate", event.update)  # validated at the agent's edge (the ACP family's parse)
+        if update["sessionUpdate"] == "session_info_update" and "title" in update:
             title = update["title"]
             self._agent_titled = True
             if self.record.title != title:
@@ -525,12 +540,12 @@ class LiveSession:
         self._send_update(self.id, {"sessionUpdate": "session_info_update", "title": title})
 
     # ── permissions ────────────────────────────────────────────────────────────────────────────────────────────
-    def _ask_permission(self, handle: RunHandle, event: Any) -> None:
+    def _ask_permission(self, handle: RunHandle, event: ev.ApprovalRequestEvent) -> None:
         task = asyncio.ensure_future(self._permission_or_deny(handle, event))
         self._permission_tasks.add(task)
         task.add_done_callback(self._permission_tasks.discard)
 
-    async def _permission_or_deny(self, handle: RunHandle, event: Any) -> None:
+    async def _permission_or_deny(self, handle: RunHandle, event: ev.ApprovalRequestEvent) -> None:
         """Whatever goes wrong while asking, the agent hears "no" at once instead of waiting for ever."""
         try:
             await self._permission(handle, event)
@@ -538,7 +553,7 @@ class LiveSession:
             log.exception("asking for permission failed; denying")
             await self._answer(handle, event.interaction_id, False, reason="acp-mux could not ask the user.")
 
-    async def _permission(self, handle: RunHandle, event: Any) -> None:
+    async def _permission(self, handle: RunHandle, event: ev.ApprovalRequestEvent) -> None:
         tool_id = event.tool_call_id
         if not tool_id or tool_id not in self.translator.tools:  # never ask about a tool the editor has not seen
             tool_id = tool_id or f"approval-{event.interaction_id}"
@@ -571,9 +586,11 @@ class LiveSession:
             self.rules.remember(scope, "allow" if answer.approve else "reject")
         await self._answer(handle, event.interaction_id, answer.approve, always=answer.always)
 
-    async def _ask_choice(self, handle: RunHandle, event: Any, tool_id: str, view: Any) -> None:
+    async def _ask_choice(
+        self, handle: RunHandle, event: ev.ApprovalRequestEvent, tool_id: str, view: ToolView | None
+    ) -> None:
         """The agent asks the person to pick an answer (cursor/ask_question): one option per choice, or skip."""
-        options = choice_options(event.choices)
+        options = choice_options(event.choices or ())
         response = await self._ask_editor(handle, event, tool_id, view, options)
         if response is _WITHDRAWN:
             return
@@ -583,7 +600,9 @@ class LiveSession:
             return
         await self._answer(handle, event.interaction_id, True, updated_input={"choice": picked})
 
-    async def _leave_read_only_mode(self, handle: RunHandle, event: Any, tool_id: str, view: Any) -> None:
+    async def _leave_read_only_mode(
+        self, handle: RunHandle, event: ev.ApprovalRequestEvent, tool_id: str, view: ToolView | None
+    ) -> None:
         """The agent asks to leave plan mode: the user picks the mode to continue in, or keeps planning."""
         names = {m.id: m.name for m in self.settings.modes}
         targets = [(m, names.get(m, m)) for m in self.adapter.plan_exit_modes]
@@ -601,16 +620,21 @@ class LiveSession:
             self._mode_changed(target)
 
     async def _ask_editor(
-        self, handle: RunHandle, event: Any, tool_id: str, view: Any, options: list[dict[str, Any]]
-    ) -> Any:
+        self,
+        handle: RunHandle,
+        event: ev.ApprovalRequestEvent,
+        tool_id: str,
+        view: ToolView | None,
+        options: list[acp.PermissionOption],
+    ) -> object:
         """session/request_permission about an announced tool call; the raw answer, ``None`` if the client failed,
         or ``_WITHDRAWN`` when cancel took the question back (the agent has then been told "no")."""
-        tool_call: dict[str, Any] = {"toolCallId": tool_id, "status": "pending"}
+        tool_call: acp.ToolCallUpdate = {"toolCallId": tool_id, "status": "pending"}
         if view is not None:
-            tool_call.update(title=view.title, kind=view.kind)
+            tool_call["title"], tool_call["kind"] = view.title, view.kind
             if view.content:
                 tool_call["content"] = view.content
-        params = {"sessionId": self.id, "toolCall": tool_call, "options": options}
+        params: acp.RequestPermissionRequest = {"sessionId": self.id, "toolCall": tool_call, "options": options}
         cancelled = asyncio.ensure_future(self._cancel.wait())
         try:
             while True:  # asked again when the editor reopens the session (``reask_pending``): late answers
@@ -668,7 +692,7 @@ class LiveSession:
         always: bool = False,
         reason: str | None = None,
         by: str = "user",
-        updated_input: Any = None,
+        updated_input: dict[str, JsonValue] | None = None,
     ) -> None:
         response = (
             Approve(always=always, updated_input=updated_input)
@@ -726,7 +750,7 @@ class LiveSession:
             log.info("agent ignored the interrupt; terminating its process group")
             await handle.abort(TERMINATE_GRACE_S)
 
-    def mode_info(self) -> Any:
+    def mode_info(self) -> ModeInfo | None:
         """The session's current mode (``ModeInfo``), or None when the agent has no modes."""
         return self.settings.mode_info()
 
@@ -745,7 +769,7 @@ class LiveSession:
         if self.handle is not None and not self.handle.done:
             await self._replace_process()  # a spawn argument for this agent: the next prompt resumes with the new one
 
-    async def set_agent_option(self, option_id: str, value: Any) -> bool:
+    async def set_agent_option(self, option_id: str, value: JsonValue) -> bool:
         """A setting the agent itself offered (not mode or model): passed through to the live agent."""
         handle = self.handle
         return handle is not None and handle.usable and await handle.set_config_option(option_id, value)

@@ -24,7 +24,8 @@ the answer to ``session/load`` and the announcements after it describe the sessi
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Literal, cast
 
 from acp_mux.server.event_log import GAP_PRUNED, LEGACY_TYPE, event_from_envelope
 from acp_mux.translation.conversation import updates_for_event
@@ -33,11 +34,14 @@ from acp_mux.translation.updates import UpdateTranslator, notice, text_chunk
 if TYPE_CHECKING:
     from acp_mux.adapters.base import ToolTable
     from acp_mux.core.events import BaseEvent
+    from acp_mux.protocol.v1_dicts import ContentBlock, SessionUpdate
+    from acp_mux.server.event_log import Envelope
+    from acp_mux.server.store import SessionStore
 
 STATE_UPDATES = frozenset(
     {"usage_update", "available_commands_update", "current_mode_update", "config_option_update", "session_info_update"}
 )
-_STREAMS = {
+_STREAMS: dict[str, tuple[str, str, str, Literal["agent_message_chunk", "agent_thought_chunk"]]] = {
     "message": ("text_delta", "message_stop", "text", "agent_message_chunk"),
     "thinking": ("thinking_delta", "thinking_stop", "thinking", "agent_thought_chunk"),
 }
@@ -53,14 +57,13 @@ class Snapshots:
     """The file contents a live turn read for its diffs, handed back to a replay's translator (``read_file``) per
     path in the order they were read; a path never recorded reads as absent: a replay never reads today's disk."""
 
-    def __init__(self, envelopes: Iterable[dict[str, Any]]) -> None:
+    def __init__(self, envelopes: Iterable[Envelope]) -> None:
         self._by_path: dict[str, deque[str | None]] = {}
         for envelope in envelopes:
-            if envelope["type"] == SNAPSHOT and isinstance(envelope["data"].get("path"), str):
+            path = envelope["data"].get("path")
+            if envelope["type"] == SNAPSHOT and isinstance(path, str):
                 text = envelope["data"].get("text")
-                self._by_path.setdefault(envelope["data"]["path"], deque()).append(
-                    text if isinstance(text, str) else None
-                )
+                self._by_path.setdefault(path, deque()).append(text if isinstance(text, str) else None)
 
     def __call__(self, path: str) -> str | None:
         queue = self._by_path.get(path)
@@ -83,20 +86,26 @@ class Replay:
         self.in_turn = False
         self._streamed: dict[str, bool] = {}  # "message"/"thinking" -> a delta of the open one was shown
 
-    def envelope(self, envelope: dict[str, Any]) -> list[dict[str, Any]]:
-        kind: str = envelope["type"]
-        data: dict[str, Any] = envelope["data"]
-        if kind == LEGACY_TYPE:
-            return [data]
+    def envelope(self, envelope: Envelope) -> list[SessionUpdate]:
+        kind = envelope["type"]
+        data = envelope["data"]
+        if kind == LEGACY_TYPE:  # an update an old version stored as it sent it (read: a dict with a sessionUpdate)
+            return [cast("SessionUpdate", data)]
         if kind == "user.message":
             self.cancelled = False
             self.in_turn = True
-            if self.tool_table_for is not None and isinstance(data.get("agent"), str):
-                self.translator.tools_table = self.tool_table_for(data["agent"])
+            agent = data.get("agent")
+            if self.tool_table_for is not None and isinstance(agent, str):
+                self.translator.tools_table = self.tool_table_for(agent)
             blocks = data.get("content")
-            return [{"sessionUpdate": "user_message_chunk", "content": b} for b in blocks or [] if isinstance(b, dict)]
+            return [
+                {"sessionUpdate": "user_message_chunk", "content": cast("ContentBlock", b)}
+                for b in (blocks if isinstance(blocks, list) else [])
+                if isinstance(b, dict)  # the prompt's blocks as the editor sent them (validated then)
+            ]
         if kind == "bridge.notice":
-            return [notice(data["text"])] if isinstance(data.get("text"), str) else []
+            text = data.get("text")
+            return [notice(text)] if isinstance(text, str) else []
         if kind == "user.cancel":
             self.cancelled = True
             return []
@@ -109,9 +118,9 @@ class Replay:
             return []  # a bridge record with nothing to show, or an agent event from between turns
         return self._event(event_from_envelope(envelope))
 
-    def _event(self, event: BaseEvent) -> list[dict[str, Any]]:
+    def _event(self, event: BaseEvent) -> list[SessionUpdate]:
         t = event.type
-        extra: list[dict[str, Any]] = []
+        extra: list[SessionUpdate] = []
         if t in _STARTS:
             self._streamed[_STARTS[t]] = False
         elif t in _DELTAS:
@@ -128,10 +137,10 @@ class Replay:
         )
         if t == "turn_end":
             self.in_turn = False  # the live turn stopped reading here
-        return [u for u in extra + updates if u.get("sessionUpdate") not in STATE_UPDATES]
+        return [u for u in extra + updates if u["sessionUpdate"] not in STATE_UPDATES]
 
 
-def gap_text(kind: str, data: dict[str, Any]) -> str:
+def gap_text(kind: str, data: Mapping[str, object]) -> str:
     if kind == GAP_PRUNED:
         count = data.get("events")
         what = f"{count} earlier events" if isinstance(count, int) else "Earlier events"
@@ -140,20 +149,20 @@ def gap_text(kind: str, data: dict[str, Any]) -> str:
 
 
 def replay_updates(
-    envelopes: Iterable[dict[str, Any]], translator: UpdateTranslator, login_command: str | None = None
-) -> Iterator[dict[str, Any]]:
+    envelopes: Iterable[Envelope], translator: UpdateTranslator, login_command: str | None = None
+) -> Iterator[SessionUpdate]:
     replay = Replay(translator, login_command)
     for envelope in envelopes:
         yield from replay.envelope(envelope)
 
 
 def session_history(
-    store: Any,
+    store: SessionStore,
     session_id: str,
     make_translator: Callable[[Callable[[str], str | None]], UpdateTranslator],
     login_command: str | None = None,
     tool_table_for: Callable[[str], ToolTable] | None = None,
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[SessionUpdate]:
     """A stored session's conversation as updates: ``make_translator(read_file)`` builds today's translator, fed
     the recorded file snapshots (a first pass over the log) instead of the disk."""
     snapshots = Snapshots(store.envelopes(session_id, warn=lambda message: None))
@@ -162,28 +171,30 @@ def session_history(
         yield from replay.envelope(envelope)
 
 
-def folded_conversation(updates: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def folded_conversation(updates: Iterable[Mapping[str, object]]) -> list[dict[str, object]]:
     """Updates with each tool call's later updates folded into its ``tool_call`` (its final title and status) and
     consecutive text chunks of one kind joined: the conversation in the compact form a summary reads."""
-    out: list[dict[str, Any]] = []
-    calls: dict[str, dict[str, Any]] = {}
+    out: list[dict[str, object]] = []
+    calls: dict[str, dict[str, object]] = {}
     for update in updates:
         kind = update.get("sessionUpdate")
         tool_id = update.get("toolCallId")
-        if kind == "tool_call_update" and tool_id in calls:
+        if kind == "tool_call_update" and isinstance(tool_id, str) and tool_id in calls:
             calls[tool_id].update((k, v) for k, v in update.items() if k not in ("sessionUpdate", "_meta"))
             continue
         content = update.get("content")
         last = out[-1] if out else None
+        last_content = last.get("content") if last is not None else None
         if (
             kind in ("user_message_chunk", "agent_message_chunk", "agent_thought_chunk")
             and last is not None
             and last.get("sessionUpdate") == kind
             and isinstance(content, dict)
             and content.get("type") == "text"
-            and last["content"].get("type") == "text"
+            and isinstance(last_content, dict)
+            and last_content.get("type") == "text"
         ):
-            last["content"] = {"type": "text", "text": last["content"]["text"] + str(content.get("text", ""))}
+            last["content"] = {"type": "text", "text": str(last_content["text"]) + str(content.get("text", ""))}
             continue
         entry = dict(update)
         if kind == "tool_call" and isinstance(tool_id, str):

@@ -16,6 +16,7 @@ import os
 import queue
 import sys
 import threading
+from collections.abc import Mapping
 from typing import Any, Awaitable, Callable
 
 from acp_mux.core import text as safe_json
@@ -159,7 +160,7 @@ class Connection:
         if not self.closed:
             self._send({"jsonrpc": "2.0", "method": method, "params": params})
 
-    async def request(self, method: str, params: dict[str, Any]) -> Any:
+    async def request(self, method: str, params: Mapping[str, object]) -> Any:
         if self.closed:
             raise ConnectionError("the client has gone away")
         self._next_id += 1

@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from acp_mux.adapters.base import AgentAdapter, ModeInfo
+    from acp_mux.core.events import ModeChangeEvent, SessionOptionsEvent
 
 
 @dataclass
@@ -78,7 +79,7 @@ class SessionSettings:
             log.debug("could not remember %s's settings: %s", agent, exc)
 
     # ── what the agent reported ────────────────────────────────────────────────────────────────────────────────
-    def apply(self, event: Any) -> bool:
+    def apply(self, event: SessionOptionsEvent | ModeChangeEvent) -> bool:
         """Take a ``session_options`` or ``mode_change`` event; True when what the editor sees changed."""
         from acp_mux.adapters.base import ModeInfo
 

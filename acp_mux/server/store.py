@@ -27,11 +27,14 @@ import re
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
 from acp_mux.core import paths, redact
 from acp_mux.core.settings import read_setting
 from acp_mux.server.private_files import UnsafePath, is_plain_dir, private_dir, read_bytes, remove, write_atomic
+
+if TYPE_CHECKING:
+    from acp_mux.server.event_log import Envelope
 
 log = logging.getLogger(__name__)
 
@@ -237,7 +240,7 @@ class SessionStore:
 
         return EventLogWriter(self.log_path(session_id), session_id, ensure_dir=self.ensure_root, **kwargs)
 
-    def envelopes(self, session_id: str, warn: Callable[[str], None] | None = None) -> Iterator[dict[str, Any]]:
+    def envelopes(self, session_id: str, warn: Callable[[str], None] | None = None) -> Iterator[Envelope]:
         """Everything recorded about a session, oldest first: an old-format transcript (as ``acp.update``
         envelopes), then the event log. Corrupt lines are skipped with a warning."""
         from acp_mux.server.event_log import legacy_envelopes, read_envelopes

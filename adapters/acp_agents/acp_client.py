@@ -54,7 +54,8 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Literal, Self, TypeVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Literal, Self, TypeAlias, TypeVar, cast
 
 from acp_mux import __version__
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, PerRun, try_json
@@ -72,13 +73,20 @@ from acp_mux.translation.content import block_text, prompt_to_blocks
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent, PlanEntry, ToolDisplay
     from acp_mux.protocol import wire
+    from acp_mux.protocol import v1_dicts as acp
+    from acp_mux.protocol.v1_dicts import ContentBlock, PermissionOption, RequestId
+
+    # A JSON object as the agent (or the editor) sent it: checked against the pinned schema at the edge, read
+    # defensively past it (an update outside ACP is still shown as far as it can be read, so no TypedDict promises
+    # more than the bytes hold).
+    WireObject: TypeAlias = dict[str, object]
 else:
     wire = lazy_module("acp_mux.protocol.wire")  # the schema's models load with the first update they check
 
 
 log = logging.getLogger(__name__)
 
-OnResult = Callable[[Any, "dict[str, Any] | None"], "list[BaseEvent]"]  # what a request's answer is handed to
+OnResult = Callable[[object, "WireObject | None"], "list[BaseEvent]"]  # what a request's answer is handed to
 
 ACP_PROTOCOL_VERSION = 1
 CLIENT_INFO = {"name": "acp-mux", "title": "acp-mux", "version": __version__}
@@ -99,8 +107,8 @@ class OpenAsk:
     that carries the answer), and the tool call it is about. The question itself (the dialog, the person's answer,
     "always" rules) is the session's; the run keeps one of these per open question, in one map."""
 
-    rpc_id: Any
-    options: list[dict[str, Any]]
+    rpc_id: RequestId
+    options: list[PermissionOption]
     tool_id: str
     form_field: str | None = None
 
@@ -117,7 +125,7 @@ class AcpRun(PerRun):
 
     peer: JsonRpcPeer
     options: RunOptions
-    agent_capabilities: dict[str, Any] = field(default_factory=dict)
+    agent_capabilities: WireObject = field(default_factory=dict)
     session_id: str | None = None
     ready: bool = False  # the agent's session exists: prompts may go out
     loading: bool = False  # session/load in flight: the agent's replay of old turns is not news
@@ -131,11 +139,12 @@ class AcpRun(PerRun):
     aliases: dict[str, str] = field(default_factory=dict)  # the agent's tool call id → the id the editor was shown
     refused: set[str] = field(default_factory=set)  # tool calls the person refused: only their end is news
     last_text: str = ""  # the agent's text since its last tool call (agents that report failures as text)
-    client_requests: dict[str, tuple[Any, str, dict[str, Any]]] = field(
+    client_requests: dict[str, tuple[RequestId, str, WireObject]] = field(
         default_factory=dict
     )  # ours → (rpc id, method, params)
     message_ids: dict[str, str] = field(default_factory=dict)  # chunk kind → the agent's last messageId
-    checked: tuple[Any, Any] = (None, None)  # the update the edge last validated, and its AcpShapeError (or None)
+    # the update the edge last validated, and its AcpShapeError (or None)
+    checked: tuple[object, wire.AcpShapeError | None] = (None, None)
 
     KEY = "acp_run"
 
@@ -171,11 +180,11 @@ class AcpClientAdapter(AgentAdapter):
         """The agent's environment (None = the bridge's own). Subclasses add what the agent needs."""
         return options.env
 
-    def client_capabilities(self, options: RunOptions) -> dict[str, Any]:
+    def client_capabilities(self, options: RunOptions) -> acp.ClientCapabilities:
         """What we tell the agent we can do: exactly what the editor offered, no more."""
         editor = options.client_capabilities or {}
         fs = as_dict(editor.get("fs"))
-        offered: dict[str, Any] = {
+        offered: acp.ClientCapabilities = {
             "fs": {"readTextFile": bool(fs.get("readTextFile")), "writeTextFile": bool(fs.get("writeTextFile"))},
             "terminal": bool(editor.get("terminal")),
         }
@@ -183,7 +192,7 @@ class AcpClientAdapter(AgentAdapter):
         if self.elicitation_form and "form" not in elicitation:  # asked as a permission dialog instead
             elicitation["form"] = {}
         if elicitation:
-            offered["elicitation"] = elicitation
+            offered["elicitation"] = cast("acp.ElicitationCapabilities", elicitation)  # the editor's, as it declared
         return offered
 
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
@@ -197,7 +206,7 @@ class AcpClientAdapter(AgentAdapter):
         }
         self.call_agent(ctx, "initialize", params, lambda result, error: self.on_initialized(result, error, ctx))
 
-    def call_agent(self, ctx: ParseContext, method: str, params: dict[str, Any], on_result: OnResult) -> Any:
+    def call_agent(self, ctx: ParseContext, method: str, params: Mapping[str, object], on_result: OnResult) -> int:
         """Send the agent a request of ours; its id. Both ends are checked against the pinned schema: what we send
         is validated and dumped (``wire.dump``: the schema's names, nothing invented), and the agent's answer is
         validated before ``on_result`` sees it, so an answer outside ACP reaches it as a typed error
@@ -208,9 +217,9 @@ class AcpClientAdapter(AgentAdapter):
         except wire.AcpShapeError as error:  # the editor's part of it (e.g. its MCP servers) does not fit: its to say
             log.warning("%s: sending %s as it is, though it does not fit ACP: %s", self.name, method, error.reason)
             model = None
-        payload = wire.dump(model) if model is not None else params
+        payload = wire.dump(model) if model is not None else dict(params)
 
-        def checked(result: Any, error: dict[str, Any] | None) -> list[BaseEvent]:
+        def checked(result: object, error: WireObject | None) -> list[BaseEvent]:
             if error is None:
                 try:
                     wire.parse_result(method, result)
@@ -221,7 +230,7 @@ class AcpClientAdapter(AgentAdapter):
 
         return AcpRun.of(ctx).peer.request(ctx, method, payload, checked)
 
-    def on_initialized(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
+    def on_initialized(self, result: object, error: WireObject | None, ctx: ParseContext) -> list[BaseEvent]:
         """Hook: the agent answered ``initialize``. Default: keep its capabilities and open the session. An agent
         that must authenticate first (cursor) does that here, then calls this default."""
         run = AcpRun.of(ctx)
@@ -246,12 +255,12 @@ class AcpClientAdapter(AgentAdapter):
             self.call_agent(ctx, "session/new", base, self._session_opened(ctx, None))
         return []
 
-    def mcp_servers(self, options: RunOptions) -> list[dict[str, Any]]:
+    def mcp_servers(self, options: RunOptions) -> list[WireObject]:
         """The editor's MCP servers as ACP has them (the agent speaks ACP: nothing to convert)."""
         return list(options.mcp_servers)
 
-    def _session_opened(self, ctx: ParseContext, resumed_id: str | None) -> Any:
-        def on_result(result: Any, error: dict[str, Any] | None) -> list[BaseEvent]:
+    def _session_opened(self, ctx: ParseContext, resumed_id: str | None) -> OnResult:
+        def on_result(result: object, error: WireObject | None) -> list[BaseEvent]:
             run = AcpRun.of(ctx)
             run.loading = False
             if error is not None and resumed_id is not None:
@@ -291,7 +300,7 @@ class AcpClientAdapter(AgentAdapter):
         ``session_start`` until the agent reports it)."""
         return acp_session_id
 
-    def after_session_opened(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def after_session_opened(self, body: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """Hook: the agent's session exists (``body``: its answer to session/new, load or resume; a resumed one
         keeps ``run.options.session_id``), before the prompts that waited for it go out. Default: ask for the mode
         and model the session record wants, when the agent started in others. An agent that sets more (copilot's
@@ -314,7 +323,7 @@ class AcpClientAdapter(AgentAdapter):
             return
         self._send_prompt_now(prompt, ctx)
 
-    def prompt_blocks(self, prompt: Prompt) -> list[dict[str, Any]]:
+    def prompt_blocks(self, prompt: Prompt) -> list[ContentBlock]:
         return prompt_to_blocks(prompt)
 
     def before_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
@@ -331,7 +340,7 @@ class AcpClientAdapter(AgentAdapter):
             ctx, "session/prompt", params, lambda result, error: self.on_prompt_done(result, error, ctx)
         )
 
-    def on_prompt_done(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
+    def on_prompt_done(self, result: object, error: WireObject | None, ctx: ParseContext) -> list[BaseEvent]:
         """Hook: the agent answered ``session/prompt`` (its stop reason, or an error). Default: the turn's end as
         events, a failure typed (:meth:`failed_turn` decides first). An agent that holds text until it knows
         whether the turn failed (copilot) or closes calls of its own (hermes) wraps this default."""
@@ -368,12 +377,12 @@ class AcpClientAdapter(AgentAdapter):
             )
         return events + ctx.end_turn()
 
-    def failed_turn(self, stop: Any, ctx: ParseContext) -> list[BaseEvent] | None:
+    def failed_turn(self, stop: object, ctx: ParseContext) -> list[BaseEvent] | None:
         """Quirk hook: an agent that ends a failed turn as ``end_turn`` (the error only in its text or stderr)
         returns the typed failure here. Default: trust the stop reason."""
         return None
 
-    def usage_events(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def usage_events(self, body: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """Token usage the prompt result carries (``usage``, or agents' own ``_meta``)."""
         usage = as_dict(body.get("usage"))
         if not usage:
@@ -423,13 +432,13 @@ class AcpClientAdapter(AgentAdapter):
             )
         return True
 
-    def set_config_option(self, option_id: str, value: Any, ctx: ParseContext) -> bool:
+    def set_config_option(self, option_id: str, value: object, ctx: ParseContext) -> bool:
         """Pass a setting the agent offered through to it; its answer (the new options) becomes an event."""
         run = AcpRun.find(ctx)
         if run is None or not run.ready:
             return False
 
-        def on_result(result: Any, error: dict[str, Any] | None) -> list[BaseEvent]:
+        def on_result(result: object, error: WireObject | None) -> list[BaseEvent]:
             if error is not None:
                 log.warning("%s set_config_option %s failed: %s", self.name, option_id, error_message(error))
                 return []
@@ -462,9 +471,10 @@ class AcpClientAdapter(AgentAdapter):
         run.peer.answer_invalid(ctx, msg)  # a request of the wrong shape is still answered, never left waiting
         return []
 
-    def _on_request(self, msg: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _on_request(self, msg: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         run = AcpRun.of(ctx)
-        method, rpc_id, params = msg["method"], msg["id"], as_dict(msg.get("params"))
+        # the peer classified it a request: a string method and a JSON-RPC id
+        method, rpc_id, params = str(msg["method"]), cast("RequestId", msg["id"]), as_dict(msg.get("params"))
         if wire.side_of(method) == "client":  # a method of the schema's: it must fit it before anything reads it
             try:
                 wire.parse_params(method, msg.get("params"))
@@ -475,7 +485,8 @@ class AcpClientAdapter(AgentAdapter):
                 return [ev.DebugEvent(level="warn", message=f"{self.name} sent {method} outside ACP: {error.reason}")]
         try:
             if method == "session/request_permission":
-                return self.on_permission_request(rpc_id, params, ctx)
+                # validated above (a method of the schema's fits it before anything reads it)
+                return self.on_permission_request(rpc_id, cast("acp.RequestPermissionRequest", params), ctx)
             if method == "elicitation/create":
                 return self._elicitation(rpc_id, params, ctx)
             if method.startswith(("fs/", "terminal/")):
@@ -491,19 +502,19 @@ class AcpClientAdapter(AgentAdapter):
         return []
 
     def on_extension_request(
-        self, rpc_id: Any, method: str, params: dict[str, Any], ctx: ParseContext
+        self, rpc_id: RequestId, method: str, params: WireObject, ctx: ParseContext
     ) -> list[BaseEvent] | None:
         """Hook: a request outside what the family serves (an agent's own methods, e.g. ``cursor/ask_question``).
         Return its events after answering ``rpc_id`` (every request is answered), or None for "not mine": the
         family then answers method-not-found. An exception is answered as an internal error. Default: None."""
         return None
 
-    def on_extension_notification(self, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_extension_notification(self, method: str, params: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """Hook: a notification other than ``session/update`` (an agent's own, e.g. ``cursor/update_todos``).
         Default: ignored. An exception drops the notification, never the run."""
         return []
 
-    def _extension_notification(self, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _extension_notification(self, method: str, params: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         try:
             return self.on_extension_notification(method, params, ctx)
         except Exception:  # a malformed notification is dropped, never the run
@@ -511,7 +522,7 @@ class AcpClientAdapter(AgentAdapter):
             return []
 
     # ── session/update → events ────────────────────────────────────────────────────────────────────────────────
-    def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_update(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """Hook: one ``session/update`` (its ``update``) → events. An agent that says things its own way (gemini's
         mode markers, copilot's status lines, opencode's empty announcements) handles those and passes the rest
         to this default."""
@@ -523,7 +534,7 @@ class AcpClientAdapter(AgentAdapter):
             return self._forwarded(update, ctx)
         return []  # the agent's echo of the person's words: the editor wrote them
 
-    def _check_update(self, params: Any, update: dict[str, Any], run: AcpRun) -> list[BaseEvent]:
+    def _check_update(self, params: object, update: WireObject, run: AcpRun) -> list[BaseEvent]:
         """The edge for ``session/update``: validated once, where the line is read; the verdict is kept for the
         handlers (:meth:`_fits`). One outside ACP is still shown as far as the handlers can read it, never
         forwarded as written, and said in the log; one only of a newer kind goes on to the editor."""
@@ -537,11 +548,11 @@ class AcpClientAdapter(AgentAdapter):
                 return [ev.DebugEvent(level="warn", message=message)]
         return []
 
-    def _forwarded(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _forwarded(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """An update the editor gets as the agent wrote it, when it fits the schema (or is only of a newer kind)."""
         return [ev.AgentUpdateEvent(update=update)] if self._fits(update, ctx, newer_ok=True) else []
 
-    def _fits(self, update: dict[str, Any], ctx: ParseContext, *, newer_ok: bool = False) -> bool:
+    def _fits(self, update: WireObject, ctx: ParseContext, *, newer_ok: bool = False) -> bool:
         """Whether an update may reach the editor as the agent wrote it: it fits the pinned schema, or (``newer_ok``)
         its only fault is a kind from a newer ACP. The edge's verdict when it checked this update; else (an update
         a hook made, a test's) checked here."""
@@ -556,11 +567,11 @@ class AcpClientAdapter(AgentAdapter):
                 error = shape
         return error is None or (newer_ok and bool(error.unknown_kinds))
 
-    def _update_session_info_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _update_session_info_update(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """The session's title and timestamps: the editor's to show, and the agent's title names the session."""
         return self._forwarded(update, ctx)
 
-    def _update_agent_message_chunk(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _update_agent_message_chunk(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         content = update.get("content")
         if isinstance(content, dict) and content.get("type") == "image" and isinstance(content.get("data"), str):
             return ctx.begin_turn() + [
@@ -571,12 +582,12 @@ class AcpClientAdapter(AgentAdapter):
         before = self._message_boundary(update, ctx, ctx.end_text)
         return before + _named(ctx.text_delta(text), update)
 
-    def _update_agent_thought_chunk(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _update_agent_thought_chunk(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         before = self._message_boundary(update, ctx, ctx.end_thinking)
         return before + _named(ctx.thinking_delta(block_text(update.get("content"))), update)
 
     def _message_boundary(
-        self, update: dict[str, Any], ctx: ParseContext, end: Callable[[], list[BaseEvent]]
+        self, update: WireObject, ctx: ParseContext, end: Callable[[], list[BaseEvent]]
     ) -> list[BaseEvent]:
         """A chunk whose ``messageId`` differs from the last one of its kind begins a new message: the old one ends."""
         message_id = update.get("messageId")
@@ -587,13 +598,13 @@ class AcpClientAdapter(AgentAdapter):
         last, seen[kind] = seen.get(kind), message_id
         return end() if last is not None and last != message_id else []
 
-    def tool_name_of(self, tool_call: dict[str, Any]) -> str:
+    def tool_name_of(self, tool_call: WireObject) -> str:
         """A stable name for an ACP tool call (ACP has none): used by "always" rules and tool tables. Default: its
         kind. Agents whose ids or meta carry the real tool name override this."""
         kind = tool_call.get("kind")
         return kind if isinstance(kind, str) and kind else "tool"
 
-    def _update_tool_call(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _update_tool_call(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         tool_id = self._shown_id(update, ctx, new_call=True)
         if tool_id is None:
             return []
@@ -607,7 +618,7 @@ class AcpClientAdapter(AgentAdapter):
         events = ctx.tool_start(tool_id, self.tool_name_of(update), raw_input, display=display, ready=True)
         return events + self._tool_status(tool_id, update.get("status"), update, None, ctx)
 
-    def _update_tool_call_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _update_tool_call_update(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         tool_id = self._shown_id(update, ctx, new_call=False)
         if tool_id is None:
             return []
@@ -623,7 +634,7 @@ class AcpClientAdapter(AgentAdapter):
             return events + self._tool_status(tool_id, update.get("status"), update, None, ctx)
         return self._tool_progress(tool_id, update, display, ctx)
 
-    def _shown_id(self, update: dict[str, Any], ctx: ParseContext, *, new_call: bool) -> str | None:
+    def _shown_id(self, update: WireObject, ctx: ParseContext, *, new_call: bool) -> str | None:
         """The id the editor knows this agent tool call by: its own, or the elicited call it was linked to."""
         tool_id = update.get("toolCallId")
         if not isinstance(tool_id, str) or not tool_id:
@@ -639,7 +650,7 @@ class AcpClientAdapter(AgentAdapter):
                 return linked[0]
         return tool_id
 
-    def _refused_progress(self, tool_id: str, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _refused_progress(self, tool_id: str, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """A refused call: the editor already shows it failed; only the agent's end of it closes our record."""
         if update.get("status") in ("completed", "failed") or tool_id not in ctx.tools:
             AcpRun.of(ctx).refused.discard(tool_id)
@@ -647,7 +658,7 @@ class AcpClientAdapter(AgentAdapter):
         return []
 
     def _tool_progress(
-        self, tool_id: str, update: dict[str, Any], display: ToolDisplay | None, ctx: ParseContext
+        self, tool_id: str, update: WireObject, display: ToolDisplay | None, ctx: ParseContext
     ) -> list[BaseEvent]:
         status = update.get("status")
         if status in ("completed", "failed"):
@@ -658,7 +669,7 @@ class AcpClientAdapter(AgentAdapter):
         return [ev.ToolUpdateEvent(tool_call_id=tool_id, display=display, running=running)]
 
     def _tool_status(
-        self, tool_id: str, status: Any, update: dict[str, Any], display: ToolDisplay | None, ctx: ParseContext
+        self, tool_id: str, status: object, update: WireObject, display: ToolDisplay | None, ctx: ParseContext
     ) -> list[BaseEvent]:
         if status == "in_progress":
             return [ev.ToolUpdateEvent(tool_call_id=tool_id, running=True)]
@@ -668,36 +679,37 @@ class AcpClientAdapter(AgentAdapter):
             return ctx.tool_error(tool_id, _failure_text(update), display=display)
         return []
 
-    def _update_plan(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _update_plan(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         entries = []
-        for item in update.get("entries") or ():
+        for item in as_list(update.get("entries")):
             if not isinstance(item, dict) or not isinstance(item.get("content"), str):
                 continue
             entries.append(plan_entry(item["content"], item.get("status"), item.get("priority")))
         wire_plan = update if self._fits(update, ctx) else None  # the editor gets the agent's own plan, _meta and all
         return ctx.begin_turn() + [ev.PlanUpdateEvent(entries=entries, wire=wire_plan)]
 
-    def _update_current_mode_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _update_current_mode_update(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         mode = update.get("currentModeId")
         if not isinstance(mode, str) or not mode:
             return []
         AcpRun.of(ctx).options.mode = mode
         return [ev.ModeChangeEvent(mode_id=mode)]
 
-    def _update_available_commands_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _update_available_commands_update(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         commands = [
             ev.SlashCommand(name=c["name"], description=str(c.get("description") or ""))
-            for c in update.get("availableCommands") or ()
+            for c in as_list(update.get("availableCommands"))
             if isinstance(c, dict) and isinstance(c.get("name"), str) and c["name"]
         ]
-        wire_commands = list(update["availableCommands"]) if self._fits(update, ctx) else None  # input hints, _meta
+        fits = self._fits(update, ctx)
+        wire_commands = list(as_list(update["availableCommands"])) if fits else None  # input hints, _meta
         return [ev.CommandsUpdateEvent(commands=commands, wire=wire_commands)]
 
-    def _update_config_option_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _update_config_option_update(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         event = session_options(None, None, update.get("configOptions"))
         return [event] if event is not None else []
 
-    def _update_usage_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _update_usage_update(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """The context window and cost, to the editor as the agent wrote them (any currency, its ``_meta``); a cost
         in US dollars also counts toward the run's cost."""
         events = self._forwarded(update, ctx)
@@ -713,13 +725,17 @@ class AcpClientAdapter(AgentAdapter):
         return events
 
     # ── permissions ────────────────────────────────────────────────────────────────────────────────────────────
-    def on_permission_request(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_permission_request(
+        self, rpc_id: RequestId, params: acp.RequestPermissionRequest, ctx: ParseContext
+    ) -> list[BaseEvent]:
         """Hook: ``session/request_permission``. Default: announce the tool call if the editor has not seen it and
         ask the person (:class:`~acp_mux.core.events.ApprovalRequestEvent`); the answer comes back through
         :meth:`respond_approval`. An agent retitles the question, answers it itself where the person's setting
         says so (openclaw, hermes), or makes its call ready first (opencode), then calls this default."""
         tool_call = as_dict(params.get("toolCall"))
-        options = [o for o in params.get("options") or () if isinstance(o, dict) and isinstance(o.get("optionId"), str)]
+        options: list[PermissionOption] = [
+            o for o in as_list(params.get("options")) if isinstance(as_dict(o).get("optionId"), str)
+        ]
         if not options:
             self.answer_agent(ctx, rpc_id, "session/request_permission", {"outcome": {"outcome": "cancelled"}})
             return []
@@ -729,10 +745,10 @@ class AcpClientAdapter(AgentAdapter):
     def _ask(
         self,
         interaction_id: str,
-        rpc_id: Any,
+        rpc_id: RequestId,
         tool_id: str,
-        tool_call: dict[str, Any],
-        options: list[dict[str, Any]],
+        tool_call: WireObject,
+        options: list[PermissionOption],
         ctx: ParseContext,
         form_field: str | None = None,
     ) -> list[BaseEvent]:
@@ -748,7 +764,7 @@ class AcpClientAdapter(AgentAdapter):
             events.append(ev.ToolUpdateEvent(tool_call_id=tool_id, display=display))
         run.asks[interaction_id] = OpenAsk(rpc_id, options, tool_id, form_field)
         ctx.approvals[interaction_id] = rpc_id
-        title = tool_call.get("title") if isinstance(tool_call.get("title"), str) else ""
+        title = as_str(tool_call.get("title"))
         events.append(
             ev.ApprovalRequestEvent(
                 interaction_id=interaction_id,
@@ -760,7 +776,7 @@ class AcpClientAdapter(AgentAdapter):
         )
         return events
 
-    def _elicitation(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _elicitation(self, rpc_id: RequestId, params: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """``elicitation/create``: forwarded to the editor when it declared that mode (form or url), its answer
         going back to the agent unchanged; the question then lives in one place, the session's request to the
         editor, and the run keeps only the agent's request id. Where the editor did not declare the mode: a form
@@ -781,20 +797,20 @@ class AcpClientAdapter(AgentAdapter):
         paths = _paths_of(tool_call)
         kind = as_str(tool_call.get("kind")) or "other"
         run.awaiting_call.append((tool_id, paths[0] if paths else None, kind))
-        options = [
+        options: list[PermissionOption] = [
             {"optionId": approve, "name": approve, "kind": "allow_once"},
             {"optionId": deny, "name": deny, "kind": "reject_once"},
         ]
         return self._ask(interaction_id, rpc_id, tool_id, tool_call, options, ctx, form_field=name)
 
-    def elicitation_tool_call(self, params: dict[str, Any], ctx: ParseContext) -> dict[str, Any] | None:
+    def elicitation_tool_call(self, params: WireObject, ctx: ParseContext) -> WireObject | None:
         """The tool call an approval elicitation is about, as an ACP ``ToolCall`` (title, kind, locations, content,
         rawInput; ``toolCallId`` optional). Quirk hook: agents whose message names the tool and file say so.
         Default: a call titled with the message's first line. None declines the elicitation."""
-        message = params.get("message") if isinstance(params.get("message"), str) else ""
+        message = as_str(params.get("message"))
         return {"title": message.splitlines()[0] if message else "approval", "kind": "other"}
 
-    def permission_tool_id(self, tool_call: dict[str, Any], ctx: ParseContext) -> str:
+    def permission_tool_id(self, tool_call: Mapping[str, object], ctx: ParseContext) -> str:
         """Which tool call a permission request is about. Quirk hook for agents whose ids do not match."""
         tool_id = tool_call.get("toolCallId")
         return tool_id if isinstance(tool_id, str) and tool_id else f"permission-{len(ctx.approvals) + 1}"
@@ -824,7 +840,7 @@ class AcpClientAdapter(AgentAdapter):
         self.answer_agent(ctx, ask.rpc_id, ask.method, cancelled)
 
     # ── fs/* and terminal/* ────────────────────────────────────────────────────────────────────────────────────
-    def answer_agent(self, ctx: ParseContext, rpc_id: Any, method: str, result: dict[str, Any]) -> None:
+    def answer_agent(self, ctx: ParseContext, rpc_id: RequestId, method: str, result: Mapping[str, object]) -> None:
         """Answer the agent's ``method`` request with ``result``, validated by the v1 model of that answer and
         dumped by ``wire.dump``. An answer of ours that does not fit is a bug here: logged, and still sent, since an
         agent left waiting stalls its turn."""
@@ -833,10 +849,10 @@ class AcpClientAdapter(AgentAdapter):
         except wire.AcpShapeError as error:
             log.error("%s: our answer to %s does not fit ACP: %s", self.name, method, error.reason)
             model = None
-        AcpRun.of(ctx).peer.respond(ctx, rpc_id, wire.dump(model) if model is not None else result)
+        AcpRun.of(ctx).peer.respond(ctx, rpc_id, wire.dump(model) if model is not None else dict(result))
 
     def _relay(
-        self, rpc_id: Any, method: str, relayed: dict[str, Any], run: AcpRun, *, keep: dict[str, Any] | None
+        self, rpc_id: RequestId, method: str, relayed: WireObject, run: AcpRun, *, keep: WireObject | None
     ) -> list[BaseEvent]:
         """Ask the editor (the session adds its own session id); the answer comes back through
         :meth:`respond_client_request`. ``keep``: what that answer needs of the request (a read's path), else
@@ -846,7 +862,7 @@ class AcpClientAdapter(AgentAdapter):
         return [ev.ClientRequestEvent(request_id=request_id, method=method, params=relayed)]
 
     @staticmethod
-    def _editor_elicitation(params: dict[str, Any], run: AcpRun) -> dict[str, Any]:
+    def _editor_elicitation(params: WireObject, run: AcpRun) -> WireObject:
         """The agent's elicitation as the editor must see it: in the editor's session (the session adds its id;
         a request scope names a request of ours to the agent, which the editor never saw), about the tool call
         by the id the editor was shown; every other field as the agent wrote it."""
@@ -856,7 +872,9 @@ class AcpClientAdapter(AgentAdapter):
             relayed["toolCallId"] = run.aliases[tool_id]
         return relayed
 
-    def on_client_request(self, rpc_id: Any, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_client_request(
+        self, rpc_id: RequestId, method: str, params: WireObject, ctx: ParseContext
+    ) -> list[BaseEvent]:
         """Hook: an ``fs/*`` or ``terminal/*`` request. Default: relayed to the editor when it offers that
         capability, else answered here (files inside the session's folder) or refused. Every request is answered."""
         run = AcpRun.of(ctx)
@@ -877,7 +895,7 @@ class AcpClientAdapter(AgentAdapter):
         return []
 
     def respond_client_request(
-        self, request_id: str, result: Any, error: dict[str, Any] | None, ctx: ParseContext
+        self, request_id: str, result: object, error: WireObject | None, ctx: ParseContext
     ) -> None:
         run = AcpRun.of(ctx)
         entry = run.client_requests.pop(request_id, None)
@@ -899,7 +917,7 @@ class AcpClientAdapter(AgentAdapter):
             run.peer.respond(ctx, rpc_id, result if result is not None else {})
 
     # ── errors and exit ────────────────────────────────────────────────────────────────────────────────────────
-    def failure(self, error: dict[str, Any], ctx: ParseContext, *, during: str) -> list[BaseEvent]:
+    def failure(self, error: WireObject, ctx: ParseContext, *, during: str) -> list[BaseEvent]:
         """A failed request as a typed error: auth and rate limits recognised by code and words."""
         message = error_message(error, f"{during} failed")
         detail = f"{message} {_data_text(error)}".lower()
@@ -930,22 +948,22 @@ class AcpClientAdapter(AgentAdapter):
 
 
 # ── helpers shared by the family (and its tests) ───────────────────────────────────────────────────────────────
-def tool_display(tool_call: dict[str, Any], cwd: str) -> ToolDisplay | None:
+def tool_display(tool_call: Mapping[str, object], cwd: str) -> ToolDisplay | None:
     """The display hints an ACP ``ToolCall``/``ToolCallUpdate`` carries, or None when it carries none."""
-    hints: dict[str, Any] = {}
+    hints: dict[str, Any] = {}  # ToolDisplay's fields, each checked as it is read
     if isinstance(tool_call.get("kind"), str) and tool_call["kind"]:
         hints["kind"] = tool_call["kind"]
     if isinstance(tool_call.get("title"), str) and tool_call["title"]:
         hints["title"] = tool_call["title"]
     locations = [
         ev.ToolLocation(path=loc["path"], line=loc.get("line") if isinstance(loc.get("line"), int) else None)
-        for loc in tool_call.get("locations") or ()
+        for loc in as_list(tool_call.get("locations"))
         if isinstance(loc, dict) and isinstance(loc.get("path"), str) and loc["path"]
     ]
     if locations:
         hints["locations"] = locations
     diffs, blocks, terminal = [], [], None
-    for item in tool_call.get("content") or ():
+    for item in as_list(tool_call.get("content")):
         if not isinstance(item, dict):
             continue
         if item.get("type") == "diff" and isinstance(item.get("path"), str) and isinstance(item.get("newText"), str):
@@ -966,7 +984,7 @@ def tool_display(tool_call: dict[str, Any], cwd: str) -> ToolDisplay | None:
     return ev.ToolDisplay(**hints) if hints else None
 
 
-def rule_input(tool_call: dict[str, Any], known_input: Any = None) -> dict[str, Any]:
+def rule_input(tool_call: WireObject, known_input: object = None) -> WireObject:
     """The input "always" rules match on: the agent's raw input, completed with the command (from the title of an
     execute call) or the path (from its first location) when the raw input does not name them."""
     raw = tool_call.get("rawInput")
@@ -980,12 +998,12 @@ def rule_input(tool_call: dict[str, Any], known_input: Any = None) -> dict[str, 
     if kind in ("edit", "delete", "move") and not any(
         isinstance(out.get(k), str) for k in ("path", "file_path", "filePath")
     ):
-        for loc in tool_call.get("locations") or ():
+        for loc in as_list(tool_call.get("locations")):
             if isinstance(loc, dict) and isinstance(loc.get("path"), str):
                 out["path"] = loc["path"]
                 break
         else:
-            for item in tool_call.get("content") or ():
+            for item in as_list(tool_call.get("content")):
                 if isinstance(item, dict) and item.get("type") == "diff" and isinstance(item.get("path"), str):
                     out["path"] = item["path"]
                     break
@@ -996,7 +1014,7 @@ _APPROVE_WORDS = ("approve", "allow", "accept", "yes", "ok", "proceed")
 _DENY_WORDS = ("deny", "reject", "decline", "no", "refuse", "cancel")
 
 
-def approval_form(params: dict[str, Any]) -> tuple[str, str, str] | None:
+def approval_form(params: WireObject) -> tuple[str, str, str] | None:
     """(field, approve value, deny value) when an elicitation is a form with one required choice between an
     approve-like and a deny-like value (omp: ``value`` ∈ ["Approve", "Deny"]); None for any other form."""
     if params.get("mode", "form") != "form":
@@ -1014,16 +1032,16 @@ def approval_form(params: dict[str, Any]) -> tuple[str, str, str] | None:
     return name, approve[0], deny[0]
 
 
-def _paths_of(tool_call: dict[str, Any]) -> list[str]:
+def _paths_of(tool_call: WireObject) -> list[str]:
     """The files a tool call names: its locations, diffs and raw input's path."""
     paths = [
         loc["path"]
-        for loc in tool_call.get("locations") or ()
+        for loc in as_list(tool_call.get("locations"))
         if isinstance(loc, dict) and isinstance(loc.get("path"), str)
     ]
     paths += [
         c["path"]
-        for c in tool_call.get("content") or ()
+        for c in as_list(tool_call.get("content"))
         if isinstance(c, dict) and c.get("type") == "diff" and isinstance(c.get("path"), str)
     ]
     raw = as_dict(tool_call.get("rawInput"))
@@ -1034,7 +1052,7 @@ def _paths_of(tool_call: dict[str, Any]) -> list[str]:
 
 
 def _awaited(
-    awaiting: list[tuple[str, str | None, str]], paths: list[str], kind: Any
+    awaiting: list[tuple[str, str | None, str]], paths: list[str], kind: object
 ) -> tuple[str, str | None, str] | None:
     """The elicited call an agent's new tool call carries out: of the same kind (or either unknown), about the same
     file; a call that names no file carries out the oldest one waiting."""
@@ -1061,13 +1079,13 @@ def plan_entry(content: str, status: object, priority: object = "medium") -> Pla
     )
 
 
-def editor_elicitation(client_capabilities: dict[str, Any]) -> dict[str, Any]:
+def editor_elicitation(client_capabilities: WireObject) -> WireObject:
     """The elicitation modes (``form``, ``url``) an editor declared in ``clientCapabilities``, as it declared them."""
     declared = as_dict(client_capabilities.get("elicitation"))
     return {mode: declared[mode] for mode in ("form", "url") if isinstance(declared.get(mode), dict)}
 
 
-def choose_option(options: list[dict[str, Any]], answer: str) -> str | None:
+def choose_option(options: list[PermissionOption], answer: str) -> str | None:
     """The agent's option id for a one-time allow or reject (its "always" variant only when nothing else says it;
     the bridge keeps its own "always" rules). None when the agent offered no option of that kind."""
     for kind in _ANSWER_KINDS[answer]:
@@ -1077,12 +1095,12 @@ def choose_option(options: list[dict[str, Any]], answer: str) -> str | None:
     return None
 
 
-def session_options(modes: Any, models: Any, config_options: Any) -> BaseEvent | None:
+def session_options(modes: object, models: object, config_options: object) -> BaseEvent | None:
     """ACP ``modes``/``models``/``configOptions`` → one ``session_options`` event (None when nothing is known).
 
     A config option of category ``mode`` or ``model`` (the newer way to say the same) fills modes or models when
     the older fields are absent; the other options pass through."""
-    fields: dict[str, Any] = {}
+    fields: dict[str, Any] = {}  # SessionOptionsEvent's fields, each checked as it is read
     modes_d = as_dict(modes)
     if isinstance(modes_d.get("availableModes"), list):
         fields["modes"] = _choices(modes_d["availableModes"], "id", ev.SessionModeOption)
@@ -1134,7 +1152,7 @@ def _choices(items: object, id_key: str, make: Callable[..., _Choice]) -> list[_
     ]
 
 
-def local_read(params: dict[str, Any], cwd: str) -> dict[str, Any]:
+def local_read(params: WireObject, cwd: str) -> WireObject:
     """``fs/read_text_file`` answered by the bridge: only inside the session's cwd; a missing file reads as empty
     (agents check "does it exist" this way, and an error made gemini's write_file fail)."""
     path = _inside(params.get("path"), cwd)
@@ -1145,15 +1163,15 @@ def local_read(params: dict[str, Any], cwd: str) -> dict[str, Any]:
             text = fh.read()
     except FileNotFoundError:
         return {"content": ""}
-    line, limit = params.get("line"), params.get("limit")
-    if isinstance(line, int) or isinstance(limit, int):
+    line, limit = as_int(params.get("line")), as_int(params.get("limit"))
+    if line is not None or limit is not None:
         lines = text.splitlines(keepends=True)
         start = max((line or 1) - 1, 0)
-        text = "".join(lines[start : start + limit] if isinstance(limit, int) else lines[start:])
+        text = "".join(lines[start : start + limit] if limit is not None else lines[start:])
     return {"content": text}
 
 
-def local_write(params: dict[str, Any], cwd: str) -> dict[str, Any]:
+def local_write(params: WireObject, cwd: str) -> WireObject:
     """``fs/write_text_file`` answered by the bridge: only inside the session's cwd (the agent asked permission
     before; this only carries out what was allowed)."""
     path = _inside(params.get("path"), cwd)
@@ -1166,7 +1184,7 @@ def local_write(params: dict[str, Any], cwd: str) -> dict[str, Any]:
     return {}
 
 
-def _inside(path: Any, cwd: str) -> str:
+def _inside(path: object, cwd: str) -> str:
     if not isinstance(path, str) or not os.path.isabs(path):
         raise ValueError("the path must be absolute")
     real, root = os.path.realpath(path), os.path.realpath(cwd)
@@ -1175,12 +1193,12 @@ def _inside(path: Any, cwd: str) -> str:
     return real
 
 
-def _missing(path: Any) -> bool:
+def _missing(path: object) -> bool:
     return isinstance(path, str) and os.path.isabs(path) and not os.path.lexists(path)
 
 
-def _failure_text(update: dict[str, Any]) -> str:
-    for item in update.get("content") or ():
+def _failure_text(update: WireObject) -> str:
+    for item in as_list(update.get("content")):
         if isinstance(item, dict) and item.get("type") == "content":
             text = block_text(item.get("content"))
             if text:
@@ -1195,7 +1213,7 @@ def _failure_text(update: dict[str, Any]) -> str:
     return "the tool failed"
 
 
-def _data_text(error: dict[str, Any]) -> str:
+def _data_text(error: WireObject) -> str:
     data = error.get("data")
     if isinstance(data, str):
         return data
@@ -1204,8 +1222,8 @@ def _data_text(error: dict[str, Any]) -> str:
     return ""
 
 
-def _log_failure(what: str) -> Any:
-    def on_result(result: Any, error: dict[str, Any] | None) -> list[BaseEvent]:
+def _log_failure(what: str) -> OnResult:
+    def on_result(result: object, error: WireObject | None) -> list[BaseEvent]:
         if error is not None:
             log.warning("%s failed: %s", what, error_message(error))
         return []
@@ -1213,7 +1231,7 @@ def _log_failure(what: str) -> Any:
     return on_result
 
 
-def _named(events: list[BaseEvent], update: dict[str, Any]) -> list[BaseEvent]:
+def _named(events: list[BaseEvent], update: WireObject) -> list[BaseEvent]:
     """The chunk's deltas carrying its ``messageId`` (the editor groups a message's chunks by it)."""
     message_id = update.get("messageId")
     if isinstance(message_id, str) and message_id:

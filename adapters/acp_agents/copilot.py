@@ -39,7 +39,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities, try_json
@@ -48,10 +48,13 @@ from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.prompt import Prompt
 from acp_mux.core.private import private_dir, shared_private_dir
-from acp_mux.core.shapes import as_dict
+from acp_mux.core.shapes import as_dict, as_list
 from acp_mux.translation.content import block_text
 
 if TYPE_CHECKING:
+    from acp_mux.adapters.acp_agents.acp_client import WireObject
+    from acp_mux.protocol import v1_dicts as acp
+    from acp_mux.protocol.v1_dicts import RequestId
     from acp_mux.core.events import BaseEvent
 
 
@@ -116,12 +119,12 @@ class CopilotAdapter(AcpClientAdapter):
         AcpRun.of(ctx).options.mode = short  # the session record keeps the short id
         return True
 
-    def set_config_option(self, option_id: str, value: Any, ctx: ParseContext) -> bool:
+    def set_config_option(self, option_id: str, value: object, ctx: ParseContext) -> bool:
         if option_id == "mode" and isinstance(value, str):
             value = copilot_mode_id(short_mode_id(value))
         return super().set_config_option(option_id, value, ctx)
 
-    def after_session_opened(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def after_session_opened(self, body: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """The family's wanted mode, then acp-mux's default for a new session: asking. A fresh copilot session in
         autopilot (e.g. from the person's copilot config) goes back to ``agent``; ``allow_all`` goes off unless the
         person turned it on for this agent in its environment."""
@@ -133,7 +136,7 @@ class CopilotAdapter(AcpClientAdapter):
         if not run.options.mode and current_mode in _HANDS_OFF_MODES:
             self.set_mode(ASKING_MODE, ctx)
         allow_all = next(
-            (o for o in body.get("configOptions") or () if isinstance(o, dict) and o.get("id") == "allow_all"), None
+            (o for o in as_list(body.get("configOptions")) if isinstance(o, dict) and o.get("id") == "allow_all"), None
         )
         env = run.options.env if run.options.env is not None else os.environ
         if allow_all is not None and allow_all.get("currentValue") == "on" and not env.get("COPILOT_ALLOW_ALL"):
@@ -141,17 +144,19 @@ class CopilotAdapter(AcpClientAdapter):
         return events
 
     # ── permissions ────────────────────────────────────────────────────────────────────────────────────────────
-    def on_permission_request(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_permission_request(
+        self, rpc_id: RequestId, params: acp.RequestPermissionRequest, ctx: ParseContext
+    ) -> list[BaseEvent]:
         """The question's generic title ("Create file", "Edit file") gives way to the one the tool call was
         announced with ("Creating /p/notes.txt"): the editor's card keeps naming the file, and so does the question."""
-        tool_call = as_dict(params.get("toolCall"))
+        tool_call = params["toolCall"]
         announced = CopilotRun.of(ctx).titles.get(str(tool_call.get("toolCallId")))
         if announced:
             params = {**params, "toolCall": {**tool_call, "title": announced}}
         return super().on_permission_request(rpc_id, params, ctx)
 
     # ── status lines and failures that arrive as text ──────────────────────────────────────────────────────────
-    def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_update(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         run = CopilotRun.of(ctx)
         kind = update.get("sessionUpdate")
         events: list[BaseEvent] = []
@@ -167,8 +172,9 @@ class CopilotAdapter(AcpClientAdapter):
             events += self._release_held(ctx)
             run.in_message = True
             return events + super().on_update(update, ctx)
-        if kind == "tool_call" and isinstance(update.get("toolCallId"), str) and isinstance(update.get("title"), str):
-            run.titles[update["toolCallId"]] = update["title"]
+        call_id, title = update.get("toolCallId"), update.get("title")
+        if kind == "tool_call" and isinstance(call_id, str) and isinstance(title, str):
+            run.titles[call_id] = title
         if kind not in _NOT_NEWS:
             events += self._release_held(ctx)
             run.in_message = False
@@ -207,11 +213,11 @@ class CopilotAdapter(AcpClientAdapter):
         run.in_message, run.held_error, run.saw_usage, run.retries = False, "", False, 0
         run.titles.clear()
 
-    def usage_events(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def usage_events(self, body: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         CopilotRun.of(ctx).saw_usage = isinstance(body.get("usage"), dict)
         return super().usage_events(body, ctx)
 
-    def on_prompt_done(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
+    def on_prompt_done(self, result: object, error: WireObject | None, ctx: ParseContext) -> list[BaseEvent]:
         run = CopilotRun.of(ctx)
         body = as_dict(result)
         failing = (
@@ -223,7 +229,7 @@ class CopilotAdapter(AcpClientAdapter):
         events = [] if failing else self._release_held(ctx)
         return events + super().on_prompt_done(result, error, ctx)
 
-    def failed_turn(self, stop: Any, ctx: ParseContext) -> list[BaseEvent] | None:
+    def failed_turn(self, stop: object, ctx: ParseContext) -> list[BaseEvent] | None:
         run = CopilotRun.of(ctx)
         held, run.held_error = run.held_error.strip(), ""
         if not held_is_failure(held, stop, used_model=run.saw_usage):
@@ -233,7 +239,7 @@ class CopilotAdapter(AcpClientAdapter):
         return self.failure({"code": code, "message": message}, ctx, during="session/prompt")
 
 
-def held_is_failure(held: str, stop: Any, *, used_model: bool) -> bool:
+def held_is_failure(held: str, stop: object, *, used_model: bool) -> bool:
     """Whether a turn that ended ``stop`` with the held "Error: …" chunk as its last text failed: always when the
     model never answered (no usage), else only for copilot's own failure texts."""
     if stop != "end_turn" or not held.startswith(_ERROR):
@@ -253,10 +259,10 @@ def copilot_mode_id(mode: str) -> str:
     return MODE_URL + mode if re.fullmatch(r"[\w-]+", mode) else mode
 
 
-def short_mode_ids(msg: dict[str, Any]) -> dict[str, Any]:
+def short_mode_ids(msg: WireObject) -> WireObject:
     """A copy of ``msg`` with every mode URL id (a whole string value) replaced by its short id."""
 
-    def walk(value: Any) -> Any:
+    def walk(value: object) -> object:
         if isinstance(value, str):
             return short_mode_id(value)
         if isinstance(value, list):
@@ -265,10 +271,10 @@ def short_mode_ids(msg: dict[str, Any]) -> dict[str, Any]:
             return {k: walk(v) for k, v in value.items()}
         return value
 
-    return walk(msg)  # type: ignore[no-any-return]
+    return {key: walk(value) for key, value in msg.items()}
 
 
-def _carries_modes(msg: dict[str, Any]) -> bool:
+def _carries_modes(msg: WireObject) -> bool:
     """Only answers (session/new, load, set_config_option) and mode/option updates name modes: a tool's output or
     a replayed message that quotes the URL is left as it is."""
     if "result" in msg and "method" not in msg:

@@ -45,6 +45,9 @@ from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.shapes import as_dict, as_list, as_str
 
 if TYPE_CHECKING:
+    from acp_mux.adapters.acp_agents.acp_client import WireObject
+    from acp_mux.protocol import v1_dicts as acp
+    from acp_mux.protocol.v1_dicts import RequestId
     from acp_mux.core.events import BaseEvent
 
 log = logging.getLogger(__name__)
@@ -57,7 +60,7 @@ _PLAN_STATUS = {"cancelled": "completed"}  # cursor's own status; the ACP ones a
 class Asked:
     """One open dialog about a cursor extension request: which request, and which of its questions."""
 
-    rpc_id: Any
+    rpc_id: RequestId
     method: str
     question_id: str = ""
     tool_id: str = ""
@@ -69,11 +72,13 @@ class CursorRun(AcpRun):
     """The family's run state, plus what cursor's extension requests need (``CursorRun.of(ctx)``)."""
 
     asked: dict[str, Asked] = field(default_factory=dict)  # interaction → the extension request it answers
-    answers: dict[Any, dict[str, list[str]]] = field(default_factory=dict)  # ask_question rpc id → question → picked
-    waiting_on: dict[Any, int] = field(default_factory=dict)  # ask_question rpc id → dialogs still open
+    answers: dict[RequestId, dict[str, list[str]]] = field(
+        default_factory=dict
+    )  # ask_question rpc id → question → picked
+    waiting_on: dict[RequestId, int] = field(default_factory=dict)  # ask_question rpc id → dialogs still open
     todos: dict[str, tuple[str, str]] = field(default_factory=dict)  # todo id → (content, status), in order
     tasks: int = 0
-    picked: dict[Any, list[str]] = field(default_factory=dict)  # ask_question rpc id → the labels picked so far
+    picked: dict[RequestId, list[str]] = field(default_factory=dict)  # ask_question rpc id → the labels picked so far
     own_calls: set[str] = field(default_factory=set)  # question/plan calls the bridge announced (cursor had not)
     settled: list[tuple[str, bool, str]] = field(default_factory=list)  # answered own calls: (id, ok, what)
 
@@ -95,14 +100,14 @@ class CursorAdapter(AcpClientAdapter):
         return path or self.binary
 
     # ── handshake: authenticate with cursor_login before any session ──────────────────────────────────────────
-    def on_initialized(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
+    def on_initialized(self, result: object, error: WireObject | None, ctx: ParseContext) -> list[BaseEvent]:
         methods = result.get("authMethods") if isinstance(result, dict) else None
         offered = [m.get("id") for m in methods or () if isinstance(m, dict)]
         if error is not None or AUTH_METHOD not in offered:
             return super().on_initialized(result, error, ctx)
         run = AcpRun.of(ctx)
 
-        def authenticated(auth_result: Any, auth_error: dict[str, Any] | None) -> list[BaseEvent]:
+        def authenticated(auth_result: object, auth_error: WireObject | None) -> list[BaseEvent]:
             if auth_error is not None:
                 # Cursor answers "authentication required" when neither a login nor CURSOR_API_KEY is there.
                 auth_error = {
@@ -135,14 +140,14 @@ class CursorAdapter(AcpClientAdapter):
         return events
 
     def on_extension_request(
-        self, rpc_id: Any, method: str, params: dict[str, Any], ctx: ParseContext
+        self, rpc_id: RequestId, method: str, params: WireObject, ctx: ParseContext
     ) -> list[BaseEvent] | None:
         return self._extension(rpc_id, method, params, ctx) if method.startswith("cursor/") else None
 
-    def on_extension_notification(self, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_extension_notification(self, method: str, params: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         return self._extension(None, method, params, ctx) if method.startswith("cursor/") else []
 
-    def _extension(self, rpc_id: Any, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _extension(self, rpc_id: RequestId, method: str, params: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         run = CursorRun.of(ctx)
         if method == "cursor/ask_question":
             return self._ask_questions(rpc_id, params, ctx)
@@ -161,7 +166,7 @@ class CursorAdapter(AcpClientAdapter):
             run.peer.respond(ctx, rpc_id, {})
         return events
 
-    def _ask_questions(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _ask_questions(self, rpc_id: RequestId, params: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """One choice dialog per question, about the tool call cursor named (announced first when unseen)."""
         run = CursorRun.of(ctx)
         questions = [q for q in as_list(params.get("questions")) if isinstance(q, dict) and q.get("id") is not None]
@@ -205,7 +210,7 @@ class CursorAdapter(AcpClientAdapter):
             )
         return events
 
-    def _create_plan(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _create_plan(self, rpc_id: RequestId, params: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """The plan's todos become the plan; the plan itself is asked about (allow → accepted)."""
         run = CursorRun.of(ctx)
         events = self._todos({"todos": as_list(params.get("todos")), "merge": False}, ctx)
@@ -214,7 +219,7 @@ class CursorAdapter(AcpClientAdapter):
         tool_id = as_str(params.get("toolCallId")) or f"cursor-plan-{rpc_id}"
         name = as_str(params.get("name")) or "Plan"
         text = "\n\n".join(t for t in (as_str(params.get("overview")), as_str(params.get("plan"))) if t)
-        call = {
+        call: acp.ToolCallUpdate = {
             "toolCallId": tool_id,
             "title": f"Plan: {name}",
             "kind": "think",
@@ -226,14 +231,15 @@ class CursorAdapter(AcpClientAdapter):
         return events
 
     def _ask_about(
-        self, interaction_id: str, rpc_id: Any, tool_id: str, call: dict[str, Any], ctx: ParseContext
+        self, interaction_id: str, rpc_id: RequestId, tool_id: str, call: acp.ToolCallUpdate, ctx: ParseContext
     ) -> list[BaseEvent]:
         from acp_mux.adapters.acp_agents.acp_client import tool_display
 
         display = tool_display(call, ctx.cwd)
         events: list[BaseEvent] = []
         if tool_id not in ctx.tools:
-            events += ctx.tool_start(tool_id, "create_plan", {"plan": call["title"]}, display=display, ready=True)
+            title = call.get("title") or ""
+            events += ctx.tool_start(tool_id, "create_plan", {"plan": title}, display=display, ready=True)
             CursorRun.of(ctx).own_calls.add(tool_id)
         elif display is not None:
             events.append(ev.ToolUpdateEvent(tool_call_id=tool_id, display=display))
@@ -241,7 +247,7 @@ class CursorAdapter(AcpClientAdapter):
         events.append(
             ev.ApprovalRequestEvent(
                 interaction_id=interaction_id,
-                action=call["title"],
+                action=call.get("title") or "",
                 tool_name="create_plan",
                 tool_call_id=tool_id,
                 risk_level="low",
@@ -250,7 +256,7 @@ class CursorAdapter(AcpClientAdapter):
         )
         return events
 
-    def _todos(self, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _todos(self, params: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         run = CursorRun.of(ctx)
         if not params.get("merge"):
             run.todos.clear()
@@ -270,7 +276,7 @@ class CursorAdapter(AcpClientAdapter):
         ]
         return ctx.begin_turn() + [ev.PlanUpdateEvent(entries=entries)]
 
-    def _task(self, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _task(self, params: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """A subagent's task: one tool call, ended at once when cursor reports it done (it carries a duration)."""
         run = CursorRun.of(ctx)
         run.tasks += 1

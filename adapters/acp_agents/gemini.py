@@ -29,7 +29,8 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Iterable
 
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, retry_note
 from acp_mux.core.lazy_events import ev
@@ -43,6 +44,7 @@ from acp_mux.core.private import private_path
 from acp_mux.core.process import SpawnSpec
 
 if TYPE_CHECKING:
+    from acp_mux.adapters.acp_agents.acp_client import WireObject
     from acp_mux.core.events import BaseEvent
 
 
@@ -132,13 +134,13 @@ class GeminiAdapter(AcpClientAdapter):
         env.setdefault("GEMINI_CLI_NO_RELAUNCH", "true")
         return env
 
-    def tool_name_of(self, tool_call: dict[str, Any]) -> str:
+    def tool_name_of(self, tool_call: WireObject) -> str:
         tool_id = tool_call.get("toolCallId")
         if isinstance(tool_id, str) and "__" in tool_id:
             return tool_id.split("__", 1)[0]
         return super().tool_name_of(tool_call)
 
-    def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_update(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         run = GeminiRun.of(ctx)
         if run.after_load and run.prompt_in_flight is None:
             return []  # the rest of a load's history replay
@@ -155,15 +157,16 @@ class GeminiAdapter(AcpClientAdapter):
     def before_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
         GeminiRun.of(ctx).after_load = False
 
-    def after_session_opened(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def after_session_opened(self, body: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """A loaded session with no prompt waiting: what gemini sends until the next prompt is its history."""
         run = GeminiRun.of(ctx)
         if run.options.session_id is not None and not run.waiting:
             run.after_load = True
         return super().after_session_opened(body, ctx)
 
-    def usage_events(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
-        quota = body.get("_meta", {}).get("quota") if isinstance(body.get("_meta"), dict) else None
+    def usage_events(self, body: WireObject, ctx: ParseContext) -> list[BaseEvent]:
+        meta = body.get("_meta")
+        quota = meta.get("quota") if isinstance(meta, dict) else None
         counts = quota.get("token_count") if isinstance(quota, dict) else None
         if not isinstance(counts, dict):
             return super().usage_events(body, ctx)
@@ -174,7 +177,7 @@ class GeminiAdapter(AcpClientAdapter):
         ]
 
 
-def _count(value: Any) -> int:
+def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
@@ -207,7 +210,7 @@ def _error_message(error: str) -> str:
     return text
 
 
-def max_attempts(env: Any) -> int:
+def max_attempts(env: Mapping[str, str]) -> int:
     """``general.maxAttempts`` from the person's gemini settings (``$GEMINI_CLI_HOME`` or ``$HOME``
     ``/.gemini/settings.json``; gemini's default, 10, when absent or unreadable)."""
     home = env.get("GEMINI_CLI_HOME") or env.get("HOME") or os.path.expanduser("~")

@@ -41,22 +41,26 @@ transcripts in ``tests/fixtures/hermes``):
 
 from __future__ import annotations
 
-from acp_mux.core.shapes import as_dict, as_str
+from acp_mux.core.shapes import as_dict, as_list, as_str
 import logging
 import os
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Iterable
 
 from acp_mux.adapters.acp_agents import hermes_plugins
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, retry_note
 from acp_mux.adapters.base import AgentCapabilities
-from acp_mux.core.contract import RunOptions
+from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 
 if TYPE_CHECKING:
+    from acp_mux.adapters.acp_agents.acp_client import WireObject
+    from acp_mux.protocol import v1_dicts as acp
+    from acp_mux.protocol.v1_dicts import RequestId
     from acp_mux.core.events import BaseEvent
 
 log = logging.getLogger(__name__)
@@ -123,7 +127,7 @@ class HermesAdapter(AcpClientAdapter):
         return env
 
     # ── updates ────────────────────────────────────────────────────────────────────────────────────────────────
-    def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_update(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         run = HermesRun.of(ctx)
         kind = update.get("sessionUpdate")
         events: list[BaseEvent] = []
@@ -148,7 +152,7 @@ class HermesAdapter(AcpClientAdapter):
             self._remember_call(update, run)
         return events
 
-    def _unasked_command(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _unasked_command(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """A command hermes announces without acp-mux's plugin having asked about it first (the plugin's question
         comes before hermes announces the call, and the allowed call is shown as the asked one): the plugin is not
         active in this hermes. Said once in the conversation, as the person relies on being asked."""
@@ -163,7 +167,7 @@ class HermesAdapter(AcpClientAdapter):
         log.warning("hermes ran a command acp-mux's plugin did not ask about: %s", title)
         return ctx.text_delta(f"_({NOT_ASKING})_\n\n") + ctx.end_text()
 
-    def _remember_call(self, update: dict[str, Any], run: HermesRun) -> None:
+    def _remember_call(self, update: WireObject, run: HermesRun) -> None:
         tool_id = update.get("toolCallId")
         if not isinstance(tool_id, str):
             return
@@ -171,7 +175,7 @@ class HermesAdapter(AcpClientAdapter):
         kind = as_str(update.get("kind")) or "other"
         paths = [
             loc["path"]
-            for loc in update.get("locations") or ()
+            for loc in as_list(update.get("locations"))
             if isinstance(loc, dict) and isinstance(loc.get("path"), str)
         ]
         title = as_str(update.get("title"))
@@ -204,7 +208,7 @@ class HermesAdapter(AcpClientAdapter):
                 )
         return events
 
-    def on_prompt_done(self, result: Any, error: dict[str, Any] | None, ctx: ParseContext) -> list[BaseEvent]:
+    def on_prompt_done(self, result: object, error: WireObject | None, ctx: ParseContext) -> list[BaseEvent]:
         run = HermesRun.of(ctx)
         broken = error is not None and run.cancelling  # hermes failed the prompt it was cancelling: see above
         events = self._settle(ctx) if error is None else []
@@ -221,13 +225,15 @@ class HermesAdapter(AcpClientAdapter):
         return events
 
     # ── permissions ────────────────────────────────────────────────────────────────────────────────────────────
-    def permission_tool_id(self, tool_call: dict[str, Any], ctx: ParseContext) -> str:
+    def permission_tool_id(self, tool_call: Mapping[str, object], ctx: ParseContext) -> str:
         run = HermesRun.of(ctx)
         kind = tool_call.get("kind")
         raw = as_dict(tool_call.get("rawInput"))
         arguments = as_dict(raw.get("arguments"))
         paths = {
-            c["path"] for c in tool_call.get("content") or () if isinstance(c, dict) and isinstance(c.get("path"), str)
+            c["path"]
+            for c in as_list(tool_call.get("content"))
+            if isinstance(c, dict) and isinstance(c.get("path"), str)
         }
         if isinstance(arguments.get("path"), str):
             paths.add(arguments["path"])
@@ -240,16 +246,18 @@ class HermesAdapter(AcpClientAdapter):
             return open_calls[-1][0]
         return super().permission_tool_id(tool_call, ctx)
 
-    def on_permission_request(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_permission_request(
+        self, rpc_id: RequestId, params: acp.RequestPermissionRequest, ctx: ParseContext
+    ) -> list[BaseEvent]:
         run = HermesRun.of(ctx)
-        tool_call = as_dict(params.get("toolCall"))
+        tool_call = params["toolCall"]
         command = plugin_command(tool_call)
         if command is not None:  # acp-mux's own question: about the command itself, as hermes' questions are
             if run.options.mode == UNASKED_MODE:  # the person chose to let hermes run without asking
                 allow = next(
                     (
                         o["optionId"]
-                        for o in params.get("options") or ()
+                        for o in as_list(params.get("options"))
                         if isinstance(o, dict) and o.get("kind") == "allow_once" and isinstance(o.get("optionId"), str)
                     ),
                     None,
@@ -272,14 +280,16 @@ class HermesAdapter(AcpClientAdapter):
             run.plugin_asks.add(f"acp-permission-{rpc_id}")  # the family's interaction id for this request
         tool_id = self.permission_tool_id(tool_call, ctx)
         if tool_id in ctx.tools:  # hermes' own title ("write: <path>") stays; "Approve edit: …" is the question's
-            params = {**params, "toolCall": {k: v for k, v in tool_call.items() if k != "title"}}
+            untitled: acp.ToolCallUpdate = {**tool_call}
+            untitled.pop("title", None)
+            params = {**params, "toolCall": untitled}
         silent = run.silent.get(tool_id)
         if silent is not None:
             silent.asking = True
             silent.expected = _whole_file(tool_call)
         return super().on_permission_request(rpc_id, params, ctx)
 
-    def respond_approval(self, interaction_id: str, decision: Any, ctx: ParseContext) -> None:
+    def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
         run = HermesRun.of(ctx)
         ask = run.asks.get(interaction_id)
         asked = ask.tool_id if ask is not None else None
@@ -293,7 +303,7 @@ class HermesAdapter(AcpClientAdapter):
         super().respond_approval(interaction_id, decision, ctx)
 
     # ── errors ─────────────────────────────────────────────────────────────────────────────────────────────────
-    def usage_events(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def usage_events(self, body: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         HermesRun.of(ctx).saw_usage = isinstance(body.get("usage"), dict)
         return super().usage_events(body, ctx)
 
@@ -321,7 +331,7 @@ class HermesAdapter(AcpClientAdapter):
         )
         return retry_note(retry, ctx)
 
-    def failed_turn(self, stop: Any, ctx: ParseContext) -> list[BaseEvent] | None:
+    def failed_turn(self, stop: object, ctx: ParseContext) -> list[BaseEvent] | None:
         run = HermesRun.of(ctx)
         text = run.last_text.strip()
         found = _HTTP_FAILURE.match(text)
@@ -332,7 +342,7 @@ class HermesAdapter(AcpClientAdapter):
         )
 
 
-def plugin_command(tool_call: dict[str, Any]) -> str | None:
+def plugin_command(tool_call: Mapping[str, object]) -> str | None:
     """The command of a question acp-mux's hermes plugin raised, or None for any other question. Both marks must
     be there: hermes' label of a plugin question (rawInput.command) and the plugin's words (rawInput.description);
     a command the model writes can imitate neither, as hermes puts its own label and the real command there."""
@@ -343,7 +353,7 @@ def plugin_command(tool_call: dict[str, Any]) -> str | None:
     return said[len(_PLUGIN_MARK) :] if said.startswith(_PLUGIN_MARK) else None
 
 
-def _whole_file(tool_call: dict[str, Any]) -> str | None:
+def _whole_file(tool_call: Mapping[str, object]) -> str | None:
     """The file's whole new text, when the question's diff is one (write_file, patch in ``replace`` mode)."""
     raw = as_dict(tool_call.get("rawInput"))
     arguments = as_dict(raw.get("arguments"))
@@ -352,7 +362,7 @@ def _whole_file(tool_call: dict[str, Any]) -> str | None:
     )
     if not whole:
         return None
-    for item in tool_call.get("content") or ():
+    for item in as_list(tool_call.get("content")):
         if isinstance(item, dict) and item.get("type") == "diff" and isinstance(item.get("newText"), str):
             return as_str(item["newText"])
     return None

@@ -46,6 +46,7 @@ from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import SpawnSpec
 
 if TYPE_CHECKING:
+    from acp_mux.adapters.acp_agents.acp_client import WireObject
     from acp_mux.core.events import BaseEvent
     from acp_mux.core.prompt import Prompt
 
@@ -129,7 +130,7 @@ class OmpAdapter(AcpClientAdapter):
         run = OmpRun.of(ctx)
         run.failed_turns, run.answer_shown, run.prompt_sent_at = 0, False, time.time()
 
-    def elicitation_tool_call(self, params: dict[str, Any], ctx: ParseContext) -> dict[str, Any] | None:
+    def elicitation_tool_call(self, params: WireObject, ctx: ParseContext) -> WireObject | None:
         message = as_str(params.get("message"))
         return elicited_call(message, ctx.cwd)
 
@@ -142,11 +143,11 @@ class OmpAdapter(AcpClientAdapter):
             return self.set_config_option("model", model, ctx)
         return True
 
-    def usage_events(self, body: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def usage_events(self, body: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         OmpRun.of(ctx).saw_usage = isinstance(body.get("usage"), dict)
         return super().usage_events(body, ctx)
 
-    def failed_turn(self, stop: Any, ctx: ParseContext) -> list[BaseEvent] | None:
+    def failed_turn(self, stop: object, ctx: ParseContext) -> list[BaseEvent] | None:
         run = OmpRun.of(ctx)
         found = _HTTP_FAILURE.match(run.last_text)
         if stop != "end_turn" or run.saw_usage or found is None:
@@ -157,7 +158,7 @@ class OmpAdapter(AcpClientAdapter):
         )
 
 
-def elicited_call(message: str, cwd: str) -> dict[str, Any] | None:
+def elicited_call(message: str, cwd: str) -> WireObject | None:
     """The tool call omp's approval message describes, as an ACP ``ToolCall``; None when it is not one.
 
     ``Allow tool: write\\nPath: /abs/notes.txt\\nContent:\\n…`` → an edit of that file with the content as its

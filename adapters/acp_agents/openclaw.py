@@ -30,12 +30,12 @@ What is only openclaw's (the family does the rest, ``acp_client.py``; the gatewa
 
 from __future__ import annotations
 
-from acp_mux.core.shapes import as_dict, as_str
+from acp_mux.core.shapes import as_dict, as_list, as_str
 import asyncio
 import logging
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities
@@ -50,6 +50,9 @@ from acp_mux.core.process import ExitStatus, SpawnError, SpawnSpec
 from acp_mux.core.prompt import Prompt
 
 if TYPE_CHECKING:
+    from acp_mux.adapters.acp_agents.acp_client import WireObject
+    from acp_mux.protocol import v1_dicts as acp
+    from acp_mux.protocol.v1_dicts import RequestId
     from acp_mux.core.events import BaseEvent
 
 log = logging.getLogger(__name__)
@@ -158,13 +161,13 @@ class OpenclawAdapter(AcpClientAdapter):
             return
         super().start(options, ctx)
 
-    def mcp_servers(self, options: RunOptions) -> list[dict[str, Any]]:
+    def mcp_servers(self, options: RunOptions) -> list[WireObject]:
         if options.mcp_servers:
             log.warning("openclaw's ACP bridge refuses per-session MCP servers; configure them on the gateway")
         return []
 
     # ── asking ─────────────────────────────────────────────────────────────────────────────────────────────────
-    def tool_name_of(self, tool_call: dict[str, Any]) -> str:
+    def tool_name_of(self, tool_call: WireObject) -> str:
         """OpenClaw's own tool name: the gate's questions carry it in ``_meta.toolName``; its bridge titles a call
         ``<name>: <args>``. An "always" for a whole tool then names that tool, never a kind such as ``other``."""
         meta = as_dict(tool_call.get("_meta"))
@@ -176,7 +179,9 @@ class OpenclawAdapter(AcpClientAdapter):
             return title.split(":", 1)[0].strip()
         return super().tool_name_of(tool_call)
 
-    def on_permission_request(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_permission_request(
+        self, rpc_id: RequestId, params: acp.RequestPermissionRequest, ctx: ParseContext
+    ) -> list[BaseEvent]:
         """A question the person's setting answers without asking is answered here; the rest are asked."""
         setting = ask_setting(AcpRun.of(ctx).options.env)
         tool_call = as_dict(params.get("toolCall"))
@@ -184,7 +189,7 @@ class OpenclawAdapter(AcpClientAdapter):
         allow = next(
             (
                 o.get("optionId")
-                for o in params.get("options") or ()
+                for o in as_list(params.get("options"))
                 if isinstance(o, dict) and o.get("kind") == "allow_once" and isinstance(o.get("optionId"), str)
             ),
             None,
@@ -197,19 +202,20 @@ class OpenclawAdapter(AcpClientAdapter):
             return []
         return super().on_permission_request(rpc_id, params, ctx)
 
-    def _with_diffs(self, update: dict[str, Any], ctx: ParseContext) -> dict[str, Any]:
+    def _with_diffs(self, update: WireObject, ctx: ParseContext) -> WireObject:
         """An update of a call the gate previewed, with that diff kept in front of OpenClaw's own content: ACP
         content replaces what the editor showed, and OpenClaw's result is only text ("Successfully wrote ...")."""
         diffs = ctx.state.get(_DIFFS, {}).get(update.get("toolCallId"))
-        if not diffs or not isinstance(update.get("content"), list):
+        content = update.get("content")
+        if not diffs or not isinstance(content, list):
             return update
-        return {**update, "content": [*diffs, *update["content"]]}
+        return {**update, "content": [*diffs, *content]}
 
     # ── sessions by gateway key ────────────────────────────────────────────────────────────────────────────────
     def native_session_id(self, acp_session_id: str) -> str | None:
         return acp_session_id if acp_session_id.startswith("agent:") else None  # a resumed session is named by key
 
-    def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_update(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         if update.get("sessionUpdate") == "session_info_update":  # its _meta names the gateway's session key
             key = as_str(as_dict(update.get("_meta")).get("sessionKey"))
             known = key.startswith("agent:") and ctx.session_id != key
@@ -237,7 +243,7 @@ class OpenclawAdapter(AcpClientAdapter):
             return []
         return retry_events(line, ctx)
 
-    def failed_turn(self, stop: Any, ctx: ParseContext) -> list[BaseEvent] | None:
+    def failed_turn(self, stop: object, ctx: ParseContext) -> list[BaseEvent] | None:
         """openclaw's bridge ends a failed run (the provider's 401 or 429) as ``end_turn`` with no text; the
         gateway's log names the session and the error, so the turn becomes the typed failure it was."""
         if stop != "end_turn" or self.gateway is None:
@@ -267,7 +273,7 @@ class OpenclawAdapter(AcpClientAdapter):
     def set_model(self, model: str, ctx: ParseContext) -> bool:
         return False if ctx.state.get(_EXEC) else super().set_model(model, ctx)
 
-    def set_config_option(self, option_id: str, value: Any, ctx: ParseContext) -> bool:
+    def set_config_option(self, option_id: str, value: object, ctx: ParseContext) -> bool:
         return False if ctx.state.get(_EXEC) else super().set_config_option(option_id, value, ctx)
 
     def finish(self, status: ExitStatus, ctx: ParseContext) -> Iterable[BaseEvent]:

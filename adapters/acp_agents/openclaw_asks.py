@@ -34,14 +34,17 @@ failure: the gate blocks the call, so a change is never made unasked.
 
 from __future__ import annotations
 
-from acp_mux.core.shapes import as_dict, as_list
+from acp_mux.core.shapes import as_dict, as_list, as_str
 import difflib
 import hashlib
 import json
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from acp_mux.adapters.acp_agents.acp_client import WireObject
 
 PLUGIN_ID = "acp-mux-asks"
 PLUGIN_DIR = Path(__file__).resolve().parent / "openclaw_plugin"  # a native plugin: manifest, package.json, entry
@@ -52,7 +55,7 @@ MAX_PREVIEW_BYTES = 1_000_000  # a file larger than this is not read to show a d
 _EDIT_WORDS = ("write", "edit", "patch")
 
 
-def gateway_overrides(included: Path | None = None) -> dict[str, Any]:
+def gateway_overrides(included: Path | None = None) -> WireObject:
     """What the private gateway's config adds to the person's (``included``; OpenClaw deep-merges these over it,
     arrays concatenated): exec asks, and the gate plugin is loaded. A ``plugins.allow`` list in the person's config
     loads only what it names, so the gate is added to it; without such a list none is written (one would shut out
@@ -129,16 +132,14 @@ def tool_kind(tool: str) -> str:
     return "other"
 
 
-def question_paths(params: dict[str, Any], derived: list[Any]) -> list[str]:
+def question_paths(params: WireObject, derived: list[object]) -> list[str]:
     """The files a call changes: its ``path`` (or ``file_path``), else what OpenClaw derived (``apply_patch``)."""
-    found = [
-        params[key] for key in ("path", "file_path", "filePath") if isinstance(params.get(key), str) and params[key]
-    ]
+    found = [path for key in ("path", "file_path", "filePath") if (path := as_str(params.get(key)))]
     found += [p for p in derived if isinstance(p, str) and p and p not in found]
     return found
 
 
-def permission_request(rpc_id: str, session_id: str, question: dict[str, Any], cwd: str) -> dict[str, Any]:
+def permission_request(rpc_id: str, session_id: str, question: WireObject, cwd: str) -> WireObject:
     """The ACP ``session/request_permission`` the relay sends acp-mux for one question of the gate."""
     tool = str(question.get("toolName") or "tool")
     params = as_dict(question.get("params"))
@@ -175,7 +176,7 @@ def permission_request(rpc_id: str, session_id: str, question: dict[str, Any], c
     }
 
 
-def preview_diff(tool: str, params: dict[str, Any], path: str | None) -> dict[str, Any] | None:
+def preview_diff(tool: str, params: WireObject, path: str | None) -> WireObject | None:
     """The change a ``write`` or ``edit`` would make, as an ACP diff (shown with the question); None when the
     call is not one of those or its input is not understood."""
     if path is None:
@@ -211,13 +212,13 @@ def preview_diff(tool: str, params: dict[str, Any], path: str | None) -> dict[st
     return None
 
 
-def unified(diff: dict[str, Any]) -> str:
+def unified(diff: WireObject) -> str:
     """A diff as unified text (tests and logs)."""
-    old, new = diff.get("oldText") or "", diff.get("newText") or ""
+    old, new = as_str(diff.get("oldText")), as_str(diff.get("newText"))
     return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "a", "b"))
 
 
-def allowed(response: dict[str, Any]) -> bool:
+def allowed(response: WireObject) -> bool:
     """acp-mux's JSON-RPC answer to a question of the gate: an allow only if it is exactly a result that selected
     ``allow-once`` (the one allow offered); an error, a cancel, another option or any other shape is a no."""
     result = response.get("result")

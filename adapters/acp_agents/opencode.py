@@ -54,6 +54,9 @@ from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 
 if TYPE_CHECKING:
+    from acp_mux.adapters.acp_agents.acp_client import WireObject
+    from acp_mux.protocol import v1_dicts as acp
+    from acp_mux.protocol.v1_dicts import RequestId
     from acp_mux.core.events import BaseEvent
     from acp_mux.core.prompt import Prompt
 
@@ -101,7 +104,7 @@ def stream_error(line: str) -> tuple[str, str] | None:
     return session, message[:MAX_REASON]
 
 
-def permission_config() -> dict[str, Any]:
+def permission_config() -> WireObject:
     """The opencode config acp-mux adds (``OPENCODE_CONFIG_CONTENT``): asking rules on opencode's own agents, and
     the ``allow-all`` agent for the mode that asks nothing."""
     agents: dict[str, Any] = {name: {"permission": dict(rules)} for name, rules in AGENT_PERMISSIONS.items()}
@@ -130,11 +133,12 @@ def merged_config_content(existing: str | None) -> str:
     return json.dumps(_merge(base, permission_config()), separators=(",", ":"))
 
 
-def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+def _merge(base: WireObject, over: WireObject) -> WireObject:
     out = dict(base)
     for key, value in over.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value)
+        below = out.get(key)
+        if isinstance(value, dict) and isinstance(below, dict):
+            out[key] = _merge(below, value)
         else:
             out[key] = value
     return out
@@ -171,7 +175,7 @@ class OpencodeAdapter(AcpClientAdapter):
         return True
 
     # ── tool calls: announced empty, made ready by their first in_progress (or their question) ───────────────
-    def on_update(self, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_update(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         kind = update.get("sessionUpdate")
         tool_id = update.get("toolCallId")
         if not isinstance(tool_id, str) or not tool_id:
@@ -194,14 +198,14 @@ class OpencodeAdapter(AcpClientAdapter):
             return self._made_ready(tool_id, update, ctx)
         return super().on_update(update, ctx)
 
-    def _announce_empty(self, tool_id: str, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _announce_empty(self, tool_id: str, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """A call announced before its input: shown at once, not ready (its input comes with its first progress)."""
         AcpRun.of(ctx).last_text = ""
         return ctx.tool_start(
             tool_id, self.tool_name_of(update), None, display=tool_display(update, ctx.cwd), ready=False
         )
 
-    def _made_ready(self, tool_id: str, update: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def _made_ready(self, tool_id: str, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """The first in_progress of a call announced empty: its input is known now."""
         raw = update.get("rawInput")
         events = ctx.tool_ready(tool_id, raw if isinstance(raw, dict) else {})
@@ -210,7 +214,9 @@ class OpencodeAdapter(AcpClientAdapter):
             events.append(ev.ToolUpdateEvent(tool_call_id=tool_id, display=display, running=False))
         return events
 
-    def on_permission_request(self, rpc_id: Any, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_permission_request(
+        self, rpc_id: RequestId, params: acp.RequestPermissionRequest, ctx: ParseContext
+    ) -> list[BaseEvent]:
         tool_call = as_dict(params.get("toolCall"))
         tool_id = self.permission_tool_id(tool_call, ctx)
         state = ctx.tools.get(tool_id)
@@ -221,7 +227,9 @@ class OpencodeAdapter(AcpClientAdapter):
         return events + super().on_permission_request(rpc_id, params, ctx)
 
     # ── fs/write_text_file: opencode writes the file itself ────────────────────────────────────────────────────
-    def on_client_request(self, rpc_id: Any, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+    def on_client_request(
+        self, rpc_id: RequestId, method: str, params: WireObject, ctx: ParseContext
+    ) -> list[BaseEvent]:
         run = AcpRun.of(ctx)
         if method == "fs/write_text_file" and not self.client_capabilities(run.options)["fs"]["writeTextFile"]:
             run.peer.respond(ctx, rpc_id, {})  # opencode's own edit tool writes the same content
@@ -251,13 +259,13 @@ class OpencodeAdapter(AcpClientAdapter):
         )
 
     # ── errors ─────────────────────────────────────────────────────────────────────────────────────────────────
-    def failure(self, error: dict[str, Any], ctx: ParseContext, *, during: str) -> list[BaseEvent]:
+    def failure(self, error: WireObject, ctx: ParseContext, *, during: str) -> list[BaseEvent]:
         message = as_str(error.get("message"))
         if any(word in message.lower() for word in _AUTH_WORDS):  # the provider refused the key
             return ctx.close_open("failed") + [ev.AuthErrorEvent(message=message, guidance=self.auth_hint)]
         return super().failure(error, ctx, during=during)
 
 
-def _empty_input(raw: Any) -> bool:
+def _empty_input(raw: object) -> bool:
     """opencode's announcement input: nothing, or only the folder a command would run in."""
     return not isinstance(raw, dict) or not {k for k in raw if k != "cwd"}

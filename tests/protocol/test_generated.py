@@ -4,6 +4,7 @@ schema bump cannot be half done), and the editor's `initialize` path never loads
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import os
@@ -12,6 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # tools/ is not installed
@@ -27,6 +30,51 @@ def test_the_checked_in_model_is_a_fresh_generation_of_the_checked_in_schema() -
     assert (ROOT / "acp_mux" / "protocol" / "v1.py").read_text() == fresh, (
         "acp_mux/protocol/v1.py is stale or edited by hand: run python tools/gen_acp_models.py"
     )
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("datamodel_code_generator") is None,
+    reason="datamodel-code-generator (the test extra) is not installed",
+)
+def test_the_checked_in_typed_dicts_are_a_fresh_generation_of_the_checked_in_schema() -> None:
+    assert (ROOT / "acp_mux" / "protocol" / "v1_dicts.py").read_text() == gen_acp_models.generate_dicts(1), (
+        "acp_mux/protocol/v1_dicts.py is stale or edited by hand: run python tools/gen_acp_models.py"
+    )
+
+
+def test_each_typed_dict_has_the_keys_and_required_keys_of_the_model_of_the_same_name() -> None:
+    """Two generators read one schema: where both name a type, the TypedDict's keys are the model's wire names and a
+    key is required in one exactly when it is in the other (so a dict typed by v1_dicts validates as the model)."""
+    import typing
+
+    from pydantic import BaseModel
+
+    from acp_mux.protocol import v1, v1_dicts
+
+    compared = 0
+    for name, typed in vars(v1_dicts).items():
+        model = getattr(v1, name, None)
+        if not (typing.is_typeddict(typed) and isinstance(model, type) and issubclass(model, BaseModel)):
+            continue
+        fields = model.model_fields
+        assert typed.__required_keys__ | typed.__optional_keys__ == {f.alias or n for n, f in fields.items()}, name
+        assert typed.__required_keys__ == {f.alias or n for n, f in fields.items() if f.is_required()}, name
+        compared += 1
+    assert compared > 100  # the session updates, content blocks, tool calls, permission request and prompt among them
+    for name in ("SessionUpdateToolCall", "ContentBlockText", "ToolCallUpdate", "RequestPermissionRequest"):
+        assert typing.is_typeddict(getattr(v1_dicts, name)), name
+
+
+@given(st.text())
+def test_a_generated_literal_holds_any_text_literally(value: str) -> None:
+    """Schema strings land in ``Literal[...]`` inside a string annotation: whatever the text (quotes, backslashes,
+    control characters), the annotation must parse, and parse back to the same text."""
+    from acp_dicts_source import literal, quoted
+
+    annotation = ast.literal_eval(quoted(f"Literal[{literal(value)}]"))
+    parsed = ast.parse(annotation, mode="eval").body
+    assert isinstance(parsed, ast.Subscript) and isinstance(parsed.slice, ast.Constant)
+    assert parsed.slice.value == value
 
 
 def test_the_schema_files_are_the_named_release() -> None:
