@@ -7,7 +7,7 @@ imported on first use (PEP 562 ``__getattr__``): every module of acp-mux imports
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     )
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """A public name, imported from :mod:`acp_mux.api` the first time it is read (then kept here)."""
     if name not in __all__:
         raise AttributeError(f"module 'acp_mux' has no attribute {name!r}")

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, TypeAlias
+from typing import TYPE_CHECKING, Awaitable, Callable, TypeAlias
 
 from acp_mux.core.interaction import Approve, Deny
 from acp_mux.translation.permissions import MUTATING_KINDS, PermissionRules, Scope
 from acp_mux.translation.rule_text import parse_rule
+
+if TYPE_CHECKING:
+    from acp_mux.protocol.v1_dicts import JsonValue
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,7 @@ class ApprovalRequest:
     tool_name: str | None
     kind: str
     title: str
-    input: Any
+    input: JsonValue
     always_covers: str
     choices: list[dict[str, str]] | None = None
     scope: Scope | None = field(default=None, repr=False, compare=False)
@@ -126,7 +129,7 @@ async def decide(
 async def _call(callback: Callback, request: ApprovalRequest) -> Approve | Deny:
     """The callback's answer as Approve/Deny; anything that is not an answer, or an exception, is a denial."""
     try:
-        value: Any = callback(request)
+        value: object = callback(request)
         if inspect.isawaitable(value):
             value = await value
     except Exception as exc:

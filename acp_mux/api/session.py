@@ -17,7 +17,7 @@ import asyncio
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence, cast
+from typing import TYPE_CHECKING, AsyncIterator, Callable, Coroutine, Sequence, cast
 
 from acp_mux.adapters.registry import AgentNotAvailable, UnknownAgent, get_adapter
 from acp_mux.api.approvals import Answer, ApprovalRequest, Approvals, decide, deny
@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from acp_mux.adapters.base import AgentAdapter
     from acp_mux.core.events import ApprovalRequestEvent, BaseEvent
     from acp_mux.core.run import RunHandle
+    from acp_mux.protocol.v1_dicts import SessionUpdate
+    from acp_mux.protocol.v1_dicts import JsonValue
+    from acp_mux.server.event_log import EventLogWriter
 
 CANCEL_WAIT_S = 3.0  # how long an interrupted agent gets to end its turn before its process group is terminated
 STOP_GRACE_S = 1.5  # SIGTERM → SIGKILL
@@ -48,7 +51,7 @@ class TurnError:
 
     code: int
     message: str
-    data: dict[str, Any] | None = None
+    data: dict[str, JsonValue] | None = None
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,7 @@ class Run:
         cwd: str | os.PathLike[str] | None = None,
         model: str | None = None,
         mode: str | None = None,
-        mcp_servers: Sequence[dict[str, Any]] = (),
+        mcp_servers: Sequence[dict[str, object]] = (),
         approvals: Approvals | None = None,
         resume: str | None = None,
         env: dict[str, str] | None = None,
@@ -93,7 +96,7 @@ class Run:
         self._policy = approvals if approvals is not None else deny()
         self._rules = self._policy.rules(self._record.cwd)  # a rule that names nothing fails here, before any spawn
         self._translator = UpdateTranslator(self._adapter.tool_table, self._record.cwd)
-        self._log: Any = None
+        self._log: EventLogWriter | None = None
         self._handle: RunHandle | None = None
         self._events: AsyncIterator[BaseEvent] | None = None  # the current turn's events (None: no turn running)
         self._outcome: TurnOutcome | None = None
@@ -104,7 +107,7 @@ class Run:
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed = False
         self.result: TurnResult | None = None  # the last finished turn's result
-        self.on_update: Callable[[dict[str, Any]], None] | None = None  # the ACP updates an editor would get
+        self.on_update: Callable[[SessionUpdate], None] | None = None  # the ACP updates an editor would get
 
     # ── opening ────────────────────────────────────────────────────────────────────────────────────────────────
     def _session(
@@ -257,7 +260,7 @@ class Run:
             return
         if not self._cancelled:
             self._cancelled = True
-            self._log.record(handle.run_id, "user.cancel", {})
+            self._journal.record(handle.run_id, "user.cancel", {})
         for interaction in handle.interaction.pending:  # nobody will answer them now: the agent hears "no"
             await self._respond(handle, interaction.id, Deny(reason="The turn was cancelled."), "cancel")
         try:
@@ -323,12 +326,12 @@ class Run:
             grace_period_s=STOP_GRACE_S,
         )
         handle = self._handle = start_run(self._adapter, options)
-        handle.on("*", self._log.event)
+        handle.on("*", self._journal.event)
         handle.on("*", self._on_event)
         return handle
 
     def _log_prompt(self, run_id: str, prompt: Prompt) -> None:
-        self._log.record(run_id, "user.message", {"content": prompt_to_blocks(prompt), "agent": self.agent})
+        self._journal.record(run_id, "user.message", {"content": prompt_to_blocks(prompt), "agent": self.agent})
         if not self._record.title:
             self._record.title = " ".join(prompt.as_text().split())[:80] or None
 
@@ -360,7 +363,14 @@ class Run:
             case "turn_end":
                 self._turn_over.set()
 
-    def _task(self, coro: Any) -> None:
+    @property
+    def _journal(self) -> EventLogWriter:
+        """The session's event log, open from the first prompt on (every caller runs after ``__aenter__``)."""
+        if self._log is None:
+            raise RuntimeError("the run has not started: use it inside `async with`")
+        return self._log
+
+    def _task(self, coro: Coroutine[object, object, None]) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -386,13 +396,13 @@ class Run:
             session_id=self.session_id,
             native_session_id=self.native_session_id,
         )
-        ended: dict[str, Any] = (
+        ended: dict[str, object] = (
             {"error": {"code": error.code, "message": error.message}} if error else {"stopReason": outcome.stop_reason}
         )
         if handle is not None:
-            self._log.record(handle.run_id, "turn.ended", ended)
+            self._journal.record(handle.run_id, "turn.ended", ended)
         self._turn_over.set()
-        self._log.flush()
+        self._journal.flush()
         self._store.save(self._record)
 
     async def _close_events(self) -> None:
@@ -437,7 +447,7 @@ class Run:
     async def _respond(
         self, handle: RunHandle, interaction_id: str, answer: Approve | Deny, by: str, strict: bool = False
     ) -> None:
-        resolved: dict[str, Any] = {
+        resolved: dict[str, object] = {
             "interactionId": interaction_id,
             "decision": "approved" if isinstance(answer, Approve) else "denied",
             "by": by,
@@ -451,7 +461,7 @@ class Run:
             if strict:
                 raise
             return  # settled meanwhile (the agent withdrew it, or the run ended)
-        self._log.record(handle.run_id, "approval.resolved", resolved)
+        self._journal.record(handle.run_id, "approval.resolved", resolved)
         self._requests.pop(interaction_id, None)
 
 
@@ -462,7 +472,7 @@ def run(
     cwd: str | os.PathLike[str] | None = None,
     model: str | None = None,
     mode: str | None = None,
-    mcp_servers: Sequence[dict[str, Any]] = (),
+    mcp_servers: Sequence[dict[str, object]] = (),
     approvals: Approvals | None = None,
     resume: str | None = None,
     env: dict[str, str] | None = None,
@@ -504,7 +514,7 @@ async def query(
     cwd: str | os.PathLike[str] | None = None,
     model: str | None = None,
     mode: str | None = None,
-    mcp_servers: Sequence[dict[str, Any]] = (),
+    mcp_servers: Sequence[dict[str, object]] = (),
     approvals: Approvals | None = None,
     resume: str | None = None,
     env: dict[str, str] | None = None,

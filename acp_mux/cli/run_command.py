@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from acp_mux.cli.demo import (
     EXIT_CODES,
@@ -32,6 +32,7 @@ from acp_mux.cli.terminal import field, fill
 
 if TYPE_CHECKING:
     from acp_mux.api import ApprovalRequest, Approve, Deny, TurnResult
+    from acp_mux.protocol.v1_dicts import SessionUpdate
 
 RUN_EXIT_CODES = tuple((code, what) for code, what in EXIT_CODES if code not in (USAGE, FAILED)) + (
     (USAGE, "the command line was wrong (or a rule names nothing)"),
@@ -112,9 +113,9 @@ class _Renderer:
     def __init__(self, client: TerminalClient, session_id: str) -> None:
         self.client = client
         self.session_id = session_id
-        self.waiting: list[dict[str, Any]] = []
+        self.waiting: list[SessionUpdate] = []
 
-    def add(self, payload: dict[str, Any]) -> None:
+    def add(self, payload: SessionUpdate) -> None:
         self.waiting.append(payload)
 
     async def flush(self) -> None:
