@@ -43,8 +43,9 @@ InteractionResponse: TypeAlias = Approve | Deny | TextInput
 @dataclass(frozen=True)
 class AgentEnd:
     """How the agent takes its answer to a question: its own request id, and what shapes the reply — the request it
-    answers (an ACP method, or the agent's own kind of ask), the options it offered, the form field that carries the
-    answer. Adapters give it when they ask (:meth:`Questions.ask`) and read it back when they answer."""
+    answers (an ACP method, or the agent's own kind of ask), the options it offered, the field that carries the answer
+    (an approval form's property, or the question's id within a request that asks several). Adapters give it when
+    they ask (:meth:`Questions.ask`) and read it back when they answer."""
 
     request_id: Any
     method: str = ""
@@ -119,11 +120,6 @@ class Questions:
         """Register the question ``event`` asks, answered through ``agent``; returns the event, for the adapter's
         list of events."""
         self._open[event.interaction_id] = approval_question(event, self._run_id, agent)
-        return event
-
-    def ask_input(self, event: "InputRequiredEvent", agent: AgentEnd) -> "InputRequiredEvent":
-        """Register a text question; returns the event."""
-        self._open[event.interaction_id] = input_question(event, self._run_id, agent)
         return event
 
     def open(self, item: PendingInteraction) -> PendingInteraction:

@@ -534,14 +534,14 @@ class LiveSession:
 
     async def _permission_or_deny(self, handle: RunHandle, event: Any) -> None:
         """Whatever goes wrong while asking, the agent hears "no" at once instead of waiting for ever."""
-        question = handle.interaction.get(event.interaction_id)
-        if question is None:  # answered or withdrawn before its turn came: nothing to ask
-            return
         try:
+            question = handle.interaction.get(event.interaction_id)
+            if question is None:  # answered or withdrawn before its turn came: nothing to ask
+                return
             await self._permission(handle, question)
         except Exception:
             log.exception("asking for permission failed; denying")
-            await self._answer(handle, question.id, False, reason="acp-mux could not ask the user.")
+            await self._answer(handle, event.interaction_id, False, reason="acp-mux could not ask the user.")
 
     async def _permission(self, handle: RunHandle, question: PendingInteraction) -> None:
         """Ask the editor about the run's open ``question`` (its one record), unless a mode or rule answers it."""
