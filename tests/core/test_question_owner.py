@@ -43,8 +43,17 @@ def _relative(path: Path) -> str:
     return path.relative_to(ROOT).as_posix()
 
 
-def _trees() -> list[tuple[str, ast.Module]]:
+def _parse_all() -> list[tuple[str, ast.Module]]:
     return [(_relative(p), ast.parse(p.read_text(encoding="utf-8"), str(p))) for p in SOURCES]
+
+
+# Parsed once, at import: CPython 3.11's parser can fail with "AST constructor recursion depth mismatch" when called
+# from deep inside a test run that changed the recursion limit (hypothesis does), never from a module's top level.
+_TREES = _parse_all()
+
+
+def _trees() -> list[tuple[str, ast.Module]]:
+    return _TREES
 
 
 def _names(node: ast.AST) -> set[str]:
