@@ -20,15 +20,15 @@ if TYPE_CHECKING:
     from acp_mux.protocol.v1_dicts import SessionUpdate
 
 
-def approval_tool_id(event: ApprovalRequestEvent) -> str:
+def approval_tool_id(tool_call_id: str | None, interaction_id: str) -> str:
     """The tool call a permission question is about (a synthetic one when the agent named none)."""
-    return event.tool_call_id or f"approval-{event.interaction_id}"
+    return tool_call_id or f"approval-{interaction_id}"
 
 
 def announce_approval(translator: UpdateTranslator, event: ApprovalRequestEvent) -> list[SessionUpdate]:
     """The question's tool call, announced if the editor has not seen it, and linked to the question, so the
     answer moves it on (granted: in_progress; denied: failed at once), however the answer was reached."""
-    tool_id = approval_tool_id(event)
+    tool_id = approval_tool_id(event.tool_call_id, event.interaction_id)
     translator.remember_approval(event.interaction_id, tool_id)
     if tool_id in translator.tools:
         return []

@@ -35,6 +35,7 @@ from acp_mux.translation.updates import UpdateTranslator
 if TYPE_CHECKING:
     from acp_mux.adapters.base import AgentAdapter
     from acp_mux.core.events import ApprovalRequestEvent, BaseEvent
+    from acp_mux.core.interaction import PendingInteraction
     from acp_mux.core.run import RunHandle
     from acp_mux.protocol.v1_dicts import SessionUpdate
     from acp_mux.protocol.v1_dicts import JsonValue
@@ -103,7 +104,6 @@ class Run:
         self._text: list[str] = []
         self._turn_over = asyncio.Event()
         self._cancelled = False
-        self._requests: dict[str, ApprovalRequest] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed = False
         self.result: TurnResult | None = None  # the last finished turn's result
@@ -247,9 +247,11 @@ class Run:
         if handle is None:
             raise AgentMuxError(ErrorCode.NO_PENDING_INTERACTION, "no question is pending")
         answer = response if isinstance(response, (Approve, Deny)) else (Approve() if response else Deny())
-        request = self._requests.get(interaction_id)
-        if answer.always and request is not None and request.scope is not None:
-            self._rules.remember(request.scope, "allow" if isinstance(answer, Approve) else "reject")
+        question = handle.interaction.get(interaction_id)  # the run's one record of it
+        if answer.always and question is not None:
+            scope = self._request(question).scope
+            if scope is not None:
+                self._rules.remember(scope, "allow" if isinstance(answer, Approve) else "reject")
         await self._respond(handle, interaction_id, answer, "user", strict=True)
 
     async def cancel(self) -> None:
@@ -415,8 +417,10 @@ class Run:
     async def _approve(self, handle: RunHandle, event: ApprovalRequestEvent) -> None:
         """Decide one question by the policy; whatever goes wrong, the agent hears "no" rather than waiting."""
         try:
-            request = self._request(event)
-            self._requests[event.interaction_id] = request
+            question = handle.interaction.get(event.interaction_id)
+            if question is None:
+                return  # settled already (the agent withdrew it)
+            request = self._request(question)
             decision = await decide(self._policy, self._rules, request, self._read_only_mode())
         except Exception as exc:
             await self._respond(handle, event.interaction_id, Deny(reason=f"acp-mux could not decide: {exc}"), "policy")
@@ -424,18 +428,19 @@ class Run:
         if decision.answer is not None:
             await self._respond(handle, event.interaction_id, decision.answer, decision.by)
 
-    def _request(self, event: ApprovalRequestEvent) -> ApprovalRequest:
-        view = self._translator.tools.get(approval_tool_id(event))
+    def _request(self, question: PendingInteraction) -> ApprovalRequest:
+        """The callback's view of the run's open ``question`` (made when needed, never kept: the run owns it)."""
+        view = self._translator.tools.get(approval_tool_id(question.tool_call_id, question.id))
         kind = view.kind if view is not None else "other"
-        scope = self._rules.scope(event.tool_name, kind, event.input)
+        scope = self._rules.scope(question.tool_name, kind, question.input)
         return ApprovalRequest(
-            interaction_id=event.interaction_id,
-            tool_name=event.tool_name,
+            interaction_id=question.id,
+            tool_name=question.tool_name,
             kind=kind,
-            title=view.title if view is not None else event.action,
-            input=event.input,
+            title=view.title if view is not None else question.description,
+            input=question.input,
             always_covers=scope.label(),
-            choices=event.choices,
+            choices=list(question.choices) if question.choices is not None else None,
             scope=scope,
         )
 
@@ -462,7 +467,6 @@ class Run:
                 raise
             return  # settled meanwhile (the agent withdrew it, or the run ended)
         self._journal.record(handle.run_id, "approval.resolved", resolved)
-        self._requests.pop(interaction_id, None)
 
 
 def run(

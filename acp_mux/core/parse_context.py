@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from acp_mux.core.event_codes import now_ms
+from acp_mux.core.interaction import Questions
 from acp_mux.core.joined_text import JoinedText
 from acp_mux.core.lazy_events import ev
 from acp_mux.core import text as safe_json
@@ -43,7 +44,7 @@ class ParseContext:
     outbox: list[str] = field(default_factory=list)
     tools: dict[str, ToolState] = field(default_factory=dict)
     finished_tools: set[str] = field(default_factory=set)  # ids whose result/error was emitted (this run)
-    approvals: dict[str, Any] = field(default_factory=dict)  # interaction id → adapter's native handle
+    questions: Questions = field(init=False)  # the run's open questions: their one owner (core/interaction.py)
     state: dict[str, Any] = field(default_factory=dict)  # each adapter's typed per-run state, by its KEY (PerRun)
     stderr_tail: Callable[[], str] = lambda: ""
     saw_terminal: bool = False
@@ -51,6 +52,9 @@ class ParseContext:
     session_ended: bool = False  # session_end was emitted (once per run)
     _text: JoinedText | None = None  # the open message's text (its deltas share it: spec 000 ``accumulated``)
     _thinking: JoinedText | None = None
+
+    def __post_init__(self) -> None:
+        self.questions = Questions(self.run_id)
 
     # ── output to the agent ────────────────────────────────────────────────────────────────────────────────────
     def send(self, message: Any) -> None:

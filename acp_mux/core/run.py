@@ -28,6 +28,8 @@ from acp_mux.core.interaction import (
     InteractionChannel,
     InteractionResponse,
     PendingInteraction,
+    approval_question,
+    input_question,
     TextInput,
 )
 from acp_mux.core.joined_text import JoinedText
@@ -185,8 +187,8 @@ class RunHandle:
         self.agent = options.agent
         self.model = options.model
         self.state = RunState.SPAWNED
-        self.interaction = InteractionChannel(self)
         self.ctx = ParseContext(run_id=self.run_id, agent=self.agent, cwd=options.cwd)
+        self.interaction = InteractionChannel(self, self.ctx.questions)
         self._buffer: EventBuffer[BaseEvent] = EventBuffer(options.event_buffer_size, self._on_overflow)
         self._handlers: dict[str, list[Callable[[BaseEvent], None]]] = {}
         self._acc = _Accumulator(options.collect_text)
@@ -435,20 +437,7 @@ class RunHandle:
             case ev.ApprovalRequestEvent():
                 self._on_approval_request(event)
             case ev.InputRequiredEvent():
-                self.interaction._add(
-                    PendingInteraction(
-                        id=event.interaction_id,
-                        type="input",
-                        run_id=self.run_id,
-                        description=event.question,
-                        detail={
-                            "kind": "input",
-                            "question": event.question,
-                            "context": event.context,
-                            "source": event.source,
-                        },
-                    )
-                )
+                self.interaction._add(input_question(event, self.run_id))
             case ev.ApprovalGrantedEvent() | ev.ApprovalDeniedEvent():
                 self.interaction._settled(event.interaction_id)
             case ev.TurnEndEvent():
@@ -461,25 +450,13 @@ class RunHandle:
             self._release_queued(event.type)
 
     def _on_approval_request(self, event: ev.ApprovalRequestEvent) -> None:
-        item = PendingInteraction(
-            id=event.interaction_id,
-            type="approval",
-            run_id=self.run_id,
-            description=event.action,
-            detail={
-                "kind": "approval",
-                "action": event.detail,
-                "tool_name": event.tool_name,
-                "risk_level": event.risk_level,
-            },
-            tool_call_id=event.tool_call_id,
-            tool_name=event.tool_name,
-            input=event.input,
-        )
+        """The question the adapter registered when it asked (or, from an adapter that did not, one built from the
+        event) is shown to the person, or answered at once by the approval mode."""
+        item = self.ctx.questions.open(approval_question(event, self.run_id))
         mode = self.options.approval_mode
         if mode == "prompt":
             self.interaction._add(item)
-        else:  # yolo / deny answer before anything reaches ``pending``
+        else:  # yolo / deny answer before anyone is asked
             self._answer(item, Approve() if mode == "yolo" else Deny(reason="denied by approval mode"))
 
     def _release_queued(self, event_type: str) -> None:
@@ -505,6 +482,7 @@ class RunHandle:
         """Relay an answer through the adapter (queued on the outbox) and record it as an event."""
         if isinstance(response, TextInput):
             self.adapter.respond_input(item.id, response.text, self.ctx)
+            self.ctx.questions.take(item.id)  # answered once, whether or not the adapter took it
             return
         if isinstance(response, Approve):
             decision = ApprovalDecision(approve=True, always=response.always, updated_input=response.updated_input)
@@ -512,6 +490,7 @@ class RunHandle:
             decision = ApprovalDecision(approve=False, reason=response.reason, always=response.always)
         approve = decision.approve
         self.adapter.respond_approval(item.id, decision, self.ctx)
+        self.ctx.questions.take(item.id)  # answered once, whether or not the adapter took it
         if approve:
             self._emit(ev.ApprovalGrantedEvent(interaction_id=item.id))
         else:

@@ -17,7 +17,7 @@ from collections.abc import AsyncGenerator, Coroutine, Iterator, Mapping, Sequen
 from typing import TYPE_CHECKING, Awaitable, Callable, cast
 
 from acp_mux.core.contract import RunOptions
-from acp_mux.core.interaction import Approve, Deny
+from acp_mux.core.interaction import Approve, Deny, PendingInteraction
 from acp_mux.core.lazy_events import ev
 from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 from acp_mux.core.prompt import Prompt, TextPart
@@ -40,7 +40,7 @@ from acp_mux.translation.permissions import (
     permission_options,
 )
 from acp_mux.translation.content import UnsupportedContent, prompt_to_blocks, to_prompt
-from acp_mux.translation.conversation import updates_for_event
+from acp_mux.translation.conversation import approval_tool_id, updates_for_event
 from acp_mux.translation.diffs import read_existing
 from acp_mux.translation.stop_reasons import TurnOutcome
 from acp_mux.translation.updates import UpdateTranslator, notice
@@ -119,8 +119,10 @@ class LiveSession:
         self._turns = 0  # turns begun: a cancel waits for *its* turn, not for the next prompt the editor sends
         self._cancel = asyncio.Event()
         self._permission_tasks: set[asyncio.Task[None]] = set()
-        self._open_questions: dict[str, asyncio.Future[object]] = {}  # interaction id -> the editor's open dialog
-        self._reasking: set[str] = set()  # questions withdrawn from the editor only to be asked again (late answers)
+        # The editor's end of each open question: its dialog request, by interaction id (the question itself is the
+        # run's, ``handle.interaction``); and the dialogs withdrawn only to be asked again (late answers).
+        self._dialogs: dict[str, asyncio.Future[object]] = {}
+        self._reasking: set[str] = set()
         self.log = store.event_log(record.session_id)  # every event of every run, and the bridge's side of the turns
         self._turn_run: str | None = None  # the run the current prompt went to
         self._turn_blocks: list[acp.ContentBlock] = []  # the current prompt as the person wrote it (for the log)
@@ -548,73 +550,79 @@ class LiveSession:
     async def _permission_or_deny(self, handle: RunHandle, event: ev.ApprovalRequestEvent) -> None:
         """Whatever goes wrong while asking, the agent hears "no" at once instead of waiting for ever."""
         try:
-            await self._permission(handle, event)
+            question = handle.interaction.get(event.interaction_id)
+            if question is None:  # answered or withdrawn before its turn came: nothing to ask
+                return
+            await self._permission(handle, question)
         except Exception:
             log.exception("asking for permission failed; denying")
             await self._answer(handle, event.interaction_id, False, reason="acp-mux could not ask the user.")
 
-    async def _permission(self, handle: RunHandle, event: ev.ApprovalRequestEvent) -> None:
-        tool_id = event.tool_call_id
+    async def _permission(self, handle: RunHandle, question: PendingInteraction) -> None:
+        """Ask the editor about the run's open ``question`` (its one record), unless a mode or rule answers it."""
+        tool_id = question.tool_call_id
         if not tool_id or tool_id not in self.translator.tools:  # never ask about a tool the editor has not seen
-            tool_id = tool_id or f"approval-{event.interaction_id}"
-            for payload in self.translator.announce(tool_id, event.tool_name or event.action, event.input):
+            tool_id = approval_tool_id(tool_id, question.id)
+            for payload in self.translator.announce(
+                tool_id, question.tool_name or question.description, question.input
+            ):
                 self.update(payload)
         view = self.translator.tools.get(tool_id)
         kind = view.kind if view else "other"
-        if getattr(event, "choices", None):  # a question, not a permission: no rules, no mode applies
-            await self._ask_choice(handle, event, tool_id, view)
+        if question.choices:  # a question, not a permission: no rules, no mode applies
+            await self._ask_choice(handle, question, tool_id, view)
             return
         mode = self.mode_info()
         if mode is not None and mode.read_only and kind in MUTATING_KINDS:
             reason = f"{mode.name} is read-only: switch modes to let the agent change files or run commands."
-            await self._answer(handle, event.interaction_id, False, reason=reason, by="mode")
+            await self._answer(handle, question.id, False, reason=reason, by="mode")
             return
         if mode is not None and mode.read_only and kind == "switch_mode" and self.adapter.plan_exit_modes:
-            await self._leave_read_only_mode(handle, event, tool_id, view)
+            await self._leave_read_only_mode(handle, question, tool_id, view)
             return
-        remembered = self.rules.match(event.tool_name, kind, event.input)
+        remembered = self.rules.match(question.tool_name, kind, question.input)
         if remembered is not None:
-            await self._answer(handle, event.interaction_id, remembered == "allow", always=True, by="rule")
+            await self._answer(handle, question.id, remembered == "allow", always=True, by="rule")
             return
-        scope = self.rules.scope(event.tool_name, kind, event.input)
+        scope = self.rules.scope(question.tool_name, kind, question.input)
         options = permission_options(scope)
-        response = await self._ask_editor(handle, event, tool_id, view, options)
+        response = await self._ask_editor(handle, question.id, tool_id, view, options)
         if response is _WITHDRAWN:
             return
         answer = decode_outcome(response, options)  # only an option we offered counts; anything else is "no"
         if answer.always:
             self.rules.remember(scope, "allow" if answer.approve else "reject")
-        await self._answer(handle, event.interaction_id, answer.approve, always=answer.always)
+        await self._answer(handle, question.id, answer.approve, always=answer.always)
 
     async def _ask_choice(
-        self, handle: RunHandle, event: ev.ApprovalRequestEvent, tool_id: str, view: ToolView | None
+        self, handle: RunHandle, question: PendingInteraction, tool_id: str, view: ToolView | None
     ) -> None:
         """The agent asks the person to pick an answer (cursor/ask_question): one option per choice, or skip."""
-        options = choice_options(event.choices or ())
-        response = await self._ask_editor(handle, event, tool_id, view, options)
+        options = choice_options(question.choices or ())
+        response = await self._ask_editor(handle, question.id, tool_id, view, options)
         if response is _WITHDRAWN:
             return
         picked = chosen_choice(response, options)
         if picked is None:
-            await self._answer(handle, event.interaction_id, False, reason="The user skipped the question.")
+            await self._answer(handle, question.id, False, reason="The user skipped the question.")
             return
-        await self._answer(handle, event.interaction_id, True, updated_input={"choice": picked})
+        await self._answer(handle, question.id, True, updated_input={"choice": picked})
 
     async def _leave_read_only_mode(
-        self, handle: RunHandle, event: ev.ApprovalRequestEvent, tool_id: str, view: ToolView | None
+        self, handle: RunHandle, question: PendingInteraction, tool_id: str, view: ToolView | None
     ) -> None:
         """The agent asks to leave plan mode: the user picks the mode to continue in, or keeps planning."""
         names = {m.id: m.name for m in self.settings.modes}
         targets = [(m, names.get(m, m)) for m in self.adapter.plan_exit_modes]
         options = mode_exit_options(targets)
-        response = await self._ask_editor(handle, event, tool_id, view, options)
+        response = await self._ask_editor(handle, question.id, tool_id, view, options)
         if response is _WITHDRAWN:
             return
         target = chosen_mode(response, options)
         if target not in names:
-            await self._answer(handle, event.interaction_id, False, reason="The user wants to keep planning.")
+            await self._answer(handle, question.id, False, reason="The user wants to keep planning.")
             return
-        await self._answer(handle, event.interaction_id, True)
+        await self._answer(handle, question.id, True)
         await self.set_mode(target)
         if self._mode_changed is not None:
             self._mode_changed(target)
@@ -622,7 +630,7 @@ class LiveSession:
     async def _ask_editor(
         self,
         handle: RunHandle,
-        event: ev.ApprovalRequestEvent,
+        interaction_id: str,
         tool_id: str,
         view: ToolView | None,
         options: list[acp.PermissionOption],
@@ -639,23 +647,23 @@ class LiveSession:
         try:
             while True:  # asked again when the editor reopens the session (``reask_pending``): late answers
                 request = asyncio.ensure_future(self._request("session/request_permission", params))
-                self._open_questions[event.interaction_id] = request
+                self._dialogs[interaction_id] = request
                 try:
                     await asyncio.wait({request, cancelled}, return_when=asyncio.FIRST_COMPLETED)
                 except asyncio.CancelledError:  # the turn is over: close the dialog nobody will read ($/cancel_request)
                     request.cancel()
                     raise
-                if request.cancelled() and event.interaction_id in self._reasking:
-                    self._reasking.discard(event.interaction_id)
+                if request.cancelled() and interaction_id in self._reasking:
+                    self._reasking.discard(interaction_id)
                     continue
                 break
         finally:
             cancelled.cancel()
-            self._open_questions.pop(event.interaction_id, None)
-            self._reasking.discard(event.interaction_id)
+            self._dialogs.pop(interaction_id, None)
+            self._reasking.discard(interaction_id)
         if not request.done():  # cancel took the question back: the agent hears "no", the turn is ending anyway
             request.cancel()
-            await self._answer(handle, event.interaction_id, False, reason="The turn was cancelled.", by="cancel")
+            await self._answer(handle, interaction_id, False, reason="The turn was cancelled.", by="cancel")
             return _WITHDRAWN
         if request.cancelled():  # the agent withdrew the question: there is nothing to answer
             return _WITHDRAWN
@@ -666,22 +674,24 @@ class LiveSession:
             return None
 
     def reask_pending(self) -> int:
-        """The editor (re)opened this session while the turn waits on the person: withdraw each open question
-        (``$/cancel_request``) and ask it again, so reopening a thread never strands one (spec 003: pending
-        approvals replayed to a late subscriber). The answer to the new question goes to the agent."""
+        """The editor (re)opened this session while the turn waits on the person: withdraw the dialog of each of the
+        run's open questions (``$/cancel_request``) and ask it again, so reopening a thread never strands one (spec
+        003: pending approvals replayed to a late subscriber). The answer to the new question goes to the agent."""
+        handle = self.handle
         count = 0
-        for interaction_id, request in list(self._open_questions.items()):
-            if not request.done():
-                self._reasking.add(interaction_id)
-                request.cancel()
+        for question in handle.interaction.pending if handle is not None else ():
+            dialog = self._dialogs.get(question.id)
+            if dialog is not None and not dialog.done():
+                self._reasking.add(question.id)
+                dialog.cancel()
                 count += 1
         return count
 
     def _withdraw_question(self, interaction_id: str) -> None:
         """An approval was settled elsewhere (the agent withdrew it): close the editor's dialog if still open."""
-        request = self._open_questions.pop(interaction_id, None)
-        if request is not None and not request.done():
-            request.cancel()
+        dialog = self._dialogs.pop(interaction_id, None)
+        if dialog is not None and not dialog.done():
+            dialog.cancel()
 
     async def _answer(
         self,

@@ -22,7 +22,8 @@ The client side, as a careful ACP client does it:
   (the agent's title names the session) and update kinds from a newer ACP reach the editor as the agent wrote
   them (``agent_update``); plans and commands carry the agent's own form beside the union's view.
 - Permission requests become ``approval_request`` about a tool call the editor has been shown (announced first
-  when the agent asks before describing it); the run keeps only the agent's end of each (:class:`OpenAsk`).
+  when the agent asks before describing it); the question is registered with the run's one record of open questions (``ctx.questions``, with the agent's
+  end: request id, offered options, form field), which the answer reads back.
   Elicitations (``elicitation/create``) go to the editor when it declared that mode (form or url), its answer back
   unchanged. Where it did not, an agent that asks for approvals through a form (one field whose enum is an
   approve/deny pair, e.g. omp's write tools; its adapter sets :attr:`AcpClientAdapter.elicitation_form`) gets the
@@ -63,6 +64,7 @@ from acp_mux.adapters.json_rpc_peer import INTERNAL_ERROR, METHOD_NOT_FOUND, Jso
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.lazy import lazy_module
+from acp_mux.core.interaction import AgentEnd
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
@@ -100,22 +102,7 @@ _ANSWER_KINDS = {
 }
 
 
-@dataclass
-class OpenAsk:
-    """The agent's end of a question the person is being asked (``session/request_permission``, or an approval
-    form shown as one): its request id and what answering it takes (the options it offered, the field of a form
-    that carries the answer), and the tool call it is about. The question itself (the dialog, the person's answer,
-    "always" rules) is the session's; the run keeps one of these per open question, in one map."""
-
-    rpc_id: RequestId
-    options: list[PermissionOption]
-    tool_id: str
-    form_field: str | None = None
-
-    @property
-    def method(self) -> str:
-        """The request this answers: an approval form is an ``elicitation/create``."""
-        return "elicitation/create" if self.form_field is not None else "session/request_permission"
+_PERMISSION, _ELICITATION = "session/request_permission", "elicitation/create"  # the requests that ask the person
 
 
 @dataclass
@@ -132,7 +119,6 @@ class AcpRun(PerRun):
     waiting: list[Prompt] = field(default_factory=list)  # prompts that arrived before the session was ready
     prompt_in_flight: int | None = None
     cancelling: bool = False
-    asks: dict[str, OpenAsk] = field(default_factory=dict)  # interaction → the agent's end of an open question
     awaiting_call: list[tuple[str, str | None, str]] = field(
         default_factory=list
     )  # elicited calls: (shown id, path, kind)
@@ -405,9 +391,11 @@ class AcpClientAdapter(AgentAdapter):
             if method == "elicitation/create":
                 del run.client_requests[request_id]
                 self.answer_agent(ctx, rpc_id, "elicitation/create", {"action": "cancel"})
-        for interaction_id in list(run.asks):  # ACP: open questions are answered "cancelled"
-            ctx.approvals.pop(interaction_id, None)
-            self._answer_cancelled(run, run.asks.pop(interaction_id), ctx)
+        for question in ctx.questions:  # ACP: open questions are answered "cancelled"
+            ask = question.agent
+            if ask is not None and ask.method in (_PERMISSION, _ELICITATION):
+                ctx.questions.release(question.id)
+                self._answer_cancelled(ask, ctx)
         run.peer.notify(ctx, "session/cancel", {"sessionId": run.session_id})
         return True
 
@@ -753,7 +741,6 @@ class AcpClientAdapter(AgentAdapter):
         form_field: str | None = None,
     ) -> list[BaseEvent]:
         """Announce the tool call if the editor has not seen it, then ask about it."""
-        run = AcpRun.of(ctx)
         display = tool_display(tool_call, ctx.cwd)
         events: list[BaseEvent] = []
         if tool_id not in ctx.tools:  # the editor must see the tool call before the question about it
@@ -762,18 +749,16 @@ class AcpClientAdapter(AgentAdapter):
             )
         elif display is not None:
             events.append(ev.ToolUpdateEvent(tool_call_id=tool_id, display=display))
-        run.asks[interaction_id] = OpenAsk(rpc_id, options, tool_id, form_field)
-        ctx.approvals[interaction_id] = rpc_id
         title = as_str(tool_call.get("title"))
-        events.append(
-            ev.ApprovalRequestEvent(
-                interaction_id=interaction_id,
-                action=title or self.tool_name_of(tool_call),
-                tool_name=ctx.tool_name(tool_id) or self.tool_name_of(tool_call),
-                tool_call_id=tool_id,
-                input=rule_input(tool_call, ctx.tool_input(tool_id)),
-            )
+        asked = ev.ApprovalRequestEvent(
+            interaction_id=interaction_id,
+            action=title or self.tool_name_of(tool_call),
+            tool_name=ctx.tool_name(tool_id) or self.tool_name_of(tool_call),
+            tool_call_id=tool_id,
+            input=rule_input(tool_call, ctx.tool_input(tool_id)),
         )
+        method = _ELICITATION if form_field is not None else _PERMISSION
+        events.append(ctx.questions.ask(asked, AgentEnd(rpc_id, method, tuple(options), form_field)))
         return events
 
     def _elicitation(self, rpc_id: RequestId, params: WireObject, ctx: ParseContext) -> list[BaseEvent]:
@@ -813,31 +798,36 @@ class AcpClientAdapter(AgentAdapter):
     def permission_tool_id(self, tool_call: Mapping[str, object], ctx: ParseContext) -> str:
         """Which tool call a permission request is about. Quirk hook for agents whose ids do not match."""
         tool_id = tool_call.get("toolCallId")
-        return tool_id if isinstance(tool_id, str) and tool_id else f"permission-{len(ctx.approvals) + 1}"
+        return tool_id if isinstance(tool_id, str) and tool_id else f"permission-{len(ctx.questions) + 1}"
 
     def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
         run = AcpRun.of(ctx)
-        ask = run.asks.pop(interaction_id, None)
-        ctx.approvals.pop(interaction_id, None)
-        if ask is None:
+        question = ctx.questions.take(interaction_id)
+        ask = question.agent if question is not None else None
+        if question is None or ask is None:  # answered already, or "cancelled" at cancel: the agent waits for nothing
             return
-        if not decision.approve:
-            run.refused.add(ask.tool_id)
+        if not decision.approve and question.tool_call_id is not None:
+            run.refused.add(question.tool_call_id)
         if not decision.approve and run.cancelling:
-            self._answer_cancelled(run, ask, ctx)
+            self._answer_cancelled(ask, ctx)
             return
-        option_id = choose_option(ask.options, "allow" if decision.approve else "reject")
+        option_id = choose_option(
+            cast("list[PermissionOption]", list(ask.options)), "allow" if decision.approve else "reject"
+        )
         if ask.form_field is not None and option_id is not None:
-            self.answer_agent(ctx, ask.rpc_id, ask.method, {"action": "accept", "content": {ask.form_field: option_id}})
+            self.answer_agent(
+                ctx, ask.request_id, ask.method, {"action": "accept", "content": {ask.form_field: option_id}}
+            )
             return
         if option_id is None:  # the agent offered no way to say this: a refusal is "cancelled", never an allow
-            self._answer_cancelled(run, ask, ctx)
+            self._answer_cancelled(ask, ctx)
             return
-        self.answer_agent(ctx, ask.rpc_id, ask.method, {"outcome": {"outcome": "selected", "optionId": option_id}})
+        self.answer_agent(ctx, ask.request_id, ask.method, {"outcome": {"outcome": "selected", "optionId": option_id}})
 
-    def _answer_cancelled(self, run: AcpRun, ask: OpenAsk, ctx: ParseContext) -> None:
+    def _answer_cancelled(self, ask: AgentEnd, ctx: ParseContext) -> None:
+        """The agent's request answered "cancelled", in the shape of the request (a form, or a permission)."""
         cancelled = {"action": "cancel"} if ask.form_field is not None else {"outcome": {"outcome": "cancelled"}}
-        self.answer_agent(ctx, ask.rpc_id, ask.method, cancelled)
+        self.answer_agent(ctx, ask.request_id, ask.method, cancelled)
 
     # ── fs/* and terminal/* ────────────────────────────────────────────────────────────────────────────────────
     def answer_agent(self, ctx: ParseContext, rpc_id: RequestId, method: str, result: Mapping[str, object]) -> None:

@@ -40,6 +40,7 @@ from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.adapters.json_rpc_peer import error_message
 from acp_mux.adapters.registry import locate_binary
 from acp_mux.core.contract import ApprovalDecision
+from acp_mux.core.interaction import AgentEnd
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.shapes import as_dict, as_list, as_str
@@ -56,22 +57,13 @@ AUTH_METHOD = "cursor_login"
 _PLAN_STATUS = {"cancelled": "completed"}  # cursor's own status; the ACP ones are the family's
 
 
-@dataclass
-class Asked:
-    """One open dialog about a cursor extension request: which request, and which of its questions."""
-
-    rpc_id: RequestId
-    method: str
-    question_id: str = ""
-    tool_id: str = ""
-    labels: dict[str, str] = field(default_factory=dict)  # choice id → its label (what the call shows as answer)
+_ASK_QUESTION, _CREATE_PLAN = "cursor/ask_question", "cursor/create_plan"  # cursor's extension requests that ask
 
 
 @dataclass
 class CursorRun(AcpRun):
     """The family's run state, plus what cursor's extension requests need (``CursorRun.of(ctx)``)."""
 
-    asked: dict[str, Asked] = field(default_factory=dict)  # interaction → the extension request it answers
     answers: dict[RequestId, dict[str, list[str]]] = field(
         default_factory=dict
     )  # ask_question rpc id → question → picked
@@ -191,28 +183,22 @@ class CursorAdapter(AcpClientAdapter):
                 if isinstance(o, dict) and o.get("id") is not None
             ]
             prompt = as_str(question.get("prompt")) or title
-            interaction_id = f"cursor-question-{rpc_id}-{n}"
-            labels = {c["id"]: c["label"] for c in choices}
-            run.asked[interaction_id] = Asked(rpc_id, "cursor/ask_question", str(question["id"]), tool_id, labels)
-            ctx.approvals[interaction_id] = rpc_id
-            events.append(
-                ev.ApprovalRequestEvent(
-                    interaction_id=interaction_id,
-                    action=prompt,
-                    tool_name="ask_question",
-                    tool_call_id=tool_id,
-                    risk_level="low",
-                    input={"question": prompt},
-                    choices=choices,
-                    detail="pick one answer"
-                    + (" (cursor allows several; the dialog offers one)" if question.get("allowMultiple") else ""),
-                )
+            asked = ev.ApprovalRequestEvent(
+                interaction_id=f"cursor-question-{rpc_id}-{n}",
+                action=prompt,
+                tool_name="ask_question",
+                tool_call_id=tool_id,
+                risk_level="low",
+                input={"question": prompt},
+                choices=choices,
+                detail="pick one answer"
+                + (" (cursor allows several; the dialog offers one)" if question.get("allowMultiple") else ""),
             )
+            events.append(ctx.questions.ask(asked, AgentEnd(rpc_id, _ASK_QUESTION, form_field=str(question["id"]))))
         return events
 
     def _create_plan(self, rpc_id: RequestId, params: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """The plan's todos become the plan; the plan itself is asked about (allow → accepted)."""
-        run = CursorRun.of(ctx)
         events = self._todos({"todos": as_list(params.get("todos")), "merge": False}, ctx)
         if rpc_id is None:
             return events
@@ -225,9 +211,7 @@ class CursorAdapter(AcpClientAdapter):
             "kind": "think",
             "content": [{"type": "content", "content": {"type": "text", "text": text}}] if text else [],
         }
-        interaction_id = f"cursor-plan-{rpc_id}"
-        run.asked[interaction_id] = Asked(rpc_id, "cursor/create_plan", tool_id=tool_id)
-        events += self._ask_about(interaction_id, rpc_id, tool_id, call, ctx)
+        events += self._ask_about(f"cursor-plan-{rpc_id}", rpc_id, tool_id, call, ctx)
         return events
 
     def _ask_about(
@@ -243,17 +227,15 @@ class CursorAdapter(AcpClientAdapter):
             CursorRun.of(ctx).own_calls.add(tool_id)
         elif display is not None:
             events.append(ev.ToolUpdateEvent(tool_call_id=tool_id, display=display))
-        ctx.approvals[interaction_id] = rpc_id
-        events.append(
-            ev.ApprovalRequestEvent(
-                interaction_id=interaction_id,
-                action=call.get("title") or "",
-                tool_name="create_plan",
-                tool_call_id=tool_id,
-                risk_level="low",
-                input={"plan": call["title"]},
-            )
+        asked = ev.ApprovalRequestEvent(
+            interaction_id=interaction_id,
+            action=as_str(call.get("title")),
+            tool_name="create_plan",
+            tool_call_id=tool_id,
+            risk_level="low",
+            input={"plan": as_str(call.get("title"))},
         )
+        events.append(ctx.questions.ask(asked, AgentEnd(rpc_id, _CREATE_PLAN)))
         return events
 
     def _todos(self, params: WireObject, ctx: ParseContext) -> list[BaseEvent]:
@@ -297,13 +279,15 @@ class CursorAdapter(AcpClientAdapter):
     # ── answers ────────────────────────────────────────────────────────────────────────────────────────────────
     def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
         run = CursorRun.of(ctx)
-        asked = run.asked.pop(interaction_id, None)
-        if asked is None:
+        question = ctx.questions.get(interaction_id)
+        asked = question.agent if question is not None else None
+        if question is None or asked is None or asked.method not in (_ASK_QUESTION, _CREATE_PLAN):
             super().respond_approval(interaction_id, decision, ctx)
             return
-        ctx.approvals.pop(interaction_id, None)
+        ctx.questions.take(interaction_id)
+        tool_id = question.tool_call_id or ""
         outcome: dict[str, Any]
-        if asked.method == "cursor/create_plan":
+        if asked.method == _CREATE_PLAN:
             outcome = (
                 {"outcome": "accepted"}
                 if decision.approve
@@ -311,19 +295,21 @@ class CursorAdapter(AcpClientAdapter):
             )
             if run.cancelling and not decision.approve:
                 outcome = {"outcome": "cancelled"}
-            run.peer.respond(ctx, asked.rpc_id, {"outcome": outcome})
-            self._answered(run, asked.tool_id, decision.approve, f"plan {outcome['outcome']}")
+            run.peer.respond(ctx, asked.request_id, {"outcome": outcome})
+            self._answered(run, tool_id, decision.approve, f"plan {outcome['outcome']}")
             return
+        rpc_id = asked.request_id
         picked = as_dict(decision.updated_input).get("choice") if decision.approve else None
-        answers = run.answers.setdefault(asked.rpc_id, {})
+        answers = run.answers.setdefault(rpc_id, {})
         if isinstance(picked, str):
-            answers[asked.question_id] = [picked]
-            run.picked.setdefault(asked.rpc_id, []).append(asked.labels.get(picked, picked))
-        run.waiting_on[asked.rpc_id] = run.waiting_on.get(asked.rpc_id, 1) - 1
-        if run.waiting_on[asked.rpc_id] > 0:
+            labels = {c.get("id"): c.get("label") for c in question.choices or ()}
+            answers[asked.form_field or ""] = [picked]
+            run.picked.setdefault(rpc_id, []).append(labels.get(picked) or picked)
+        run.waiting_on[rpc_id] = run.waiting_on.get(rpc_id, 1) - 1
+        if run.waiting_on[rpc_id] > 0:
             return
-        del run.waiting_on[asked.rpc_id]
-        answers = run.answers.pop(asked.rpc_id, {})
+        del run.waiting_on[rpc_id]
+        answers = run.answers.pop(rpc_id, {})
         if run.cancelling:
             outcome = {"outcome": "cancelled"}
         elif answers:
@@ -333,12 +319,12 @@ class CursorAdapter(AcpClientAdapter):
             }
         else:
             outcome = {"outcome": "skipped", "reason": "the user skipped the question"}
-        run.peer.respond(ctx, asked.rpc_id, {"outcome": outcome})
-        picked_labels = run.picked.pop(asked.rpc_id, [])
+        run.peer.respond(ctx, rpc_id, {"outcome": outcome})
+        picked_labels = run.picked.pop(rpc_id, [])
         answered = outcome["outcome"] == "answered"
         self._answered(
             run,
-            asked.tool_id,
+            tool_id,
             answered,
             f"answered: {', '.join(picked_labels)}" if answered else f"question {outcome['outcome']}",
         )
@@ -353,13 +339,15 @@ class CursorAdapter(AcpClientAdapter):
         if run is not None and run.session_id is not None:
             run.cancelling = True
             answered: set[Any] = set()
-            for interaction_id, asked in list(run.asked.items()):  # open extension questions: "cancelled"
-                del run.asked[interaction_id]
-                ctx.approvals.pop(interaction_id, None)
-                if asked.rpc_id not in answered:
-                    answered.add(asked.rpc_id)
-                    run.answers.pop(asked.rpc_id, None)
-                    run.waiting_on.pop(asked.rpc_id, None)
-                    run.picked.pop(asked.rpc_id, None)
-                    run.peer.respond(ctx, asked.rpc_id, {"outcome": {"outcome": "cancelled"}})
+            for question in ctx.questions:  # open extension questions: "cancelled"
+                asked = question.agent
+                if asked is None or asked.method not in (_ASK_QUESTION, _CREATE_PLAN):
+                    continue
+                ctx.questions.release(question.id)
+                if asked.request_id not in answered:
+                    answered.add(asked.request_id)
+                    run.answers.pop(asked.request_id, None)
+                    run.waiting_on.pop(asked.request_id, None)
+                    run.picked.pop(asked.request_id, None)
+                    run.peer.respond(ctx, asked.request_id, {"outcome": {"outcome": "cancelled"}})
         return super().interrupt(ctx)

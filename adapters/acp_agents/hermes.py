@@ -291,8 +291,8 @@ class HermesAdapter(AcpClientAdapter):
 
     def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
         run = HermesRun.of(ctx)
-        ask = run.asks.get(interaction_id)
-        asked = ask.tool_id if ask is not None else None
+        question = ctx.questions.get(interaction_id)
+        asked = question.tool_call_id if question is not None and question.agent is not None else None
         if interaction_id in run.plugin_asks:  # allowed: hermes now announces the command's own call, shown as this one
             run.plugin_asks.discard(interaction_id)
             if decision.approve and asked is not None and not run.cancelling:

@@ -37,11 +37,12 @@ from __future__ import annotations
 import json
 import logging
 import shlex
-from typing import TYPE_CHECKING, Any, Iterable, Literal
+from typing import TYPE_CHECKING, Any, Iterable, Literal, cast
 
 from acp_mux import __version__
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode
+from acp_mux.core.interaction import AgentEnd
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
@@ -69,7 +70,7 @@ from acp_mux.adapters.json_rpc_peer import INTERNAL_ERROR, METHOD_NOT_FOUND, Jso
 from acp_mux.adapters.mcp import codex_mcp_config
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.events import ApprovalRequestEvent, BaseEvent
 
 
 log = logging.getLogger(__name__)
@@ -248,21 +249,21 @@ class CodexAdapter(AgentAdapter):
         return True
 
     def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
-        pending = ctx.approvals.pop(interaction_id, None)
-        if not isinstance(pending, dict):
+        question = ctx.questions.take(interaction_id)
+        if question is None or question.agent is None:  # answered already, or codex cleared the request
             return
-        peer, rpc_id, kind = self._peer(ctx), pending["rpc_id"], pending["kind"]
+        peer, rpc_id, kind = self._peer(ctx), question.agent.request_id, question.agent.method
         if kind == "legacy":
             verdict = "approved" if decision.approve else "denied"  # "always": the bridge keeps the rule
             peer.respond(ctx, rpc_id, {"decision": verdict})
         elif kind == "permissions":
-            granted = pending.get("permissions") if decision.approve else {}
+            granted = question.input if decision.approve else {}
             peer.respond(ctx, rpc_id, {"permissions": granted or {}, "scope": "turn"})
         elif kind == "elicitation":
             result = {"action": "accept", "content": {}} if decision.approve else {"action": "decline", "content": None}
             peer.respond(ctx, rpc_id, result)
         else:
-            peer.respond(ctx, rpc_id, {"decision": _decision(decision, pending.get("available"))})
+            peer.respond(ctx, rpc_id, {"decision": _decision(decision)})
 
     # ── incoming ───────────────────────────────────────────────────────────────────────────────────────────────
     def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
@@ -280,7 +281,7 @@ class CodexAdapter(AgentAdapter):
                 return self._on_notification(msg["method"], as_dict(msg.get("params")), ctx)
         except Exception as exc:  # a malformed message must never take the run down
             if kind == "request":  # ... nor leave codex waiting for an answer until the watchdog
-                ctx.approvals = {k: v for k, v in ctx.approvals.items() if as_dict(v).get("rpc_id") != msg["id"]}
+                ctx.questions.forget_agent(msg["id"])
                 peer.respond_error(ctx, msg["id"], INTERNAL_ERROR, f"acp-mux could not handle {msg['method']}: {exc}")
             return [ev.DebugEvent(level="warn", message=f"codex: could not handle {line[:200]!r}: {exc!r}")]
         if peer.answer_invalid(ctx, msg):
@@ -347,9 +348,7 @@ class CodexAdapter(AgentAdapter):
         if method == "error":
             return self._error(params, ctx)
         if method == "serverRequest/resolved":  # codex cleared a request (turn ended): forget our side of it
-            rpc_id = params.get("requestId")
-            for key in [k for k, v in ctx.approvals.items() if as_dict(v).get("rpc_id") == rpc_id]:
-                del ctx.approvals[key]
+            ctx.questions.forget_agent(params.get("requestId"))
             return []
         if method in ("warning", "configWarning", "deprecationNotice", "guardianWarning"):
             text = as_str(params.get("message")) or as_str(params.get("summary"))
@@ -490,7 +489,7 @@ class CodexAdapter(AgentAdapter):
     def _on_request(self, msg: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         method, rpc_id, params = msg["method"], msg["id"], as_dict(msg.get("params"))
         interaction_id = f"codex-approval-{rpc_id}"
-        pending: dict[str, Any] = {"rpc_id": rpc_id, "method": method}
+        kind = ""  # how codex takes the answer (AgentEnd.method)
         events: list[BaseEvent] = []
         if method in ("item/commandExecution/requestApproval", "execCommandApproval"):
             legacy = method == "execCommandApproval"
@@ -502,7 +501,7 @@ class CodexAdapter(AgentAdapter):
                 events += ctx.tool_start(item_id, "shell", tool_input)
             else:
                 tool_input = ctx.tool_input(item_id) or tool_input
-            pending.update(kind="legacy" if legacy else "command", available=params.get("availableDecisions"))
+            kind = "legacy" if legacy else "command"
             reason = as_str(params.get("reason"))
             network = params.get("networkApprovalContext")
             detail = command or f"network access: {json.dumps(network)}"
@@ -531,7 +530,7 @@ class CodexAdapter(AgentAdapter):
             grant_root, reason = as_str(params.get("grantRoot")), as_str(params.get("reason"))
             if grant_root:
                 paths.append(f"and allow writes under {grant_root} for this session")
-            pending.update(kind="legacy" if legacy else "patch")
+            kind = "legacy" if legacy else "patch"
             events.append(
                 ev.ApprovalRequestEvent(
                     interaction_id=interaction_id,
@@ -545,7 +544,7 @@ class CodexAdapter(AgentAdapter):
             )
         elif method == "item/permissions/requestApproval":
             permissions = params.get("permissions")
-            pending.update(kind="permissions", permissions=permissions)
+            kind = "permissions"
             events.append(
                 ev.ApprovalRequestEvent(
                     interaction_id=interaction_id,
@@ -558,7 +557,7 @@ class CodexAdapter(AgentAdapter):
                 )
             )
         elif method == "mcpServer/elicitation/request" and _approval_elicitation(params):
-            pending.update(kind="elicitation")
+            kind = "elicitation"
             events.append(
                 ev.ApprovalRequestEvent(
                     interaction_id=interaction_id,
@@ -574,7 +573,9 @@ class CodexAdapter(AgentAdapter):
             else:
                 self._peer(ctx).respond_error(ctx, rpc_id, METHOD_NOT_FOUND, f"acp-mux does not support {method}")
             return [ev.DebugEvent(level="warn", message=f"codex: declined unsupported request {method}")]
-        ctx.approvals[interaction_id] = pending
+        ctx.questions.ask(
+            cast("ApprovalRequestEvent", events[-1]), AgentEnd(rpc_id, kind)
+        )  # the question is the last event
         return events
 
     def finish(self, status: ExitStatus, ctx: ParseContext) -> Iterable[BaseEvent]:
@@ -582,12 +583,11 @@ class CodexAdapter(AgentAdapter):
         return ctx.finish(status)
 
 
-def _decision(decision: ApprovalDecision, available: Any) -> Any:
+def _decision(decision: ApprovalDecision) -> Any:
     """The v2 decision, always for this one request. "Always" is never codex's own session scope or exec-policy
     amendment: codex's session approval of a file change also grants its ``grantRoot`` (writes under a whole
     folder), and an amendment is a prefix rule of codex's own kept beyond the session, both wider than the label
     the person chose. The bridge keeps the "always" rule and answers codex's next ask itself."""
-    del available  # what codex offers does not widen the answer
     return "accept" if decision.approve else "decline"  # decline: the turn continues; "cancel" would interrupt it
 
 

@@ -41,6 +41,7 @@ from acp_mux.adapters.rpc_agents.pi_lines import Update, line_type, read_update
 from acp_mux.adapters.rpc_agents.pi_tools import EDIT_TOOLS, PI_TOOLS, announce, execution_end, execution_update
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode
+from acp_mux.core.interaction import AgentEnd, PendingInteraction
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import SpawnSpec
@@ -88,9 +89,6 @@ class PiRun(PerRun):
     gated: bool = True  # the extension was loaded with -e (its command list may still prove otherwise)
     seq: int = 0
     waiting: dict[str, str] = field(default_factory=dict)  # command id → purpose
-    questions: dict[str, tuple[str, str | None]] = field(
-        default_factory=dict
-    )  # interaction → (pi's request id, tool id)
     refused: set[str] = field(default_factory=set)  # tool calls answered "no": they never ran
     notes: list[str] = field(default_factory=list)  # said in the conversation when the next turn starts
     in_agent: bool = False
@@ -190,8 +188,8 @@ class PiAdapter(AgentAdapter):
         if run is None:
             return False
         run.aborting = True
-        for interaction_id in list(run.questions):  # open questions end as "no": the tool is blocked
-            self._answer(ctx, run, interaction_id, False, cancelled=True)
+        for question in ctx.questions:  # open questions end as "no": the tool is blocked
+            self._answer(ctx, run, ctx.questions.release(question.id), False, cancelled=True)
         ctx.send({"type": "abort"})
         return True
 
@@ -212,17 +210,19 @@ class PiAdapter(AgentAdapter):
         return True
 
     def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
-        run = PiRun.of(ctx)
-        ctx.approvals.pop(interaction_id, None)
-        self._answer(ctx, run, interaction_id, decision.approve)
+        self._answer(ctx, PiRun.of(ctx), ctx.questions.take(interaction_id), decision.approve)
 
     def _answer(
-        self, ctx: ParseContext, run: PiRun, interaction_id: str, confirmed: bool, cancelled: bool = False
+        self,
+        ctx: ParseContext,
+        run: PiRun,
+        question: PendingInteraction | None,
+        confirmed: bool,
+        cancelled: bool = False,
     ) -> None:
-        asked = run.questions.pop(interaction_id, None)
-        if asked is None:
+        if question is None or question.agent is None:  # answered already (or cancelled): pi waits for nothing
             return
-        request_id, tool_id = asked
+        request_id, tool_id = question.agent.request_id, question.tool_call_id
         if tool_id is not None and (cancelled or not confirmed):
             run.refused.add(tool_id)
         answer: dict[str, Any] = {"type": "extension_ui_response", "id": request_id}
@@ -449,18 +449,14 @@ class PiAdapter(AgentAdapter):
         if method == "confirm" and msg.get("title") == PERMISSION_TITLE:
             return self._permission(request_id, msg.get("message"), ctx, run)
         if method == "confirm":  # another extension's yes/no question: the editor answers it as a permission
-            interaction_id = f"pi-question-{request_id}"
-            run.questions[interaction_id] = (request_id, None)
-            ctx.approvals[interaction_id] = request_id
-            return ctx.begin_turn() + [
-                ev.ApprovalRequestEvent(
-                    interaction_id=interaction_id,
-                    action=str(msg.get("title") or "pi extension"),
-                    detail=str(msg.get("message") or ""),
-                    tool_name="pi extension",
-                    input={},
-                )
-            ]
+            asked = ev.ApprovalRequestEvent(
+                interaction_id=f"pi-question-{request_id}",
+                action=str(msg.get("title") or "pi extension"),
+                detail=str(msg.get("message") or ""),
+                tool_name="pi extension",
+                input={},
+            )
+            return ctx.begin_turn() + [ctx.questions.ask(asked, AgentEnd(request_id))]
         if method in ("select", "input", "editor"):  # nothing in ACP answers these: dismissed, never left hanging
             ctx.send({"type": "extension_ui_response", "id": request_id, "cancelled": True})
             return [
@@ -485,22 +481,17 @@ class PiAdapter(AgentAdapter):
             ctx.send({"type": "extension_ui_response", "id": request_id, "cancelled": True})
             run.refused.add(tool_id)
             return []
-        interaction_id = f"pi-permission-{request_id}"
-        run.questions[interaction_id] = (request_id, tool_id)
-        ctx.approvals[interaction_id] = tool_id
         events = announce(ctx, tool_id, name, tool_input)
         spec = self.tool_table.lookup(name)
-        title = spec.render_title(name, tool_input)
-        return events + [
-            ev.ApprovalRequestEvent(
-                interaction_id=interaction_id,
-                action=title,
-                tool_name=name,
-                tool_call_id=tool_id,
-                input=tool_input,
-                risk_level="high" if spec.kind == "execute" else "medium",
-            )
-        ]
+        question = ev.ApprovalRequestEvent(
+            interaction_id=f"pi-permission-{request_id}",
+            action=spec.render_title(name, tool_input),
+            tool_name=name,
+            tool_call_id=tool_id,
+            input=tool_input,
+            risk_level="high" if spec.kind == "execute" else "medium",
+        )
+        return events + [ctx.questions.ask(question, AgentEnd(request_id))]
 
     def _on_extension_error(self, msg: dict[str, Any], ctx: ParseContext, run: PiRun) -> list[BaseEvent]:
         return [ev.DebugEvent(level="warn", message=f"pi extension error in {msg.get('event')}: {msg.get('error')}")]

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode
+from acp_mux.core.interaction import AgentEnd
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
@@ -212,12 +213,13 @@ class ClaudeAdapter(AgentAdapter):
         ctx.send({"type": "user", "session_id": ctx.session_id or "", "message": message, "parent_tool_use_id": None})
 
     def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
-        info = ctx.approvals.pop(interaction_id, None)
-        info = info if isinstance(info, dict) else {}
-        request_id = info.get("request_id", interaction_id)
+        question = ctx.questions.take(interaction_id)
+        if question is None or question.agent is None:  # answered already, or withdrawn: Claude waits for nothing
+            return
+        request_id = question.agent.request_id
         if decision.approve:
             response: dict[str, Any] = {"behavior": "allow"}
-            updated = decision.updated_input if decision.updated_input is not None else info.get("input")
+            updated = decision.updated_input if decision.updated_input is not None else question.input
             if isinstance(updated, dict):  # never send {}: that would run the tool with no arguments
                 response["updatedInput"] = updated
             # An "always" answer is never handed to Claude as its own rule (its suggestions are `Bash(mkdir:*)`
@@ -493,23 +495,21 @@ class ClaudeAdapter(AgentAdapter):
         tool_id = str(req.get("tool_use_id") or "") or None
         # The request must point at an announced tool call: announce it now if the assistant line has not.
         events = tool_start(ctx, tool_id, name, tool_input) if tool_id else []
-        ctx.approvals[request_id] = {"request_id": request_id, "input": tool_input}
-        events.append(
-            ev.ApprovalRequestEvent(
-                interaction_id=request_id,
-                action=approval_action(name, tool_input),
-                detail=approval_detail(name, tool_input, req.get("description")),
-                tool_name=name,
-                risk_level=risk_for(name),
-                tool_call_id=tool_id,
-                input=tool_input,
-            )
+        asked = ev.ApprovalRequestEvent(
+            interaction_id=request_id,
+            action=approval_action(name, tool_input),
+            detail=approval_detail(name, tool_input, req.get("description")),
+            tool_name=name,
+            risk_level=risk_for(name),
+            tool_call_id=tool_id,
+            input=tool_input,
         )
+        events.append(ctx.questions.ask(asked, AgentEnd(request_id)))
         return events
 
     def _on_control_cancel_request(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         request_id = str(m.get("request_id") or "")
-        if ctx.approvals.pop(request_id, None) is None:
+        if ctx.questions.take(request_id) is None:
             return [ev.DebugEvent(level="info", message=f"claude withdrew request {request_id}")]
         # Spec 000: every approval_request ends in granted or denied; a withdrawn one is denied by the agent itself.
         return [ev.ApprovalDeniedEvent(interaction_id=request_id, reason="withdrawn by the agent")]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.core.contract import ApprovalDecision, RunOptions
+from acp_mux.core.interaction import AgentEnd
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import SpawnSpec
@@ -88,7 +89,8 @@ class ScriptedAdapter(AgentAdapter):
         ctx.send({"type": "prompt", "text": prompt.as_text()})
 
     def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
-        native = ctx.approvals.pop(interaction_id, interaction_id)
+        question = ctx.questions.take(interaction_id)
+        native = question.agent.request_id if question is not None and question.agent is not None else interaction_id
         ctx.send({"type": "approval", "id": native, "allow": decision.approve})
 
     def interrupt(self, ctx: ParseContext) -> bool:
@@ -130,25 +132,23 @@ class ScriptedAdapter(AgentAdapter):
 
     def _on_approval_request(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         native_id = str(m["id"])
-        ctx.approvals[native_id] = native_id
         name = str(m.get("name", "tool"))
         tool_input = m.get("input") or {}
         kind = self.tool_table.lookup(name).kind
-        return [
-            ev.ApprovalRequestEvent(
-                interaction_id=native_id,
-                action=f"{name} {tool_input.get('file_path') or tool_input.get('command') or ''}".strip(),
-                detail=str(tool_input),
-                tool_name=name,
-                risk_level="medium" if kind in ("edit", "execute") else "low",
-                tool_call_id=m.get("tool_id"),
-                input=tool_input,
-            )
-        ]
+        asked = ev.ApprovalRequestEvent(
+            interaction_id=native_id,
+            action=f"{name} {tool_input.get('file_path') or tool_input.get('command') or ''}".strip(),
+            detail=str(tool_input),
+            tool_name=name,
+            risk_level="medium" if kind in ("edit", "execute") else "low",
+            tool_call_id=m.get("tool_id"),
+            input=tool_input,
+        )
+        return [ctx.questions.ask(asked, AgentEnd(native_id))]
 
     def _on_approval_withdrawn(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         native_id = str(m["id"])
-        if ctx.approvals.pop(native_id, None) is None:
+        if ctx.questions.take(native_id) is None:
             return []
         return [ev.ApprovalDeniedEvent(interaction_id=native_id, reason="withdrawn by the agent")]
 

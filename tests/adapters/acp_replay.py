@@ -121,7 +121,8 @@ def replay(
                 answer_question(event)
 
     def answer_question(event: Any) -> None:
-        rpc_id = ctx.approvals.get(event.interaction_id)
+        question = ctx.questions.get(event.interaction_id)
+        rpc_id = question.agent.request_id if question is not None and question.agent is not None else None
         request = questions.get(rpc_id)
         recorded = next((m for m in client if m.get("id") == rpc_id and "method" not in m), None)
         if request is None or recorded is None:

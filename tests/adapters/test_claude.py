@@ -15,6 +15,7 @@ import pytest
 
 from acp_mux.core import events as ev
 from acp_mux.core.contract import ApprovalDecision, RunOptions
+from acp_mux.core.interaction import AgentEnd
 from acp_mux.core.events import CostRecord, is_terminal_event
 from acp_mux.core.process import ExitStatus
 from acp_mux.core.prompt import ImagePart, Prompt, ResourcePart, TextPart
@@ -129,7 +130,7 @@ def test_approval_answers_match_what_real_claude_accepted(adapter: ClaudeAdapter
                 adapter.respond_approval(event.interaction_id, ApprovalDecision(approve=True), ctx)
                 ours += sent(ctx)
     assert ours == recorded
-    assert ctx.approvals == {}
+    assert len(ctx.questions) == 0
 
     ctx = make_ctx("claude", CWD)
     (recorded,) = [
@@ -458,7 +459,7 @@ def test_a_withdrawn_permission_request_is_denied_by_the_agent(adapter: ClaudeAd
     feed(adapter, [INIT, {"type": "control_request", "request_id": "r-5", "request": ask}], ctx)
     events = feed(adapter, [{"type": "control_cancel_request", "request_id": "r-5"}], ctx)
     assert brief(events) == brief([ev.ApprovalDeniedEvent(interaction_id="r-5", reason="withdrawn by the agent")])
-    assert ctx.approvals == {} and sent(ctx) == []
+    assert len(ctx.questions) == 0 and sent(ctx) == []
     again = feed(adapter, [{"type": "control_cancel_request", "request_id": "r-5"}], ctx)  # unknown now: only logged
     assert types(again) == ["debug"]
 
@@ -714,7 +715,8 @@ def test_send_prompt_blocks(adapter: ClaudeAdapter) -> None:
 
 def test_deny_default_message_and_mode_switch(adapter: ClaudeAdapter) -> None:
     ctx = make_ctx("claude", CWD)
-    ctx.approvals["q"] = {"request_id": "q", "input": {"command": "ls"}}
+    asked = ev.ApprovalRequestEvent(interaction_id="q", action="Bash ls", tool_name="Bash", input={"command": "ls"})
+    ctx.questions.ask(asked, AgentEnd("q"))
     adapter.respond_approval("q", ApprovalDecision(approve=False), ctx)
     assert adapter.set_mode("acceptEdits", ctx) is True
     deny, mode = sent(ctx)

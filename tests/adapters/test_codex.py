@@ -63,7 +63,7 @@ def replay(path: Path, opts: RunOptions | None = None) -> tuple[list[BaseEvent],
             msg = json.loads(line[len("# >>> ") :].removeprefix("STDIN "))
             decision = msg.get("result", {}).get("decision") if isinstance(msg.get("result"), dict) else None
             if decision is not None:
-                iid = next(k for k, v in ctx.approvals.items() if v["rpc_id"] == msg["id"])
+                iid = next(q.id for q in ctx.questions if q.agent is not None and q.agent.request_id == msg["id"])
                 approve, always = _DECISIONS.get(decision, (False, False))
                 adapter.respond_approval(iid, ApprovalDecision(approve=approve, always=always), ctx)
                 out += sent(ctx)
@@ -145,7 +145,7 @@ def test_appserver_accept_event_details() -> None:
     assert (usage.thinking_tokens, usage.cached_tokens) == (5, 20)
     assert [e.exit_code for e in events if e.type == "shell_exit"] == [0, 2]
     assert CodexRun.of(ctx).diff.startswith("diff --git a/note.txt b/note.txt")
-    assert ctx.approvals == {} and ctx.tools == {}
+    assert len(ctx.questions) == 0 and ctx.tools == {}
 
 
 def test_appserver_outbox_matches_the_recorded_driver() -> None:
@@ -633,8 +633,8 @@ def test_file_change_approval_always_is_answered_once_never_granting_the_root() 
         {"method": "item/started", "params": {"threadId": "T1", "item": {"type": "fileChange", "id": "p1", "changes": [{"path": "/a", "kind": {"type": "update", "move_path": "/b"}, "diff": "@@ -1 +1 @@\n-x\n+y\n"}], "status": "inProgress"}}},
         {"method": "item/fileChange/requestApproval", "id": 3, "params": {"threadId": "T1", "itemId": "p1", "reason": None, "grantRoot": "/"}},
     ], ctx)  # fmt: skip
-    request = list(ctx.approvals.values())
-    assert request and request[0]["kind"] == "patch"
+    request = list(ctx.questions)
+    assert request and request[0].agent is not None and request[0].agent.method == "patch"
     adapter.respond_approval("codex-approval-3", ApprovalDecision(approve=True, always=True), ctx)
     assert sent(ctx) == [{"jsonrpc": "2.0", "id": 3, "result": {"decision": "accept"}}]
 
@@ -700,7 +700,7 @@ def test_unsupported_server_requests_are_answered_not_left_hanging() -> None:
         {"method": "item/tool/requestUserInput", "id": 8, "params": {"threadId": "T1", "questions": []}},
         {"method": "mcpServer/elicitation/request", "id": 9, "params": {"threadId": "T1", "mode": "url", "url": "https://x"}},
     ], ctx)  # fmt: skip
-    assert types(events) == ["debug", "debug"] and ctx.approvals == {}
+    assert types(events) == ["debug", "debug"] and len(ctx.questions) == 0
     assert sent(ctx) == [
         {
             "jsonrpc": "2.0",
@@ -718,9 +718,12 @@ def test_server_resolved_request_is_forgotten() -> None:
         [_cmd_request(4), {"method": "serverRequest/resolved", "params": {"threadId": "T1", "requestId": 4}}],
         ctx,
     )
-    assert ctx.approvals == {}
+    # The question stays the person's (their dialog may be open) but codex no longer waits for its answer.
+    assert [(q.id, q.agent) for q in ctx.questions] == [("codex-approval-4", None)]
     adapter.respond_approval("codex-approval-4", ApprovalDecision(approve=True), ctx)
-    assert sent(ctx) == []  # codex already cleared it (turn ended): answering now would be an error
+    assert (
+        sent(ctx) == [] and len(ctx.questions) == 0
+    )  # codex already cleared it (turn ended): answering now would be an error
 
 
 # ── app-server: turn outcomes and errors ───────────────────────────────────────────────────────────────────────
@@ -1131,7 +1134,7 @@ def replay_fresh(name: str, *, interrupt_at: str | None = None) -> tuple[list[Ba
         msg = json.loads(line)
         events += adapter.parse_line(line, ctx)
         if "method" in msg and "id" in msg:  # a server request: answer as the recorder did
-            iid = next(k for k, v in ctx.approvals.items() if v["rpc_id"] == msg["id"])
+            iid = next(q.id for q in ctx.questions if q.agent is not None and q.agent.request_id == msg["id"])
             approve, always = _DECISIONS.get(answers[msg["id"]]["decision"], (False, False))
             adapter.respond_approval(iid, ApprovalDecision(approve=approve, always=always), ctx)
         if interrupt_at is not None and interrupt_at == msg.get("method") and not interrupted:

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from acp_mux.core import events as ev
 from acp_mux.core.contract import RunOptions
-from acp_mux.core.interaction import Approve
+from acp_mux.core.interaction import Approve, Questions, approval_question
 from acp_mux.core.prompt import Prompt
 from acp_mux.server.bridge import AcpServer
 from acp_mux.server.live_session import BridgeConfig
@@ -83,6 +83,7 @@ class ScriptedRun:
         self._script = events
         self._handlers: dict[str, list[Callable[[Any], None]]] = {}
         self._answers: dict[str, asyncio.Future[Any]] = {}
+        self._questions = Questions(self.run_id)
         self._go = asyncio.Event()
         self._played = False
         self._clock = 1_800_000_000_000
@@ -106,7 +107,16 @@ class ScriptedRun:
     async def continue_(self, prompt: Any) -> None:
         self._go.set()
 
+    def get(self, interaction_id: str) -> Any:
+        """The open question (the run's one record of it), as ``RunHandle.interaction.get``."""
+        return self._questions.get(interaction_id)
+
+    @property
+    def pending(self) -> list[Any]:
+        return list(self._questions)
+
     async def respond(self, interaction_id: str, response: Any) -> None:
+        self._questions.take(interaction_id)
         future = self._answers.setdefault(interaction_id, asyncio.get_running_loop().create_future())
         if not future.done():
             future.set_result(response)
@@ -127,6 +137,8 @@ class ScriptedRun:
         event.run_id, event.agent = self.run_id, self.options.agent
         self._clock += 7
         event.timestamp = self._clock
+        if isinstance(event, ev.ApprovalRequestEvent):
+            self._questions.open(approval_question(event, self.run_id))
         for handler in self._handlers.get(event.type, []) + self._handlers.get("*", []):
             handler(event)
         return event
