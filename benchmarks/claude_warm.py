@@ -1,8 +1,8 @@
 """Claude's first words with and without the warm-up, interleaved: ``.venv/bin/python benchmarks/claude_warm.py [--runs N] [--json OUT]``.
 
-Five subjects, each opened, 3 s of typing, Enter, time to the first words (and again for a second prompt), one
-after the other in each round so a loaded machine weighs on all alike: acp-mux by default, acp-mux with the warm-up
-forced on (``ACP_MUX_CLAUDE_PREWARM=1``), claude-agent-acp, and the pinned Claude CLI alone, cold and warmed with
+Six subjects, each opened, 3 s of typing, Enter, time to the first words (and again for a second prompt), one
+after the other in each round (the order turned by one each round) so a loaded machine weighs on all alike: acp-mux by default, acp-mux with the warm-up
+forced on (``ACP_MUX_CLAUDE_PREWARM=1``) and off (``0``: not even the version question), claude-agent-acp, and the pinned Claude CLI alone, cold and warmed with
 acp-mux's warm-up request. Medians and ratios are printed and written as JSON (``--json``).
 """
 
@@ -47,7 +47,8 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="claude-warm-"))
     venv_bin = bench_venv()
     bare = bare_claude_subject(workdir)
-    subjects = [acp_mux_subject(venv_bin, "claude", workdir), claude_prewarm_subject(venv_bin, workdir),
+    off = acp_mux_subject(venv_bin, "claude", workdir, {"ACP_MUX_CLAUDE_PREWARM": "0"}, "warm-up off")
+    subjects = [acp_mux_subject(venv_bin, "claude", workdir), claude_prewarm_subject(venv_bin, workdir), off,
                 claude_agent_acp_subject(workdir), bare]  # fmt: skip
     if bare is not None:
         subjects.append(Subject(WARMED_CLI, "bare", bare.argv, "claude", workdir / "warmed-cli" / "home",
@@ -58,7 +59,11 @@ def main() -> None:
         for subject in present:  # one untimed session each: page cache, first-run files
             measure(subject, server.url)
         load_before = os.getloadavg()
-        samples = interleaved(present, args.runs, lambda s: measure(s, server.url), "words")
+        samples: dict[str, list[Any]] = {s.label: [] for s in present}
+        for run in range(args.runs):  # the order turns each round: the first of a round measured slower here
+            order = present[run % len(present) :] + present[: run % len(present)]
+            for label, rows in interleaved(order, 1, lambda s: measure(s, server.url), "words").items():
+                samples[label] += rows
         load_after = os.getloadavg()
     finally:
         server.close()
