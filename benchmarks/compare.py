@@ -188,9 +188,12 @@ def second_window_once(subject: Subject, url: str) -> dict[str, Any]:
         first.close(wait=1.0)
 
 
-def bare_words_once(subject: Subject, url: str, turns: tuple[int, ...] = (1, 2)) -> dict[str, Any]:
+def bare_words_once(
+    subject: Subject, url: str, turns: tuple[int, ...] = (1, 2), warm_up: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The same two prompts sent to the Claude CLI itself (stream-json on its stdin, as acp-mux sends them): its
-    initialize answered stands for session/new, then the same 3 s pause before each prompt."""
+    initialize answered stands for session/new, then the same 3 s pause before each prompt. ``warm_up``: a control
+    request sent once initialize is answered (the floor under a warmed adapter)."""
     proc = subprocess.Popen(
         subject.argv,
         stdin=subprocess.PIPE,
@@ -223,6 +226,8 @@ def bare_words_once(subject: Subject, url: str, turns: tuple[int, ...] = (1, 2))
         send({"type": "control_request", "request_id": "init", "request": {"subtype": "initialize", "hooks": None}})
         read_until(b'{"type":"control_response"')
         out["new_ms"] = ms(time.perf_counter() - started)
+        if warm_up is not None:
+            send({"type": "control_request", "request_id": "warm", "request": warm_up})
         for turn in turns:
             time.sleep(TYPING_PAUSE_S)
             sent = time.perf_counter()

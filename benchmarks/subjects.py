@@ -231,8 +231,8 @@ def acp_mux_subject(
 
 
 def claude_prewarm_subject(venv_bin: Path, workdir: Path) -> Subject | None:
-    """acp-mux · claude with the opt-in warm-up (``ACP_MUX_CLAUDE_PREWARM=1``, README): the scripted model answers
-    ``count_tokens`` as Anthropic's API does."""
+    """acp-mux · claude with the warm-up forced on (``ACP_MUX_CLAUDE_PREWARM=1``; by default the pinned 2.1.197 is
+    not warmed, docs/claude-prewarm.md): the scripted model answers ``count_tokens`` as Anthropic's API does."""
     return acp_mux_subject(venv_bin, "claude", workdir, {"ACP_MUX_CLAUDE_PREWARM": "1"}, "warm-up on")
 
 

@@ -65,7 +65,7 @@ SETTINGS: dict[str, tuple[str, Parser]] = {
         _whole_or_off(MAX_SESSIONS),
     ),
     "ACP_MUX_LOG_LEVEL": (", ".join(LOG_LEVELS), _one_of(LOG_LEVELS, fold_case=True)),
-    "ACP_MUX_CLAUDE_PREWARM": ("0 (off) or 1 (on)", _one_of(("0", "1"), fold_case=False)),
+    "ACP_MUX_CLAUDE_PREWARM": ("0 (off) or 1 (on)", _one_of(("0", "1"), fold_case=False)),  # unset: where safe
 }
 
 

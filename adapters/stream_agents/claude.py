@@ -37,7 +37,7 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Literal
 
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode
@@ -79,8 +79,14 @@ BASE_ARGS = (
 HIDDEN_COMMANDS = frozenset(
     {"cost", "keybindings-help", "login", "logout", "output-style:new", "release-notes", "todos", "exit", "quit"}
 )
-# Warming the first prompt (see ``ClaudeAdapter.start`` and :func:`prewarm_wanted`): "1" turns it on.
+# Warming the first prompt (see ``ClaudeAdapter.start`` and :func:`prewarm_mode`): "0" off, "1" on, unset: auto.
 PREWARM_ENV = "ACP_MUX_CLAUDE_PREWARM"
+# The warm-up: Claude builds its system prompt, tool schemas and HTTP client for it, as for a first message.
+WARM_UP: dict[str, Any] = {"subtype": "get_context_usage", "detail": "summary"}
+# The first version seen answering the warm-up by itself, asking the model endpoint nothing (2.1.318: ~70 ms, no
+# count_tokens). 2.1.197 (pinned) ignores "detail" and sends ~14 count_tokens requests while reading no user message.
+LOCAL_WARM_UP_SINCE = (2, 1, 318)
+_VERSION = re.compile(r"\s*(\d{1,6})\.(\d{1,6})\.(\d{1,6})(?![\d.])", re.ASCII)
 _AUTH_TEXT = re.compile(r"invalid api key|authentication|/login|oauth token|invalid bearer|x-api-key", re.I)
 _CONTEXT_TEXT = re.compile(r"prompt is too long|context (window|length)|too many tokens", re.I)
 _TOKENS_OVER = re.compile(r"(\d[\d,]*)\s*tokens?\s*>\s*(\d[\d,]*)")
@@ -110,21 +116,29 @@ class ClaudeRun(PerRun):
     terminal: bool = False
     unknown: set[str] = field(default_factory=set)
     announced_init: bool = False
-    prewarm: bool = False  # ask get_context_usage once initialize is answered (no prompt sent yet)
+    # The warm-up still to do while no prompt has been sent: "on" (once initialize is answered), "auto" (ask the
+    # CLI's version first), "version" (its answer decides); "off" once sent, declined or overtaken by a prompt.
+    prewarm: str = "off"
+    version_request: str | None = None  # the get_binary_version request that "auto" sent
 
 
-def prewarm_wanted(env: Mapping[str, str]) -> bool:
-    """Whether a session started without a prompt should have Claude do its first-message work ahead of it: only
-    when the person asked for it (``ACP_MUX_CLAUDE_PREWARM=1``).
+def prewarm_mode(env: Mapping[str, str]) -> Literal["on", "off", "auto"]:
+    """How a session started without a prompt warms Claude's first prompt: ``ACP_MUX_CLAUDE_PREWARM=1`` always,
+    ``0`` never, unset (the default) only where the warm-up cannot hold a prompt up (:func:`warms_locally`).
 
-    The work is ``get_context_usage``: it sends ~14 ``count_tokens`` requests (the system prompt's sections, the
-    memory files, the tool schemas) and, while they run, Claude reads no user message. It saves ~50-100 ms of the
-    first prompt when the person types for longer than those requests take; on a real API they take what its
-    round trips take, and a prompt sent meanwhile waits for all of them (seconds when count_tokens is slow), and an
-    endpoint where count_tokens fails makes Claude count with billed ``max_tokens: 1`` model calls instead. Too
-    much risk for a default, so it is the person's choice.
+    Why not always: Claude reads no user message while it answers the warm-up, and the pinned 2.1.197 answers it
+    only after ~14 ``count_tokens`` requests to the model endpoint, so a prompt sent meanwhile waits for all of them
+    (3.1 s with a 1 s ``count_tokens``), and where ``count_tokens`` fails Claude counts with billed model calls.
     """
-    return env.get(PREWARM_ENV, "").strip() == "1"
+    value = env.get(PREWARM_ENV, "").strip()
+    return "on" if value == "1" else "off" if value == "0" else "auto"
+
+
+def warms_locally(version: object) -> bool:
+    """Whether the Claude CLI of this ``get_binary_version`` answer answers the warm-up by itself (no model
+    endpoint): a version at or past :data:`LOCAL_WARM_UP_SINCE`. Anything unreadable is not trusted."""
+    match = _VERSION.match(version) if isinstance(version, str) else None
+    return match is not None and tuple(int(g) for g in match.groups()) >= LOCAL_WARM_UP_SINCE
 
 
 def _parent(m: dict[str, Any]) -> str | None:
@@ -198,17 +212,16 @@ class ClaudeAdapter(AgentAdapter):
         if options.prompt is not None:
             self.send_prompt(options.prompt, ctx)
         else:
-            # Claude builds its system prompt, tool schemas and HTTP client on the first user message (~100 ms
-            # before it asks the model). get_context_usage builds the same ones while the person is still typing;
-            # it adds nothing to the conversation and asks the API only count_tokens (one request per section).
-            # Asked once initialize is answered, and only if no prompt came first: Claude reads no user message
-            # while it runs, so a prompt that beats a slow start must not queue behind it.
-            st.prewarm = prewarm_wanted(os.environ if options.env is None else options.env)
+            # Claude builds its system prompt, tool schemas and HTTP client on the first user message (~50-100 ms
+            # before it asks the model); the warm-up builds them while the person is still typing and adds nothing
+            # to the conversation. Each step waits for Claude's answer to the last one and is dropped as soon as a
+            # prompt is sent: a prompt is written at once, never held for a warm-up (see _warm_up_step).
+            st.prewarm = prewarm_mode(os.environ if options.env is None else options.env)
 
     def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
         st = ClaudeRun.of(ctx)
         st.turn_error = False  # a new prompt: an earlier error no longer explains an exit
-        st.prewarm = False  # the prompt does the first-message work itself
+        st.prewarm = "off"  # the prompt does the first-message work itself
         message = {"role": "user", "content": prompt_blocks(prompt)}
         ctx.send({"type": "user", "session_id": ctx.session_id or "", "message": message, "parent_tool_use_id": None})
 
@@ -517,16 +530,31 @@ class ClaudeAdapter(AgentAdapter):
     def _on_control_response(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         resp = as_dict(m.get("response"))
         request_id = str(resp.get("request_id") or "")
+        st = ClaudeRun.of(ctx)
         if resp.get("subtype") == "error":
+            if request_id == st.version_request:
+                st.prewarm = "off"  # a CLI that cannot say its version is not trusted with the warm-up
             return [ev.DebugEvent(level="warn", message=f"claude rejected {request_id}: {resp.get('error')}")]
         body = as_dict(resp.get("response"))
         if "commands" in body or "init" in request_id:  # the answer to our initialize
-            st = ClaudeRun.of(ctx)
             st.initialize = body
-            if st.prewarm:
-                st.prewarm = False
-                self._control(ctx, {"subtype": "get_context_usage"})
+            self._warm_up_step(ctx, None)
+        elif request_id == st.version_request:
+            self._warm_up_step(ctx, body.get("version"))
         return []
+
+    def _warm_up_step(self, ctx: ParseContext, version: object) -> None:
+        """The next step of the warm-up once Claude has answered the last one, if no prompt came first: "on" sends
+        it; "auto" first asks the CLI's version (answered at once, from memory) and sends it only to a CLI that
+        answers it without the model endpoint. Nothing ever waits for these answers: one that never comes leaves
+        the run exactly as unwarmed."""
+        st = ClaudeRun.of(ctx)
+        step, st.prewarm = st.prewarm, "off"
+        if step == "auto":
+            st.prewarm = "version"
+            st.version_request = self._control(ctx, {"subtype": "get_binary_version"})
+        elif step == "on" or (step == "version" and warms_locally(version)):
+            self._control(ctx, dict(WARM_UP))
 
     # ── end of a prompt ────────────────────────────────────────────────────────────────────────────────────────
     def _on_result(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:

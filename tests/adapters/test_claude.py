@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as hs
 
 from acp_mux.core import events as ev
 from acp_mux.core.contract import ApprovalDecision, RunOptions
@@ -19,7 +21,15 @@ from acp_mux.core.interaction import AgentEnd
 from acp_mux.core.events import CostRecord, is_terminal_event
 from acp_mux.core.process import ExitStatus
 from acp_mux.core.prompt import ImagePart, Prompt, ResourcePart, TextPart
-from acp_mux.adapters.stream_agents.claude import AUTH_GUIDANCE, BASE_ARGS, ClaudeAdapter, prewarm_wanted
+from acp_mux.adapters.stream_agents.claude import (
+    AUTH_GUIDANCE,
+    BASE_ARGS,
+    LOCAL_WARM_UP_SINCE,
+    WARM_UP,
+    ClaudeAdapter,
+    prewarm_mode,
+    warms_locally,
+)
 from acp_mux.adapters.mcp import claude_mcp_config as mcp_config
 from acp_mux.adapters.stream_agents.claude_tools import CLAUDE_TOOLS, structured_patch_to_diff
 from tests.adapters.helpers import (
@@ -624,6 +634,21 @@ PREWARM = FIXTURES / "claude" / "prewarm"  # real 2.1.197: initialize, get_conte
 WARM = {"ACP_MUX_CLAUDE_PREWARM": "1"}
 
 
+def subtypes(ctx: Any) -> list[str]:
+    """What was written to Claude's stdin since the last look: control requests by subtype, else the line type."""
+    return [m["request"]["subtype"] if m["type"] == "control_request" else m["type"] for m in sent(ctx)]
+
+
+def version_answer(version: str) -> str:
+    """The real ``get_binary_version`` answer of that CLI (2.1.197 or 2.1.318), recorded."""
+    return capture_lines(PREWARM / f"version_{version}.jsonl")[0]
+
+
+def unknown_answer() -> str:
+    """The real answer of a CLI to a control request it does not know (an error), for the version request's id."""
+    return capture_lines(PREWARM / "version_2.1.197.jsonl")[1].replace("req_3_", "req_2_")
+
+
 def test_a_session_warmed_without_a_prompt_asks_for_the_context_usage(adapter: ClaudeAdapter) -> None:
     """get_context_usage makes Claude build its system prompt, tools and HTTP client before the first prompt. It is
     asked once initialize is answered, and only if no prompt came first: Claude reads no user message while it runs."""
@@ -631,39 +656,107 @@ def test_a_session_warmed_without_a_prompt_asks_for_the_context_usage(adapter: C
     initialized = capture_lines(PREWARM / "first_prompt_warmed.jsonl")[0]
     adapter.start(RunOptions(agent="claude", cwd=CWD, env=WARM), ctx := make_ctx("claude", CWD))
     assert sent(ctx) == recorded[:1]
-    assert feed(adapter, [initialized], ctx) == [] and sent(ctx) == recorded[1:]  # what the recorded Claude was sent
+    # what the recorded Claude was sent, with "detail": "summary" (ignored by 2.1.197, answered locally by 2.1.318)
+    warm_up = {**recorded[1], "request": {**recorded[1]["request"], "detail": "summary"}}
+    assert feed(adapter, [initialized], ctx) == [] and sent(ctx) == [warm_up] and warm_up["request"] == WARM_UP
     assert feed(adapter, [initialized], ctx) == [] and sent(ctx) == []  # once
     # a prompt before the initialize answer: no warm-up behind it
     adapter.start(RunOptions(agent="claude", cwd=CWD, env=WARM), ctx := make_ctx("claude", CWD))
     adapter.send_prompt(Prompt.of_text("quick"), ctx)
     feed(adapter, [initialized], ctx)
-    assert [m["request"]["subtype"] if m["type"] == "control_request" else m["type"] for m in sent(ctx)] == [
-        "initialize", "user"]  # fmt: skip
+    assert subtypes(ctx) == ["initialize", "user"]
     adapter.start(
         RunOptions(agent="claude", cwd=CWD, env=WARM, prompt=Prompt.of_text("hi")), ctx := make_ctx("claude", CWD)
     )
     feed(adapter, [initialized], ctx)
-    assert [m["request"]["subtype"] if m["type"] == "control_request" else m["type"] for m in sent(ctx)] == [
-        "initialize", "user"]  # fmt: skip
-    adapter.start(RunOptions(agent="claude", cwd=CWD, env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}),
-                  ctx := make_ctx("claude", CWD))  # fmt: skip
-    feed(adapter, [initialized], ctx)
-    assert [m["request"]["subtype"] for m in sent(ctx)] == ["initialize"]
+    assert subtypes(ctx) == ["initialize", "user"]
 
 
 @pytest.mark.parametrize(
-    ("env", "wanted"),
+    ("version", "warmed"),
+    [("2.1.318", True), ("2.1.197", False)],  # 2.1.197 asks the model endpoint ~14 count_tokens for the warm-up
+)
+def test_by_default_only_a_cli_that_warms_up_locally_is_warmed(
+    adapter: ClaudeAdapter, version: str, warmed: bool
+) -> None:
+    """Unset, the setting asks the CLI's version once initialize is answered (answered at once, from memory) and
+    sends the warm-up only to a CLI that answers it without its model endpoint, so no prompt waits for count_tokens."""
+    initialized = capture_lines(PREWARM / "first_prompt_warmed.jsonl")[0]
+    adapter.start(RunOptions(agent="claude", cwd=CWD, env={}), ctx := make_ctx("claude", CWD))
+    assert subtypes(ctx) == ["initialize"]
+    assert feed(adapter, [initialized], ctx) == [] and sent(ctx) == [
+        {"type": "control_request", "request_id": "req_2_get_binary_version", "request": {"subtype": "get_binary_version"}}
+    ]  # fmt: skip
+    assert feed(adapter, [version_answer(version)], ctx) == []
+    assert sent(ctx) == ([{"type": "control_request", "request_id": "req_3_get_context_usage", "request": WARM_UP}]
+                         if warmed else [])  # fmt: skip
+    assert feed(adapter, [version_answer(version)], ctx) == [] and sent(ctx) == []  # once
+    adapter.send_prompt(Prompt.of_text("hi"), ctx)
+    assert subtypes(ctx) == ["user"]
+
+
+def test_a_prompt_overtakes_every_step_of_the_warm_up(adapter: ClaudeAdapter) -> None:
+    """A prompt sent while the version question is unanswered is written at once, and no warm-up follows it."""
+    initialized = capture_lines(PREWARM / "first_prompt_warmed.jsonl")[0]
+    adapter.start(RunOptions(agent="claude", cwd=CWD), ctx := make_ctx("claude", CWD))
+    feed(adapter, [initialized], ctx)
+    adapter.send_prompt(Prompt.of_text("quick"), ctx)
+    assert subtypes(ctx) == ["initialize", "get_binary_version", "user"]
+    assert feed(adapter, [version_answer("2.1.318")], ctx) == [] and sent(ctx) == []
+
+
+def test_a_cli_that_does_not_know_the_version_request_is_not_warmed(adapter: ClaudeAdapter) -> None:
+    """Answered with an error (the real CLI's answer to a subtype it does not know): no warm-up, a warning in the
+    log, the prompt goes out as always; never answered: the prompt goes out as always and nothing waits."""
+    initialized = capture_lines(PREWARM / "first_prompt_warmed.jsonl")[0]
+    adapter.start(RunOptions(agent="claude", cwd=CWD), ctx := make_ctx("claude", CWD))
+    feed(adapter, [initialized], ctx)
+    (warning,) = feed(adapter, [unknown_answer()], ctx)
+    assert warning.type == "debug" and "Unsupported control request" in warning.message
+    assert feed(adapter, [version_answer("2.1.318")], ctx) == []  # a late answer after the error changes nothing
+    adapter.send_prompt(Prompt.of_text("hi"), ctx)
+    assert subtypes(ctx) == ["initialize", "get_binary_version", "user"]
+    adapter.start(RunOptions(agent="claude", cwd=CWD), ctx := make_ctx("claude", CWD))
+    feed(adapter, [initialized], ctx)
+    adapter.send_prompt(Prompt.of_text("hi"), ctx)  # the version answer never came
+    assert subtypes(ctx) == ["initialize", "get_binary_version", "user"]
+
+
+@pytest.mark.parametrize(
+    ("env", "mode"),
     [
-        ({}, False),  # a prompt sent while the warm-up's count_tokens requests run waits for all of them
-        ({"ANTHROPIC_BASE_URL": "https://api.anthropic.com"}, False),
-        ({"ACP_MUX_CLAUDE_PREWARM": "1"}, True),
-        ({"ACP_MUX_CLAUDE_PREWARM": " 1 "}, True),
-        ({"ACP_MUX_CLAUDE_PREWARM": "0"}, False),
-        ({"ACP_MUX_CLAUDE_PREWARM": "yes please"}, False),
+        ({}, "auto"),
+        ({"ANTHROPIC_BASE_URL": "https://api.anthropic.com"}, "auto"),
+        ({"ACP_MUX_CLAUDE_PREWARM": "1"}, "on"),
+        ({"ACP_MUX_CLAUDE_PREWARM": " 1 "}, "on"),
+        ({"ACP_MUX_CLAUDE_PREWARM": "0"}, "off"),
     ],
 )
-def test_prewarm_only_when_the_person_turns_it_on(env: dict[str, str], wanted: bool) -> None:
-    assert prewarm_wanted(env) is wanted
+def test_prewarm_mode_follows_the_setting(env: dict[str, str], mode: str) -> None:
+    assert prewarm_mode(env) == mode
+
+
+def test_off_means_nothing_is_asked(adapter: ClaudeAdapter) -> None:
+    initialized = capture_lines(PREWARM / "first_prompt_warmed.jsonl")[0]
+    adapter.start(
+        RunOptions(agent="claude", cwd=CWD, env={"ACP_MUX_CLAUDE_PREWARM": "0"}), ctx := make_ctx("claude", CWD)
+    )
+    feed(adapter, [initialized], ctx)
+    assert subtypes(ctx) == ["initialize"]
+
+
+@given(hs.tuples(hs.integers(0, 999_999), hs.integers(0, 999_999), hs.integers(0, 999_999)), hs.text(max_size=12))
+def test_only_a_readable_version_at_or_past_the_first_local_one_warms(parts: tuple[int, int, int], tail: str) -> None:
+    """The version test tried with any numbers and tails: the numeric order decides, and a tail that would change
+    the number (more digits, another dot) or text before it is never read as a version."""
+    text = ".".join(map(str, parts))
+    expected = parts >= LOCAL_WARM_UP_SINCE
+    assert warms_locally(text) is expected
+    assert warms_locally(text + " (Claude Code)") is expected
+    if tail and not tail[0].isdigit() and tail[0] != ".":
+        assert warms_locally(text + tail) is expected
+    assert warms_locally("v" + text) is False and warms_locally(text + "0" * 7) is False
+    assert not warms_locally(parts) and not warms_locally(None) and not warms_locally(".".join(map(str, parts[:2])))
 
 
 def test_the_context_usage_answer_adds_nothing_to_the_run(adapter: ClaudeAdapter) -> None:

@@ -31,6 +31,7 @@ A scenario is a JSON file (or the equivalent dict)::
      ],
      "error": "auth",          # optional: every model request fails this way
      "delta_delay": 0.01,      # seconds slept after each delta event (lets a test cancel mid-stream)
+     "count_tokens_delay": 1,  # seconds slept before answering a count_tokens request (a slow endpoint)
      "stall_max": 30,          # stall mode: give up after this many seconds and drop the connection
      "drop_after": 3,          # drop mode: the connection breaks after this many deltas, with no end of stream
      "drop_how": "close",      # drop mode: "close" (the connection closes without the end of the stream: what the
@@ -98,6 +99,7 @@ ERROR_MODES = ("auth", "rate", "stall", "server", "drop")  # server: HTTP 500; d
 
 DEFAULTS: dict[str, Any] = {
     "delta_delay": 0.005,
+    "count_tokens_delay": 0.0,
     "stall_max": 30.0,
     "drop_after": 3,
     "drop_how": "close",
@@ -1023,6 +1025,7 @@ class ModelServer:
                 "status": None,  # HTTP status sent
                 "events": 0,  # SSE events written
                 "outcome": None,  # "completed" | "disconnected" | "stall_timeout" | "stopped"
+                "answered": None,  # count_tokens: when its answer was sent (after count_tokens_delay)
             }
             self._records.append(record)
             self._lock.notify_all()
@@ -1053,7 +1056,11 @@ class ModelServer:
             handler.send_json(404, {"error": {"message": f"fake model server: no route for {handler.path}"}})
             return
         if api == "count_tokens":
-            self._update(record, kind="count_tokens", status=200)
+            self._update(record, kind="count_tokens")
+            if self._stopping.wait(float(self.scenario["count_tokens_delay"])):
+                self._update(record, outcome="stopped")
+                return
+            self._update(record, status=200, answered=time.time())
             tokens = max(1, len(json.dumps(body)) // 4)
             handler.send_json(
                 200, {"totalTokens": tokens} if ":countTokens" in handler.path else {"input_tokens": tokens}
@@ -1162,6 +1169,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--var", action="append", default=[], metavar="NAME=VALUE", help="scenario variable")
     parser.add_argument("--log", help="append every request record to this JSONL file")
     parser.add_argument("--delta-delay", type=float, help="override the scenario's delta_delay (seconds)")
+    parser.add_argument("--count-tokens-delay", type=float, help="seconds before each count_tokens answer")
     parser.add_argument("--error", choices=ERROR_MODES, help="override the scenario's error mode")
     parser.add_argument("-v", "--verbose", action="store_true", help="log each request on stderr")
     args = parser.parse_args(argv)
@@ -1169,6 +1177,8 @@ def main(argv: list[str] | None = None) -> int:
     overrides: dict[str, Any] = {}
     if args.delta_delay is not None:
         overrides["delta_delay"] = args.delta_delay
+    if args.count_tokens_delay is not None:
+        overrides["count_tokens_delay"] = args.count_tokens_delay
     if args.error:
         overrides["error"] = args.error
     variables = dict(v.split("=", 1) for v in args.var)

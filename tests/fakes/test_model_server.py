@@ -6,6 +6,7 @@ import json
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -248,6 +249,30 @@ def test_count_tokens_and_models_and_unknown_route(server: ModelServer) -> None:
     status, _, _ = post(server.url, "/v2/nothing", {})
     assert status == 404
     assert [r["kind"] for r in server.requests] == ["count_tokens", "models", "other"]
+
+
+def test_a_slow_count_tokens_is_answered_only_after_its_delay_and_a_stop_ends_it() -> None:
+    """``count_tokens_delay`` (a slow endpoint for claude's warm-up): the request is logged as it arrives, its answer
+    comes after the delay (``answered``), and stopping the server ends one still waiting, unanswered."""
+    with ModelServer({"steps": [], "count_tokens_delay": 0.05}) as srv:
+        status, _, raw = post(srv.url, "/v1/messages/count_tokens?beta=true", anthropic_body(0))
+        (record,) = srv.requests
+        assert status == 200 and json.loads(raw)["input_tokens"] > 0 and record["answered"] >= record["time"]
+    srv = ModelServer({"steps": [], "count_tokens_delay": 600}).start()
+    caller = threading.Thread(target=lambda: _post_quietly(srv.url), daemon=True)
+    caller.start()
+    waiting = srv.wait_for(lambda r: r["kind"] == "count_tokens", 10)
+    assert waiting is not None and waiting["answered"] is None and waiting["status"] is None
+    srv.stop()
+    caller.join(10)
+    assert not caller.is_alive() and srv.requests[0]["outcome"] == "stopped" and srv.requests[0]["answered"] is None
+
+
+def _post_quietly(url: str) -> None:
+    try:
+        post(url, "/v1/messages/count_tokens?beta=true", anthropic_body(0))
+    except (OSError, urllib.error.URLError):
+        pass  # the server stopped before answering: what the test wants
 
 
 def get_json(url: str) -> tuple[int, Any]:

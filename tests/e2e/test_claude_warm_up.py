@@ -1,0 +1,142 @@
+"""Claude's warm-up never holds a prompt up: proven on the pinned CLI through acp-mux, from the lines the CLI read
+and wrote (``line_recorder.py``) and the model server's request log, with a slow endpoint (count_tokens: 1 s).
+
+By default acp-mux asks the CLI's version once ``initialize`` is answered and warms only a CLI that answers the
+warm-up without its model endpoint; the pinned 2.1.197 is not one (the third test shows why: forced on, it reads
+no prompt until every count_tokens request is answered).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import acp
+import pytest
+
+from tests.e2e.harness import RealAgent, require_cli
+from tests.server.client import RecordingClient
+
+pytestmark = [pytest.mark.e2e, pytest.mark.asyncio]
+
+RECORDER = Path(__file__).with_name("line_recorder.py")
+TURN_TIMEOUT = 90
+SLOW = 1.0  # seconds the scripted endpoint takes for each count_tokens
+
+
+def recorded_agent(tmp_path: Path, env: dict[str, str]) -> tuple[RealAgent, Path]:
+    """The pinned claude behind a recorder of its stdin and stdout (same clock as the model server's log)."""
+    log, wrapper = tmp_path / "lines.jsonl", tmp_path / "bin" / "claude"
+    wrapper.parent.mkdir()
+    real = require_cli("claude")
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{RECORDER}" "{log}" "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    return RealAgent("claude", wrapper, tmp_path, extra_env=env), log
+
+
+def lines(log: Path) -> list[dict[str, Any]]:
+    """The recorded lines, parsed (``msg``), oldest first."""
+    records = [json.loads(r) for r in log.read_text().splitlines()] if log.exists() else []
+    return [{**r, "msg": json.loads(r["line"])} for r in records if r["line"].startswith("{")]
+
+
+def written(log: Path, what: str) -> list[dict[str, Any]]:
+    """Lines acp-mux wrote to the CLI: control requests by subtype (``what``), or ``"user"`` for prompts."""
+
+    def name(m: dict[str, Any]) -> str:
+        return str(m.get("request", {}).get("subtype")) if m.get("type") == "control_request" else str(m.get("type"))
+
+    return [r for r in lines(log) if r["dir"] == "in" and name(r["msg"]) == what]
+
+
+def answer_to(log: Path, request: dict[str, Any]) -> dict[str, Any] | None:
+    """The CLI's control_response to the recorded ``request`` line, if it came."""
+    rid = request["msg"]["request_id"]
+    return next(
+        (r for r in lines(log) if r["dir"] == "out" and r["msg"].get("response", {}).get("request_id") == rid), None
+    )
+
+
+async def until(check: Any, timeout: float = 60) -> Any:
+    """Poll ``check()`` until it returns something truthy (the CLI's start takes seconds under load)."""
+    for _ in range(int(timeout / 0.02)):
+        if value := check():
+            return value
+        await asyncio.sleep(0.02)
+    raise AssertionError("timed out")
+
+
+async def ask(conn: Any, sid: str, text: str) -> Any:
+    return await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block(text)]), TURN_TIMEOUT)
+
+
+def step_request(server: Any, text: str) -> dict[str, Any]:
+    (request,) = [r for r in server.requests if r["kind"] == "step" and text in json.dumps(r["body"])]
+    return request
+
+
+async def test_by_default_a_prompt_right_after_session_new_waits_for_no_warm_up(tmp_path: Path) -> None:
+    """The editor's prompt sent the moment session/new is answered: written to the CLI at once, and the model
+    request that answers it is the first thing the endpoint sees (no count_tokens before it, however slow)."""
+    agent, log = recorded_agent(tmp_path, {})
+    server = agent.serve("claude_text", delta_delay=0, count_tokens_delay=SLOW)
+    try:
+        async with agent.bridge(RecordingClient()) as (conn, _):
+            sid = await agent.session(conn)
+            result = await ask(conn, sid, "Say your lines.")
+        assert result.stop_reason == "end_turn", agent.log()[-3000:]
+        (user,) = written(log, "user")
+        assert written(log, "get_context_usage") == []
+        assert [r["kind"] for r in server.requests if r["time"] < step_request(server, "Say your lines.")["time"]] == []
+        assert all(r["time"] < user["time"] for r in written(log, "initialize"))
+    finally:
+        agent.close()
+
+
+async def test_by_default_the_pinned_cli_is_asked_its_version_and_not_warmed(tmp_path: Path) -> None:
+    """A prompt sent after the version is answered (the moment a warm-up would run): the pinned 2.1.197 asks its
+    endpoint for count_tokens to answer a warm-up, so it gets none, and its first prompt is asked of the model at
+    once."""
+    agent, log = recorded_agent(tmp_path, {})
+    server = agent.serve("claude_text", delta_delay=0, count_tokens_delay=SLOW)
+    try:
+        async with agent.bridge(RecordingClient()) as (conn, _):
+            sid = await agent.session(conn)
+            (version,) = await until(lambda: written(log, "get_binary_version"))
+            answer = await until(lambda: answer_to(log, version))
+            assert answer["msg"]["response"]["response"]["version"] == "2.1.197"
+            result = await ask(conn, sid, "Say your lines.")
+        assert result.stop_reason == "end_turn", agent.log()[-3000:]
+        (user,) = written(log, "user")
+        assert written(log, "get_context_usage") == [] and user["time"] > answer["time"]
+        assert [r["kind"] for r in server.requests] == ["step"], [r["kind"] for r in server.requests]
+    finally:
+        agent.close()
+
+
+async def test_forced_on_the_pinned_cli_reads_no_prompt_until_count_tokens_are_answered(tmp_path: Path) -> None:
+    """Why the pinned CLI is not warmed by default: with ACP_MUX_CLAUDE_PREWARM=1 and a prompt written to it while
+    the warm-up runs (before its answer), the CLI asks the model only after its last count_tokens is answered.
+    acp-mux's part holds: the prompt is written at once, not held for the warm-up's answer."""
+    agent, log = recorded_agent(tmp_path, {"ACP_MUX_CLAUDE_PREWARM": "1"})
+    server = agent.serve("claude_text", delta_delay=0, count_tokens_delay=SLOW)
+    try:
+        async with agent.bridge(RecordingClient()) as (conn, _):
+            sid = await agent.session(conn)
+            (warm_up,) = await until(lambda: written(log, "get_context_usage"))
+            assert warm_up["msg"]["request"] == {"subtype": "get_context_usage", "detail": "summary"}
+            await asyncio.to_thread(server.wait_for, lambda r: r["kind"] == "count_tokens", 60)
+            result = await ask(conn, sid, "Say your lines.")
+        assert result.stop_reason == "end_turn", agent.log()[-3000:]
+        (user,) = written(log, "user")
+        answered = answer_to(log, warm_up)
+        assert answered is not None and user["time"] < answered["time"]  # written before the warm-up was answered
+        counted = [r for r in server.requests if r["kind"] == "count_tokens"]
+        assert counted and all(r["answered"] is not None for r in counted)
+        asked = step_request(server, "Say your lines.")
+        assert asked["time"] > max(r["answered"] for r in counted) >= user["time"] + SLOW * 0.5
+    finally:
+        agent.close()
