@@ -242,7 +242,16 @@ class AgentAdapter:
         raise NotImplementedError
 
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
-        """Called once the process is spawned: queue the handshake and first prompt on ``ctx.outbox``."""
+        """Called once the process is spawned: queue the handshake on ``ctx.outbox``, and the first prompt
+        (``options.prompt``) when the agent takes prompts at once. An agent that takes them only after a handshake
+        of its own leaves it: the run holds it with every other waiting prompt until :meth:`accepts_prompts`."""
+
+    def accepts_prompts(self, ctx: ParseContext) -> bool:
+        """The readiness hook: whether the agent takes a prompt now (its own session exists). The run, which owns
+        every prompt not yet given to the agent (``acp_mux.core.waiting_prompts``), asks before each write to the
+        agent and calls :meth:`send_prompt` only once this is true, so no adapter keeps a list of its own. Default:
+        at once (the agent reads its first prompt from the command line or stdin)."""
+        return True
 
     def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
         raise NotImplementedError

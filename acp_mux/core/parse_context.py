@@ -47,6 +47,9 @@ class ParseContext:
     questions: Questions = field(init=False)  # the run's open questions: their one owner (core/interaction.py)
     state: dict[str, Any] = field(default_factory=dict)  # each adapter's typed per-run state, by its KEY (PerRun)
     stderr_tail: Callable[[], str] = lambda: ""
+    # Whether the run holds a prompt that goes to the agent as soon as it takes prompts. The run owns every waiting
+    # prompt (core/waiting_prompts.py); an adapter may ask (e.g. to say why the first answer is late), never keep one.
+    prompt_waiting: Callable[[], bool] = lambda: False
     saw_terminal: bool = False
     session_started: bool = False  # session_start was emitted (once per run)
     session_ended: bool = False  # session_end was emitted (once per run)

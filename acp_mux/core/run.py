@@ -37,10 +37,9 @@ from acp_mux.core.log_follow import SideLog, follow
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import AgentProcess, ExitStatus, SpawnError, spawn
 from acp_mux.core.prompt import Prompt
+from acp_mux.core.waiting_prompts import Boundary, WaitingPrompts
 
 log = logging.getLogger(__name__)
-
-Boundary = Literal["next-turn", "after-tool", "after-response"]
 
 
 class RunState(StrEnum):
@@ -199,7 +198,7 @@ class RunHandle:
         self._started = asyncio.get_running_loop().time()
         self._last_activity = self._started
         self._busy = options.prompt is not None  # a turn is expected: inactivity counts only then
-        self._queued: list[tuple[Boundary, Prompt]] = []
+        self._waiting = WaitingPrompts(adapter, self.ctx)  # every prompt the agent has not had: their one owner
         self._abort_requested = False
         self._timeout_kind: str | None = None
         self._terminal_emitted = False
@@ -265,10 +264,10 @@ class RunHandle:
             prompt = Prompt.of_text(prompt)
         await self._until_spawned()
         self._require_active()
-        try:
-            self.adapter.send_prompt(prompt, self.ctx)
-        except NotImplementedError as exc:
-            raise AgentMuxError(ErrorCode.STDIN_NOT_AVAILABLE, str(exc)) from exc
+        self._waiting.hold(prompt)  # behind any still waiting for the agent's session: in the order they came
+        for refused, exc in self._release():
+            if refused is prompt:
+                raise AgentMuxError(ErrorCode.STDIN_NOT_AVAILABLE, str(exc)) from exc
         self._busy = True
         self._last_activity = asyncio.get_running_loop().time()
         if self.state == RunState.INTERRUPTED:
@@ -278,7 +277,7 @@ class RunHandle:
 
     async def queue(self, prompt: Prompt | str, when: Boundary = "next-turn") -> None:
         self._require_active()
-        self._queued.append((when, Prompt.of_text(prompt) if isinstance(prompt, str) else prompt))
+        self._waiting.hold(Prompt.of_text(prompt) if isinstance(prompt, str) else prompt, when)
 
     async def steer(self, prompt: Prompt | str, when: Boundary = "after-response") -> None:
         await self.queue(prompt, when)
@@ -324,8 +323,9 @@ class RunHandle:
         self.state = RunState.INTERRUPTED
         self._interrupted = True
         self._emit(ev.InterruptedEvent())
-        if not self.adapter.interrupt(self.ctx) and self._proc is not None:
-            self._proc.interrupt()
+        if not self._waiting.withdraw():  # (a prompt withdrawn before the agent took it: nothing to stop there)
+            if not self.adapter.interrupt(self.ctx) and self._proc is not None:
+                self._proc.interrupt()
         await self._flush()
 
     async def abort(self, grace_s: float | None = None) -> None:
@@ -429,9 +429,9 @@ class RunHandle:
         self._dispatch(warning)
 
     def _after_emit(self, event: BaseEvent) -> None:
+        if self._waiting:
+            self._waiting.boundary(event.type)  # sent at the next write to the agent (``_flush``)
         if event.type not in _FOLLOWED_UP:  # one set lookup for the stream of deltas
-            if self._queued:
-                self._release_queued(event.type)
             return
         match event:
             case ev.ApprovalRequestEvent():
@@ -446,8 +446,6 @@ class RunHandle:
                 max_turns = self.options.max_turns
                 if max_turns is not None and event.turn_index >= max_turns:
                     self._emit_terminal(ev.TurnLimitEvent(max_turns=max_turns))
-        if self._queued:
-            self._release_queued(event.type)
 
     def _on_approval_request(self, event: ev.ApprovalRequestEvent) -> None:
         """The question the adapter registered when it asked (or, from an adapter that did not, one built from the
@@ -459,23 +457,18 @@ class RunHandle:
         else:  # yolo / deny answer before anyone is asked
             self._answer(item, Approve() if mode == "yolo" else Deny(reason="denied by approval mode"))
 
-    def _release_queued(self, event_type: str) -> None:
-        due: list[Prompt] = []
-        keep: list[tuple[Boundary, Prompt]] = []
-        for when, prompt in self._queued:
-            hit = (
-                (when == "after-tool" and event_type in ("tool_result", "tool_error"))
-                or (when == "after-response" and event_type == "message_stop")
-                or (when == "next-turn" and event_type in ("turn_end", "message_stop"))
-            )
-            (due.append(prompt) if hit else keep.append((when, prompt)))
-        self._queued = keep
-        for prompt in due:
-            try:
-                self.adapter.send_prompt(prompt, self.ctx)
-                self._busy = True
-            except NotImplementedError as exc:
-                self._warn(f"queued prompt dropped: {exc}")
+    def _release(self) -> list[tuple[Prompt, NotImplementedError]]:
+        """Give the agent the prompts now due (see :class:`WaitingPrompts`); the ones it could not take."""
+        if self.done or not self._waiting.has_due():
+            return []
+        released = self._waiting.release()
+        for event in released.events:
+            self._emit(event)
+        if released.sent:
+            self._busy = True
+        for _, exc in released.refused:
+            self._warn(f"queued prompt dropped: {exc}")
+        return released.refused
 
     # ── interaction answers ────────────────────────────────────────────────────────────────────────────────────
     def _answer(self, item: PendingInteraction, response: InteractionResponse) -> None:
@@ -513,6 +506,7 @@ class RunHandle:
             spawned.cancel()
 
     async def _flush(self) -> None:
+        self._release()  # prompts that became due (a boundary seen, the agent's session ready) go out with the rest
         out = self.ctx.take_outbox()
         if out:
             await self._write(out)
@@ -575,6 +569,7 @@ class RunHandle:
         ]
         try:
             self.adapter.start(self.options, self.ctx)
+            self._waiting.after_start(self.options.prompt)
             await self._flush()
             self._spawned.set()
             async for line in proc.lines():

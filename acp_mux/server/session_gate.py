@@ -11,6 +11,9 @@ an agent, leaving one running that nothing would ever stop. Here:
 * only one prompt at a time: a second one is refused, as before;
 * a cancel answers a prompt still waiting at once (``cancelled``), without waiting for the switch;
 * once the session closes, nothing new is accepted, and closing waits for what runs.
+
+The gate decides admission and order only; it holds no prompt. A prompt admitted goes to the session's run, the one
+owner of prompts waiting to run (``acp_mux.core.waiting_prompts``: e.g. for the agent's own session to open).
 """
 
 from __future__ import annotations

@@ -114,9 +114,8 @@ class AcpRun(PerRun):
     options: RunOptions
     agent_capabilities: WireObject = field(default_factory=dict)
     session_id: str | None = None
-    ready: bool = False  # the agent's session exists: prompts may go out
+    ready: bool = False  # the agent's session exists: prompts may go out (``accepts_prompts``; the run holds them)
     loading: bool = False  # session/load in flight: the agent's replay of old turns is not news
-    waiting: list[Prompt] = field(default_factory=list)  # prompts that arrived before the session was ready
     prompt_in_flight: int | None = None
     cancelling: bool = False
     awaiting_call: list[tuple[str, str | None, str]] = field(
@@ -182,9 +181,7 @@ class AcpClientAdapter(AgentAdapter):
         return offered
 
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
-        run = self.run_type(peer=JsonRpcPeer(), options=options).keep(ctx)
-        if options.prompt is not None:
-            run.waiting.append(options.prompt)
+        self.run_type(peer=JsonRpcPeer(), options=options).keep(ctx)  # its first prompt waits in the run until ready
         params = {
             "protocolVersion": ACP_PROTOCOL_VERSION,
             "clientCapabilities": self.client_capabilities(options),
@@ -255,7 +252,7 @@ class AcpClientAdapter(AgentAdapter):
                 run.options.session_id = None
                 self._open_session(ctx)
                 note = f"{self.display_name or self.name} could not resume its earlier session; starting a new one."
-                if run.waiting:  # a prompt is about to run: say it in the conversation
+                if ctx.prompt_waiting():  # a prompt is about to run: say it in the conversation
                     return ctx.text_delta(f"_({note})_\n\n") + ctx.end_text()
                 return [ev.DebugEvent(level="warn", message=note)]
             if error is not None:
@@ -272,11 +269,7 @@ class AcpClientAdapter(AgentAdapter):
             options_event = session_options(body.get("modes"), body.get("models"), body.get("configOptions"))
             if options_event is not None:
                 events.append(options_event)
-            events += self.after_session_opened(body, ctx)
-            for prompt in run.waiting:
-                self._send_prompt_now(prompt, ctx)
-            run.waiting.clear()
-            return events
+            return events + self.after_session_opened(body, ctx)  # the prompts waiting in the run go out next
 
         return on_result
 
@@ -302,11 +295,14 @@ class AcpClientAdapter(AgentAdapter):
         return []
 
     # ── prompts, modes, cancel ────────────────────────────────────────────────────────────────────────────────
+    def accepts_prompts(self, ctx: ParseContext) -> bool:
+        """The agent's session is open (until then the run holds the prompts, the first one included)."""
+        run = AcpRun.find(ctx)
+        return run is not None and run.ready
+
     def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
-        run = AcpRun.of(ctx)
-        if not run.ready:
-            run.waiting.append(prompt)
-            return
+        if not self.accepts_prompts(ctx):
+            raise RuntimeError(f"{self.name}: a prompt before its session is open (the run holds those)")
         self._send_prompt_now(prompt, ctx)
 
     def prompt_blocks(self, prompt: Prompt) -> list[ContentBlock]:
@@ -929,7 +925,6 @@ class AcpClientAdapter(AgentAdapter):
         run = AcpRun.find(ctx)
         events: list[BaseEvent] = []
         if run is not None:
-            run.waiting.clear()
             if run.prompt_in_flight is not None and not ctx.saw_terminal and status.code != 0:
                 run.peer.pending.clear()  # the crash below says it; no second error for the lost prompt
             else:

@@ -160,7 +160,7 @@ class GeminiAdapter(AcpClientAdapter):
     def after_session_opened(self, body: WireObject, ctx: ParseContext) -> list[BaseEvent]:
         """A loaded session with no prompt waiting: what gemini sends until the next prompt is its history."""
         run = GeminiRun.of(ctx)
-        if run.options.session_id is not None and not run.waiting:
+        if run.options.session_id is not None and not ctx.prompt_waiting():
             run.after_load = True
         return super().after_session_opened(body, ctx)
 

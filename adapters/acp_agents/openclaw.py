@@ -257,6 +257,9 @@ class OpenclawAdapter(AcpClientAdapter):
     def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
         return self.exec.parse_line(line, ctx) if ctx.state.get(_EXEC) else super().parse_line(line, ctx)
 
+    def accepts_prompts(self, ctx: ParseContext) -> bool:
+        return self.exec.accepts_prompts(ctx) if ctx.state.get(_EXEC) else super().accepts_prompts(ctx)
+
     def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
         return self.exec.send_prompt(prompt, ctx) if ctx.state.get(_EXEC) else super().send_prompt(prompt, ctx)
 

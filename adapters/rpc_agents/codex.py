@@ -129,7 +129,6 @@ class CodexAdapter(AgentAdapter):
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
         run = CodexRun.of(ctx)
         run.mode = resolve_app_mode(options.mode) or ASK_MODE.id
-        run.pending_prompts = [options.prompt] if options.prompt is not None else []
         on_result = lambda _result, error: self._on_initialized(options, ctx, error)  # noqa: E731
         self._peer(ctx).request(ctx, "initialize", {"clientInfo": CLIENT_INFO}, on_result)
 
@@ -174,22 +173,16 @@ class CodexAdapter(AgentAdapter):
             if events[0].type == "error":  # without a thread the session cannot go on: not recoverable
                 events = [ev.ErrorEvent(code=ErrorCode.PROTOCOL_ERROR, message=message)]
             return events
-        run = CodexRun.of(ctx)
-        run.thread = thread_id
-        events = ctx.session_start(thread_id, resumed=resumed)
-        for _ in range(run.cancelled_prompts):  # cancelled before the thread existed: their turns end now
-            events += ctx.begin_turn() + ctx.end_turn(tool_error="interrupted")
-        run.cancelled_prompts = 0
-        prompts, run.pending_prompts = run.pending_prompts, []
-        for prompt in prompts:
-            self._turn_start(prompt, ctx)
-        return events
+        CodexRun.of(ctx).thread = thread_id
+        return ctx.session_start(thread_id, resumed=resumed)  # the prompts waiting in the run go out next
+
+    def accepts_prompts(self, ctx: ParseContext) -> bool:
+        """The thread exists (until then the run holds the prompts, the first one included)."""
+        return CodexRun.of(ctx).thread is not None
 
     def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
-        run = CodexRun.of(ctx)
-        if not run.thread:  # handshake still running: send when the thread exists
-            run.pending_prompts.append(prompt)
-            return
+        if not self.accepts_prompts(ctx):
+            raise RuntimeError("codex: a prompt before its thread exists (the run holds those)")
         self._turn_start(prompt, ctx)
 
     def _turn_start(self, prompt: Prompt, ctx: ParseContext) -> None:
@@ -228,10 +221,7 @@ class CodexAdapter(AgentAdapter):
             self._send_interrupt(ctx)
         elif run.turn_requested:
             run.interrupt_pending = True  # turn/start is in flight: interrupt once its id is known
-        else:  # still in the handshake: the queued prompt never starts; its turn ends once the thread exists
-            run.cancelled_prompts += len(run.pending_prompts)
-            run.pending_prompts = []
-        return True
+        return True  # (still in the handshake: nothing runs; the run withdraws the prompts it holds)
 
     def _send_interrupt(self, ctx: ParseContext) -> None:
         run = CodexRun.of(ctx)

@@ -34,7 +34,7 @@ from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
-from acp_mux.core.prompt import Prompt, file_uri_to_path
+from acp_mux.core.prompt import file_uri_to_path
 from acp_mux.core.shapes import as_dict, as_int, as_list, as_str
 from acp_mux.adapters.base import (
     AgentAdapter,
@@ -94,8 +94,6 @@ class CodexRun(PerRun):
     peer: JsonRpcPeer = field(default_factory=JsonRpcPeer)
     mode: str | None = None  # the approval preset (a MODES id)
     mode_dirty: bool = False  # changed since the last turn/start, which carries it (sticky in codex)
-    pending_prompts: list[Prompt] = field(default_factory=list)  # prompts that arrived before the thread existed
-    cancelled_prompts: int = 0  # prompts cancelled before the thread existed: their turns end when it does
     thread: str | None = None
     turn: str | None = None  # the running turn's id, once known
     turn_requested: bool = False  # turn/start sent, its turn not completed yet

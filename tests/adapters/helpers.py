@@ -12,9 +12,12 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
+from acp_mux.core.contract import RunOptions
 from acp_mux.core.events import BaseEvent
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus
+from acp_mux.core.prompt import Prompt
+from acp_mux.core.waiting_prompts import WaitingPrompts
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -90,6 +93,42 @@ def feed(
     if exit_code is not None:
         events.extend(adapter.finish(ExitStatus(code=exit_code, signal=None), ctx))
     return events
+
+
+class AsTheRunDrives:
+    """An adapter with the run's part in its prompts played as :class:`~acp_mux.core.run.RunHandle` plays it (with
+    the same :class:`~acp_mux.core.waiting_prompts.WaitingPrompts`), for tests that feed it lines without a process:
+    the first prompt and any sent before the agent takes prompts wait, go out after the line that made it ready
+    (their withdrawn turns' events follow that line's), and a cancel before then withdraws them. Everything else
+    is the adapter's own (attributes pass through)."""
+
+    def __init__(self, adapter: Any) -> None:
+        self.adapter = adapter
+        self._waiting: dict[int, WaitingPrompts] = {}  # by context: one per run, as the run has it
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.adapter, name)
+
+    def waiting(self, ctx: ParseContext) -> WaitingPrompts:
+        if id(ctx) not in self._waiting:
+            self._waiting[id(ctx)] = WaitingPrompts(self.adapter, ctx)
+        return self._waiting[id(ctx)]
+
+    def start(self, options: RunOptions, ctx: ParseContext) -> None:
+        self.adapter.start(options, ctx)
+        self.waiting(ctx).after_start(options.prompt)
+
+    def parse_line(self, line: str, ctx: ParseContext) -> list[BaseEvent]:
+        events = list(self.adapter.parse_line(line, ctx))
+        return events + self.waiting(ctx).release().events
+
+    def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
+        waiting = self.waiting(ctx)
+        waiting.hold(prompt)
+        waiting.release()
+
+    def interrupt(self, ctx: ParseContext) -> bool:
+        return True if self.waiting(ctx).withdraw() else bool(self.adapter.interrupt(ctx))
 
 
 def types(events: Iterable[BaseEvent]) -> list[str]:

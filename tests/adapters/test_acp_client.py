@@ -17,7 +17,7 @@ from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus
 from acp_mux.core.prompt import Prompt
 from acp_mux.translation.updates import UpdateTranslator
-from tests.adapters.helpers import assert_ordering, sent, types
+from tests.adapters.helpers import AsTheRunDrives, assert_ordering, sent, types
 
 SID = "257a8a7b-3f7f-4366-9990-a10b42267c22"
 GEMINI_OPTIONS = [
@@ -49,7 +49,7 @@ class Agent:
         session_id: str | None = None,
         load: bool = True,
     ) -> None:
-        self.adapter = GeminiAdapter()
+        self.adapter = AsTheRunDrives(GeminiAdapter())
         self.ctx = ParseContext(run_id="r1", agent="gemini", cwd=cwd)
         self.options = RunOptions(
             agent="gemini",

@@ -24,7 +24,7 @@ from acp_mux.adapters.stream_agents.codex_exec import (
     CodexRun,
     patch_diffs,
 )
-from tests.adapters.helpers import FIXTURES, assert_ordering, brief, feed, make_ctx, sent, types
+from tests.adapters.helpers import AsTheRunDrives, FIXTURES, assert_ordering, brief, feed, make_ctx, sent, types
 
 CAPTURES = FIXTURES / "codex" / "shared-captures"
 CWD = "/home/user/project"
@@ -55,7 +55,7 @@ def annotations(path: Path) -> list[dict[str, Any]]:
 def replay(path: Path, opts: RunOptions | None = None) -> tuple[list[BaseEvent], list[dict[str, Any]], ParseContext]:
     """Drive CodexAdapter through an app-server capture the way the runtime does: start(), then each stdout line;
     each recorded approval answer is given back through respond_approval. Returns events, what we sent, ctx."""
-    adapter, ctx = CodexAdapter(), make_ctx("codex")
+    adapter, ctx = AsTheRunDrives(CodexAdapter()), make_ctx("codex")
     adapter.start(opts or options(model="gpt-5.5"), ctx)
     out, events = sent(ctx), []
     for line in path.read_text().splitlines():
@@ -414,7 +414,7 @@ def test_exec_build_spawn_new_and_resume() -> None:
 # ── app-server: handshake and what we send ────────────────────────────────────────────────────────────────────
 def _started(opts: RunOptions | None = None, thread: str = "T1") -> tuple[CodexAdapter, ParseContext, list[BaseEvent]]:
     """Adapter + context after the handshake (initialize → initialized → thread/start answered)."""
-    adapter, ctx = CodexAdapter(), make_ctx("codex")
+    adapter, ctx = AsTheRunDrives(CodexAdapter()), make_ctx("codex")
     adapter.start(opts or options(prompt=None), ctx)
     sent(ctx)
     events = feed(adapter, [{"id": 1, "result": {"userAgent": "x"}}], ctx)
@@ -436,7 +436,7 @@ def test_build_spawn_app_server() -> None:
 
 
 def test_start_runs_the_handshake_step_by_step() -> None:
-    adapter, ctx = CodexAdapter(), make_ctx("codex")
+    adapter, ctx = AsTheRunDrives(CodexAdapter()), make_ctx("codex")
     adapter.start(options(mode="read-only", model="gpt-5.5"), ctx)
     assert sent(ctx) == [
         {
@@ -471,7 +471,7 @@ def test_start_runs_the_handshake_step_by_step() -> None:
 
 
 def test_resume_uses_thread_resume_and_marks_the_session_resumed() -> None:
-    adapter, ctx = CodexAdapter(), make_ctx("codex")
+    adapter, ctx = AsTheRunDrives(CodexAdapter()), make_ctx("codex")
     adapter.start(options(session_id="T-old", mode="full-access", prompt=None), ctx)
     sent(ctx)
     feed(adapter, [{"id": 1, "result": {}}], ctx)
@@ -487,13 +487,13 @@ def test_resume_uses_thread_resume_and_marks_the_session_resumed() -> None:
 
 
 def test_handshake_failures() -> None:
-    adapter, ctx = CodexAdapter(), make_ctx("codex")
+    adapter, ctx = AsTheRunDrives(CodexAdapter()), make_ctx("codex")
     adapter.start(options(session_id="gone"), ctx)
     feed(adapter, [{"id": 1, "result": {}}], ctx)
     events = feed(adapter, [{"id": 2, "error": {"code": -32600, "message": "thread not found"}}], ctx)
     assert brief(events) == [("error", "PROTOCOL_ERROR", False)]
     assert "thread not found" in events[0].message
-    adapter, ctx = CodexAdapter(), make_ctx("codex")
+    adapter, ctx = AsTheRunDrives(CodexAdapter()), make_ctx("codex")
     adapter.start(options(), ctx)
     assert brief(feed(adapter, [{"id": 1, "error": {"code": -32000, "message": "Already initialized"}}], ctx)) == [
         ("error", "PROTOCOL_ERROR", False)
@@ -501,7 +501,7 @@ def test_handshake_failures() -> None:
 
 
 def test_send_prompt_before_the_thread_exists_is_deferred() -> None:
-    adapter, ctx = CodexAdapter(), make_ctx("codex")
+    adapter, ctx = AsTheRunDrives(CodexAdapter()), make_ctx("codex")
     adapter.start(options(prompt=None), ctx)
     adapter.send_prompt(Prompt.of_text("early"), ctx)
     assert [m["method"] for m in sent(ctx)] == ["initialize"]
@@ -1125,7 +1125,7 @@ def replay_fresh(name: str, *, interrupt_at: str | None = None) -> tuple[list[Ba
     answers = {m["id"]: m["result"] for m in recorded if "result" in m}
     thread = requests.get("thread/resume", {}).get("params", {}).get("threadId")
     text = requests["turn/start"]["params"]["input"][0]["text"]
-    adapter, ctx = CodexAdapter(), make_ctx("codex", cwd=FRESH_CWD)
+    adapter, ctx = AsTheRunDrives(CodexAdapter()), make_ctx("codex", cwd=FRESH_CWD)
     adapter.start(
         RunOptions(agent="codex", cwd=FRESH_CWD, prompt=Prompt.of_text(text), model="gpt-5.5", session_id=thread), ctx
     )
@@ -1385,7 +1385,7 @@ def test_a_retry_without_details_says_what_kind_of_failure() -> None:
 
 
 def test_a_prompt_cancelled_before_the_thread_exists_ends_its_turn_when_it_does() -> None:
-    adapter, ctx = CodexAdapter(), make_ctx("codex")
+    adapter, ctx = AsTheRunDrives(CodexAdapter()), make_ctx("codex")
     adapter.start(options(), ctx)  # the prompt waits for the handshake
     sent(ctx)
     assert adapter.interrupt(ctx)
@@ -1398,7 +1398,7 @@ def test_a_prompt_cancelled_before_the_thread_exists_ends_its_turn_when_it_does(
 
 def test_a_thread_codex_has_no_rollout_for_is_started_afresh() -> None:
     """A thread stopped before its first turn was written cannot be resumed: every later prompt used to fail."""
-    adapter, ctx = CodexAdapter(), make_ctx("codex")
+    adapter, ctx = AsTheRunDrives(CodexAdapter()), make_ctx("codex")
     adapter.start(options(session_id="OLD"), ctx)
     sent(ctx)
     feed(adapter, [{"id": 1, "result": {"userAgent": "x"}}], ctx)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from acp_mux.adapters.registry import get_adapter
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.prompt import Prompt, TextPart
-from tests.adapters.helpers import make_ctx, sent
+from tests.adapters.helpers import AsTheRunDrives, make_ctx, sent
 
 CWD = "/nonexistent/project"
 INIT = {
@@ -25,7 +25,7 @@ INIT = {
 
 def started() -> tuple[Any, Any, int]:
     """The adapter with initialize answered: (adapter, ctx, the authenticate request's id)."""
-    adapter, ctx = get_adapter("cursor"), make_ctx("cursor", CWD)
+    adapter, ctx = AsTheRunDrives(get_adapter("cursor")), make_ctx("cursor", CWD)
     adapter.start(RunOptions(agent="cursor", cwd=CWD, prompt=Prompt((TextPart("hi"),))), ctx)
     (init,) = sent(ctx)
     assert init["method"] == "initialize"

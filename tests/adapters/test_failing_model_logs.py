@@ -24,6 +24,7 @@ from acp_mux.core.contract import RunOptions
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import SpawnSpec
 from acp_mux.core.prompt import Prompt
+from tests.adapters.helpers import AsTheRunDrives
 
 GEMINI_500 = (
     "[2026-11-25T19:24:45.665Z] [WARN] Attempt 1 failed with status 500. Retrying with backoff... _ApiError: "
@@ -82,12 +83,13 @@ def stamped(line: str, at: float | None = None) -> str:
 def prompting(adapter: Any, name: str) -> ParseContext:
     """A run of ``adapter`` whose session is open and whose prompt is in flight."""
     ctx = ParseContext(run_id="r1", agent=name, cwd="/p")
-    adapter.start(RunOptions(agent=name, cwd="/p", prompt=Prompt.of_text("hello")), ctx)
+    driven = AsTheRunDrives(adapter)  # the first prompt waits in the run until the session is open
+    driven.start(RunOptions(agent=name, cwd="/p", prompt=Prompt.of_text("hello")), ctx)
     for reply in (
         {"id": 1, "result": {"protocolVersion": 1, "agentCapabilities": {}}},
         {"id": 2, "result": {"sessionId": "s1"}},
     ):
-        list(adapter.parse_line(json.dumps({"jsonrpc": "2.0", **reply}), ctx))
+        list(driven.parse_line(json.dumps({"jsonrpc": "2.0", **reply}), ctx))
     assert any(json.loads(m).get("method") == "session/prompt" for m in ctx.take_outbox())
     return ctx
 

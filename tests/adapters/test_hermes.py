@@ -25,7 +25,7 @@ from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.prompt import Prompt
 from tests.adapters.acp_replay import Replay, replay
-from tests.adapters.helpers import assert_ordering
+from tests.adapters.helpers import AsTheRunDrives, assert_ordering
 from tests.fixtures.acp_transcripts import fixture_names
 
 # `resume` re-attached with session/load; the adapter resumes with session/resume (`resume_with_session_resume`).
@@ -183,7 +183,7 @@ UNRELATED = (
 
 def hermes_prompting() -> tuple[HermesAdapter, ParseContext]:
     """A hermes run whose session is open and whose prompt is in flight."""
-    adapter, ctx = HermesAdapter(), ParseContext(run_id="r1", agent="hermes", cwd="/p")
+    adapter, ctx = AsTheRunDrives(HermesAdapter()), ParseContext(run_id="r1", agent="hermes", cwd="/p")
     adapter.start(RunOptions(agent="hermes", cwd="/p", prompt=Prompt.of_text("hello")), ctx)
     for reply in (
         {"id": 1, "result": {"protocolVersion": 1, "agentCapabilities": {}}},
@@ -323,7 +323,7 @@ def test_a_question_hermes_asks_of_its_own_never_passes_for_the_plugins(command:
 
 
 def hermes_asking(mode: str | None = None) -> tuple[HermesAdapter, ParseContext]:
-    adapter, ctx = HermesAdapter(), ParseContext(run_id="r1", agent="hermes", cwd="/p")
+    adapter, ctx = AsTheRunDrives(HermesAdapter()), ParseContext(run_id="r1", agent="hermes", cwd="/p")
     adapter.start(RunOptions(agent="hermes", cwd="/p", mode=mode, prompt=Prompt.of_text("touch it")), ctx)
     for reply in (
         {"id": 1, "result": {"protocolVersion": 1, "agentCapabilities": {}}},

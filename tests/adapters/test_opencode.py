@@ -23,6 +23,7 @@ from acp_mux.core.contract import RunOptions
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.prompt import Prompt
 from tests.adapters.acp_replay import Replay, replay
+from tests.adapters.helpers import AsTheRunDrives
 from tests.fixtures.acp_transcripts import fixture_names
 
 # `resume` re-attached with session/load (opencode replays first); the adapter resumes with session/resume, which
@@ -208,7 +209,7 @@ def rpc(obj: dict[str, Any]) -> str:
 
 def prompting(session: str = SES) -> tuple[OpencodeAdapter, ParseContext]:
     """An opencode run whose session is open and whose prompt is in flight (request id 3)."""
-    adapter, ctx = OpencodeAdapter(), ParseContext(run_id="r1", agent="opencode", cwd="/p")
+    adapter, ctx = AsTheRunDrives(OpencodeAdapter()), ParseContext(run_id="r1", agent="opencode", cwd="/p")
     adapter.start(RunOptions(agent="opencode", cwd="/p", prompt=Prompt.of_text("hello")), ctx)
     list(adapter.parse_line(rpc({"id": 1, "result": {"protocolVersion": 1, "agentCapabilities": {}}}), ctx))
     list(adapter.parse_line(rpc({"id": 2, "result": {"sessionId": session}}), ctx))

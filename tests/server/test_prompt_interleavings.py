@@ -1,0 +1,289 @@
+"""Prompts, cancels, agent switches and the agent's readiness in every order hypothesis can schedule, through the
+real session (``LiveSession``: its gate, its run, the run's one keeper of waiting prompts), in-process and
+deterministic: the agent is an in-memory process whose session opens only when the test says ("ready") and whose
+turns end only when the test says ("reply"), like an ACP agent still answering ``session/new``.
+
+For every sequence: each prompt ends exactly once, with the right answer (``end_turn`` for one that reached an
+agent and was answered, ``cancelled`` for one cancelled before it ended, the gate's refusal for a second prompt
+while one is accepted, the switch's error for one queued behind a switch that failed); what reached the agents did
+so at most once per prompt and in the order sent; a prompt answered ``end_turn`` reached an agent, one refused or
+failed reached none, and one cancelled before it reached an agent never does; and once everything has ended no
+prompt is left waiting anywhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, AsyncIterator, Iterable
+from unittest import mock
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, PerRun
+from acp_mux.core import events as ev
+from acp_mux.core.contract import RunOptions
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.process import ExitStatus, SpawnSpec
+from acp_mux.core.prompt import Prompt
+from acp_mux.server.agent_choice import AgentChoices
+from acp_mux.server.live_session import BridgeConfig, LiveSession
+from acp_mux.server.rpc import RpcError
+from acp_mux.server.store import SessionRecord, SessionStore
+
+BROKEN = "broken"  # an agent whose switch fails (it cannot start here)
+
+
+class FakeAgentProcess:
+    """An agent process in memory: what the run writes is read here, what the test makes it say is its output."""
+
+    def __init__(self) -> None:
+        self.agent_pid = self.pid = 0
+        self.on_stderr_line: Any = None
+        self.received: list[str] = []  # prompt texts, in the order they arrived
+        self.answered = 0  # prompts whose turn has ended
+        self.ready = False
+        self._out: asyncio.Queue[str | None] = asyncio.Queue()
+        self._exit: ExitStatus | None = None
+
+    def stderr_tail(self) -> str:
+        return ""
+
+    # what the test makes the agent do
+    def open_session(self) -> None:
+        if not self.ready and not self.exited:
+            self.ready = True
+            self._out.put_nowait("ready")
+
+    def reply(self) -> None:
+        if self.answered < len(self.received) and not self.exited:
+            self._out.put_nowait("say:answer to " + self.received[self.answered])
+            self._out.put_nowait("end")
+            self.answered += 1
+
+    # what the run drives
+    async def lines(self) -> AsyncIterator[str]:
+        while (line := await self._out.get()) is not None:
+            yield line
+
+    async def write(self, data: str | bytes) -> None:
+        message = json.loads(data)
+        if "prompt" in message:
+            self.received.append(message["prompt"].rsplit("\n", 1)[-1])
+        elif "cancel" in message and self.answered < len(self.received):
+            self._out.put_nowait("end")  # the running turn stops
+            self.answered += 1
+
+    @property
+    def exited(self) -> bool:
+        return self._exit is not None
+
+    def _end(self, status: ExitStatus) -> None:
+        if self._exit is None:
+            self._exit = status
+            self._out.put_nowait(None)
+
+    async def close_stdin(self) -> None:
+        self._end(ExitStatus(code=0, signal=None))
+
+    async def terminate(self, grace: float = 5.0) -> ExitStatus:
+        self._end(ExitStatus(code=None, signal="SIGTERM"))
+        return await self.wait()
+
+    def kill(self) -> None:
+        self._end(ExitStatus(code=None, signal="SIGKILL"))
+
+    def interrupt(self) -> None:
+        pass
+
+    async def wait(self) -> ExitStatus:
+        while self._exit is None:
+            await asyncio.sleep(0)
+        return self._exit
+
+
+@dataclass
+class GatedRun(PerRun):
+    ready: bool = False
+    KEY = "gated"
+
+
+class GatedAdapter(AgentAdapter):
+    """An agent that takes prompts only once its own session is open (as the ACP family's agents do)."""
+
+    capabilities = AgentCapabilities(persistent_process=True)
+
+    def __init__(self, name: str, handed: list[str]) -> None:
+        self.name = name
+        self.handed = handed  # every prompt given to an agent of the session (the person's words), in order
+
+    def startup_problem(self, override: str | None = None, env: dict[str, str] | None = None) -> str | None:
+        return f"{self.name} cannot start here" if self.name == BROKEN else None
+
+    def build_spawn(self, options: RunOptions) -> SpawnSpec:
+        return SpawnSpec(command="in-memory", args=[])
+
+    def accepts_prompts(self, ctx: ParseContext) -> bool:
+        return GatedRun.of(ctx).ready
+
+    def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
+        assert self.accepts_prompts(ctx), "a prompt went to an agent whose session is not open"
+        self.handed.append(prompt.as_text().rsplit("\n", 1)[-1])  # (after a switch: the missed turns come first)
+        ctx.send({"prompt": prompt.as_text()})
+
+    def interrupt(self, ctx: ParseContext) -> bool:
+        ctx.send({"cancel": 1})
+        return True
+
+    def parse_line(self, line: str, ctx: ParseContext) -> Iterable[ev.BaseEvent]:
+        if line == "ready":
+            GatedRun.of(ctx).ready = True
+            return ctx.session_start(f"native-{self.name}")
+        if line.startswith("say:"):
+            return ctx.text_delta(line[4:]) + ctx.end_text()
+        return ctx.begin_turn() + ctx.end_turn() if line == "end" else []  # (as ACP's answer to session/prompt)
+
+
+@dataclass
+class World:
+    """The session, every agent process it started (in order), and what each prompt was sent as."""
+
+    session: LiveSession
+    handed: list[str]  # what the session's agents were given (GatedAdapter.send_prompt)
+    processes: list[FakeAgentProcess] = field(default_factory=list)
+    prompts: dict[int, str] = field(default_factory=dict)  # op index → its text
+
+    def current(self) -> FakeAgentProcess | None:
+        return self.processes[-1] if self.processes else None
+
+
+def make_world(root: Path) -> World:
+    record, handed = SessionRecord(session_id="s1", agent="a", cwd=str(root)), []
+    session = LiveSession(
+        record,
+        GatedAdapter("a", handed),
+        BridgeConfig(agent="a"),
+        SessionStore(root),
+        send_update=lambda _sid, _payload: None,
+        request=lambda _method, _params: None,
+        choices=AgentChoices(("a", "b", BROKEN), root),
+        adapter_for=lambda name: GatedAdapter(name, handed),
+    )
+    return World(session, handed)
+
+
+ops = st.lists(
+    st.one_of(
+        st.just(("prompt", "")),
+        st.just(("cancel", "")),
+        st.sampled_from([("switch", "a"), ("switch", "b"), ("switch", BROKEN)]),
+        st.just(("ready", "")),
+        st.just(("reply", "")),
+        st.tuples(st.just("wait"), st.sampled_from(["1", "3", "8"])),  # event-loop steps before the next op
+    ),
+    max_size=12,
+)
+
+
+async def steps(n: int) -> None:
+    for _ in range(n):
+        await asyncio.sleep(0)
+
+
+async def play(sequence: list[tuple[str, str]], root: Path) -> None:
+    world = make_world(root)
+
+    async def fake_spawn(spec: SpawnSpec) -> FakeAgentProcess:
+        world.processes.append(FakeAgentProcess())
+        return world.processes[-1]
+
+    outcomes: dict[int, asyncio.Task[Any]] = {}
+    cancelled_while_accepted: set[int] = set()
+    refused_at_admission: set[int] = set()
+    background: list[asyncio.Future[None]] = []  # cancels and switches
+    withdrawn: set[int] = set()  # cancelled before they were given to an agent
+
+    def accepted() -> list[int]:
+        return [i for i, task in outcomes.items() if not task.done() and i not in refused_at_admission]
+
+    # What the model expects is read the moment each request starts (the session's gate decides then too).
+    async def prompt(index: int) -> dict[str, Any]:
+        if [i for i in accepted() if i != index]:
+            refused_at_admission.add(index)
+        return await world.session.prompt([{"type": "text", "text": world.prompts[index]}])
+
+    async def cancel() -> None:
+        cancelled_while_accepted.update(accepted())
+        withdrawn.update(i for i in accepted() if world.prompts[i] not in world.handed)
+        await world.session.cancel()
+
+    with mock.patch("acp_mux.core.run.spawn", fake_spawn):
+        world.session.warm()
+        for index, (op, arg) in enumerate(sequence):
+            proc = world.current()
+            if op == "prompt":
+                world.prompts[index] = f"prompt {index}"
+                outcomes[index] = asyncio.ensure_future(prompt(index))
+            elif op == "cancel":
+                background.append(asyncio.ensure_future(cancel()))
+            elif op == "switch":
+                background.append(asyncio.ensure_future(_quietly(world.session.switch_agent(arg))))
+            elif op == "ready" and proc is not None:
+                proc.open_session()
+            elif op == "reply" and proc is not None:
+                proc.reply()
+            await steps(int(arg) if op == "wait" else 1)
+        for _ in range(400):  # let everything finish: agents open their sessions and answer what they got
+            if all(task.done() for task in outcomes.values()):
+                break
+            proc = world.current()
+            if proc is not None:
+                proc.open_session()
+                proc.reply()
+            await steps(2)
+        assert all(task.done() for task in outcomes.values()), "a prompt never ended"
+        handle = world.session.handle
+        assert handle is None or not handle._waiting, "a prompt was left waiting after every turn ended"
+        await world.session.close()
+
+    reached = world.handed
+    assert [text for proc in world.processes for text in proc.received] == reached  # each written once, in order
+    assert len(reached) == len(set(reached)), f"a prompt reached an agent twice: {reached}"
+    order = [world.prompts[i] for i in sorted(world.prompts)]
+    assert reached == [t for t in order if t in reached], f"prompts reached the agents out of order: {reached}"
+    for index, task in outcomes.items():
+        text = world.prompts[index]
+        error = task.exception()
+        if index in refused_at_admission:
+            assert isinstance(error, RpcError) and "already running" in error.message, (index, error)
+            assert text not in reached
+            continue
+        if error is not None:  # only a switch that failed while the prompt waited behind it refuses it
+            assert isinstance(error, RpcError) and "failed, so this prompt was not sent" in error.message, error
+            assert BROKEN in error.message and text not in reached
+            continue
+        reason = task.result()["stopReason"]
+        if index in cancelled_while_accepted:
+            assert reason == "cancelled", (index, reason)
+            assert index not in withdrawn or text not in reached, f"{text} reached an agent after its cancel"
+        else:
+            assert reason == "end_turn" and text in reached, (index, reason, reached)
+
+
+async def _quietly(switch: Any) -> None:
+    """A switch's own answer (ok, refused while a prompt is accepted, failed) is the gate's tests' business."""
+    try:
+        await switch
+    except RpcError:
+        pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(ops)
+def test_every_prompt_ends_once_in_order_with_the_right_answer(sequence: list[tuple[str, str]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        asyncio.run(play(sequence, Path(tmp)))
