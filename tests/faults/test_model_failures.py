@@ -456,7 +456,10 @@ async def test_omp_shows_a_500_or_429_without_retry_after_within_10_s_despite_it
                 f"\nomp: a {reason[5:8]} without retry-after first shown {took:.2f} s after the failed answer, "
                 f"{len(before)} request(s) in"
             )
-            assert took < VISIBLE_IN and 1 <= len(before) < 6, (took, before)
+            # Not "before its sixth request": omp's HTTP retries of a 429 can follow each other within
+            # milliseconds (seen: six in 0.2 s), which a loaded machine's log follower need not beat. The note's
+            # words below show it is the HTTP-level retry (a failed turn attempt says "attempt n/10").
+            assert took < VISIBLE_IN and len(before) >= 1, (took, before)
             assert (
                 f"retrying, attempt 1: the model request failed ({reason}); omp retries the request by itself"
                 in client.text()
