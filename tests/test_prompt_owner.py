@@ -21,6 +21,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.annotation_names import annotation_names
+
 from tests.import_graph import module_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,20 +36,7 @@ RUN = "acp_mux.core.run"
 GATE = "acp_mux.server.session_gate"
 
 
-def _names(node: ast.AST) -> set[str]:
-    """Every bare or dotted-tail name in an annotation (string annotations parsed too)."""
-    found: set[str] = set()
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name):
-            found.add(sub.id)
-        elif isinstance(sub, ast.Attribute):
-            found.add(sub.attr)
-        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
-            try:
-                found |= _names(ast.parse(sub.value, mode="eval"))
-            except SyntaxError:
-                pass
-    return found
+_names = annotation_names
 
 
 def _holds_prompts(annotation: ast.AST) -> bool:

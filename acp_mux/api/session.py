@@ -88,6 +88,15 @@ class Run:
         state_dir: str | os.PathLike[str] | None = None,
         inactivity_timeout: float | None = INACTIVITY_TIMEOUT_S,
     ) -> None:
+        """A conversation with ``agent`` (``claude``, ``codex``, ... or ``demo``, the bundled scripted agent), started
+        with ``prompt`` when the ``async with`` block is entered.
+
+        ``approvals`` decides the agent's questions (default :func:`~acp_mux.deny`: nothing is allowed silently);
+        ``resume`` continues a stored session (``run.session_id`` of an earlier run, or an editor's session id from
+        ``acp-mux sessions list``); ``mcp_servers`` are ACP ``mcpServers`` entries; ``env`` is the agent's whole
+        environment (default: this process's); ``binary`` its executable; ``state_dir`` the session store's folder
+        (default: the editor path's, ``ACP_MUX_STATE_DIR`` or ``~/.local/state/acp-mux``). Raises
+        :class:`~acp_mux.AgentMuxError` (code ``SPAWN_ERROR``) when the agent cannot run here, saying how to fix it."""
         self._store = SessionStore(Path(state_dir) if state_dir is not None else None)
         self._record = self._session(agent, resume, cwd, model, mode)
         self.agent = self._record.agent
@@ -469,46 +478,8 @@ class Run:
         self._journal.record(handle.run_id, "approval.resolved", resolved)
 
 
-def run(
-    agent: str | None,
-    prompt: str | None = None,
-    *,
-    cwd: str | os.PathLike[str] | None = None,
-    model: str | None = None,
-    mode: str | None = None,
-    mcp_servers: Sequence[dict[str, object]] = (),
-    approvals: Approvals | None = None,
-    resume: str | None = None,
-    env: dict[str, str] | None = None,
-    binary: str | None = None,
-    transport: str | None = None,
-    state_dir: str | os.PathLike[str] | None = None,
-    inactivity_timeout: float | None = INACTIVITY_TIMEOUT_S,
-) -> Run:
-    """A conversation with ``agent`` (``claude``, ``codex``, ... or ``demo``, the bundled scripted agent), started
-    with ``prompt`` when the ``async with`` block is entered.
-
-    ``approvals`` decides the agent's questions (default :func:`~acp_mux.deny`: nothing is allowed silently);
-    ``resume`` continues a stored session (``run.session_id`` of an earlier run, or an editor's session id from
-    ``acp-mux sessions list``); ``mcp_servers`` are ACP ``mcpServers`` entries; ``env`` is the agent's whole
-    environment (default: this process's); ``binary`` its executable; ``state_dir`` the session store's folder
-    (default: the editor path's, ``ACP_MUX_STATE_DIR`` or ``~/.local/state/acp-mux``). Raises
-    :class:`~acp_mux.AgentMuxError` (code ``SPAWN_ERROR``) when the agent cannot run here, saying how to fix it."""
-    return Run(
-        agent,
-        prompt,
-        cwd=cwd,
-        model=model,
-        mode=mode,
-        mcp_servers=mcp_servers,
-        approvals=approvals,
-        resume=resume,
-        env=env,
-        binary=binary,
-        transport=transport,
-        state_dir=state_dir,
-        inactivity_timeout=inactivity_timeout,
-    )
+run = Run
+"""``acp_mux.run(agent, prompt, ...)``: a :class:`Run` (the class itself, so its one signature is the API's)."""
 
 
 async def query(

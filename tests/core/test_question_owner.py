@@ -17,6 +17,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.annotation_names import annotation_names
+
 from acp_mux.core import events as ev
 from acp_mux.core.interaction import AgentEnd, PendingInteraction, Questions, approval_question
 
@@ -56,20 +58,7 @@ def _trees() -> list[tuple[str, ast.Module]]:
     return _TREES
 
 
-def _names(node: ast.AST) -> set[str]:
-    """Every plain or dotted name an annotation mentions (strings in annotations parsed too)."""
-    found: set[str] = set()
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name):
-            found.add(sub.id)
-        elif isinstance(sub, ast.Attribute):
-            found.add(sub.attr)
-        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
-            try:
-                found |= _names(ast.parse(sub.value, mode="eval"))
-            except SyntaxError:
-                pass
-    return found
+_names = annotation_names
 
 
 def _is_interaction_key(key: ast.AST) -> bool:
