@@ -264,9 +264,6 @@ class AgentAdapter:
         """Queue the native answer to an approval request this adapter emitted."""
         raise NotImplementedError(f"{self.name} has no approval protocol")
 
-    def respond_input(self, interaction_id: str, text: str, ctx: ParseContext) -> None:
-        raise NotImplementedError(f"{self.name} cannot answer questions")
-
     def interrupt(self, ctx: ParseContext) -> bool:
         """Interrupt in-protocol (queue a message) and return True, or return False to have SIGINT sent."""
         return False

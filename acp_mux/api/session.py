@@ -87,6 +87,7 @@ class Run:
         transport: str | None = None,
         state_dir: str | os.PathLike[str] | None = None,
         inactivity_timeout: float | None = INACTIVITY_TIMEOUT_S,
+        time_limit: float | None = None,
     ) -> None:
         """A conversation with ``agent`` (``claude``, ``codex``, ... or ``demo``, the bundled scripted agent), started
         with ``prompt`` when the ``async with`` block is entered.
@@ -95,14 +96,16 @@ class Run:
         ``resume`` continues a stored session (``run.session_id`` of an earlier run, or an editor's session id from
         ``acp-mux sessions list``); ``mcp_servers`` are ACP ``mcpServers`` entries; ``env`` is the agent's whole
         environment (default: this process's); ``binary`` its executable; ``state_dir`` the session store's folder
-        (default: the editor path's, ``ACP_MUX_STATE_DIR`` or ``~/.local/state/acp-mux``). Raises
+        (default: the editor path's, ``ACP_MUX_STATE_DIR`` or ``~/.local/state/acp-mux``); ``inactivity_timeout`` ends a
+        turn in which the agent says nothing that long; ``time_limit`` is the agent process's budget in seconds,
+        all turns together (a CI job's): when it runs out the turn ends with the typed timeout error. Raises
         :class:`~acp_mux.AgentMuxError` (code ``SPAWN_ERROR``) when the agent cannot run here, saying how to fix it."""
         self._store = SessionStore(Path(state_dir) if state_dir is not None else None)
         self._record = self._session(agent, resume, cwd, model, mode)
         self.agent = self._record.agent
         self._adapter = self._adapter_for(self.agent, transport, binary, env)
         self._first_prompt = prompt
-        self._options = (list(mcp_servers), env, binary, inactivity_timeout)
+        self._options = (list(mcp_servers), env, binary, inactivity_timeout, time_limit)
         self._policy = approvals if approvals is not None else deny()
         self._rules = self._policy.rules(self._record.cwd)  # a rule that names nothing fails here, before any spawn
         self._translator = UpdateTranslator(self._adapter.tool_table, self._record.cwd)
@@ -319,7 +322,7 @@ class Run:
     def _start(self, prompt: Prompt) -> RunHandle:
         from acp_mux.core.run import start_run  # deferred like the editor path's: run.py loads with the first turn
 
-        mcp_servers, env, binary, inactivity = self._options
+        mcp_servers, env, binary, inactivity, time_limit = self._options
         record = self._record
         options = RunOptions(
             agent=self.agent,
@@ -331,9 +334,9 @@ class Run:
             binary=binary,
             env=env,
             mcp_servers=mcp_servers,
-            approval_mode="prompt",
             collect_text=False,  # the turn's text is kept per turn here (TurnResult.text), not for the process
             inactivity_timeout_s=inactivity,
+            timeout_s=time_limit,
             grace_period_s=STOP_GRACE_S,
         )
         handle = self._handle = start_run(self._adapter, options)

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
@@ -14,8 +14,6 @@ if TYPE_CHECKING:
     from acp_mux.core.parse_context import ParseContext
     from acp_mux.core.process import ExitStatus, SpawnSpec
     from acp_mux.core.prompt import Prompt
-
-ApprovalMode = Literal["prompt", "yolo", "deny"]
 
 
 @dataclass
@@ -33,17 +31,13 @@ class RunOptions:
     extra_args: list[str] = field(default_factory=list)
     mcp_servers: list[dict[str, Any]] = field(default_factory=list)
     client_capabilities: dict[str, Any] = field(default_factory=dict)  # what the editor offered (ACP initialize)
-    approval_mode: ApprovalMode = "prompt"
     timeout_s: float | None = None
     inactivity_timeout_s: float | None = None
     grace_period_s: float = 5.0
-    max_turns: int | None = None
     event_buffer_size: int = 1000
-    collect_events: bool = False
     collect_text: bool = True  # RunResult.text; False: "" (for an owner that reads the text from the events)
     debug: bool = False
     run_id: str | None = None
-    tags: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -68,7 +62,6 @@ class Adapter(Protocol):
     def accepts_prompts(self, ctx: "ParseContext") -> bool: ...
     def send_prompt(self, prompt: "Prompt", ctx: "ParseContext") -> None: ...
     def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: "ParseContext") -> None: ...
-    def respond_input(self, interaction_id: str, text: str, ctx: "ParseContext") -> None: ...
     def interrupt(self, ctx: "ParseContext") -> bool: ...
     def set_mode(self, mode: str, ctx: "ParseContext") -> bool: ...
     def set_model(self, model: str, ctx: "ParseContext") -> bool: ...

@@ -462,15 +462,7 @@ class TokenUsageEvent(BaseEvent):
     cached_tokens: int | None = None
 
 
-# ── Interaction / waiting (4) ──────────────────────────────────────────────────────────────────────────────────
-class InputRequiredEvent(BaseEvent):
-    type: Literal["input_required"] = "input_required"
-    interaction_id: str
-    question: str
-    context: str | None = None
-    source: Literal["agent", "tool"] = "agent"
-
-
+# ── Interaction / waiting (3) ──────────────────────────────────────────────────────────────────────────────────
 class ApprovalRequestEvent(BaseEvent):
     """An agent asks to run something (or, with ``choices``, to pick an answer). ``tool_call_id`` (an extension)
     links it to the announced tool call; ``input`` carries the tool input so "allow always" rules can match on
@@ -702,7 +694,7 @@ CATEGORIES: dict[str, tuple[type[BaseEvent], ...]] = {
     "skill": (SkillLoadedEvent, SkillInvokedEvent),
     "multimodal": (ImageOutputEvent,),
     "cost": (CostEvent, TokenUsageEvent),
-    "interaction": (InputRequiredEvent, ApprovalRequestEvent, ApprovalGrantedEvent, ApprovalDeniedEvent),
+    "interaction": (ApprovalRequestEvent, ApprovalGrantedEvent, ApprovalDeniedEvent),
     "rate_limit": (RateLimitedEvent, ContextLimitWarningEvent, ContextCompactedEvent, RetryEvent),
     "run_lifecycle": (
         InterruptedEvent,

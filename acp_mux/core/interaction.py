@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal, Mapping, TypeAlias
+from typing import TYPE_CHECKING, Any, Iterator, Literal, Mapping, TypeAlias
 
 from acp_mux.core.errors import AgentMuxError
 from acp_mux.core.event_codes import ErrorCode, now_ms
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import ApprovalRequestEvent, InputRequiredEvent
+    from acp_mux.core.events import ApprovalRequestEvent
     from acp_mux.core.run import RunHandle
 
 log = logging.getLogger(__name__)
@@ -31,13 +31,7 @@ class Deny:
     type: Literal["deny"] = "deny"
 
 
-@dataclass(frozen=True)
-class TextInput:
-    text: str
-    type: Literal["text"] = "text"
-
-
-InteractionResponse: TypeAlias = Approve | Deny | TextInput
+InteractionResponse: TypeAlias = Approve | Deny
 
 
 @dataclass(frozen=True)
@@ -60,7 +54,7 @@ class PendingInteraction:
     question's ``choices``, and the agent's end (:class:`AgentEnd`; None once the agent no longer waits for it)."""
 
     id: str
-    type: Literal["approval", "input"]
+    type: Literal["approval"]
     run_id: str
     description: str
     detail: dict[str, Any]
@@ -89,18 +83,6 @@ def approval_question(event: "ApprovalRequestEvent", run_id: str, agent: AgentEn
         tool_name=event.tool_name,
         input=event.input,
         choices=tuple(event.choices) if event.choices else None,
-        agent=agent,
-    )
-
-
-def input_question(event: "InputRequiredEvent", run_id: str, agent: AgentEnd | None = None) -> PendingInteraction:
-    """The question an ``input_required`` event asks (a text answer)."""
-    return PendingInteraction(
-        id=event.interaction_id,
-        type="input",
-        run_id=run_id,
-        description=event.question,
-        detail={"kind": "input", "question": event.question, "context": event.context, "source": event.source},
         agent=agent,
     )
 
@@ -172,7 +154,6 @@ class InteractionChannel:
     def __init__(self, handle: "RunHandle", questions: Questions) -> None:
         self._handle = handle
         self._questions = questions
-        self._handlers: list[Callable[[PendingInteraction], None]] = []
 
     @property
     def pending(self) -> list[PendingInteraction]:
@@ -182,23 +163,8 @@ class InteractionChannel:
         """The open question ``interaction_id``, or None once it is answered or withdrawn."""
         return self._questions.get(interaction_id)
 
-    def on_pending(self, handler: Callable[[PendingInteraction], None]) -> Callable[[], None]:
-        self._handlers.append(handler)
-
-        def unsubscribe() -> None:
-            if handler in self._handlers:
-                self._handlers.remove(handler)
-
-        return unsubscribe
-
     def _add(self, item: PendingInteraction) -> None:
-        item = self._questions.open(item)
-        for handler in list(self._handlers):
-            try:
-                handler(item)
-            except Exception as exc:  # a broken UI callback must not stop the run
-                log.warning("on_pending handler failed: %s", exc)
-                self._handle._warn(f"on_pending handler error: {exc}")
+        self._questions.open(item)
 
     def _expire_all(self) -> None:
         self._questions.take_all()
@@ -212,6 +178,4 @@ class InteractionChannel:
         item = self._questions.get(interaction_id)
         if item is None:
             raise AgentMuxError(ErrorCode.INTERACTION_NOT_FOUND, f"no pending interaction {interaction_id!r}")
-        if item.type == "input" and not isinstance(response, TextInput):
-            raise AgentMuxError(ErrorCode.INVALID_STATE_TRANSITION, "a question needs a text answer")
         await self._handle._deliver_response(item, response)  # the adapter takes the question as it answers

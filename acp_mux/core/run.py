@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, AsyncGenerator, AsyncIterator, Callable, Generator, Literal
 
@@ -24,20 +24,17 @@ from acp_mux.core.event_buffer import EventBuffer
 from acp_mux.core.events import BaseEvent, ErrorCode, now_ms
 from acp_mux.core.interaction import (
     Approve,
-    Deny,
     InteractionChannel,
     InteractionResponse,
     PendingInteraction,
     approval_question,
-    input_question,
-    TextInput,
 )
 from acp_mux.core.joined_text import JoinedText
 from acp_mux.core.log_follow import SideLog, follow
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import AgentProcess, ExitStatus, SpawnError, spawn
 from acp_mux.core.prompt import Prompt
-from acp_mux.core.waiting_prompts import Boundary, WaitingPrompts
+from acp_mux.core.waiting_prompts import WaitingPrompts
 
 log = logging.getLogger(__name__)
 
@@ -59,9 +56,7 @@ TERMINAL_STATES = frozenset(
 _ALWAYS_DELIVERED = frozenset({"debug", "log", "session_end"})
 _ACTIVITY_EXEMPT = frozenset({"debug"})
 # The events _after_emit follows up (interactions, the busy flag, the turn limit).
-_FOLLOWED_UP = frozenset(
-    {"approval_request", "input_required", "approval_granted", "approval_denied", "turn_end", "turn_start"}
-)
+_FOLLOWED_UP = frozenset({"approval_request", "approval_granted", "approval_denied", "turn_end"})
 # The events the run's result is built from (_Accumulator.add): text, turns, cost, tokens, session ids, failures.
 _RESULT_TYPES = frozenset(
     {"text_delta", "turn_end", "cost", "token_usage", "session_start", "timeout"}
@@ -75,10 +70,6 @@ class TokenUsageSummary:
     output_tokens: int = 0
     thinking_tokens: int = 0
     cached_tokens: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.input_tokens + self.output_tokens + self.thinking_tokens
 
 
 @dataclass(frozen=True)
@@ -104,8 +95,6 @@ class RunResult:
     token_usage: TokenUsageSummary | None
     turn_count: int
     error: RunError | None
-    events: list[BaseEvent] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
 
 
 class _Accumulator:
@@ -191,7 +180,6 @@ class RunHandle:
         self._buffer: EventBuffer[BaseEvent] = EventBuffer(options.event_buffer_size, self._on_overflow)
         self._handlers: dict[str, list[Callable[[BaseEvent], None]]] = {}
         self._acc = _Accumulator(options.collect_text)
-        self._collected: list[BaseEvent] | None = [] if options.collect_events else None
         self._proc: AgentProcess | None = None
         self._write_lock = asyncio.Lock()
         self._last_ts = 0
@@ -225,16 +213,6 @@ class RunHandle:
     def on(self, event_type: str, handler: Callable[[BaseEvent], None]) -> "RunHandle":
         """Call ``handler`` synchronously for each event of ``event_type`` (``"*"``: every event) as it is emitted."""
         self._handlers.setdefault(event_type, []).append(handler)
-        return self
-
-    def off(self, event_type: str, handler: Callable[[BaseEvent], None]) -> "RunHandle":
-        """Remove one registration of ``handler``. Equality, not identity: a bound method (``items.append``) is a
-        new object at every access but equal to the one registered."""
-        handlers = self._handlers.get(event_type, [])
-        for i, h in enumerate(handlers):
-            if h == handler:
-                del handlers[i]
-                break
         return self
 
     def __await__(self) -> Generator[Any, None, RunResult]:
@@ -274,13 +252,6 @@ class RunHandle:
             self.state = RunState.RUNNING
             self._interrupted = False
         await self._flush()
-
-    async def queue(self, prompt: Prompt | str, when: Boundary = "next-turn") -> None:
-        self._require_active()
-        self._waiting.hold(Prompt.of_text(prompt) if isinstance(prompt, str) else prompt, when)
-
-    async def steer(self, prompt: Prompt | str, when: Boundary = "after-response") -> None:
-        await self.queue(prompt, when)
 
     async def set_mode(self, mode: str) -> bool:
         """Apply a permission mode to the live process; False when the adapter needs a new process for it."""
@@ -393,8 +364,6 @@ class RunHandle:
         if event.type not in _ACTIVITY_EXEMPT:
             self._last_activity = asyncio.get_running_loop().time()
         self._acc.add(event)
-        if self._collected is not None:
-            self._collected.append(event)
         self._dispatch(event)
         self._buffer.append(event)
         if ev.is_terminal_event(event) and event.type != "interrupted":
@@ -429,33 +398,20 @@ class RunHandle:
         self._dispatch(warning)
 
     def _after_emit(self, event: BaseEvent) -> None:
-        if self._waiting:
-            self._waiting.boundary(event.type)  # sent at the next write to the agent (``_flush``)
         if event.type not in _FOLLOWED_UP:  # one set lookup for the stream of deltas
             return
         match event:
             case ev.ApprovalRequestEvent():
                 self._on_approval_request(event)
-            case ev.InputRequiredEvent():
-                self.interaction._add(input_question(event, self.run_id))
             case ev.ApprovalGrantedEvent() | ev.ApprovalDeniedEvent():
                 self.interaction._settled(event.interaction_id)
             case ev.TurnEndEvent():
                 self._busy = False
-            case ev.TurnStartEvent():
-                max_turns = self.options.max_turns
-                if max_turns is not None and event.turn_index >= max_turns:
-                    self._emit_terminal(ev.TurnLimitEvent(max_turns=max_turns))
 
     def _on_approval_request(self, event: ev.ApprovalRequestEvent) -> None:
         """The question the adapter registered when it asked (or, from an adapter that did not, one built from the
-        event) is shown to the person, or answered at once by the approval mode."""
-        item = self.ctx.questions.open(approval_question(event, self.run_id))
-        mode = self.options.approval_mode
-        if mode == "prompt":
-            self.interaction._add(item)
-        else:  # yolo / deny answer before anyone is asked
-            self._answer(item, Approve() if mode == "yolo" else Deny(reason="denied by approval mode"))
+        event) is shown to the person (the run's owner answers it: the session, or the Python API's policy)."""
+        self.interaction._add(approval_question(event, self.run_id))
 
     def _release(self) -> list[tuple[Prompt, NotImplementedError]]:
         """Give the agent the prompts now due (see :class:`WaitingPrompts`); the ones it could not take."""
@@ -473,10 +429,6 @@ class RunHandle:
     # ── interaction answers ────────────────────────────────────────────────────────────────────────────────────
     def _answer(self, item: PendingInteraction, response: InteractionResponse) -> None:
         """Relay an answer through the adapter (queued on the outbox) and record it as an event."""
-        if isinstance(response, TextInput):
-            self.adapter.respond_input(item.id, response.text, self.ctx)
-            self.ctx.questions.take(item.id)  # answered once, whether or not the adapter took it
-            return
         if isinstance(response, Approve):
             decision = ApprovalDecision(approve=True, always=response.always, updated_input=response.updated_input)
         else:
@@ -506,7 +458,7 @@ class RunHandle:
             spawned.cancel()
 
     async def _flush(self) -> None:
-        self._release()  # prompts that became due (a boundary seen, the agent's session ready) go out with the rest
+        self._release()  # prompts waiting for the agent's session go out with the rest once it is ready
         out = self.ctx.take_outbox()
         if out:
             await self._write(out)
@@ -698,8 +650,6 @@ class RunHandle:
             token_usage=TokenUsageSummary(*tokens) if tokens else None,
             turn_count=self._acc.turns,
             error=None if reason == "completed" else self._acc.error,
-            events=self._collected or [],
-            tags=list(self.options.tags),
         )
         if not self._result_future.done():
             self._result_future.set_result(result)

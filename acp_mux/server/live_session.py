@@ -453,7 +453,6 @@ class LiveSession:
             extra_args=[*self.config.extra_args, *self._extra_directory_args()],
             mcp_servers=self.mcp_servers,
             client_capabilities=self.client_capabilities,
-            approval_mode="prompt",
             collect_text=False,  # the editor got the text as it streamed; a session-long run must not hoard it
             inactivity_timeout_s=self.config.inactivity_timeout_s,
             grace_period_s=TERMINATE_GRACE_S,

@@ -146,6 +146,17 @@ async def test_cancel_ends_the_turn_cancelled_and_the_conversation_goes_on(work)
     assert result.stop_reason == "end_turn" and result.text.strip() == "You said: hello again"
 
 
+async def test_a_time_limit_ends_the_turn_with_the_typed_timeout_and_stops_the_agent(work):
+    """``time_limit``: the agent process's budget (the runtime's run timeout); a turn that outlives it fails typed,
+    never end_turn, and nothing of the agent is left."""
+    async with acp_mux.run("demo", "slow", time_limit=1.0, **work) as run:
+        events = [e async for e in run]
+        assert run.result is not None and run.result.stop_reason == "error"
+        assert run.result.error is not None and "ran past its time limit" in run.result.error.message
+    assert "timeout" in types(events) and "text_delta" in types(events)
+    assert agents_in(work["cwd"]) == []
+
+
 async def test_a_second_prompt_goes_to_the_same_live_agent(work):
     async with acp_mux.run("demo", "first", **work) as run:
         first = await run.wait()

@@ -26,6 +26,7 @@ REMOVED_KINDS = {
     "paused",
     "resumed",
     "stream_fallback",
+    "input_required",
 }
 
 
@@ -46,9 +47,9 @@ def test_every_event_kind_is_in_the_table_and_the_removed_ones_are_gone() -> Non
 
 
 def test_the_removed_runtime_methods_are_gone() -> None:
-    for name in ("send", "approve", "deny", "pause", "resume", "once"):
+    for name in ("send", "approve", "deny", "pause", "resume", "once", "queue", "steer", "off"):
         assert not hasattr(RunHandle, name), name
-    for name in ("approve_all", "deny_all"):
+    for name in ("approve_all", "deny_all", "on_pending"):
         assert not hasattr(InteractionChannel, name)
     assert "paused" not in {state.value for state in RunState}
 

@@ -185,10 +185,12 @@ class SideLogAdapter(AgentAdapter):
 
 async def test_a_run_turns_the_lines_of_the_agents_own_log_into_events_while_it_runs(tmp_path: Path) -> None:
     adapter = SideLogAdapter(tmp_path)
-    handle = start_run(adapter, RunOptions(agent="fake", cwd=str(tmp_path), collect_events=True))
-    result = await asyncio.wait_for(handle.result(), 20)
-    types = [e.type for e in result.events]
-    (retry,) = [e for e in result.events if e.type == "retry"]
+    handle = start_run(adapter, RunOptions(agent="fake", cwd=str(tmp_path)))
+    seen: list[ev.BaseEvent] = []
+    handle.on("*", seen.append)
+    await asyncio.wait_for(handle.result(), 20)
+    types = [e.type for e in seen]
+    (retry,) = [e for e in seen if e.type == "retry"]
     assert retry.reason == "the model failed"  # type: ignore[attr-defined]
     assert types.index("retry") < types.index("text_delta")  # shown while the agent still worked, not at its end
     assert adapter.pids and (tmp_path / f"agent.{adapter.pids[0]}.log").exists()

@@ -85,7 +85,7 @@ STORY = lines(
 
 
 async def test_completed_run_keeps_the_ordering_contract(tmp_path):
-    handle = start_run(LinesAdapter("emit_lines.py", *STORY), options(tmp_path, collect_events=True))
+    handle = start_run(LinesAdapter("emit_lines.py", *STORY), options(tmp_path))
     seen = [e async for e in handle]
     result = await handle
     types = [e.type for e in seen if e.type not in ("debug", "log")]
@@ -111,7 +111,6 @@ async def test_completed_run_keeps_the_ordering_contract(tmp_path):
     assert result.exit_reason == "completed" and result.exit_code == 0
     assert result.text == "HelloDone" and result.turn_count == 1 and result.session_id == "s-1"
     assert seen[2].type == "message_start" and seen[4].accumulated == "Hello"
-    assert len(result.events) == len(seen)
     assert handle.state == RunState.COMPLETED
 
 
@@ -251,15 +250,13 @@ async def test_run_timeout_and_inactivity_timeout(tmp_path):
     assert [e.kind async for e in idle if e.type == "timeout"] == ["inactivity"]
 
 
-async def test_approvals_prompt_yolo_and_deny(tmp_path):
+async def test_approvals_wait_for_an_answer_through_the_channel(tmp_path):
     story = lines({"t": "tool", "id": "t1", "name": "Bash"}, {"t": "approval", "id": "a1", "tool": "t1"})
     adapter = LinesAdapter("emit_lines.py", "--delay", "0.3", *story, '{"t": "end"}')
     handle = start_run(adapter, options(tmp_path))
-    pending = []
-    handle.interaction.on_pending(pending.append)
-    while not pending:
+    while not handle.interaction.pending:
         await asyncio.sleep(0.02)
-    assert pending[0].tool_call_id == "t1" and handle.interaction.pending[0].id == "a1"
+    assert handle.interaction.pending[0].tool_call_id == "t1" and handle.interaction.pending[0].id == "a1"
     await handle.interaction.respond("a1", Deny(reason="nope"))
     assert adapter.answers == [("a1", False)] and handle.interaction.pending == []
     with pytest.raises(AgentMuxError) as err:
@@ -267,11 +264,6 @@ async def test_approvals_prompt_yolo_and_deny(tmp_path):
     assert err.value.code == "INTERACTION_NOT_FOUND"
     seen = [e.type async for e in handle]
     assert seen.index("approval_request") < seen.index("approval_denied")
-    for mode, expected in (("yolo", True), ("deny", False)):
-        auto = LinesAdapter("emit_lines.py", *story)
-        h = start_run(auto, options(tmp_path, approval_mode=mode))
-        await h
-        assert auto.answers == [("a1", expected)] and h.interaction.pending == []
 
 
 async def test_parser_errors_and_huge_and_invalid_output_never_crash(tmp_path):

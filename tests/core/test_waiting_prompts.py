@@ -1,23 +1,23 @@
 """The run's one keeper of waiting prompts (``acp_mux.core.waiting_prompts``), tried by hypothesis with prompts held
-for the agent's session or for a boundary, events going by, cancels, and the agent's session opening, in any order:
+for the agent's session, cancels, and the agent's session opening, in any order:
 
 * a prompt goes to the agent at most once, only once the agent takes prompts, and never after a cancel withdrew it;
-* the prompts due together go out in the order they came, and every prompt is accounted for exactly once (sent,
-  ended as a withdrawn turn, or still waiting for its boundary);
+* the prompts released together go out in the order they came, and every prompt is accounted for exactly once
+  (sent, ended as a withdrawn turn, or still waiting);
 * a withdrawn prompt's turn ends (``turn_start`` then ``turn_end``) at the moment it would have gone out;
-* what the adapter may ask (``ctx.prompt_waiting``) is true exactly while a prompt is due and not withdrawn.
+* what the adapter may ask (``ctx.prompt_waiting``) is true exactly while a prompt waits and is not withdrawn.
 """
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.prompt import Prompt
-from acp_mux.core.waiting_prompts import BOUNDARY_EVENTS, Boundary, WaitingPrompts
+from acp_mux.core.waiting_prompts import WaitingPrompts
 
 
 class Agent:
@@ -35,12 +35,9 @@ class Agent:
         self.given.append(prompt.as_text())
 
 
-WHEN = st.sampled_from([None, *get_args(Boundary)])
-EVENTS = st.sampled_from(sorted({e for events in BOUNDARY_EVENTS.values() for e in events} | {"text_delta"}))
 ops = st.lists(
     st.one_of(
-        st.tuples(st.just("hold"), WHEN),
-        st.tuples(st.just("event"), EVENTS),
+        st.tuples(st.just("hold"), st.none()),
         st.tuples(st.just("cancel"), st.none()),
         st.tuples(st.just("ready"), st.none()),
         st.tuples(st.just("release"), st.none()),
@@ -54,40 +51,37 @@ ops = st.lists(
 def test_every_prompt_goes_out_once_in_order_or_ends_withdrawn(sequence: list[tuple[str, Any]]) -> None:
     agent, ctx = Agent(), ParseContext(run_id="r", agent="a")
     waiting = WaitingPrompts(agent, ctx)  # type: ignore[arg-type]  # (the two methods the keeper calls)
-    model: list[tuple[str, str | None, bool]] = []  # (text, boundary still awaited, withdrawn), in arrival order
+    model: list[tuple[str, bool]] = []  # (text, withdrawn), in arrival order
     ended: list[str] = []
-    for n, (op, arg) in enumerate(sequence):
+    for n, (op, _) in enumerate(sequence):
         if op == "hold":
-            waiting.hold(Prompt.of_text(f"p{n}"), arg)
-            model.append((f"p{n}", arg, False))
-        elif op == "event":
-            waiting.boundary(arg)
-            model = [(t, None if w is not None and arg in BOUNDARY_EVENTS[w] else w, x) for t, w, x in model]  # type: ignore[index]
+            waiting.hold(Prompt.of_text(f"p{n}"))
+            model.append((f"p{n}", False))
         elif op == "cancel":
             withdrew = waiting.withdraw()
-            expected = not agent.ready and any(w is None and not x for _, w, x in model)
+            expected = not agent.ready and any(not x for _, x in model)
             assert withdrew == expected
             if expected:
-                model = [(t, w, x or w is None) for t, w, x in model]
+                model = [(t, True) for t, _ in model]
         elif op == "ready":
             agent.ready = True
         else:
             before = len(agent.given)
             released = waiting.release()
             if agent.ready:
-                due = [(t, x) for t, w, x in model if w is None]
-                assert agent.given[before:] == [t for t, x in due if not x]  # the due ones, in the order they came
+                due = model
+                assert agent.given[before:] == [t for t, x in due if not x]  # the waiting ones, in the order they came
                 assert released.sent == len([t for t, x in due if not x])
                 types = [e.type for e in released.events]
                 assert types == ["turn_start", "turn_end"] * len([t for t, x in due if x])
                 ended += [t for t, x in due if x]
-                model = [(t, w, x) for t, w, x in model if w is not None]
+                model = []
             else:
                 assert agent.given[before:] == [] and released.events == []
-        assert ctx.prompt_waiting() == any(w is None and not x for _, w, x in model)
+        assert ctx.prompt_waiting() == any(not x for _, x in model)
         assert len(waiting) == len(model)
     assert len(agent.given) == len(set(agent.given))  # at most once each
     assert not set(agent.given) & set(ended)  # a withdrawn prompt never went out
-    held = [t for t, _, _ in model]
+    held = [t for t, _ in model]
     texts = sorted(agent.given + ended + held, key=lambda t: int(t[1:]))
     assert texts == [f"p{n}" for n, (op, _) in enumerate(sequence) if op == "hold"]  # every prompt accounted for

@@ -160,7 +160,7 @@ def test_any_output_is_parsed_without_raising_into_valid_ordered_events(
 def _check_any_output(agent: str, transport: str, data: st.DataObject, cwd: str) -> None:
     adapter = get_adapter(agent, transport)
     ctx = make_ctx(agent, cwd)
-    options = RunOptions(agent=agent, cwd=cwd, prompt=Prompt((TextPart("hello"),)), approval_mode="prompt")
+    options = RunOptions(agent=agent, cwd=cwd, prompt=Prompt((TextPart("hello"),)))
     adapter.start(options, ctx)
     ctx.take_outbox()
     sequence = data.draw(st.lists(lines, max_size=25), label="lines")
