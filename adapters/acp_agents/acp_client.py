@@ -1234,10 +1234,12 @@ def _log_failure(what: str) -> OnResult:
 
 
 def _named(events: list[BaseEvent], update: WireObject) -> list[BaseEvent]:
-    """The chunk's deltas carrying its ``messageId`` (the editor groups a message's chunks by it)."""
+    """The chunk's deltas carrying its ``messageId`` (the editor groups a message's chunks by it). Set as pydantic's
+    own assignment does (the value and the fields-set mark), without its per-assignment dispatch: once a chunk."""
     message_id = update.get("messageId")
     if isinstance(message_id, str) and message_id:
         for event in events:
             if isinstance(event, (ev.TextDeltaEvent, ev.ThinkingDeltaEvent)):
-                event.message_id = message_id
+                event.__dict__["message_id"] = message_id
+                event.__pydantic_fields_set__.add("message_id")
     return events
