@@ -2,6 +2,8 @@
 recorded fixtures (gemini, copilot, hermes, omp, opencode: text, tool calls, plans, usage, titles) fed through one
 adapter's ``parse_line``, as a run reads them. Medians over rounds, each round a fresh run (no state carried over),
 after one warm-up round (the models build their validators on first use; that cost is the first line's, once).
+Then the same for a 3000-chunk text reply (plain ``agent_message_chunk`` lines, the bulk of every long answer: the
+edge proves their shape without the model, acp_mux/protocol/plain_chunk.py).
 
     .venv/bin/python benchmarks/acp_family_parse.py [--rounds 30]
 """
@@ -21,6 +23,27 @@ from acp_mux.core.parse_context import ParseContext
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 AGENTS = ("gemini", "copilot", "hermes", "omp", "opencode")
 SESSION = "bench-session"
+
+
+def text_reply(chunks: int = 3000) -> list[str]:
+    """A long answer as an ACP agent streams it: one plain text chunk a line, one message."""
+    return [
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "method": "session/update",
+                "params": {
+                    "sessionId": SESSION,
+                    "update": {
+                        "sessionUpdate": "agent_message_chunk",
+                        "messageId": "m1",
+                        "content": {"type": "text", "text": f"c{i} "},
+                    },
+                },
+            }
+        )
+        for i in range(chunks)
+    ]
 
 
 def recorded_updates() -> list[str]:
@@ -72,13 +95,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=30)
     rounds = parser.parse_args().rounds
-    lines = recorded_updates()
-    one_round(lines)  # warm-up: validators and event schemas built
-    times = [one_round(lines) for _ in range(rounds)]
-    print(
-        f"{len(lines)} recorded session/update lines, {rounds} rounds: "
-        f"median {statistics.median(times):.1f} µs/line (min {min(times):.1f}, max {max(times):.1f})"
-    )
+    for what, lines in (("recorded session/update lines", recorded_updates()), ("text chunks", text_reply())):
+        one_round(lines)  # warm-up: validators and event schemas built
+        times = [one_round(lines) for _ in range(rounds)]
+        print(
+            f"{len(lines)} {what}, {rounds} rounds: "
+            f"median {statistics.median(times):.1f} µs/line (min {min(times):.1f}, max {max(times):.1f})"
+        )
 
 
 if __name__ == "__main__":

@@ -406,6 +406,7 @@ class LiveSession:
     async def _consume(self, handle: RunHandle, events: AsyncGenerator[ev.BaseEvent, None]) -> acp.PromptResponse:
         outcome: TurnOutcome | None = None
         flusher = asyncio.ensure_future(self._flush_held_output())
+        login_command = self.adapter.login_command  # the agent's, fixed: read once a turn, not once a chunk
         try:
             async for event in events:
                 if isinstance(event, ev.ApprovalRequestEvent):
@@ -413,7 +414,7 @@ class LiveSession:
                 elif isinstance(event, (ev.ApprovalGrantedEvent, ev.ApprovalDeniedEvent)):
                     self._withdraw_question(event.interaction_id)
                 payloads, turn_outcome = updates_for_event(
-                    self.translator, event, login_command=self.adapter.login_command, cancelled=self._cancel.is_set()
+                    self.translator, event, login_command=login_command, cancelled=self._cancel.is_set()
                 )
                 for payload in payloads:
                     self.update(payload)

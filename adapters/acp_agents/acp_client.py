@@ -65,11 +65,13 @@ from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.lazy import lazy_module
 from acp_mux.core.interaction import AgentEnd
+from acp_mux.core.joined_text import JoinedText
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import Prompt
 from acp_mux.core.shapes import as_count, as_dict, as_int, as_list, as_str
+from acp_mux.protocol.plain_chunk import is_plain_text_chunk
 from acp_mux.translation.content import block_text, prompt_to_blocks
 
 if TYPE_CHECKING:
@@ -123,7 +125,7 @@ class AcpRun(PerRun):
     )  # elicited calls: (shown id, path, kind)
     aliases: dict[str, str] = field(default_factory=dict)  # the agent's tool call id → the id the editor was shown
     refused: set[str] = field(default_factory=set)  # tool calls the person refused: only their end is news
-    last_text: str = ""  # the agent's text since its last tool call (agents that report failures as text)
+    said: JoinedText = field(default_factory=JoinedText)  # the agent's text since its last tool call: last_text
     client_requests: dict[str, tuple[RequestId, str, WireObject]] = field(
         default_factory=dict
     )  # ours → (rpc id, method, params)
@@ -132,6 +134,16 @@ class AcpRun(PerRun):
     checked: tuple[object, wire.AcpShapeError | None] = (None, None)
 
     KEY = "acp_run"
+
+    @property
+    def last_text(self) -> str:
+        """The agent's text since its last tool call (agents that report failures as text read it at the turn's
+        end). Kept as :class:`JoinedText`: each chunk appends (``said.append``), never copies what came before."""
+        return self.said.text()
+
+    @last_text.setter
+    def last_text(self, text: str) -> None:
+        self.said = JoinedText(text)
 
     @classmethod
     def fresh(cls) -> Self:
@@ -521,7 +533,12 @@ class AcpClientAdapter(AgentAdapter):
     def _check_update(self, params: object, update: WireObject, run: AcpRun) -> list[BaseEvent]:
         """The edge for ``session/update``: validated once, where the line is read; the verdict is kept for the
         handlers (:meth:`_fits`). One outside ACP is still shown as far as the handlers can read it, never
-        forwarded as written, and said in the log; one only of a newer kind goes on to the editor."""
+        forwarded as written, and said in the log; one only of a newer kind goes on to the editor. A plain text
+        chunk, the bulk of every reply, is proven to fit by its shape alone (protocol/plain_chunk.py): the model is
+        not walked for it."""
+        if is_plain_text_chunk(params):
+            run.checked = (update, None)
+            return []
         try:
             wire.parse_params("session/update", params)
             run.checked = (update, None)
@@ -562,7 +579,7 @@ class AcpClientAdapter(AgentAdapter):
                 ev.ImageOutputEvent(mime_type=str(content.get("mimeType") or "image/png"), base64=content["data"])
             ]
         text = block_text(content)
-        AcpRun.of(ctx).last_text += text
+        AcpRun.of(ctx).said.append(text)
         before = self._message_boundary(update, ctx, ctx.end_text)
         return before + _named(ctx.text_delta(text), update)
 
@@ -1217,10 +1234,12 @@ def _log_failure(what: str) -> OnResult:
 
 
 def _named(events: list[BaseEvent], update: WireObject) -> list[BaseEvent]:
-    """The chunk's deltas carrying its ``messageId`` (the editor groups a message's chunks by it)."""
+    """The chunk's deltas carrying its ``messageId`` (the editor groups a message's chunks by it). Set as pydantic's
+    own assignment does (the value and the fields-set mark), without its per-assignment dispatch: once a chunk."""
     message_id = update.get("messageId")
     if isinstance(message_id, str) and message_id:
         for event in events:
             if isinstance(event, (ev.TextDeltaEvent, ev.ThinkingDeltaEvent)):
-                event.message_id = message_id
+                event.__dict__["message_id"] = message_id
+                event.__pydantic_fields_set__.add("message_id")
     return events

@@ -205,7 +205,7 @@ class CopilotAdapter(AcpClientAdapter):
         if not held:
             return []
         run.in_message = True
-        run.last_text += held
+        run.said.append(held)
         return ctx.text_delta(held)
 
     def before_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
