@@ -14,7 +14,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from collections.abc import AsyncGenerator, Coroutine, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, cast
+from typing import TYPE_CHECKING, Awaitable, Callable, cast
 
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.interaction import Approve, Deny, PendingInteraction
@@ -87,7 +87,7 @@ class LiveSession:
         store: SessionStore,
         send_update: Callable[[str, acp.SessionUpdate], None],
         request: AskEditor,
-        notify: Callable[[str, dict[str, Any]], None] | None = None,
+        notify: Callable[[str, dict[str, JsonValue]], None] | None = None,
         writable: Callable[[], Awaitable[None]] | None = None,
         mcp_servers: list[dict[str, JsonValue]] | None = None,
         mode_changed: Callable[[str], None] | None = None,
