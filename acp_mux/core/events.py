@@ -656,6 +656,17 @@ class ClientRequestEvent(BaseEvent):
     params: dict[str, Any] = Field(default_factory=dict)
 
 
+class ClientNotificationEvent(BaseEvent):
+    """The agent tells the client something the client declared it shows, with no answer expected (ACP's
+    ``elicitation/complete`` after a url elicitation): the session sends it to the editor as it is, in the
+    agent's words (validated at the agent's edge). ``method`` and ``params`` are the notification as the agent
+    sent it; the pair of ``client_request`` for notifications."""
+
+    type: Literal["client_notification"] = "client_notification"
+    method: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
 class AgentUpdateEvent(BaseEvent):
     """A ``session/update`` an ACP agent sent that reaches the editor exactly as the agent wrote it: what the union
     has no place for and acp-mux adds nothing to (the session's title and timestamps, the context window and cost
@@ -710,6 +721,7 @@ CATEGORIES: dict[str, tuple[type[BaseEvent], ...]] = {
         CommandsUpdateEvent,
         PlanUpdateEvent,
         ClientRequestEvent,
+        ClientNotificationEvent,
         AgentUpdateEvent,
     ),
 }
@@ -723,6 +735,7 @@ EXTENSION_TYPES: frozenset[str] = frozenset(
         "commands_update",
         "plan_update",
         "client_request",
+        "client_notification",
         "agent_update",
     }
 )

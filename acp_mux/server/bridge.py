@@ -394,6 +394,7 @@ class AcpServer:
             self.store,
             send_update=self._notify,
             request=asking(self.conn.request),
+            notify=self.conn.notify,
             writable=self.conn.writable,
             mcp_servers=_secret_mcp_servers(servers),
             mode_changed=lambda mode: self._announce_mode(record.session_id),

@@ -87,6 +87,7 @@ class LiveSession:
         store: SessionStore,
         send_update: Callable[[str, acp.SessionUpdate], None],
         request: AskEditor,
+        notify: Callable[[str, dict[str, JsonValue]], None] | None = None,
         writable: Callable[[], Awaitable[None]] | None = None,
         mcp_servers: list[dict[str, JsonValue]] | None = None,
         mode_changed: Callable[[str], None] | None = None,
@@ -100,6 +101,7 @@ class LiveSession:
         self.store = store
         self._send_update = send_update
         self._request = request
+        self._notify = notify  # the editor's connection, for an agent's notification to the client (no answer)
         self._writable = writable  # waits while the editor is not reading what we already sent
         self.mcp_servers = mcp_servers or []
         self._mode_changed = mode_changed  # the server tells the editor (current_mode_update, config options)
@@ -401,6 +403,7 @@ class LiveSession:
         handle.on("commands_update", self._on_commands)
         handle.on("agent_update", self._on_agent_update)
         handle.on("client_request", lambda event: self._side_task(self._serve_client_request(handle, event)))
+        handle.on("client_notification", self._pass_notification)
         return handle
 
     async def _consume(self, handle: RunHandle, events: AsyncGenerator[ev.BaseEvent, None]) -> acp.PromptResponse:
@@ -518,6 +521,13 @@ class LiveSession:
             await handle.answer_client_request(event.request_id, error=error)
             return
         await handle.answer_client_request(event.request_id, result=result)
+
+    def _pass_notification(self, event: ev.BaseEvent) -> None:
+        """The agent tells the editor something the editor declared it shows (``elicitation/complete`` of a url it
+        was shown): sent as the adapter handed it, validated at the agent's edge; nothing comes back."""
+        assert isinstance(event, ev.ClientNotificationEvent)  # registered for client_notification only
+        if self._notify is not None:
+            self._notify(event.method, event.params)
 
     def _on_agent_update(self, event: ev.BaseEvent) -> None:
         """An ACP agent's own update, to the editor as it wrote it, in a turn or between turns. Its title (or its

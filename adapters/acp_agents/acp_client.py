@@ -25,7 +25,8 @@ The client side, as a careful ACP client does it:
   when the agent asks before describing it); the question is registered with the run's one record of open questions (``ctx.questions``, with the agent's
   end: request id, offered options, form field), which the answer reads back.
   Elicitations (``elicitation/create``) go to the editor when it declared that mode (form or url), its answer back
-  unchanged. Where it did not, an agent that asks for approvals through a form (one field whose enum is an
+  unchanged; the url mode's later ``elicitation/complete`` follows it to that editor as the agent wrote it
+  (``client_notification``), and is dropped where the editor never saw the url. Where it did not, an agent that asks for approvals through a form (one field whose enum is an
   approve/deny pair, e.g. omp's write tools; its adapter sets :attr:`AcpClientAdapter.elicitation_form`) gets the
   permission treatment: a tool call built from the question (:meth:`AcpClientAdapter.elicitation_tool_call`) is
   announced, asked about, and the agent's own ``tool_call`` that follows the answer is linked to it (same path,
@@ -460,6 +461,8 @@ class AcpClientAdapter(AgentAdapter):
                     return []  # the agent replays its history: the bridge shows its own record instead
                 update = as_dict(as_dict(msg.get("params")).get("update"))
                 return self._check_update(msg.get("params"), update, run) + self.on_update(update, ctx)
+            if msg["method"] == "elicitation/complete":
+                return self._elicitation_complete(msg.get("params"), run)
             return self._extension_notification(msg["method"], as_dict(msg.get("params")), ctx)
         if kind == "request":
             return self._on_request(msg, ctx)
@@ -800,6 +803,20 @@ class AcpClientAdapter(AgentAdapter):
             {"optionId": deny, "name": deny, "kind": "reject_once"},
         ]
         return self._ask(interaction_id, rpc_id, tool_id, tool_call, options, ctx, form_field=name)
+
+    def _elicitation_complete(self, params: object, run: AcpRun) -> list[BaseEvent]:
+        """``elicitation/complete``: the agent's word that a url elicitation's out-of-band flow is over. It reaches
+        an editor that declared the url mode (the one that was shown the url) as the agent wrote it, so the editor
+        can close what it opened; elsewhere it is dropped, the editor never saw the url. One outside ACP is
+        dropped and said; the run goes on."""
+        try:
+            wire.parse_params("elicitation/complete", params)
+        except wire.AcpShapeError as error:
+            message = f"{self.name} sent elicitation/complete outside ACP: {error.reason}"
+            return [ev.DebugEvent(level="warn", message=message)]
+        if "url" not in editor_elicitation(run.options.client_capabilities or {}):
+            return []
+        return [ev.ClientNotificationEvent(method="elicitation/complete", params=as_dict(params))]
 
     def elicitation_tool_call(self, params: WireObject, ctx: ParseContext) -> WireObject | None:
         """The tool call an approval elicitation is about, as an ACP ``ToolCall`` (title, kind, locations, content,

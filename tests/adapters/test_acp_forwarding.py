@@ -13,15 +13,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.prompt import Prompt
+from acp_mux.protocol import wire
 from acp_mux.translation.content import UnsupportedContent, to_prompt
 from acp_mux.translation.updates import UpdateTranslator
 from tests.adapters.test_acp_client import Agent, line, update
-from tests.protocol.test_wire import CONTENT_BLOCK, JSON, META_DICT
+from tests.protocol.test_wire import CONTENT_BLOCK, EXTRA, JSON, META_DICT
 
 
 class _NoTools:
@@ -376,3 +378,52 @@ def test_our_answers_are_checked_by_the_schema_and_never_withheld(tmp_path: Path
     answers = {m["id"]: m["result"] for m in agent.sent() if m.get("id") in (61, 62)}
     assert answers == {61: good, 62: {"outcome": {"outcome": "maybe"}}}  # (a bug of ours: sent, never a stall)
     assert "does not fit ACP" in caplog.text
+
+
+# ── elicitation/complete: the url flow's second half, to the editor that was shown the url ─────────────────────
+def _complete(params: Any) -> str:
+    return line({"method": "elicitation/complete", "params": params})
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=12), st.none() | META_DICT, EXTRA)
+def test_a_url_elicitations_completion_reaches_the_editor_that_was_shown_the_url_as_the_agent_wrote_it(
+    tmp_path: Path, elicitation_id: str, meta: dict[str, Any] | None, extra: dict[str, Any]
+) -> None:
+    agent = _omp(tmp_path, {"url": {}})
+    (relayed,) = agent.feed(
+        line({"id": 54, "method": "elicitation/create", "params": {**URL, "elicitationId": elicitation_id}})
+    )
+    agent.adapter.respond_client_request(relayed.request_id, {"action": "accept"}, None, agent.ctx)
+    agent.sent()  # (what is new from here)
+    completed = {"elicitationId": elicitation_id, **({"_meta": meta} if meta is not None else {}), **extra}
+    (told,) = agent.feed(_complete(completed))
+    assert told.type == "client_notification" and told.method == "elicitation/complete"
+    assert told.params == completed  # unchanged: _meta and keys no ACP version defines kept
+    assert told.params["elicitationId"] == relayed.params["elicitationId"]
+    assert agent.sent() == []  # a notification: nothing goes back to the agent
+
+
+@pytest.mark.parametrize("declared", [None, {"form": {}}])
+def test_a_completion_is_dropped_where_the_editor_never_saw_the_url(tmp_path: Path, declared: Any) -> None:
+    agent = _omp(tmp_path, declared)
+    agent.feed(line({"id": 55, "method": "elicitation/create", "params": URL}))  # declined here, never shown
+    assert agent.feed(_complete({"elicitationId": "e1"})) == []
+
+
+@settings(max_examples=80, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(JSON)
+def test_a_completion_outside_acp_is_dropped_and_said_and_the_run_goes_on(tmp_path: Path, params: Any) -> None:
+    try:
+        wire.parse_params("elicitation/complete", params)
+        assume(False)  # (one that fits is the test above's)
+    except wire.AcpShapeError:
+        pass
+    agent = _omp(tmp_path, {"url": {}})
+    events = agent.feed(_complete(params), update("agent_message_chunk", content={"type": "text", "text": "on"}))
+    said = [e for e in events if e.type in ("debug", "client_notification")]
+    if params is None or isinstance(params, dict):  # a JSON-RPC notification: the ACP edge reads it, and says so
+        assert [(e.type, e.level) for e in said] == [("debug", "warn")] and "elicitation/complete" in said[0].message
+    else:  # params that are no object: not JSON-RPC, dropped before (in the log)
+        assert said == []
+    assert "".join(e.delta for e in events if e.type == "text_delta") == "on"

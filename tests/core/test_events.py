@@ -99,6 +99,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "commands_update": {"commands": [{"name": "review", "description": "Review the diff"}]},
     "plan_update": {"entries": [{"content": "write tests", "status": "in_progress", "priority": "high"}]},
     "client_request": {"requestId": "7", "method": "fs/read_text_file", "params": {"path": "/p/a.py"}},
+    "client_notification": {"method": "elicitation/complete", "params": {"elicitationId": "e1", "_meta": {"k": 1}}},
     "agent_update": {"update": {"sessionUpdate": "session_info_update", "title": None, "_meta": {"k": 1}}},
 }
 

@@ -56,10 +56,25 @@ def final_statuses(client: RecordingClient) -> dict[str, str]:
 
 @asynccontextmanager
 async def bridge(
-    client: RecordingClient, *args: str, cwd: str, state_dir: str, env: dict[str, str] | None = None
+    client: RecordingClient,
+    *args: str,
+    cwd: str,
+    state_dir: str,
+    env: dict[str, str] | None = None,
+    **connection: Any,
 ) -> AsyncIterator[tuple[Any, Any]]:
+    """acp-mux as a subprocess with ``client`` as its editor; ``connection``: the SDK connection's own options
+    (``use_unstable_protocol`` for an editor that serves elicitations)."""
     full_env = dict(os.environ, ACP_MUX_STATE_DIR=state_dir, **(env or {}))
     async with acp.spawn_agent_process(
-        client, sys.executable, "-m", "acp_mux", *args, env=full_env, cwd=cwd, transport_kwargs={"stderr": None}
+        client,
+        sys.executable,
+        "-m",
+        "acp_mux",
+        *args,
+        env=full_env,
+        cwd=cwd,
+        transport_kwargs={"stderr": None},
+        **connection,
     ) as (conn, proc):
         yield conn, proc
