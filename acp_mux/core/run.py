@@ -55,7 +55,7 @@ TERMINAL_STATES = frozenset(
 )
 _ALWAYS_DELIVERED = frozenset({"debug", "log", "session_end"})
 _ACTIVITY_EXEMPT = frozenset({"debug"})
-# The events _after_emit follows up (interactions, the busy flag, the turn limit).
+# The events _after_emit follows up (the questions, the busy flag).
 _FOLLOWED_UP = frozenset({"approval_request", "approval_granted", "approval_denied", "turn_end"})
 # The events the run's result is built from (_Accumulator.add): text, turns, cost, tokens, session ids, failures.
 _RESULT_TYPES = frozenset(
