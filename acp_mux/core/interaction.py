@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Iterator, Literal, Mapping, TypeAlias
 
@@ -12,8 +11,6 @@ from acp_mux.core.event_codes import ErrorCode, now_ms
 if TYPE_CHECKING:
     from acp_mux.core.events import ApprovalRequestEvent
     from acp_mux.core.run import RunHandle
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -149,7 +146,7 @@ class Questions:
 
 class InteractionChannel:
     """The person's view of the run's open questions (:class:`Questions`, the one record of each), with explicit
-    answers; approval modes answer automatically."""
+    answers (the run's owner gives them: the session, or the Python API's policy)."""
 
     def __init__(self, handle: "RunHandle", questions: Questions) -> None:
         self._handle = handle
@@ -162,9 +159,6 @@ class InteractionChannel:
     def get(self, interaction_id: str) -> PendingInteraction | None:
         """The open question ``interaction_id``, or None once it is answered or withdrawn."""
         return self._questions.get(interaction_id)
-
-    def _add(self, item: PendingInteraction) -> None:
-        self._questions.open(item)
 
     def _expire_all(self) -> None:
         self._questions.take_all()

@@ -411,7 +411,7 @@ class RunHandle:
     def _on_approval_request(self, event: ev.ApprovalRequestEvent) -> None:
         """The question the adapter registered when it asked (or, from an adapter that did not, one built from the
         event) is shown to the person (the run's owner answers it: the session, or the Python API's policy)."""
-        self.interaction._add(approval_question(event, self.run_id))
+        self.ctx.questions.open(approval_question(event, self.run_id))
 
     def _release(self) -> list[tuple[Prompt, NotImplementedError]]:
         """Give the agent the prompts now due (see :class:`WaitingPrompts`); the ones it could not take."""

@@ -215,7 +215,7 @@ async def test_the_channel_shows_and_answers_the_owners_records() -> None:
     handle = _Handle(questions)
     channel = InteractionChannel(handle, questions)  # type: ignore[arg-type]
     questions.ask(_event("a1", "t1"), AgentEnd("native-1"))
-    channel._add(approval_question(_event("a1"), "run"))  # the run's own record does not replace the adapter's
+    questions.open(approval_question(_event("a1"), "run"))  # the run's own record does not replace the adapter's
     questions.ask(_event("a2", "t2"), AgentEnd("native-2"))
     (first, second) = channel.pending
     assert first is questions.get("a1") and first.agent == AgentEnd("native-1")
