@@ -45,6 +45,7 @@ class AgentCapabilities:
     supports_embedded_context: bool = True
     supports_mcp_http: bool = False
     supports_mcp_sse: bool = False
+    stops_subagents: bool = False  # stop_subagent reaches one subagent (a child session's ``capabilities.cancel``)
 
 
 @dataclass(frozen=True)
@@ -270,6 +271,11 @@ class AgentAdapter:
 
     def set_mode(self, mode: str, ctx: ParseContext) -> bool:
         """Change the permission mode of a live process; False when it needs a restart to apply."""
+        return False
+
+    def stop_subagent(self, subagent_id: str, ctx: ParseContext) -> bool:
+        """Stop one running subagent (the Task call ``subagent_id``) and leave the parent's turn going; False when
+        the agent has no such stop (then only a cancel of the whole turn stops it)."""
         return False
 
     def set_model(self, model: str, ctx: ParseContext) -> bool:

@@ -81,7 +81,11 @@ class CostRecord(BaseModel):
 
 
 class BaseEvent(BaseModel):
-    """Fields every event carries. ``type`` is the discriminant; ``raw`` is the native line in debug mode."""
+    """Fields every event carries. ``type`` is the discriminant; ``raw`` is the native line in debug mode.
+
+    ``parent_tool_call_id`` (an extension, spec 001's parent link): set on a subagent's own events (its tool calls,
+    their results, its text), naming the tool call that spawned it (the ``subagent_id`` of its ``subagent_spawn``);
+    None for the main agent. It is stored with the event, so the log keeps the tree and a replay nests it again."""
 
     model_config = _CONFIG
     type: str
@@ -89,6 +93,7 @@ class BaseEvent(BaseModel):
     agent: str = ""
     timestamp: int = 0
     raw: str | None = None
+    parent_tool_call_id: str | None = None
 
 
 # ── Session lifecycle (2) ──────────────────────────────────────────────────────────────────────────────────────
@@ -399,10 +404,13 @@ class McpToolErrorEvent(BaseEvent):
 
 # ── Subagent dispatch (3) ──────────────────────────────────────────────────────────────────────────────────────
 class SubagentSpawnEvent(BaseEvent):
+    """``description`` (an extension): the short task the parent gave it (the title an editor shows)."""
+
     type: Literal["subagent_spawn"] = "subagent_spawn"
     subagent_id: str
     agent_name: str
     prompt: str
+    description: str | None = None
 
 
 class SubagentResultEvent(BaseEvent):
@@ -418,6 +426,16 @@ class SubagentErrorEvent(BaseEvent):
     subagent_id: str
     agent_name: str
     error: str
+
+
+class SubagentTextEvent(BaseEvent):
+    """An extension: text a running subagent wrote (a whole block; ``thinking`` for its reasoning). Its own type,
+    never a ``text_delta``, so nothing that reads the main reply can mistake a subagent's words for it."""
+
+    type: Literal["subagent_text"] = "subagent_text"
+    subagent_id: str
+    text: str
+    thinking: bool | None = None
 
 
 # ── Plugin events (1) ──────────────────────────────────────────────────────────────────────────────────────────
@@ -700,7 +718,7 @@ CATEGORIES: dict[str, tuple[type[BaseEvent], ...]] = {
     "file": (FileReadEvent, FileWriteEvent, FileCreateEvent, FileDeleteEvent, FilePatchEvent),
     "shell": (ShellStartEvent, ShellStdoutDeltaEvent, ShellStderrDeltaEvent, ShellExitEvent),
     "mcp": (McpToolCallStartEvent, McpToolResultEvent, McpToolErrorEvent),
-    "subagent": (SubagentSpawnEvent, SubagentResultEvent, SubagentErrorEvent),
+    "subagent": (SubagentSpawnEvent, SubagentResultEvent, SubagentErrorEvent, SubagentTextEvent),
     "plugin": (PluginLoadedEvent,),
     "skill": (SkillLoadedEvent, SkillInvokedEvent),
     "multimodal": (ImageOutputEvent,),
@@ -737,6 +755,7 @@ EXTENSION_TYPES: frozenset[str] = frozenset(
         "client_request",
         "client_notification",
         "agent_update",
+        "subagent_text",
     }
 )
 

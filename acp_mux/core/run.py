@@ -272,6 +272,13 @@ class RunHandle:
         await self._flush()
         return True
 
+    async def stop_subagent(self, subagent_id: str) -> bool:
+        """Stop one subagent of the running turn (a child session's cancel); False when the agent cannot."""
+        if self.done or not self.adapter.stop_subagent(subagent_id, self.ctx):
+            return False
+        await self._flush()
+        return True
+
     async def set_config_option(self, option_id: str, value: Any) -> bool:
         """Pass a setting the agent offered through to it; False when it has no such setting."""
         await self._until_spawned()

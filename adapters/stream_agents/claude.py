@@ -17,8 +17,12 @@ Mapping decisions, each for a reason:
   calls from those alone. Richer projections are emitted *in addition*: ``shell_*`` for Bash (nested between ready
   and result), ``file_*`` after the result of Read/Write/Edit/MultiEdit/NotebookEdit, ``mcp_tool_*`` for
   ``mcp__server__tool``, ``subagent_*`` for Task/Agent, ``skill_invoked`` for Skill.
-* **Subagent chatter stays inside the subagent.** Lines with a ``parent_tool_use_id`` come from a Task subagent:
-  their tool calls are shown (they act on the user's files and may ask for permission), their text is not.
+* **A subagent's output is its own, linked to its parent.** Lines with a ``parent_tool_use_id`` come from a
+  Task/Agent subagent: every event they give carries ``parent_tool_call_id`` (the Task call), and so does every
+  later event of a tool call the subagent started (its result, its approval), so the tree survives the log. Its
+  text (forwarded since ``forwardSubagentText`` in the initialize, 2.1.197 verified) becomes ``subagent_text``,
+  never ``text_delta``: it never joins the main reply. ``system task_started`` gives the subagent's ``task_id``,
+  which ``stop_task`` (a control request of 2.1.197) stops alone, the parent turn carrying on.
 * **Errors are never lost and never end a turn silently.** The synthetic ``assistant`` error line is remembered
   and typed when ``result`` arrives (or at exit if it never does). Recoverable errors (rate limit, refusal,
   max_tokens, any other agent error) come just before that prompt's ``turn_end``, so the next prompt still works;
@@ -120,6 +124,8 @@ class ClaudeRun(PerRun):
     # CLI's version first), "version" (its answer decides); "off" once sent, declined or overtaken by a prompt.
     prewarm: str = "off"
     version_request: str | None = None  # the get_binary_version request that "auto" sent
+    child_tools: dict[str, str] = field(default_factory=dict)  # a subagent's tool call id → its Task call id
+    tasks: dict[str, str] = field(default_factory=dict)  # a Task call id → claude's task_id (for stop_task)
 
 
 def prewarm_mode(env: Mapping[str, str]) -> Literal["on", "off", "auto"]:
@@ -157,6 +163,14 @@ def _progress(
     return [ev.ToolProgressEvent(tool_call_id=tool_id, message=message, progress=amount, status=status)]
 
 
+def _subagent_text(parent: str, kind: Any, block: dict[str, Any]) -> list[BaseEvent]:
+    """A subagent's text or thinking block, as its own event (never the main reply's ``text_delta``)."""
+    text = block.get("text") if kind == "text" else block.get("thinking") if kind == "thinking" else None
+    if not isinstance(text, str) or not text.strip():
+        return []
+    return [ev.SubagentTextEvent(subagent_id=parent, text=text, thinking=True if kind == "thinking" else None)]
+
+
 def _num(value: Any) -> int:
     try:
         return int(value or 0)
@@ -167,7 +181,11 @@ def _num(value: Any) -> int:
 class ClaudeAdapter(AgentAdapter):
     name = "claude"
     capabilities = AgentCapabilities(
-        persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True
+        persistent_process=True,
+        supports_images=True,
+        supports_mcp_http=True,
+        supports_mcp_sse=True,
+        stops_subagents=True,
     )
     tool_table = CLAUDE_TOOLS
     modes = (
@@ -208,7 +226,8 @@ class ClaudeAdapter(AgentAdapter):
         st.resume_id = options.session_id
         if options.cwd and not ctx.cwd:
             ctx.cwd = options.cwd
-        self._control(ctx, {"subtype": "initialize", "hooks": None})
+        # forwardSubagentText: claude forwards a subagent's text blocks too (else only its tool uses and results)
+        self._control(ctx, {"subtype": "initialize", "hooks": None, "forwardSubagentText": True})
         if options.prompt is not None:
             self.send_prompt(options.prompt, ctx)
         else:
@@ -256,6 +275,15 @@ class ClaudeAdapter(AgentAdapter):
         self._control(ctx, {"subtype": "set_permission_mode", "mode": mode})
         return True
 
+    def stop_subagent(self, subagent_id: str, ctx: ParseContext) -> bool:
+        """``stop_task`` for the subagent a Task call runs, once claude named its task (``task_started``); its Task
+        call then ends with an error result and the parent's turn goes on."""
+        task_id = ClaudeRun.of(ctx).tasks.get(subagent_id)
+        if task_id is None:
+            return False
+        self._control(ctx, {"subtype": "stop_task", "task_id": task_id})
+        return True
+
     def _control(self, ctx: ParseContext, request: dict[str, Any]) -> str:
         st = ClaudeRun.of(ctx)
         st.requests += 1
@@ -285,12 +313,25 @@ class ClaudeAdapter(AgentAdapter):
         name = f"_on_{kind}" if isinstance(kind, str) and kind.isidentifier() else ""
         handler: Callable[[dict[str, Any], ParseContext], list[BaseEvent]] | None = getattr(self, name, None)
         if handler is not None:
-            return handler(msg, ctx)
+            return self._link(handler(msg, ctx), _parent(msg), ctx)
         st = ClaudeRun.of(ctx)
         if str(kind) in st.unknown:
             return []
         st.unknown.add(str(kind))
         return [ev.DebugEvent(level="verbose", message=f"claude: ignoring unknown line type {kind!r}")]
+
+    def _link(self, events: list[BaseEvent], parent: str | None, ctx: ParseContext) -> list[BaseEvent]:
+        """Mark a subagent's events with their Task call (``parent_tool_call_id``): those of a line it wrote, and
+        any later event of a tool call it started (its result may come on a line without the mark)."""
+        children = ClaudeRun.of(ctx).child_tools
+        for event in events:
+            tool_id = getattr(event, "tool_call_id", None)
+            if parent is not None and isinstance(tool_id, str) and tool_id != parent:
+                children.setdefault(tool_id, parent)
+            link = children.get(tool_id) if isinstance(tool_id, str) else None
+            if event.parent_tool_call_id is None and (link or parent):
+                event.parent_tool_call_id = link or parent
+        return events
 
     def _on_system(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         st = ClaudeRun.of(ctx)
@@ -343,6 +384,9 @@ class ClaudeAdapter(AgentAdapter):
         seconds, a subagent), ``task_progress`` (a subagent's tool uses so far), ``task_notification`` (the task's
         end, before the call's result): all progress of that tool call, never its end."""
         sub = m.get("subtype")
+        tool_id, task_id = m.get("tool_use_id"), m.get("task_id")
+        if sub == "task_started" and isinstance(tool_id, str) and isinstance(task_id, str) and task_id:
+            ClaudeRun.of(ctx).tasks[tool_id] = task_id
         if sub == "task_progress":
             usage = as_dict(m.get("usage"))
             message = " · ".join(str(x) for x in (m.get("description"), m.get("last_tool_name")) if x)
@@ -448,8 +492,10 @@ class ClaudeAdapter(AgentAdapter):
                 events += tool_start(ctx, str(block["id"]), str(block.get("name") or "tool"), block.get("input"))
             elif kind in ("web_search_tool_result", "web_fetch_tool_result") and block.get("tool_use_id"):
                 events += tool_result(ctx, str(block["tool_use_id"]), block.get("content"), False, None)
-            elif parent is not None or streamed:
-                continue  # subagent chatter, or text the stream events already delivered
+            elif parent is not None:  # a subagent's words: whole blocks (its deltas are not forwarded)
+                events += _subagent_text(parent, kind, block)
+            elif streamed:
+                continue  # text the stream events already delivered
             elif kind == "text":
                 events += self._text(ctx, str(block.get("text") or "")) + ctx.end_text()
             elif kind == "thinking":

@@ -316,7 +316,9 @@ def _on_ready(ctx: ParseContext, tool_id: str, name: str, tool_input: Any) -> li
         return [ev.ShellStartEvent(command=str(args.get("command") or ""), cwd=ctx.cwd)]
     if name in SUBAGENT_TOOLS:
         agent = str(args.get("subagent_type") or name)
-        return [ev.SubagentSpawnEvent(subagent_id=tool_id, agent_name=agent, prompt=str(args.get("prompt") or ""))]
+        description = str(args.get("description") or "") or None
+        prompt = str(args.get("prompt") or "")
+        return [ev.SubagentSpawnEvent(subagent_id=tool_id, agent_name=agent, prompt=prompt, description=description)]
     if name == "Skill" and args.get("skill"):
         return [ev.SkillInvokedEvent(skill_name=str(args["skill"]))]
     parts = mcp_parts(name)

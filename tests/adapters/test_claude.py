@@ -430,11 +430,15 @@ def test_tool_projections(adapter: ClaudeAdapter) -> None:
         ("tool_result", "w1", "ok"), ("file_write", NOTE, 4),
         ("file_patch", NOTE, f"--- {NOTE}\n+++ {NOTE}\n@@ -1,1 +1,1 @@\n-old\n+new\n"),
         ("tool_result", "e1", "ok"), ("file_patch", NOTE, f"--- {NOTE}\n+++ {NOTE}\n@@ -1 +1 @@\n-a\n+b\n"),
-        ("subagent_spawn", "k1", "Explore"),
+        ("subagent_spawn", "k1", "Explore"), ("subagent_text",),
         ("tool_result", "k1r", "x"), ("file_read", NOTE),
         ("tool_result", "k1", "found it"), ("subagent_result", "k1", "found it"),
     ]  # fmt: skip
-    assert "subagent musing" not in json.dumps([e.model_dump() for e in events])
+    musing = [e for e in events if "subagent musing" in json.dumps(e.model_dump())]
+    assert [(e.type, e.subagent_id, e.parent_tool_call_id) for e in musing] == [("subagent_text", "k1", "k1")]
+    linked = {(e.type, getattr(e, "tool_call_id", None)) for e in events if e.parent_tool_call_id == "k1"}
+    assert {("tool_call_start", "k1r"), ("tool_result", "k1r"), ("subagent_text", None)} <= linked
+    assert all(e.parent_tool_call_id is None for e in events if getattr(e, "tool_call_id", None) == "k1")
     assert_ordering(events)
 
 
@@ -622,7 +626,8 @@ def test_start_queues_initialize_then_the_prompt(adapter: ClaudeAdapter) -> None
     adapter.start(RunOptions(agent="claude", cwd=CWD, prompt=Prompt.of_text("hi")), ctx)
     recorded = stdin_annotations(CAPTURES / "claude-control-allow.jsonl")[:2]  # what real claude was sent
     init, user = sent(ctx)
-    assert init == {**recorded[0], "request_id": "req_1_initialize"}
+    with_text = {**recorded[0]["request"], "forwardSubagentText": True}  # subagents' text too (2.1.197 has it)
+    assert init == {**recorded[0], "request_id": "req_1_initialize", "request": with_text}
     assert user == {**recorded[1], "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}}
     adapter.start(
         RunOptions(agent="claude", cwd=CWD, env={"ACP_MUX_CLAUDE_PREWARM": "0"}), ctx := make_ctx("claude", CWD)
@@ -655,7 +660,7 @@ def test_a_session_warmed_without_a_prompt_asks_for_the_context_usage(adapter: C
     recorded = stdin_annotations_jsonl(PREWARM / "first_prompt_warmed.stdin.jsonl")[:2]
     initialized = capture_lines(PREWARM / "first_prompt_warmed.jsonl")[0]
     adapter.start(RunOptions(agent="claude", cwd=CWD, env=WARM), ctx := make_ctx("claude", CWD))
-    assert sent(ctx) == recorded[:1]
+    assert sent(ctx) == [{**recorded[0], "request": {**recorded[0]["request"], "forwardSubagentText": True}}]
     # what the recorded Claude was sent, with "detail": "summary" (ignored by 2.1.197, answered locally by 2.1.318)
     warm_up = {**recorded[1], "request": {**recorded[1]["request"], "detail": "summary"}}
     assert feed(adapter, [initialized], ctx) == [] and sent(ctx) == [warm_up] and warm_up["request"] == WARM_UP

@@ -41,7 +41,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "mcp_tool_call_start": {"toolCallId": "m1", "server": "fs", "toolName": "read", "input": [1]},
     "mcp_tool_result": {"toolCallId": "m1", "server": "fs", "toolName": "read", "output": "x"},
     "mcp_tool_error": {"toolCallId": "m1", "server": "fs", "toolName": "read", "error": "boom"},
-    "subagent_spawn": {"subagentId": "a1", "agentName": "explorer", "prompt": "look"},
+    "subagent_spawn": {"subagentId": "a1", "agentName": "explorer", "prompt": "look", "description": "Explore"},
     "subagent_result": {
         "subagentId": "a1",
         "agentName": "explorer",
@@ -101,6 +101,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "client_request": {"requestId": "7", "method": "fs/read_text_file", "params": {"path": "/p/a.py"}},
     "client_notification": {"method": "elicitation/complete", "params": {"elicitationId": "e1", "_meta": {"k": 1}}},
     "agent_update": {"update": {"sessionUpdate": "session_info_update", "title": None, "_meta": {"k": 1}}},
+    "subagent_text": {"subagentId": "toolu_1", "text": "looking", "parentToolCallId": "toolu_1"},
 }
 
 
