@@ -32,7 +32,7 @@ def announce_approval(translator: UpdateTranslator, event: ApprovalRequestEvent)
     translator.remember_approval(event.interaction_id, tool_id)
     if tool_id in translator.tools:
         return []
-    return translator.announce(tool_id, event.tool_name or event.action, event.input)
+    return translator.announce(tool_id, event.tool_name or event.action, event.input, parent=event.parent_tool_call_id)
 
 
 def updates_for_event(

@@ -5,6 +5,13 @@ shown and their state, and the bounded output of running commands. Tool kinds, t
 from the display hints an agent reported on the event (``display``: every ACP agent reports them) and, where a hint
 is missing, from the adapter's tool table; so this module knows no agent. Updates are plain dicts in ACP's camelCase wire form
 (built without the SDK's pydantic models: the hot path stays cheap; tests validate every shape with ``acp.schema``).
+
+Subagents are shown nested, the way every editor can show them: a subagent's tool calls are the session's own tool
+calls, linked to the Task/Agent call that spawned it by ``_meta`` (``claudeCode.parentToolUseId`` as
+claude-agent-acp writes it, and :data:`PARENT_META`); its text goes into that call's content, never into an
+``agent_message_chunk``. The call also carries :data:`SUBAGENT_META` (spawned, ended) and each text block as
+:data:`SUBAGENT_TEXT_META`, which :mod:`acp_mux.translation.child_sessions` reads to show the subagent as a child
+session to an editor that asked for them.
 """
 
 from __future__ import annotations
@@ -30,6 +37,9 @@ if TYPE_CHECKING:  # the event classes and the ACP TypedDicts are types only her
 
 LIVE_OUTPUT_INTERVAL_S = 0.1
 TITLE_CHARS = 120
+PARENT_META = "parent_tool_call"  # on a subagent's tool_call: {"tool_call_id": the Task call}
+SUBAGENT_META = "subagent"  # on a Task call's update: {"tool_call_id", "state", and at spawn "agent", "title", …}
+SUBAGENT_TEXT_META = "subagent_text"  # on a Task call's update: {"tool_call_id", "text", "thinking"}
 
 
 class ToolSpecLike(Protocol):
@@ -72,6 +82,8 @@ class ToolView:
     terminal: bool = False
     pending: list[str] = field(default_factory=list)  # terminal mode: output not yet sent (throttled)
     agent_title: bool = False  # the agent named the call itself: the tool table's title never replaces it
+    subagent: bool = False  # this call runs a subagent (a subagent_spawn named it)
+    subagent_text: list[str] = field(default_factory=list)  # what the subagent wrote, block by block
 
 
 def message_chunk(text: str, message_id: str | None = None) -> acp.SessionUpdateAgentMessageChunk:
@@ -162,17 +174,25 @@ class UpdateTranslator:
 
     # ── tools ──────────────────────────────────────────────────────────────────────────────────────────────────
     def _on_tool_call_start(self, e: ev.ToolCallStartEvent) -> list[Update]:
-        return self.announce(e.tool_call_id, e.tool_name, _complete_json(e.input_accumulated), e.display)
+        tool_input = _complete_json(e.input_accumulated)
+        return self.announce(e.tool_call_id, e.tool_name, tool_input, e.display, parent=e.parent_tool_call_id)
 
     def _on_mcp_tool_call_start(self, e: ev.McpToolCallStartEvent) -> list[Update]:
         if e.tool_call_id in self.tools:
             return []
-        return self.announce(e.tool_call_id, f"mcp__{e.server}__{e.tool_name}", e.input) + self._ready(
+        name = f"mcp__{e.server}__{e.tool_name}"
+        return self.announce(e.tool_call_id, name, e.input, parent=e.parent_tool_call_id) + self._ready(
             e.tool_call_id, e.input
         )
 
     def announce(
-        self, tool_id: str, name: str, tool_input: JsonValue, display: ev.ToolDisplay | None = None
+        self,
+        tool_id: str,
+        name: str,
+        tool_input: JsonValue,
+        display: ev.ToolDisplay | None = None,
+        *,
+        parent: str | None = None,
     ) -> list[Update]:
         """``tool_call``: the editor learns of the tool as soon as the agent starts it."""
         if tool_id in self.tools or tool_id in self._plan_tools:
@@ -190,6 +210,8 @@ class UpdateTranslator:
         update["title"], update["kind"], update["status"] = view.title, view.kind, "pending"
         if tool_input is not None:
             update["rawInput"] = cap_value(tool_input)
+        if parent is not None:  # a subagent's call, nested under the call that spawned it
+            update["_meta"] = {"claudeCode": {"parentToolUseId": parent}, PARENT_META: {"tool_call_id": parent}}
         return [update]
 
     def _apply_display(
@@ -223,7 +245,8 @@ class UpdateTranslator:
         return True
 
     def _on_tool_call_ready(self, e: ev.ToolCallReadyEvent) -> list[Update]:
-        out = self.announce(e.tool_call_id, e.tool_name, None, e.display)  # no-op when the start was seen
+        # a no-op when the start was seen
+        out = self.announce(e.tool_call_id, e.tool_name, None, e.display, parent=e.parent_tool_call_id)
         if e.tool_call_id in self._plan_tools:
             entries = plan_entries(e.input)
             return [{"sessionUpdate": "plan", "entries": entries}] if entries is not None else []
@@ -270,7 +293,7 @@ class UpdateTranslator:
         out: list[Update] = []
         if e.tool_call_id not in self.tools:
             name = (display.title if display is not None and display.title else None) or "tool"
-            out += self.announce(e.tool_call_id, name, None, display)
+            out += self.announce(e.tool_call_id, name, None, display, parent=e.parent_tool_call_id)
             display = None  # the announcement carried it
         view = self.tools.get(e.tool_call_id)
         if view is None:
@@ -339,6 +362,8 @@ class UpdateTranslator:
             content = self._final_content(view, status, output)
             if content is not None:
                 update["content"] = content
+        if view.subagent:  # the subagent's work is over (done, failed, stopped or cancelled)
+            update["_meta"] = {SUBAGENT_META: {"tool_call_id": tool_id, "state": "idle"}}
         view.status = status
         out.append(update)
         return out
@@ -353,6 +378,9 @@ class UpdateTranslator:
         if view.kind == "edit" and view.content and status == "completed":
             return None  # the diff shown at announce time stays
         text = _output_text(output)
+        if view.subagent_text:  # what the subagent wrote stays; its answer follows when it says something new
+            blocks = view.subagent_text + ([text] if text.strip() and text.strip() != view.subagent_text[-1] else [])
+            return [_text_content(cap_text("\n\n".join(blocks)))]
         if not text:
             return view.content or None if status == "failed" else None
         text = cap_text(text)
@@ -535,7 +563,33 @@ class UpdateTranslator:
         return [notice(f"\n\n_(retrying, attempt {e.attempt}{of}: {e.reason})_\n\n")]
 
     def _on_subagent_spawn(self, e: ev.SubagentSpawnEvent) -> list[Update]:
-        return []  # the Task/Agent tool call already shows it
+        """The Task/Agent call already shows the spawn; it is marked as a subagent's (for child sessions)."""
+        view = self.tools.get(e.subagent_id)
+        if view is None or view.subagent:
+            return []
+        view.subagent = True
+        info: dict[str, JsonValue] = {"tool_call_id": view.id, "state": "running", "agent": e.agent_name}
+        info["title"] = _shorten(e.description or e.agent_name)
+        info["description"] = _shorten(e.prompt) if e.prompt else None
+        return [{"sessionUpdate": "tool_call_update", "toolCallId": view.id, "_meta": {SUBAGENT_META: info}}]
+
+    def _on_subagent_text(self, e: ev.SubagentTextEvent) -> list[Update]:
+        """A subagent's words: the content of its Task call (the whole text so far, as ACP content replaces), never
+        the main reply; its thinking is only marked (an editor shows it in a child session, if anywhere)."""
+        view = self.tools.get(e.subagent_id)
+        if view is None or not e.text:
+            return []
+        marked: dict[str, JsonValue] = {"tool_call_id": view.id, "text": e.text, "thinking": bool(e.thinking)}
+        update: acp.SessionUpdateToolCallUpdate = {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": view.id,
+            "_meta": {SUBAGENT_TEXT_META: marked},
+        }
+        if not e.thinking:
+            view.subagent_text.append(e.text)
+            view.content = [_text_content(cap_text("\n\n".join(view.subagent_text)))]
+            update["content"] = view.content
+        return self._in_progress(view) + [update]
 
     # ── end of turn ────────────────────────────────────────────────────────────────────────────────────────────
     def close_open_tools(self, status: acp.ToolCallStatus = "failed") -> list[Update]:

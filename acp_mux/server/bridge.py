@@ -24,6 +24,7 @@ from acp_mux.server.self_command import own_command
 from acp_mux.server.sign_out import can_sign_out, sign_out
 from acp_mux.server.agent_choice import AGENT_OPTION, AgentChoices
 from acp_mux.server.store import SessionRecord, SessionStore
+from acp_mux.translation.child_sessions import split_child_id
 
 if TYPE_CHECKING:
     from acp_mux.protocol.v1_dicts import SessionConfigOption, SessionUpdate
@@ -222,8 +223,8 @@ class AcpServer:
         roots = self._extra_roots(record.agent, request.additional_directories)
         session = self._live(record, _mcp_servers(request.mcp_servers))
         session.record.additional_directories = record.additional_directories = roots  # also when already open
-        for update in session.history():  # ACP: replay everything (translated from the event log), then answer
-            self.conn.notify("session/update", {"sessionId": record.session_id, "update": update})
+        for session_id, update in session.routed_history():  # ACP: replay everything (from the log), then answer
+            self.conn.notify("session/update", {"sessionId": session_id, "update": update})
         return AfterResponse(
             answer(v1.LoadSessionResponse, self._session_state(session)), lambda: self._reopened(session)
         )
@@ -311,6 +312,11 @@ class AcpServer:
         session = self.sessions.get(request.session_id)
         if session is not None:
             await session.cancel()
+            return
+        child = split_child_id(request.session_id)  # a subagent's child session: that subagent alone
+        parent = self.sessions.get(child[0]) if child is not None else None
+        if parent is not None and child is not None:
+            await parent.cancel_child(child[1])
 
     async def set_mode(self, request: v1.SetSessionModeRequest) -> dict[str, Any]:
         session = self._session(request.session_id)

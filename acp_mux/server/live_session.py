@@ -39,6 +39,7 @@ from acp_mux.translation.permissions import (
     mode_exit_options,
     permission_options,
 )
+from acp_mux.translation.child_sessions import ChildSessions, wants_child_sessions
 from acp_mux.translation.content import UnsupportedContent, prompt_to_blocks, to_prompt
 from acp_mux.translation.conversation import approval_tool_id, updates_for_event
 from acp_mux.translation.diffs import read_existing
@@ -115,6 +116,8 @@ class LiveSession:
         self._adapter_for = adapter_for
         self.rules = PermissionRules(cwd=record.cwd)  # relative paths in rules resolve in the session's folder
         self.translator = self._new_translator(self._read_for_diff)
+        # an editor that declared subagents sees each subagent as a child session, else nested in this one
+        self._children = self._child_sessions() if wants_child_sessions(self.client_capabilities) else None
         self.handle: RunHandle | None = None
         self._gate = SessionGate()  # the one owner of this session's order: turns and switches, one at a time
         self._replace_before_turn = False  # a mode/model the live agent could not take: a new process next turn
@@ -137,7 +140,34 @@ class LiveSession:
         return self.record.session_id
 
     def update(self, payload: acp.SessionUpdate) -> None:
-        self._send_update(self.id, payload)
+        if self._children is None:
+            self._send_update(self.id, payload)
+            return
+        self._children.can_cancel = self.adapter.capabilities.stops_subagents  # the agent answering now
+        for session_id, routed in self._children.route(payload):
+            self._send_update(session_id, routed)
+
+    def _child_sessions(self) -> ChildSessions:
+        return ChildSessions(self.id, self.record.cwd, self.adapter.capabilities.stops_subagents)
+
+    def routed_history(self) -> Iterator[tuple[str, acp.SessionUpdate]]:
+        """:meth:`history` addressed as the live turns were: to child sessions too, for an editor that asked."""
+        children = self._child_sessions() if self._children is not None else None
+        for update in self.history():
+            yield from children.route(update) if children is not None else [(self.id, update)]
+
+    async def cancel_child(self, tool_call_id: str) -> None:
+        """``session/cancel`` of a child session: stop that subagent alone where the agent can (the parent's turn
+        goes on, its Task call ends with the subagent's stop); where it cannot, the child never offered cancel."""
+        handle = self.handle
+        if handle is None or handle.done or not self._gate.turn_running:
+            return
+        if self._turn_run is not None:
+            self.log.record(self._turn_run, "user.cancel_subagent", {"tool_call_id": tool_call_id})
+        try:
+            await handle.stop_subagent(tool_call_id)
+        except Exception as exc:
+            log.debug("stopping subagent %s failed: %s", tool_call_id, exc)
 
     def history(self) -> Iterator[acp.SessionUpdate]:
         """The stored conversation as ``session/update`` payloads, translated now (session/load). Flushes first:
