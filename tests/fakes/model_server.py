@@ -42,7 +42,10 @@ A scenario is a JSON file (or the equivalent dict)::
      "retry_after": "0",       # value of the retry-after header on 429s
      "error_headers": {...},   # extra headers on every 401/429 (e.g. {"x-should-retry": "false"})
      "helper_text": "...",     # answer to helper requests (no tools)
-     "done_text": "..."}       # answer once the steps are used up
+     "done_text": "...",       # answer once the steps are used up
+     "scripts": {"<marker>": {"steps": [...], "done_text": "..."}}}
+                               # sub-scripts: a request whose first user message contains <marker> (e.g. a
+                               # subagent's, whose first message is the Task prompt) is answered by that script
 
 **Which step answers a request?** The number of tool results already in the request (Anthropic ``tool_result``
 blocks, Responses ``function_call_output`` items, Chat ``role:"tool"`` messages, Gemini ``functionResponse``
@@ -50,6 +53,11 @@ parts). Agents resend the whole history
 on every call, so this count is exactly "how far the script has got", whether the tool was allowed, denied or
 failed, and it survives a resumed session. Nothing is kept between requests, so concurrent or repeated requests
 cannot desynchronise the script.
+
+**Sub-scripts** (``scripts``): a subagent is a second conversation with the same server. A request whose first
+user message contains a script's marker is answered from that script's steps instead, counted the same way (its
+own tool results: a subagent starts with none), so the main script's step counting is untouched; each record says
+which script answered (``script``: the marker, or None for the main one).
 
 **Helper requests** (claude asks for titles and the like without any tools) get ``helper_text`` and do not consume a
 step.
@@ -135,7 +143,15 @@ def load_scenario(source: str | Path | dict[str, Any], variables: dict[str, str]
         raw = json.loads(path.read_text())
     scenario = {**DEFAULTS, **raw}
     scenario.setdefault("steps", [])
-    _validate(scenario)
+    scripts = scenario.get("scripts") or {}
+    if not isinstance(scripts, dict) or not all(isinstance(m, str) and m for m in scripts):
+        raise ValueError("scripts must map a non-empty marker to a scenario")
+    scenario["scripts"] = {
+        marker: {**DEFAULTS, "steps": [], **{k: v for k, v in scenario.items() if k != "scripts"}, **script}
+        for marker, script in scripts.items()
+    }
+    for script in (scenario, *scenario["scripts"].values()):
+        _validate(script)
     return _substitute(scenario, variables or {})
 
 
@@ -165,6 +181,34 @@ def _substitute(obj: Any, variables: dict[str, str]) -> Any:
     if isinstance(obj, dict):
         return {k: _substitute(v, variables) for k, v in obj.items()}
     return obj
+
+
+def first_user_text(body: dict[str, Any]) -> str:
+    """The text of a request's first user message, in any wire format (Anthropic/Chat ``messages``, Responses
+    ``input``, Gemini ``contents``): where a subagent's request carries its Task prompt."""
+    items = body.get("messages") or body.get("input") or body.get("contents") or []
+    if isinstance(items, str):
+        return items
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and item.get("role") == "user":
+            content = item.get("content", item.get("parts"))
+            if isinstance(content, str):
+                return content
+            parts = content if isinstance(content, list) else []
+            return "\n".join(str(p.get("text") or "") for p in parts if isinstance(p, dict))
+    return ""
+
+
+def script_for(scenario: dict[str, Any], body: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+    """The script that answers a request: the first sub-script whose marker is in the first user message, else
+    the scenario itself (marker None)."""
+    scripts = scenario.get("scripts") or {}
+    if scripts:
+        text = first_user_text(body)
+        for marker, script in scripts.items():
+            if marker in text:
+                return marker, script
+    return None, scenario
 
 
 def step_for(scenario: dict[str, Any], n_results: int) -> dict[str, Any]:
@@ -953,7 +997,7 @@ class ModelServer:
         self._records: list[dict[str, Any]] = []
         self._lock = threading.Condition()
         self._stopping = threading.Event()
-        self._step_failures: dict[int, int] = {}  # step -> requests failed so far (steps with "times")
+        self._step_failures: dict[tuple[str | None, int], int] = {}  # (script, step) -> requests failed so far
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -1021,6 +1065,7 @@ class ModelServer:
                 "body": body,
                 "kind": None,  # "step" | "helper" | "count_tokens" | "models" | "probe" | "other"
                 "step": None,  # index of the scenario step used (tool results in the request)
+                "script": None,  # the sub-script that answered (its marker), None for the main script
                 "error": None,  # error mode applied, if any
                 "status": None,  # HTTP status sent
                 "events": 0,  # SSE events written
@@ -1068,20 +1113,22 @@ class ModelServer:
             return
 
         count, render, build, prefix = _APIS[api]
+        marker, script = script_for(self.scenario, body)
         if body.get("tools"):
             step_no = count(body)
-            step = step_for(self.scenario, step_no)
-            kind, error = "step", step.get("error") or self.scenario.get("error")
+            step = step_for(script, step_no)
+            kind, error = "step", step.get("error") or script.get("error")
             blocks, tag = step.get("blocks", []), f"fake_{record['seq']}"
         else:  # helper call (title, summary, ...): fixed short text, never consumes a step
             step_no, kind, error = None, "helper", self.scenario.get("error")
             blocks, tag = [{"text": self.scenario["helper_text"]}], f"fake_helper_{record['seq']}"
         if error and body.get("tools") and "times" in step:  # a transient failure: only the first `times` requests
-            seen = self._step_failures.get(step_no, 0)
-            self._step_failures[step_no] = seen + 1
+            key = (marker, step_no)
+            seen = self._step_failures.get(key, 0)
+            self._step_failures[key] = seen + 1
             if seen >= int(step["times"]):
                 error = None
-        self._update(record, kind=kind, step=step_no, error=error)
+        self._update(record, kind=kind, step=step_no, error=error, script=marker)
         model = self.scenario["model"] or body.get("model") or _gemini_path_model(handler.path) or "fake-model"
         response_id = prefix + tag
 
