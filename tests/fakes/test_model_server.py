@@ -660,3 +660,75 @@ def test_times_makes_a_step_fail_only_that_many_times() -> None:
     scenario = {"delta_delay": 0, "steps": [{"blocks": [{"text": "ok"}], "error": "server", "times": 2}]}
     with ModelServer(scenario) as srv:
         assert [post(srv.url, "/v1/messages", anthropic_body(0))[0] for _ in range(3)] == [500, 500, 200]
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# sub-scripts (a subagent's own conversation, chosen by a marker in its first user message)
+# ------------------------------------------------------------------------------------------------------------------
+
+SUBAGENT_SCENARIO: dict[str, Any] = {
+    **SCENARIO,
+    "scripts": {
+        "[[sub]]": {
+            "steps": [
+                {"blocks": [{"text": "Sub looking."}, {"tool_use": {"name": "Read", "input": {"file_path": "a"}}}]},
+                {"blocks": [{"text": "Sub found it."}], "error": "server", "times": 1},
+            ],
+            "done_text": "Sub done.",
+        }
+    },
+}
+
+
+def with_first_message(body: dict[str, Any], text: str) -> dict[str, Any]:
+    """The same request as one whose conversation began with ``text`` (as a subagent's begins with its prompt)."""
+    body = json.loads(json.dumps(body))
+    key = "messages" if "messages" in body else "input" if "input" in body else "contents"
+    first = body[key][0]
+    if key == "messages":
+        first["content"] = [{"type": "text", "text": "<system-reminder>x</system-reminder>"}, {"type": "text", "text": text}]  # fmt: skip
+    else:
+        first["content" if key == "input" else "parts"][0]["text"] = text
+    return body
+
+
+def streamed_text(raw: bytes) -> str:
+    return "".join(
+        d["delta"].get("text", "") for _, d in parse_sse(raw) if isinstance(d, dict) and d.get("type") == "content_block_delta"
+    )  # fmt: skip
+
+
+def test_a_request_whose_first_message_carries_a_marker_is_answered_by_its_script() -> None:
+    with ModelServer(SUBAGENT_SCENARIO) as srv:
+        main0 = post(srv.url, "/v1/messages", anthropic_body(0))[2]
+        sub0 = post(srv.url, "/v1/messages", with_first_message(anthropic_body(0), "[[sub]] look at a"))[2]
+        main1 = post(srv.url, "/v1/messages", anthropic_body(1))[2]  # the main script went on where it was
+        failed = post(srv.url, "/v1/messages", with_first_message(anthropic_body(1), "[[sub]] look at a"))[0]
+        sub1 = post(srv.url, "/v1/messages", with_first_message(anthropic_body(1), "[[sub]] look at a"))[2]
+        sub_done = post(srv.url, "/v1/messages", with_first_message(anthropic_body(5), "[[sub]] look at a"))[2]
+        main2 = post(srv.url, "/v1/messages", anthropic_body(2))[2]
+        records = [(r["script"], r["step"]) for r in srv.requests]
+    assert b'"name": "Write"' in main0 and b'"name": "Edit"' in main1 and streamed_text(main2) == "Done editing."
+    assert streamed_text(sub0) == "Sub looking." and b'"name": "Read"' in sub0
+    assert failed == 500 and streamed_text(sub1) == "Sub found it."  # its own `times`, counted apart
+    assert streamed_text(sub_done) == "Sub done."
+    assert records == [(None, 0), ("[[sub]]", 0), (None, 1), ("[[sub]]", 1), ("[[sub]]", 1), ("[[sub]]", 5), (None, 2)]
+
+
+@pytest.mark.parametrize("body", [responses_body(0), gemini_body(0)])
+def test_the_marker_is_read_in_every_wire_format(body: dict[str, Any]) -> None:
+    with ModelServer(SUBAGENT_SCENARIO) as srv:
+        path = "/v1/responses" if "input" in body else "/v1beta/models/g:streamGenerateContent?alt=sse"
+        post(srv.url, path, with_first_message(body, "please [[sub]]"))
+        post(srv.url, path, body)
+        assert [r["script"] for r in srv.requests] == ["[[sub]]", None]
+
+
+def test_scripts_are_validated_and_inherit_the_scenario_settings() -> None:
+    with pytest.raises(ValueError, match="step 0"):
+        load_scenario({"scripts": {"m": {"steps": [{"blocks": [{"nope": 1}]}]}}})
+    with pytest.raises(ValueError, match="marker"):
+        load_scenario({"scripts": {"": {"steps": []}}})
+    loaded = load_scenario({**SUBAGENT_SCENARIO, "scripts": {"m": {"steps": [{"blocks": [{"text": "{cwd}"}]}]}}}, {"cwd": "/w"})  # fmt: skip
+    script = loaded["scripts"]["m"]
+    assert script["steps"][0]["blocks"][0]["text"] == "/w" and script["done_text"] == "Finished."
