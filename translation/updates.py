@@ -379,7 +379,8 @@ class UpdateTranslator:
             return None  # the diff shown at announce time stays
         text = _output_text(output)
         if view.subagent_text:  # what the subagent wrote stays; its answer follows when it says something new
-            blocks = view.subagent_text + ([text] if text.strip() and text.strip() != view.subagent_text[-1] else [])
+            new = text.strip() and not text.strip().startswith(view.subagent_text[-1].strip())
+            blocks = view.subagent_text + ([text] if new else [])  # (claude's answer repeats its last block)
             return [_text_content(cap_text("\n\n".join(blocks)))]
         if not text:
             return view.content or None if status == "failed" else None
