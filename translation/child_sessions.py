@@ -71,6 +71,12 @@ class ChildSessions:
             return [(self.parent_id, update)]
         return self._announce(owner, None) + [(child_session_id(self.parent_id, owner), update)]
 
+    def session_of(self, tool_call_id: str) -> str:
+        """The session a tool call belongs to (its permission question is asked there): a subagent's call in its
+        child session, announced by then (its ``tool_call`` went there first), any other in the parent."""
+        owner = self.owner.get(tool_call_id)
+        return child_session_id(self.parent_id, owner) if owner in self.announced else self.parent_id
+
     def _state(self, info: Mapping[str, JsonValue]) -> list[tuple[str, SessionUpdate]]:
         tool_id = info.get("tool_call_id")
         if not isinstance(tool_id, str):

@@ -682,7 +682,8 @@ class LiveSession:
             tool_call["title"], tool_call["kind"] = view.title, view.kind
             if view.content:
                 tool_call["content"] = view.content
-        params: acp.RequestPermissionRequest = {"sessionId": self.id, "toolCall": tool_call, "options": options}
+        session_id = self._children.session_of(tool_id) if self._children is not None else self.id
+        params: acp.RequestPermissionRequest = {"sessionId": session_id, "toolCall": tool_call, "options": options}
         cancelled = asyncio.ensure_future(self._cancel.wait())
         try:
             while True:  # asked again when the editor reopens the session (``reask_pending``): late answers

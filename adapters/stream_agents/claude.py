@@ -22,7 +22,8 @@ Mapping decisions, each for a reason:
   later event of a tool call the subagent started (its result, its approval), so the tree survives the log. Its
   text (forwarded since ``forwardSubagentText`` in the initialize, 2.1.197 verified) becomes ``subagent_text``,
   never ``text_delta``: it never joins the main reply. ``system task_started`` gives the subagent's ``task_id``,
-  which ``stop_task`` (a control request of 2.1.197) stops alone, the parent turn carrying on.
+  which ``stop_task`` (a control request of 2.1.197) stops alone, the parent turn carrying on; a subagent's
+  ``can_use_tool`` carries it as ``agent_id`` (and may come before the subagent's assistant line).
 * **Errors are never lost and never end a turn silently.** The synthetic ``assistant`` error line is remembered
   and typed when ``result`` arrives (or at exit if it never does). Recoverable errors (rate limit, refusal,
   max_tokens, any other agent error) come just before that prompt's ``turn_end``, so the next prompt still works;
@@ -552,8 +553,13 @@ class ClaudeAdapter(AgentAdapter):
         name = str(req.get("tool_name") or "tool")
         tool_input = as_dict(req.get("input"))
         tool_id = str(req.get("tool_use_id") or "") or None
-        # The request must point at an announced tool call: announce it now if the assistant line has not.
+        # The request must point at an announced tool call: announce it now if the assistant line has not. A
+        # subagent's request names it by ``agent_id`` (its task_id), often before its assistant line arrives.
         events = tool_start(ctx, tool_id, name, tool_input) if tool_id else []
+        st = ClaudeRun.of(ctx)
+        agent_id = req.get("agent_id")
+        task = next((t for t, task_id in st.tasks.items() if task_id == agent_id), None) if agent_id else None
+        events = self._link(events, task, ctx)
         asked = ev.ApprovalRequestEvent(
             interaction_id=request_id,
             action=approval_action(name, tool_input),

@@ -198,3 +198,34 @@ async def test_cancelling_the_child_stops_that_subagent_and_the_parent_carries_o
         assert parent[-1] != {} and any(u.get("state") == {"state": "idle"} for u in parent)
         assert text_of(parent).endswith("The subagent says the notes hold a greeting.")  # the parent went on
         assert [r["script"] for r in srv.requests if r["kind"] == "step"][-1] is None
+
+
+class SessionRecordingClient(RecordingClient):
+    """Also notes which session each permission question came in."""
+
+    asked_in: list[str]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked_in = []
+
+    async def request_permission(self, options: list[Any], session_id: str, tool_call: Any, **kwargs: Any) -> Any:
+        self.asked_in.append(session_id)
+        return await super().request_permission(options, session_id, tool_call, **kwargs)
+
+
+async def test_a_subagents_permission_question_is_asked_in_its_child_session(agent: RealAgent) -> None:
+    scenario: dict[str, Any] = json.loads((SCENARIOS / "claude_subagent.json").read_text())
+    bash = {"tool_use": {"name": "Bash", "input": {"command": "touch made.txt", "description": "Make a file"}}}
+    scenario["scripts"][MARKER]["steps"][0]["blocks"][1] = bash
+    agent.server = ModelServer(scenario, variables={"cwd": str(agent.cwd)}, delta_delay=0).start()
+    client = SessionRecordingClient()
+    async with agent.bridge(client) as (conn, _):
+        wire, sid = await start(agent, client, conn, children=True)
+        prompt = [acp.text_block("Make a file with a subagent.")]
+        result = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=prompt), TURN_S)
+    assert result.stop_reason == "end_turn", agent.log()[-3000:]
+    child = child_session_id(sid, agent_call(wire.updates(sid)))
+    assert client.asked_in == [child] and (agent.cwd / "made.txt").exists()
+    (call,) = [u for u in wire.updates(child) if u["sessionUpdate"] == "tool_call"]
+    assert call["kind"] == "execute" and client.permissions[0][0].tool_call_id == call["toolCallId"]

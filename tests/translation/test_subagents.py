@@ -117,6 +117,10 @@ def test_as_child_sessions_the_subagent_is_announced_then_speaks_in_its_own_sess
     idle = (PARENT, {"sessionUpdate": "subagent_update", "sessionId": child, "state": {"state": "idle"}})
     assert pairs.count(idle) == 1 and pairs.index(idle) > max(i for i, (sid, _) in enumerate(pairs) if sid == child)
     assert {sid for sid, _ in pairs} == {PARENT, child}
+    children = ChildSessions(PARENT, CWD, True)
+    for u in nested(recorded()[0]):
+        children.route(u)  # type: ignore[arg-type]
+    assert (children.session_of(READ), children.session_of(TASK)) == (child, PARENT)  # where a question is asked
 
 
 def test_child_ids_and_the_capability() -> None:
@@ -142,18 +146,21 @@ def _result(tool_id: str, text: str, parent: str | None) -> dict[str, Any]:
     return {"type": "user", "message": {"role": "user", "content": [block]}, "parent_tool_use_id": parent}
 
 
-def subagent_lines(task: str, n: int, marked_results: bool) -> list[dict[str, Any]]:
-    """What one subagent writes: per step a text, a Read, claude's permission question for it (never marked) and
-    its result (marked or not: the link must come from the call, not from the line)."""
+def subagent_lines(task: str, n: int, marked_results: bool, ask_first: bool) -> list[dict[str, Any]]:
+    """What one subagent writes: per step a text, a Read, claude's permission question for it (never marked, but
+    naming the subagent's task as ``agent_id``; before or after the call's own line) and its result (marked or
+    not: the link must come from the call, not from the line)."""
     lines: list[dict[str, Any]] = [
         {"type": "system", "subtype": "task_started", "task_id": f"task-{task}", "tool_use_id": task}
     ]
     for i in range(n):
         tool = f"{task}-read-{i}"
         lines.append(_assistant({"type": "text", "text": f"SUBTEXT {task} {i}"}, f"m-{task}-{i}", task))
-        lines.append(_assistant({"type": "tool_use", "id": tool, "name": "Read", "input": {"file_path": "a"}}, f"m-{task}-{i}", task))  # fmt: skip
-        ask = {"subtype": "can_use_tool", "tool_name": "Read", "input": {"file_path": "a"}, "tool_use_id": tool}
-        lines.append({"type": "control_request", "request_id": f"ask-{tool}", "request": ask})
+        call = _assistant({"type": "tool_use", "id": tool, "name": "Read", "input": {"file_path": "a"}}, f"m-{task}-{i}", task)  # fmt: skip
+        ask = {"subtype": "can_use_tool", "tool_name": "Read", "input": {"file_path": "a"}, "tool_use_id": tool,
+               "agent_id": f"task-{task}"}  # fmt: skip
+        question = {"type": "control_request", "request_id": f"ask-{tool}", "request": ask}
+        lines += [question, call] if ask_first else [call, question]
         lines.append(_result(tool, f"content {i}", task if marked_results else None))
     return lines
 
@@ -163,7 +170,7 @@ def interleaved_run(draw: st.DrawFn) -> list[dict[str, Any]]:
     """The main agent starts two Agent calls, the two subagents' lines (and main-agent text) interleave in any
     order that keeps each one's own order, then both calls end and the turn ends."""
     tasks = ["toolu_A", "toolu_B"]
-    streams = [subagent_lines(t, draw(st.integers(0, 3)), draw(st.booleans())) for t in tasks]
+    streams = [subagent_lines(t, draw(st.integers(0, 3)), draw(st.booleans()), draw(st.booleans())) for t in tasks]
     streams.append([_assistant({"type": "text", "text": f"MAIN {i}"}, f"main-{i}", None) for i in range(draw(st.integers(0, 3)))])  # fmt: skip
     head = [{"type": "system", "subtype": "init", "session_id": SID, "cwd": "/w", "tools": [], "slash_commands": []}]
     for t in tasks:
