@@ -325,6 +325,8 @@ class ClaudeAdapter(AgentAdapter):
         """Mark a subagent's events with their Task call (``parent_tool_call_id``): those of a line it wrote, and
         any later event of a tool call it started (its result may come on a line without the mark)."""
         children = ClaudeRun.of(ctx).child_tools
+        if parent is None and not children:  # the main agent's line, no subagent yet: nothing to mark
+            return events
         for event in events:
             tool_id = getattr(event, "tool_call_id", None)
             if parent is not None and isinstance(tool_id, str) and tool_id != parent:
