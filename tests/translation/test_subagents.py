@@ -259,3 +259,55 @@ def test_the_event_log_keeps_the_tree(tmp_path: Path) -> None:
         return [(sid, u) for sid, u in pairs if sid != PARENT or u["sessionUpdate"] == "subagent_update"]
 
     assert tree(routed(replayed)) == tree(routed(live)) and len(tree(routed(live))) > 4
+
+
+def _nested_update(kind: str, task: str, n: int) -> dict[str, Any]:
+    """One update of the nested form, of any kind the translator makes about a subagent (or not)."""
+    child_call = f"{task}-call-{n}"
+    if kind == "spawn":
+        return {"sessionUpdate": "tool_call_update", "toolCallId": task,
+                "_meta": {"subagent": {"tool_call_id": task, "state": "running", "title": task}}}  # fmt: skip
+    if kind == "idle":
+        return {"sessionUpdate": "tool_call_update", "toolCallId": task, "status": "completed",
+                "_meta": {"subagent": {"tool_call_id": task, "state": "idle"}}}  # fmt: skip
+    if kind == "text":
+        return {"sessionUpdate": "tool_call_update", "toolCallId": task,
+                "_meta": {"subagent_text": {"tool_call_id": task, "text": f"SUBTEXT {n}", "thinking": n % 2 == 0}}}  # fmt: skip
+    if kind == "child_call":
+        return {"sessionUpdate": "tool_call", "toolCallId": child_call, "title": "t",
+                "_meta": {PARENT_META: {"tool_call_id": task}}}  # fmt: skip
+    if kind == "child_update":
+        return {"sessionUpdate": "tool_call_update", "toolCallId": child_call, "status": "completed"}
+    return {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"main {n}"}}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["spawn", "idle", "text", "child_call", "child_update", "main"]),
+            st.sampled_from(["toolu_A", "toolu_B"]),
+            st.integers(0, 2),
+        ),
+        max_size=30,
+    )
+)
+def test_whatever_the_order_a_child_is_announced_before_anything_bears_its_id(
+    steps: list[tuple[str, str, int]],
+) -> None:
+    """Updates in any order (a child's call before its spawn, text after its end, an end never announced): every
+    update sent to a child session comes after that child's announcement, the parent never gets the child's words,
+    and a child ends (idle) at most once per time it was announced running."""
+    children = ChildSessions(PARENT, CWD, False)
+    pairs = [pair for kind, task, n in steps for pair in children.route(_nested_update(kind, task, n))]  # type: ignore[arg-type]
+    known: set[str] = set()
+    for sid, u in pairs:
+        if sid == PARENT and u["sessionUpdate"] == "subagent_update":
+            if "title" in u:  # an announcement (later ones only patch the state)
+                assert u["sessionId"] not in known and u["capabilities"] == {"cancel": False}
+                known.add(u["sessionId"])
+            else:
+                assert u["sessionId"] in known and u["state"] == {"state": "idle"}
+        elif sid != PARENT:
+            assert sid in known and split_child_id(sid) is not None
+    assert "SUBTEXT" not in json.dumps([u for sid, u in pairs if sid == PARENT])
