@@ -82,9 +82,9 @@ class ChildSessions:
         if not isinstance(tool_id, str):
             return []
         if info.get("state") == "idle":
+            if tool_id not in self.running:
+                return []  # never shown (it ended before spawning), or already ended: nothing to close
             self.running.discard(tool_id)
-            if tool_id not in self.announced:
-                return []  # a subagent never shown (e.g. it ended before spawning): nothing to close
             idle: dict[str, JsonValue] = {
                 "sessionUpdate": "subagent_update",
                 "sessionId": child_session_id(self.parent_id, tool_id),

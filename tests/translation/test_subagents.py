@@ -301,13 +301,16 @@ def test_whatever_the_order_a_child_is_announced_before_anything_bears_its_id(
     children = ChildSessions(PARENT, CWD, False)
     pairs = [pair for kind, task, n in steps for pair in children.route(_nested_update(kind, task, n))]  # type: ignore[arg-type]
     known: set[str] = set()
+    running: set[str] = set()
     for sid, u in pairs:
         if sid == PARENT and u["sessionUpdate"] == "subagent_update":
             if "title" in u:  # an announcement (later ones only patch the state)
                 assert u["sessionId"] not in known and u["capabilities"] == {"cancel": False}
                 known.add(u["sessionId"])
+                running.add(u["sessionId"])
             else:
-                assert u["sessionId"] in known and u["state"] == {"state": "idle"}
+                assert u["sessionId"] in running and u["state"] == {"state": "idle"}
+                running.discard(u["sessionId"])
         elif sid != PARENT:
             assert sid in known and split_child_id(sid) is not None
     assert "SUBTEXT" not in json.dumps([u for sid, u in pairs if sid == PARENT])
