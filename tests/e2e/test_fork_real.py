@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import require_cli
+from tests.e2e.harness import RealAgent, require_cli
 from tests.e2e.test_switching import TwoAgents, prompt, request_with
 from tests.e2e.test_switching_handover import strings
 from tests.faults.test_handover_forgery import read_back
@@ -106,3 +106,26 @@ async def test_a_claude_fork_in_claude_is_claudes_own_fork_with_the_history(tmp_
         assert FIRST in again and NEXT not in again  # the original's conversation never got the fork's turn
     finally:
         agents.close()
+
+
+async def test_a_codex_fork_in_codex_is_codexs_own_thread_fork_with_the_history(tmp_path: Path) -> None:
+    agent = RealAgent("codex", require_cli("codex"), tmp_path)
+    reply = [{"blocks": [{"text": CLAUDE_SAID, "deltas": 2}]}]
+    server = agent.serve("switch_codex_reply", delta_delay=0, steps=reply, done_text=CLAUDE_SAID)
+    state = agent.root / "state"
+    try:
+        async with agent.bridge(RecordingClient()) as (conn, _):
+            sid = await agent.session(conn)
+            assert (await prompt(conn, sid, FIRST)).stop_reason == "end_turn", agent.log()[-3000:]
+            fid = (await conn.fork_session(session_id=sid, cwd=str(agent.cwd))).session_id
+            assert (await prompt(conn, fid, NEXT)).stop_reason == "end_turn", agent.log()[-3000:]
+            assert (await prompt(conn, sid, AFTER)).stop_reason == "end_turn", agent.log()[-3000:]
+            original, fork = record_of(state, sid), record_of(state, fid)
+        assert fork["native_session_id"] and fork["native_session_id"] != original["native_session_id"]
+        assert fork["native_fork_from"] is None and fork["forked_from"] == sid
+        asked = json.dumps(request_with(server, NEXT)["body"])
+        assert FIRST in asked and CLAUDE_SAID in asked and "earlier-conversation" not in asked  # thread/fork
+        again = json.dumps(request_with(server, AFTER)["body"])
+        assert FIRST in again and NEXT not in again
+    finally:
+        agent.close()
