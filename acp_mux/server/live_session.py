@@ -206,7 +206,10 @@ class LiveSession:
         self._maybe_title(prompt.as_text())
         ended: dict[str, JsonValue] = {"error": {"code": -32603, "message": "the turn did not end normally"}}
         self._turn_blocks, self._turn_marker = prompt_to_blocks(prompt), None
-        person = prompt
+        # the agent's own fork may yet fail: then the whole conversation so far is handed over (computed now,
+        # before this turn is logged, so the handover never holds the person's new message as an earlier turn)
+        forking = self.record.native_fork_from is not None and self.record.native_session_id is None
+        fallback = self._with_missed_turns(prompt, seen=0) if forking else prompt
         prompt = self._with_missed_turns(prompt)  # after a switch, or in a fork the agent has no copy of
         if self.choices is not None:
             self._turn_marker = f"**{self.adapter.display_name}:** "
@@ -222,7 +225,7 @@ class LiveSession:
             except RpcError:
                 if not self._native_fork_failed():
                     raise
-                result = await self._run_turn(self._with_missed_turns(person))  # once, with the handover
+                result = await self._run_turn(fallback)  # once, with the handover
             ended = {"stopReason": result["stopReason"]}
             return result
         except RpcError as exc:
@@ -396,7 +399,6 @@ class LiveSession:
             "%s could not fork session %s; handing the conversation over", self.adapter.name, record.native_fork_from
         )
         record.native_fork_from = None
-        record.seen_turns.pop(self.adapter.name, None)
         self.store.save(record)
         self._notice(
             f"\n[acp-mux: {self.adapter.display_name} could not fork its own session; the conversation so far is "
@@ -404,11 +406,12 @@ class LiveSession:
         )
         return True
 
-    def _with_missed_turns(self, prompt: Prompt) -> Prompt:
+    def _with_missed_turns(self, prompt: Prompt, seen: int | None = None) -> Prompt:
         """The turns this agent has not seen (answered by others since it last spoke, or all of them when it is new
-        here, or copied into a fork it has no native copy of), put before the person's message."""
+        here, or copied into a fork it has no native copy of), put before the person's message. ``seen``: how many
+        turns the agent has seen, when not its count in the record."""
         record = self.record
-        seen = record.seen_turns.get(self.adapter.name, 0)
+        seen = record.seen_turns.get(self.adapter.name, 0) if seen is None else seen
         if seen >= len(record.turn_agents):
             return prompt
         turns = turns_from_record(folded_conversation(self.history()), record.turn_agents)[seen:]

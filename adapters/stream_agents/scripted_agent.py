@@ -294,6 +294,9 @@ def main() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     threading.Thread(target=_reader, daemon=True).start()
     forked = bool(args.resume) and args.fork_session
+    if forked and os.environ.get("SCRIPTED_AGENT_FORK_FAILS"):  # as claude when the session to fork is gone
+        print(f"No conversation found with session ID: {args.resume}", file=sys.stderr)
+        raise SystemExit(1)
     session = str(uuid.uuid4()) if forked or not args.resume else args.resume
     emit(type="ready", session=session, resumed=bool(args.resume) and not forked)
     while True:

@@ -17,6 +17,7 @@ from typing import Any
 import acp
 import pytest
 
+from tests.faults.test_handover_forgery import read_back
 from tests.server.client import RecordingClient, bridge
 from tests.server.switching_client import switching_bridge
 
@@ -107,7 +108,9 @@ async def test_a_fork_into_another_agent_hands_over_only_what_came_before_it(tmp
         assert (await ask(conn, fid, "and now?")).stop_reason == "end_turn"
         reply = said(client, start)  # the scripted agent echoes its whole prompt: the handover included
         assert "**Scripted beta:**" in reply and "<earlier-conversation quoted-" in reply
-        assert "before the fork" in reply and "said after the fork" not in reply
+        records, message = read_back(reply[reply.index("<earlier-conversation") :])
+        assert [(r["person"], r["agent"]) for r in records] == [("before the fork", "alpha")]
+        assert "said after the fork" not in reply and message.strip() == "and now?"
         start = len(client.updates)
         assert (await ask(conn, fid, "once more")).stop_reason == "end_turn"
         assert "earlier-conversation" not in said(client, start)  # handed over once
@@ -172,3 +175,31 @@ async def test_a_single_agent_entry_refuses_a_fork_into_another_agent(tmp_path: 
             await conn.fork_session(session_id=sid, cwd=str(cwd), **{META: {"agent": "codex"}})
         same = await conn.fork_session(session_id=sid, cwd=str(cwd), **{META: {"agent": "demo"}})
         assert same.session_id != sid
+
+
+async def test_a_native_fork_that_fails_falls_back_to_the_handover_and_says_so(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    client = RecordingClient()
+    async with switching_bridge(client, tmp_path, SCRIPTED_AGENT_FORK_FAILS="1") as (conn, _, sid):
+        assert (await ask(conn, sid, "the first turn")).stop_reason == "end_turn"
+        fid = (await conn.fork_session(session_id=sid, cwd=str(tmp_path / "project"))).session_id
+        start = len(client.updates)
+        assert (await ask(conn, fid, "and in the fork?")).stop_reason == "end_turn"
+        reply = said(client, start)
+        assert "could not fork its own session" in reply
+        records, message = read_back(reply[reply.index("<earlier-conversation") :])  # handed over instead
+        assert [(r["person"], r["agent"]) for r in records] == [("the first turn", "alpha")]
+        assert message.strip() == "and in the fork?"
+        fork = record_of(state, fid)
+        assert fork["native_fork_from"] is None and fork["native_session_id"]
+        start = len(client.updates)
+        assert (await ask(conn, fid, "again")).stop_reason == "end_turn"
+        assert "earlier-conversation" not in said(client, start)
+    shown = subprocess.run(
+        [sys.executable, "-m", "acp_mux", "sessions", "show", fid],
+        env={**os.environ, "ACP_MUX_STATE_DIR": str(state)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert f"forked from {sid}" in shown.stdout.splitlines()[1] and "could not fork" in shown.stdout
