@@ -108,23 +108,27 @@ async def test_a_claude_fork_in_claude_is_claudes_own_fork_with_the_history(tmp_
         agents.close()
 
 
-async def test_a_codex_fork_in_codex_is_codexs_own_thread_fork_with_the_history(tmp_path: Path) -> None:
-    agent = RealAgent("codex", require_cli("codex"), tmp_path)
+@pytest.mark.parametrize("name", ["codex", "opencode", "omp", "hermes"])
+async def test_a_fork_in_the_same_agent_is_the_agents_own_fork_with_the_history(tmp_path: Path, name: str) -> None:
+    """codex: app-server thread/fork; opencode, omp, hermes: ACP session/fork, forwarded."""
+    agent = RealAgent(name, require_cli(name), tmp_path)
     reply = [{"blocks": [{"text": CLAUDE_SAID, "deltas": 2}]}]
     server = agent.serve("switch_codex_reply", delta_delay=0, steps=reply, done_text=CLAUDE_SAID)
     state = agent.root / "state"
+    client = RecordingClient()
     try:
-        async with agent.bridge(RecordingClient()) as (conn, _):
+        async with agent.bridge(client) as (conn, _):
             sid = await agent.session(conn)
             assert (await prompt(conn, sid, FIRST)).stop_reason == "end_turn", agent.log()[-3000:]
             fid = (await conn.fork_session(session_id=sid, cwd=str(agent.cwd))).session_id
             assert (await prompt(conn, fid, NEXT)).stop_reason == "end_turn", agent.log()[-3000:]
             assert (await prompt(conn, sid, AFTER)).stop_reason == "end_turn", agent.log()[-3000:]
             original, fork = record_of(state, sid), record_of(state, fid)
+        assert "could not fork" not in client.text()
         assert fork["native_session_id"] and fork["native_session_id"] != original["native_session_id"]
         assert fork["native_fork_from"] is None and fork["forked_from"] == sid
         asked = json.dumps(request_with(server, NEXT)["body"])
-        assert FIRST in asked and CLAUDE_SAID in asked and "earlier-conversation" not in asked  # thread/fork
+        assert FIRST in asked and CLAUDE_SAID in asked and "earlier-conversation" not in asked  # the agent's fork
         again = json.dumps(request_with(server, AFTER)["body"])
         assert FIRST in again and NEXT not in again
     finally:
