@@ -93,3 +93,11 @@ def test_any_fork_request_round_trips_through_the_wire(session_id: str, cwd: str
 def test_a_malformed_fork_request_is_a_shape_error(params: dict[str, Any]) -> None:
     with pytest.raises(wire.AcpShapeError):
         wire.parse_params("session/fork", params, strict=True)
+
+
+def test_no_hand_typed_method_is_in_the_generated_stable_tables() -> None:
+    """When a schema bump makes session/fork stable, its generated model takes over and unstable.py drops it."""
+    from acp_mux.protocol import v1
+
+    assert not set(unstable.AGENT_METHOD_PARAMS) & (set(v1.AGENT_METHOD_PARAMS) | set(v1.AGENT_NOTIFICATION_PARAMS))
+    assert not set(unstable.AGENT_METHOD_RESULTS) & set(v1.AGENT_METHOD_RESULTS)
