@@ -133,3 +133,32 @@ async def test_a_fork_in_the_same_agent_is_the_agents_own_fork_with_the_history(
         assert FIRST in again and NEXT not in again
     finally:
         agent.close()
+
+
+async def test_a_fork_in_an_agent_without_its_own_fork_is_handed_the_conversation(tmp_path: Path) -> None:
+    """gemini has no session/fork: the fork's first prompt carries the copied turns as the handover, once."""
+    agent = RealAgent("gemini", require_cli("gemini"), tmp_path)
+    reply = [{"blocks": [{"text": CLAUDE_SAID, "deltas": 2}]}]
+    server = agent.serve("switch_codex_reply", delta_delay=0, steps=reply, done_text=CLAUDE_SAID)
+    state = agent.root / "state"
+    try:
+        async with agent.bridge(RecordingClient()) as (conn, _):
+            sid = await agent.session(conn)
+            assert (await prompt(conn, sid, FIRST)).stop_reason == "end_turn", agent.log()[-3000:]
+            before = files_of(state, sid)
+            fid = (await conn.fork_session(session_id=sid, cwd=str(agent.cwd))).session_id
+            assert (await prompt(conn, fid, NEXT)).stop_reason == "end_turn", agent.log()[-3000:]
+            assert (await prompt(conn, fid, AFTER)).stop_reason == "end_turn", agent.log()[-3000:]
+            assert files_of(state, sid) == before
+            assert record_of(state, fid)["native_session_id"] != record_of(state, sid)["native_session_id"]
+        body = request_with(server, NEXT)["body"]
+        handed = [s for s in strings(body) if "<earlier-conversation quoted-" in s]
+        assert len(handed) == 1, json.dumps(body)[:3000]
+        records, message = read_back(handed[0][handed[0].index("<earlier-conversation") :])
+        assert [(r["person"], r["agent"]) for r in records] == [(FIRST, "gemini")]
+        assert message.strip() in ("", NEXT) and NEXT in json.dumps(body)  # gemini sends each prompt part apart
+        assert CLAUDE_SAID in records[0]["reply"]
+        later = json.dumps(request_with(server, AFTER)["body"])
+        assert later.count("<earlier-conversation quoted-") == 1  # the same handover in the history, not a second
+    finally:
+        agent.close()
