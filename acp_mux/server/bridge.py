@@ -260,8 +260,7 @@ class AcpServer:
         servers = _mcp_servers(request.mcp_servers)
         roots = self._extra_roots(agent, request.additional_directories)
         live = self.sessions.get(source.session_id)
-        if live is not None:  # its record is the fresher one, and what its turns logged so far must be on disk
-            live.log.flush()
+        if live is not None:  # its record is the fresher one (its log holds every completed turn: flushed at turn end)
             source = live.record
         native = self._native_to_fork(source, agent, adapter, live)
         record = SessionRecord(

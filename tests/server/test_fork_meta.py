@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -13,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from acp_mux.server.event_log import FLUSH_INTERVAL_S
 from acp_mux.server.fork import META_KEY
 from tests.faults.raw import RawBridge, wait_until
 from tests.server.test_editor_wire import PYTHON_LEAKS
@@ -38,6 +40,9 @@ def opened(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RawBridge
     record = bridge.root / "state" / "sessions" / f"{session_id}.json"
     # the agent starts warm and its native session is then saved in the record: done before the property runs
     wait_until(lambda: record.exists() and json.loads(record.read_text()).get("native_session_id"), what="its agent")
+    log = record.with_name(f"{session_id}.events.jsonl")
+    wait_until(log.exists, what="its agent's start in the log")
+    time.sleep(3 * FLUSH_INTERVAL_S)  # the rest of the start-up, flushed by its own timer
     yield bridge, session_id
     assert bridge.close() == 0
 
