@@ -170,6 +170,9 @@ class AgentAdapter:
     models: tuple[str, ...] = ()
     # Modes the user may continue in when the agent asks to leave a read-only (plan) mode, most permissive first.
     plan_exit_modes: tuple[str, ...] = ()
+    # The agent copies a native session itself when a run asks for it (``RunOptions.fork_session``: a new native
+    # session that starts as a copy of ``session_id``): ``session/fork`` then uses it, else hands the turns over.
+    native_fork: bool = False
 
     # ── discovery: the agent's row ─────────────────────────────────────────────────────────────────────────────
 

@@ -115,6 +115,11 @@ def agents_of(record: SessionRecord) -> str:
     return ", ".join(visible(name) for name in (answered if len(answered) > 1 else [record.agent]))
 
 
+def forked_note(record: SessionRecord) -> str:
+    """Where a fork came from (`` · forked from ID``), or nothing for a session that is no fork."""
+    return f" · forked from {visible(record.forked_from)}" if record.forked_from else ""
+
+
 # ── list ───────────────────────────────────────────────────────────────────────────────────────────────────────
 def _list(
     store: SessionStore, out: TextIO, agent: str | None, cwd: str | None, as_json: bool, limit: int | None = None
@@ -133,6 +138,7 @@ def _list(
                         "title": r.title,
                         "createdAt": r.created_at,
                         "updatedAt": r.updated_at,
+                        **({"forkedFrom": r.forked_from} if r.forked_from else {}),
                     },
                     ensure_ascii=False,
                 )
@@ -154,7 +160,8 @@ def _list(
         title = visible(r.title or "(untitled)")[:60]
         _write(
             out,
-            f"{r.session_id:<26}  {when(r.updated_at):<23}  {title}\n{'':<28}{agents_of(r)} · {visible(r.cwd)}\n",
+            f"{r.session_id:<26}  {when(r.updated_at):<23}  {title}\n{'':<28}{agents_of(r)} · {visible(r.cwd)}"
+            f"{forked_note(r)}\n",
             keep="\n",
         )
     return 0
@@ -176,7 +183,7 @@ def show_lines(store: SessionStore, record: SessionRecord, warn: Callable[[str],
     yield f"# {visible(record.title or '(untitled)')}"
     yield visible(
         f"session {record.session_id} · {agents_of(record)} · {record.cwd} · created {when(record.created_at)} · "
-        f"updated {when(record.updated_at)}"
+        f"updated {when(record.updated_at)}{forked_note(record)}"
     )
     view = _TextView()
     snapshots = Snapshots(store.envelopes(record.session_id, lambda message: None))

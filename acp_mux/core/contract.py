@@ -26,6 +26,7 @@ class RunOptions:
     model: str | None = None
     mode: str | None = None
     session_id: str | None = None  # the agent's native session to resume
+    fork_session: bool = False  # resume ``session_id`` as a new copy (the agent's own fork: AgentAdapter.native_fork)
     binary: str | None = None
     env: dict[str, str] | None = None
     extra_args: list[str] = field(default_factory=list)

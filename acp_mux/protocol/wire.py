@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
-from acp_mux.protocol import v1
+from acp_mux.protocol import unstable, v1
 from acp_mux.protocol.base import AcpModel
 
 Side = Literal["agent", "client"]  # who serves a method, in the schema's words (x-side)
@@ -35,6 +35,8 @@ _SIDE_TABLES: tuple[tuple[Side, Part, Mapping[str, Any]], ...] = (
     ("agent", "params", v1.AGENT_METHOD_PARAMS),
     ("agent", "params", v1.AGENT_NOTIFICATION_PARAMS),
     ("agent", "result", v1.AGENT_METHOD_RESULTS),
+    ("agent", "params", unstable.AGENT_METHOD_PARAMS),  # session/fork: typed by hand from the unstable schema
+    ("agent", "result", unstable.AGENT_METHOD_RESULTS),
     ("client", "params", v1.CLIENT_METHOD_PARAMS),
     ("client", "params", v1.CLIENT_NOTIFICATION_PARAMS),
     ("client", "result", v1.CLIENT_METHOD_RESULTS),

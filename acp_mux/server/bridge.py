@@ -14,7 +14,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from acp_mux import __version__
-from acp_mux.protocol import v1, wire
+from acp_mux.protocol import unstable, v1, wire
 from acp_mux.server import params as p
 from acp_mux.server.editor_edge import answer, asking, parse_request, typed
 from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, AfterResponse, Connection, RpcError
@@ -23,6 +23,7 @@ from acp_mux.server.early_init import CHECKUP_METHOD, caps_of, initialize_result
 from acp_mux.server.self_command import own_command
 from acp_mux.server.sign_out import can_sign_out, sign_out
 from acp_mux.server.agent_choice import AGENT_OPTION, AgentChoices
+from acp_mux.server.fork import META_KEY
 from acp_mux.server.store import SessionRecord, SessionStore
 from acp_mux.translation.child_sessions import split_child_id
 
@@ -52,6 +53,7 @@ class AcpServer:
         "session/new": "new_session",
         "session/load": "load_session",
         "session/resume": "resume_session",
+        "session/fork": "fork_session",  # unstable (acp_mux.protocol.unstable)
         "session/list": "list_sessions",
         "session/close": "close_session",
         "session/delete": "delete_session",
@@ -239,6 +241,79 @@ class AcpServer:
         state = answer(v1.ResumeSessionResponse, self._session_state(session))
         return AfterResponse(state, lambda: self._reopened(session))
 
+    async def fork_session(self, request: unstable.ForkSessionRequest) -> AfterResponse:
+        """A new session that starts as a copy of the original's completed turns, in the same agent or the one
+        ``_meta["acp-mux"]["agent"]`` names (:mod:`acp_mux.server.fork`). Everything is checked before anything
+        is written: a refused fork creates nothing, and the original's files are only ever read."""
+        from acp_mux.server.fork import copy_conversation, fork_agent
+        from acp_mux.server.handoff import turns_from_record
+        from acp_mux.server.replay import folded_conversation
+
+        self._require_startable()
+        source = self._stored(request.session_id)
+        cwd = _require_cwd(request.cwd)
+        usable = self.choices.names if self.choices is not None else (self.adapter.name,)
+        agent = fork_agent(request.field_meta, source.agent, usable, one_agent=self.choices is None)
+        adapter = self._adapter_of(agent)
+        problem = adapter.startup_problem(self.config.binary if agent == self.config.agent else None, self.config.env)
+        if problem:
+            raise RpcError(INTERNAL_ERROR, problem, {"agent": agent})
+        servers = _mcp_servers(request.mcp_servers)
+        roots = self._extra_roots(agent, request.additional_directories)
+        live = self.sessions.get(source.session_id)
+        if live is not None:  # its record is the fresher one (its log holds every completed turn: flushed at turn end)
+            source = live.record
+        native = self._native_to_fork(source, agent, adapter, live)
+        record = SessionRecord(
+            session_id=new_ulid(),
+            agent=agent,
+            cwd=cwd,
+            mode=source.mode if agent == source.agent else None,
+            model=source.model if agent == source.agent else None,
+            title=f"{source.title} (fork)" if source.title else None,
+            additional_directories=roots,
+            forked_from=source.session_id,
+            native_fork_from=native,
+        )
+        how = "native" if native else "handover"
+        try:
+            copy_conversation(
+                self.store,
+                source.session_id,
+                record.session_id,
+                {"from": source.session_id, "agent": agent, "how": how},
+            )
+        except OSError as exc:
+            self.store.delete(record.session_id)
+            raise RpcError(INTERNAL_ERROR, f"session/fork: the fork could not be written: {exc}") from exc
+        session = self._live(record, servers)
+        count = len(turns_from_record(folded_conversation(session.history()), []))
+        record.turn_agents = (source.turn_agents[:count] + [source.agent] * count)[:count]
+        if native and count:  # the agent's own copy has what its native session saw; the rest is handed over
+            record.seen_turns = {agent: min(source.seen_turns.get(agent, count), count)}
+        if not self.store.save(record):
+            self.sessions.pop(record.session_id, None)
+            self.store.delete(record.session_id)
+            raise RpcError(INTERNAL_ERROR, f"session/fork: the fork could not be saved: {self.store.write_error}")
+        log.info(
+            "session %s forked from %s into %s (%s, %d turns)", record.session_id, source.session_id, agent, how, count
+        )
+        state = answer(unstable.ForkSessionResponse, self._session_state(session))
+        return AfterResponse(state, lambda: self._announce(session))
+
+    def _native_to_fork(
+        self, source: SessionRecord, agent: str, adapter: AgentAdapter, live: LiveSession | None
+    ) -> str | None:
+        """The original's native session the agent forks itself, or None for the handover: another agent, an agent
+        without a fork of its own, no native session yet, or a turn still running in it (the agent's copy would
+        hold that turn's beginning, which is not the fork's)."""
+        if not adapter.native_fork:
+            return None
+        native = source.native_session_id if source.agent == agent else source.native_sessions.get(agent)
+        if native is None or (live is not None and live.turn_running):
+            return None
+        return native
+
     async def _reopened(self, session: LiveSession) -> None:
         """After load/resume: announcements, then any question the running turn still waits on, asked again."""
         await self._announce(session)
@@ -283,6 +358,7 @@ class AcpServer:
                     "updatedAt": r.updated_at,
                     **({"title": r.title} if r.title else {}),
                     **({"additionalDirectories": r.additional_directories} if r.additional_directories else {}),
+                    **({"_meta": {META_KEY: {"forkedFrom": r.forked_from}}} if r.forked_from else {}),
                 }
                 for r in page
             ]

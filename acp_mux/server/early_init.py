@@ -48,7 +48,7 @@ VALUE_OPTIONS = (
 FLAG_OPTIONS = ("--stdio",)
 # The optional session methods the bridge serves (``session/<name>``), advertised under
 # ``agentCapabilities.sessionCapabilities`` as ``{}`` each; a test holds this to the bridge's own method table.
-SESSION_CAPABILITIES = ("list", "delete", "resume", "close")
+SESSION_CAPABILITIES = ("list", "delete", "resume", "close", "fork")  # fork: unstable (acp_mux.protocol.unstable)
 MAX_FIRST_LINE = 1 << 20  # an initialize is a few hundred bytes; anything longer is the server's problem
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 

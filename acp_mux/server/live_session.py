@@ -139,6 +139,11 @@ class LiveSession:
     def id(self) -> str:
         return self.record.session_id
 
+    @property
+    def turn_running(self) -> bool:
+        """A prompt is being answered (a fork made now copies only the turns before it)."""
+        return self._gate.turn_running
+
     def update(self, payload: acp.SessionUpdate) -> None:
         if self._children is None:
             self._send_update(self.id, payload)
@@ -231,16 +236,26 @@ class LiveSession:
         self._maybe_title(prompt.as_text())
         ended: dict[str, JsonValue] = {"error": {"code": -32603, "message": "the turn did not end normally"}}
         self._turn_blocks, self._turn_marker = prompt_to_blocks(prompt), None
+        # the agent's own fork may yet fail: then the whole conversation so far is handed over (computed now,
+        # before this turn is logged, so the handover never holds the person's new message as an earlier turn)
+        forking = self.record.native_fork_from is not None and self.record.native_session_id is None
+        fallback = self._with_missed_turns(prompt, seen=0) if forking else prompt
+        prompt = self._with_missed_turns(prompt)  # after a switch, or in a fork the agent has no copy of
         if self.choices is not None:
-            prompt = self._with_missed_turns(prompt)
             self._turn_marker = f"**{self.adapter.display_name}:** "
             self.update(
                 {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": self._turn_marker}}
             )
             self.record.turn_agents.append(self.adapter.name)
+        if self.record.turn_agents:
             self.record.seen_turns[self.adapter.name] = len(self.record.turn_agents)
         try:
-            result = await self._run_turn(prompt)
+            try:
+                result = await self._run_turn(prompt)
+            except RpcError:
+                if not self._native_fork_failed():
+                    raise
+                result = await self._run_turn(fallback)  # once, with the handover
             ended = {"stopReason": result["stopReason"]}
             return result
         except RpcError as exc:
@@ -336,6 +351,9 @@ class LiveSession:
         record = self.record
         if record.native_session_id:
             record.native_sessions[self.adapter.name] = record.native_session_id
+        elif record.native_fork_from is not None:  # a fork left before its agent forked: handed over on return
+            record.native_fork_from = None
+            record.seen_turns.pop(self.adapter.name, None)
         self.adapter = adapter
         record.agent, record.native_session_id = name, record.native_sessions.get(name)
         record.mode = record.model = None  # modes and models belong to each agent; it starts in its own default
@@ -400,11 +418,30 @@ class LiveSession:
             run_id = f"bridge-{new_ulid()}"
         self.log.record(run_id, "bridge.notice", {"text": text})
 
-    def _with_missed_turns(self, prompt: Prompt) -> Prompt:
-        """The turns this agent has not seen (answered by others since it last spoke, or all of them when it is new
-        here), put before the person's message."""
+    def _native_fork_failed(self) -> bool:
+        """After a failed turn: was it the agent's own fork of the original that failed (its first run, the fork
+        never made)? Then the fork falls back to the handover, says so in the conversation and the log, and the
+        caller runs the prompt once more with the copied turns before it."""
         record = self.record
-        seen = record.seen_turns.get(self.adapter.name, 0)
+        if record.native_fork_from is None or record.native_session_id is not None:
+            return False
+        log.warning(
+            "%s could not fork session %s; handing the conversation over", self.adapter.name, record.native_fork_from
+        )
+        record.native_fork_from = None
+        self.store.save(record)
+        self._notice(
+            f"\n[acp-mux: {self.adapter.display_name} could not fork its own session; the conversation so far is "
+            "handed over to a new one instead.]\n"
+        )
+        return True
+
+    def _with_missed_turns(self, prompt: Prompt, seen: int | None = None) -> Prompt:
+        """The turns this agent has not seen (answered by others since it last spoke, or all of them when it is new
+        here, or copied into a fork it has no native copy of), put before the person's message. ``seen``: how many
+        turns the agent has seen, when not its count in the record."""
+        record = self.record
+        seen = record.seen_turns.get(self.adapter.name, 0) if seen is None else seen
         if seen >= len(record.turn_agents):
             return prompt
         turns = turns_from_record(folded_conversation(self.history()), record.turn_agents)[seen:]
@@ -481,7 +518,8 @@ class LiveSession:
             prompt=prompt,
             model=self.record.model or self.config.model,
             mode=self.record.mode or self.config.mode,
-            session_id=self.record.native_session_id,
+            session_id=self.record.native_session_id or self.record.native_fork_from,
+            fork_session=self.record.native_session_id is None and self.record.native_fork_from is not None,
             binary=self.config.binary,
             env=self.config.env,
             extra_args=[*self.config.extra_args, *self._extra_directory_args()],
@@ -498,6 +536,11 @@ class LiveSession:
 
     def _on_native_session(self, event: ev.BaseEvent) -> None:
         assert isinstance(event, ev.SessionStartEvent)  # registered for session_start only
+        if self.record.native_fork_from is not None and self.record.native_session_id is None:
+            if event.session_id == self.record.native_fork_from:  # never the original's own session as this one's
+                log.warning("%s reported the original session %s for a fork", self.adapter.name, event.session_id)
+                return
+            self.record.native_fork_from = None  # the agent's fork exists: it is this session's from now on
         if self.record.native_session_id != event.session_id:
             self.record.native_session_id = event.session_id
             self.store.save(self.record)

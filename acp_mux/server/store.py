@@ -77,6 +77,11 @@ class SessionRecord:
     native_sessions: dict[str, str] = field(default_factory=dict)
     turn_agents: list[str] = field(default_factory=list)
     seen_turns: dict[str, int] = field(default_factory=dict)
+    # A fork (``session/fork``): the session it was copied from, and, until the agent's own fork of it exists, the
+    # native session that fork starts from (:mod:`acp_mux.server.fork`). Never the original's native id as this
+    # session's own: a prompt here must not reach the original's conversation.
+    forked_from: str | None = None
+    native_fork_from: str | None = None
 
     @classmethod
     def from_json(cls, data: Any) -> "SessionRecord":

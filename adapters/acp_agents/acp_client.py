@@ -238,9 +238,11 @@ class AcpClientAdapter(AgentAdapter):
     def _open_session(self, ctx: ParseContext) -> list[BaseEvent]:
         run = AcpRun.of(ctx)
         options = run.options
-        base = {"cwd": options.cwd, "mcpServers": self.mcp_servers(options)}
+        base: WireObject = {"cwd": options.cwd, "mcpServers": self.mcp_servers(options)}
         native = options.session_id
         caps = run.agent_capabilities
+        if native and options.fork_session:  # the agent's own fork (an unstable ACP method it advertises)
+            return self._fork_session(ctx, native, base)
         if native and "resume" in as_dict(caps.get("sessionCapabilities")):
             run.loading = self.resume_replays
             self.call_agent(ctx, "session/resume", {**base, "sessionId": native}, self._session_opened(ctx, native))
@@ -251,11 +253,25 @@ class AcpClientAdapter(AgentAdapter):
             self.call_agent(ctx, "session/new", base, self._session_opened(ctx, None))
         return []
 
+    def _fork_session(self, ctx: ParseContext, native: str, base: WireObject) -> list[BaseEvent]:
+        """``session/fork`` of the agent's session ``native``: the new session it answers is this run's. An agent
+        that does not advertise ``sessionCapabilities.fork``, or fails the fork, fails the run (never a fresh
+        session in its place, which would lack the conversation): acp-mux then hands the conversation over."""
+        run = AcpRun.of(ctx)
+        if "fork" not in as_dict(run.agent_capabilities.get("sessionCapabilities")):
+            refusal = {"code": INTERNAL_ERROR, "message": f"{self.name} does not offer session/fork"}
+            return self.failure(refusal, ctx, during="session/fork")
+        run.loading = True  # whatever the agent replays of the copied history is not news
+        self.call_agent(
+            ctx, "session/fork", {**base, "sessionId": native}, self._session_opened(ctx, None, "session/fork")
+        )
+        return []
+
     def mcp_servers(self, options: RunOptions) -> list[WireObject]:
         """The editor's MCP servers as ACP has them (the agent speaks ACP: nothing to convert)."""
         return list(options.mcp_servers)
 
-    def _session_opened(self, ctx: ParseContext, resumed_id: str | None) -> OnResult:
+    def _session_opened(self, ctx: ParseContext, resumed_id: str | None, during: str = "session/new") -> OnResult:
         def on_result(result: object, error: WireObject | None) -> list[BaseEvent]:
             run = AcpRun.of(ctx)
             run.loading = False
@@ -269,12 +285,12 @@ class AcpClientAdapter(AgentAdapter):
                     return ctx.text_delta(f"_({note})_\n\n") + ctx.end_text()
                 return [ev.DebugEvent(level="warn", message=note)]
             if error is not None:
-                return self.failure(error, ctx, during="session/new")
+                return self.failure(error, ctx, during=during)
             body = as_dict(result)
             session_id = body.get("sessionId") if isinstance(body.get("sessionId"), str) else resumed_id
             if not session_id:
                 return self.failure(
-                    {"code": INTERNAL_ERROR, "message": "the agent opened no session"}, ctx, during="session/new"
+                    {"code": INTERNAL_ERROR, "message": "the agent opened no session"}, ctx, during=during
                 )
             run.session_id, run.ready = session_id, True
             native = self.native_session_id(session_id)

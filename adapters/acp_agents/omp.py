@@ -75,6 +75,7 @@ class OmpAdapter(AcpClientAdapter):
     acp_args = ("acp", "--approval-mode", "always-ask", "-e", str(HTTP_FAILURES))
     elicitation_form = True
     run_type = OmpRun
+    native_fork = True  # it advertises sessionCapabilities.fork: session/fork is forwarded (acp_client)
     capabilities = AgentCapabilities(
         persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True
     )

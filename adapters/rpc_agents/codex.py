@@ -112,6 +112,7 @@ class CodexAdapter(AgentAdapter):
     modes = APP_SERVER_MODES
     default_mode = ASK_MODE.id
     models = ("gpt-5.5", "gpt-5.5-codex", "gpt-5.2-codex")
+    native_fork = True  # app-server thread/fork (ThreadForkParams: threadId plus thread/resume's settings)
 
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
         # extra_args are codex's global options (e.g. ``-c key=value``), so they go before the subcommand.
@@ -148,27 +149,31 @@ class CodexAdapter(AgentAdapter):
         resumed = bool(options.session_id)
         if resumed:
             params["threadId"] = options.session_id
-        method = "thread/resume" if resumed else "thread/start"
-        peer.request(ctx, method, params, lambda result, err: self._on_thread(ctx, result, err, resumed, params))
+        # a fork (RunOptions.fork_session): codex copies the thread itself and answers with the new one
+        method = "thread/start" if not resumed else "thread/fork" if options.fork_session else "thread/resume"
+        peer.request(ctx, method, params, lambda result, err: self._on_thread(ctx, result, err, method, params))
         return []
 
     def _on_thread(
-        self, ctx: ParseContext, result: Any, error: dict[str, Any] | None, resumed: bool, params: dict[str, Any]
+        self, ctx: ParseContext, result: Any, error: dict[str, Any] | None, method: str, params: dict[str, Any]
     ) -> list[BaseEvent]:
+        """codex's answer to thread/start, /resume or /fork. A fork that fails is an error, never a fresh thread in
+        its place: acp-mux then hands the conversation over instead (a fresh thread would silently lack it)."""
         thread_id = as_str(as_dict(as_dict(result).get("thread")).get("id"))
+        resumed = method == "thread/resume"
         if resumed and error is not None and _NO_ROLLOUT in error_message(error).lower():
             # codex writes a thread's rollout with its first turn: a thread that never finished one (the bridge
             # stopped it first, e.g. a cancel in the first moments) cannot be resumed, and has nothing to lose.
             fresh = {k: v for k, v in params.items() if k != "threadId"}
             self._peer(ctx).request(
-                ctx, "thread/start", fresh, lambda result, err: self._on_thread(ctx, result, err, False, fresh)
+                ctx, "thread/start", fresh, lambda result, err: self._on_thread(ctx, result, err, "thread/start", fresh)
             )
             note = (
                 f"codex had no record of thread {params.get('threadId')} (it never completed a turn); started a new one"
             )
             return [ev.DebugEvent(level="warn", message=note)]
         if error is not None or not thread_id:
-            message = f"codex could not {'resume' if resumed else 'start'} the thread: {error_message(error)}"
+            message = f"codex could not {method.split('/')[1]} the thread: {error_message(error)}"
             events = classify_failure(message, as_dict(as_dict(error).get("data")).get("codexErrorInfo"), ctx)
             if events[0].type == "error":  # without a thread the session cannot go on: not recoverable
                 events = [ev.ErrorEvent(code=ErrorCode.PROTOCOL_ERROR, message=message)]

@@ -197,6 +197,7 @@ class ClaudeAdapter(AgentAdapter):
     )
     default_mode = "default"
     plan_exit_modes = ("acceptEdits", "default")  # ExitPlanMode: "auto-accept edits" or "ask before edits"
+    native_fork = True  # --resume ID --fork-session
     models = ("default", "sonnet", "opus", "haiku")
 
     # ── spawn and stdin ────────────────────────────────────────────────────────────────────────────────────────
@@ -210,6 +211,8 @@ class ClaudeAdapter(AgentAdapter):
             args += ["--mcp-config", path]
         if options.session_id:
             args += ["--resume", options.session_id]
+            if options.fork_session:  # claude --help: "When resuming, create a new session ID instead of reusing"
+                args.append("--fork-session")
         if options.model and options.model != "default":  # "default" means: let Claude choose
             args += ["--model", options.model]
         if options.mode:

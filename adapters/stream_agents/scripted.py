@@ -70,11 +70,14 @@ class ScriptedAdapter(AgentAdapter):
     )
     default_mode = "default"
     models = ("scripted-1",)
+    native_fork = True  # --resume ID --fork-session, as claude
 
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
         args = ["-m", "acp_mux.adapters.stream_agents.scripted_agent"]
         if options.session_id:
             args += ["--resume", options.session_id]
+            if options.fork_session:
+                args.append("--fork-session")
         if options.mode:
             args += ["--mode", options.mode]
         return SpawnSpec(

@@ -283,6 +283,7 @@ def handle_prompt(text: str, cwd: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="scripted-agent")
     parser.add_argument("--resume")
+    parser.add_argument("--fork-session", action="store_true")  # as claude's: a new session id, not the resumed one
     parser.add_argument("--mode", default="default")
     parser.add_argument("--ignore-sigterm", action="store_true")
     args, _ = parser.parse_known_args()
@@ -292,7 +293,12 @@ def main() -> None:
     if args.ignore_sigterm:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     threading.Thread(target=_reader, daemon=True).start()
-    emit(type="ready", session=args.resume or str(uuid.uuid4()), resumed=bool(args.resume))
+    forked = bool(args.resume) and args.fork_session
+    if forked and os.environ.get("SCRIPTED_AGENT_FORK_FAILS"):  # as claude when the session to fork is gone
+        print(f"No conversation found with session ID: {args.resume}", file=sys.stderr)
+        raise SystemExit(1)
+    session = str(uuid.uuid4()) if forked or not args.resume else args.resume
+    emit(type="ready", session=session, resumed=bool(args.resume) and not forked)
     while True:
         message = _inbox.get()
         if message.get("type") == "eof":

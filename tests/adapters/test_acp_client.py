@@ -451,3 +451,48 @@ def test_config_options_of_category_mode_and_model_fill_modes_and_models() -> No
 def test_rule_input_names_the_path_of_an_edit_from_its_diff() -> None:
     call = {"kind": "edit", "content": [{"type": "diff", "path": "/p/a.py", "newText": "x"}]}
     assert rule_input(call) == {"path": "/p/a.py"}
+
+
+def _forking(cwd: str, capabilities: dict[str, Any]) -> tuple[Any, ParseContext, list[Any]]:
+    """A run asked to fork the agent's session SID (RunOptions.fork_session), after the agent's initialize."""
+    adapter = AsTheRunDrives(GeminiAdapter())
+    ctx = ParseContext(run_id="r1", agent="gemini", cwd=cwd)
+    options = RunOptions(agent="gemini", cwd=cwd, prompt=None, session_id=SID, fork_session=True)
+    adapter.start(options, ctx)
+    sent(ctx)
+    initialized = {"id": 1, "result": {"protocolVersion": 1, "agentCapabilities": capabilities}}
+    return adapter, ctx, list(adapter.parse_line(line(initialized), ctx))
+
+
+def test_a_fork_is_forwarded_to_an_agent_that_offers_it_and_the_new_session_is_the_runs(tmp_path: Path) -> None:
+    adapter, ctx, opened = _forking(
+        str(tmp_path), {"loadSession": True, "sessionCapabilities": {"fork": {}, "resume": {}}}
+    )
+    assert opened == []
+    (fork,) = sent(ctx)
+    assert fork["method"] == "session/fork" and fork["params"]["sessionId"] == SID
+    assert list(adapter.parse_line(update("agent_message_chunk", content={"type": "text", "text": "old"}), ctx)) == []
+    events = list(adapter.parse_line(line({"id": 2, "result": {"sessionId": "forked-1"}}), ctx))
+    assert types(events) == ["session_start"] and events[0].session_id == "forked-1" and not events[0].resumed
+
+
+@pytest.mark.parametrize(
+    "capabilities, answer",
+    [
+        ({"loadSession": True, "sessionCapabilities": {"resume": {}}}, None),  # no fork offered: never sent
+        ({"sessionCapabilities": {"fork": {}}}, {"id": 2, "error": {"code": -32603, "message": "cannot fork"}}),
+    ],
+)
+def test_a_fork_the_agent_cannot_make_fails_the_run_never_a_fresh_session(
+    tmp_path: Path, capabilities: dict[str, Any], answer: dict[str, Any] | None
+) -> None:
+    adapter, ctx, events = _forking(str(tmp_path), capabilities)
+    if answer is not None:
+        assert events == []
+        events = list(adapter.parse_line(line(answer), ctx))
+    methods = [m["method"] for m in sent(ctx)]
+    assert "session/new" not in methods and "session/load" not in methods and "session/resume" not in methods
+    if answer is None:
+        assert methods == []  # refused before asking
+    else:
+        assert types(events) and types(events)[-1] == "error"

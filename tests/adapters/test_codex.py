@@ -486,6 +486,24 @@ def test_resume_uses_thread_resume_and_marks_the_session_resumed() -> None:
     assert sent(ctx) == []  # no prompt, no turn
 
 
+def test_a_fork_uses_thread_fork_and_its_failure_is_an_error_never_a_fresh_thread() -> None:
+    adapter, ctx = AsTheRunDrives(CodexAdapter()), make_ctx("codex")
+    adapter.start(options(session_id="T-old", mode="full-access", prompt=None, fork_session=True), ctx)
+    sent(ctx)
+    feed(adapter, [{"id": 1, "result": {}}], ctx)
+    assert sent(ctx)[1]["method"] == "thread/fork"  # ThreadForkParams: threadId and thread/resume's settings
+    assert sent(ctx) == []
+    events = feed(adapter, [{"id": 2, "result": {"thread": {"id": "T-new"}}}], ctx)
+    assert brief(events) == [("session_start", "T-new", False)]
+    adapter, ctx = AsTheRunDrives(CodexAdapter()), make_ctx("codex")
+    adapter.start(options(session_id="T-old", prompt=None, fork_session=True), ctx)
+    feed(adapter, [{"id": 1, "result": {}}], ctx)
+    sent(ctx)
+    events = feed(adapter, [{"id": 2, "error": {"code": -32600, "message": "no rollout found for thread"}}], ctx)
+    assert brief(events) == [("error", "PROTOCOL_ERROR", False)] and "could not fork" in events[0].message
+    assert sent(ctx) == []  # no thread/start in its place: the bridge hands the conversation over instead
+
+
 def test_handshake_failures() -> None:
     adapter, ctx = AsTheRunDrives(CodexAdapter()), make_ctx("codex")
     adapter.start(options(session_id="gone"), ctx)

@@ -43,7 +43,7 @@ def test_the_bridges_runs_do_not_collect_the_text_it_already_streamed() -> None:
 
     session = SimpleNamespace(
         adapter=SimpleNamespace(name="demo"),
-        record=SimpleNamespace(cwd="/tmp", model=None, mode=None, native_session_id=None),
+        record=SimpleNamespace(cwd="/tmp", model=None, mode=None, native_session_id=None, native_fork_from=None),
         config=SimpleNamespace(model=None, mode=None, binary=None, env=None, extra_args=[], inactivity_timeout_s=None),
         mcp_servers=[],
         client_capabilities={},
