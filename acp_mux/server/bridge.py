@@ -11,7 +11,7 @@ import asyncio
 import importlib
 import logging
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from acp_mux import __version__
 from acp_mux.protocol import v1, wire
@@ -23,6 +23,7 @@ from acp_mux.server.early_init import CHECKUP_METHOD, caps_of, initialize_result
 from acp_mux.server.self_command import own_command
 from acp_mux.server.sign_out import can_sign_out, sign_out
 from acp_mux.server.agent_choice import AGENT_OPTION, AgentChoices
+from acp_mux.server.failover import FAILOVER_OPTION
 from acp_mux.server.store import SessionRecord, SessionStore
 
 if TYPE_CHECKING:
@@ -67,10 +68,13 @@ class AcpServer:
         config: BridgeConfig,
         store: SessionStore,
         choices: AgentChoices | None = None,
+        usable_agents: Callable[[], AgentChoices] | None = None,
     ) -> None:
         self.conn = conn
         self.adapter = adapter
         self.choices = choices
+        # a single-agent entry: the agents a session may carry on with at a usage limit (asked for when needed)
+        self.usable_agents = usable_agents
         self.config = config
         self.store = store
         self.sessions: dict[str, LiveSession] = {}
@@ -338,7 +342,7 @@ class AcpServer:
     async def set_config_option(self, request: v1.SetSessionConfigOptionRequest) -> dict[str, Any]:
         session = self._session(request.session_id)
         config_id, value = request.config_id, request.value
-        if config_id == AGENT_OPTION and self.choices is not None:
+        if config_id == AGENT_OPTION and session.choices is not None:  # (a single-agent session carried on: too)
             await session.switch_agent(str(value))
             return answer(v1.SetSessionConfigOptionResponse, {"configOptions": self._config_options(session)})
         await session.switches_done()  # any other setting sent after a switch is about the agent it chose
@@ -350,6 +354,8 @@ class AcpServer:
                 choices = [m for m, _ in session.settings.models]
                 raise RpcError(INVALID_PARAMS, f"unknown model {value!r}; choose one of {choices}")
             await session.set_model(value)
+        elif config_id == FAILOVER_OPTION:
+            session.set_failover(value)
         elif session.settings.agent_option(config_id) is not None:
             if not await session.set_agent_option(str(config_id), value):
                 raise RpcError(INVALID_PARAMS, f"{self.adapter.display_name} is not running; try again in a moment")
@@ -401,6 +407,7 @@ class AcpServer:
             client_capabilities=self.client_capabilities,
             choices=self.choices,
             adapter_for=self._adapter_of,
+            usable_agents=self.usable_agents if self.choices is None else None,
         )
         self.sessions[record.session_id] = session
         return session
@@ -421,7 +428,7 @@ class AcpServer:
         return roots
 
     def _adapter_of(self, name: str) -> AgentAdapter:
-        if self.choices is None or name == self.adapter.name:
+        if name == self.adapter.name:
             return self.adapter
         from acp_mux.adapters.registry import get_adapter
 

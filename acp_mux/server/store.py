@@ -77,6 +77,7 @@ class SessionRecord:
     native_sessions: dict[str, str] = field(default_factory=dict)
     turn_agents: list[str] = field(default_factory=list)
     seen_turns: dict[str, int] = field(default_factory=dict)
+    failover: str | None = None  # the session's failover setting (ask, never, an agent); None: ACP_MUX_FAILOVER
 
     @classmethod
     def from_json(cls, data: Any) -> "SessionRecord":

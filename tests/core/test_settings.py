@@ -86,3 +86,18 @@ def test_unset_means_the_default_and_every_problem_is_named_at_once() -> None:
     message = settings_problem({"ACP_MUX_SESSION_MAX_AGE_DAYS": "-1", "ACP_MUX_LOG_LEVEL": "loud"})
     assert message is not None and "ACP_MUX_SESSION_MAX_AGE_DAYS='-1'" in message and "ACP_MUX_LOG_LEVEL" in message
     assert set(SETTINGS) >= {"ACP_MUX_SESSION_MAX_AGE_DAYS", "ACP_MUX_SESSION_MAX_COUNT", "ACP_MUX_LOG_LEVEL"}
+
+
+@given(st.one_of(values, st.sampled_from(["ask", "never", "codex", "claude", "Codex", "ASK", "codex,claude", "auto"])))
+def test_failover_takes_ask_never_or_an_agent_name_and_nothing_else(raw: str) -> None:
+    """``ACP_MUX_FAILOVER``: a near-miss (another case, a list, ``auto``) is refused with the variable's name, never
+    read as some agent or as "ask"."""
+    from acp_mux.adapters.registry import ENTRIES
+
+    name = "ACP_MUX_FAILOVER"
+    if raw.strip() in ("ask", "never") or raw.strip() in ENTRIES:
+        assert read_setting(name, {name: raw}) == raw.strip()
+    else:
+        with pytest.raises(SettingError, match=name):
+            read_setting(name, {name: raw})
+    assert read_setting(name, {}, "ask") == "ask"
