@@ -284,7 +284,9 @@ class LiveSession:
         """The person's prompt (as they wrote it, without context the bridge added), and the agent's name shown
         before the answer when the person picks agents."""
         self._turn_run = run_id
-        if not self._resending:  # a prompt sent again at a limit is the same message: kept once
+        if self._resending:  # the prompt sent again at a limit is the same message: kept once, its answer shown
+            self.log.record(run_id, "turn.resent", {"agent": self.adapter.name})
+        else:
             self.log.record(run_id, "user.message", {"content": self._turn_blocks, "agent": self.adapter.name})
         if self._turn_marker:
             self.log.record(run_id, "bridge.notice", {"text": self._turn_marker})
@@ -412,7 +414,8 @@ class LiveSession:
         tried: set[str] = set()
         while True:
             limit, self._limit = self._limit, None
-            if limit is None or self._cancel.is_set():
+            at_limit = isinstance(error.data, dict) and error.data.get("limit") == "quota"
+            if limit is None or not at_limit or self._cancel.is_set():
                 raise error
             limited = self.adapter.name
             tried.add(limited)
@@ -600,8 +603,8 @@ class LiveSession:
                     self.update(payload)
                 if turn_outcome is not None:
                     outcome = turn_outcome
-                    quota = isinstance(event, ev.RateLimitErrorEvent) and event.kind == "quota"
-                    self._limit = event if quota and isinstance(event, ev.RateLimitErrorEvent) else None
+                if isinstance(event, ev.RateLimitErrorEvent) and event.kind == "quota":
+                    self._limit = event
                 if event.type == "turn_end":
                     break
                 if self._writable is not None:  # a slow editor slows the agent down instead of filling our memory
