@@ -1,0 +1,104 @@
+"""Issue 24, part 1, on the real CLIs: claude 2.1.197 hits its usage limit (the scripted model answers as the real
+API does at an account's limit: a 429 with ``anthropic-ratelimit-unified-status: rejected`` and its reset time,
+which claude reads for a claude.ai login), codex 0.169.0 is usable; the SDK client is asked, in the editor, whether
+to carry on, picks codex, and the same prompt is answered by codex with the conversation handed over, in one
+session. A transient 429 ("not your usage limit") is only shown: no question, the typed rate-limit error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import acp
+import pytest
+
+from acp_mux.translation.stop_reasons import reset_time
+from tests.e2e.harness import require_cli
+from tests.e2e.test_switching import TwoAgents, prompt
+from tests.e2e.test_switching_handover import agent_groups, strings
+from tests.faults.test_handover_forgery import read_back
+from tests.server.client import RecordingClient
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
+
+FIRST, SECOND = "Where is the parser?", "And where are its tests?"
+
+
+class LimitedClaude(TwoAgents):
+    """claude and codex behind one acp-mux, claude signed in as a claude.ai subscriber (an OAuth token instead of an
+    API key): only then does claude 2.1.197 read the unified rate-limit headers and report a usage limit as one."""
+
+    def env(self) -> dict[str, str]:
+        env = super().env()
+        env.pop("ANTHROPIC_API_KEY", None)
+        env["CLAUDE_CODE_OAUTH_TOKEN"] = "sk-ant-oat01-fake"
+        return env
+
+
+def step_requests(server: Any, text: str, path: str) -> list[dict[str, Any]]:
+    return [r for r in server.requests if r["kind"] == "step" and path in r["path"] and text in json.dumps(r["body"])]
+
+
+@pytest.mark.parametrize("entry", ["auto", "claude"])
+async def test_claude_at_its_usage_limit_the_person_picks_codex_and_codex_answers_the_same_prompt(
+    tmp_path: Path, entry: str
+) -> None:
+    """Both entries: the every-agent one, and ``--agent claude`` (the session becomes an every-agent one)."""
+    agents = LimitedClaude(entry, require_cli("claude"), tmp_path)
+    server = agents.serve("failover_claude", delta_delay=0)
+    asked: list[tuple[Any, list[Any]]] = []
+
+    def carry_on_with_codex(options: list[Any], call: Any) -> str | None:
+        asked.append((call, options))
+        agents.rescript("failover_codex", delta_delay=0)  # codex's model answers; claude's is still at its limit
+        return next((o.option_id for o in options if o.option_id == "failover:codex"), None)
+
+    client = RecordingClient(choose=carry_on_with_codex)
+    try:
+        async with agents.bridge(client) as (conn, proc):
+            await conn.initialize(protocol_version=1)
+            sid = (await conn.new_session(cwd=str(agents.cwd), mcp_servers=[])).session_id
+            first = await prompt(conn, sid, FIRST)
+            assert first.stop_reason == "end_turn", agents.log()[-3000:]
+            agents.rescript("failover_claude", delta_delay=0, error="quota")
+            second = await prompt(conn, sid, SECOND)
+            assert second.stop_reason == "end_turn", agents.log()[-3000:]
+            assert len(agent_groups(proc.pid)) == 1  # claude is gone: one agent per session
+        [(call, options)] = asked
+        assert [o.name for o in options] == ["Carry on with Codex", "Stop"]
+        [limited] = step_requests(server, SECOND, "/messages")  # claude was sent the prompt once, and failed
+        assert limited["status"] == 429 and limited["resets_at"]
+        assert "usage limit" in call.title and reset_time(limited["resets_at"]) in call.title
+        [carried] = step_requests(server, SECOND, "/responses")  # codex got it once
+        handed = [s for s in strings(carried["body"]) if SECOND in s]
+        assert len(handed) == 1 and handed[0].count(SECOND) == 1, handed
+        records, message = read_back(handed[0])
+        assert [(r["person"], r["agent"]) for r in records] == [(FIRST, "claude")]
+        assert "src/parse.py" in records[0]["reply"] and message.strip() == SECOND
+        shown = client.text()
+        assert "You've hit your session limit" in shown and "tests/test_parse.py" in shown
+        assert shown.index("hit your session limit") < shown.index("tests/test_parse.py")
+        options_now = client.of("config_option_update")[-1].config_options
+        assert {o.id: o.current_value for o in options_now}[
+            "agent"
+        ] == "codex"  # the Agent option (also --agent claude)
+    finally:
+        agents.close()
+
+
+async def test_a_transient_429_is_shown_with_its_typed_error_and_no_offer(tmp_path: Path) -> None:
+    agents = LimitedClaude("auto", require_cli("claude"), tmp_path)
+    server = agents.serve("failover_claude", delta_delay=0, error="rate", error_headers={"x-should-retry": "false"})
+    client = RecordingClient(choose=lambda options, call: "failover:codex")
+    try:
+        async with agents.bridge(client) as (conn, _):
+            await conn.initialize(protocol_version=1)
+            sid = (await conn.new_session(cwd=str(agents.cwd), mcp_servers=[])).session_id
+            with pytest.raises(acp.RequestError) as failed:
+                await prompt(conn, sid, FIRST)
+        assert failed.value.data is not None and failed.value.data["limit"] == "rate", failed.value.data
+        assert "not your usage limit" in str(failed.value)
+        assert client.permissions == [] and not [r for r in server.requests if "/responses" in r["path"]]
+    finally:
+        agents.close()
