@@ -29,10 +29,13 @@ class LimitedClaude(TwoAgents):
     """claude and codex behind one acp-mux, claude signed in as a claude.ai subscriber (an OAuth token instead of an
     API key): only then does claude 2.1.197 read the unified rate-limit headers and report a usage limit as one."""
 
+    default_agent = "claude"
+
     def env(self) -> dict[str, str]:
         env = super().env()
         env.pop("ANTHROPIC_API_KEY", None)
         env["CLAUDE_CODE_OAUTH_TOKEN"] = "sk-ant-oat01-fake"
+        env["ACP_MUX_DEFAULT_AGENT"] = self.default_agent
         return env
 
 
@@ -100,5 +103,38 @@ async def test_a_transient_429_is_shown_with_its_typed_error_and_no_offer(tmp_pa
         assert failed.value.data is not None and failed.value.data["limit"] == "rate", failed.value.data
         assert "not your usage limit" in str(failed.value)
         assert client.permissions == [] and not [r for r in server.requests if "/responses" in r["path"]]
+    finally:
+        agents.close()
+
+
+async def test_codex_at_its_usage_limit_names_the_reset_time_from_its_rate_limits_and_claude_carries_on(
+    tmp_path: Path,
+) -> None:
+    """codex 0.169.0 at its limit: ``usageLimitExceeded`` (no retry) after ``account/rateLimits/updated`` with the
+    used-up window's ``resetsAt``, which the question names; claude answers the same prompt."""
+    agents = LimitedClaude("auto", require_cli("claude"), tmp_path)
+    agents.default_agent = "codex"
+    server = agents.serve("failover_codex", delta_delay=0, error="quota")
+    asked: list[tuple[Any, list[Any]]] = []
+
+    def carry_on_with_claude(options: list[Any], call: Any) -> str | None:
+        asked.append((call, options))
+        agents.rescript("failover_claude", delta_delay=0)
+        return "failover:claude"
+
+    client = RecordingClient(choose=carry_on_with_claude)
+    try:
+        async with agents.bridge(client) as (conn, _):
+            await conn.initialize(protocol_version=1)
+            sid = (await conn.new_session(cwd=str(agents.cwd), mcp_servers=[])).session_id
+            answered = await prompt(conn, sid, FIRST)
+            assert answered.stop_reason == "end_turn", agents.log()[-3000:]
+        [(call, options)] = asked
+        assert [o.name for o in options] == ["Carry on with Claude Code", "Stop"]
+        [limited] = step_requests(server, FIRST, "/responses")
+        assert reset_time(limited["resets_at"]) in call.title, call.title
+        [carried] = step_requests(server, FIRST, "/messages")
+        assert [s for s in strings(carried["body"]) if FIRST in s] == [FIRST]  # nothing earlier to hand over
+        assert "src/parse.py" in client.text()
     finally:
         agents.close()
