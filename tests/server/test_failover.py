@@ -35,6 +35,7 @@ from acp_mux.server.live_session import BridgeConfig, LiveSession
 from acp_mux.server.rpc import RpcError
 from acp_mux.server.store import SessionRecord, SessionStore
 from tests.faults.test_handover_forgery import read_back
+from tests.server.client import RecordingClient
 
 RESETS = 1_900_000_000  # the limited agent's resetsAt (epoch seconds)
 
@@ -407,3 +408,20 @@ async def _earlier_then(world: World, texts: list[str], limited: set[str], setti
         now.update(limited)
         world.session.record.failover = setting
         return [*results, await ask(world, texts[-1])]
+
+
+# ── the option over the wire (the SDK client, the bridge with alpha, beta and gamma) ──────────────────────────
+async def test_the_failover_option_is_offered_set_checked_and_kept_with_the_session(tmp_path: Path) -> None:
+    import acp
+
+    from tests.server.switching_client import switching_bridge
+
+    async with switching_bridge(RecordingClient(), tmp_path, ACP_MUX_FAILOVER="gamma") as (conn, _, sid):
+        answer = await conn.set_config_option(config_id=fo.FAILOVER_OPTION, session_id=sid, value="beta")
+        option = next(o for o in answer.config_options if o.id == fo.FAILOVER_OPTION)
+        assert option.current_value == "beta" and [c.value for c in option.options] == ["ask", "never", "beta", "gamma"]
+        for bad in ("alpha", "delta", "ASK"):  # the limited agent itself, an unknown one, another case
+            with pytest.raises(acp.RequestError, match="failover"):
+                await conn.set_config_option(config_id=fo.FAILOVER_OPTION, session_id=sid, value=bad)
+    record = json.loads((tmp_path / "state" / "sessions" / f"{sid}.json").read_text())
+    assert record["failover"] == "beta"
