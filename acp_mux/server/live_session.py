@@ -298,7 +298,9 @@ class LiveSession:
         options = self.settings.config_options()
         if self.choices is not None:
             options.insert(0, self.choices.option(self.adapter.name))
-        usable = self.usable()
+        # a single-agent entry shows it once the usable agents are known (at the first limit, or a setting asked
+        # for): finding them costs ~0.3 s, which session/new does not wait for
+        usable = self.choices if self.choices is not None else self._usable
         others = [(n, usable.label(n)) for n in usable.names if n != self.adapter.name] if usable else []
         if others or self.choices is not None:
             options.append(fo.option(self.failover, others))
