@@ -7,6 +7,7 @@ session. A transient 429 ("not your usage limit") is only shown: no question, th
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -136,5 +137,39 @@ async def test_codex_at_its_usage_limit_names_the_reset_time_from_its_rate_limit
         [carried] = step_requests(server, FIRST, "/messages")
         assert [s for s in strings(carried["body"]) if FIRST in s] == [FIRST]  # nothing earlier to hand over
         assert "src/parse.py" in client.text()
+    finally:
+        agents.close()
+
+
+@dataclass
+class FormClient(RecordingClient):
+    """An editor that declared form elicitation: the question comes as a form; it picks ``pick``."""
+
+    forms: list[dict[str, Any]] = field(default_factory=list)
+    on_form: Any = None
+
+    async def create_elicitation(self, message: str, mode: Any, **kwargs: Any) -> dict[str, Any]:
+        self.forms.append({"message": message, **mode.model_dump(mode="json", by_alias=True, exclude_none=True)})
+        self.on_form()
+        return {"action": "accept", "content": {"agent": "codex"}}
+
+
+async def test_an_editor_with_forms_is_asked_by_a_form_and_codex_carries_on(tmp_path: Path) -> None:
+    agents = LimitedClaude("auto", require_cli("claude"), tmp_path)
+    server = agents.serve("failover_claude", delta_delay=0, error="quota")
+    client = FormClient(on_form=lambda: agents.rescript("failover_codex", delta_delay=0))
+    try:
+        async with agents.bridge(client, unstable=True) as (conn, _):
+            await conn.initialize(protocol_version=1, client_capabilities={"elicitation": {"form": {}}})
+            sid = (await conn.new_session(cwd=str(agents.cwd), mcp_servers=[])).session_id
+            answered = await prompt(conn, sid, FIRST)
+            assert answered.stop_reason == "end_turn", agents.log()[-3000:]
+        [form] = client.forms
+        [limited] = step_requests(server, FIRST, "/messages")
+        assert "requestedSchema" in form and reset_time(limited["resets_at"]) in form["message"]
+        choices = form["requestedSchema"]["properties"]["agent"]["oneOf"]
+        assert [(c["const"], c["title"]) for c in choices] == [("codex", "Carry on with Codex"), ("stop", "Stop")]
+        assert client.permissions == [] and len(step_requests(server, FIRST, "/responses")) == 1
+        assert "tests/test_parse.py" in client.text()
     finally:
         agents.close()
