@@ -272,7 +272,9 @@ class AcpServer:
         cwd = request.cwd
         if cwd is not None and ("\0" in cwd or not os.path.isabs(cwd)):  # the schema: an absolute path
             raise p.invalid("session/list: cwd must be an absolute path")
-        records = self.store.list(agent=None if self.choices is not None else self.adapter.name, cwd=cwd)
+        records = self.store.list(cwd=cwd)
+        if self.choices is None:  # this agent's sessions, and those that carried on from it at a limit
+            records = [r for r in records if r.agent == self.adapter.name or self.adapter.name in r.turn_agents]
         cursor = request.cursor
         start = int(cursor) if cursor and cursor.isascii() and cursor.isdigit() and len(cursor) < 10 else 0
         if cursor and not start and cursor != "0":
@@ -393,6 +395,9 @@ class AcpServer:
             LiveSession,
         )  # deferred: sessions are needed only from the first new/load/resume
 
+        choices = self.choices
+        if choices is None and record.agent != self.adapter.name and self.usable_agents is not None:
+            choices = self.usable_agents()  # a session of this entry that carried on with another agent at a limit
         session = LiveSession(
             record,
             self._adapter_of(record.agent),
@@ -405,9 +410,9 @@ class AcpServer:
             mcp_servers=_secret_mcp_servers(servers),
             mode_changed=lambda mode: self._announce_mode(record.session_id),
             client_capabilities=self.client_capabilities,
-            choices=self.choices,
+            choices=choices,
             adapter_for=self._adapter_of,
-            usable_agents=self.usable_agents if self.choices is None else None,
+            usable_agents=self.usable_agents if choices is None else None,
         )
         self.sessions[record.session_id] = session
         return session
@@ -437,7 +442,9 @@ class AcpServer:
     def _stored(self, session_id: str) -> SessionRecord:
         record = self.store.get(session_id)
         servable = record is not None and (
-            record.agent == self.adapter.name or (self.choices is not None and record.agent in self.choices.names)
+            record.agent == self.adapter.name
+            or (self.choices is not None and record.agent in self.choices.names)
+            or (self.usable_agents is not None and self.adapter.name in record.turn_agents)  # carried on at a limit
         )
         if record is None or not servable:
             raise RpcError(RESOURCE_NOT_FOUND, f"no {self.adapter.name} session {session_id!r}", {"uri": session_id})

@@ -87,6 +87,15 @@ async def test_claude_at_its_usage_limit_the_person_picks_codex_and_codex_answer
         assert {o.id: o.current_value for o in options_now}[
             "agent"
         ] == "codex"  # the Agent option (also --agent claude)
+        again = RecordingClient()  # the bridge restarted: the session comes back, with codex and the whole turn
+        async with agents.bridge(again) as (conn, _):
+            await conn.initialize(protocol_version=1)
+            assert [s.session_id for s in (await conn.list_sessions(cwd=str(agents.cwd))).sessions] == [sid]
+            loaded = await conn.load_session(session_id=sid, cwd=str(agents.cwd), mcp_servers=[])
+        assert {o.id: o.current_value for o in loaded.config_options}["agent"] == "codex"
+        replayed = again.text()
+        assert replayed.index("hit your session limit") < replayed.index("tests/test_parse.py")
+        assert "".join(u.content.text for u in again.of("user_message_chunk")).count(SECOND) == 1
     finally:
         agents.close()
 
