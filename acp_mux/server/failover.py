@@ -14,8 +14,10 @@ asked, and what an answer means; :class:`~acp_mux.server.live_session.LiveSessio
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,6 +27,8 @@ from acp_mux.translation.stop_reasons import reset_time
 if TYPE_CHECKING:
     from acp_mux.protocol import v1_dicts as acp
     from acp_mux.protocol.v1_dicts import JsonValue
+
+log = logging.getLogger(__name__)
 
 FAILOVER_OPTION = "failover"
 ASK, NEVER = "ask", "never"
@@ -89,6 +93,63 @@ class Offer:
                 if isinstance(option, str) and option.startswith(_OPTION_PREFIX):
                     picked = option[len(_OPTION_PREFIX) :]
         return picked if isinstance(picked, str) and picked in names else None
+
+
+async def ask(
+    offer: Offer,
+    session_id: str,
+    by_form: bool,
+    request: Callable[[str, Mapping[str, object]], Awaitable[object]],
+    show: Callable[[acp.SessionUpdate], None],
+    cancelled: asyncio.Event,
+) -> str | None:
+    """Ask the editor ``offer``: a form (``by_form``), else a permission question about a tool call shown for it
+    (``show``), which ends completed when an agent was picked, failed otherwise. None unless the person picked one
+    of the offered agents: Stop, a decline, an error or a cancel (which withdraws the question) all mean no."""
+    from acp_mux.core.ids import new_ulid
+
+    call: acp.ToolCallUpdate = {"toolCallId": f"failover-{new_ulid()}", "title": offer.text(), "kind": "other"}
+    params: Mapping[str, object]
+    if by_form:
+        method, params = "elicitation/create", offer.form(session_id)
+    else:
+        shown: acp.SessionUpdate = {
+            "sessionUpdate": "tool_call",
+            "toolCallId": call["toolCallId"],
+            "title": offer.text(),
+            "kind": "other",
+            "status": "pending",
+        }
+        show(shown)
+        method = "session/request_permission"
+        params = {
+            "sessionId": session_id,
+            "toolCall": {**call, "status": "pending"},
+            "options": offer.permission_options(),
+        }
+    asked = asyncio.ensure_future(request(method, params))
+    stop = asyncio.ensure_future(cancelled.wait())
+    try:
+        await asyncio.wait({asked, stop}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop.cancel()
+    answer: object = None
+    if not asked.done():
+        asked.cancel()  # the editor's dialog is closed ($/cancel_request): nobody will answer it
+    elif not asked.cancelled():
+        try:
+            answer = asked.result()
+        except Exception as exc:  # the editor cannot answer: the limit's error, never another agent
+            log.info("the failover question failed: %s", exc)
+    picked = offer.chosen(answer, by_form)
+    if not by_form:
+        done: acp.SessionUpdate = {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": call["toolCallId"],
+            "status": "completed" if picked else "failed",
+        }
+        show(done)
+    return picked
 
 
 def can_ask_by_form(client_capabilities: Mapping[str, object]) -> bool:

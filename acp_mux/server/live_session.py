@@ -452,61 +452,8 @@ class LiveSession:
         offer = fo.Offer(
             self.adapter.name, self.adapter.display_name, tuple((n, usable.label(n)) for n in agents), limit.resets_at
         )
-        return await self._ask_failover(offer)
-
-    async def _ask_failover(self, offer: fo.Offer) -> str | None:
-        """Ask the editor: a form where it declared form elicitation, else a permission question about a tool call
-        shown for it. None unless the person picked one of the offered agents (a cancel withdraws the question)."""
-        from acp_mux.core.ids import new_ulid
-
         by_form = fo.can_ask_by_form(self.client_capabilities)
-        tool_id = f"failover-{new_ulid()}"
-        params: Mapping[str, object]
-        if by_form:
-            method, params = "elicitation/create", offer.form(self.id)
-        else:
-            call: acp.ToolCallUpdate = {
-                "toolCallId": tool_id,
-                "title": offer.text(),
-                "kind": "other",
-                "status": "pending",
-            }
-            title = offer.text()
-            self.update(
-                {
-                    "sessionUpdate": "tool_call",
-                    "toolCallId": tool_id,
-                    "title": title,
-                    "kind": "other",
-                    "status": "pending",
-                }
-            )
-            method = "session/request_permission"
-            params = {"sessionId": self.id, "toolCall": call, "options": offer.permission_options()}
-        request = asyncio.ensure_future(self._request(method, params))
-        cancelled = asyncio.ensure_future(self._cancel.wait())
-        try:
-            await asyncio.wait({request, cancelled}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            cancelled.cancel()
-        answer: object = None
-        if not request.done():
-            request.cancel()  # the editor's dialog is closed ($/cancel_request): nobody will answer it
-        elif not request.cancelled():
-            try:
-                answer = request.result()
-            except Exception as exc:  # the editor cannot answer: the limit's error, never another agent
-                log.info("the failover question failed: %s", exc)
-        picked = offer.chosen(answer, by_form)
-        if not by_form:
-            self.update(
-                {
-                    "sessionUpdate": "tool_call_update",
-                    "toolCallId": tool_id,
-                    "status": "completed" if picked else "failed",
-                }
-            )
-        return picked
+        return await fo.ask(offer, self.id, by_form, self._request, self.update, self._cancel)
 
     async def _take_over(self, name: str) -> None:
         """Switch to ``name`` at a limit. A single-agent session first becomes one where the person picks agents
