@@ -54,15 +54,15 @@ def _one_of(words: tuple[str, ...], fold_case: bool) -> Parser:
     return parse
 
 
-def _failover(text: str) -> str:
-    """``ask``, ``never`` or the name of an agent acp-mux runs (always carry on with it at a usage limit)."""
-    if text in ("ask", "never"):
-        return text
-    from acp_mux.adapters.registry import ENTRIES  # only for a value naming an agent: the launcher stays light
+_AGENT_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}", re.ASCII)
 
-    if text not in ENTRIES:
-        raise ValueError(text)
-    return text
+
+def _failover(text: str) -> str:
+    """``ask``, ``never`` or an agent's name (always carry on with it at a usage limit). Only its shape is checked
+    here (core knows no agents); the server refuses a name that is no agent's (:mod:`acp_mux.server.failover`)."""
+    if text in ("ask", "never") or _AGENT_NAME.fullmatch(text):
+        return text
+    raise ValueError(text)
 
 
 # name -> (what it accepts, said to the person; the parser). Values are read with surrounding blanks stripped.

@@ -47,16 +47,6 @@ class AgentChoices:
             usable = [name for name in usable if name in keep]
         return cls(tuple(usable), state_dir)
 
-    @classmethod
-    def usable_here(cls) -> "AgentChoices":
-        """The agents ``doctor`` finds usable here, from its stored verdicts only (no CLI is run while the editor
-        waits): what ``--agent auto`` offers, and what a single-agent session may carry on with at a limit."""
-        from acp_mux.cli.health import runnable_agents
-        from acp_mux.server.store import state_dir
-
-        root = state_dir()
-        return cls.discover(root, runnable=lambda names: runnable_agents(names, state_dir=root, check_missing=False))
-
     def label(self, name: str) -> str:
         entry = ENTRIES.get(name)
         return entry.display_name if entry else name

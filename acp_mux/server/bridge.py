@@ -379,8 +379,10 @@ class AcpServer:
         ``ACP_MUX_<NAME>_BIN`` override, ``acp-mux doctor``), not later as a crashed turn; so does a badly set
         ``ACP_MUX_*`` setting (:mod:`acp_mux.core.settings`)."""
         from acp_mux.core.settings import settings_problem
+        from acp_mux.server.failover import setting_problem as failover_problem
 
-        setting = settings_problem(os.environ)  # a badly set ACP_MUX_* value: refused, never guessed at
+        # a badly set ACP_MUX_* value: refused, never guessed at (ACP_MUX_FAILOVER's agent: one acp-mux runs)
+        setting = settings_problem(os.environ) or failover_problem(os.environ)
         if setting:
             raise RpcError(INTERNAL_ERROR, setting, {"agent": self.adapter.name})
         problem = self.adapter.startup_problem(self.config.binary, self.config.env)

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from acp_mux.core.settings import read_setting
+from acp_mux.core.settings import SettingError, read_setting
 from acp_mux.translation.stop_reasons import reset_time
 
 if TYPE_CHECKING:
@@ -37,10 +37,31 @@ _OPTION_PREFIX = "failover:"  # the permission options' ids: only the ones offer
 
 
 def session_default(environ: Mapping[str, str] | None = None) -> str:
-    """The failover setting a new session starts with: ``ACP_MUX_FAILOVER`` (checked by
-    :mod:`acp_mux.core.settings`, where a bad value fails the session instead), else ``ask``."""
+    """The failover setting a new session starts with: ``ACP_MUX_FAILOVER``, else ``ask``. A value outside the
+    grammar, or naming no agent acp-mux runs, is a :class:`~acp_mux.core.settings.SettingError` (which fails a
+    new session, as every badly set setting does): never read as something else."""
+    from acp_mux.adapters.registry import ENTRIES
+
     value = read_setting("ACP_MUX_FAILOVER", os.environ if environ is None else environ, ASK)
-    return value if isinstance(value, str) else ASK
+    if not isinstance(value, str) or value in (ASK, NEVER):
+        return ASK if not isinstance(value, str) else value
+    if value not in ENTRIES:
+        raise SettingError(
+            f"ACP_MUX_FAILOVER={value!r} names no agent acp-mux runs: use ask, never, or one of "
+            f"{', '.join(n for n in ENTRIES if n != 'demo')}. Change it in the editor's settings for acp-mux (its env) "
+            "and start the agent again."
+        )
+    return value
+
+
+def setting_problem(environ: Mapping[str, str] | None = None) -> str | None:
+    """Why ``ACP_MUX_FAILOVER`` is badly set (its shape, or no agent's name), or None: what a new session fails
+    with and ``doctor`` says."""
+    try:
+        session_default(environ)
+    except SettingError as exc:
+        return str(exc)
+    return None
 
 
 @dataclass(frozen=True)

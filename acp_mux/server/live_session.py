@@ -17,6 +17,7 @@ from collections.abc import AsyncGenerator, Coroutine, Iterator, Mapping, Sequen
 from typing import TYPE_CHECKING, Awaitable, Callable, cast
 
 from acp_mux.core.contract import RunOptions
+from acp_mux.core.settings import SettingError
 from acp_mux.core.interaction import Approve, Deny, PendingInteraction
 from acp_mux.core.lazy_events import ev
 from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
@@ -381,7 +382,13 @@ class LiveSession:
     @property
     def failover(self) -> str:
         """The session's failover setting: ``ask``, ``never`` or an agent (:mod:`acp_mux.server.failover`)."""
-        return self.record.failover or fo.session_default()
+        if self.record.failover:
+            return self.record.failover
+        try:
+            return fo.session_default()
+        except SettingError as exc:  # (a session the launcher opened early): ask, so nothing goes anywhere unchosen
+            log.warning("%s", exc)
+            return fo.ASK
 
     def usable(self) -> AgentChoices | None:
         """The agents this session may carry on with: the entry's own when it serves every agent, else those

@@ -90,14 +90,20 @@ def test_unset_means_the_default_and_every_problem_is_named_at_once() -> None:
 
 @given(st.one_of(values, st.sampled_from(["ask", "never", "codex", "claude", "Codex", "ASK", "codex,claude", "auto"])))
 def test_failover_takes_ask_never_or_an_agent_name_and_nothing_else(raw: str) -> None:
-    """``ACP_MUX_FAILOVER``: a near-miss (another case, a list, ``auto``) is refused with the variable's name, never
-    read as some agent or as "ask"."""
+    """``ACP_MUX_FAILOVER``: a near-miss (another case, a list, a blank) is refused with the variable's name, never
+    read as some agent or as "ask"; a name that is no agent's (``auto``) is refused by the server, which knows the
+    agents (core knows none)."""
     from acp_mux.adapters.registry import ENTRIES
+    from acp_mux.server.failover import session_default, setting_problem
 
     name = "ACP_MUX_FAILOVER"
-    if raw.strip() in ("ask", "never") or raw.strip() in ENTRIES:
-        assert read_setting(name, {name: raw}) == raw.strip()
+    text = raw.strip()
+    if text in ("ask", "never") or text in ENTRIES:
+        assert read_setting(name, {name: raw}) == text == session_default({name: raw})
+        assert setting_problem({name: raw}) is None
     else:
+        problem = setting_problem({name: raw})
+        assert problem is not None and name in problem
         with pytest.raises(SettingError, match=name):
-            read_setting(name, {name: raw})
-    assert read_setting(name, {}, "ask") == "ask"
+            session_default({name: raw})
+    assert session_default({}) == "ask"

@@ -22,8 +22,9 @@ BAD = [
     ("ACP_MUX_SESSION_MAX_COUNT", "-5", "whole number from 0"),
     ("ACP_MUX_LOG_LEVEL", "loud", "DEBUG, INFO, WARNING, ERROR, CRITICAL"),
     ("ACP_MUX_CLAUDE_PREWARM", "yes", "0 (off) or 1 (on)"),
-    ("ACP_MUX_FAILOVER", "maybe", "ask (ask whether to carry on"),
+    ("ACP_MUX_FAILOVER", "maybe", "names no agent acp-mux runs"),
     ("ACP_MUX_FAILOVER", "Codex", "never, or an agent's name"),
+    ("ACP_MUX_FAILOVER", "codx", "names no agent acp-mux runs"),
 ]
 
 
