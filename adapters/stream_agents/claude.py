@@ -379,7 +379,7 @@ class ClaudeAdapter(AgentAdapter):
         resets = _num(info.get("resetsAt"))
         retry_ms = max(resets * 1000 - int(time.time() * 1000), 0) if resets else None
         st = ClaudeRun.of(ctx)
-        st.rate_rejected = status == "rejected"
+        st.rate_rejected = status == "rejected" and info.get("isUsingOverage") is not True  # (overage: it goes on)
         st.rate_resets_at = resets or None if st.rate_rejected else None
         if status == "rejected":
             st.rate_reset_ms = retry_ms

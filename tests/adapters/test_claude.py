@@ -361,6 +361,13 @@ def test_a_limit_is_a_quota_only_when_claude_said_rejected_and_its_reset_is_its_
     assert limit.resets_at == (resets if status == "rejected" else None)
 
 
+def test_a_rejected_window_claude_goes_on_past_with_overage_is_not_a_quota(adapter: ClaudeAdapter) -> None:
+    overage = {**_limit_event("rejected", 1_900_000_000)}
+    overage["rate_limit_info"] = {**overage["rate_limit_info"], "isUsingOverage": True, "overageStatus": "allowed"}
+    limit = next(e for e in feed(adapter, [INIT, overage, *_limited(RATE_LIMIT_TEXT)]) if e.type == "rate_limit_error")
+    assert (limit.kind, limit.resets_at) == ("rate", None)
+
+
 def test_claudes_transient_429_is_not_a_quota_even_after_a_rejected_event(adapter: ClaudeAdapter) -> None:
     text = "API Error: Server is temporarily limiting requests (not your usage limit) · Rate limited"
     events = feed(adapter, [INIT, _limit_event("rejected", 1_900_000_000), *_limited(text)])
