@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _WITHDRAWN = object()  # a permission question taken back (cancel, or the agent withdrew it)
+_FAILOVER_DIALOG = "failover"  # the key of the failover question among the open dialogs (no agent's question id)
 CANCEL_INTERRUPT_WAIT_S = 3.0  # how long an interrupted agent gets to end its turn before we terminate it
 TERMINATE_GRACE_S = 1.5
 SWITCH_GRACE_S = 0.5  # how long the agent switched away from gets to end by itself (its stdin closed)
@@ -460,7 +461,22 @@ class LiveSession:
             self.adapter.name, self.adapter.display_name, tuple((n, usable.label(n)) for n in agents), limit.resets_at
         )
         by_form = fo.can_ask_by_form(self.client_capabilities)
-        return await fo.ask(offer, self.id, by_form, self._request, self.update, self._cancel)
+        return await fo.ask(offer, self.id, by_form, self._failover_dialog, self.update, self._cancel)
+
+    async def _failover_dialog(self, method: str, params: Mapping[str, object]) -> object:
+        """The failover question to the editor, asked again when the editor reopens the session meanwhile
+        (:meth:`reask_pending`), like the agent's own questions: reopening a thread never strands it."""
+        while True:
+            request = asyncio.ensure_future(self._request(method, params))
+            self._dialogs[_FAILOVER_DIALOG] = request
+            try:
+                return await request
+            except asyncio.CancelledError:
+                if _FAILOVER_DIALOG not in self._reasking:
+                    raise
+                self._reasking.discard(_FAILOVER_DIALOG)
+            finally:
+                self._dialogs.pop(_FAILOVER_DIALOG, None)
 
     async def _take_over(self, name: str) -> None:
         """Switch to ``name`` at a limit. A single-agent session first becomes one where the person picks agents
@@ -827,10 +843,11 @@ class LiveSession:
         003: pending approvals replayed to a late subscriber). The answer to the new question goes to the agent."""
         handle = self.handle
         count = 0
-        for question in handle.interaction.pending if handle is not None else ():
-            dialog = self._dialogs.get(question.id)
+        asked = [q.id for q in handle.interaction.pending] if handle is not None else []
+        for key in (*asked, _FAILOVER_DIALOG):
+            dialog = self._dialogs.get(key)
             if dialog is not None and not dialog.done():
-                self._reasking.add(question.id)
+                self._reasking.add(key)
                 dialog.cancel()
                 count += 1
         return count

@@ -333,6 +333,26 @@ async def test_a_cancel_while_asked_answers_cancelled_and_nothing_is_sent(tmp_pa
     assert result == {"stopReason": "cancelled"} and world.handed == [("a", "x")]
 
 
+async def test_reopening_the_session_asks_the_failover_question_again(tmp_path: Path) -> None:
+    """The editor reopens the session while the question is open (its dialog gone): asked again, and that answer
+    counts, as for the agent's own questions."""
+    world = make_world(tmp_path, [])
+    never_answered: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+
+    async def editor(method: str, params: Any) -> object:
+        world.editor.asked.append((method, dict(params)))
+        return await never_answered if len(world.editor.asked) == 1 else picked("failover:b")
+
+    world.session._request = editor
+    task = asyncio.ensure_future(run_prompts(world, ["x"], limited={"a"}))
+    while not world.editor.asked:
+        await asyncio.sleep(0.01)
+    assert world.session.reask_pending() == 1
+    [result] = await task
+    assert result == {"stopReason": "end_turn"} and world.handed == [("a", "x"), ("b", "x")]
+    assert [p["options"] for _, p in world.editor.asked][0] == [p["options"] for _, p in world.editor.asked][1]
+
+
 async def test_the_setting_is_checked_and_remembered(tmp_path: Path) -> None:
     world = make_world(tmp_path, [])
     world.session.set_failover("c")
