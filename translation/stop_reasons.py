@@ -64,13 +64,31 @@ def outcome_for(event: BaseEvent, login_command: str | None = None) -> TurnOutco
 
 def _rate_limited(event: RateLimitErrorEvent) -> TurnOutcome:
     """The agent gave up on a limit (its own retries are over): a failed turn, never ``end_turn``. The error says
-    what happened and, when the provider said, how long to wait; ``data`` carries the same for a client to act on."""
-    wait = f" Retry after {event.retry_after_ms / 1000:.0f}s." if event.retry_after_ms else ""
-    message = f"Rate limited or out of quota: {event.message.rstrip('. ')}.{wait}"
-    data: dict[str, JsonValue] = {"reason": "rate_limited"}
+    what happened and, when the agent said, when the limit lifts or how long to wait; ``data`` carries the same
+    for a client to act on (``limit``: ``quota`` for a usage limit, ``rate`` for any other; ``resetsAt``: epoch
+    seconds, from the agent's own field)."""
+    if event.resets_at:
+        wait = f" It resets at {reset_time(event.resets_at)}."
+    else:
+        wait = f" Retry after {event.retry_after_ms / 1000:.0f}s." if event.retry_after_ms else ""
+    what = "Usage limit reached" if event.kind == "quota" else "Rate limited or out of quota"
+    message = f"{what}: {event.message.rstrip('. ')}.{wait}"
+    data: dict[str, JsonValue] = {"reason": "rate_limited", "limit": event.kind}
     if event.retry_after_ms:
         data["retryAfterMs"] = event.retry_after_ms
+    if event.resets_at:
+        data["resetsAt"] = event.resets_at
     return TurnOutcome(notice=f"\n\n**{message}**\n", error_code=INTERNAL_ERROR, error_message=message, error_data=data)
+
+
+def reset_time(epoch_s: int) -> str:
+    """When a limit lifts, in the person's local time with its zone (``15:00 CET``), the date too when not today."""
+    from datetime import datetime
+
+    when = datetime.fromtimestamp(epoch_s).astimezone()
+    now = datetime.now().astimezone()
+    shown = when.strftime("%H:%M %Z") if when.date() == now.date() else when.strftime("%a %d %b %H:%M %Z")
+    return shown.strip()
 
 
 def _auth_failed(event: AuthErrorEvent, login_command: str | None) -> TurnOutcome:

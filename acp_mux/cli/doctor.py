@@ -201,7 +201,10 @@ def run_doctor(argv: Sequence[str]) -> int:
         )
     )
     print(fill(f"The bridge's log: {default_log_path()} (another with --log-file or ACP_MUX_LOG)"))
-    setting = settings_problem(os.environ)  # every new session would fail with this: say it here too
+    from acp_mux.server.failover import setting_problem as failover_problem
+
+    # every new session would fail with this: say it here too
+    setting = settings_problem(os.environ) or failover_problem(os.environ)
     if setting:
         print(f"\nsettings: {setting}")
     return 1 if (setting or named and not all(block.startable for block in blocks)) else 0

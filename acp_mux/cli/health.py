@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Literal, Mapping, Sequence
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from acp_mux.server.agent_choice import AgentChoices
+
 TIMEOUT_S = 5.0
 State = Literal["runs", "cannot run", "not verified"]
 RUNS: State = "runs"
@@ -125,3 +127,15 @@ def runnable_agents(
 
         verdicts = cached_check_all(paths, env, state_dir, check_missing=check_missing)
     return tuple(name for (name, _), health in zip(found, verdicts, strict=True) if health.offered)
+
+
+def usable_here() -> AgentChoices:
+    """The agents ``doctor`` finds usable here, from its stored verdicts only (no CLI is run while the editor
+    waits): what ``--agent auto`` offers, and what a single-agent session may carry on with at a usage limit."""
+    from acp_mux.server.agent_choice import AgentChoices
+    from acp_mux.server.store import state_dir
+
+    root = state_dir()
+    return AgentChoices.discover(
+        root, runnable=lambda names: runnable_agents(names, state_dir=root, check_missing=False)
+    )

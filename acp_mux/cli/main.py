@@ -173,16 +173,11 @@ def main(argv: Sequence[str] | None = None, early: Early | None = None) -> int:
         return 2
     choices: AgentChoices | None = None
     if multi:  # one editor entry for every agent: the person picks one per session
-        from acp_mux.server.agent_choice import AgentChoices
-        from acp_mux.server.store import state_dir
-
-        from acp_mux.cli.health import runnable_agents
+        from acp_mux.cli.health import usable_here
 
         # doctor's health check decides too, from its stored verdicts only: a CLI proven unable to run is not offered,
         # and no CLI is run while the editor waits
-        choices = AgentChoices.discover(
-            state_dir(), runnable=lambda names: runnable_agents(names, state_dir=state_dir(), check_missing=False)
-        )
+        choices = usable_here()
         args.agent = choices.default() or "auto"
     entry = ENTRIES.get(args.agent)
     transport = args.transport or (os.environ.get(entry.transport_env_var) if entry else None) or None
@@ -295,7 +290,9 @@ async def serve(
     conn = connection(proto_in, proto_out, early.leftover if early is not None else b"")
     if logging.getLogger().isEnabledFor(logging.DEBUG):
         conn.on_message = _log_protocol
-    server = AcpServer(conn, adapter, config, SessionStore(), choices)
+    from acp_mux.cli.health import usable_here
+
+    server = AcpServer(conn, adapter, config, SessionStore(), choices, usable_agents=usable_here)
     if early is not None and early.params is not None:  # answered by the launcher before this server existed
         server.initialized(early.params)
         if conn.on_message is not None:

@@ -226,6 +226,7 @@ _SHOWN_RECORDS = frozenset(
         "user.command",
         "user.cancel",
         "turn.ended",
+        "turn.resent",
         "approval.resolved",
         "file.snapshot",
         "bridge.notice",

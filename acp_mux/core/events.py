@@ -564,9 +564,16 @@ class AuthErrorEvent(BaseEvent):
 
 
 class RateLimitErrorEvent(BaseEvent):
+    """The agent gave up on a limit. ``kind`` says which: ``quota`` is a usage limit the agent will not retry past
+    (claude's ``rate_limit_event`` ``rejected``, codex's ``usageLimitExceeded``): the turn can only go on with
+    another agent, so the person is offered one; ``rate`` is any other rate limit (a 429 the agent retried and
+    gave up on). ``resets_at`` is when the limit lifts (epoch seconds), only from the agent's machine field."""
+
     type: Literal["rate_limit_error"] = "rate_limit_error"
     message: str
     retry_after_ms: int | None = None
+    kind: Literal["quota", "rate"] = "rate"
+    resets_at: int | None = None
 
 
 class ContextExceededEvent(BaseEvent):

@@ -54,6 +54,17 @@ def _one_of(words: tuple[str, ...], fold_case: bool) -> Parser:
     return parse
 
 
+_AGENT_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}", re.ASCII)
+
+
+def _failover(text: str) -> str:
+    """``ask``, ``never`` or an agent's name (always carry on with it at a usage limit). Only its shape is checked
+    here (core knows no agents); the server refuses a name that is no agent's (:mod:`acp_mux.server.failover`)."""
+    if text in ("ask", "never") or _AGENT_NAME.fullmatch(text):
+        return text
+    raise ValueError(text)
+
+
 # name -> (what it accepts, said to the person; the parser). Values are read with surrounding blanks stripped.
 SETTINGS: dict[str, tuple[str, Parser]] = {
     "ACP_MUX_SESSION_MAX_AGE_DAYS": (
@@ -66,6 +77,13 @@ SETTINGS: dict[str, tuple[str, Parser]] = {
     ),
     "ACP_MUX_LOG_LEVEL": (", ".join(LOG_LEVELS), _one_of(LOG_LEVELS, fold_case=True)),
     "ACP_MUX_CLAUDE_PREWARM": ("0 (off) or 1 (on)", _one_of(("0", "1"), fold_case=False)),  # unset: where safe
+    "ACP_MUX_FAILOVER": (
+        (
+            "ask (ask whether to carry on with another agent at a usage limit), never, or an agent's name (always carry "
+            "on with that agent, e.g. codex)"
+        ),
+        _failover,
+    ),
 }
 
 

@@ -11,7 +11,7 @@ import asyncio
 import importlib
 import logging
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from acp_mux import __version__
 from acp_mux.protocol import unstable, v1, wire
@@ -24,6 +24,7 @@ from acp_mux.server.self_command import own_command
 from acp_mux.server.sign_out import can_sign_out, sign_out
 from acp_mux.server.agent_choice import AGENT_OPTION, AgentChoices
 from acp_mux.server.fork import META_KEY
+from acp_mux.server.failover import FAILOVER_OPTION
 from acp_mux.server.store import SessionRecord, SessionStore
 from acp_mux.translation.child_sessions import split_child_id
 
@@ -70,10 +71,13 @@ class AcpServer:
         config: BridgeConfig,
         store: SessionStore,
         choices: AgentChoices | None = None,
+        usable_agents: Callable[[], AgentChoices] | None = None,
     ) -> None:
         self.conn = conn
         self.adapter = adapter
         self.choices = choices
+        # a single-agent entry: the agents a session may carry on with at a usage limit (asked for when needed)
+        self.usable_agents = usable_agents
         self.config = config
         self.store = store
         self.sessions: dict[str, LiveSession] = {}
@@ -274,6 +278,7 @@ class AcpServer:
             additional_directories=roots,
             forked_from=source.session_id,
             native_fork_from=native,
+            failover=source.failover,  # the person's choice for this conversation goes with it
         )
         how = "native" if native else "handover"
         try:
@@ -344,7 +349,9 @@ class AcpServer:
         cwd = request.cwd
         if cwd is not None and ("\0" in cwd or not os.path.isabs(cwd)):  # the schema: an absolute path
             raise p.invalid("session/list: cwd must be an absolute path")
-        records = self.store.list(agent=None if self.choices is not None else self.adapter.name, cwd=cwd)
+        records = self.store.list(cwd=cwd)
+        if self.choices is None:  # this agent's sessions, and those that carried on from it at a limit
+            records = [r for r in records if r.agent == self.adapter.name or self.adapter.name in r.turn_agents]
         cursor = request.cursor
         start = int(cursor) if cursor and cursor.isascii() and cursor.isdigit() and len(cursor) < 10 else 0
         if cursor and not start and cursor != "0":
@@ -420,7 +427,7 @@ class AcpServer:
     async def set_config_option(self, request: v1.SetSessionConfigOptionRequest) -> dict[str, Any]:
         session = self._session(request.session_id)
         config_id, value = request.config_id, request.value
-        if config_id == AGENT_OPTION and self.choices is not None:
+        if config_id == AGENT_OPTION and session.choices is not None:  # (a single-agent session carried on: too)
             await session.switch_agent(str(value))
             return answer(v1.SetSessionConfigOptionResponse, {"configOptions": self._config_options(session)})
         await session.switches_done()  # any other setting sent after a switch is about the agent it chose
@@ -432,6 +439,8 @@ class AcpServer:
                 choices = [m for m, _ in session.settings.models]
                 raise RpcError(INVALID_PARAMS, f"unknown model {value!r}; choose one of {choices}")
             await session.set_model(value)
+        elif config_id == FAILOVER_OPTION:
+            session.set_failover(value)
         elif session.settings.agent_option(config_id) is not None:
             if not await session.set_agent_option(str(config_id), value):
                 raise RpcError(INVALID_PARAMS, f"{self.adapter.display_name} is not running; try again in a moment")
@@ -453,8 +462,10 @@ class AcpServer:
         ``ACP_MUX_<NAME>_BIN`` override, ``acp-mux doctor``), not later as a crashed turn; so does a badly set
         ``ACP_MUX_*`` setting (:mod:`acp_mux.core.settings`)."""
         from acp_mux.core.settings import settings_problem
+        from acp_mux.server.failover import setting_problem as failover_problem
 
-        setting = settings_problem(os.environ)  # a badly set ACP_MUX_* value: refused, never guessed at
+        # a badly set ACP_MUX_* value: refused, never guessed at (ACP_MUX_FAILOVER's agent: one acp-mux runs)
+        setting = settings_problem(os.environ) or failover_problem(os.environ)
         if setting:
             raise RpcError(INTERNAL_ERROR, setting, {"agent": self.adapter.name})
         problem = self.adapter.startup_problem(self.config.binary, self.config.env)
@@ -469,6 +480,9 @@ class AcpServer:
             LiveSession,
         )  # deferred: sessions are needed only from the first new/load/resume
 
+        choices = self.choices
+        if choices is None and record.agent != self.adapter.name and self.usable_agents is not None:
+            choices = self.usable_agents()  # a session of this entry that carried on with another agent at a limit
         session = LiveSession(
             record,
             self._adapter_of(record.agent),
@@ -481,8 +495,9 @@ class AcpServer:
             mcp_servers=_secret_mcp_servers(servers),
             mode_changed=lambda mode: self._announce_mode(record.session_id),
             client_capabilities=self.client_capabilities,
-            choices=self.choices,
+            choices=choices,
             adapter_for=self._adapter_of,
+            usable_agents=self.usable_agents if choices is None else None,
         )
         self.sessions[record.session_id] = session
         return session
@@ -503,7 +518,7 @@ class AcpServer:
         return roots
 
     def _adapter_of(self, name: str) -> AgentAdapter:
-        if self.choices is None or name == self.adapter.name:
+        if name == self.adapter.name:
             return self.adapter
         from acp_mux.adapters.registry import get_adapter
 
@@ -512,7 +527,9 @@ class AcpServer:
     def _stored(self, session_id: str) -> SessionRecord:
         record = self.store.get(session_id)
         servable = record is not None and (
-            record.agent == self.adapter.name or (self.choices is not None and record.agent in self.choices.names)
+            record.agent == self.adapter.name
+            or (self.choices is not None and record.agent in self.choices.names)
+            or (self.usable_agents is not None and self.adapter.name in record.turn_agents)  # carried on at a limit
         )
         if record is None or not servable:
             raise RpcError(RESOURCE_NOT_FOUND, f"no {self.adapter.name} session {session_id!r}", {"uri": session_id})

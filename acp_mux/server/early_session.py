@@ -74,6 +74,8 @@ def answer_new_session(
         return None
     if settings_problem(environ):
         return None  # the server's answer names the badly set ACP_MUX_* value
+    if environ.get("ACP_MUX_FAILOVER", "ask").strip() not in ("ask", "never"):
+        return None  # an agent named there: the server, which knows the agents, checks it is one
     declared = facts["session"]
     saved = None
     if not declared["modes"] and not declared["models"]:  # the agent reports its own: what it said last time

@@ -17,11 +17,13 @@ from collections.abc import AsyncGenerator, Coroutine, Iterator, Mapping, Sequen
 from typing import TYPE_CHECKING, Awaitable, Callable, cast
 
 from acp_mux.core.contract import RunOptions
+from acp_mux.core.settings import SettingError
 from acp_mux.core.interaction import Approve, Deny, PendingInteraction
 from acp_mux.core.lazy_events import ev
 from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 from acp_mux.core.prompt import Prompt, TextPart
 from acp_mux.server.agent_choice import AgentChoices
+from acp_mux.server import failover as fo
 from acp_mux.server.handoff import context_text, turns_from_record
 from acp_mux.server.heap import release_freed_memory
 from acp_mux.server.replay import folded_conversation
@@ -59,6 +61,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _WITHDRAWN = object()  # a permission question taken back (cancel, or the agent withdrew it)
+_FAILOVER_DIALOG = "failover"  # the key of the failover question among the open dialogs (no agent's question id)
 CANCEL_INTERRUPT_WAIT_S = 3.0  # how long an interrupted agent gets to end its turn before we terminate it
 TERMINATE_GRACE_S = 1.5
 SWITCH_GRACE_S = 0.5  # how long the agent switched away from gets to end by itself (its stdin closed)
@@ -95,6 +98,7 @@ class LiveSession:
         client_capabilities: dict[str, JsonValue] | None = None,
         choices: AgentChoices | None = None,
         adapter_for: Callable[[str], AgentAdapter] | None = None,
+        usable_agents: Callable[[], AgentChoices] | None = None,
     ) -> None:
         self.record = record
         self.adapter = adapter
@@ -114,6 +118,12 @@ class LiveSession:
         self._side_tasks: set[asyncio.Task[None]] = set()  # editor requests made for the agent (fs, terminal)
         self.choices = choices  # set when one editor entry serves every agent: the person picks per session
         self._adapter_for = adapter_for
+        # A single-agent entry: the agents ``doctor`` finds usable, asked for once, when a limit is first offered
+        # or the failover option first shown (the every-agent entry has them in ``choices``)
+        self._usable_agents = usable_agents
+        self._usable: AgentChoices | None = None
+        self._limit: ev.RateLimitErrorEvent | None = None  # this turn ended at a usage limit (a quota)
+        self._resending = False  # the failed prompt goes to the agent chosen at a limit: not a new message
         self.rules = PermissionRules(cwd=record.cwd)  # relative paths in rules resolve in the session's folder
         self.translator = self._new_translator(self._read_for_diff)
         # an editor that declared subagents sees each subagent as a child session, else nested in this one
@@ -236,26 +246,17 @@ class LiveSession:
         self._maybe_title(prompt.as_text())
         ended: dict[str, JsonValue] = {"error": {"code": -32603, "message": "the turn did not end normally"}}
         self._turn_blocks, self._turn_marker = prompt_to_blocks(prompt), None
+        written = prompt  # as the person wrote it: what is sent again if another agent carries on at a limit
         # the agent's own fork may yet fail: then the whole conversation so far is handed over (computed now,
         # before this turn is logged, so the handover never holds the person's new message as an earlier turn)
         forking = self.record.native_fork_from is not None and self.record.native_session_id is None
-        fallback = self._with_missed_turns(prompt, seen=0) if forking else prompt
-        prompt = self._with_missed_turns(prompt)  # after a switch, or in a fork the agent has no copy of
-        if self.choices is not None:
-            self._turn_marker = f"**{self.adapter.display_name}:** "
-            self.update(
-                {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": self._turn_marker}}
-            )
-            self.record.turn_agents.append(self.adapter.name)
-        if self.record.turn_agents:
-            self.record.seen_turns[self.adapter.name] = len(self.record.turn_agents)
+        fallback = self._with_missed_turns(prompt, len(self.record.turn_agents), seen=0) if forking else prompt
+        prompt = self._agent_turn(prompt)
         try:
             try:
-                result = await self._run_turn(prompt)
-            except RpcError:
-                if not self._native_fork_failed():
-                    raise
-                result = await self._run_turn(fallback)  # once, with the handover
+                result = await self._first_run(prompt, fallback)
+            except RpcError as exc:
+                result = await self._carry_on(exc, written)
             ended = {"stopReason": result["stopReason"]}
             return result
         except RpcError as exc:
@@ -277,6 +278,36 @@ class LiveSession:
         self._turns += 1
         self._cancel.clear()
         self._turn_run = None
+        self._limit = None
+
+    def _agent_turn(self, prompt: Prompt, resent: bool = False) -> Prompt:
+        """The turns this agent missed (after a switch, or in a fork it has no copy of) go before the person's
+        message; where the person picks agents, its name goes before its answer and the turn is counted as its own.
+        ``resent``: the failed prompt again, to the agent chosen at a limit; the failed turn (already in the record)
+        becomes this agent's, not a missed one."""
+        record = self.record
+        prompt = self._with_missed_turns(prompt, len(record.turn_agents) - (1 if resent else 0))
+        if self.choices is not None:
+            if resent and record.turn_agents:
+                record.turn_agents[-1] = self.adapter.name
+            else:
+                record.turn_agents.append(self.adapter.name)
+            self._turn_marker = f"**{self.adapter.display_name}:** "
+            self.update(
+                {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": self._turn_marker}}
+            )
+        if record.turn_agents:
+            record.seen_turns[self.adapter.name] = len(record.turn_agents)
+        return prompt
+
+    async def _first_run(self, prompt: Prompt, fallback: Prompt) -> acp.PromptResponse:
+        """The turn; in a fork whose agent's own fork fails, once more with the copied turns handed over."""
+        try:
+            return await self._run_turn(prompt)
+        except RpcError:
+            if not self._native_fork_failed():
+                raise
+            return await self._run_turn(fallback)
 
     async def _run_turn(self, prompt: Prompt) -> acp.PromptResponse:
         if self._replace_before_turn:  # a setting asked for during the last turn needs a new process
@@ -307,7 +338,10 @@ class LiveSession:
         """The person's prompt (as they wrote it, without context the bridge added), and the agent's name shown
         before the answer when the person picks agents."""
         self._turn_run = run_id
-        self.log.record(run_id, "user.message", {"content": self._turn_blocks, "agent": self.adapter.name})
+        if self._resending:  # the prompt sent again at a limit is the same message: kept once, its answer shown
+            self.log.record(run_id, "turn.resent", {"agent": self.adapter.name})
+        else:
+            self.log.record(run_id, "user.message", {"content": self._turn_blocks, "agent": self.adapter.name})
         if self._turn_marker:
             self.log.record(run_id, "bridge.notice", {"text": self._turn_marker})
 
@@ -318,6 +352,12 @@ class LiveSession:
         options = self.settings.config_options()
         if self.choices is not None:
             options.insert(0, self.choices.option(self.adapter.name))
+        # a single-agent entry shows it once the usable agents are known (at the first limit, or a setting asked
+        # for): finding them costs ~0.3 s, which session/new does not wait for
+        usable = self.choices if self.choices is not None else self._usable
+        others = [(n, usable.label(n)) for n in usable.names if n != self.adapter.name] if usable else []
+        if others or self.choices is not None:
+            options.append(fo.option(self.failover, others))
         return cast("list[acp.SessionConfigOption]", options)  # built to the schema by session_settings
 
     async def switch_agent(self, name: str) -> None:
@@ -394,6 +434,125 @@ class LiveSession:
         self.log.flush()
         return {"stopReason": "end_turn"}
 
+    # ── at a usage limit: carry on with another agent ─────────────────────────────────────────────────────────
+    @property
+    def failover(self) -> str:
+        """The session's failover setting: ``ask``, ``never`` or an agent (:mod:`acp_mux.server.failover`)."""
+        if self.record.failover:
+            return self.record.failover
+        try:
+            return fo.session_default()
+        except SettingError as exc:  # (a session the launcher opened early): ask, so nothing goes anywhere unchosen
+            log.warning("%s", exc)
+            return fo.ASK
+
+    def usable(self) -> AgentChoices | None:
+        """The agents this session may carry on with: the entry's own when it serves every agent, else those
+        ``doctor`` finds usable here, asked for once (None when nobody can tell)."""
+        if self.choices is not None:
+            return self.choices
+        if self._usable is None and self._usable_agents is not None:
+            try:
+                self._usable = self._usable_agents()
+            except Exception as exc:  # an offer that cannot be made is no reason to fail the session
+                log.info("could not find the usable agents: %s", exc)
+                self._usable_agents = None
+        return self._usable
+
+    def set_failover(self, value: object) -> None:
+        """The failover option set by the editor: ``ask``, ``never`` or a usable agent; remembered with the session."""
+        usable = self.usable()
+        names = [n for n in usable.names if n != self.adapter.name] if usable else []
+        if not isinstance(value, str) or value not in (fo.ASK, fo.NEVER, *names):
+            raise RpcError(
+                INVALID_PARAMS, f"unknown failover value {value!r}; choose one of {[fo.ASK, fo.NEVER, *names]}"
+            )
+        self.record.failover = value
+        self.store.save(self.record)
+
+    async def _carry_on(self, error: RpcError, prompt: Prompt) -> acp.PromptResponse:
+        """The turn failed with ``error``. At a usage limit, the person may carry on with another usable agent:
+        asked (or the setting names the agent), switched with the switch and handover every switch uses, and the
+        failed prompt sent again to it, once. Each agent is tried once per prompt: if the chosen one hits its limit
+        too, the agents left are offered; Stop, a declined or failed question, ``never`` or nobody left: the limit's
+        own error. A cancel while asked answers ``cancelled``."""
+        tried: set[str] = set()
+        while True:
+            limit, self._limit = self._limit, None
+            at_limit = isinstance(error.data, dict) and error.data.get("limit") == "quota"
+            if limit is None or not at_limit or self._cancel.is_set():
+                raise error
+            limited = self.adapter.name
+            tried.add(limited)
+            target = await self._failover_target(limit, tried)
+            if self._cancel.is_set():
+                return {"stopReason": "cancelled"}
+            if target is None:
+                raise error
+            if self._turn_run is not None:
+                self.log.record(self._turn_run, "turn.ended", {"error": {"code": error.code, "message": error.message}})
+            label = self.adapter.display_name
+            try:
+                await self._take_over(target)
+            except RpcError as exc:
+                self._notice(f"\nacp-mux could not carry on with {target}: {exc.message}\n")
+                raise error from exc
+            self.record.seen_turns[limited] = len(self.record.turn_agents) - 1  # it did not see how this turn ended
+            self._notice(f"\n{label} hit its usage limit; {self.adapter.display_name} carries on.\n")
+            try:
+                return await self._resend(prompt)
+            except RpcError as exc:
+                error = exc
+
+    async def _failover_target(self, limit: ev.RateLimitErrorEvent, tried: set[str]) -> str | None:
+        """The agent to carry on with: the one the setting names, or the person's choice among the usable ones."""
+        usable = self.usable()
+        agents = fo.candidates(usable.names if usable else (), tried, self.failover)
+        if not agents or usable is None:
+            return None
+        if self.failover != fo.ASK:  # the person named the agent in the setting: no question
+            return agents[0]
+        offer = fo.Offer(
+            self.adapter.name, self.adapter.display_name, tuple((n, usable.label(n)) for n in agents), limit.resets_at
+        )
+        by_form = fo.can_ask_by_form(self.client_capabilities)
+        return await fo.ask(offer, self.id, by_form, self._failover_dialog, self.update, self._cancel)
+
+    async def _failover_dialog(self, method: str, params: Mapping[str, object]) -> object:
+        """The failover question to the editor, asked again when the editor reopens the session meanwhile
+        (:meth:`reask_pending`), like the agent's own questions: reopening a thread never strands it."""
+        while True:
+            request = asyncio.ensure_future(self._request(method, params))
+            self._dialogs[_FAILOVER_DIALOG] = request
+            try:
+                return await request
+            except asyncio.CancelledError:
+                if _FAILOVER_DIALOG not in self._reasking:
+                    raise
+                self._reasking.discard(_FAILOVER_DIALOG)
+            finally:
+                self._dialogs.pop(_FAILOVER_DIALOG, None)
+
+    async def _take_over(self, name: str) -> None:
+        """Switch to ``name`` at a limit. A single-agent session first becomes one where the person picks agents
+        (the Agent option appears with the switch's ``config_option_update``), its turns so far the first agent's."""
+        if self.choices is None:
+            usable = self.usable()
+            assert usable is not None  # the target came from it
+            self.choices = AgentChoices(tuple(dict.fromkeys((self.adapter.name, *usable.names))), usable.state_dir)
+            turns = len(turns_from_record(folded_conversation(self.history()), []))
+            self.record.turn_agents = [self.adapter.name] * turns
+            self.record.seen_turns = {self.adapter.name: turns}
+        await self._switch_to(name)
+
+    async def _resend(self, prompt: Prompt) -> acp.PromptResponse:
+        """The failed prompt, as the person wrote it, to the agent now active (with the turns it missed before it)."""
+        self._resending, self._turn_run = True, None
+        try:
+            return await self._run_turn(self._agent_turn(prompt, resent=True))
+        finally:
+            self._resending = False
+
     def _store_trouble(self) -> None:
         """Once per session: why the conversation is not being kept (the store cannot be written). The turn itself
         goes on and is answered as usual; the reason is in the log file too (once per distinct reason)."""
@@ -436,15 +595,15 @@ class LiveSession:
         )
         return True
 
-    def _with_missed_turns(self, prompt: Prompt, seen: int | None = None) -> Prompt:
-        """The turns this agent has not seen (answered by others since it last spoke, or all of them when it is new
-        here, or copied into a fork it has no native copy of), put before the person's message. ``seen``: how many
-        turns the agent has seen, when not its count in the record."""
+    def _with_missed_turns(self, prompt: Prompt, upto: int, seen: int | None = None) -> Prompt:
+        """The turns this agent has not seen among the first ``upto`` (answered by others since it last spoke, or
+        all of them when it is new here, or copied into a fork it has no native copy of), put before the person's
+        message. ``seen``: how many turns the agent has seen, when not its count in the record."""
         record = self.record
         seen = record.seen_turns.get(self.adapter.name, 0) if seen is None else seen
-        if seen >= len(record.turn_agents):
+        if seen >= upto:
             return prompt
-        turns = turns_from_record(folded_conversation(self.history()), record.turn_agents)[seen:]
+        turns = turns_from_record(folded_conversation(self.history()), record.turn_agents)[seen:upto]
         context = context_text(turns, message=prompt.as_text())  # the token avoids the new message too
         return Prompt((TextPart(context), *prompt.parts)) if context else prompt
 
@@ -490,6 +649,8 @@ class LiveSession:
                     self.update(payload)
                 if turn_outcome is not None:
                     outcome = turn_outcome
+                if isinstance(event, ev.RateLimitErrorEvent) and event.kind == "quota":
+                    self._limit = event
                 if event.type == "turn_end":
                     break
                 if self._writable is not None:  # a slow editor slows the agent down instead of filling our memory
@@ -763,10 +924,11 @@ class LiveSession:
         003: pending approvals replayed to a late subscriber). The answer to the new question goes to the agent."""
         handle = self.handle
         count = 0
-        for question in handle.interaction.pending if handle is not None else ():
-            dialog = self._dialogs.get(question.id)
+        asked = [q.id for q in handle.interaction.pending] if handle is not None else []
+        for key in (*asked, _FAILOVER_DIALOG):
+            dialog = self._dialogs.get(key)
             if dialog is not None and not dialog.done():
-                self._reasking.add(question.id)
+                self._reasking.add(key)
                 dialog.cancel()
                 count += 1
         return count

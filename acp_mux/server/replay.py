@@ -91,13 +91,13 @@ class Replay:
         data = envelope["data"]
         if kind == LEGACY_TYPE:  # an update an old version stored as it sent it (read: a dict with a sessionUpdate)
             return [cast("SessionUpdate", data)]
-        if kind == "user.message":
+        if kind in ("user.message", "turn.resent"):  # turn.resent: the failed prompt, to the agent chosen at a limit
             self.cancelled = False
             self.in_turn = True
             agent = data.get("agent")
             if self.tool_table_for is not None and isinstance(agent, str):
                 self.translator.tools_table = self.tool_table_for(agent)
-            blocks = data.get("content")
+            blocks = data.get("content") if kind == "user.message" else None
             return [
                 {"sessionUpdate": "user_message_chunk", "content": cast("ContentBlock", b)}
                 for b in (blocks if isinstance(blocks, list) else [])

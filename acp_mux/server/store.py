@@ -82,6 +82,7 @@ class SessionRecord:
     # session's own: a prompt here must not reach the original's conversation.
     forked_from: str | None = None
     native_fork_from: str | None = None
+    failover: str | None = None  # the session's failover setting (ask, never, an agent); None: ACP_MUX_FAILOVER
 
     @classmethod
     def from_json(cls, data: Any) -> "SessionRecord":

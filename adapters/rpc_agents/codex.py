@@ -58,6 +58,7 @@ from acp_mux.adapters.stream_agents.codex_exec import (
     changes_summary,
     classify_failure,
     end_failed_turn,
+    limit_resets_at,
     file_events,
     normalize_changes,
     plan_tool,
@@ -342,6 +343,9 @@ class CodexAdapter(AgentAdapter):
             return []
         if method == "error":
             return self._error(params, ctx)
+        if method == "account/rateLimits/updated":  # kept for the reset time of a limit that ends a turn
+            run.limit_resets_at = limit_resets_at(params.get("rateLimits"))
+            return []
         if method == "serverRequest/resolved":  # codex cleared a request (turn ended): forget our side of it
             ctx.questions.forget_agent(params.get("requestId"))
             return []

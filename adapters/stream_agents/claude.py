@@ -96,6 +96,7 @@ _AUTH_TEXT = re.compile(r"invalid api key|authentication|/login|oauth token|inva
 _CONTEXT_TEXT = re.compile(r"prompt is too long|context (window|length)|too many tokens", re.I)
 _TOKENS_OVER = re.compile(r"(\d[\d,]*)\s*tokens?\s*>\s*(\d[\d,]*)")
 _USAGE_LIMIT = re.compile(r"usage limit reached\|(\d{9,})", re.I)
+_TRANSIENT_429 = "not your usage limit"  # claude's own words for a 429 that is not the account's limit
 
 
 @dataclass
@@ -115,6 +116,10 @@ class ClaudeRun(PerRun):
     interrupting: bool = False
     pending_error: tuple[str, str] | None = None  # (error kind, text) from a synthetic assistant line
     rate_reset_ms: int | None = None
+    # the last rate_limit_event said "rejected" (a usage limit claude will not retry past), and its resetsAt
+    # (epoch seconds): what types the limit that ends the turn, never the message's text
+    rate_rejected: bool = False
+    rate_resets_at: int | None = None
     totals: tuple[float, int, int, int] = (0.0, 0, 0, 0)  # cumulative usd, input, output, cached
     turn_text: bool = False
     turn_error: bool = False  # this (or the last) turn already reported an error
@@ -423,8 +428,11 @@ class ClaudeAdapter(AgentAdapter):
         status = info.get("status")
         resets = _num(info.get("resetsAt"))
         retry_ms = max(resets * 1000 - int(time.time() * 1000), 0) if resets else None
+        st = ClaudeRun.of(ctx)
+        st.rate_rejected = status == "rejected" and info.get("isUsingOverage") is not True  # (overage: it goes on)
+        st.rate_resets_at = resets or None if st.rate_rejected else None
         if status == "rejected":
-            ClaudeRun.of(ctx).rate_reset_ms = retry_ms
+            st.rate_reset_ms = retry_ms
             return [ev.RateLimitedEvent(retry_after_ms=retry_ms)]
         if status == "allowed_warning":
             kind = info.get("rateLimitType") or "usage"
@@ -686,7 +694,7 @@ class ClaudeAdapter(AgentAdapter):
                 msg = "The response hit the output token limit."
                 return [ev.ErrorEvent(code=ErrorCode.MAX_TOKENS, message=msg, recoverable=True)]
             return []
-        return [classify_error(kind, status, message, m, st.rate_reset_ms)]
+        return [classify_error(kind, status, message, m, st.rate_reset_ms, _limit(st))]
 
     # ── exit ───────────────────────────────────────────────────────────────────────────────────────────────────
     def finish(self, status: ExitStatus, ctx: ParseContext) -> Iterable[BaseEvent]:
@@ -698,7 +706,7 @@ class ClaudeAdapter(AgentAdapter):
         if st.pending_error is not None:  # the error line came, the result never did
             kind, text = st.pending_error
             st.pending_error = None
-            error = classify_error(kind, None, text, {}, st.rate_reset_ms)
+            error = classify_error(kind, None, text, {}, st.rate_reset_ms, _limit(st))
             if error.type in ("auth_error", "context_exceeded"):
                 st.terminal = True
                 events = ctx.close_open("the agent exited") + [error]
@@ -711,10 +719,23 @@ class ClaudeAdapter(AgentAdapter):
         return events + list(ctx.finish(status))
 
 
+def _limit(st: ClaudeRun) -> tuple[int | None] | None:
+    """The usage limit claude reported as reached (``(resetsAt,)``), or None when it reported none."""
+    return (st.rate_resets_at,) if st.rate_rejected else None
+
+
 def classify_error(
-    kind: str, status: Any, message: str, result: dict[str, Any], rate_reset_ms: int | None
+    kind: str,
+    status: Any,
+    message: str,
+    result: dict[str, Any],
+    rate_reset_ms: int | None,
+    rejected: tuple[int | None] | None = None,
 ) -> BaseEvent:
-    """One Claude failure → the most specific normalized error (auth, rate limit, context, else agent error)."""
+    """One Claude failure → the most specific normalized error (auth, rate limit, context, else agent error).
+
+    A rate limit is a ``quota`` when claude's own ``rate_limit_event`` said ``rejected`` (``rejected`` holds its
+    ``resetsAt``) and the message is not claude's "not your usage limit" (a 429 it retried and gave up on)."""
     message = message or "Claude reported an error"
     if kind == "authentication_failed" or status in (401, 403) or (not status and _AUTH_TEXT.search(message)):
         return ev.AuthErrorEvent(message=message, guidance=AUTH_GUIDANCE)
@@ -724,7 +745,11 @@ def classify_error(
         if limit:
             retry = max(int(limit.group(1)) * 1000 - int(time.time() * 1000), 0)
             message = "Claude usage limit reached"
-        return ev.RateLimitErrorEvent(message=message, retry_after_ms=retry)
+        quota = (rejected is not None or limit is not None) and _TRANSIENT_429 not in message.lower()
+        resets_at = rejected[0] if quota and rejected is not None else None
+        return ev.RateLimitErrorEvent(
+            message=message, retry_after_ms=retry, kind="quota" if quota else "rate", resets_at=resets_at
+        )
     if kind == "max_output_tokens":
         return ev.ErrorEvent(code=ErrorCode.MAX_TOKENS, message=message, recoverable=True)
     if _CONTEXT_TEXT.search(message):

@@ -74,6 +74,8 @@ SANDBOX_POLICIES: dict[str, dict[str, Any]] = {  # turn/start takes the tagged-o
 }
 _RETRY_RE = re.compile(r"(\d+)\s*/\s*(\d+)")
 _AUTH_RE = re.compile(r"\b401\b|unauthori[sz]ed|invalid[_ ]api[_ ]key|incorrect api key", re.I)
+# codexErrorInfo kinds that end a turn at a limit codex will not retry past (codex-rs app-server-protocol v2)
+_QUOTA_KINDS = frozenset({"usageLimitExceeded", "rateLimitExceeded"})
 _RATE_RE = re.compile(r"\b429\b|too many requests|rate[_ ]limit|usage limit|quota", re.I)
 _CONTEXT_RE = re.compile(r"context[_ ]window|context_length_exceeded|maximum context length", re.I)
 
@@ -103,6 +105,7 @@ class CodexRun(PerRun):
     patch_output: dict[str, str] = field(default_factory=dict)  # fileChange item id → codex's output about it
     diff: str = ""  # the turn's aggregated unified diff (turn/diff/updated)
     usage_total: int | None = None  # the thread's total tokens at the last usage report (repeats are skipped)
+    limit_resets_at: int | None = None  # when a used-up window resets (account/rateLimits/updated, epoch s)
     # exec
     resuming: bool = False
     exec_error: str | None = None  # an error line; turn.failed repeats it
@@ -135,12 +138,26 @@ def classify_failure(message: str, info: Any = None, ctx: ParseContext | None = 
     name, status = _error_info(info)
     if name == "unauthorized" or status == 401 or _AUTH_RE.search(message):
         return [ev.AuthErrorEvent(message=message or "not authenticated", guidance=AUTH_GUIDANCE)]
-    if name == "usageLimitExceeded" or status == 429 or _RATE_RE.search(message):
+    if name in _QUOTA_KINDS:  # codex will not retry past these (a retried one came as willRetry: a retry)
+        resets_at = CodexRun.of(ctx).limit_resets_at if ctx else None
+        return [ev.RateLimitErrorEvent(message=message or "usage limit reached", kind="quota", resets_at=resets_at)]
+    if status == 429 or _RATE_RE.search(message):
         return [ev.RateLimitErrorEvent(message=message or "rate limited")]
     if name == "contextWindowExceeded" or _CONTEXT_RE.search(message):
         used, size = CodexRun.of(ctx).context if ctx else (0, 0)
         return [ev.ContextExceededEvent(used_tokens=used, max_tokens=size)]
     return [ev.ErrorEvent(code=ErrorCode.AGENT_ERROR, message=message or "codex turn failed", recoverable=True)]
+
+
+def limit_resets_at(rate_limits: Any) -> int | None:
+    """From an ``account/rateLimits/updated`` snapshot: when the used-up window (``usedPercent`` ≥ 100) resets,
+    the later one if both are (``primary``/``secondary`` ``resetsAt``, epoch seconds); None while none is used up."""
+    resets = [
+        as_int(window.get("resetsAt"))
+        for window in (as_dict(as_dict(rate_limits).get(key)) for key in ("primary", "secondary"))
+        if isinstance(window.get("usedPercent"), (int, float)) and window["usedPercent"] >= 100
+    ]
+    return max((r for r in resets if r), default=None)
 
 
 def end_failed_turn(ctx: ParseContext, errors: list[BaseEvent], tool_error: str = "turn failed") -> list[BaseEvent]:
@@ -161,7 +178,7 @@ def retry_events(message: str, ctx: ParseContext, info: Any = None, details: str
     """
     name, status = _error_info(info)
     events: list[BaseEvent] = ctx.end_thinking() + ctx.end_text()
-    if status == 429 or name == "usageLimitExceeded" or _RATE_RE.search(message):
+    if status == 429 or name in _QUOTA_KINDS or _RATE_RE.search(message):
         events.append(ev.RateLimitedEvent())
     match = _RETRY_RE.search(message)
     run = CodexRun.of(ctx)

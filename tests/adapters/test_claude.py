@@ -324,6 +324,57 @@ def test_rate_limit_signals_carry_retry_after(adapter: ClaudeAdapter) -> None:
     assert 55_000 < err.retry_after_ms <= 60_000
 
 
+USAGE_LIMIT_TEXT = "You've hit your session limit · resets 3pm"  # the words are never read for the time
+
+
+def _limit_event(status: str, resets: int | None) -> dict:
+    """``rate_limit_event`` as claude 2.1.197 builds it from the ``anthropic-ratelimit-unified-*`` headers."""
+    info = {"status": status, "unifiedRateLimitFallbackAvailable": False, "isUsingOverage": False}
+    if resets is not None:
+        info |= {"resetsAt": resets, "rateLimitType": "five_hour"}
+    return {"type": "rate_limit_event", "rate_limit_info": info, "uuid": "u", "session_id": SID}
+
+
+def _limited(text: str) -> list:
+    return [
+        {
+            **RATE_LIMIT_ASSISTANT,
+            "message": {**RATE_LIMIT_ASSISTANT["message"], "content": [{"type": "text", "text": text}]},
+        },
+        json.dumps({**json.loads(RATE_LIMIT_RESULT), "result": text}),
+    ]
+
+
+@given(
+    resets=hs.one_of(hs.none(), hs.integers(min_value=1, max_value=4_000_000_000)),
+    text=hs.sampled_from([USAGE_LIMIT_TEXT, RATE_LIMIT_TEXT, "API Error: 429 resets 11pm"]),
+    status=hs.sampled_from(["rejected", "allowed", "allowed_warning", None]),
+)
+def test_a_limit_is_a_quota_only_when_claude_said_rejected_and_its_reset_is_its_field(
+    resets: int | None, text: str, status: str | None
+) -> None:
+    """Whatever the message says, the kind comes from claude's ``rate_limit_event`` (``rejected``) and the reset
+    time only from its ``resetsAt``; claude's own "not your usage limit" is never a quota."""
+    lines = [INIT] + ([_limit_event(status, resets)] if status else []) + _limited(text)
+    limit = next(e for e in feed(ClaudeAdapter(), lines) if e.type == "rate_limit_error")
+    assert limit.kind == ("quota" if status == "rejected" else "rate")
+    assert limit.resets_at == (resets if status == "rejected" else None)
+
+
+def test_a_rejected_window_claude_goes_on_past_with_overage_is_not_a_quota(adapter: ClaudeAdapter) -> None:
+    overage = {**_limit_event("rejected", 1_900_000_000)}
+    overage["rate_limit_info"] = {**overage["rate_limit_info"], "isUsingOverage": True, "overageStatus": "allowed"}
+    limit = next(e for e in feed(adapter, [INIT, overage, *_limited(RATE_LIMIT_TEXT)]) if e.type == "rate_limit_error")
+    assert (limit.kind, limit.resets_at) == ("rate", None)
+
+
+def test_claudes_transient_429_is_not_a_quota_even_after_a_rejected_event(adapter: ClaudeAdapter) -> None:
+    text = "API Error: Server is temporarily limiting requests (not your usage limit) · Rate limited"
+    events = feed(adapter, [INIT, _limit_event("rejected", 1_900_000_000), *_limited(text)])
+    limit = next(e for e in events if e.type == "rate_limit_error")
+    assert (limit.kind, limit.resets_at) == ("rate", None)
+
+
 @pytest.mark.parametrize(
     "line, expected",
     [

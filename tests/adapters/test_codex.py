@@ -782,6 +782,44 @@ def test_failed_turn_rate_limit_is_recoverable_and_closes_the_turn() -> None:
     assert types(events) == ["turn_start", "rate_limit_error", "turn_end"]
 
 
+def _limits(used: float, resets: int) -> dict[str, Any]:
+    """``account/rateLimits/updated`` as codex-rs app-server-protocol v2 (RateLimitSnapshot/RateLimitWindow)."""
+    window = {"usedPercent": used, "windowDurationMins": 300, "resetsAt": resets}
+    return {"method": "account/rateLimits/updated", "params": {"rateLimits": {"limitId": "codex", "primary": window}}}
+
+
+@pytest.mark.parametrize("kind", ["usageLimitExceeded", "rateLimitExceeded"])
+def test_a_usage_limit_is_a_quota_with_the_reset_time_of_the_used_up_window(kind: str) -> None:
+    """codex will not retry past these (a retried one comes as ``willRetry: true``): a ``quota`` limit, its reset
+    time from the rate-limit snapshot's ``resetsAt``, never from the message's words."""
+    error = {"message": "You've hit your usage limit. Try again at 3:04 PM.", "codexErrorInfo": kind}
+    notice = {"method": "error", "params": {"threadId": "T1", "turnId": "U1", "willRetry": False, "error": error}}
+    events = _turn(_limits(100.0, 1_900_000_000), notice, status="failed", error=error)
+    limit = next(e for e in events if e.type == "rate_limit_error")
+    assert (limit.kind, limit.resets_at) == ("quota", 1_900_000_000)
+    below = next(
+        e for e in _turn(_limits(42.0, 1_900_000_000), status="failed", error=error) if e.type == "rate_limit_error"
+    )
+    assert (below.kind, below.resets_at) == ("quota", None)  # no window used up: no reset time to tell
+
+
+def test_a_429_codex_gave_up_on_is_a_rate_limit_not_a_quota() -> None:
+    error = {
+        "message": "exceeded retry limit, last status: 429",
+        "codexErrorInfo": {"responseTooManyFailedAttempts": {"httpStatusCode": 429}},
+    }
+    limit = next(
+        e for e in _turn(_limits(100.0, 1_900_000_000), status="failed", error=error) if e.type == "rate_limit_error"
+    )
+    assert (limit.kind, limit.resets_at) == ("rate", None)
+
+
+def test_a_limit_codex_retries_is_shown_and_never_ends_the_turn() -> None:
+    error = {"message": "Reconnecting... 1/5", "codexErrorInfo": "rateLimitExceeded"}
+    notice = {"method": "error", "params": {"threadId": "T1", "turnId": "U1", "willRetry": True, "error": error}}
+    assert types(_turn(notice)) == ["turn_start", "rate_limited", "retry", "turn_end"]
+
+
 def test_failed_turn_context_window_uses_the_last_usage() -> None:
     usage = {"method": "thread/tokenUsage/updated", "params": {"threadId": "T1", "tokenUsage": {
         "total": {"totalTokens": 250000}, "last": {"totalTokens": 250000, "inputTokens": 249000, "outputTokens": 1000},

@@ -75,7 +75,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "timeout": {"kind": "inactivity"},
     "turn_limit": {"maxTurns": 5},
     "auth_error": {"message": "401", "guidance": "log in"},
-    "rate_limit_error": {"message": "429", "retryAfterMs": 2000},
+    "rate_limit_error": {"message": "429", "retryAfterMs": 2000, "kind": "quota", "resetsAt": 1900000000},
     "context_exceeded": {"usedTokens": 1001, "maxTokens": 1000},
     "crash": {"exitCode": 3, "stderr": "panic"},
     "error": {"code": "AGENT_ERROR", "message": "bad", "recoverable": True},

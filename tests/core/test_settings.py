@@ -86,3 +86,24 @@ def test_unset_means_the_default_and_every_problem_is_named_at_once() -> None:
     message = settings_problem({"ACP_MUX_SESSION_MAX_AGE_DAYS": "-1", "ACP_MUX_LOG_LEVEL": "loud"})
     assert message is not None and "ACP_MUX_SESSION_MAX_AGE_DAYS='-1'" in message and "ACP_MUX_LOG_LEVEL" in message
     assert set(SETTINGS) >= {"ACP_MUX_SESSION_MAX_AGE_DAYS", "ACP_MUX_SESSION_MAX_COUNT", "ACP_MUX_LOG_LEVEL"}
+
+
+@given(st.one_of(values, st.sampled_from(["ask", "never", "codex", "claude", "Codex", "ASK", "codex,claude", "auto"])))
+def test_failover_takes_ask_never_or_an_agent_name_and_nothing_else(raw: str) -> None:
+    """``ACP_MUX_FAILOVER``: a near-miss (another case, a list, a blank) is refused with the variable's name, never
+    read as some agent or as "ask"; a name that is no agent's (``auto``) is refused by the server, which knows the
+    agents (core knows none)."""
+    from acp_mux.adapters.registry import ENTRIES
+    from acp_mux.server.failover import session_default, setting_problem
+
+    name = "ACP_MUX_FAILOVER"
+    text = raw.strip()
+    if text in ("ask", "never") or text in ENTRIES:
+        assert read_setting(name, {name: raw}) == text == session_default({name: raw})
+        assert setting_problem({name: raw}) is None
+    else:
+        problem = setting_problem({name: raw})
+        assert problem is not None and name in problem
+        with pytest.raises(SettingError, match=name):
+            session_default({name: raw})
+    assert session_default({}) == "ask"

@@ -26,7 +26,7 @@ A scenario is a JSON file (or the equivalent dict)::
             {"tool_use": {"name": "apply_patch", "custom": true, "input": "*** Begin Patch..."}}
                                                     # Responses custom_tool_call (codex's freeform apply_patch)
         ]},
-        {"error": "rate"},                          # this step fails instead (auth | rate | stall | server | drop)
+        {"error": "rate"},                          # this step fails instead (auth | rate | quota | stall | server | drop)
         {"blocks": [...], "error": "drop", "times": 1}  # ... only the first `times` requests for it (then answers)
      ],
      "error": "auth",          # optional: every model request fails this way
@@ -41,6 +41,7 @@ A scenario is a JSON file (or the equivalent dict)::
                                # false lets it through whole (claude asks again without streaming after a break)
      "retry_after": "0",       # value of the retry-after header on 429s
      "error_headers": {...},   # extra headers on every 401/429 (e.g. {"x-should-retry": "false"})
+     "quota_reset_s": 7200,    # quota mode: the usage limit resets this many seconds after the request
      "helper_text": "...",     # answer to helper requests (no tools)
      "done_text": "...",       # answer once the steps are used up
      "scripts": {"<marker>": {"steps": [...], "done_text": "..."}}}
@@ -103,7 +104,8 @@ __all__ = ["ModelServer", "SCENARIO_DIR", "load_scenario", "parse_sse"]
 
 SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
 
-ERROR_MODES = ("auth", "rate", "stall", "server", "drop")  # server: HTTP 500; drop: the stream breaks off
+# server: HTTP 500; drop: the stream breaks off; quota: a 429 at the account's usage limit, as the real APIs send it
+ERROR_MODES = ("auth", "rate", "quota", "stall", "server", "drop")
 
 DEFAULTS: dict[str, Any] = {
     "delta_delay": 0.005,
@@ -114,6 +116,7 @@ DEFAULTS: dict[str, Any] = {
     "drop_whole": True,
     "retry_after": "0",
     "error_headers": {},
+    "quota_reset_s": 7200,
     "helper_text": "Fake helper reply",
     "done_text": "All done.",
     "model": None,  # echo the requested model unless a scenario pins one
@@ -716,10 +719,42 @@ def _is_delta(data: Any) -> bool:
 # --------------------------------------------------------------------------------------------------------------
 
 
-def error_response(api: str, mode: str) -> tuple[int, dict[str, Any]]:
-    """Status and JSON body for an ``auth`` (401), ``rate`` (429) or ``server`` (500: OpenAI shape in every format but
-    Anthropic's and Gemini's own) failure in the given wire format."""
+def quota_headers(api: str, resets: int) -> dict[str, str]:
+    """The headers of a 429 at an account's usage limit. Anthropic's unified rate-limit headers, as claude 2.1.197
+    reads them (its cli.js: ``anthropic-ratelimit-unified-status`` ``rejected``, ``-reset`` epoch seconds,
+    ``-representative-claim`` the window; read only for a claude.ai login, e.g. ``CLAUDE_CODE_OAUTH_TOKEN``), from
+    which it emits ``rate_limit_event`` ``rejected`` and "You've hit your session limit"; no retry is asked for.
+    OpenAI's: codex's ``x-codex-primary-*`` window (used-percent, window-minutes, reset-at)."""
+    if api != "anthropic":  # codex 0.169.0 reads its limit's window from x-codex-primary-* (account/rateLimits)
+        return {
+            "x-codex-primary-used-percent": "100",
+            "x-codex-primary-window-minutes": "300",
+            "x-codex-primary-reset-at": str(resets),
+            "x-should-retry": "false",
+        }
+    return {
+        "anthropic-ratelimit-unified-status": "rejected",
+        "anthropic-ratelimit-unified-reset": str(resets),
+        "anthropic-ratelimit-unified-representative-claim": "five_hour",
+        "x-should-retry": "false",
+    }
+
+
+def error_response(api: str, mode: str, resets: int = 0) -> tuple[int, dict[str, Any]]:
+    """Status and JSON body for an ``auth`` (401), ``rate`` (429), ``quota`` (429 at the usage limit) or ``server``
+    (500: OpenAI shape in every format but Anthropic's and Gemini's own) failure in the given wire format."""
     status = 401 if mode == "auth" else 429
+    if mode == "quota" and api in ("responses", "chat"):  # the OpenAI shape codex reads as its usage limit
+        return status, {
+            "error": {
+                "type": "usage_limit_reached",
+                "message": "The usage limit has been reached (fake)",
+                "plan_type": "plus",
+                "resets_at": resets,
+            }
+        }
+    if mode == "quota":
+        mode = "rate"
     if api == "anthropic" and mode == "server":
         return 500, {"type": "error", "error": {"type": "api_error", "message": "Internal server error (fake)"}}
     if api == "gemini" and mode == "server":
@@ -1132,10 +1167,13 @@ class ModelServer:
         model = self.scenario["model"] or body.get("model") or _gemini_path_model(handler.path) or "fake-model"
         response_id = prefix + tag
 
-        if error in ("auth", "rate", "server"):
-            status, payload = error_response(api, error)
-            self._update(record, status=status)
+        if error in ("auth", "rate", "server", "quota"):
+            resets = int(time.time() + float(self.scenario["quota_reset_s"]))
+            status, payload = error_response(api, error, resets)
+            self._update(record, status=status, resets_at=resets if error == "quota" else None)
             headers = {"retry-after": str(self.scenario["retry_after"])} if error == "rate" else {}
+            if error == "quota":
+                headers = quota_headers(api, resets)
             handler.send_json(status, payload, {**headers, **self.scenario["error_headers"]})
             return
         if not _wants_stream(api, handler.path, body):

@@ -22,6 +22,9 @@ BAD = [
     ("ACP_MUX_SESSION_MAX_COUNT", "-5", "whole number from 0"),
     ("ACP_MUX_LOG_LEVEL", "loud", "DEBUG, INFO, WARNING, ERROR, CRITICAL"),
     ("ACP_MUX_CLAUDE_PREWARM", "yes", "0 (off) or 1 (on)"),
+    ("ACP_MUX_FAILOVER", "maybe", "names no agent acp-mux runs"),
+    ("ACP_MUX_FAILOVER", "Codex", "never, or an agent's name"),
+    ("ACP_MUX_FAILOVER", "codx", "names no agent acp-mux runs"),
 ]
 
 
@@ -46,6 +49,7 @@ def test_good_settings_serve_as_before(tmp_path: Path) -> None:
         "ACP_MUX_SESSION_MAX_COUNT": " 5 ",
         "ACP_MUX_LOG_LEVEL": "info",
         "ACP_MUX_CLAUDE_PREWARM": "0",
+        "ACP_MUX_FAILOVER": "never",
     }
     bridge = RawBridge(tmp_path, env=env)
     bridge.initialize()

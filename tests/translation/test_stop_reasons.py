@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from acp_mux.core import events as ev
-from acp_mux.translation.stop_reasons import AUTH_REQUIRED, INTERNAL_ERROR, TurnOutcome, outcome_for
+from acp_mux.translation.stop_reasons import reset_time, AUTH_REQUIRED, INTERNAL_ERROR, TurnOutcome, outcome_for
 
 LOGIN = "acp-mux --agent codex --login"
 
@@ -114,11 +116,27 @@ def test_a_rate_limit_fails_the_turn_with_a_typed_error_never_end_turn() -> None
         notice="\n\n**Rate limited or out of quota: quota exceeded. Retry after 90s.**\n",
         error_code=-32603,
         error_message="Rate limited or out of quota: quota exceeded. Retry after 90s.",
-        error_data={"reason": "rate_limited", "retryAfterMs": 90_000},
+        error_data={"reason": "rate_limited", "limit": "rate", "retryAfterMs": 90_000},
     )
     bare = outcome_for(ev.RateLimitErrorEvent(message="429"))
     assert bare is not None and bare.error_code == -32603
-    assert bare.error_message == "Rate limited or out of quota: 429." and bare.error_data == {"reason": "rate_limited"}
+    assert bare.error_message == "Rate limited or out of quota: 429." and bare.error_data == {
+        "reason": "rate_limited",
+        "limit": "rate",
+    }
+
+
+def test_a_usage_limit_names_when_it_resets_from_the_agents_field() -> None:
+    """A quota limit with the agent's reset time: the error says it is a usage limit and when it lifts (local
+    time), and ``data`` carries the epoch seconds as given, never a time read from the message."""
+    resets = int(time.time()) + 3600
+    limited = outcome_for(
+        ev.RateLimitErrorEvent(message="You've hit your limit · resets 9pm", kind="quota", resets_at=resets)
+    )
+    assert limited is not None and limited.error_code == -32603 and limited.stop_reason == "end_turn"
+    assert limited.error_message is not None and limited.error_message.startswith("Usage limit reached: ")
+    assert reset_time(resets) in limited.error_message
+    assert limited.error_data == {"reason": "rate_limited", "limit": "quota", "resetsAt": resets}
 
 
 def test_refusal() -> None:

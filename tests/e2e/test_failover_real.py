@@ -1,0 +1,184 @@
+"""Issue 24, part 1, on the real CLIs: claude 2.1.197 hits its usage limit (the scripted model answers as the real
+API does at an account's limit: a 429 with ``anthropic-ratelimit-unified-status: rejected`` and its reset time,
+which claude reads for a claude.ai login), codex 0.169.0 is usable; the SDK client is asked, in the editor, whether
+to carry on, picks codex, and the same prompt is answered by codex with the conversation handed over, in one
+session. A transient 429 ("not your usage limit") is only shown: no question, the typed rate-limit error."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import acp
+import pytest
+
+from acp_mux.translation.stop_reasons import reset_time
+from tests.e2e.harness import require_cli
+from tests.e2e.test_switching import TwoAgents, prompt
+from tests.e2e.test_switching_handover import agent_groups, strings
+from tests.faults.test_handover_forgery import read_back
+from tests.server.client import RecordingClient
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
+
+FIRST, SECOND = "Where is the parser?", "And where are its tests?"
+
+
+class LimitedClaude(TwoAgents):
+    """claude and codex behind one acp-mux, claude signed in as a claude.ai subscriber (an OAuth token instead of an
+    API key): only then does claude 2.1.197 read the unified rate-limit headers and report a usage limit as one."""
+
+    default_agent = "claude"
+
+    def env(self) -> dict[str, str]:
+        env = super().env()
+        env.pop("ANTHROPIC_API_KEY", None)
+        env["CLAUDE_CODE_OAUTH_TOKEN"] = "sk-ant-oat01-fake"
+        env["ACP_MUX_DEFAULT_AGENT"] = self.default_agent
+        return env
+
+
+def step_requests(server: Any, text: str, path: str) -> list[dict[str, Any]]:
+    return [r for r in server.requests if r["kind"] == "step" and path in r["path"] and text in json.dumps(r["body"])]
+
+
+@pytest.mark.parametrize("entry", ["auto", "claude"])
+async def test_claude_at_its_usage_limit_the_person_picks_codex_and_codex_answers_the_same_prompt(
+    tmp_path: Path, entry: str
+) -> None:
+    """Both entries: the every-agent one, and ``--agent claude`` (the session becomes an every-agent one)."""
+    agents = LimitedClaude(entry, require_cli("claude"), tmp_path)
+    server = agents.serve("failover_claude", delta_delay=0)
+    asked: list[tuple[Any, list[Any]]] = []
+
+    def carry_on_with_codex(options: list[Any], call: Any) -> str | None:
+        asked.append((call, options))
+        agents.rescript("failover_codex", delta_delay=0)  # codex's model answers; claude's is still at its limit
+        return next((o.option_id for o in options if o.option_id == "failover:codex"), None)
+
+    client = RecordingClient(choose=carry_on_with_codex)
+    try:
+        async with agents.bridge(client) as (conn, proc):
+            await conn.initialize(protocol_version=1)
+            sid = (await conn.new_session(cwd=str(agents.cwd), mcp_servers=[])).session_id
+            first = await prompt(conn, sid, FIRST)
+            assert first.stop_reason == "end_turn", agents.log()[-3000:]
+            agents.rescript("failover_claude", delta_delay=0, error="quota")
+            second = await prompt(conn, sid, SECOND)
+            assert second.stop_reason == "end_turn", agents.log()[-3000:]
+            assert len(agent_groups(proc.pid)) == 1  # claude is gone: one agent per session
+        [(call, options)] = asked
+        assert [o.name for o in options] == ["Carry on with Codex", "Stop"]
+        [limited] = step_requests(server, SECOND, "/messages")  # claude was sent the prompt once, and failed
+        assert limited["status"] == 429 and limited["resets_at"]
+        assert "usage limit" in call.title and reset_time(limited["resets_at"]) in call.title
+        [carried] = step_requests(server, SECOND, "/responses")  # codex got it once
+        handed = [s for s in strings(carried["body"]) if SECOND in s]
+        assert len(handed) == 1 and handed[0].count(SECOND) == 1, handed
+        records, message = read_back(handed[0])
+        assert [(r["person"], r["agent"]) for r in records] == [(FIRST, "claude")]
+        assert "src/parse.py" in records[0]["reply"] and message.strip() == SECOND
+        shown = client.text()
+        assert "You've hit your session limit" in shown and "tests/test_parse.py" in shown
+        assert shown.index("hit your session limit") < shown.index("tests/test_parse.py")
+        options_now = client.of("config_option_update")[-1].config_options
+        assert {o.id: o.current_value for o in options_now}[
+            "agent"
+        ] == "codex"  # the Agent option (also --agent claude)
+        again = RecordingClient()  # the bridge restarted: the session comes back, with codex and the whole turn
+        async with agents.bridge(again) as (conn, _):
+            await conn.initialize(protocol_version=1)
+            assert [s.session_id for s in (await conn.list_sessions(cwd=str(agents.cwd))).sessions] == [sid]
+            loaded = await conn.load_session(session_id=sid, cwd=str(agents.cwd), mcp_servers=[])
+        assert {o.id: o.current_value for o in loaded.config_options}["agent"] == "codex"
+        replayed = again.text()
+        assert replayed.index("hit your session limit") < replayed.index("tests/test_parse.py")
+        assert "".join(u.content.text for u in again.of("user_message_chunk")).count(SECOND) == 1
+    finally:
+        agents.close()
+
+
+async def test_a_transient_429_is_shown_with_its_typed_error_and_no_offer(tmp_path: Path) -> None:
+    agents = LimitedClaude("auto", require_cli("claude"), tmp_path)
+    server = agents.serve("failover_claude", delta_delay=0, error="rate", error_headers={"x-should-retry": "false"})
+    client = RecordingClient(choose=lambda options, call: "failover:codex")
+    try:
+        async with agents.bridge(client) as (conn, _):
+            await conn.initialize(protocol_version=1)
+            sid = (await conn.new_session(cwd=str(agents.cwd), mcp_servers=[])).session_id
+            with pytest.raises(acp.RequestError) as failed:
+                await prompt(conn, sid, FIRST)
+        assert failed.value.data is not None and failed.value.data["limit"] == "rate", failed.value.data
+        assert "not your usage limit" in str(failed.value)
+        assert client.permissions == [] and not [r for r in server.requests if "/responses" in r["path"]]
+    finally:
+        agents.close()
+
+
+async def test_codex_at_its_usage_limit_names_the_reset_time_from_its_rate_limits_and_claude_carries_on(
+    tmp_path: Path,
+) -> None:
+    """codex 0.169.0 at its limit: ``usageLimitExceeded`` (no retry) after ``account/rateLimits/updated`` with the
+    used-up window's ``resetsAt``, which the question names; claude answers the same prompt."""
+    agents = LimitedClaude("auto", require_cli("claude"), tmp_path)
+    agents.default_agent = "codex"
+    server = agents.serve("failover_codex", delta_delay=0, error="quota")
+    asked: list[tuple[Any, list[Any]]] = []
+
+    def carry_on_with_claude(options: list[Any], call: Any) -> str | None:
+        asked.append((call, options))
+        agents.rescript("failover_claude", delta_delay=0)
+        return "failover:claude"
+
+    client = RecordingClient(choose=carry_on_with_claude)
+    try:
+        async with agents.bridge(client) as (conn, _):
+            await conn.initialize(protocol_version=1)
+            sid = (await conn.new_session(cwd=str(agents.cwd), mcp_servers=[])).session_id
+            answered = await prompt(conn, sid, FIRST)
+            assert answered.stop_reason == "end_turn", agents.log()[-3000:]
+        [(call, options)] = asked
+        assert [o.name for o in options] == ["Carry on with Claude Code", "Stop"]
+        [limited] = step_requests(server, FIRST, "/responses")
+        assert reset_time(limited["resets_at"]) in call.title, call.title
+        [carried] = step_requests(server, FIRST, "/messages")
+        assert [s for s in strings(carried["body"]) if FIRST in s] == [FIRST]  # nothing earlier to hand over
+        assert "src/parse.py" in client.text()
+    finally:
+        agents.close()
+
+
+@dataclass
+class FormClient(RecordingClient):
+    """An editor that declared form elicitation: the question comes as a form; it picks ``pick``."""
+
+    forms: list[dict[str, Any]] = field(default_factory=list)
+    on_form: Any = None
+
+    async def create_elicitation(self, message: str, mode: Any, **kwargs: Any) -> dict[str, Any]:
+        self.forms.append({"message": message, **mode.model_dump(mode="json", by_alias=True, exclude_none=True)})
+        self.on_form()
+        return {"action": "accept", "content": {"agent": "codex"}}
+
+
+async def test_an_editor_with_forms_is_asked_by_a_form_and_codex_carries_on(tmp_path: Path) -> None:
+    agents = LimitedClaude("auto", require_cli("claude"), tmp_path)
+    server = agents.serve("failover_claude", delta_delay=0, error="quota")
+    client = FormClient(on_form=lambda: agents.rescript("failover_codex", delta_delay=0))
+    try:
+        async with agents.bridge(client, unstable=True) as (conn, _):
+            await conn.initialize(protocol_version=1, client_capabilities={"elicitation": {"form": {}}})
+            sid = (await conn.new_session(cwd=str(agents.cwd), mcp_servers=[])).session_id
+            answered = await prompt(conn, sid, FIRST)
+            assert answered.stop_reason == "end_turn", agents.log()[-3000:]
+        [form] = client.forms
+        [limited] = step_requests(server, FIRST, "/messages")
+        assert "requestedSchema" in form and reset_time(limited["resets_at"]) in form["message"]
+        choices = form["requestedSchema"]["properties"]["agent"]["oneOf"]
+        assert [(c["const"], c["title"]) for c in choices] == [("codex", "Carry on with Codex"), ("stop", "Stop")]
+        assert client.permissions == [] and len(step_requests(server, FIRST, "/responses")) == 1
+        assert "tests/test_parse.py" in client.text()
+    finally:
+        agents.close()
