@@ -103,6 +103,10 @@ class CodexRun(PerRun):
     patch_output: dict[str, str] = field(default_factory=dict)  # fileChange item id → codex's output about it
     diff: str = ""  # the turn's aggregated unified diff (turn/diff/updated)
     usage_total: int | None = None  # the thread's total tokens at the last usage report (repeats are skipped)
+    children: dict[str, str] = field(default_factory=dict)  # a subagent's thread id → the call that spawned it
+    child_turns: dict[str, str] = field(default_factory=dict)  # a running subagent's thread id → its turn id
+    child_said: dict[str, str] = field(default_factory=dict)  # a subagent's thread id → its last words so far
+    child_tools: dict[str, str] = field(default_factory=dict)  # a subagent's tool call id → its spawn call id
     # exec
     resuming: bool = False
     exec_error: str | None = None  # an error line; turn.failed repeats it
@@ -326,6 +330,7 @@ CODEX_TOOLS = ToolTable(
         "update_plan": ToolSpec(kind="think", title="Update plan", is_plan=True),
         "web_search": ToolSpec(kind="fetch", title=_search_title),
         "view_image": ToolSpec(kind="read", title="View image {path}", path_args=("path",)),
+        "spawn_agent": ToolSpec(kind="think", title="Subagent {task_name}"),  # multi-agent: a child thread
     },
     default=ToolSpec(kind="other"),  # MCP tools arrive as mcp__<server>__<tool>
 )
