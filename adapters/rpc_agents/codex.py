@@ -108,6 +108,7 @@ class CodexAdapter(AgentAdapter):
         persistent_process=True,
         supports_images=True,
         supports_mcp_http=True,  # codex speaks stdio and streamable-HTTP MCP; no SSE
+        stops_subagents=True,  # turn/interrupt on a child thread stops it alone (0.169.0 verified)
     )
     tool_table = CODEX_TOOLS
     modes = APP_SERVER_MODES

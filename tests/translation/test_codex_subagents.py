@@ -85,6 +85,17 @@ def test_recorded_nested_and_as_a_child_session() -> None:
     assert children.session_of(CAT) == child  # its approval is asked in the child session
 
 
+def test_recorded_interrupt_of_the_child_thread_ends_the_subagent_and_the_parent_goes_on() -> None:
+    """``subagent_interrupt.jsonl``: the subagent's model request stalls, the recorder sent ``turn/interrupt`` on
+    the child thread: codex ended that turn ``interrupted``, the parent's wait returned and the parent answered."""
+    events = replay_fresh("subagent_interrupt")[0]
+    ends = [(e.type, e.subagent_id, getattr(e, "error", None)) for e in events if e.type in ("subagent_result", "subagent_error")]  # fmt: skip
+    assert ends == [("subagent_error", SPAWN, "interrupted")]
+    main = "".join(e.delta for e in events if isinstance(e, ev.TextDeltaEvent))
+    assert main == "Spawning.Parent done." and events[-1].type == "turn_end"
+    assert CodexAdapter.capabilities.stops_subagents  # so a child session offers cancel
+
+
 def test_stop_subagent_interrupts_the_child_thread_only_while_it_runs() -> None:
     adapter, ctx, _ = _started()
     feed(adapter, [_n("turn/started", "T1", turn={"id": "U1"}), *_spawned("A")], ctx)
