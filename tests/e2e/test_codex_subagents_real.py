@@ -84,9 +84,23 @@ async def test_with_the_capability_the_subagent_is_a_child_session_asked_there(a
         wire, sid = await start(agent, client, conn, children=True)
         prompt = [acp.text_block("Look at the notes with a subagent.")]
         result = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=prompt), TURN_S)
+        live = list(wire.messages)
+        await conn.load_session(cwd=str(agent.cwd), session_id=sid, mcp_servers=[])  # replayed from the event log
+        replayed = wire.messages[len(live) :]
     assert result.stop_reason == "end_turn", agent.log()[-3000:]
+    wire.messages = live
     parent = wire.updates(sid)
     child = child_session_id(sid, spawn_call(parent))
+
+    def tree(messages: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
+        """The subagent's part: its announcements and states, and everything its child session was sent."""
+        return [
+            (m["sessionId"], m["update"]["sessionUpdate"], m["update"].get("state") or m["update"].get("content"))
+            for m in messages
+            if m["sessionId"] == child or m["update"]["sessionUpdate"] == "subagent_update"
+        ]
+
+    assert tree(replayed) == tree(live) and len(tree(live)) >= 6  # session/load nests it the same way
     assert {m["sessionId"] for m in wire.messages} == {sid, child}
     announced = [u for u in parent if u["sessionUpdate"] == "subagent_update"]
     assert announced[0]["sessionId"] == child and announced[0]["title"] == "inspect"

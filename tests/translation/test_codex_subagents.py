@@ -96,6 +96,34 @@ def test_recorded_interrupt_of_the_child_thread_ends_the_subagent_and_the_parent
     assert CodexAdapter.capabilities.stops_subagents  # so a child session offers cancel
 
 
+def test_the_older_collab_spawn_call_links_its_child_once_codex_names_the_thread() -> None:
+    """``collabAgentToolCall`` (codex's first multi-agent tools): ``spawnAgent`` is the spawn call, its child
+    known from ``receiverThreadIds`` when it completes; a failed spawn ends at once; ``wait`` is a plain call."""
+    adapter, ctx, _ = _started()
+    spawn = {"type": "collabAgentToolCall", "id": "sp", "tool": "spawnAgent", "status": "inProgress", "prompt": "look",
+             "senderThreadId": "T1", "receiverThreadIds": [], "agentsStates": {}}  # fmt: skip
+    done = {**spawn, "status": "completed", "receiverThreadIds": ["C1"]}
+    failed = {**spawn, "id": "sp2", "status": "failed"}
+    wait = {**spawn, "id": "w", "tool": "wait", "status": "completed", "agentsStates": {"C1": {"status": "completed"}}}
+    said = {"type": "agentMessage", "id": "m", "text": "child words"}
+    events = feed(adapter, [
+        _n("turn/started", "T1", turn={"id": "U1"}), _n("item/started", "T1", item=spawn),
+        _n("item/completed", "C1", item=said),  # before codex named the thread: not ours yet
+        _n("item/completed", "T1", item=done), _n("turn/started", "C1", turn={"id": "UC"}),
+        _n("item/completed", "C1", item=said), _n("item/completed", "T1", item=failed),
+        _n("turn/completed", "C1", turn={"id": "UC", "status": "completed"}), _n("item/completed", "T1", item=wait),
+    ], ctx)  # fmt: skip
+    sub = [(e.type, getattr(e, "subagent_id", None)) for e in events if e.type.startswith("subagent")]
+    assert sub == [("subagent_spawn", "sp"), ("subagent_text", "sp"), ("subagent_error", "sp2"), ("subagent_result", "sp")]  # fmt: skip
+    spawned = next(e for e in events if isinstance(e, ev.SubagentSpawnEvent))
+    assert spawned.prompt == "look"
+    result = next(e for e in events if isinstance(e, ev.SubagentResultEvent))
+    assert result.summary == "child words"
+    assert [(e.type, e.tool_call_id) for e in events if e.type in ("tool_result", "tool_error")] == [
+        ("tool_error", "sp2"), ("tool_result", "sp"), ("tool_result", "w")
+    ]  # fmt: skip
+
+
 def test_stop_subagent_interrupts_the_child_thread_only_while_it_runs() -> None:
     adapter, ctx, _ = _started()
     feed(adapter, [_n("turn/started", "T1", turn={"id": "U1"}), *_spawned("A")], ctx)
