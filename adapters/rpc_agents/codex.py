@@ -30,6 +30,8 @@ Mapping decisions worth knowing:
   bridge keeps the rule and answers codex's next ask itself; a denial is ``decline`` (the turn goes on; ``cancel``
   would end it). Requests we cannot bridge are answered with an error, never left pending.
 - Interrupt is always in-protocol (a signal would kill the app-server and the session with it).
+- Subagents (codex's multi-agent, on when the person sets ``features.multi_agent_v2``): a child thread's messages
+  become the spawn call's linked events (``codex_subagents``); interrupting the parent interrupts running children.
 """
 
 from __future__ import annotations
