@@ -63,6 +63,7 @@ from acp_mux.adapters.stream_agents.codex_exec import (
     file_events,
     normalize_changes,
     plan_tool,
+    request_usage,
     resolve_mode,
     retry_events,
     shell_begin,
@@ -413,14 +414,7 @@ class CodexAdapter(AgentAdapter):
         run.usage_total = total_tokens
         if repeated or not ctx.in_turn:  # a repeat, or thread/resume restoring the old totals: nothing new was spent
             return []
-        events: list[BaseEvent] = [
-            ev.TokenUsageEvent(
-                input_tokens=as_int(last.get("inputTokens")) or 0,
-                output_tokens=as_int(last.get("outputTokens")) or 0,
-                thinking_tokens=as_int(last.get("reasoningOutputTokens")),
-                cached_tokens=as_int(last.get("cachedInputTokens")),
-            )
-        ]
+        events: list[BaseEvent] = [request_usage(last)]
         if size and used / size >= 0.8:
             pct = round(100 * used / size, 1)
             events.append(ev.ContextLimitWarningEvent(used_tokens=used, max_tokens=size, pct_used=pct))

@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from acp_mux.adapters.stream_agents.codex_exec import CodexRun, shell_begin
+from acp_mux.adapters.stream_agents.codex_exec import CodexRun, request_usage, shell_begin
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.shapes import as_dict, as_str
+from acp_mux.core.shapes import as_dict, as_int, as_str
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
@@ -167,7 +167,14 @@ def child_notification(
         return link(shell, spawn_id, ctx)
     if method == "item/fileChange/outputDelta":
         run.patch_output[item_id] = as_str(params.get("delta"))
-    return []  # its deltas (the whole item follows), usage, status changes
+    if method == "thread/tokenUsage/updated":  # what the subagent spent is the person's too (its own totals)
+        usage = as_dict(params.get("tokenUsage"))
+        total = as_int(as_dict(usage.get("total")).get("totalTokens"))
+        if total is None or run.child_usage.get(thread) == total:
+            return []
+        run.child_usage[thread] = total
+        return link([request_usage(as_dict(usage.get("last")))], spawn_id, ctx)
+    return []  # its deltas (the whole item follows), status changes
 
 
 def _words(item: dict[str, Any], thread: str, spawn_id: str, run: CodexRun) -> list[BaseEvent]:

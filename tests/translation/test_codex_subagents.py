@@ -65,6 +65,8 @@ def test_recorded_child_thread_becomes_linked_subagent_events() -> None:
     assert len(spawn_results) == 1  # kept open while the child ran, closed at its end
     assert events.index(spawn_results[0]) > max(events.index(e) for e in cat)
     assert all(e.parent_tool_call_id is None for e in events if getattr(e, "tool_call_id", None) in (SPAWN, WAIT))
+    usage = [(e.parent_tool_call_id, e.input_tokens) for e in events if isinstance(e, ev.TokenUsageEvent)]
+    assert usage.count((SPAWN, 120)) == 2 and usage.count((None, 120)) == 3  # the subagent's two requests count too
 
 
 def test_recorded_nested_and_as_a_child_session() -> None:
