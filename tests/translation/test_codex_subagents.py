@@ -184,7 +184,9 @@ def child_lines(name: str, steps: int, asks: bool, rpc_base: int) -> list[dict[s
         done = {**cmd, "status": "completed", "aggregatedOutput": "out", "exitCode": 0}
         lines.append(_n("item/completed", thread, item=done))
     lines.append(_n("turn/completed", thread, turn={"id": f"U{name}", "status": "completed"}))
-    return lines
+    end = {"type": "subAgentActivity", "id": f"done-{name}", "kind": "completed", "agentThreadId": thread,
+           "agentPath": f"/root/{name}"}  # fmt: skip
+    return lines + [_n("item/started", "T1", item=end), _n("item/completed", "T1", item=end)]  # in the parent
 
 
 @st.composite
@@ -204,8 +206,9 @@ def interleaved_run(draw: st.DrawFn) -> tuple[list[dict[str, Any]], int]:
     end_at = draw(st.integers(0, len(body)))
     end = _n("turn/completed", "T1", turn={"id": "U1", "status": "completed"})
     late = body[end_at:]
-    before = body[:end_at] + [x for x in late if x["params"]["threadId"] == "T1"]  # the parent speaks in its turn
-    after = [x for x in late if x["params"]["threadId"] != "T1"]
+    speaks = [x for x in late if x["params"].get("item", {}).get("id", "").startswith("main-")]
+    before = body[:end_at] + speaks  # the parent speaks in its turn; its children's ends may come after it
+    after = [x for x in late if x not in speaks]
     return head + before + [end] + after, len(head) + len(before)
 
 
