@@ -64,6 +64,7 @@ ALLOWED: dict[str, str] = {
     "adapters/json_rpc_peer.py": _WIRE,
     "adapters/mcp.py": "MCP server configs as the editor sent them (JSON)",
     "adapters/rpc_agents/codex.py": _NATIVE,
+    "adapters/rpc_agents/codex_subagents.py": _NATIVE,
     "adapters/rpc_agents/pi.py": _NATIVE,
     "adapters/rpc_agents/pi_lines.py": _NATIVE,
     "adapters/rpc_agents/pi_tools.py": _NATIVE,

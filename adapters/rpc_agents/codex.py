@@ -30,6 +30,8 @@ Mapping decisions worth knowing:
   bridge keeps the rule and answers codex's next ask itself; a denial is ``decline`` (the turn goes on; ``cancel``
   would end it). Requests we cannot bridge are answered with an error, never left pending.
 - Interrupt is always in-protocol (a signal would kill the app-server and the session with it).
+- Subagents (codex's multi-agent, on when the person sets ``features.multi_agent_v2``): a child thread's messages
+  become the spawn call's linked events (``codex_subagents``); interrupting the parent interrupts running children.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ from acp_mux.adapters.stream_agents.codex_exec import (
     file_events,
     normalize_changes,
     plan_tool,
+    request_usage,
     resolve_mode,
     retry_events,
     shell_begin,
@@ -69,6 +72,7 @@ from acp_mux.adapters.stream_agents.codex_exec import (
 )
 from acp_mux.adapters.json_rpc_peer import INTERNAL_ERROR, METHOD_NOT_FOUND, JsonRpcPeer, error_message
 from acp_mux.adapters.mcp import codex_mcp_config
+from acp_mux.adapters.rpc_agents import codex_subagents as subagents
 
 if TYPE_CHECKING:
     from acp_mux.core.events import ApprovalRequestEvent, BaseEvent
@@ -108,6 +112,7 @@ class CodexAdapter(AgentAdapter):
         persistent_process=True,
         supports_images=True,
         supports_mcp_http=True,  # codex speaks stdio and streamable-HTTP MCP; no SSE
+        stops_subagents=True,  # turn/interrupt on a child thread stops it alone (0.169.0 verified)
     )
     tool_table = CODEX_TOOLS
     modes = APP_SERVER_MODES
@@ -221,13 +226,29 @@ class CodexAdapter(AgentAdapter):
             self._send_interrupt(ctx)
 
     def interrupt(self, ctx: ParseContext) -> bool:
-        """Always in-protocol: a signal would kill the whole app-server (and the session) instead of the turn."""
+        """Always in-protocol: a signal would kill the whole app-server (and the session) instead of the turn.
+        The subagents' running turns are interrupted too: codex lets a child thread run on past its parent's."""
         run = CodexRun.of(ctx)
+        for thread in list(run.child_turns):
+            self._interrupt_child(ctx, thread)
         if run.turn:
             self._send_interrupt(ctx)
         elif run.turn_requested:
             run.interrupt_pending = True  # turn/start is in flight: interrupt once its id is known
         return True  # (still in the handshake: nothing runs; the run withdraws the prompts it holds)
+
+    def stop_subagent(self, subagent_id: str, ctx: ParseContext) -> bool:
+        """``turn/interrupt`` on the child thread a spawn call runs (its running turn): that subagent stops, its
+        spawn call ends ``interrupted`` and the parent's turn goes on."""
+        run = CodexRun.of(ctx)
+        threads = [t for t, spawn in run.children.items() if spawn == subagent_id and t in run.child_turns]
+        for thread in threads:
+            self._interrupt_child(ctx, thread)
+        return bool(threads)
+
+    def _interrupt_child(self, ctx: ParseContext, thread: str) -> None:
+        params = {"threadId": thread, "turnId": CodexRun.of(ctx).child_turns[thread]}
+        self._peer(ctx).request(ctx, "turn/interrupt", params, lambda result, error: [])
 
     def _send_interrupt(self, ctx: ParseContext) -> None:
         run = CodexRun.of(ctx)
@@ -272,9 +293,12 @@ class CodexAdapter(AgentAdapter):
             if kind == "response":
                 return peer.handle_response(msg)
             if kind == "request":
-                return self._on_request(msg, ctx)
+                params = as_dict(msg.get("params"))
+                if subagents.unheard(params, ctx):
+                    return self._refuse(msg, ctx)
+                return subagents.link(self._on_request(msg, ctx), subagents.spawn_of(params, ctx), ctx)
             if kind == "notification":
-                return self._on_notification(msg["method"], as_dict(msg.get("params")), ctx)
+                return subagents.link(self._on_notification(msg["method"], as_dict(msg.get("params")), ctx), None, ctx)
         except Exception as exc:  # a malformed message must never take the run down
             if kind == "request":  # ... nor leave codex waiting for an answer until the watchdog
                 ctx.questions.forget_agent(msg["id"])
@@ -285,14 +309,17 @@ class CodexAdapter(AgentAdapter):
         return []
 
     def _foreign(self, params: dict[str, Any], ctx: ParseContext) -> bool:
-        """Notifications for other threads (sub-agents) are not this session's."""
+        """Notifications for other threads (a subagent's: :mod:`codex_subagents` shows those it knows)."""
         thread = params.get("threadId")
         ours = CodexRun.of(ctx).thread
         return bool(thread and ours and thread != ours)
 
     def _on_notification(self, method: str, params: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         if self._foreign(params, ctx):
-            return []
+            spawn_id = subagents.spawn_of(params, ctx)
+            if spawn_id is None:
+                return []
+            return subagents.child_notification(method, params, spawn_id, ctx, self._item_started, self._item_completed)
         run = CodexRun.of(ctx)
         streamed = run.streamed
         item_id = as_str(params.get("itemId"))
@@ -396,14 +423,7 @@ class CodexAdapter(AgentAdapter):
         run.usage_total = total_tokens
         if repeated or not ctx.in_turn:  # a repeat, or thread/resume restoring the old totals: nothing new was spent
             return []
-        events: list[BaseEvent] = [
-            ev.TokenUsageEvent(
-                input_tokens=as_int(last.get("inputTokens")) or 0,
-                output_tokens=as_int(last.get("outputTokens")) or 0,
-                thinking_tokens=as_int(last.get("reasoningOutputTokens")),
-                cached_tokens=as_int(last.get("cachedInputTokens")),
-            )
-        ]
+        events: list[BaseEvent] = [request_usage(last)]
         if size and used / size >= 0.8:
             pct = round(100 * used / size, 1)
             events.append(ev.ContextLimitWarningEvent(used_tokens=used, max_tokens=size, pct_used=pct))
@@ -427,6 +447,10 @@ class CodexAdapter(AgentAdapter):
             return ctx.tool_start(item_id, "web_search", {"query": as_str(item.get("query"))})
         if kind == "imageView":
             return ctx.tool_start(item_id, "view_image", {"path": as_str(item.get("path"))})
+        if kind == "subAgentActivity":
+            return subagents.activity(item, ctx)
+        if kind == "collabAgentToolCall":
+            return subagents.collab_call(item, True, ctx)
         return []
 
     def _item_completed(self, item: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
@@ -482,6 +506,10 @@ class CodexAdapter(AgentAdapter):
             return events + ctx.tool_result(item_id, path) + [ev.FileReadEvent(path=path)]
         if kind == "contextCompaction":
             return [ev.ContextCompactedEvent()]
+        if kind == "subAgentActivity":
+            return subagents.activity(item, ctx)
+        if kind == "collabAgentToolCall":
+            return subagents.collab_call(item, False, ctx)
         return []
 
     # ── server → client requests ───────────────────────────────────────────────────────────────────────────────
@@ -567,19 +595,29 @@ class CodexAdapter(AgentAdapter):
                 )
             )
         else:  # questions, dynamic tools, elicitation forms: not bridged yet, so never leave codex waiting
-            if method == "mcpServer/elicitation/request":
-                self._peer(ctx).respond(ctx, rpc_id, {"action": "decline", "content": None})
-            else:
-                self._peer(ctx).respond_error(ctx, rpc_id, METHOD_NOT_FOUND, f"acp-mux does not support {method}")
-            return [ev.DebugEvent(level="warn", message=f"codex: declined unsupported request {method}")]
+            return self._refuse(msg, ctx)
         ctx.questions.ask(
             cast("ApprovalRequestEvent", events[-1]), AgentEnd(rpc_id, kind)
         )  # the question is the last event
         return events
 
+    def _refuse(self, msg: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
+        """Answer a request nobody can take (not bridged, or a subagent's after its parent's turn) with a refusal,
+        so codex never waits for it: approvals are declined, anything else is an error."""
+        method, rpc_id, peer = msg["method"], msg["id"], self._peer(ctx)
+        if method == "mcpServer/elicitation/request":
+            peer.respond(ctx, rpc_id, {"action": "decline", "content": None})
+        elif method in ("item/commandExecution/requestApproval", "item/fileChange/requestApproval"):
+            peer.respond(ctx, rpc_id, {"decision": "decline"})
+        elif method in ("execCommandApproval", "applyPatchApproval"):
+            peer.respond(ctx, rpc_id, {"decision": "denied"})
+        else:
+            peer.respond_error(ctx, rpc_id, METHOD_NOT_FOUND, f"acp-mux does not support {method}")
+        return [ev.DebugEvent(level="warn", message=f"codex: declined request {method} (nobody can answer it)")]
+
     def finish(self, status: ExitStatus, ctx: ParseContext) -> Iterable[BaseEvent]:
         self._peer(ctx).pending.clear()  # nothing will answer our requests any more
-        return ctx.finish(status)
+        return subagents.link(list(ctx.finish(status)), None, ctx)  # a subagent's calls it closes stay its own
 
 
 def _decision(decision: ApprovalDecision) -> Any:

@@ -106,6 +106,11 @@ class CodexRun(PerRun):
     diff: str = ""  # the turn's aggregated unified diff (turn/diff/updated)
     usage_total: int | None = None  # the thread's total tokens at the last usage report (repeats are skipped)
     limit_resets_at: int | None = None  # when a used-up window resets (account/rateLimits/updated, epoch s)
+    children: dict[str, str] = field(default_factory=dict)  # a subagent's thread id → the call that spawned it
+    child_turns: dict[str, str] = field(default_factory=dict)  # a running subagent's thread id → its turn id
+    child_said: dict[str, str] = field(default_factory=dict)  # a subagent's thread id → its last words so far
+    child_tools: dict[str, str] = field(default_factory=dict)  # a subagent's tool call id → its spawn call id
+    child_usage: dict[str, int] = field(default_factory=dict)  # a subagent's thread id → its total tokens so far
     # exec
     resuming: bool = False
     exec_error: str | None = None  # an error line; turn.failed repeats it
@@ -167,6 +172,16 @@ def end_failed_turn(ctx: ParseContext, errors: list[BaseEvent], tool_error: str 
         ctx.in_turn = False
         return events + errors
     return events + errors + ctx.end_turn()
+
+
+def request_usage(last: dict[str, Any]) -> BaseEvent:
+    """One model request's usage from app-server's ``tokenUsage.last`` (input includes cached, output reasoning)."""
+    return ev.TokenUsageEvent(
+        input_tokens=as_int(last.get("inputTokens")) or 0,
+        output_tokens=as_int(last.get("outputTokens")) or 0,
+        thinking_tokens=as_int(last.get("reasoningOutputTokens")),
+        cached_tokens=as_int(last.get("cachedInputTokens")),
+    )
 
 
 def retry_events(message: str, ctx: ParseContext, info: Any = None, details: str = "") -> list[BaseEvent]:
@@ -343,6 +358,7 @@ CODEX_TOOLS = ToolTable(
         "update_plan": ToolSpec(kind="think", title="Update plan", is_plan=True),
         "web_search": ToolSpec(kind="fetch", title=_search_title),
         "view_image": ToolSpec(kind="read", title="View image {path}", path_args=("path",)),
+        "spawn_agent": ToolSpec(kind="think", title="Subagent {task_name}"),  # multi-agent: a child thread
     },
     default=ToolSpec(kind="other"),  # MCP tools arrive as mcp__<server>__<tool>
 )

@@ -24,6 +24,7 @@ A scenario is a JSON file (or the equivalent dict)::
             {"text": "...", "deltas": 4},           # text split into 4 deltas; or "text": ["a", "b"] (explicit deltas)
             {"tool_use": {"name": "Write", "input": {...}}},  # Anthropic tool_use / Responses function_call
             {"tool_use": {"name": "apply_patch", "custom": true, "input": "*** Begin Patch..."}}
+            {"tool_use": {"name": "spawn_agent", "namespace": "collaboration", "input": {...}}}  # Responses only
                                                     # Responses custom_tool_call (codex's freeform apply_patch)
         ]},
         {"error": "rate"},                          # this step fails instead (auth | rate | quota | stall | server | drop)
@@ -202,12 +203,25 @@ def first_user_text(body: dict[str, Any]) -> str:
     return ""
 
 
+def agent_task_text(body: dict[str, Any]) -> str:
+    """A codex subagent's task (multi-agent v2): a Responses ``agent_message`` item, its text in ``input_text`` and
+    ``encrypted_content`` parts (the fake never encrypts), after codex's own environment user message."""
+    items = body.get("input")
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and item.get("type") == "agent_message":
+            parts = item.get("content") if isinstance(item.get("content"), list) else []
+            return "\n".join(
+                str(p.get("text") or p.get("encrypted_content") or "") for p in parts if isinstance(p, dict)
+            )
+    return ""
+
+
 def script_for(scenario: dict[str, Any], body: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
-    """The script that answers a request: the first sub-script whose marker is in the first user message, else
-    the scenario itself (marker None)."""
+    """The script that answers a request: the first sub-script whose marker is in the first user message (or a
+    codex subagent's task), else the scenario itself (marker None)."""
     scripts = scenario.get("scripts") or {}
     if scripts:
-        text = first_user_text(body)
+        text = first_user_text(body) + "\n" + agent_task_text(body)
         for marker, script in scripts.items():
             if marker in text:
                 return marker, script
@@ -507,6 +521,8 @@ def _responses_items(blocks: list[dict[str, Any]], tag: str) -> Iterator[tuple[d
                     "arguments": arguments,
                     "status": "completed",
                 }
+                if tool.get("namespace"):  # a tool inside a namespace tool (codex's ``collaboration``)
+                    item["namespace"] = tool["namespace"]
                 events = [
                     (
                         "response.function_call_arguments.delta",

@@ -724,6 +724,33 @@ def test_the_marker_is_read_in_every_wire_format(body: dict[str, Any]) -> None:
         assert [r["script"] for r in srv.requests] == ["[[sub]]", None]
 
 
+def test_a_codex_subagent_task_item_carries_the_marker() -> None:
+    """codex (multi-agent v2) gives a subagent its task as an ``agent_message`` input item after its own
+    environment user message: the marker is read there too, never in another kind of item."""
+    with ModelServer(SUBAGENT_SCENARIO) as srv:
+        task = {"type": "agent_message", "content": [{"type": "input_text", "text": "Message Type: NEW_TASK"}, {"type": "encrypted_content", "encrypted_content": "[[sub]] look"}]}  # fmt: skip
+        other = {"type": "reasoning", "content": [{"type": "input_text", "text": "[[sub]]"}]}
+        for extra in (task, other):
+            body = responses_body(0)
+            body["input"].append(extra)
+            post(srv.url, "/v1/responses", body)
+        assert [r["script"] for r in srv.requests] == ["[[sub]]", None]
+
+
+def test_a_namespaced_tool_call_names_its_namespace() -> None:
+    """A Responses ``function_call`` of a tool inside a namespace tool (codex's ``collaboration.spawn_agent``)
+    carries ``namespace``; one outside a namespace carries none."""
+    call = {"name": "spawn_agent", "namespace": "collaboration", "input": {"message": "m"}}
+    scenario = {"delta_delay": 0, "steps": [{"blocks": [{"tool_use": call}, {"tool_use": {"name": "exec_command", "input": {}}}]}]}  # fmt: skip
+    with ModelServer(scenario) as srv:
+        raw = post(srv.url, "/v1/responses", responses_body(0))[2]
+    done = [
+        d["item"] for _, d in parse_sse(raw) if isinstance(d, dict) and d.get("type") == "response.output_item.done"
+    ]
+    calls = [(i["name"], i.get("namespace")) for i in done if i["type"] == "function_call"]
+    assert calls == [("spawn_agent", "collaboration"), ("exec_command", None)]
+
+
 def test_scripts_are_validated_and_inherit_the_scenario_settings() -> None:
     with pytest.raises(ValueError, match="step 0"):
         load_scenario({"scripts": {"m": {"steps": [{"blocks": [{"nope": 1}]}]}}})
