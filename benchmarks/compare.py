@@ -132,7 +132,8 @@ def log(message: str) -> None:
 
 def open_session(subject: Subject, url: str) -> tuple[AcpProcess, str, dict[str, float]]:
     """Spawn, initialize, (authenticate), session/new; the times from spawn, in ms, and the RSS at initialize."""
-    server = AcpProcess(subject.argv, subject.env(url), subject.cwd)
+    argv, env = subject.command(url)
+    server = AcpProcess(argv, env, subject.cwd)
     try:
         initialize(server)
         marks = {"init_ms": ms(time.perf_counter() - server.started), "rss_init_kib": rss_kib(server.pid)}
