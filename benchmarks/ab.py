@@ -67,8 +67,8 @@ def per_delta_us(python: Path, site: Path, workdir: Path, deltas: int) -> float:
         before = cpu_times(server.pid).self_s
         _, traffic = prompt(server, session_id, "manydeltas", timeout=600)
         spent = cpu_times(server.pid).self_s - before
-        if traffic.text_chunks != deltas:
-            raise RuntimeError(f"{traffic.text_chunks} of {deltas} deltas arrived")
+        if traffic.text_deltas != deltas:
+            raise RuntimeError(f"{traffic.text_deltas} of {deltas} deltas arrived")
     finally:
         server.close(wait=1.0)
     return spent * 1e6 / deltas

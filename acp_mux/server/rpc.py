@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any, Awaitable, Callable
 
 from acp_mux.core import text as safe_json
+from acp_mux.protocol.chunk_merge import merge_text_chunks
 from acp_mux.core.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -115,6 +116,9 @@ class Connection:
         self._writable = asyncio.Event()
         self._writable.set()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None  # the loop's thread: only there is output held for the burst's end
+        # Messages of this burst of the loop, not yet encoded: they go out together once the burst ends (_flush).
+        self._unwritten: list[Any] = []
         self.on_message: Callable[[str, dict[str, Any]], None] | None = None  # protocol log hook
 
     def method(self, name: str, handler: Handler) -> None:
@@ -138,7 +142,25 @@ class Connection:
             self.on_message("out", message)
         if self._output_gone:
             return
-        data = safe_json.dumps_bytes(message) + b"\n"  # always valid JSON, whatever a handler returned
+        self._unwritten.append(message)
+        if len(self._unwritten) > 1:
+            return  # the burst's flush is already scheduled
+        if self._loop is None or threading.get_ident() != self._loop_thread:
+            self._flush()  # no loop of ours (before serve, or another thread): at once, as it came
+            return
+        try:
+            self._loop.call_soon(self._flush)  # after what the loop is running now: no waiting for anything
+        except RuntimeError:  # the loop is closed: nothing will run it later
+            self._flush()
+
+    def _flush(self) -> None:
+        """Encode what this burst said, its adjacent text chunks of one message joined (:mod:`chunk_merge`: same
+        text, same order), and hand it to the writer thread in one piece: one hand-over per burst, not per chunk."""
+        messages, self._unwritten = self._unwritten, []
+        if not messages or self._output_gone:
+            return
+        # always valid JSON, whatever a handler returned
+        data = b"".join([safe_json.dumps_bytes(message) + b"\n" for message in merge_text_chunks(messages)])
         with self._queued_lock:
             self._queued_bytes += len(data)
             if self._queued_bytes > OUTPUT_HIGH_WATER:
@@ -181,6 +203,7 @@ class Connection:
     async def serve(self) -> None:
         """Run until the client closes stdin; handlers still running are cancelled after that."""
         self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
         lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         threading.Thread(target=self._read_thread, args=(lines,), name="acp-stdin", daemon=True).start()
         writer = threading.Thread(target=self._write_thread, name="acp-stdout", daemon=True)
@@ -199,6 +222,7 @@ class Connection:
 
     async def drain(self, timeout: float = 1.0) -> None:
         """Let queued output reach the client before the process exits."""
+        self._flush()
         self._out.put(None)
         await asyncio.get_running_loop().run_in_executor(None, self._writer_done.wait, timeout)
 
