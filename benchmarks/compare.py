@@ -167,6 +167,8 @@ def words_once(subject: Subject, url: str) -> dict[str, Any]:
             if traffic.first_words_s is None or text != WORDS:
                 raise RuntimeError(f"{subject.label}: turn {turn} said {text!r}, not {WORDS!r}")
             out[f"words{turn}_ms"] = ms(traffic.first_words_s)
+            if turn == 1:  # what the person waits in all from opening the agent: start, session, typing, words
+                out["spawn_words1_ms"] = ms((traffic.first_text_at or float("nan")) - server.started)
             out[f"turn{turn}_ms"] = ms(traffic.answered_at - traffic.sent_at)
         out["rss_kib"] = rss_kib(server.pid)
         out["tree_rss_kib"] = tree_rss_kib(server.pid)
