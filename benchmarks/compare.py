@@ -278,6 +278,8 @@ def chunks_once(subject: Subject, url: str, chunks: int, steady_prompts: int) ->
                     "updates": traffic.updates,
                     "bytes_out": traffic.bytes_out,
                     "identical": text == expected,
+                    "text_chars": len(text),  # beside len(expected): how far a text that is not identical is off
+                    "expected_chars": len(expected),
                     "server_cpu_us_per_chunk": server_cpu * 1e6 / chunks,
                     "cli_cpu_us_per_chunk": cli_cpu * 1e6 / chunks,
                 }
