@@ -19,6 +19,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Awaitable, Callable
 
+from acp_mux.core import pipe_room
 from acp_mux.core import text as safe_json
 from acp_mux.protocol.chunk_merge import merge_text_chunks
 from acp_mux.core.jsonrpc import (
@@ -119,6 +120,7 @@ class Connection:
         self._loop_thread: int | None = None  # the loop's thread: only there is output held for the burst's end
         # Messages of this burst of the loop, not yet encoded: they go out together once the burst ends (_flush).
         self._unwritten: list[Any] = []
+        self._direct = False  # the loop may write a burst itself when the pipe has room for it (pipe_room.py)
         self.on_message: Callable[[str, dict[str, Any]], None] | None = None  # protocol log hook
 
     def method(self, name: str, handler: Handler) -> None:
@@ -161,11 +163,27 @@ class Connection:
             return
         # always valid JSON, whatever a handler returned
         data = b"".join([safe_json.dumps_bytes(message) + b"\n" for message in merge_text_chunks(messages)])
+        if self._direct and self._write_now(data):
+            return
         with self._queued_lock:
             self._queued_bytes += len(data)
             if self._queued_bytes > OUTPUT_HIGH_WATER:
                 self._writable.clear()
         self._out.put(data)
+
+    def _write_now(self, data: bytes) -> bool:
+        """Write ``data`` from the loop's thread when that cannot block and cannot overtake: the writer thread has
+        nothing queued or in flight, and the pipe has room for all of it. False: hand it to the writer thread."""
+        if self._queued_bytes or (pipe_room.room(self._out_fd) or 0) < len(data):
+            return False
+        try:
+            view = memoryview(data)
+            while view:  # one write: the room is there, and a reader only makes more
+                view = view[os.write(self._out_fd, view) :]
+        except OSError:  # the client closed its end, as the writer thread would have found
+            self._output_gone = True
+            self._writable.set()
+        return True
 
     async def writable(self) -> None:
         """Wait while too much output is queued for a client that is not reading (returns at once otherwise)."""
@@ -204,6 +222,7 @@ class Connection:
         """Run until the client closes stdin; handlers still running are cancelled after that."""
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
+        self._direct = pipe_room.is_pipe(self._out_fd)
         lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         threading.Thread(target=self._read_thread, args=(lines,), name="acp-stdin", daemon=True).start()
         writer = threading.Thread(target=self._write_thread, name="acp-stdout", daemon=True)
