@@ -2,11 +2,11 @@
 has not read yet (Linux: ``F_GETPIPE_SZ`` and ``FIONREAD``).
 
 Why: the bridge writes to the editor from a writer thread, so that an editor that stops reading never blocks the
-event loop. Handing every burst of output to that thread costs a thread wake-up and a hand-over of the GIL, which
-for an agent that streams in many small bursts (gemini: a few chunks per read) costs more than the rest of a chunk's
-path. When the pipe has room for the whole burst and the thread has nothing queued, the loop can write it itself:
-the write completes at once (a reader only ever makes more room), and the order is kept (nothing is in flight
-before it). Anything this cannot tell (not a pipe, another system) answers None: the writer thread, as before.
+event loop. Handing every message to that thread costs a thread wake-up and a hand-over of the GIL, which for an
+agent that streams its chunks one by one (gemini) costs more than the rest of a chunk's path. When the pipe has
+room for the whole message and the thread has nothing queued, the loop can write it itself: the write completes at
+once (a reader only ever makes more room), and the order is kept (nothing is in flight before it). Anything this
+cannot tell (not a pipe, another system) answers None: the writer thread, as before.
 """
 
 from __future__ import annotations
@@ -20,21 +20,23 @@ import termios
 _GETPIPE_SZ: int | None = getattr(fcntl, "F_GETPIPE_SZ", None)
 
 
-def is_pipe(fd: int) -> bool:
-    """Whether ``fd`` is a pipe whose room :func:`room` can measure."""
-    try:
-        return _GETPIPE_SZ is not None and stat.S_ISFIFO(os.fstat(fd).st_mode) and room(fd) is not None
-    except OSError:
-        return False
-
-
-def room(fd: int) -> int | None:
-    """Bytes the pipe ``fd`` takes now without blocking; None when that cannot be told."""
+def capacity(fd: int) -> int | None:
+    """The size of the pipe ``fd`` (None: not a pipe, or this system cannot tell), read once per connection."""
     if _GETPIPE_SZ is None:
         return None
     try:
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return None
         size = fcntl.fcntl(fd, _GETPIPE_SZ)
-        unread = array.array("i", [0])
+    except OSError:
+        return None
+    return size if room(fd, size) is not None else None
+
+
+def room(fd: int, size: int) -> int | None:
+    """Bytes the pipe ``fd`` of capacity ``size`` takes now without blocking; None when that cannot be told."""
+    unread = array.array("i", [0])
+    try:
         fcntl.ioctl(fd, termios.FIONREAD, unread, True)
     except OSError:
         return None

@@ -21,7 +21,6 @@ from typing import Any, Awaitable, Callable
 
 from acp_mux.core import pipe_room
 from acp_mux.core import text as safe_json
-from acp_mux.protocol.chunk_merge import merge_text_chunks
 from acp_mux.core.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -117,10 +116,8 @@ class Connection:
         self._writable = asyncio.Event()
         self._writable.set()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._loop_thread: int | None = None  # the loop's thread: only there is output held for the burst's end
-        # Messages of this burst of the loop, not yet encoded: they go out together once the burst ends (_flush).
-        self._unwritten: list[Any] = []
-        self._direct = False  # the loop may write a burst itself when the pipe has room for it (pipe_room.py)
+        self._loop_thread: int | None = None  # the loop's thread: the only one that may write without the writer
+        self._pipe_size: int | None = None  # set: the loop may write a message itself when the pipe has room for it
         self.on_message: Callable[[str, dict[str, Any]], None] | None = None  # protocol log hook
 
     def method(self, name: str, handler: Handler) -> None:
@@ -144,26 +141,8 @@ class Connection:
             self.on_message("out", message)
         if self._output_gone:
             return
-        self._unwritten.append(message)
-        if len(self._unwritten) > 1:
-            return  # the burst's flush is already scheduled
-        if self._loop is None or threading.get_ident() != self._loop_thread:
-            self._flush()  # no loop of ours (before serve, or another thread): at once, as it came
-            return
-        try:
-            self._loop.call_soon(self._flush)  # after what the loop is running now: no waiting for anything
-        except RuntimeError:  # the loop is closed: nothing will run it later
-            self._flush()
-
-    def _flush(self) -> None:
-        """Encode what this burst said, its adjacent text chunks of one message joined (:mod:`chunk_merge`: same
-        text, same order), and hand it to the writer thread in one piece: one hand-over per burst, not per chunk."""
-        messages, self._unwritten = self._unwritten, []
-        if not messages or self._output_gone:
-            return
-        # always valid JSON, whatever a handler returned
-        data = b"".join([safe_json.dumps_bytes(message) + b"\n" for message in merge_text_chunks(messages)])
-        if self._direct and self._write_now(data):
+        data = safe_json.dumps_bytes(message) + b"\n"  # always valid JSON, whatever a handler returned
+        if self._pipe_size and threading.get_ident() == self._loop_thread and self._write_now(data, self._pipe_size):
             return
         with self._queued_lock:
             self._queued_bytes += len(data)
@@ -171,10 +150,12 @@ class Connection:
                 self._writable.clear()
         self._out.put(data)
 
-    def _write_now(self, data: bytes) -> bool:
+    def _write_now(self, data: bytes, pipe_size: int) -> bool:
         """Write ``data`` from the loop's thread when that cannot block and cannot overtake: the writer thread has
-        nothing queued or in flight, and the pipe has room for all of it. False: hand it to the writer thread."""
-        if self._queued_bytes or (pipe_room.room(self._out_fd) or 0) < len(data):
+        nothing queued or in flight, and the pipe has room for all of it. False: hand it to the writer thread.
+        Why: a hand-over to the writer thread costs a thread wake-up and a GIL hand-over per message, more than the
+        rest of a streamed chunk's path for an agent that writes its chunks one by one (gemini)."""
+        if self._queued_bytes or (pipe_room.room(self._out_fd, pipe_size) or 0) < len(data):
             return False
         try:
             view = memoryview(data)
@@ -222,7 +203,7 @@ class Connection:
         """Run until the client closes stdin; handlers still running are cancelled after that."""
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
-        self._direct = pipe_room.is_pipe(self._out_fd)
+        self._pipe_size = pipe_room.capacity(self._out_fd)  # pipe_room.py
         lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         threading.Thread(target=self._read_thread, args=(lines,), name="acp-stdin", daemon=True).start()
         writer = threading.Thread(target=self._write_thread, name="acp-stdout", daemon=True)
@@ -241,7 +222,6 @@ class Connection:
 
     async def drain(self, timeout: float = 1.0) -> None:
         """Let queued output reach the client before the process exits."""
-        self._flush()
         self._out.put(None)
         await asyncio.get_running_loop().run_in_executor(None, self._writer_done.wait, timeout)
 

@@ -1,4 +1,4 @@
-"""The loop writes a burst itself only when the pipe has room and nothing is queued before it (rpc.Connection
+"""The loop writes a message itself only when the pipe has room and nothing is queued before it (rpc.Connection
 ._write_now, acp_mux/core/pipe_room.py): whatever mix of direct and queued writes a slow editor causes, every
 message arrives, once, in the order it was sent."""
 
@@ -22,13 +22,13 @@ from acp_mux.core import pipe_room
 def test_room_is_the_capacity_less_what_the_reader_has_not_read() -> None:
     read_end, write_end = os.pipe()
     try:
-        empty = pipe_room.room(write_end)
-        assert empty is not None and empty >= 4096
+        size = pipe_room.capacity(write_end)
+        assert size is not None and size >= 4096
+        assert pipe_room.room(write_end, size) == size
         os.write(write_end, b"x" * 1000)
-        assert pipe_room.room(write_end) == empty - 1000
+        assert pipe_room.room(write_end, size) == size - 1000
         os.read(read_end, 600)
-        assert pipe_room.room(write_end) == empty - 400
-        assert pipe_room.is_pipe(write_end)
+        assert pipe_room.room(write_end, size) == size - 400
     finally:
         os.close(read_end)
         os.close(write_end)
@@ -36,11 +36,12 @@ def test_room_is_the_capacity_less_what_the_reader_has_not_read() -> None:
 
 def test_a_file_is_not_a_pipe_so_its_output_goes_through_the_writer_thread() -> None:
     with tempfile.TemporaryFile() as fh:
-        assert not pipe_room.is_pipe(fh.fileno())
+        assert pipe_room.capacity(fh.fileno()) is None
 
 
 async def _received(bursts: list[list[int]], reader_delay: float) -> list[dict[str, Any]]:
-    """Messages of the given sizes sent in bursts through a Connection whose client starts reading late."""
+    """Messages of the given sizes sent in bursts (a pause between) through a Connection whose client starts
+    reading late."""
     from acp_mux.server.rpc import Connection
 
     in_r, in_w = os.pipe()
