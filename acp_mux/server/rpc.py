@@ -19,7 +19,6 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Awaitable, Callable
 
-from acp_mux.core import pipe_room
 from acp_mux.core import text as safe_json
 from acp_mux.core.jsonrpc import (
     INTERNAL_ERROR,
@@ -116,8 +115,6 @@ class Connection:
         self._writable = asyncio.Event()
         self._writable.set()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._loop_thread: int | None = None  # the loop's thread: the only one that may write without the writer
-        self._pipe_size: int | None = None  # set: the loop may write a message itself when the pipe has room for it
         self.on_message: Callable[[str, dict[str, Any]], None] | None = None  # protocol log hook
 
     def method(self, name: str, handler: Handler) -> None:
@@ -142,29 +139,11 @@ class Connection:
         if self._output_gone:
             return
         data = safe_json.dumps_bytes(message) + b"\n"  # always valid JSON, whatever a handler returned
-        if self._pipe_size and threading.get_ident() == self._loop_thread and self._write_now(data, self._pipe_size):
-            return
         with self._queued_lock:
             self._queued_bytes += len(data)
             if self._queued_bytes > OUTPUT_HIGH_WATER:
                 self._writable.clear()
         self._out.put(data)
-
-    def _write_now(self, data: bytes, pipe_size: int) -> bool:
-        """Write ``data`` from the loop's thread when that cannot block and cannot overtake: the writer thread has
-        nothing queued or in flight, and the pipe has room for all of it. False: hand it to the writer thread.
-        Why: a hand-over to the writer thread costs a thread wake-up and a GIL hand-over per message, more than the
-        rest of a streamed chunk's path for an agent that writes its chunks one by one (gemini)."""
-        if self._queued_bytes or (pipe_room.room(self._out_fd, pipe_size) or 0) < len(data):
-            return False
-        try:
-            view = memoryview(data)
-            while view:  # one write: the room is there, and a reader only makes more
-                view = view[os.write(self._out_fd, view) :]
-        except OSError:  # the client closed its end, as the writer thread would have found
-            self._output_gone = True
-            self._writable.set()
-        return True
 
     async def writable(self) -> None:
         """Wait while too much output is queued for a client that is not reading (returns at once otherwise)."""
@@ -202,8 +181,6 @@ class Connection:
     async def serve(self) -> None:
         """Run until the client closes stdin; handlers still running are cancelled after that."""
         self._loop = asyncio.get_running_loop()
-        self._loop_thread = threading.get_ident()
-        self._pipe_size = pipe_room.capacity(self._out_fd)  # pipe_room.py
         lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         threading.Thread(target=self._read_thread, args=(lines,), name="acp-stdin", daemon=True).start()
         writer = threading.Thread(target=self._write_thread, name="acp-stdout", daemon=True)
