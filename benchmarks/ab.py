@@ -9,7 +9,11 @@ own directory, then run as ``python -m acp_mux --agent demo`` with that director
 benchmark venv supplies the dependencies). The bundled demo agent streams ``--deltas`` text deltas back to back
 ("manydeltas"); the bridge's own utime+stime over the turn, divided by the deltas, is the number reported.
 
-Run:  .venv/bin/python benchmarks/ab.py BEFORE_REV AFTER_REV [--rounds 4] [--deltas 50000]
+With ``--agent opencode`` (any agent whose pinned CLI is installed) the bridge runs that CLI against the scripted
+model, which answers every prompt with ``--deltas`` text deltas (3,000 by default); the reply's time, Enter → last
+chunk, is reported beside the CPU.
+
+Run:  .venv/bin/python benchmarks/ab.py BEFORE_REV AFTER_REV [--rounds 4] [--deltas 50000] [--agent demo]
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from rawclient import AcpProcess, cpu_times, initialize, new_session, prompt, summary, table  # noqa: E402
-from subjects import ROOT, bench_venv  # noqa: E402
+from subjects import ROOT, ModelServerProcess, bench_venv, chunks_scenario  # noqa: E402
+from tests.e2e.clis import cli_env, ensure_cli  # noqa: E402
 
 
 def build(rev: str, into: Path, python: Path) -> Path:
@@ -46,32 +51,41 @@ def build(rev: str, into: Path, python: Path) -> Path:
     return site
 
 
-def per_delta_us(python: Path, site: Path, workdir: Path, deltas: int) -> float:
-    """One fresh bridge: session, a warm-up prompt, then one measured "manydeltas" turn."""
+def per_delta_us(
+    python: Path, site: Path, workdir: Path, deltas: int, agent: str = "demo", model_url: str = ""
+) -> tuple[float, float]:
+    """One fresh bridge: session, a warm-up prompt, then one measured turn of ``deltas`` text deltas (the demo's
+    "manydeltas", or an agent's reply from the scripted model at ``model_url``): the bridge's own CPU per delta (µs)
+    and Enter → last chunk (ms)."""
     home = workdir / "home"
     home.mkdir(parents=True, exist_ok=True)
     env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(home),
         "LANG": "C.UTF-8",
-        "PYTHONPATH": str(site),
-        "ACP_MUX_STATE_DIR": str(workdir / "state"),
         "ACP_MUX_DEMO_TEXT_DELAY": "0",
         "ACP_MUX_DEMO_DELTAS": str(deltas),
     }
-    server = AcpProcess([str(python), "-m", "acp_mux", "--agent", "demo"], env, workdir)
+    if agent != "demo":  # the pinned CLI against the scripted model, as the benchmark runs it
+        binary = ensure_cli(agent)
+        if binary is None:
+            raise SystemExit(f"{agent}: its pinned CLI cannot be installed here")
+        env = cli_env(agent, model_url, home, cwd=workdir) | {f"ACP_MUX_{agent.upper()}_BIN": str(binary)}
+    env |= {"PYTHONPATH": str(site), "ACP_MUX_STATE_DIR": str(workdir / "state")}
+    server = AcpProcess([str(python), "-m", "acp_mux", "--agent", agent], env, workdir)
+    ask = "manydeltas" if agent == "demo" else "go"
     try:
         initialize(server)
         session_id = new_session(server, workdir)
-        prompt(server, session_id, "warm up")
+        prompt(server, session_id, "warm up" if agent == "demo" else ask, timeout=300)
         before = cpu_times(server.pid).self_s
-        _, traffic = prompt(server, session_id, "manydeltas", timeout=600)
+        _, traffic = prompt(server, session_id, ask, timeout=600)
         spent = cpu_times(server.pid).self_s - before
-        if traffic.text_chunks != deltas:
-            raise RuntimeError(f"{traffic.text_chunks} of {deltas} deltas arrived")
+        if traffic.text_deltas != deltas:
+            raise RuntimeError(f"{traffic.text_deltas} of {deltas} deltas arrived")
     finally:
         server.close(wait=1.0)
-    return spent * 1e6 / deltas
+    return spent * 1e6 / deltas, (traffic.last_words_s or float("nan")) * 1e3
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,29 +93,43 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("before")
     parser.add_argument("after")
     parser.add_argument("--rounds", type=int, default=4)
-    parser.add_argument("--deltas", type=int, default=50_000)
+    parser.add_argument("--deltas", type=int, default=None, help="default 50,000 (demo), 3,000 (an agent)")
+    parser.add_argument("--agent", default="demo", help="demo, or an ACP agent run against the scripted model")
     args = parser.parse_args(argv)
+    deltas = args.deltas or (50_000 if args.agent == "demo" else 3000)
     python = bench_venv() / "python"
-    with tempfile.TemporaryDirectory(prefix="acp-mux-ab-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="acp-mux-ab-", ignore_cleanup_errors=True) as tmp:
         sites = {rev: build(rev, Path(tmp) / f"build-{n}", python) for n, rev in enumerate((args.before, args.after))}
-        samples: dict[str, list[float]] = {rev: [] for rev in sites}
-        for round_ in range(args.rounds):
-            order = list(sites) if round_ % 2 == 0 else list(reversed(sites))
-            for rev in order:
-                value = per_delta_us(python, sites[rev], Path(tmp) / f"run-{rev}-{round_}", args.deltas)
-                samples[rev].append(value)
-                print(
-                    f"  round {round_ + 1}: {rev} {value:.1f} µs/delta (load {os.getloadavg()[0]:.2f})",
-                    file=sys.stderr,
-                    flush=True,
-                )
-    stats = {rev: summary(values) for rev, values in samples.items()}
+        model = ModelServerProcess(chunks_scenario(deltas), Path(tmp), "chunks") if args.agent != "demo" else None
+        samples: dict[str, list[tuple[float, float]]] = {rev: [] for rev in sites}
+        try:
+            for round_ in range(args.rounds):
+                order = list(sites) if round_ % 2 == 0 else list(reversed(sites))
+                for rev in order:
+                    run_dir = Path(tmp) / f"run-{rev}-{round_}"
+                    value = per_delta_us(python, sites[rev], run_dir, deltas, args.agent, model.url if model else "")
+                    samples[rev].append(value)
+                    print(
+                        f"  round {round_ + 1}: {rev} {value[0]:.1f} µs/delta, reply {value[1]:.0f} ms "
+                        f"(load {os.getloadavg()[0]:.2f})",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+        finally:
+            if model is not None:
+                model.close()
+    cpu = {rev: summary([v[0] for v in values]) for rev, values in samples.items()}
+    reply = {rev: summary([v[1] for v in values]) for rev, values in samples.items()}
     table(
-        f"Bridge CPU per streamed delta, A/B ({args.rounds} rounds × {args.deltas:,} deltas, demo agent)",
-        ["revision", "median µs/delta", "min", "max"],
-        [[rev, s["median"], s["min"], s["max"]] for rev, s in stats.items()],
+        f"Bridge CPU per streamed delta, A/B ({args.rounds} rounds × {deltas:,} deltas, {args.agent})",
+        ["revision", "median µs/delta", "min", "max", "reply ms, median", "min", "max"],
+        [
+            [rev, c["median"], c["min"], c["max"], reply[rev]["median"], reply[rev]["min"], reply[rev]["max"]]
+            for rev, c in cpu.items()
+        ],  # fmt: skip
     )
-    print(f"after ÷ before: {stats[args.after]['median'] / stats[args.before]['median']:.2f}")
+    print(f"after ÷ before: CPU {cpu[args.after]['median'] / cpu[args.before]['median']:.2f}, "
+          f"reply {reply[args.after]['median'] / reply[args.before]['median']:.2f}")  # fmt: skip
     return 0
 
 

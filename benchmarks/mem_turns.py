@@ -219,7 +219,7 @@ def drive(turns: int, deltas: int, trace: bool, trim_probe: bool, mid: bool) -> 
                     timer.join()
                     expected += fired.is_set()
                 print(
-                    f"turn {turn}: {traffic.text_chunks:,} deltas, RSS {rss_kib(server.pid) / 1024:.1f} MiB", flush=True
+                    f"turn {turn}: {traffic.text_deltas:,} deltas, RSS {rss_kib(server.pid) / 1024:.1f} MiB", flush=True
                 )
                 os.kill(server.pid, signal.SIGUSR1)
                 expected += 1

@@ -126,7 +126,8 @@ class Traffic:
     permissions: int = 0
     max_line: int = 0
     text_bytes: int = 0  # agent_message_chunk text received
-    text_chunks: int = 0  # agent_message_chunk updates with non-empty text
+    text_chunks: int = 0  # agent_message_chunk updates with non-empty text (acp-mux joins a burst's deltas)
+    text_deltas: int = 0  # spaces in that text: every scripted delta ends in one, so this counts deltas however joined
     terminal_lines: int = 0  # lines received as append-only terminal_output deltas
     last_view: bytes = b""  # the last tool_call_update carrying the bounded output view (acp-mux)
     keep: bool = False  # keep the received text and terminal data, for delivery checks
@@ -152,6 +153,7 @@ class Traffic:
             self.last_text_at = now
             self.text_bytes += len(text.encode())
             self.text_chunks += 1
+            self.text_deltas += text.count(" ")
             if self.keep:
                 self.text_parts.append(text)
         elif b'"terminal_output"' in line:

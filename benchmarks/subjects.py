@@ -198,9 +198,15 @@ class Subject:
     cwd: Path
     env_for: Any = field(repr=False, default=None)  # server url -> the complete environment
     authenticate: str | None = None  # an authenticate methodId to send before session/new (codex-acp 0.16.0)
+    argv_for: Any = field(repr=False, default=None)  # environment -> argv, when the command needs it (openclaw)
 
     def env(self, server_url: str) -> dict[str, str]:
         return self.env_for(server_url)
+
+    def command(self, server_url: str) -> tuple[list[str], dict[str, str]]:
+        """The argv and environment of one spawn against the model at ``server_url``."""
+        env = self.env(server_url)
+        return (self.argv if self.argv_for is None else self.argv_for(env)), env
 
 
 def _dirs(workdir: Path, slug: str) -> tuple[Path, Path]:
@@ -316,3 +322,53 @@ def demo_subject(venv_bin: Path, workdir: Path) -> Subject:
     return Subject(
         "acp-mux · demo", "acp-mux", [str(venv_bin / "acp-mux"), "--agent", "demo"], None, home, cwd, env_for
     )
+
+
+# ── an ACP-speaking agent in its own ACP mode, without acp-mux ─────────────────────────────────────────────────
+def own_acp_subject(agent: str, workdir: Path, beside: Subject, variant: str = "") -> Subject | None:
+    """``<cli> <its ACP arguments>`` as a person would put it in their editor's config instead of acp-mux, with the
+    arguments and config the e2e captures use (``tests/fixtures/capture_acp.AGENTS``: the same pinned binary, the
+    same private HOME recipe, the same scripted model). openclaw's ACP mode (``openclaw acp --url --token-file``)
+    needs a running gateway: it gets the private gateway acp-mux starts for ``beside`` (same HOME and state dir, so
+    one gateway serves both and neither pays its start in the other's numbers), without acp-mux's relay."""
+    binary = ensure_cli(agent)
+    if binary is None:
+        return None
+    label = f"{agent} --acp (own ACP mode)" if agent == "gemini" else f"{agent}'s own ACP mode"
+    if agent == "openclaw":
+        return Subject(label, "own-acp", [], agent, beside.home, beside.cwd, beside.env_for,
+                       argv_for=OpenclawAcp(str(binary)).argv)  # fmt: skip
+    from tests.fixtures.capture_acp import AGENTS
+
+    home, cwd = _dirs(workdir, f"{agent}-own-acp{'-' + variant if variant else ''}")
+
+    def env_for(url: str) -> dict[str, str]:
+        return cli_env(agent, url, home, cwd=cwd)
+
+    return Subject(label, "own-acp", [str(binary), *AGENTS[agent].args], agent, home, cwd, env_for)
+
+
+class OpenclawAcp:
+    """``openclaw acp`` pointed at acp-mux's private gateway for the subject's HOME, attached (or started) through
+    acp-mux's own gateway code, whose lease this benchmark process then holds until it exits, so the gateway stays
+    up between samples."""
+
+    def __init__(self, binary: str) -> None:
+        self.binary = binary
+        self.leases: dict[str, Any] = {}  # state dir -> the Gateway holding our lease
+
+    def argv(self, env: dict[str, str]) -> list[str]:
+        import asyncio
+
+        from acp_mux.adapters.acp_agents.openclaw_gateway import Gateway
+
+        gateway = Gateway(self.binary, env)
+        endpoint = asyncio.run(gateway.ready())
+        old = self.leases.pop(str(gateway.root), None)
+        if old is not None:
+            asyncio.run(old.stop())
+        self.leases[str(gateway.root)] = gateway
+        acp_env = endpoint.acp_env(env)
+        env.clear()
+        env.update(acp_env)  # in place: the spawn takes the environment it was handed with the command
+        return [self.binary, "acp", "--url", endpoint.url, "--token-file", str(endpoint.token_file)]
