@@ -103,11 +103,6 @@ async def start(agent: RealAgent, conn: Any, children: bool) -> tuple[Wire, str]
     return wire, new.session_id
 
 
-async def whole_turn(conn: Any, sid: str, words: str) -> Any:
-    """One prompt turn to its end."""
-    return await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block(words)]), TURN_S)
-
-
 async def turn_in_stalled_subagent(conn: Any, srv: ModelServer, sid: str) -> asyncio.Future[Any]:
     """Start a turn and return it once the subagent's (stalled) model request is under way."""
     turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("Use a subagent.")]))
@@ -136,15 +131,22 @@ def assert_nested(wire: Wire, sid: str, call: str, sub_texts: tuple[str, ...]) -
     assert not any(u["sessionUpdate"] == "subagent_update" for u in updates)
 
 
-async def live_and_replayed(agent: RealAgent, conn: Any, wire: Wire, sid: str, words: str) -> tuple[Any, list[Any]]:
-    """A whole turn, then ``session/load`` of it: the turn's result and the replayed messages (the wire keeps the
-    live ones only)."""
-    result = await whole_turn(conn, sid, words)
-    live = list(wire.messages)
-    await conn.load_session(cwd=str(agent.cwd), session_id=sid, mcp_servers=[])  # replayed from the event log
+async def one_turn(
+    agent: RealAgent, words: str, *, children: bool, client: RecordingClient | None = None, replay: bool = False
+) -> tuple[Wire, str, list[dict[str, Any]]]:
+    """A session (with the ``subagents`` capability when ``children``) and one whole prompt turn, which must end
+    ``end_turn``; with ``replay`` then ``session/load`` of it. Returns the wire (the live messages only), the
+    session and the messages the load replayed."""
+    async with agent.bridge(client or RecordingClient()) as (conn, _):
+        wire, sid = await start(agent, conn, children)
+        result = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block(words)]), TURN_S)
+        live = list(wire.messages)
+        if replay:
+            await conn.load_session(cwd=str(agent.cwd), session_id=sid, mcp_servers=[])  # replayed from the event log
+    assert result.stop_reason == "end_turn", agent.log()[-3000:]
     replayed = wire.messages[len(live) :]
     wire.messages = live
-    return result, replayed
+    return wire, sid, replayed
 
 
 def assert_child_session(wire: Wire, replayed: list[dict[str, Any]], sid: str, call: str, title: str) -> str:
@@ -177,3 +179,38 @@ def child_calls(wire: Wire, sid: str, child: str, sub_texts: tuple[str, ...]) ->
     assert text_of(wire.updates(child)) == "".join(sub_texts)
     assert not any(t in text_of(wire.updates(sid)) for t in sub_texts)
     return [u for u in wire.updates(child) if u["sessionUpdate"] == "tool_call"]
+
+
+async def parent_cancelled_mid_subagent(agent: RealAgent, conn: Any, srv: ModelServer) -> tuple[Wire, str]:
+    """A turn whose subagent (a child session) is under way, cancelled in the parent: the turn answers
+    ``cancelled``, the subagent's own model request is dropped, and the child is announced idle."""
+    wire, sid = await start(agent, conn, children=True)
+    turn = await turn_in_stalled_subagent(conn, srv, sid)
+    await announced_child(wire)
+    await conn.cancel(session_id=sid)
+    result = await asyncio.wait_for(turn, 15)
+    assert result.stop_reason == "cancelled", agent.log()[-3000:]
+    await assert_subagent_dropped(srv)  # the subagent's own turn was interrupted too
+    await wire.until(lambda m: m["update"].get("state") == {"state": "idle"}, 10)
+    return wire, sid
+
+
+async def child_cancelled_mid_subagent(
+    agent: RealAgent, conn: Any, srv: ModelServer, title: str, within: float
+) -> tuple[list[dict[str, Any]], str]:
+    """A turn whose subagent is under way, cancelled in its child session only: the parent's turn carries on to
+    ``end_turn`` within ``within`` seconds (well before the stalled request would give up, 60 s), the subagent's
+    model request is dropped, and the child cancelled is the one of the call titled ``title``; returns the parent
+    session's updates and that call's id."""
+    wire, sid = await start(agent, conn, children=True)
+    turn = await turn_in_stalled_subagent(conn, srv, sid)
+    child = await announced_child(wire)
+    await conn.cancel(session_id=child)
+    result = await asyncio.wait_for(turn, within)
+    assert result.stop_reason == "end_turn", agent.log()[-3000:]
+    await assert_subagent_dropped(srv)  # the subagent's request was dropped: it stopped
+    parent = wire.updates(sid)
+    call = call_titled(parent, title)
+    assert child == child_session_id(sid, call)
+    assert any(u.get("state") == {"state": "idle"} for u in parent)
+    return parent, call

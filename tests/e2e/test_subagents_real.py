@@ -20,25 +20,7 @@ import pytest
 
 from acp_mux.translation.child_sessions import child_session_id
 from tests.e2e.harness import RealAgent, require_cli
-from tests.e2e.subagent_wire import (
-    MARKER,
-    SessionRecordingClient,
-    announced_child,
-    assert_child_session,
-    assert_nested,
-    assert_subagent_dropped,
-    call_titled,
-    child_calls,
-    last_status,
-    live_and_replayed,
-    scenario,
-    serve,
-    start,
-    steps,
-    text_of,
-    turn_in_stalled_subagent,
-    whole_turn,
-)
+from tests.e2e import subagent_wire as sw
 from tests.fakes.model_server import ModelServer
 from tests.server.client import RecordingClient
 
@@ -58,56 +40,44 @@ def agent(tmp_path: Path) -> Iterator[RealAgent]:
 
 def serve_claude(agent: RealAgent, *, stall_subagent: bool = False) -> ModelServer:
     """The claude subagent scenario; ``stall_subagent``: the subagent's first model request never answers."""
-    return serve(agent, scenario("claude_subagent"), stall_subagent=stall_subagent)
+    return sw.serve(agent, sw.scenario("claude_subagent"), stall_subagent=stall_subagent)
 
 
 async def test_without_the_capability_the_subagent_is_nested_under_its_agent_call(agent: RealAgent) -> None:
     srv = serve_claude(agent)
-    async with agent.bridge(RecordingClient()) as (conn, _):
-        wire, sid = await start(agent, conn, children=False)
-        result = await whole_turn(conn, sid, "Look at the notes with a subagent.")
-    assert result.stop_reason == "end_turn", agent.log()[-3000:]
-    assert steps(srv) == [None, MARKER, MARKER, None]
+    wire, sid, _ = await sw.one_turn(agent, "Look at the notes with a subagent.", children=False)
+    assert sw.steps(srv) == [None, sw.MARKER, sw.MARKER, None]
     updates = wire.updates(sid)
-    task = call_titled(updates, TITLE)
-    assert_nested(wire, sid, task, SUB_TEXTS)
+    task = sw.call_titled(updates, TITLE)
+    sw.assert_nested(wire, sid, task, SUB_TEXTS)
     read = next(u for u in updates if u["sessionUpdate"] == "tool_call" and u["toolCallId"] != task)
     assert read["kind"] == "read" and read["_meta"]["claudeCode"]["parentToolUseId"] == task
     assert read["_meta"]["parent_tool_call"] == {"tool_call_id": task}
     statuses = {u["toolCallId"]: u["status"] for u in updates if u.get("status")}
     assert statuses == {task: "completed", read["toolCallId"]: "completed"}
-    assert text_of(updates) == "I will ask a subagent.The subagent says the notes hold a greeting."
+    assert sw.text_of(updates) == "I will ask a subagent.The subagent says the notes hold a greeting."
 
 
 async def test_with_the_capability_the_subagent_is_a_child_session(agent: RealAgent) -> None:
     serve_claude(agent)
-    async with agent.bridge(RecordingClient()) as (conn, _):
-        wire, sid = await start(agent, conn, children=True)
-        result, replayed = await live_and_replayed(agent, conn, wire, sid, "Look at the notes with a subagent.")
-    assert result.stop_reason == "end_turn", agent.log()[-3000:]
+    wire, sid, replayed = await sw.one_turn(agent, "Look at the notes with a subagent.", children=True, replay=True)
     parent = wire.updates(sid)
-    child = assert_child_session(wire, replayed, sid, call_titled(parent, TITLE), TITLE)
+    child = sw.assert_child_session(wire, replayed, sid, sw.call_titled(parent, TITLE), TITLE)
     announced = next(u for u in parent if u["sessionUpdate"] == "subagent_update")
     assert announced["cwd"] == str(agent.cwd)
-    calls = child_calls(wire, sid, child, SUB_TEXTS)
+    calls = sw.child_calls(wire, sid, child, SUB_TEXTS)
     assert [c["kind"] for c in calls] == ["read"]
-    assert last_status(wire.updates(child), calls[0]["toolCallId"]) == "completed"
+    assert sw.last_status(wire.updates(child), calls[0]["toolCallId"]) == "completed"
     assert calls[0]["toolCallId"] not in {u.get("toolCallId") for u in parent}
 
 
 async def test_cancelling_the_parent_mid_subagent_stops_it_and_the_turn_answers_cancelled(agent: RealAgent) -> None:
     srv = serve_claude(agent, stall_subagent=True)
     async with agent.bridge(RecordingClient()) as (conn, _):
-        wire, sid = await start(agent, conn, children=True)
-        turn = await turn_in_stalled_subagent(conn, srv, sid)
-        await conn.cancel(session_id=sid)
-        result = await asyncio.wait_for(turn, 15)
-        assert result.stop_reason == "cancelled", agent.log()[-3000:]
-        await assert_subagent_dropped(srv)  # claude dropped the subagent's request
-        await wire.until(lambda m: m["update"].get("state") == {"state": "idle"}, 10)
+        wire, sid = await sw.parent_cancelled_mid_subagent(agent, conn, srv)  # claude dropped the subagent's request
         parent = wire.updates(sid)
-        assert last_status(parent, call_titled(parent, TITLE)) == "failed"
-        assert len(steps(srv)) == 2  # nothing asked after the cancel
+        assert sw.last_status(parent, sw.call_titled(parent, TITLE)) == "failed"
+        assert len(sw.steps(srv)) == 2  # nothing asked after the cancel
     for _ in range(100):  # the bridge gone, no claude (and no subagent) left behind: within 10 s
         if not agent.processes():
             break
@@ -118,33 +88,21 @@ async def test_cancelling_the_parent_mid_subagent_stops_it_and_the_turn_answers_
 async def test_cancelling_the_child_stops_that_subagent_and_the_parent_carries_on(agent: RealAgent) -> None:
     srv = serve_claude(agent, stall_subagent=True)
     async with agent.bridge(RecordingClient()) as (conn, _):
-        wire, sid = await start(agent, conn, children=True)
-        turn = await turn_in_stalled_subagent(conn, srv, sid)
-        child = await announced_child(wire)
-        await conn.cancel(session_id=child)
-        result = await asyncio.wait_for(turn, 20)  # well before the stalled request would give up (60 s)
-        assert result.stop_reason == "end_turn", agent.log()[-3000:]
-        await assert_subagent_dropped(srv)  # the subagent's request was dropped: it stopped
-        parent = wire.updates(sid)
-        task = call_titled(parent, TITLE)
-        assert child == child_session_id(sid, task)
-        assert last_status(parent, task) in ("failed", "completed")
-        assert parent[-1] != {} and any(u.get("state") == {"state": "idle"} for u in parent)
-        assert text_of(parent).endswith("The subagent says the notes hold a greeting.")  # the parent went on
-        assert steps(srv)[-1] is None
+        parent, task = await sw.child_cancelled_mid_subagent(agent, conn, srv, TITLE, within=20)
+        assert sw.last_status(parent, task) in ("failed", "completed")
+        assert parent[-1] != {}
+        assert sw.text_of(parent).endswith("The subagent says the notes hold a greeting.")  # the parent went on
+        assert sw.steps(srv)[-1] is None
 
 
 async def test_a_subagents_permission_question_is_asked_in_its_child_session(agent: RealAgent) -> None:
-    script: dict[str, Any] = scenario("claude_subagent")
+    script: dict[str, Any] = sw.scenario("claude_subagent")
     bash = {"tool_use": {"name": "Bash", "input": {"command": "touch made.txt", "description": "Make a file"}}}
-    script["scripts"][MARKER]["steps"][0]["blocks"][1] = bash
-    serve(agent, script)
-    client = SessionRecordingClient()
-    async with agent.bridge(client) as (conn, _):
-        wire, sid = await start(agent, conn, children=True)
-        result = await whole_turn(conn, sid, "Make a file with a subagent.")
-    assert result.stop_reason == "end_turn", agent.log()[-3000:]
-    child = child_session_id(sid, call_titled(wire.updates(sid), TITLE))
+    script["scripts"][sw.MARKER]["steps"][0]["blocks"][1] = bash
+    sw.serve(agent, script)
+    client = sw.SessionRecordingClient()
+    wire, sid, _ = await sw.one_turn(agent, "Make a file with a subagent.", children=True, client=client)
+    child = child_session_id(sid, sw.call_titled(wire.updates(sid), TITLE))
     assert client.asked_in == [child] and (agent.cwd / "made.txt").exists()
     (call,) = [u for u in wire.updates(child) if u["sessionUpdate"] == "tool_call"]
     assert call["kind"] == "execute" and client.permissions[0][0].tool_call_id == call["toolCallId"]
