@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from acp_mux.adapters.subagent_links import link_to_subagent
 from acp_mux.adapters.stream_agents.codex_exec import CodexRun, request_usage, shell_begin
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
@@ -37,15 +38,7 @@ _TEXT_KINDS = ("agentMessage", "reasoning", "userMessage")  # a child's words, n
 def link(events: list[BaseEvent], spawn_id: str | None, ctx: ParseContext) -> list[BaseEvent]:
     """Mark a child thread's events with the spawn call they belong to (the tree the log keeps), and any later event
     of a tool call a child started (``spawn_id`` None: e.g. the parent's turn end closing it)."""
-    tools = CodexRun.of(ctx).child_tools
-    for event in events:
-        tool_id = getattr(event, "tool_call_id", None)
-        if spawn_id is not None and isinstance(tool_id, str) and tool_id != spawn_id:
-            tools.setdefault(tool_id, spawn_id)
-        parent = tools.get(tool_id) if isinstance(tool_id, str) else None
-        if event.parent_tool_call_id is None and (parent or spawn_id):
-            event.parent_tool_call_id = parent or spawn_id
-    return events
+    return link_to_subagent(events, spawn_id, CodexRun.of(ctx).child_tools)
 
 
 def unheard(params: dict[str, Any], ctx: ParseContext) -> bool:

@@ -53,6 +53,7 @@ from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart, file_uri_to_path
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, PerRun, try_json
 from acp_mux.adapters.mcp import claude_mcp_config
+from acp_mux.adapters.subagent_links import link_to_subagent
 from acp_mux.core.private import private_path
 from acp_mux.core.shapes import as_dict, as_list
 from acp_mux.adapters.stream_agents.claude_tools import (
@@ -332,17 +333,7 @@ class ClaudeAdapter(AgentAdapter):
     def _link(self, events: list[BaseEvent], parent: str | None, ctx: ParseContext) -> list[BaseEvent]:
         """Mark a subagent's events with their Task call (``parent_tool_call_id``): those of a line it wrote, and
         any later event of a tool call it started (its result may come on a line without the mark)."""
-        children = ClaudeRun.of(ctx).child_tools
-        if parent is None and not children:  # the main agent's line, no subagent yet: nothing to mark
-            return events
-        for event in events:
-            tool_id = getattr(event, "tool_call_id", None)
-            if parent is not None and isinstance(tool_id, str) and tool_id != parent:
-                children.setdefault(tool_id, parent)
-            link = children.get(tool_id) if isinstance(tool_id, str) else None
-            if event.parent_tool_call_id is None and (link or parent):
-                event.parent_tool_call_id = link or parent
-        return events
+        return link_to_subagent(events, parent, ClaudeRun.of(ctx).child_tools)
 
     def _on_system(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         st = ClaudeRun.of(ctx)

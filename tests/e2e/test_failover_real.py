@@ -44,6 +44,19 @@ def step_requests(server: Any, text: str, path: str) -> list[dict[str, Any]]:
     return [r for r in server.requests if r["kind"] == "step" and path in r["path"] and text in json.dumps(r["body"])]
 
 
+def carrying_on(agents: LimitedClaude, to: str) -> tuple[RecordingClient, list[tuple[Any, list[Any]]]]:
+    """A client that, asked at the usage limit, picks carrying on with ``to`` (its model now answers: the scenario
+    ``failover_<to>``), and the (question, options) it was asked, to check."""
+    asked: list[tuple[Any, list[Any]]] = []
+
+    def carry_on(options: list[Any], call: Any) -> str | None:
+        asked.append((call, options))
+        agents.rescript(f"failover_{to}", delta_delay=0)
+        return next((o.option_id for o in options if o.option_id == f"failover:{to}"), None)
+
+    return RecordingClient(choose=carry_on), asked
+
+
 @pytest.mark.parametrize("entry", ["auto", "claude"])
 async def test_claude_at_its_usage_limit_the_person_picks_codex_and_codex_answers_the_same_prompt(
     tmp_path: Path, entry: str
@@ -51,18 +64,10 @@ async def test_claude_at_its_usage_limit_the_person_picks_codex_and_codex_answer
     """Both entries: the every-agent one, and ``--agent claude`` (the session becomes an every-agent one)."""
     agents = LimitedClaude(entry, require_cli("claude"), tmp_path)
     server = agents.serve("failover_claude", delta_delay=0)
-    asked: list[tuple[Any, list[Any]]] = []
-
-    def carry_on_with_codex(options: list[Any], call: Any) -> str | None:
-        asked.append((call, options))
-        agents.rescript("failover_codex", delta_delay=0)  # codex's model answers; claude's is still at its limit
-        return next((o.option_id for o in options if o.option_id == "failover:codex"), None)
-
-    client = RecordingClient(choose=carry_on_with_codex)
+    client, asked = carrying_on(agents, "codex")  # codex's model answers; claude's is still at its limit
     try:
         async with agents.bridge(client) as (conn, proc):
-            await conn.initialize(protocol_version=1)
-            sid = (await conn.new_session(cwd=str(agents.cwd), mcp_servers=[])).session_id
+            sid = await agents.session(conn)
             first = await prompt(conn, sid, FIRST)
             assert first.stop_reason == "end_turn", agents.log()[-3000:]
             agents.rescript("failover_claude", delta_delay=0, error="quota")
@@ -106,8 +111,7 @@ async def test_a_transient_429_is_shown_with_its_typed_error_and_no_offer(tmp_pa
     client = RecordingClient(choose=lambda options, call: "failover:codex")
     try:
         async with agents.bridge(client) as (conn, _):
-            await conn.initialize(protocol_version=1)
-            sid = (await conn.new_session(cwd=str(agents.cwd), mcp_servers=[])).session_id
+            sid = await agents.session(conn)
             with pytest.raises(acp.RequestError) as failed:
                 await prompt(conn, sid, FIRST)
         assert failed.value.data is not None and failed.value.data["limit"] == "rate", failed.value.data
@@ -125,18 +129,10 @@ async def test_codex_at_its_usage_limit_names_the_reset_time_from_its_rate_limit
     agents = LimitedClaude("auto", require_cli("claude"), tmp_path)
     agents.default_agent = "codex"
     server = agents.serve("failover_codex", delta_delay=0, error="quota")
-    asked: list[tuple[Any, list[Any]]] = []
-
-    def carry_on_with_claude(options: list[Any], call: Any) -> str | None:
-        asked.append((call, options))
-        agents.rescript("failover_claude", delta_delay=0)
-        return "failover:claude"
-
-    client = RecordingClient(choose=carry_on_with_claude)
+    client, asked = carrying_on(agents, "claude")
     try:
         async with agents.bridge(client) as (conn, _):
-            await conn.initialize(protocol_version=1)
-            sid = (await conn.new_session(cwd=str(agents.cwd), mcp_servers=[])).session_id
+            sid = await agents.session(conn)
             answered = await prompt(conn, sid, FIRST)
             assert answered.stop_reason == "end_turn", agents.log()[-3000:]
         [(call, options)] = asked

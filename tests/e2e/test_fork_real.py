@@ -39,29 +39,39 @@ def record_of(state: Path, session_id: str) -> dict[str, Any]:
     return json.loads((state / "sessions" / f"{session_id}.json").read_text())
 
 
-def claude_answers(agents: TwoAgents) -> Any:
-    """The model server answering every request with claude's one reply (a fork's turn gets it too)."""
+async def ends_its_turn(agent: RealAgent, conn: Any, sid: str, words: str) -> None:
+    """One prompt turn, which must end ``end_turn`` (the bridge's log shown if not)."""
+    assert (await prompt(conn, sid, words)).stop_reason == "end_turn", agent.log()[-3000:]
+
+
+async def first_turn(agent: RealAgent, conn: Any) -> str:
+    """A new session whose first prompt (FIRST) was answered: the session each test forks."""
+    sid = await agent.session(conn)
+    await ends_its_turn(agent, conn, sid, FIRST)
+    return sid
+
+
+def claude_answers(agent: RealAgent) -> tuple[Any, Path]:
+    """The model server answering every request with claude's one reply (a fork's turn gets it too; any agent), and
+    the bridge's state directory (the session records and logs a fork must leave or copy)."""
     reply = [{"blocks": [{"text": CLAUDE_SAID, "deltas": 2}]}]
-    return agents.serve("switch_codex_reply", delta_delay=0, steps=reply, done_text=CLAUDE_SAID)
+    return agent.serve("switch_codex_reply", delta_delay=0, steps=reply, done_text=CLAUDE_SAID), agent.root / "state"
 
 
 async def test_a_claude_session_forked_into_codex_carries_claudes_turn(tmp_path: Path) -> None:
     agents = TwoAgents("auto", require_cli("claude"), tmp_path)
     require_cli("codex")
-    server = claude_answers(agents)
-    state = agents.root / "state"
+    server, state = claude_answers(agents)
     client = RecordingClient()
     try:
         async with agents.bridge(client) as (conn, _):
-            await conn.initialize(protocol_version=1)
-            sid = (await conn.new_session(cwd=str(agents.cwd), mcp_servers=[])).session_id
-            assert (await prompt(conn, sid, FIRST)).stop_reason == "end_turn", agents.log()[-3000:]
+            sid = await first_turn(agents, conn)
             before = files_of(state, sid)
             agents.rescript("switch_codex_reply", delta_delay=0)
             forked = await conn.fork_session(session_id=sid, cwd=str(agents.cwd), **{META: {"agent": "codex"}})
             fid = forked.session_id
             assert {o.id: o.current_value for o in forked.config_options}["agent"] == "codex"
-            assert (await prompt(conn, fid, NEXT)).stop_reason == "end_turn", agents.log()[-3000:]
+            await ends_its_turn(agents, conn, fid, NEXT)
             assert files_of(state, sid) == before  # the original's record and log: byte for byte
             assert record_of(state, fid)["forked_from"] == sid and record_of(state, fid)["agent"] == "codex"
         body = request_with(server, NEXT)["body"]
@@ -83,46 +93,19 @@ async def test_a_claude_session_forked_into_codex_carries_claudes_turn(tmp_path:
         assert FIRST in asked and NEXT not in asked and CLAUDE_SAID in answered and "**Codex:**" not in answered
 
 
-async def test_a_claude_fork_in_claude_is_claudes_own_fork_with_the_history(tmp_path: Path) -> None:
-    agents = TwoAgents("auto", require_cli("claude"), tmp_path)
-    server = claude_answers(agents)
-    state = agents.root / "state"
-    client = RecordingClient()
-    try:
-        async with agents.bridge(client) as (conn, _):
-            await conn.initialize(protocol_version=1)
-            sid = (await conn.new_session(cwd=str(agents.cwd), mcp_servers=[])).session_id
-            assert (await prompt(conn, sid, FIRST)).stop_reason == "end_turn", agents.log()[-3000:]
-            fid = (await conn.fork_session(session_id=sid, cwd=str(agents.cwd))).session_id
-            assert (await prompt(conn, fid, NEXT)).stop_reason == "end_turn", agents.log()[-3000:]
-            assert (await prompt(conn, sid, AFTER)).stop_reason == "end_turn", agents.log()[-3000:]
-            original, fork = record_of(state, sid), record_of(state, fid)
-        assert fork["native_session_id"] and fork["native_session_id"] != original["native_session_id"]
-        assert fork["native_fork_from"] is None and fork["forked_from"] == sid
-        asked = json.dumps(request_with(server, NEXT)["body"])
-        assert FIRST in asked and CLAUDE_SAID in asked  # claude's own copy of the conversation
-        assert "earlier-conversation" not in asked  # not the handover
-        again = json.dumps(request_with(server, AFTER)["body"])
-        assert FIRST in again and NEXT not in again  # the original's conversation never got the fork's turn
-    finally:
-        agents.close()
-
-
-@pytest.mark.parametrize("name", ["codex", "opencode", "omp", "hermes"])
+@pytest.mark.parametrize("name", ["claude", "codex", "opencode", "omp", "hermes"])
 async def test_a_fork_in_the_same_agent_is_the_agents_own_fork_with_the_history(tmp_path: Path, name: str) -> None:
-    """codex: app-server thread/fork; opencode, omp, hermes: ACP session/fork, forwarded."""
-    agent = RealAgent(name, require_cli(name), tmp_path)
-    reply = [{"blocks": [{"text": CLAUDE_SAID, "deltas": 2}]}]
-    server = agent.serve("switch_codex_reply", delta_delay=0, steps=reply, done_text=CLAUDE_SAID)
-    state = agent.root / "state"
+    """claude (in an every-agent session, whose fork stays in claude): ``--resume ID --fork-session``; codex:
+    app-server thread/fork; opencode, omp, hermes: ACP session/fork, forwarded."""
+    agent = TwoAgents("auto", require_cli(name), tmp_path) if name == "claude" else RealAgent(name, require_cli(name), tmp_path)  # fmt: skip
+    server, state = claude_answers(agent)
     client = RecordingClient()
     try:
         async with agent.bridge(client) as (conn, _):
-            sid = await agent.session(conn)
-            assert (await prompt(conn, sid, FIRST)).stop_reason == "end_turn", agent.log()[-3000:]
+            sid = await first_turn(agent, conn)
             fid = (await conn.fork_session(session_id=sid, cwd=str(agent.cwd))).session_id
-            assert (await prompt(conn, fid, NEXT)).stop_reason == "end_turn", agent.log()[-3000:]
-            assert (await prompt(conn, sid, AFTER)).stop_reason == "end_turn", agent.log()[-3000:]
+            await ends_its_turn(agent, conn, fid, NEXT)
+            await ends_its_turn(agent, conn, sid, AFTER)
             original, fork = record_of(state, sid), record_of(state, fid)
         assert "could not fork" not in client.text()
         assert fork["native_session_id"] and fork["native_session_id"] != original["native_session_id"]
@@ -138,17 +121,14 @@ async def test_a_fork_in_the_same_agent_is_the_agents_own_fork_with_the_history(
 async def test_a_fork_in_an_agent_without_its_own_fork_is_handed_the_conversation(tmp_path: Path) -> None:
     """gemini has no session/fork: the fork's first prompt carries the copied turns as the handover, once."""
     agent = RealAgent("gemini", require_cli("gemini"), tmp_path)
-    reply = [{"blocks": [{"text": CLAUDE_SAID, "deltas": 2}]}]
-    server = agent.serve("switch_codex_reply", delta_delay=0, steps=reply, done_text=CLAUDE_SAID)
-    state = agent.root / "state"
+    server, state = claude_answers(agent)
     try:
         async with agent.bridge(RecordingClient()) as (conn, _):
-            sid = await agent.session(conn)
-            assert (await prompt(conn, sid, FIRST)).stop_reason == "end_turn", agent.log()[-3000:]
+            sid = await first_turn(agent, conn)
             before = files_of(state, sid)
             fid = (await conn.fork_session(session_id=sid, cwd=str(agent.cwd))).session_id
-            assert (await prompt(conn, fid, NEXT)).stop_reason == "end_turn", agent.log()[-3000:]
-            assert (await prompt(conn, fid, AFTER)).stop_reason == "end_turn", agent.log()[-3000:]
+            await ends_its_turn(agent, conn, fid, NEXT)
+            await ends_its_turn(agent, conn, fid, AFTER)
             assert files_of(state, sid) == before
             assert record_of(state, fid)["native_session_id"] != record_of(state, sid)["native_session_id"]
         body = request_with(server, NEXT)["body"]

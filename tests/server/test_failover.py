@@ -23,11 +23,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, PerRun
 from acp_mux.core import events as ev
-from acp_mux.core.contract import RunOptions
 from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import ExitStatus, SpawnSpec
+from acp_mux.core.process import SpawnSpec
 from acp_mux.core.prompt import Prompt
 from acp_mux.server import failover as fo
 from acp_mux.server.agent_choice import AgentChoices
@@ -36,94 +34,38 @@ from acp_mux.server.rpc import RpcError
 from acp_mux.server.store import SessionRecord, SessionStore
 from tests.faults.test_handover_forgery import read_back
 from tests.server.client import RecordingClient
+from tests.server.memory_agents import MemoryAdapter, MemoryProcess
 
 RESETS = 1_900_000_000  # the limited agent's resetsAt (epoch seconds)
 
 
-class InstantAgent:
+class InstantAgent(MemoryProcess):
     """An agent process in memory: its session opens at once and it answers each prompt at once."""
 
     def __init__(self, name: str, limited: set[str], transient: bool) -> None:
-        self.agent_pid = self.pid = 0
-        self.on_stderr_line: Any = None
+        super().__init__()
         self.name, self.limited, self.transient = name, limited, transient
-        self._out: asyncio.Queue[str | None] = asyncio.Queue()
-        self._out.put_nowait("ready")
-        self._exit: ExitStatus | None = None
-
-    def stderr_tail(self) -> str:
-        return ""
-
-    async def lines(self) -> AsyncIterator[str]:
-        while (line := await self._out.get()) is not None:
-            yield line
+        self.say("ready")
 
     async def write(self, data: str | bytes) -> None:
         message = json.loads(data)
         if "prompt" in message:
             if self.name in self.limited:
-                self._out.put_nowait("rate" if self.transient else "limit")
+                self.say("rate" if self.transient else "limit")
             else:
-                self._out.put_nowait(f"say:{self.name} answers")
-
-    @property
-    def exited(self) -> bool:
-        return self._exit is not None
-
-    def _end(self, status: ExitStatus) -> None:
-        if self._exit is None:
-            self._exit = status
-            self._out.put_nowait(None)
-
-    async def close_stdin(self) -> None:
-        self._end(ExitStatus(code=0, signal=None))
-
-    async def terminate(self, grace: float = 5.0) -> ExitStatus:
-        self._end(ExitStatus(code=None, signal="SIGTERM"))
-        return await self.wait()
-
-    def kill(self) -> None:
-        self._end(ExitStatus(code=None, signal="SIGKILL"))
-
-    def interrupt(self) -> None:
-        pass
-
-    async def wait(self) -> ExitStatus:
-        while self._exit is None:
-            await asyncio.sleep(0)
-        return self._exit
+                self.say(f"say:{self.name} answers")
 
 
-@dataclass
-class ReadyRun(PerRun):
-    ready: bool = False
-    KEY = "ready"
-
-
-class InstantAdapter(AgentAdapter):
-    capabilities = AgentCapabilities(persistent_process=True)
-
+class InstantAdapter(MemoryAdapter):
     def __init__(self, name: str, handed: list[tuple[str, str]]) -> None:
-        self.name = name
+        super().__init__(name)
         self.handed = handed  # (agent, the whole prompt text it was given), in order
-
-    def startup_problem(self, override: str | None = None, env: dict[str, str] | None = None) -> str | None:
-        return None
-
-    def build_spawn(self, options: RunOptions) -> SpawnSpec:
-        return SpawnSpec(command=self.name, args=[])
-
-    def accepts_prompts(self, ctx: ParseContext) -> bool:
-        return ReadyRun.of(ctx).ready
 
     def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
         self.handed.append((self.name, prompt.as_text()))
         ctx.send({"prompt": prompt.as_text()})
 
-    def parse_line(self, line: str, ctx: ParseContext) -> Iterable[ev.BaseEvent]:
-        if line == "ready":
-            ReadyRun.of(ctx).ready = True
-            return ctx.session_start(f"native-{self.name}")
+    def parse_other(self, line: str, ctx: ParseContext) -> Iterable[ev.BaseEvent]:
         if line.startswith("say:"):
             return ctx.begin_turn() + ctx.text_delta(line[4:]) + ctx.end_text() + ctx.end_turn()
         kind = "rate" if line == "rate" else "quota"

@@ -18,117 +18,65 @@ import json
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterable
+from typing import Any, Iterable
 from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, PerRun
 from acp_mux.core import events as ev
-from acp_mux.core.contract import RunOptions
 from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import ExitStatus, SpawnSpec
+from acp_mux.core.process import SpawnSpec
 from acp_mux.core.prompt import Prompt
 from acp_mux.server.agent_choice import AgentChoices
 from acp_mux.server.live_session import BridgeConfig, LiveSession
 from acp_mux.server.rpc import RpcError
 from acp_mux.server.store import SessionRecord, SessionStore
+from tests.server.memory_agents import MemoryAdapter, MemoryProcess
 
 BROKEN = "broken"  # an agent whose switch fails (it cannot start here)
 
 
-class FakeAgentProcess:
+class FakeAgentProcess(MemoryProcess):
     """An agent process in memory: what the run writes is read here, what the test makes it say is its output."""
 
     def __init__(self) -> None:
-        self.agent_pid = self.pid = 0
-        self.on_stderr_line: Any = None
+        super().__init__()
         self.received: list[str] = []  # prompt texts, in the order they arrived
         self.answered = 0  # prompts whose turn has ended
         self.ready = False
-        self._out: asyncio.Queue[str | None] = asyncio.Queue()
-        self._exit: ExitStatus | None = None
-
-    def stderr_tail(self) -> str:
-        return ""
 
     # what the test makes the agent do
     def open_session(self) -> None:
         if not self.ready and not self.exited:
             self.ready = True
-            self._out.put_nowait("ready")
+            self.say("ready")
 
     def reply(self) -> None:
         if self.answered < len(self.received) and not self.exited:
-            self._out.put_nowait("say:answer to " + self.received[self.answered])
-            self._out.put_nowait("end")
+            self.say("say:answer to " + self.received[self.answered])
+            self.say("end")
             self.answered += 1
 
     # what the run drives
-    async def lines(self) -> AsyncIterator[str]:
-        while (line := await self._out.get()) is not None:
-            yield line
-
     async def write(self, data: str | bytes) -> None:
         message = json.loads(data)
         if "prompt" in message:
             self.received.append(message["prompt"].rsplit("\n", 1)[-1])
         elif "cancel" in message and self.answered < len(self.received):
-            self._out.put_nowait("end")  # the running turn stops
+            self.say("end")  # the running turn stops
             self.answered += 1
 
-    @property
-    def exited(self) -> bool:
-        return self._exit is not None
 
-    def _end(self, status: ExitStatus) -> None:
-        if self._exit is None:
-            self._exit = status
-            self._out.put_nowait(None)
-
-    async def close_stdin(self) -> None:
-        self._end(ExitStatus(code=0, signal=None))
-
-    async def terminate(self, grace: float = 5.0) -> ExitStatus:
-        self._end(ExitStatus(code=None, signal="SIGTERM"))
-        return await self.wait()
-
-    def kill(self) -> None:
-        self._end(ExitStatus(code=None, signal="SIGKILL"))
-
-    def interrupt(self) -> None:
-        pass
-
-    async def wait(self) -> ExitStatus:
-        while self._exit is None:
-            await asyncio.sleep(0)
-        return self._exit
-
-
-@dataclass
-class GatedRun(PerRun):
-    ready: bool = False
-    KEY = "gated"
-
-
-class GatedAdapter(AgentAdapter):
+class GatedAdapter(MemoryAdapter):
     """An agent that takes prompts only once its own session is open (as the ACP family's agents do)."""
 
-    capabilities = AgentCapabilities(persistent_process=True)
-
     def __init__(self, name: str, handed: list[str]) -> None:
-        self.name = name
+        super().__init__(name)
         self.handed = handed  # every prompt given to an agent of the session (the person's words), in order
 
     def startup_problem(self, override: str | None = None, env: dict[str, str] | None = None) -> str | None:
         return f"{self.name} cannot start here" if self.name == BROKEN else None
-
-    def build_spawn(self, options: RunOptions) -> SpawnSpec:
-        return SpawnSpec(command="in-memory", args=[])
-
-    def accepts_prompts(self, ctx: ParseContext) -> bool:
-        return GatedRun.of(ctx).ready
 
     def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
         assert self.accepts_prompts(ctx), "a prompt went to an agent whose session is not open"
@@ -139,10 +87,7 @@ class GatedAdapter(AgentAdapter):
         ctx.send({"cancel": 1})
         return True
 
-    def parse_line(self, line: str, ctx: ParseContext) -> Iterable[ev.BaseEvent]:
-        if line == "ready":
-            GatedRun.of(ctx).ready = True
-            return ctx.session_start(f"native-{self.name}")
+    def parse_other(self, line: str, ctx: ParseContext) -> Iterable[ev.BaseEvent]:
         if line.startswith("say:"):
             return ctx.text_delta(line[4:]) + ctx.end_text()
         return ctx.begin_turn() + ctx.end_turn() if line == "end" else []  # (as ACP's answer to session/prompt)
