@@ -2,7 +2,7 @@
 
 Every agent runs on pipes (the spec's PTY mode was dropped: no supported CLI needs a terminal; openclaw, the one
 the spec marked ``requires_pty``, is driven through ``openclaw acp``).  Everything is plain asyncio (no reader
-threads).
+threads); stdout is split into lines where the pipe's reads arrive (:mod:`acp_mux.core.pipe_lines`).
 Our own stdin/stdout carry JSON-RPC, so a child never inherits them.
 Line splitting is in :mod:`acp_mux.core.lines`, end-of-output in
 :mod:`acp_mux.core.linger`, group signalling in :mod:`acp_mux.core.pgroup`, and the
@@ -18,12 +18,12 @@ import logging
 import os
 import shutil
 import signal
-from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from .linger import LingeringReader
 from .lines import LineSplitter, TailBuffer
+from .pipe_lines import PipeLines
 from . import pgroup
 from . import supervision
 from .private import remove_private_files, write_private_files
@@ -100,9 +100,7 @@ class AgentProcess:
         self._exit.add_done_callback(lambda _f: remove_private_files(self.private_files))
         self._rc: int | None = None
         self._tail = TailBuffer(stderr_tail_bytes)
-        self._splitter = LineSplitter()
-        self._ready: deque[bytes | bytearray] = deque()
-        self._stdout: LingeringReader | None = None  # set by subclasses
+        self._stdout: PipeLines | None = None  # set by subclasses
         self._terminating: asyncio.Future[ExitStatus] | None = None
 
     # --- output
@@ -112,16 +110,12 @@ class AgentProcess:
         One consumer at a time; a later call resumes where the last one stopped.
         """
         assert self._stdout is not None
-        while True:
-            while self._ready:
-                yield self._decode(self._ready.popleft())
-            if self._stdout.eof:
-                return
-            chunk = await self._stdout.read()
-            if chunk:
-                self._ready.extend(self._splitter.feed(chunk))
-            elif (last := self._splitter.flush()) is not None:
-                self._ready.append(last)
+        async for line in self._stdout.lines(self._exit, lambda: self.eof_linger, self._abandon_stdout):
+            yield self._decode(line)
+
+    def _abandon_stdout(self) -> None:
+        """The leader is gone and the pipe stayed silent for ``eof_linger`` s: stop waiting for it."""
+        raise NotImplementedError
 
     def _decode(self, line: bytes | bytearray) -> str:
         return line.decode("utf-8", "replace")
@@ -216,6 +210,28 @@ class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
     def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
         super().__init__(limit=limit, loop=loop)
         self.exited: asyncio.Future[int] = loop.create_future()
+        # stdout goes to its lines as it arrives (output can come before PipeProcess exists), not to a StreamReader
+        self.out = PipeLines(2 * limit, self._pause_stdout)
+
+    def _pause_stdout(self, pause: bool) -> None:
+        transport = getattr(self, "_transport", None)
+        pipe = transport.get_pipe_transport(1) if transport else None
+        if isinstance(pipe, asyncio.ReadTransport) and not pipe.is_closing():
+            if pause:
+                pipe.pause_reading()
+            else:
+                pipe.resume_reading()
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        if fd == 1 and isinstance(data, bytes):
+            self.out.feed(data)
+        else:
+            super().pipe_data_received(fd, data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 1:
+            self.out.feed_eof()
+        super().pipe_connection_lost(fd, exc)
 
     def process_exited(self) -> None:
         transport = getattr(self, "_transport", None)  # set by asyncio, not declared in its stubs
@@ -232,14 +248,16 @@ class PipeProcess(AgentProcess):
         proto.exited.add_done_callback(lambda f: self._set_exit(f.result()))
         assert proto.stdout and proto.stderr and proto.stdin
         self._stdin = proto.stdin
-        out, err = proto.stdout, proto.stderr
-        self._stdout = LingeringReader(
-            lambda: out.read(CHUNK), self._exit, lambda: self.eof_linger, lambda: self._close_pipe(1)
-        )
+        self._stdout = proto.out
+        self._exit.add_done_callback(lambda _f: proto.out.wake())  # a consumer waiting for output starts lingering
+        err = proto.stderr
         self._stderr = LingeringReader(
             lambda: err.read(CHUNK), self._exit, lambda: self.eof_linger, lambda: self._close_pipe(2)
         )
         self._drain = asyncio.ensure_future(self._drain_stderr())
+
+    def _abandon_stdout(self) -> None:
+        self._close_pipe(1)
 
     def _close_pipe(self, fd: int) -> None:
         if (pipe := self._transport.get_pipe_transport(fd)) is not None:

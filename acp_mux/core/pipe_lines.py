@@ -1,0 +1,96 @@
+"""An agent's stdout as lines, split where the bytes arrive: no task, no ``asyncio.wait`` per pipe read.
+
+Some agents (gemini, hermes) write one chunk per pipe write, so the bridge wakes once per chunk. Reading through
+a ``StreamReader`` in a fresh task raced against the leader's exit cost three loop iterations and a task per read;
+here the pipe's protocol hands each read to :meth:`PipeLines.feed`, which cuts it into lines at once and wakes the
+one consumer, so a read costs the consumer one wake-up whatever it carries.
+
+End of output is the same rule as :mod:`acp_mux.core.linger`: EOF, or ``linger`` s of waiting for more once the
+leader exited (a grandchild may hold the pipe open forever), then ``abandon`` closes our end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from .lines import LineSplitter
+
+
+class PipeLines:
+    """Lines of one pipe, in order, each once; reading pauses past ``high_water`` bytes not yet taken."""
+
+    def __init__(self, high_water: int, pause: Callable[[bool], None]) -> None:
+        """``pause(True)`` stops reading the pipe (the kernel's buffer then holds the agent), ``pause(False)``
+        resumes it: the bridge's memory stays bounded by a consumer that lags."""
+        self._splitter = LineSplitter()
+        self._ready: deque[bytes | bytearray] = deque()
+        self._held = 0  # bytes in _ready
+        self._high_water = high_water
+        self._pause = pause
+        self._paused = False
+        self._eof = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def feed(self, data: bytes) -> None:
+        """One read of the pipe (called by its protocol)."""
+        if self._eof:
+            return
+        lines = self._splitter.feed(data)
+        if not lines:
+            return
+        self._ready.extend(lines)
+        self._held += sum(map(len, lines))
+        if self._held > self._high_water and not self._paused:
+            self._paused = True
+            self._pause(True)
+        self._wake()
+
+    def feed_eof(self) -> None:
+        """The pipe closed (or we gave up on it): the unterminated last line, if any, is the last line."""
+        if self._eof:
+            return
+        if (last := self._splitter.flush()) is not None:
+            self._ready.append(last)
+            self._held += len(last)
+        self._eof = True
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    def wake(self) -> None:
+        """Something the waiting consumer must look at happened (the leader exited: the linger starts)."""
+        self._wake()
+
+    async def lines(
+        self, exited: asyncio.Future[Any], linger: Callable[[], float], abandon: Callable[[], None]
+    ) -> AsyncIterator[bytes | bytearray]:
+        """The lines until EOF, or until ``linger()`` s pass without a line once ``exited`` is done (then
+        ``abandon()``). One consumer at a time; a later call resumes where the last one stopped."""
+        loop = asyncio.get_running_loop()
+        while True:
+            while self._ready:
+                line = self._ready.popleft()
+                self._held -= len(line)
+                if self._paused and self._held <= self._high_water // 2:
+                    self._paused = False
+                    self._pause(False)
+                yield line
+            if self._eof:
+                return
+            self._waiter = waiter = loop.create_future()
+            timer = loop.call_later(linger(), self._give_up, abandon) if exited.done() else None
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+                if timer is not None:
+                    timer.cancel()
+
+    def _give_up(self, abandon: Callable[[], None]) -> None:
+        abandon()
+        self.feed_eof()

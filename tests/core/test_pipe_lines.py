@@ -1,0 +1,118 @@
+"""PipeLines: an agent's stdout split into lines where its reads arrive, however the pipe cuts the bytes."""
+
+from __future__ import annotations
+
+import asyncio
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from acp_mux.core.pipe_lines import PipeLines
+
+LINE = st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"."))
+
+
+def expected(lines: list[bytes], tail: bytes) -> list[bytes]:
+    """What a reader of ``b"\\n".join(lines) + b"\\n" + tail`` must see: each line once, in order, one trailing CR
+    dropped, the unterminated tail last."""
+    out = [line[:-1] if line.endswith(b"\r") else line for line in lines]
+    if tail:
+        out.append(tail[:-1] if tail.endswith(b"\r") else tail)
+    return out
+
+
+def cut(data: bytes, points: list[int]) -> list[bytes]:
+    """``data`` split at ``points`` (as the pipe's reads might split it)."""
+    edges = sorted({0, len(data), *(p % (len(data) + 1) for p in points)})
+    return [data[a:b] for a, b in zip(edges, edges[1:])]
+
+
+@given(
+    lines=st.lists(LINE, max_size=30),
+    tail=LINE,
+    points=st.lists(st.integers(min_value=0, max_value=2000), max_size=40),
+    yields=st.lists(st.booleans(), max_size=40),
+    high_water=st.integers(min_value=1, max_value=200),
+)
+def test_every_line_once_in_order_whatever_the_reads(
+    lines: list[bytes], tail: bytes, points: list[int], yields: list[bool], high_water: int
+) -> None:
+    data = b"".join(line + b"\n" for line in lines) + tail
+    reads = cut(data, points)
+    paused: list[bool] = []
+
+    async def scenario() -> list[bytes]:
+        feed = PipeLines(high_water, paused.append)
+        exited: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        got: list[bytes] = []
+
+        async def consume() -> None:
+            async for line in feed.lines(exited, lambda: 60.0, lambda: None):
+                got.append(bytes(line))
+
+        consumer = asyncio.ensure_future(consume())
+        for i, read in enumerate(reads):
+            feed.feed(read)
+            if i < len(yields) and yields[i]:  # sometimes the consumer runs between reads, sometimes not
+                await asyncio.sleep(0)
+        feed.feed_eof()
+        await asyncio.wait_for(consumer, 5)
+        return got
+
+    assert asyncio.run(scenario()) == expected(lines, tail)
+    # reading pauses and resumes in turn, and is never left paused once everything was taken
+    assert paused == [True, False] * (len(paused) // 2)
+
+
+def test_reading_pauses_past_the_high_water_mark_and_resumes_once_taken() -> None:
+    paused: list[bool] = []
+
+    async def scenario() -> None:
+        feed = PipeLines(10, paused.append)
+        exited: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        feed.feed(b"0123456789abc\n")
+        assert paused == [True]  # a consumer that lags stops the pipe's reading
+        feed.feed_eof()
+        assert [bytes(line) async for line in feed.lines(exited, lambda: 60.0, lambda: None)] == [b"0123456789abc"]
+        assert paused == [True, False]
+
+    asyncio.run(scenario())
+
+
+def test_after_the_leader_exited_silence_for_linger_ends_the_lines_with_the_partial_one() -> None:
+    abandoned: list[bool] = []
+
+    async def scenario() -> list[bytes]:
+        feed = PipeLines(1 << 20, lambda _pause: None)
+        exited: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        feed.feed(b"one\ntw")
+
+        async def consume() -> list[bytes]:
+            return [bytes(line) async for line in feed.lines(exited, lambda: 0.05, lambda: abandoned.append(True))]
+
+        consumer = asyncio.ensure_future(consume())
+        await asyncio.sleep(0.1)  # the leader is alive: no linger however long the pipe is silent
+        assert not consumer.done() and not abandoned
+        feed.feed(b"o\n")
+        exited.set_result(None)
+        feed.wake()  # what PipeProcess does when its leader exits
+        return await asyncio.wait_for(consumer, 5)
+
+    assert asyncio.run(scenario()) == [b"one", b"two"]
+    assert abandoned == [True]
+
+
+def test_eof_ends_the_lines_without_abandoning() -> None:
+    abandoned: list[bool] = []
+
+    async def scenario() -> list[bytes]:
+        feed = PipeLines(1 << 20, lambda _pause: None)
+        exited: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        exited.set_result(None)
+        feed.feed(b"a\nb")
+        feed.feed_eof()
+        feed.feed(b"late\n")  # nothing after the end
+        return [bytes(line) async for line in feed.lines(exited, lambda: 60.0, lambda: abandoned.append(True))]
+
+    assert asyncio.run(scenario()) == [b"a", b"b"]
+    assert not abandoned
