@@ -28,7 +28,6 @@ class EventBuffer(Generic[T]):
         self._items: deque[T] = deque()
         self._base = 0  # sequence number of _items[0]
         self._closed = False
-        self._wakeup: asyncio.Future[None] | None = None
         self._progress: asyncio.Future[None] | None = None  # the producer waiting in room()
         self._cursors: list[_Cursor] = []
         self.high_water_mark = max(1, high_water_mark)
@@ -95,9 +94,12 @@ class EventBuffer(Generic[T]):
         self._advanced()
 
     def _wake(self) -> None:
-        waiter, self._wakeup = self._wakeup, None
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        """Each waiting iterator has its own future (a shared one needs ``asyncio.shield``, one more loop hop per
+        wake-up, and the bridge's consumer wakes once per read of a chatty agent)."""
+        for cursor in self._cursors:
+            waiter = cursor.waiter
+            if waiter is not None and not waiter.done():
+                waiter.set_result(None)
 
     def _evict(self) -> None:
         excess = len(self._items) - self.high_water_mark
@@ -143,9 +145,11 @@ class EventBuffer(Generic[T]):
                     continue
                 if self._closed:
                     return
-                if self._wakeup is None:
-                    self._wakeup = asyncio.get_running_loop().create_future()
-                await asyncio.shield(self._wakeup)
+                cursor.waiter = asyncio.get_running_loop().create_future()
+                try:
+                    await cursor.waiter
+                finally:
+                    cursor.waiter = None
         finally:
             self._forget(cursor)
             if cursor.lossless:
@@ -154,8 +158,9 @@ class EventBuffer(Generic[T]):
 
 
 class _Cursor:
-    __slots__ = ("seq", "lossless")
+    __slots__ = ("seq", "lossless", "waiter")
 
     def __init__(self, seq: int, lossless: bool = False) -> None:
         self.seq = seq
         self.lossless = lossless
+        self.waiter: asyncio.Future[None] | None = None  # set while its iterator waits for an event

@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 import gc
 
-import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from acp_mux.core.event_buffer import EventBuffer
-
-pytestmark = pytest.mark.asyncio
 
 
 async def test_ordinary_iterators_lose_the_oldest_past_the_high_water_mark() -> None:
@@ -94,3 +93,38 @@ async def test_an_iterator_dropped_without_being_started_stops_holding_events() 
     buf.append("c")
     assert list(buf._items) == ["b", "c"]
     await it.aclose()
+
+
+@given(
+    bursts=st.lists(st.integers(min_value=0, max_value=5), max_size=30),
+    readers=st.integers(min_value=1, max_value=4),
+    cancel_at=st.integers(min_value=0, max_value=30),
+)
+def test_every_waiting_iterator_gets_every_event_in_order_and_a_cancelled_one_stops_nobody(
+    bursts: list[int], readers: int, cancel_at: int
+) -> None:
+    """Events appended in bursts, the loop running between them: each waiting iterator (each with its own wake-up)
+    sees all of them, once and in order, and one cancelled while it waits leaves the others waking."""
+
+    async def scenario() -> tuple[list[list[int]], list[int]]:
+        buf: EventBuffer[int] = EventBuffer(high_water_mark=10_000)
+
+        async def read(lossless: bool) -> list[int]:
+            return [x async for x in buf.iterate(lossless=lossless)]
+
+        tasks = [asyncio.ensure_future(read(i == 0)) for i in range(readers)]
+        doomed = asyncio.ensure_future(read(False))
+        produced: list[int] = []
+        for i, size in enumerate(bursts):
+            if i == cancel_at:
+                doomed.cancel()
+            for _ in range(size):
+                buf.append(len(produced))
+                produced.append(len(produced))
+            await asyncio.sleep(0)
+        doomed.cancel()
+        buf.close()
+        return list(await asyncio.wait_for(asyncio.gather(*tasks), 5)), produced
+
+    got, produced = asyncio.run(scenario())
+    assert got == [produced] * readers
