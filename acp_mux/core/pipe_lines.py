@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from typing import Any
 
 from .lines import LineSplitter
 
@@ -67,9 +66,9 @@ class PipeLines:
         self._wake()
 
     async def lines(
-        self, exited: asyncio.Future[Any], linger: Callable[[], float], abandon: Callable[[], None]
+        self, exited: Callable[[], bool], linger: Callable[[], float], abandon: Callable[[], None]
     ) -> AsyncIterator[bytes | bytearray]:
-        """The lines until EOF, or until ``linger()`` s pass without a line once ``exited`` is done (then
+        """The lines until EOF, or until ``linger()`` s pass without a line once ``exited()`` says the leader is gone (then
         ``abandon()``). One consumer at a time; a later call resumes where the last one stopped."""
         loop = asyncio.get_running_loop()
         while True:
@@ -83,7 +82,7 @@ class PipeLines:
             if self._eof:
                 return
             self._waiter = waiter = loop.create_future()
-            timer = loop.call_later(linger(), self._give_up, abandon) if exited.done() else None
+            timer = loop.call_later(linger(), self._give_up, abandon) if exited() else None
             try:
                 await waiter
             finally:

@@ -110,7 +110,7 @@ class AgentProcess:
         One consumer at a time; a later call resumes where the last one stopped.
         """
         assert self._stdout is not None
-        async for line in self._stdout.lines(self._exit, lambda: self.eof_linger, self._abandon_stdout):
+        async for line in self._stdout.lines(self._exit.done, lambda: self.eof_linger, self._abandon_stdout):
             yield self._decode(line)
 
     def _abandon_stdout(self) -> None:

@@ -47,7 +47,7 @@ def test_every_line_once_in_order_whatever_the_reads(
         got: list[bytes] = []
 
         async def consume() -> None:
-            async for line in feed.lines(exited, lambda: 60.0, lambda: None):
+            async for line in feed.lines(exited.done, lambda: 60.0, lambda: None):
                 got.append(bytes(line))
 
         consumer = asyncio.ensure_future(consume())
@@ -73,7 +73,7 @@ def test_reading_pauses_past_the_high_water_mark_and_resumes_once_taken() -> Non
         feed.feed(b"0123456789abc\n")
         assert paused == [True]  # a consumer that lags stops the pipe's reading
         feed.feed_eof()
-        assert [bytes(line) async for line in feed.lines(exited, lambda: 60.0, lambda: None)] == [b"0123456789abc"]
+        assert [bytes(line) async for line in feed.lines(exited.done, lambda: 60.0, lambda: None)] == [b"0123456789abc"]
         assert paused == [True, False]
 
     asyncio.run(scenario())
@@ -88,7 +88,7 @@ def test_after_the_leader_exited_silence_for_linger_ends_the_lines_with_the_part
         feed.feed(b"one\ntw")
 
         async def consume() -> list[bytes]:
-            return [bytes(line) async for line in feed.lines(exited, lambda: 0.05, lambda: abandoned.append(True))]
+            return [bytes(line) async for line in feed.lines(exited.done, lambda: 0.05, lambda: abandoned.append(True))]
 
         consumer = asyncio.ensure_future(consume())
         await asyncio.sleep(0.1)  # the leader is alive: no linger however long the pipe is silent
@@ -112,7 +112,7 @@ def test_eof_ends_the_lines_without_abandoning() -> None:
         feed.feed(b"a\nb")
         feed.feed_eof()
         feed.feed(b"late\n")  # nothing after the end
-        return [bytes(line) async for line in feed.lines(exited, lambda: 60.0, lambda: abandoned.append(True))]
+        return [bytes(line) async for line in feed.lines(exited.done, lambda: 60.0, lambda: abandoned.append(True))]
 
     assert asyncio.run(scenario()) == [b"a", b"b"]
     assert not abandoned
