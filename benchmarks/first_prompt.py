@@ -28,11 +28,14 @@ from subjects import ModelServerProcess, Subject, words_scenario
 
 
 def model_request_after(log: Path, since: float) -> float | None:
-    """Seconds from ``since`` (time.time()) to the first model request logged after it."""
+    """Seconds from ``since`` (time.time()) to the first request logged after it that the scripted model answers
+    with the prompt's reply (kind "step"). The agents' other requests — hermes' ``GET /v1/models`` probes, opencode's
+    title request (kind "helper") — are not the request the reply's words come from; counting them put hermes'
+    "words after the request" at ~800 ms where its words follow its chat request by ~10 ms."""
     if not log.exists():
         return None
-    times = [json.loads(line)["time"] for line in log.read_text().splitlines() if line.strip()]
-    later = [t for t in times if t >= since]
+    records = (json.loads(line) for line in log.read_text().splitlines() if line.strip())
+    later = [r["time"] for r in records if r.get("kind") == "step" and r["time"] >= since]
     return min(later) - since if later else None
 
 
