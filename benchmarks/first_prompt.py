@@ -28,21 +28,24 @@ from subjects import ModelServerProcess, Subject, words_scenario
 
 
 def model_request_after(log: Path, since: float) -> float | None:
-    """Seconds from ``since`` (time.time()) to the first model request logged after it."""
+    """Seconds from ``since`` (time.time()) to the first request logged after it that the scripted model answers
+    with the prompt's reply (kind "step"). The agents' other requests — hermes' ``GET /v1/models`` probes, opencode's
+    title request (kind "helper") — are not the request the reply's words come from; counting them put hermes'
+    "words after the request" at ~800 ms where its words follow its chat request by ~10 ms."""
     if not log.exists():
         return None
-    times = [json.loads(line)["time"] for line in log.read_text().splitlines() if line.strip()]
-    later = [t for t in times if t >= since]
+    records = (json.loads(line) for line in log.read_text().splitlines() if line.strip())
+    later = [r["time"] for r in records if r.get("kind") == "step" and r["time"] >= since]
     return min(later) - since if later else None
 
 
-def once(subject: Subject, server: ModelServerProcess) -> dict[str, Any]:
+def once(subject: Subject, server: ModelServerProcess, pause_s: float = TYPING_PAUSE_S) -> dict[str, Any]:
     """One session: two prompts after the typing pause, each timed to the model request and to the first words."""
     bridge, session_id, _ = open_session(subject, server.url)
     out: dict[str, Any] = {}
     try:
         for turn in (1, 2):
-            time.sleep(TYPING_PAUSE_S)
+            time.sleep(pause_s)
             sent = time.time()
             _, traffic = prompt(bridge, session_id, "hi", Traffic(keep=True), timeout=TURN_TIMEOUT_S)
             request = model_request_after(server.log, sent)
@@ -57,6 +60,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--agents", help="comma-separated (default: every ACP-speaking agent)")
     parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument(
+        "--pause",
+        type=float,
+        default=TYPING_PAUSE_S,
+        help="seconds of typing before each prompt (default %(default)s). acp-mux starts the agent during it; longer "
+        "than the agent's start (opencode: 4-10 s to session/new, hermes: 2.5-3 s) compares the prompts themselves",
+    )
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="acp-mux-first-prompt-"))
     names, skipped = pick(args.agents)
@@ -64,7 +74,7 @@ def main() -> int:
     subjects = [s for p in pairs for s in (p.mux, p.own)]
     server = ModelServerProcess(words_scenario(), workdir, "words")
     try:
-        samples = rotating(subjects, args.runs, lambda s: once(s, server), "first prompt")
+        samples = rotating(subjects, args.runs, lambda s: once(s, server, args.pause), "first prompt")
     finally:
         server.close()
     rows = []
@@ -86,7 +96,7 @@ def main() -> int:
             ]
         )
     table(
-        "Enter → the agent's first model request, and → first words (ms, medians; 3 s after session/new)",
+        f"Enter → the agent's first model request, and → first words (ms, medians; {args.pause:g} s after session/new)",
         ["subject", "1st: request", "1st: words", "2nd: request", "2nd: words", "extra before request",
          "extra after request"],
         rows,

@@ -15,8 +15,11 @@ AUTH_REQUIRED = -32000
 INTERNAL_ERROR = -32603
 # The event types that end a turn (or may): anything else imposes no outcome.
 _TURN_ENDING = frozenset(
-    {"auth_error", "rate_limit_error", "context_exceeded", "turn_limit", "crash", "timeout", "error"}
+    {"auth_error", "rate_limit_error", "context_exceeded", "turn_limit", "crash", "timeout", "error", "interrupted"}
 )
+# The agent stopped the turn itself (it answered ``cancelled`` with no cancel from the editor: copilot 1.0.102 does
+# so midway through a long reply). The reply is cut short: it must not look like a finished one.
+AGENT_CANCELLED = "\n\n_The agent stopped this turn itself (cancelled); the reply may be incomplete._\n"
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,8 @@ def outcome_for(event: BaseEvent, login_command: str | None = None) -> TurnOutco
             return TurnOutcome(notice=f"\n\n**{message}**\n", error_code=INTERNAL_ERROR, error_message=message)
         case ev.ErrorEvent():
             return _failed(event)
+        case ev.InterruptedEvent():  # the editor's cancel or the agent's own: either way the turn was cancelled
+            return TurnOutcome(stop_reason="cancelled", notice=AGENT_CANCELLED)
     return None
 
 

@@ -183,8 +183,14 @@ def test_a_crash_by_signal_names_the_signal() -> None:
         ev.TextDeltaEvent(delta="x"),
         ev.TurnEndEvent(turn_index=0),
         ev.RateLimitedEvent(retry_after_ms=10),
-        ev.InterruptedEvent(),
     ],
 )
 def test_other_events_do_not_end_the_turn(event: ev.BaseEvent) -> None:
     assert outcome_for(event, login_command=LOGIN) is None
+
+
+def test_an_interrupted_turn_is_cancelled_and_says_the_reply_may_be_cut_short() -> None:
+    """The editor's cancel or the agent's own ``cancelled`` (copilot stops long replies so): never ``end_turn``."""
+    outcome = outcome_for(ev.InterruptedEvent(), login_command=LOGIN)
+    assert outcome is not None and outcome.stop_reason == "cancelled" and outcome.error_code is None
+    assert outcome.notice is not None and "incomplete" in outcome.notice
