@@ -391,8 +391,8 @@ class CodexAdapter(AgentAdapter):
         run.interrupt_pending = run.turn_requested = False
         run.retries = 0
         pending_error, run.turn_error = as_dict(run.turn_error), None
-        if status == "interrupted":
-            return ctx.end_turn(tool_error="interrupted")
+        if status == "interrupted":  # the editor's cancel, or codex's own: never a finished turn (end_turn)
+            return ctx.close_open("interrupted") + [ev.InterruptedEvent()] + ctx.end_turn()
         if status == "failed":
             error = as_dict(turn.get("error")) or pending_error
             return end_failed_turn(

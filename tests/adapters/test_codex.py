@@ -588,7 +588,8 @@ def test_interrupt_sends_turn_interrupt() -> None:
         {"method": "item/started", "params": {"threadId": "T1", "item": {"type": "commandExecution", "id": "c1", "command": "sleep 9", "cwd": CWD}}},
         {"method": "turn/completed", "params": {"threadId": "T1", "turn": {"id": "U1", "status": "interrupted", "error": None}}},
     ], ctx)  # fmt: skip
-    assert brief(events)[-2:] == [("tool_error", "c1", "interrupted"), ("turn_end", 0)]
+    assert brief(events)[-3:-1] == [("tool_error", "c1", "interrupted"), ("interrupted",)]
+    assert brief(events)[-1] == ("turn_end", 0)
     adapter.send_prompt(Prompt.of_text("next"), ctx)
     assert [m["method"] for m in sent(ctx)] == ["turn/start"]  # a finished interrupt is not replayed
 
@@ -1309,6 +1310,7 @@ def test_fresh_cancel_sends_the_recorded_turn_interrupt() -> None:
         ("session_start", _thread(recorded), False),
         ("turn_start", 0),
         *message(line),
+        ("interrupted",),
         ("turn_end", 0),
     ]
     _same_wire(out, recorded)  # includes {"id": 4, "method": "turn/interrupt", "params": {threadId, turnId}}
