@@ -1,5 +1,5 @@
 """A url elicitation's two halves through the real stdio, an SDK client as the editor and a scripted ACP agent
-(tests/fakes/programs/acp_url_elicitation_agent.py) as gemini: the editor that declared ``elicitation.url`` gets
+(tests/fakes/programs/acp_scripted_agent.py url-elicitation) as gemini: the editor that declared ``elicitation.url`` gets
 ``elicitation/create`` and later ``elicitation/complete`` for the same elicitationId, ``_meta`` as the agent wrote
 it; an editor that declared no url gets neither; a completion outside ACP is dropped and the turn goes on."""
 
@@ -16,7 +16,7 @@ import pytest
 
 from tests.server.client import RecordingClient, bridge
 
-AGENT = Path(__file__).resolve().parents[1] / "fakes" / "programs" / "acp_url_elicitation_agent.py"
+AGENT = Path(__file__).resolve().parents[1] / "fakes" / "programs" / "acp_scripted_agent.py"
 
 
 @dataclass
@@ -40,7 +40,7 @@ async def test_the_editor_that_was_shown_the_url_is_told_it_completed(
 ) -> None:
     program = tmp_path / "bin" / "gemini"
     program.parent.mkdir()
-    program.write_text(f"#!/bin/sh\nexec {sys.executable} {AGENT}\n")
+    program.write_text(f"#!/bin/sh\nexec {sys.executable} {AGENT} url-elicitation\n")
     program.chmod(0o755)
     project = tmp_path / "project"
     project.mkdir()

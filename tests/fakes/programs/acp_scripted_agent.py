@@ -8,13 +8,20 @@ reject_once when the prompt is "two options"), then, when the client advertised 
 elicitation/create with an Approve / Deny enum (as omp does), then, when the client advertised fs.readTextFile,
 reads <cwd>/missing.txt through the client, and answers stopReason "end_turn" with the chosen option id (and the
 elicitation answer) in _meta; "cancelled" instead when a session/cancel came while the permission was pending.
+
+Run with the first argument ``url-elicitation`` (other arguments ignored: it stands in for an agent's binary) the
+turn is the url elicitation round trip instead: when the client declared ``elicitation.url``, it asks
+``elicitation/create`` (url mode, elicitationId "e-7") and waits for the answer; then, declared or not, sends
+``elicitation/complete`` for "e-7" (with a ``_meta``), one outside ACP (an elicitationId that is a number), one
+agent_message_chunk "done", and answers stopReason "end_turn" with the elicitation's answer in _meta.
 """
 
 import json
 import select
 import sys
 
-state = {"cwd": "", "fs": False, "elicitation": False, "next_id": 100, "cancelled": False}
+state = {"cwd": "", "fs": False, "elicitation": False, "url": False, "next_id": 100, "cancelled": False}
+URL_TURN = sys.argv[1:2] == ["url-elicitation"]
 
 
 def send(message):
@@ -90,12 +97,30 @@ def prompt(request):
     return {"stopReason": "end_turn", "_meta": meta}
 
 
+def url_prompt(request):
+    session = request["params"]["sessionId"]
+    meta = {}
+    if state["url"]:
+        asked = {"sessionId": session, "mode": "url", "message": "Sign in", "url": "https://example.test/login"}
+        meta["elicited"] = ask("elicitation/create", {**asked, "elicitationId": "e-7"}).get("result")
+    complete = {"elicitationId": "e-7", "_meta": {"flow": "signed-in"}}
+    send({"jsonrpc": "2.0", "method": "elicitation/complete", "params": complete})
+    send({"jsonrpc": "2.0", "method": "elicitation/complete", "params": {"elicitationId": 7}})
+    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "done"}}
+    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": chunk}})
+    return {"stopReason": "end_turn", "_meta": meta}
+
+
 def main():
     while (message := read()) is not None:
         method, params = message.get("method"), message.get("params") or {}
+        if "id" not in message:
+            continue  # a notification (session/cancel between turns): nothing to answer
         if method == "initialize":
-            state["fs"] = bool(params["clientCapabilities"]["fs"]["readTextFile"])
-            state["elicitation"] = "form" in (params["clientCapabilities"].get("elicitation") or {})
+            offered = params["clientCapabilities"]
+            state["fs"] = bool((offered.get("fs") or {}).get("readTextFile"))
+            state["elicitation"] = "form" in (offered.get("elicitation") or {})
+            state["url"] = "url" in (offered.get("elicitation") or {})
             result = {"protocolVersion": 1, "agentCapabilities": {"loadSession": True}, "authMethods": []}
         elif method == "session/new":
             state["cwd"] = params["cwd"]
@@ -108,7 +133,7 @@ def main():
         elif method == "session/set_config_option":
             result = {"configOptions": []}
         elif method == "session/prompt":
-            result = prompt(message)
+            result = url_prompt(message) if URL_TURN else prompt(message)
         else:
             send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "no " + method}})
             continue
