@@ -43,8 +43,10 @@ def session_default(environ: Mapping[str, str] | None = None) -> str:
     from acp_mux.adapters.registry import ENTRIES
 
     value = read_setting("ACP_MUX_FAILOVER", os.environ if environ is None else environ, ASK)
-    if not isinstance(value, str) or value in (ASK, NEVER):
-        return ASK if not isinstance(value, str) else value
+    if not isinstance(value, str):
+        return ASK
+    if value in (ASK, NEVER):
+        return value
     if value not in ENTRIES:
         raise SettingError(
             f"ACP_MUX_FAILOVER={value!r} names no agent acp-mux runs: use ask, never, or one of "
