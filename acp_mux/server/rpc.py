@@ -101,6 +101,10 @@ class Connection:
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._next_id = 0
         self._out: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        # Messages said during this turn of the event loop, handed to the writer thread together when it ends
+        # (_hand_over): one wake-up of that thread per burst of events instead of one per message.
+        self._unsent: list[bytes] = []
+        self._loop_thread: int | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         # Requests being handled, by id (``_id_key``): what ``$/cancel_request`` can reach.
         self._running: dict[tuple[str, Any], tuple[asyncio.Task[Any], str, dict[str, Any]]] = {}
@@ -143,7 +147,19 @@ class Connection:
             self._queued_bytes += len(data)
             if self._queued_bytes > OUTPUT_HIGH_WATER:
                 self._writable.clear()
-        self._out.put(data)
+        loop = self._loop
+        if loop is None or not loop.is_running() or threading.get_ident() != self._loop_thread:
+            self._out.put(data)  # said outside the serving loop (before serve, from another thread): at once
+            return
+        self._unsent.append(data)
+        if len(self._unsent) == 1:  # the first this turn: the hand-over runs once the turn's work is done
+            loop.call_soon(self._hand_over)
+
+    def _hand_over(self) -> None:
+        """Give the writer thread what this turn of the loop said, as one piece, in the order it was said."""
+        unsent, self._unsent = self._unsent, []
+        if unsent:
+            self._out.put(unsent[0] if len(unsent) == 1 else b"".join(unsent))
 
     async def writable(self) -> None:
         """Wait while too much output is queued for a client that is not reading (returns at once otherwise)."""
@@ -181,6 +197,7 @@ class Connection:
     async def serve(self) -> None:
         """Run until the client closes stdin; handlers still running are cancelled after that."""
         self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
         lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         threading.Thread(target=self._read_thread, args=(lines,), name="acp-stdin", daemon=True).start()
         writer = threading.Thread(target=self._write_thread, name="acp-stdout", daemon=True)
@@ -199,6 +216,7 @@ class Connection:
 
     async def drain(self, timeout: float = 1.0) -> None:
         """Let queued output reach the client before the process exits."""
+        self._hand_over()
         self._out.put(None)
         await asyncio.get_running_loop().run_in_executor(None, self._writer_done.wait, timeout)
 
