@@ -65,20 +65,26 @@ class PipeLines:
         """Something the waiting consumer must look at happened (the leader exited: the linger starts)."""
         self._wake()
 
-    async def lines(
-        self, exited: Callable[[], bool], linger: Callable[[], float], abandon: Callable[[], None]
-    ) -> AsyncIterator[bytes | bytearray]:
-        """The lines until EOF, or until ``linger()`` s pass without a line once ``exited()`` says the leader is gone (then
-        ``abandon()``). One consumer at a time; a later call resumes where the last one stopped."""
+    async def batches(
+        self,
+        exited: Callable[[], bool],
+        linger: Callable[[], float],
+        abandon: Callable[[], None],
+        most: int = 1,
+    ) -> AsyncIterator[list[bytes | bytearray]]:
+        """The lines until EOF, in order, each once: every line that has arrived and not been taken (at most ``most``
+        at a time), or, when none has, the next ones to arrive. Ends at EOF, or once ``linger()`` s pass without a
+        line after ``exited()`` says the leader is gone (then ``abandon()``). One consumer at a time; a later call
+        resumes where the last one stopped."""
         loop = asyncio.get_running_loop()
         while True:
             while self._ready:
-                line = self._ready.popleft()
-                self._held -= len(line)
+                batch = [self._ready.popleft() for _ in range(min(most, len(self._ready)))]
+                self._held -= sum(map(len, batch))
                 if self._paused and self._held <= self._high_water // 2:
                     self._paused = False
                     self._pause(False)
-                yield line
+                yield batch
             if self._eof:
                 return
             self._waiter = waiter = loop.create_future()

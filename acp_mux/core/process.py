@@ -109,9 +109,16 @@ class AgentProcess:
 
         One consumer at a time; a later call resumes where the last one stopped.
         """
+        async for batch in self.line_batches(1):
+            yield batch[0]
+
+    async def line_batches(self, most: int) -> AsyncIterator[list[str]]:
+        """stdout lines as :meth:`lines`, but every line already arrived at once (at most ``most``): a consumer that
+        does per-batch work (the run's flush, the editor's write) does it once per burst of output, not per line."""
         assert self._stdout is not None
-        async for line in self._stdout.lines(self._exit.done, lambda: self.eof_linger, self._abandon_stdout):
-            yield self._decode(line)
+        decode = self._decode
+        async for batch in self._stdout.batches(self._exit.done, lambda: self.eof_linger, self._abandon_stdout, most):
+            yield [decode(line) for line in batch]
 
     def _abandon_stdout(self) -> None:
         """The leader is gone and the pipe stayed silent for ``eof_linger`` s: stop waiting for it."""

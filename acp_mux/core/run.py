@@ -19,6 +19,7 @@ from acp_mux.core.ids import new_ulid
 
 from acp_mux.core import events as ev
 from acp_mux.core.contract import Adapter, ApprovalDecision, RunOptions
+from acp_mux.core.delta_join import join_adjacent_deltas
 from acp_mux.core.errors import AgentMuxError
 from acp_mux.core.event_buffer import EventBuffer
 from acp_mux.core.events import BaseEvent, ErrorCode, now_ms
@@ -56,6 +57,9 @@ TERMINAL_STATES = frozenset(
 _ALWAYS_DELIVERED = frozenset({"debug", "log", "session_end"})
 _ACTIVITY_EXEMPT = frozenset({"debug"})
 # The events _after_emit follows up (the questions, the busy flag).
+# Lines of one burst of agent output handled together (their deltas joined, one flush): bounded so that a flood
+# still reaches the run's buffer, and its backpressure, in steps.
+LINES_PER_BATCH = 256
 _FOLLOWED_UP = frozenset({"approval_request", "approval_granted", "approval_denied", "turn_end"})
 # The events the run's result is built from (_Accumulator.add): text, turns, cost, tokens, session ids, failures.
 _RESULT_TYPES = frozenset(
@@ -531,10 +535,10 @@ class RunHandle:
             self._waiting.after_start(self.options.prompt)
             await self._flush()
             self._spawned.set()
-            async for line in proc.lines():
+            async for lines in proc.line_batches(LINES_PER_BATCH):
                 if self.state == RunState.SPAWNED:
                     self.state = RunState.RUNNING
-                self._handle_line(line)
+                self._handle_lines(lines)
                 await self._flush()
                 await self._buffer.room()  # backpressure: a lagging lossless consumer pauses our reading
             self._exit = await proc.wait()
@@ -561,18 +565,36 @@ class RunHandle:
                 self._emit(event)
             await self._flush()
 
-    def _handle_line(self, line: str) -> None:
+    def _handle_lines(self, lines: list[str]) -> None:
+        """The lines of one burst of output, parsed in order; adjacent deltas of one message go on as one
+        (core/delta_join.py). In debug mode every event keeps its own native line, so nothing is joined."""
+        if len(lines) == 1 or self.options.debug:
+            for line in lines:
+                for event in self._parsed(line):
+                    self._emit(event)
+            return
+        events: list[BaseEvent] = []
+        for line in lines:
+            events += self._parsed(line)
+        for event in join_adjacent_deltas(events):
+            self._emit(event)
+
+    def _parsed(self, line: str) -> list[BaseEvent]:
+        """One native line's events; a line the adapter cannot read costs a warning, never the run."""
         try:
             events = list(self.adapter.parse_line(line, self.ctx))
         except Exception as exc:  # bad agent output never crashes the bridge
             log.debug("parse error on %r", line[:200], exc_info=True)
-            self._warn(f"could not parse agent output ({type(exc).__name__}: {exc}): {line[:200]}")
-            return
-        raw = line if self.options.debug else None
-        for event in events:
-            if raw is not None and event.raw is None:
-                event.raw = raw
-            self._emit(event)
+            return [
+                ev.DebugEvent(
+                    level="warn", message=f"could not parse agent output ({type(exc).__name__}: {exc}): {line[:200]}"
+                )
+            ]
+        if self.options.debug:
+            for event in events:
+                if event.raw is None:
+                    event.raw = line
+        return events
 
     def _safe_finish(self, status: ExitStatus) -> list[BaseEvent]:
         try:

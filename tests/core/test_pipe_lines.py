@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -21,6 +22,23 @@ def expected(lines: list[bytes], tail: bytes) -> list[bytes]:
     return out
 
 
+async def taken(
+    feed: PipeLines,
+    exited: asyncio.Future[None],
+    linger: float = 60.0,
+    abandon: Callable[[], None] = lambda: None,
+    most: int = 1,
+    sizes: list[int] | None = None,
+) -> list[bytes]:
+    """Every line the consumer takes, in the order taken (batches flattened); each batch's size into ``sizes``."""
+    got: list[bytes] = []
+    async for batch in feed.batches(exited.done, lambda: linger, abandon, most):
+        if sizes is not None:
+            sizes.append(len(batch))
+        got += map(bytes, batch)
+    return got
+
+
 def cut(data: bytes, points: list[int]) -> list[bytes]:
     """``data`` split at ``points`` (as the pipe's reads might split it)."""
     edges = sorted({0, len(data), *(p % (len(data) + 1) for p in points)})
@@ -33,9 +51,10 @@ def cut(data: bytes, points: list[int]) -> list[bytes]:
     points=st.lists(st.integers(min_value=0, max_value=2000), max_size=40),
     yields=st.lists(st.booleans(), max_size=40),
     high_water=st.integers(min_value=1, max_value=200),
+    most=st.integers(min_value=1, max_value=8),
 )
 def test_every_line_once_in_order_whatever_the_reads(
-    lines: list[bytes], tail: bytes, points: list[int], yields: list[bool], high_water: int
+    lines: list[bytes], tail: bytes, points: list[int], yields: list[bool], high_water: int, most: int
 ) -> None:
     data = b"".join(line + b"\n" for line in lines) + tail
     reads = cut(data, points)
@@ -44,22 +63,17 @@ def test_every_line_once_in_order_whatever_the_reads(
     async def scenario() -> list[bytes]:
         feed = PipeLines(high_water, paused.append)
         exited: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        got: list[bytes] = []
-
-        async def consume() -> None:
-            async for line in feed.lines(exited.done, lambda: 60.0, lambda: None):
-                got.append(bytes(line))
-
-        consumer = asyncio.ensure_future(consume())
+        consumer = asyncio.ensure_future(taken(feed, exited, most=most, sizes=sizes))
         for i, read in enumerate(reads):
             feed.feed(read)
             if i < len(yields) and yields[i]:  # sometimes the consumer runs between reads, sometimes not
                 await asyncio.sleep(0)
         feed.feed_eof()
-        await asyncio.wait_for(consumer, 5)
-        return got
+        return await asyncio.wait_for(consumer, 5)
 
+    sizes: list[int] = []
     assert asyncio.run(scenario()) == expected(lines, tail)
+    assert all(1 <= size <= most for size in sizes)  # never an empty batch, never more than asked
     # reading pauses and resumes in turn, and is never left paused once everything was taken
     assert paused == [True, False] * (len(paused) // 2)
 
@@ -73,7 +87,7 @@ def test_reading_pauses_past_the_high_water_mark_and_resumes_once_taken() -> Non
         feed.feed(b"0123456789abc\n")
         assert paused == [True]  # a consumer that lags stops the pipe's reading
         feed.feed_eof()
-        assert [bytes(line) async for line in feed.lines(exited.done, lambda: 60.0, lambda: None)] == [b"0123456789abc"]
+        assert await taken(feed, exited) == [b"0123456789abc"]
         assert paused == [True, False]
 
     asyncio.run(scenario())
@@ -87,10 +101,7 @@ def test_after_the_leader_exited_silence_for_linger_ends_the_lines_with_the_part
         exited: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         feed.feed(b"one\ntw")
 
-        async def consume() -> list[bytes]:
-            return [bytes(line) async for line in feed.lines(exited.done, lambda: 0.05, lambda: abandoned.append(True))]
-
-        consumer = asyncio.ensure_future(consume())
+        consumer = asyncio.ensure_future(taken(feed, exited, 0.05, lambda: abandoned.append(True)))
         await asyncio.sleep(0.1)  # the leader is alive: no linger however long the pipe is silent
         assert not consumer.done() and not abandoned
         feed.feed(b"o\n")
@@ -112,7 +123,7 @@ def test_eof_ends_the_lines_without_abandoning() -> None:
         feed.feed(b"a\nb")
         feed.feed_eof()
         feed.feed(b"late\n")  # nothing after the end
-        return [bytes(line) async for line in feed.lines(exited.done, lambda: 60.0, lambda: abandoned.append(True))]
+        return await taken(feed, exited, abandon=lambda: abandoned.append(True))
 
     assert asyncio.run(scenario()) == [b"a", b"b"]
     assert not abandoned

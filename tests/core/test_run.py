@@ -89,11 +89,12 @@ async def test_completed_run_keeps_the_ordering_contract(tmp_path):
     seen = [e async for e in handle]
     result = await handle
     types = [e.type for e in seen if e.type not in ("debug", "log")]
+    # "Hel" and "lo" arrive as two deltas, or as one when both lines came in one read (core/delta_join.py)
+    types = [t for i, t in enumerate(types) if not (t == "text_delta" and types[i - 1] == "text_delta")]
     assert types == [
         "session_start",
         "turn_start",
         "message_start",
-        "text_delta",
         "text_delta",
         "message_stop",
         "tool_call_start",
@@ -110,7 +111,8 @@ async def test_completed_run_keeps_the_ordering_contract(tmp_path):
     assert stamps == sorted(stamps)
     assert result.exit_reason == "completed" and result.exit_code == 0
     assert result.text == "HelloDone" and result.turn_count == 1 and result.session_id == "s-1"
-    assert seen[2].type == "message_start" and seen[4].accumulated == "Hello"
+    first_message = [e for e in seen if e.type == "text_delta"][:-1]
+    assert "".join(e.delta for e in first_message) == "Hello" and first_message[-1].accumulated == "Hello"
     assert handle.state == RunState.COMPLETED
 
 
@@ -280,7 +282,12 @@ async def test_parser_errors_and_huge_and_invalid_output_never_crash(tmp_path):
 
 
 async def test_buffer_high_water_mark_drops_with_a_warning(tmp_path):
-    many = [json.dumps({"t": "text", "v": f"w{i} "}) for i in range(300)]
+    # a tool call between texts: deltas of one burst would otherwise be joined into a few events (core/delta_join.py)
+    many = [
+        json.dumps(line)
+        for i in range(300)
+        for line in ({"t": "text", "v": f"w{i} "}, {"t": "tool", "id": f"t{i}", "name": "Bash", "input": {}})
+    ]
     handle = start_run(LinesAdapter("emit_lines.py", *many), options(tmp_path, event_buffer_size=50))
     warnings: list[str] = []
     handle.on("debug", lambda e: warnings.append(e.message))

@@ -36,9 +36,16 @@ class MemoryProcess:
     def stderr_tail(self) -> str:
         return ""
 
-    async def lines(self) -> AsyncIterator[str]:
+    async def line_batches(self, most: int) -> AsyncIterator[list[str]]:
+        """As the real process: every line already said at once (at most ``most``), else the next one."""
         while (line := await self._out.get()) is not None:
-            yield line
+            batch = [line]
+            while len(batch) < most and not self._out.empty():
+                if (more := self._out.get_nowait()) is None:
+                    yield batch
+                    return
+                batch.append(more)
+            yield batch
 
     async def write(self, data: str | bytes) -> None:
         """What the run sent the agent (a test's agent overrides this to answer)."""
