@@ -92,6 +92,11 @@ WARM_UP: dict[str, Any] = {"subtype": "get_context_usage", "detail": "summary"}
 # The first version seen answering the warm-up by itself, asking the model endpoint nothing (2.1.318: ~70 ms, no
 # count_tokens). 2.1.197 (pinned) ignores "detail" and sends ~14 count_tokens requests while reading no user message.
 LOCAL_WARM_UP_SINCE = (2, 1, 318)
+# Claude Code 2.1.332 runs an Agent-tool subagent in the background unless told otherwise: its tool call answers at
+# once ("Async agent launched"), the prompt's turn ends while the subagent still works, and the subagent's permission
+# questions are denied unasked. An ACP prompt turn has no place for work after its end, so acp-mux has Claude run
+# subagents (and commands) in the foreground, as 2.1.197 did, unless the person set this variable themselves.
+BACKGROUND_ENV = "CLAUDE_CODE_DISABLE_BACKGROUND_TASKS"
 _VERSION = re.compile(r"\s*(\d{1,6})\.(\d{1,6})\.(\d{1,6})(?![\d.])", re.ASCII)
 _AUTH_TEXT = re.compile(r"invalid api key|authentication|/login|oauth token|invalid bearer|x-api-key", re.I)
 _CONTEXT_TEXT = re.compile(r"prompt is too long|context (window|length)|too many tokens", re.I)
@@ -145,6 +150,13 @@ def prewarm_mode(env: Mapping[str, str]) -> Literal["on", "off", "auto"]:
     """
     value = env.get(PREWARM_ENV, "").strip()
     return "on" if value == "1" else "off" if value == "0" else "auto"
+
+
+def foreground_env(env: Mapping[str, str] | None) -> dict[str, str]:
+    """Claude's environment (``env``, else acp-mux's own) with background tasks off (:data:`BACKGROUND_ENV` = 1),
+    so a subagent's work and questions belong to the prompt's turn; a value the person set is kept as it is."""
+    source = dict(os.environ if env is None else env)
+    return source if BACKGROUND_ENV in source else {**source, BACKGROUND_ENV: "1"}
 
 
 def warms_locally(version: object) -> bool:
@@ -225,7 +237,8 @@ class ClaudeAdapter(AgentAdapter):
             args += ["--permission-mode", options.mode]
         args += list(options.extra_args)
         command = self.resolve_binary(options.binary, options.env)
-        return SpawnSpec(command=command, args=args, env=options.env, cwd=options.cwd, private_files=private)
+        env = foreground_env(options.env)
+        return SpawnSpec(command=command, args=args, env=env, cwd=options.cwd, private_files=private)
 
     def extra_directory_args(self, dirs: list[str]) -> list[str] | None:
         """``--add-dir`` once per root (claude --help: "Additional directories to allow tool access to")."""

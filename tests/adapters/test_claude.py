@@ -23,10 +23,12 @@ from acp_mux.core.process import ExitStatus
 from acp_mux.core.prompt import ImagePart, Prompt, ResourcePart, TextPart
 from acp_mux.adapters.stream_agents.claude import (
     AUTH_GUIDANCE,
+    BACKGROUND_ENV,
     BASE_ARGS,
     LOCAL_WARM_UP_SINCE,
     WARM_UP,
     ClaudeAdapter,
+    foreground_env,
     prewarm_mode,
     warms_locally,
 )
@@ -655,7 +657,7 @@ def test_build_spawn(adapter: ClaudeAdapter, tmp_path: Path) -> None:
     opts = RunOptions(agent="claude", cwd=CWD, env=env, model="opus", mode="plan", session_id="abc",
                       mcp_servers=servers, extra_args=["--effort", "high"])  # fmt: skip
     spec = adapter.build_spawn(opts)
-    assert spec.command == str(fake) and spec.env == env and spec.cwd == CWD
+    assert spec.command == str(fake) and spec.env == {**env, BACKGROUND_ENV: "1"} and spec.cwd == CWD
     config = json.dumps(mcp_config(servers), separators=(",", ":"))
     ((path, text),) = spec.private_files  # a private file: env values and headers are secrets, argv is public
     assert text == config and not any('"t"' in a or "Authorization" in a for a in spec.args)
@@ -669,7 +671,28 @@ def test_build_spawn(adapter: ClaudeAdapter, tmp_path: Path) -> None:
         "old": {"type": "sse", "url": "https://y/sse", "headers": {}},
     }}  # fmt: skip
     plain = adapter.build_spawn(RunOptions(agent="claude", cwd=CWD, model="default", binary="/opt/claude"))
-    assert plain.args == list(BASE_ARGS) and plain.command == "/opt/claude" and plain.env is None
+    assert plain.args == list(BASE_ARGS) and plain.command == "/opt/claude"
+    assert plain.env == {**os.environ, BACKGROUND_ENV: "1"}  # acp-mux's own environment, subagents in the turn
+
+
+@given(
+    hs.dictionaries(hs.text(min_size=1, max_size=8), hs.text(max_size=8), max_size=6), hs.none() | hs.text(max_size=3)
+)
+def test_claude_runs_its_subagents_in_the_turn_unless_the_person_said_otherwise(
+    env: dict[str, str], theirs: str | None
+) -> None:
+    """Whatever the environment holds: every entry reaches Claude unchanged, background tasks are off (2.1.332 would
+    otherwise run a subagent after the turn ended, its questions denied unasked), and a value the person set for
+    that variable themselves (even empty, or ``0`` to have background tasks back) is theirs."""
+    given_env = {k: v for k, v in env.items() if k != BACKGROUND_ENV}
+    if theirs is not None:
+        given_env[BACKGROUND_ENV] = theirs
+    result = foreground_env(given_env)
+    assert {k: v for k, v in result.items() if k != BACKGROUND_ENV} == {
+        k: v for k, v in given_env.items() if k != BACKGROUND_ENV
+    }
+    assert result[BACKGROUND_ENV] == ("1" if theirs is None else theirs)
+    assert BACKGROUND_ENV not in given_env or given_env == result
 
 
 def test_start_queues_initialize_then_the_prompt(adapter: ClaudeAdapter) -> None:
@@ -686,7 +709,9 @@ def test_start_queues_initialize_then_the_prompt(adapter: ClaudeAdapter) -> None
     assert [m["type"] for m in sent(ctx)] == ["control_request"]
 
 
-PREWARM = FIXTURES / "claude" / "prewarm"  # real 2.1.197: initialize, get_context_usage, 3 s, two prompts
+# real 2.1.197: initialize, get_context_usage, 3 s, two prompts; and the version answers of 2.1.197, 2.1.318 and the
+# pinned 2.1.332, whose warm-up answer (``detail: summary``, answered in ~50 ms with no model request) is recorded too
+PREWARM = FIXTURES / "claude" / "prewarm"
 WARM = {"ACP_MUX_CLAUDE_PREWARM": "1"}
 
 
@@ -696,7 +721,7 @@ def subtypes(ctx: Any) -> list[str]:
 
 
 def version_answer(version: str) -> str:
-    """The real ``get_binary_version`` answer of that CLI (2.1.197 or 2.1.318), recorded."""
+    """The real ``get_binary_version`` answer of that CLI (2.1.197, 2.1.318 or 2.1.332), recorded."""
     return capture_lines(PREWARM / f"version_{version}.jsonl")[0]
 
 
@@ -730,7 +755,8 @@ def test_a_session_warmed_without_a_prompt_asks_for_the_context_usage(adapter: C
 
 @pytest.mark.parametrize(
     ("version", "warmed"),
-    [("2.1.318", True), ("2.1.197", False)],  # 2.1.197 asks the model endpoint ~14 count_tokens for the warm-up
+    # 2.1.197 asked the model endpoint ~14 count_tokens for the warm-up; 2.1.318 and the pinned 2.1.332 answer it alone
+    [("2.1.332", True), ("2.1.318", True), ("2.1.197", False)],
 )
 def test_by_default_only_a_cli_that_warms_up_locally_is_warmed(
     adapter: ClaudeAdapter, version: str, warmed: bool
@@ -834,6 +860,24 @@ def test_the_context_usage_answer_adds_nothing_to_the_run(adapter: ClaudeAdapter
     assert types(events).count("turn_end") == 2
     text = "".join(e.delta for e in events if e.type == "text_delta")
     assert text.count("Line 001 of a long streamed answer.") == 2 and text.count("\n") == 400
+
+
+def test_the_pinned_clis_warm_up_by_default_is_silent_and_keeps_the_commands(adapter: ClaudeAdapter) -> None:
+    """The default path on the pinned 2.1.332, with its real answers: the version question, the warm-up (its
+    ``summary`` answer: categories, no ``commands``) adds no event and leaves the editor's slash commands as the
+    initialize answer gave them; the prompt after it is written as any other."""
+    initialized = capture_lines(PREWARM / "first_prompt_warmed.jsonl")[0]
+    (answer,) = capture_lines(PREWARM / "warm_up_2.1.332.jsonl")
+    body = json.loads(answer)["response"]["response"]
+    assert "categories" in body and "commands" not in body
+    adapter.start(RunOptions(agent="claude", cwd=CWD, env={}), ctx := make_ctx("claude", CWD))
+    assert feed(adapter, [initialized], ctx) == [] and (commands := adapter.available_commands(ctx))
+    assert feed(adapter, [version_answer("2.1.332")], ctx) == []
+    assert subtypes(ctx) == ["initialize", "get_binary_version", "get_context_usage"]
+    assert feed(adapter, [answer.replace("req_4_", "req_3_")], ctx) == []
+    assert adapter.available_commands(ctx) == commands
+    adapter.send_prompt(Prompt.of_text("hi"), ctx)
+    assert subtypes(ctx) == ["user"]
 
 
 def stdin_annotations_jsonl(path: Path) -> list[dict[str, Any]]:
