@@ -1015,6 +1015,52 @@ def test_fresh_recordings_keep_the_contract(adapter: ClaudeAdapter, path: Path) 
     check_transcript(adapter, path)
 
 
+# ── the same scenarios recorded on the pinned 2.1.332 (``tests/fixtures/claude/2.1.332/``) ───────────────────────────
+PINNED = FIXTURES / "claude" / "2.1.332"
+PINNED_RECORDINGS = sorted(p for p in PINNED.glob("*.jsonl") if not p.name.endswith(".stdin.jsonl"))
+LOADED = ("skill_loaded", "plugin_loaded")  # what the CLI bundles: more skills and plugins in 2.1.332
+
+
+@pytest.mark.parametrize("path", PINNED_RECORDINGS, ids=lambda p: p.name)
+def test_the_pinned_clis_recordings_keep_the_contract(adapter: ClaudeAdapter, path: Path) -> None:
+    check_transcript(adapter, path)
+
+
+def shown(path: Path) -> list[tuple[str, str]]:
+    """What a recording gives the editor, in order: each event's type with its text, tool name and input, or
+    message; without the skills and plugins the CLI loaded (each release bundles others)."""
+    events = feed(ClaudeAdapter(), capture_lines(path), make_ctx("claude", CWD), exit_code=0)
+    fields = ("delta", "text", "tool_name", "input", "message")
+    return [
+        (e.type, json.dumps([getattr(e, f, None) for f in fields], default=str)) for e in events if e.type not in LOADED
+    ]
+
+
+@pytest.mark.parametrize("name", ["write_edit_allow", "write_edit_deny", "resume", "auth_error", "rate_limit", "text"])
+def test_2_1_197_and_the_pinned_2_1_332_give_the_editor_the_same_events(name: str) -> None:
+    """One scenario, recorded on each CLI against the same scripted model: 2.1.332 adds fields (``timestamp``,
+    ``api_error_type``, the result's ``model_usage_since_last_result`` …) and removes none the adapter reads, so the
+    editor sees the same text, tool calls, questions and errors in the same order."""
+    old, new = shown(FIXTURES / "claude" / f"{name}.jsonl"), shown(PINNED / f"{name}.jsonl")
+    assert len(new) > 3 and old == new
+
+
+def test_the_pinned_cli_closes_an_interrupted_message_and_the_turn_ends_cancelled(adapter: ClaudeAdapter) -> None:
+    """2.1.332, interrupted at its first text delta, ends the streamed message itself (``content_block_stop``,
+    ``message_stop``, an ``aborted`` whole line) before its ``error_during_execution`` result; 2.1.197 left it open.
+    Either way the text ends once, no error is shown (the runtime says "interrupted"), and the turn ends."""
+    lines = capture_lines(PINNED / "cancel.jsonl")
+    first = next(i for i, line in enumerate(lines) if '"text_delta"' in line)
+    ctx = make_ctx("claude", CWD)
+    events = feed(adapter, lines[: first + 1], ctx)
+    assert adapter.interrupt(ctx) is True
+    events += feed(adapter, lines[first + 1 :], ctx, exit_code=0)
+    assert_ordering(events)
+    assert any('"aborted":true' in line.replace(" ", "") for line in lines)
+    assert types(events).count("message_stop") == 1 and types(events)[-1] == "turn_end"
+    assert not [e for e in events if e.type in ("error", "rate_limit_error", "auth_error")]
+
+
 # ── faults (class 9 of the hardening issue), shapes as the real claude 2.1.197 prints them ───────────────────────
 def _delta(text: str) -> dict[str, Any]:
     return {
