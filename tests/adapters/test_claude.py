@@ -725,9 +725,10 @@ def version_answer(version: str) -> str:
     return capture_lines(PREWARM / f"version_{version}.jsonl")[0]
 
 
-def unknown_answer() -> str:
-    """The real answer of a CLI to a control request it does not know (an error), for the version request's id."""
-    return capture_lines(PREWARM / "version_2.1.197.jsonl")[1].replace("req_3_", "req_2_")
+def unknown_answer(version: str = "2.1.197") -> str:
+    """The real answer of that CLI to a control request it does not know (an error; 2.1.332 adds an ``error_code``),
+    for the version request's id."""
+    return capture_lines(PREWARM / f"version_{version}.jsonl")[1].replace("req_3_", "req_2_")
 
 
 def test_a_session_warmed_without_a_prompt_asks_for_the_context_usage(adapter: ClaudeAdapter) -> None:
@@ -787,13 +788,14 @@ def test_a_prompt_overtakes_every_step_of_the_warm_up(adapter: ClaudeAdapter) ->
     assert feed(adapter, [version_answer("2.1.318")], ctx) == [] and sent(ctx) == []
 
 
-def test_a_cli_that_does_not_know_the_version_request_is_not_warmed(adapter: ClaudeAdapter) -> None:
+@pytest.mark.parametrize("answering", ["2.1.197", "2.1.332"])
+def test_a_cli_that_does_not_know_the_version_request_is_not_warmed(adapter: ClaudeAdapter, answering: str) -> None:
     """Answered with an error (the real CLI's answer to a subtype it does not know): no warm-up, a warning in the
     log, the prompt goes out as always; never answered: the prompt goes out as always and nothing waits."""
     initialized = capture_lines(PREWARM / "first_prompt_warmed.jsonl")[0]
     adapter.start(RunOptions(agent="claude", cwd=CWD), ctx := make_ctx("claude", CWD))
     feed(adapter, [initialized], ctx)
-    (warning,) = feed(adapter, [unknown_answer()], ctx)
+    (warning,) = feed(adapter, [unknown_answer(answering)], ctx)
     assert warning.type == "debug" and "Unsupported control request" in warning.message
     assert feed(adapter, [version_answer("2.1.318")], ctx) == []  # a late answer after the error changes nothing
     adapter.send_prompt(Prompt.of_text("hi"), ctx)
