@@ -195,7 +195,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         auth_hint="Set ANTHROPIC_API_KEY in the agent's environment, or sign in with Claude's own login.",
         login_files=("${CLAUDE_CONFIG_DIR:-~/.claude}/.credentials.json",),
         transports={"stream-json": "acp_mux.adapters.stream_agents.claude:ClaudeAdapter"},
-        tested_version="2.1.197",
+        tested_version="2.1.332",
         status="works: permissions (with edited input), interrupt, modes incl. plan (read-only, enforced), "
         "slash commands, MCP servers from session/new",
         asking=Asking(

@@ -237,8 +237,8 @@ def acp_mux_subject(
 
 
 def claude_prewarm_subject(venv_bin: Path, workdir: Path) -> Subject | None:
-    """acp-mux · claude with the warm-up forced on (``ACP_MUX_CLAUDE_PREWARM=1``; by default the pinned 2.1.197 is
-    not warmed, docs/claude-prewarm.md): the scripted model answers ``count_tokens`` as Anthropic's API does."""
+    """acp-mux · claude with the warm-up forced on (``ACP_MUX_CLAUDE_PREWARM=1``; the default warms only a CLI from
+    2.1.318 on, the pinned 2.1.332 among them, docs/claude-prewarm.md): the scripted model answers ``count_tokens`` as Anthropic's API does."""
     return acp_mux_subject(venv_bin, "claude", workdir, {"ACP_MUX_CLAUDE_PREWARM": "1"}, "warm-up on")
 
 

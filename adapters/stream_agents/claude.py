@@ -20,9 +20,9 @@ Mapping decisions, each for a reason:
 * **A subagent's output is its own, linked to its parent.** Lines with a ``parent_tool_use_id`` come from a
   Task/Agent subagent: every event they give carries ``parent_tool_call_id`` (the Task call), and so does every
   later event of a tool call the subagent started (its result, its approval), so the tree survives the log. Its
-  text (forwarded since ``forwardSubagentText`` in the initialize, 2.1.197 verified) becomes ``subagent_text``,
+  text (forwarded since ``forwardSubagentText`` in the initialize, 2.1.197 and 2.1.332 verified) becomes ``subagent_text``,
   never ``text_delta``: it never joins the main reply. ``system task_started`` gives the subagent's ``task_id``,
-  which ``stop_task`` (a control request of 2.1.197) stops alone, the parent turn carrying on; a subagent's
+  which ``stop_task`` (a control request of 2.1.197 and 2.1.332) stops alone, the parent turn carrying on; a subagent's
   ``can_use_tool`` carries it as ``agent_id`` (and may come before the subagent's assistant line).
 * **Errors are never lost and never end a turn silently.** The synthetic ``assistant`` error line is remembered
   and typed when ``result`` arrives (or at exit if it never does). Recoverable errors (rate limit, refusal,
@@ -90,8 +90,14 @@ PREWARM_ENV = "ACP_MUX_CLAUDE_PREWARM"
 # The warm-up: Claude builds its system prompt, tool schemas and HTTP client for it, as for a first message.
 WARM_UP: dict[str, Any] = {"subtype": "get_context_usage", "detail": "summary"}
 # The first version seen answering the warm-up by itself, asking the model endpoint nothing (2.1.318: ~70 ms, no
-# count_tokens). 2.1.197 (pinned) ignores "detail" and sends ~14 count_tokens requests while reading no user message.
+# count_tokens; the pinned 2.1.332: ~50 ms). 2.1.197 (pinned before it) ignores "detail" and sends ~14 count_tokens
+# requests while reading no user message.
 LOCAL_WARM_UP_SINCE = (2, 1, 318)
+# Claude Code 2.1.332 runs an Agent-tool subagent in the background unless told otherwise: its tool call answers at
+# once ("Async agent launched"), the prompt's turn ends while the subagent still works, and the subagent's permission
+# questions are denied unasked. An ACP prompt turn has no place for work after its end, so acp-mux has Claude run
+# subagents (and commands) in the foreground, as 2.1.197 did, unless the person set this variable themselves.
+BACKGROUND_ENV = "CLAUDE_CODE_DISABLE_BACKGROUND_TASKS"
 _VERSION = re.compile(r"\s*(\d{1,6})\.(\d{1,6})\.(\d{1,6})(?![\d.])", re.ASCII)
 _AUTH_TEXT = re.compile(r"invalid api key|authentication|/login|oauth token|invalid bearer|x-api-key", re.I)
 _CONTEXT_TEXT = re.compile(r"prompt is too long|context (window|length)|too many tokens", re.I)
@@ -139,12 +145,20 @@ def prewarm_mode(env: Mapping[str, str]) -> Literal["on", "off", "auto"]:
     """How a session started without a prompt warms Claude's first prompt: ``ACP_MUX_CLAUDE_PREWARM=1`` always,
     ``0`` never, unset (the default) only where the warm-up cannot hold a prompt up (:func:`warms_locally`).
 
-    Why not always: Claude reads no user message while it answers the warm-up, and the pinned 2.1.197 answers it
-    only after ~14 ``count_tokens`` requests to the model endpoint, so a prompt sent meanwhile waits for all of them
-    (3.1 s with a 1 s ``count_tokens``), and where ``count_tokens`` fails Claude counts with billed model calls.
+    Why not always: Claude reads no user message while it answers the warm-up, and a CLI before 2.1.318 (2.1.197,
+    pinned before 2.1.332) answers it only after ~14 ``count_tokens`` requests to the model endpoint, so a prompt
+    sent meanwhile waits for all of them (3.1 s with a 1 s ``count_tokens``), and where ``count_tokens`` fails Claude
+    counts with billed model calls.
     """
     value = env.get(PREWARM_ENV, "").strip()
     return "on" if value == "1" else "off" if value == "0" else "auto"
+
+
+def foreground_env(env: Mapping[str, str] | None) -> dict[str, str]:
+    """Claude's environment (``env``, else acp-mux's own) with background tasks off (:data:`BACKGROUND_ENV` = 1),
+    so a subagent's work and questions belong to the prompt's turn; a value the person set is kept as it is."""
+    source = dict(os.environ if env is None else env)
+    return source if BACKGROUND_ENV in source else {**source, BACKGROUND_ENV: "1"}
 
 
 def warms_locally(version: object) -> bool:
@@ -225,7 +239,8 @@ class ClaudeAdapter(AgentAdapter):
             args += ["--permission-mode", options.mode]
         args += list(options.extra_args)
         command = self.resolve_binary(options.binary, options.env)
-        return SpawnSpec(command=command, args=args, env=options.env, cwd=options.cwd, private_files=private)
+        env = foreground_env(options.env)
+        return SpawnSpec(command=command, args=args, env=env, cwd=options.cwd, private_files=private)
 
     def extra_directory_args(self, dirs: list[str]) -> list[str] | None:
         """``--add-dir`` once per root (claude --help: "Additional directories to allow tool access to")."""

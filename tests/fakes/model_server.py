@@ -736,10 +736,11 @@ def _is_delta(data: Any) -> bool:
 
 
 def quota_headers(api: str, resets: int) -> dict[str, str]:
-    """The headers of a 429 at an account's usage limit. Anthropic's unified rate-limit headers, as claude 2.1.197
-    reads them (its cli.js: ``anthropic-ratelimit-unified-status`` ``rejected``, ``-reset`` epoch seconds,
+    """The headers of a 429 at an account's usage limit. Anthropic's unified rate-limit headers, as claude (2.1.197,
+    2.1.332) reads them (its cli.js: ``anthropic-ratelimit-unified-status`` ``rejected``, ``-reset`` epoch seconds,
     ``-representative-claim`` the window; read only for a claude.ai login, e.g. ``CLAUDE_CODE_OAUTH_TOKEN``), from
-    which it emits ``rate_limit_event`` ``rejected`` and "You've hit your session limit"; no retry is asked for.
+    which it emits ``rate_limit_event`` ``rejected`` and "You've hit your session limit" (2.1.332: "your 5-hour
+    limit"); no retry is asked for.
     OpenAI's: codex's ``x-codex-primary-*`` window (used-percent, window-minutes, reset-at)."""
     if api != "anthropic":  # codex 0.169.0 reads its limit's window from x-codex-primary-* (account/rateLimits)
         return {

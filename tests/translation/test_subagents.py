@@ -1,9 +1,10 @@
 """Subagents: native lines → linked events → ACP updates, nested (every editor) and as child sessions (an editor
 that declared ``subagents``).
 
-The recorded run (``tests/fixtures/claude/subagent.jsonl``) is the pinned claude 2.1.197 in stream-json, its
-initialize carrying ``forwardSubagentText: true``, against ``tests/fakes/scenarios/claude_subagent.json`` (the main
-script calls Agent, the sub-script answers the subagent: a text, a Read, a final text). The properties below build
+The recorded run (``tests/fixtures/claude/subagent.jsonl``) is claude 2.1.197 (pinned when recorded; the pinned
+2.1.332 runs live in ``tests/e2e/test_subagents_real.py``) in stream-json, its initialize carrying
+``forwardSubagentText: true``, against ``tests/fakes/scenarios/claude_subagent.json`` (the main script calls Agent,
+the sub-script answers the subagent: a text, a Read, a final text). The properties below build
 claude lines of the same shapes and interleave a parent's and two subagents' lines in any order.
 """
 
