@@ -102,14 +102,19 @@ def warm(methods: tuple[str, ...] = TURN_METHODS) -> None:
     """Build the validators of these methods' params and results now, not on their first message.
 
     The models build lazily (base.py), and the first ``session/update`` pays some tens of milliseconds for the
-    whole SessionUpdate union; a caller that has idle time before the first turn (the launcher's background import
-    of the bridge) spends it here, so the first streamed words do not.
+    whole SessionUpdate union, the first prompt sent to an agent as much again for its model's serializer
+    (:func:`dump`); the bridge calls this once a session is answered, while the person types, so the first
+    streamed words do not pay for it.
     """
     for method in methods:
         for part in ("params", "result"):
             adapter = _adapter(method, part)
-            if adapter is not None:
-                adapter.rebuild()
+            if adapter is None:
+                continue
+            adapter.rebuild()
+            target = _type_for(method, part)
+            if isinstance(target, type) and issubclass(target, AcpModel):
+                target.model_rebuild()  # its own serializer, which dump() uses
 
 
 def _closest_variants(errors: list[Any]) -> list[Any]:

@@ -580,6 +580,7 @@ class AcpServer:
         events = importlib.import_module("acp_mux.core.events")
         session.warm()
         events.prepare_turn()  # after the agent's spawn: its start and these schemas share the wait
+        wire.warm()  # likewise the validators and serializers of a turn's ACP messages
         commands = getattr(session.adapter, "slash_commands", ())
         if self.choices is not None:
             session._on_commands(None)  # the bridge's own /agent, before the agent reports its commands

@@ -272,3 +272,28 @@ def test_any_update_kind_v1_lacks_is_reported_as_newer_never_accepted(kind: str,
     with pytest.raises(wire.AcpShapeError) as caught:
         wire.parse_params("session/update", {"sessionId": "s", "update": {**fields, "sessionUpdate": kind}})
     assert caught.value.unknown_kinds == (kind,)
+
+
+DUMP_PROBE = """
+import sys
+from acp_mux.protocol import wire
+prompt = wire._type_for("session/prompt", "params")
+before = prompt.__pydantic_complete__
+if sys.argv[1] == "warm":
+    wire.warm()
+print(before, prompt.__pydantic_complete__)
+"""
+
+
+def test_warm_builds_the_serializer_of_the_prompt_the_bridge_sends_an_agent() -> None:
+    """The first session/prompt sent to an ACP agent is dumped (wire.dump), which builds its model's serializer on
+    first use unless warm() built it while the person typed."""
+    import subprocess
+    import sys
+
+    def probe(mode: str) -> str:
+        done = subprocess.run([sys.executable, "-c", DUMP_PROBE, mode], capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    assert probe("cold") == "False False"  # deferred: nothing built at import
+    assert probe("warm") == "False True"
