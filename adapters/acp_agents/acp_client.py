@@ -468,6 +468,15 @@ class AcpClientAdapter(AgentAdapter):
         if msg is None:
             return []
         run = AcpRun.of(ctx)
+        params: Any = msg.get("params")  # the parser's edge: proven a plain chunk's below before it is read
+        if "id" not in msg and msg.get("method") == "session/update" and is_plain_text_chunk(params):
+            # the bulk of every reply: a notification (a method, no id) whose params a few lookups prove fit ACP
+            # (protocol/plain_chunk.py) goes straight to its handler, as the general path below would send it
+            if run.loading:
+                return []
+            update = params["update"]
+            run.checked = (update, None)
+            return self.on_update(update, ctx)
         kind = run.peer.classify(msg)
         if kind == "response":
             return run.peer.handle_response(msg)
