@@ -281,6 +281,22 @@ async def test_parser_errors_and_huge_and_invalid_output_never_crash(tmp_path):
     assert (await utf).exit_reason == "completed"
 
 
+async def test_a_line_the_adapter_cannot_read_costs_itself_only_and_keeps_its_place_among_joined_deltas(tmp_path):
+    """Lines read together are handled as one burst (their deltas joined): a line that makes the adapter raise is
+    one warning, in its place, and the text on either side of it stays on that side."""
+    story = lines({"t": "session", "id": "s"}, {"t": "text", "v": "a"}, {"t": "text", "v": "b"})
+    story += ["RAISE now", *lines({"t": "text", "v": "c"}, {"t": "text", "v": "d"}, {"t": "end"})]
+    handle = start_run(LinesAdapter("emit_lines.py", *story), options(tmp_path))
+    seen = [e async for e in handle]
+    warnings = [i for i, e in enumerate(seen) if e.type == "debug" and "adapter bug" in e.message]
+    assert len(warnings) == 1
+    text = [
+        "".join(e.delta for e in part if e.type == "text_delta") for part in (seen[: warnings[0]], seen[warnings[0] :])
+    ]
+    assert text == ["ab", "cd"]
+    assert (await handle).text == "abcd"
+
+
 async def test_buffer_high_water_mark_drops_with_a_warning(tmp_path):
     # a tool call between texts: deltas of one burst would otherwise be joined into a few events (core/delta_join.py)
     many = [
