@@ -116,6 +116,7 @@ class ClaudeRun(PerRun):
     init: dict[str, Any] = field(default_factory=dict)
     initialize: dict[str, Any] = field(default_factory=dict)
     streamed: set[str] = field(default_factory=set)  # message ids seen as stream_event
+    whole: set[str] = field(default_factory=set)  # of those, the ones whose whole ``assistant`` line arrived too
     current: dict[str | None, str] = field(default_factory=dict)  # parent tool id → streaming message id
     stream_blocks: dict[tuple[str, int], tuple[str, str | None]] = field(default_factory=dict)  # → (kind, tool id)
     broken_streams: int = 0  # streamed messages that broke off and were asked again without streaming (this turn)
@@ -505,6 +506,8 @@ class ClaudeAdapter(AgentAdapter):
             return []
         parent = _parent(m)
         streamed = str(msg.get("id")) in st.streamed
+        if streamed:
+            st.whole.add(str(msg.get("id")))
         events: list[BaseEvent] = [] if streamed else self._broken_stream(ctx, parent)
         for block in blocks:
             kind = block.get("type")
@@ -523,14 +526,16 @@ class ClaudeAdapter(AgentAdapter):
         return events
 
     def _broken_stream(self, ctx: ParseContext, parent: str | None) -> list[BaseEvent]:
-        """A whole message arrived while another one's stream is still open: that stream broke off and claude asked
-        again without streaming (it says nothing else about it). Close what the broken attempt left open and say it
-        was retried, so the new text starts its own block instead of being glued to the partial one."""
+        """A whole message arrived that was not streamed, after a streamed one whose own whole ``assistant`` line
+        never came: that stream broke off and claude asked again without streaming (it says nothing else about it).
+        2.1.197 leaves the broken stream's blocks open; 2.1.332 closes them (``content_block_stop``,
+        ``message_stop``) as if it had ended. Close what is still open and say it was retried, so the new text
+        starts its own block instead of being glued to the partial one."""
         st = ClaudeRun.of(ctx)
         broken = st.current.get(parent)
-        open_keys = [key for key in st.stream_blocks if key[0] == broken]
-        if broken is None or not open_keys:
+        if broken is None or broken in st.whole:
             return []
+        open_keys = [key for key in st.stream_blocks if key[0] == broken]
         events: list[BaseEvent] = []
         for key in open_keys:
             kind, tool_id = st.stream_blocks.pop(key)
@@ -635,6 +640,7 @@ class ClaudeAdapter(AgentAdapter):
         pending, st.pending_error = st.pending_error, None
         turn_text, st.turn_text = st.turn_text, False
         st.streamed.clear()  # every message of this prompt is complete
+        st.whole.clear()
         st.current.clear()
         st.broken_streams = 0
         text = str(m.get("result") or "")

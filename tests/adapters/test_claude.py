@@ -1071,7 +1071,16 @@ def _delta(text: str) -> dict[str, Any]:
     }
 
 
-def test_a_stream_that_broke_off_and_was_asked_again_is_not_glued(adapter: ClaudeAdapter) -> None:
+CLOSED_BY_THE_CLI = [  # what 2.1.332 prints after a stream broke off (2.1.197 printed nothing): the blocks, the message
+    {"type": "stream_event", "event": {"type": "content_block_stop", "index": 0}},
+    {"type": "stream_event", "event": {"type": "message_stop"}},
+]
+
+
+@pytest.mark.parametrize("closed", [[], CLOSED_BY_THE_CLI], ids=["2.1.197", "2.1.332"])
+def test_a_stream_that_broke_off_and_was_asked_again_is_not_glued(
+    adapter: ClaudeAdapter, closed: list[dict[str, Any]]
+) -> None:
     """The stream of msg_0 breaks after two deltas; claude asks again without streaming and prints msg_1 whole."""
     start = {"type": "stream_event", "event": {"type": "message_start", "message": {"id": "msg_0"}}}
     block = {
@@ -1094,13 +1103,42 @@ def test_a_stream_that_broke_off_and_was_asked_again_is_not_glued(adapter: Claud
         "stop_reason": "end_turn",
         "session_id": SID,
     }
-    events = feed(adapter, [INIT, start, block, _delta("Alpha one. "), _delta("Alpha two. "), whole, result])
+    events = feed(adapter, [INIT, start, block, _delta("Alpha one. "), _delta("Alpha two. "), *closed, whole, result])
     assert [e.text for e in events if e.type == "message_stop"] == [
         "Alpha one. Alpha two. ",
         "Alpha one. Alpha two. Alpha three. ",
     ]
     retry = next(e for e in events if e.type == "retry")
     assert retry.attempt == 1 and "broke off" in retry.reason
+
+
+def test_a_streamed_message_that_arrived_whole_is_no_broken_stream_for_the_next(adapter: ClaudeAdapter) -> None:
+    """msg_0 streams and then arrives whole (its ``assistant`` line): a later message printed whole (not streamed)
+    is no retry of it."""
+    start = {"type": "stream_event", "event": {"type": "message_start", "message": {"id": "msg_0"}}}
+    block = {
+        "type": "stream_event",
+        "event": {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+    }
+    said = {
+        "type": "assistant",
+        "message": {"id": "msg_0", "role": "assistant", "content": [{"type": "text", "text": "A. "}]},
+    }
+    later = {
+        "type": "assistant",
+        "message": {"id": "msg_1", "role": "assistant", "content": [{"type": "text", "text": "B."}]},
+    }
+    result = {
+        "type": "result",
+        "subtype": "success",
+        "is_error": False,
+        "result": "B.",
+        "stop_reason": "end_turn",
+        "session_id": SID,
+    }
+    events = feed(adapter, [INIT, start, block, _delta("A. "), *CLOSED_BY_THE_CLI, said, later, result])
+    assert not [e for e in events if e.type == "retry"]
+    assert [e.text for e in events if e.type == "message_stop"] == ["A. ", "B."]
 
 
 def test_a_retry_claude_calls_unknown_says_what_is_known(adapter: ClaudeAdapter) -> None:
