@@ -191,6 +191,15 @@ def second_window_once(subject: Subject, url: str) -> dict[str, Any]:
         first.close(wait=1.0)
 
 
+def _line_type(line: bytes) -> object:
+    """A stream-json line's ``type`` (None for anything that is not a JSON object)."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    return message.get("type") if isinstance(message, dict) else None
+
+
 def bare_words_once(
     subject: Subject, url: str, turns: tuple[int, ...] = (1, 2), warm_up: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -214,20 +223,21 @@ def bare_words_once(
         stdin.write(json.dumps(message).encode() + b"\n")
         stdin.flush()
 
-    def read_until(marker: bytes) -> float | None:
-        """Reads to the line starting with ``marker``; the perf_counter of the first text delta on the way."""
+    def read_until(kind: str) -> float | None:
+        """Reads to the line of this ``type``; the perf_counter of the first text delta on the way. By the parsed
+        type, never a prefix: 2.1.332 prints its result line's keys in another order (``duration_api_ms`` first)."""
         first = None
         for line in stdout:
             if first is None and b'"text_delta"' in line:
                 first = time.perf_counter()
-            if line.startswith(marker):
+            if f'"{kind}"'.encode() in line and _line_type(line) == kind:
                 return first
         raise RuntimeError(f"{subject.label}: stdout closed (exit {proc.poll()})")
 
     out: dict[str, Any] = {}
     try:
         send({"type": "control_request", "request_id": "init", "request": {"subtype": "initialize", "hooks": None}})
-        read_until(b'{"type":"control_response"')
+        read_until("control_response")
         out["new_ms"] = ms(time.perf_counter() - started)
         if warm_up is not None:
             send({"type": "control_request", "request_id": "warm", "request": warm_up})
@@ -242,7 +252,7 @@ def bare_words_once(
                     "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]},
                 }
             )
-            first = read_until(b'{"type":"result"')
+            first = read_until("result")
             if first is None:
                 raise RuntimeError(f"{subject.label}: turn {turn} streamed no text")
             out[f"words{turn}_ms"] = ms(first - sent)
