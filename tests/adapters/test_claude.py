@@ -1077,37 +1077,45 @@ CLOSED_BY_THE_CLI = [  # what 2.1.332 prints after a stream broke off (2.1.197 p
 ]
 
 
+def _streamed_text_block(message_id: str) -> list[dict[str, Any]]:
+    """A streamed message's start and its text block's start (its deltas follow)."""
+    return [
+        {"type": "stream_event", "event": {"type": "message_start", "message": {"id": message_id}}},
+        {
+            "type": "stream_event",
+            "event": {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        },
+    ]
+
+
+def _whole(message_id: str, text: str) -> dict[str, Any]:
+    """A message's whole ``assistant`` line."""
+    return {
+        "type": "assistant",
+        "message": {"id": message_id, "role": "assistant", "content": [{"type": "text", "text": text}]},
+    }
+
+
+def _result(text: str) -> dict[str, Any]:
+    return {
+        "type": "result",
+        "subtype": "success",
+        "is_error": False,
+        "result": text,
+        "stop_reason": "end_turn",
+        "session_id": SID,
+    }
+
+
 @pytest.mark.parametrize("closed", [[], CLOSED_BY_THE_CLI], ids=["2.1.197", "2.1.332"])
 def test_a_stream_that_broke_off_and_was_asked_again_is_not_glued(
     adapter: ClaudeAdapter, closed: list[dict[str, Any]]
 ) -> None:
     """The stream of msg_0 breaks after two deltas; claude asks again without streaming and prints msg_1 whole."""
-    start = {"type": "stream_event", "event": {"type": "message_start", "message": {"id": "msg_0"}}}
-    block = {
-        "type": "stream_event",
-        "event": {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-    }
-    whole = {
-        "type": "assistant",
-        "message": {
-            "id": "msg_1",
-            "role": "assistant",
-            "content": [{"type": "text", "text": "Alpha one. Alpha two. Alpha three. "}],
-        },
-    }
-    result = {
-        "type": "result",
-        "subtype": "success",
-        "is_error": False,
-        "result": "Alpha one. Alpha two. Alpha three. ",
-        "stop_reason": "end_turn",
-        "session_id": SID,
-    }
-    events = feed(adapter, [INIT, start, block, _delta("Alpha one. "), _delta("Alpha two. "), *closed, whole, result])
-    assert [e.text for e in events if e.type == "message_stop"] == [
-        "Alpha one. Alpha two. ",
-        "Alpha one. Alpha two. Alpha three. ",
-    ]
+    retried = "Alpha one. Alpha two. Alpha three. "
+    lines = [INIT, *_streamed_text_block("msg_0"), _delta("Alpha one. "), _delta("Alpha two. "), *closed]
+    events = feed(adapter, [*lines, _whole("msg_1", retried), _result(retried)])
+    assert [e.text for e in events if e.type == "message_stop"] == ["Alpha one. Alpha two. ", retried]
     retry = next(e for e in events if e.type == "retry")
     assert retry.attempt == 1 and "broke off" in retry.reason
 
@@ -1115,28 +1123,8 @@ def test_a_stream_that_broke_off_and_was_asked_again_is_not_glued(
 def test_a_streamed_message_that_arrived_whole_is_no_broken_stream_for_the_next(adapter: ClaudeAdapter) -> None:
     """msg_0 streams and then arrives whole (its ``assistant`` line): a later message printed whole (not streamed)
     is no retry of it."""
-    start = {"type": "stream_event", "event": {"type": "message_start", "message": {"id": "msg_0"}}}
-    block = {
-        "type": "stream_event",
-        "event": {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-    }
-    said = {
-        "type": "assistant",
-        "message": {"id": "msg_0", "role": "assistant", "content": [{"type": "text", "text": "A. "}]},
-    }
-    later = {
-        "type": "assistant",
-        "message": {"id": "msg_1", "role": "assistant", "content": [{"type": "text", "text": "B."}]},
-    }
-    result = {
-        "type": "result",
-        "subtype": "success",
-        "is_error": False,
-        "result": "B.",
-        "stop_reason": "end_turn",
-        "session_id": SID,
-    }
-    events = feed(adapter, [INIT, start, block, _delta("A. "), *CLOSED_BY_THE_CLI, said, later, result])
+    lines = [INIT, *_streamed_text_block("msg_0"), _delta("A. "), *CLOSED_BY_THE_CLI, _whole("msg_0", "A. ")]
+    events = feed(adapter, [*lines, _whole("msg_1", "B."), _result("B.")])
     assert not [e for e in events if e.type == "retry"]
     assert [e.text for e in events if e.type == "message_stop"] == ["A. ", "B."]
 
