@@ -19,7 +19,7 @@ from acp_mux.core.ids import new_ulid
 
 from acp_mux.core import events as ev
 from acp_mux.core.contract import Adapter, ApprovalDecision, RunOptions
-from acp_mux.core.delta_join import join_adjacent_deltas
+from acp_mux.core.delta_join import JOINABLE, join_adjacent_deltas
 from acp_mux.core.errors import AgentMuxError
 from acp_mux.core.event_buffer import EventBuffer
 from acp_mux.core.events import BaseEvent, ErrorCode, now_ms
@@ -56,10 +56,10 @@ TERMINAL_STATES = frozenset(
 )
 _ALWAYS_DELIVERED = frozenset({"debug", "log", "session_end"})
 _ACTIVITY_EXEMPT = frozenset({"debug"})
-# The events _after_emit follows up (the questions, the busy flag).
 # Lines of one burst of agent output handled together (their deltas joined, one flush): bounded so that a flood
 # still reaches the run's buffer, and its backpressure, in steps.
 LINES_PER_BATCH = 256
+# The events _after_emit follows up (the questions, the busy flag).
 _FOLLOWED_UP = frozenset({"approval_request", "approval_granted", "approval_denied", "turn_end"})
 # The events the run's result is built from (_Accumulator.add): text, turns, cost, tokens, session ids, failures.
 _RESULT_TYPES = frozenset(
@@ -567,16 +567,19 @@ class RunHandle:
 
     def _handle_lines(self, lines: list[str]) -> None:
         """The lines of one burst of output, parsed in order; adjacent deltas of one message go on as one
-        (core/delta_join.py). In debug mode every event keeps its own native line, so nothing is joined."""
-        if len(lines) == 1 or self.options.debug:
-            for line in lines:
-                for event in self._parsed(line):
-                    self._emit(event)
-            return
-        events: list[BaseEvent] = []
+        (core/delta_join.py). Only deltas wait for the next line: any other event is emitted before the next line
+        is parsed, as when lines came one by one (its handlers may change what the parser sees). In debug mode
+        every event keeps its own native line, so nothing is joined."""
+        held: list[BaseEvent] = []  # deltas of the lines so far, not yet emitted
         for line in lines:
-            events += self._parsed(line)
-        for event in join_adjacent_deltas(events):
+            events = self._parsed(line)
+            if not self.options.debug and events and all(event.type in JOINABLE for event in events):
+                held += events
+                continue
+            for event in (*join_adjacent_deltas(held), *events):
+                self._emit(event)
+            held = []
+        for event in join_adjacent_deltas(held):
             self._emit(event)
 
     def _parsed(self, line: str) -> list[BaseEvent]:
