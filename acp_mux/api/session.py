@@ -283,7 +283,7 @@ class Run:
             pass
         ended, gone = asyncio.ensure_future(self._turn_over.wait()), asyncio.ensure_future(handle.result())
         try:
-            await asyncio.wait({ended, gone}, timeout=CANCEL_WAIT_S)
+            await asyncio.wait({ended, gone}, timeout=CANCEL_WAIT_S, return_when=asyncio.FIRST_COMPLETED)
         finally:
             ended.cancel()
             gone.cancel()
@@ -427,11 +427,15 @@ class Run:
 
     # ── questions ──────────────────────────────────────────────────────────────────────────────────────────────
     async def _approve(self, handle: RunHandle, event: ApprovalRequestEvent) -> None:
-        """Decide one question by the policy; whatever goes wrong, the agent hears "no" rather than waiting."""
+        """Decide one question by the policy; whatever goes wrong, the agent hears "no" rather than waiting. After a
+        cancel nothing is decided: an agent that asks again before it reads the cancel (omp does) hears "no"."""
         try:
             question = handle.interaction.get(event.interaction_id)
             if question is None:
                 return  # settled already (the agent withdrew it)
+            if self._cancelled:
+                await self._respond(handle, question.id, Deny(reason="The turn was cancelled."), "cancel")
+                return
             request = self._request(question)
             decision = await decide(self._policy, self._rules, request, self._read_only_mode())
         except Exception as exc:

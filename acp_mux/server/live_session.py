@@ -803,7 +803,12 @@ class LiveSession:
             await self._answer(handle, event.interaction_id, False, reason="acp-mux could not ask the user.")
 
     async def _permission(self, handle: RunHandle, question: PendingInteraction) -> None:
-        """Ask the editor about the run's open ``question`` (its one record), unless a mode or rule answers it."""
+        """Ask the editor about the run's open ``question`` (its one record), unless a mode or rule answers it.
+        Once the person cancelled the turn nothing more is asked: an agent that goes on to its next step before it
+        reads the cancel (omp does) hears "no" from acp-mux, and no rule or mode allows anything after a stop."""
+        if self._cancel.is_set():
+            await self._answer(handle, question.id, False, reason="The turn was cancelled.", by="cancel")
+            return
         tool_id = question.tool_call_id
         if not tool_id or tool_id not in self.translator.tools:  # never ask about a tool the editor has not seen
             tool_id = approval_tool_id(tool_id, question.id)

@@ -9,15 +9,17 @@ so they live here once.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, PerRun
+from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, PerRun, ToolSpec, ToolTable
 from acp_mux.core import events as ev
-from acp_mux.core.contract import RunOptions
+from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
+from acp_mux.core.prompt import Prompt
 
 
 class MemoryProcess:
@@ -112,3 +114,55 @@ class MemoryAdapter(AgentAdapter):
 
     def parse_other(self, line: str, ctx: ParseContext) -> Iterable[ev.BaseEvent]:
         return []
+
+
+class AsksAgainAgent(MemoryProcess):
+    """An agent that asks about ``bash`` on a prompt and, after any answer to question N, asks question N+1 (its next
+    step), up to ``questions``, then ends the turn. A cancel is only noted: it comes too late, as omp's did under load
+    (tests/server/test_ask_after_cancel.py)."""
+
+    def __init__(self, questions: int) -> None:
+        super().__init__()
+        self.questions = questions
+        self.answers: list[dict[str, Any]] = []
+        self.cancels = 0
+        self.say("ready")
+
+    async def write(self, data: str | bytes) -> None:
+        message = json.loads(data)
+        if "prompt" in message:
+            self.say("begin")
+            self.say("ask:1")
+        elif "answer" in message:
+            self.answers.append(message)
+            asked = int(message["answer"])
+            self.say(f"ask:{asked + 1}" if asked < self.questions else "end")
+        elif "cancel" in message:
+            self.cancels += 1
+
+
+class AsksAgainAdapter(MemoryAdapter):
+    """The adapter of an :class:`AsksAgainAgent`: ``ask:N`` is a question, ``begin``/``end`` the turn's edges."""
+
+    tool_table = ToolTable({"bash": ToolSpec(kind="execute", title="{command}", command_arg="command")})
+
+    def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
+        ctx.send({"prompt": prompt.as_text()})
+
+    def interrupt(self, ctx: ParseContext) -> bool:
+        ctx.send({"cancel": 1})
+        return True
+
+    def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
+        ctx.send({"answer": interaction_id, "approve": decision.approve, "reason": decision.reason})
+
+    def parse_other(self, line: str, ctx: ParseContext) -> Iterable[ev.BaseEvent]:
+        if line == "begin":
+            return ctx.begin_turn()
+        if line == "end":
+            return ctx.end_turn()
+        number = line.removeprefix("ask:")
+        command = f"echo step-{number}"
+        return [
+            ev.ApprovalRequestEvent(interaction_id=number, action=command, tool_name="bash", input={"command": command})
+        ]
