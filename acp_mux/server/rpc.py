@@ -4,7 +4,9 @@ Why not the SDK's server side: importing ``acp`` costs ~0.7 s before ``initializ
 router has traps this bridge must not have (``_meta`` keys splatted over params, no response when a handler is
 cancelled, a non-object line killing the connection, O_NONBLOCK on inherited fds). This module reads and writes
 with one thread each on the real fds, so the event loop never blocks and nothing else can write to the protocol
-stream: :func:`protect_stdout` moves fd 1 aside and points it at stderr for everything else in the process.
+stream: :func:`protect_stdout` moves fd 1 aside and points it at stderr for everything else in the process. A small
+message the client's pipe or socket has room for right now is written by the loop itself (:class:`DirectWrite`):
+no thread wake-up per streamed chunk, and still no write that can block.
 Tests drive the server with the SDK's *client* side, which validates every message shape we send.
 """
 
@@ -14,6 +16,8 @@ import asyncio
 import logging
 import os
 import queue
+import select
+import stat
 import sys
 import threading
 from collections.abc import Mapping
@@ -91,6 +95,41 @@ WRITE_BATCH_BYTES = 64 << 10  # messages already queued go out in one write, up 
 OUTPUT_LOW_WATER = 2 << 20  # ... and when they may go on
 
 
+_TROUBLE = select.POLLERR | select.POLLHUP | select.POLLNVAL
+
+
+class DirectWrite:
+    """Writes from the event loop that cannot block: at most ``PIPE_BUF`` bytes, to a pipe or stream socket that
+    ``poll`` says has room now. Why these bounds: a pipe with a free slot takes a write of up to one page whole, and
+    a unix stream socket that polls writable has at least three quarters of its send buffer free; anything larger,
+    or anything else (a terminal, a file), goes to the writer thread. The fd's flags are never changed (an
+    inherited O_NONBLOCK would surprise whoever shares it)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._poll = select.poll()
+        self._poll.register(fd, select.POLLOUT)
+
+    @staticmethod
+    def of(fd: int) -> DirectWrite | None:
+        """One for ``fd`` if it is a pipe or a socket; None otherwise (or when it cannot be inspected)."""
+        try:
+            mode = os.fstat(fd).st_mode
+        except OSError:
+            return None
+        return DirectWrite(fd) if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) else None
+
+    def write(self, data: bytes) -> bool:
+        """Write all of ``data`` now if that cannot block; False (nothing written) otherwise."""
+        if len(data) > select.PIPE_BUF:
+            return False
+        ready = self._poll.poll(0)
+        events = ready[0][1] if ready else 0
+        if not events & select.POLLOUT or events & _TROUBLE:  # full, or an error for the writer thread to meet
+            return False
+        return os.write(self.fd, data) == len(data)  # (a pipe write of <= PIPE_BUF bytes is all or nothing)
+
+
 class Connection:
     def __init__(self, in_fd: int, out_fd: int, already_read: bytes = b"") -> None:
         """``already_read``: input the launcher read before this connection existed (see ``early_init``)."""
@@ -116,6 +155,10 @@ class Connection:
         self._queued_bytes = 0
         self._output_gone = False  # the client closed stdout: output is dropped, never queued
         self._queued_lock = threading.Lock()
+        # Pieces given to the writer thread and not yet written: the loop writes directly only when none are, so
+        # the client reads everything in the order it was said.
+        self._with_writer = 0
+        self._direct: DirectWrite | None = None  # set by serve(): tests that never serve write through the thread
         self._writable = asyncio.Event()
         self._writable.set()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -149,17 +192,35 @@ class Connection:
                 self._writable.clear()
         loop = self._loop
         if loop is None or not loop.is_running() or threading.get_ident() != self._loop_thread:
-            self._out.put(data)  # said outside the serving loop (before serve, from another thread): at once
+            self._to_writer(data)  # said outside the serving loop (before serve, from another thread): at once
             return
         self._unsent.append(data)
         if len(self._unsent) == 1:  # the first this turn: the hand-over runs once the turn's work is done
             loop.call_soon(self._hand_over)
 
     def _hand_over(self) -> None:
-        """Give the writer thread what this turn of the loop said, as one piece, in the order it was said."""
+        """What this turn of the loop said, as one piece, in the order it was said: written here when that cannot
+        block and the writer thread has nothing left to write, else given to the writer thread."""
         unsent, self._unsent = self._unsent, []
-        if unsent:
-            self._out.put(unsent[0] if len(unsent) == 1 else b"".join(unsent))
+        if not unsent:
+            return
+        data = unsent[0] if len(unsent) == 1 else b"".join(unsent)
+        direct = self._direct
+        if direct is not None and not self._with_writer and not self._output_gone:
+            try:
+                written = direct.write(data)
+            except OSError:  # the client closed its end: the writer thread meets the same error and says so
+                written = False
+            if written:
+                with self._queued_lock:
+                    self._queued_bytes -= len(data)
+                return
+        self._to_writer(data)
+
+    def _to_writer(self, data: bytes) -> None:
+        with self._queued_lock:
+            self._with_writer += 1
+        self._out.put(data)
 
     async def writable(self) -> None:
         """Wait while too much output is queued for a client that is not reading (returns at once otherwise)."""
@@ -198,6 +259,7 @@ class Connection:
         """Run until the client closes stdin; handlers still running are cancelled after that."""
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
+        self._direct = DirectWrite.of(self._out_fd)
         lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         threading.Thread(target=self._read_thread, args=(lines,), name="acp-stdin", daemon=True).start()
         writer = threading.Thread(target=self._write_thread, name="acp-stdout", daemon=True)
@@ -274,6 +336,7 @@ class Connection:
                 break
             with self._queued_lock:
                 self._queued_bytes -= size
+                self._with_writer -= len(batch)
                 resume = self._queued_bytes <= OUTPUT_LOW_WATER and not self._writable.is_set()
             if resume and self._loop is not None:
                 self._loop.call_soon_threadsafe(self._writable.set)
