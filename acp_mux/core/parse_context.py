@@ -51,6 +51,10 @@ class ParseContext:
     # prompt (core/waiting_prompts.py); an adapter may ask (e.g. to say why the first answer is late), never keep one.
     prompt_waiting: Callable[[], bool] = lambda: False
     saw_terminal: bool = False
+    # The adapter saw the agent's process go bad for further prompts (copilot 1.0.102 never answers the prompt after
+    # a turn it stopped by itself): the run is no longer usable, so the next prompt goes to a new process, which
+    # resumes the agent's session.
+    process_spent: bool = False
     session_started: bool = False  # session_start was emitted (once per run)
     session_ended: bool = False  # session_end was emitted (once per run)
     _text: JoinedText | None = None  # the open message's text (its deltas share it: spec 000 ``accumulated``)

@@ -235,8 +235,9 @@ class RunHandle:
 
     @property
     def usable(self) -> bool:
-        """Whether the live process can take another prompt (not ended, no terminal event seen)."""
-        return not self.done and not self.is_terminal and not self._terminal_emitted
+        """Whether the live process can take another prompt (not ended, no terminal event seen, not spent: see
+        ``ParseContext.process_spent``)."""
+        return not self.done and not self.is_terminal and not self._terminal_emitted and not self.ctx.process_spent
 
     # ── input ──────────────────────────────────────────────────────────────────────────────────────────────────
     async def continue_(self, prompt: Prompt | str) -> None:

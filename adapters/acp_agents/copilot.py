@@ -26,6 +26,10 @@ transcripts in ``tests/fixtures/copilot``):
   side turns that off;
 - a cancel is answered ``cancelled``; a cancel while a question is open leaves that tool call ``pending`` forever:
   the family ends it (failed) when the turn ends cancelled;
+- during a fast long reply copilot sometimes stops the turn by itself (``cancelled`` midway, no cancel asked, no
+  usage) and then never answers another prompt in that process (its model request is made and answered; the
+  prompt's answer never comes). The turn ends ``cancelled`` with a note (the family), and the process is spent
+  (``ctx.process_spent``): the next prompt goes to a new copilot that loads the session;
 - there is no ``session/resume``, only ``session/load``, which replays the history before it answers: the family
   loads with the replay suppressed (the bridge shows its own record);
 - with a custom provider (``COPILOT_PROVIDER_BASE_URL``) copilot offers no models in ACP; ``--model`` is passed on
@@ -227,6 +231,8 @@ class CopilotAdapter(AcpClientAdapter):
         )
         # a held chunk that does not end the turn as a failure (a cancel, an error answer) was text to show
         events = [] if failing else self._release_held(ctx)
+        if error is None and body.get("stopReason") == "cancelled" and not run.cancelling:
+            ctx.process_spent = True  # it stopped the turn itself: it would never answer the next prompt
         return events + super().on_prompt_done(result, error, ctx)
 
     def failed_turn(self, stop: object, ctx: ParseContext) -> list[BaseEvent] | None:

@@ -188,6 +188,26 @@ def test_a_cancel_answered_end_turn_is_still_cancelled() -> None:
     assert [e.type for e in events][-2:] == ["interrupted", "turn_end"]
 
 
+def test_a_turn_copilot_stops_by_itself_spends_the_process_and_a_cancel_asked_for_does_not() -> None:
+    """copilot 1.0.102 sometimes answers ``cancelled`` midway through a fast long reply with no cancel asked, and then
+    never answers another prompt in that process: the run says its process is spent (the next prompt gets a new
+    copilot). A cancel the person asked for leaves the process usable, and so does a finished turn."""
+    chunk = _update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "c1 "}})
+    ctx, adapter = _started()
+    _feed(adapter, ctx, chunk)
+    events = _feed(adapter, ctx, {"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "cancelled"}})
+    assert [e.type for e in events][-2:] == ["interrupted", "turn_end"]
+    assert ctx.process_spent
+    asked, asked_adapter = _started()
+    _feed(asked_adapter, asked, chunk)
+    assert asked_adapter.interrupt(asked)
+    _feed(asked_adapter, asked, {"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "cancelled"}})
+    assert not asked.process_spent
+    done, done_adapter = _started()
+    _feed(done_adapter, done, {"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "end_turn"}})
+    assert not done.process_spent
+
+
 def test_mode_ids_are_short_toward_the_editor_and_urls_toward_copilot() -> None:
     result = run("write_edit_set_mode")
     options = result.of_type("session_options")[0]
