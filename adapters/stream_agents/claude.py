@@ -134,8 +134,9 @@ class ClaudeRun(PerRun):
     terminal: bool = False
     unknown: set[str] = field(default_factory=set)
     announced_init: bool = False
-    # The warm-up still to do while no prompt has been sent: "on" (once initialize is answered), "auto" (ask the
-    # CLI's version first), "version" (its answer decides); "off" once sent, declined or overtaken by a prompt.
+    # The warm-up still to do while no prompt has been sent: "on" (once initialize is answered), "auto" (the version
+    # in the initialize answer decides, or ask for it), "version" (its answer decides); "off" once sent, declined or
+    # overtaken by a prompt.
     prewarm: str = "off"
     version_request: str | None = None  # the get_binary_version request that "auto" sent
     child_tools: dict[str, str] = field(default_factory=dict)  # a subagent's tool call id → its Task call id
@@ -614,22 +615,23 @@ class ClaudeAdapter(AgentAdapter):
         body = as_dict(resp.get("response"))
         if "commands" in body or "init" in request_id:  # the answer to our initialize
             st.initialize = body
-            self._warm_up_step(ctx, None)
+            self._warm_up_step(ctx, body.get("claude_code_version"))  # (2.1.332 says it here; 2.1.197 does not)
         elif request_id == st.version_request:
             self._warm_up_step(ctx, body.get("version"))
         return []
 
     def _warm_up_step(self, ctx: ParseContext, version: object) -> None:
         """The next step of the warm-up once Claude has answered the last one, if no prompt came first: "on" sends
-        it; "auto" first asks the CLI's version (answered at once, from memory) and sends it only to a CLI that
-        answers it without the model endpoint. Nothing ever waits for these answers: one that never comes leaves
-        the run exactly as unwarmed."""
+        it; "auto" sends it only to a CLI that answers it without the model endpoint, knowing the version from the
+        initialize answer (2.1.332 says it there) or else asking for it (answered at once, from memory; one round
+        trip later, which cost the default ~15 ms of first words against the forced warm-up). Nothing ever waits
+        for these answers: one that never comes leaves the run exactly as unwarmed."""
         st = ClaudeRun.of(ctx)
         step, st.prewarm = st.prewarm, "off"
-        if step == "auto":
+        if step == "auto" and version is None:
             st.prewarm = "version"
             st.version_request = self._control(ctx, {"subtype": "get_binary_version"})
-        elif step == "on" or (step == "version" and warms_locally(version)):
+        elif step == "on" or (step in ("auto", "version") and warms_locally(version)):
             self._control(ctx, dict(WARM_UP))
 
     # ── end of a prompt ────────────────────────────────────────────────────────────────────────────────────────

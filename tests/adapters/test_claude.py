@@ -762,8 +762,9 @@ def test_a_session_warmed_without_a_prompt_asks_for_the_context_usage(adapter: C
 def test_by_default_only_a_cli_that_warms_up_locally_is_warmed(
     adapter: ClaudeAdapter, version: str, warmed: bool
 ) -> None:
-    """Unset, the setting asks the CLI's version once initialize is answered (answered at once, from memory) and
-    sends the warm-up only to a CLI that answers it without its model endpoint, so no prompt waits for count_tokens."""
+    """Unset, the setting asks the CLI's version once initialize is answered, when that answer does not name it
+    (2.1.197's does not; the question is answered at once, from memory) and sends the warm-up only to a CLI that
+    answers it without its model endpoint, so no prompt waits for count_tokens."""
     initialized = capture_lines(PREWARM / "first_prompt_warmed.jsonl")[0]
     adapter.start(RunOptions(agent="claude", cwd=CWD, env={}), ctx := make_ctx("claude", CWD))
     assert subtypes(ctx) == ["initialize"]
@@ -864,19 +865,43 @@ def test_the_context_usage_answer_adds_nothing_to_the_run(adapter: ClaudeAdapter
     assert text.count("Line 001 of a long streamed answer.") == 2 and text.count("\n") == 400
 
 
+def initialize_answer_332() -> str:
+    """The pinned 2.1.332's real answer to initialize: it names the CLI's version (``claude_code_version``)."""
+    line = next(x for x in capture_lines(FIXTURES / "claude" / "2.1.332" / "cancel.jsonl") if "control_response" in x)
+    assert json.loads(line)["response"]["response"]["claude_code_version"] == "2.1.332"
+    return line
+
+
+@pytest.mark.parametrize(
+    ("version", "warmed"), [("2.1.332", True), ("2.1.318", True), ("2.1.197", False), ("2.1", False), (332, False)]
+)
+def test_a_version_in_the_initialize_answer_decides_at_once(
+    adapter: ClaudeAdapter, version: object, warmed: bool
+) -> None:
+    """2.1.332 says its version in its initialize answer: the default sends the warm-up right behind that answer,
+    as the forced setting does, with no version question (one round trip less before the warm-up); a version
+    before the first local one, or one it cannot read, gets neither the warm-up nor the question."""
+    answer = json.loads(initialize_answer_332())
+    answer["response"]["response"]["claude_code_version"] = version
+    adapter.start(RunOptions(agent="claude", cwd=CWD, env={}), ctx := make_ctx("claude", CWD))
+    assert feed(adapter, [json.dumps(answer)], ctx) == []
+    assert subtypes(ctx) == ["initialize", *(["get_context_usage"] if warmed else [])]
+    adapter.send_prompt(Prompt.of_text("hi"), ctx)
+    assert subtypes(ctx) == ["user"]
+
+
 def test_the_pinned_clis_warm_up_by_default_is_silent_and_keeps_the_commands(adapter: ClaudeAdapter) -> None:
-    """The default path on the pinned 2.1.332, with its real answers: the version question, the warm-up (its
-    ``summary`` answer: categories, no ``commands``) adds no event and leaves the editor's slash commands as the
-    initialize answer gave them; the prompt after it is written as any other."""
-    initialized = capture_lines(PREWARM / "first_prompt_warmed.jsonl")[0]
+    """The default path on the pinned 2.1.332, with its real answers: its initialize answer names its version, so
+    the warm-up follows at once; the warm-up's answer (``summary``: categories, no ``commands``) adds no event and
+    leaves the editor's slash commands as the initialize answer gave them; the prompt after it is written as any
+    other."""
     (answer,) = capture_lines(PREWARM / "warm_up_2.1.332.jsonl")
     body = json.loads(answer)["response"]["response"]
     assert "categories" in body and "commands" not in body
     adapter.start(RunOptions(agent="claude", cwd=CWD, env={}), ctx := make_ctx("claude", CWD))
-    assert feed(adapter, [initialized], ctx) == [] and (commands := adapter.available_commands(ctx))
-    assert feed(adapter, [version_answer("2.1.332")], ctx) == []
-    assert subtypes(ctx) == ["initialize", "get_binary_version", "get_context_usage"]
-    assert feed(adapter, [answer.replace("req_4_", "req_3_")], ctx) == []
+    assert feed(adapter, [initialize_answer_332()], ctx) == [] and (commands := adapter.available_commands(ctx))
+    assert subtypes(ctx) == ["initialize", "get_context_usage"]
+    assert feed(adapter, [answer.replace("req_4_", "req_2_")], ctx) == []
     assert adapter.available_commands(ctx) == commands
     adapter.send_prompt(Prompt.of_text("hi"), ctx)
     assert subtypes(ctx) == ["user"]

@@ -1,8 +1,9 @@
 """Claude's warm-up never holds a prompt up: proven on the pinned CLI (2.1.332) through acp-mux, from the lines the
 CLI read and wrote (``line_recorder.py``) and the model server's request log, with a slow endpoint (count_tokens: 1 s).
 
-By default acp-mux asks the CLI's version once ``initialize`` is answered and warms only a CLI that answers the
-warm-up without its model endpoint (2.1.318 and later): the pinned 2.1.332 is one, so it is warmed by default. The
+By default acp-mux warms only a CLI that answers the warm-up without its model endpoint (2.1.318 and later), knowing
+the version from the ``initialize`` answer (2.1.332 names it there) or else asking for it: the pinned 2.1.332 is one,
+so it is warmed by default, right behind its ``initialize`` answer. The
 previously pinned 2.1.197 was not (forced on, it read no prompt until ~14 count_tokens requests were answered); its
 real version answer is replayed in ``tests/adapters/test_claude.py``, which keeps it unwarmed.
 """
@@ -106,12 +107,13 @@ def model_requests_before(server: Any, text: str) -> list[str]:
 async def test_a_prompt_right_after_the_warm_up_went_out_waits_for_no_count_tokens(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
-    """The pinned 2.1.332 is warmed by default: asked its version once ``initialize`` is answered, it gets the
-    warm-up (``get_context_usage``, ``detail: summary``), and answers it without its model endpoint. A prompt sent
-    the moment the warm-up went out is written at once, and its model request is the first thing the slow endpoint
-    sees (no count_tokens at all), so it is not held behind the warm-up. Forced on: the same, without the version
-    question. (2.1.197 was not warmed by default for this reason: it answered the warm-up only after ~14
-    count_tokens requests, and read no prompt meanwhile.)"""
+    """The pinned 2.1.332 is warmed by default: its ``initialize`` answer names its version, so it gets the warm-up
+    (``get_context_usage``, ``detail: summary``) right behind that answer, with no version question, and answers it
+    without its model endpoint. A prompt sent the moment the warm-up went out is written at once, and its model
+    request is the first thing the slow endpoint sees (no count_tokens at all), so it is not held behind the
+    warm-up. Forced on: the same. (2.1.197 was not warmed by default for this reason: it answered the warm-up only
+    after ~14 count_tokens requests, and read no prompt meanwhile; its initialize answer names no version, so the
+    default asks it.)"""
     agent, log = recorded_agent(tmp_path, env)
     server = agent.serve("claude_text", delta_delay=0, count_tokens_delay=SLOW)
     try:
@@ -121,14 +123,13 @@ async def test_a_prompt_right_after_the_warm_up_went_out_waits_for_no_count_toke
             result = await ask(conn, sid, "Say your lines.")
         assert result.stop_reason == "end_turn", agent.log()[-3000:]
         assert warm_up["msg"]["request"] == {"subtype": "get_context_usage", "detail": "summary"}
-        versions = written(log, "get_binary_version")
-        if env:
-            assert versions == []
-        else:
-            (version,) = versions
-            answer = answer_to(log, version)
-            assert answer is not None and answer["msg"]["response"]["response"]["version"] == "2.1.332"
-            assert answer["time"] < warm_up["time"]  # the warm-up follows the version answer
+        assert written(log, "get_binary_version") == []  # the initialize answer said the version
+        (initialize,) = written(log, "initialize")
+        initialized = answer_to(log, initialize)
+        assert (
+            initialized is not None and initialized["msg"]["response"]["response"]["claude_code_version"] == "2.1.332"
+        )
+        assert initialized["time"] < warm_up["time"]  # the warm-up follows the initialize answer
         answered = answer_to(log, warm_up)
         assert answered is not None and answered["msg"]["response"]["subtype"] == "success"
         (user,) = written(log, "user")
