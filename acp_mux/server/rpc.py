@@ -206,15 +206,15 @@ class Connection:
             return
         data = unsent[0] if len(unsent) == 1 else b"".join(unsent)
         direct = self._direct
-        if direct is not None and not self._with_writer and not self._output_gone:
-            try:
-                written = direct.write(data)
-            except OSError:  # the client closed its end: the writer thread meets the same error and says so
-                written = False
-            if written:
-                with self._queued_lock:
+        if direct is not None and not self._output_gone:
+            with self._queued_lock:  # held across the check and the write: nothing reaches the thread meanwhile
+                try:
+                    written = not self._with_writer and direct.write(data)
+                except OSError:  # the client closed its end: the writer thread meets the same error and says so
+                    written = False
+                if written:
                     self._queued_bytes -= len(data)
-                return
+                    return
         self._to_writer(data)
 
     def _to_writer(self, data: bytes) -> None:
