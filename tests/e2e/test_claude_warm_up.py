@@ -40,8 +40,10 @@ def recorded_agent(tmp_path: Path, env: dict[str, str]) -> tuple[RealAgent, Path
 
 
 def lines(log: Path) -> list[dict[str, Any]]:
-    """The recorded lines, parsed (``msg``), oldest first."""
-    records = [json.loads(r) for r in log.read_text().splitlines()] if log.exists() else []
+    """The recorded lines, parsed (``msg``), oldest first. Only whole records: the test reads the log while the
+    recorder appends to it, and a large record (Claude's initialize answer) may be caught half written."""
+    text = log.read_text() if log.exists() else ""
+    records = [json.loads(r) for r in text[: text.rfind("\n") + 1].splitlines()]
     return [{**r, "msg": json.loads(r["line"])} for r in records if r["line"].startswith("{")]
 
 
