@@ -11,6 +11,7 @@ from typing import Iterable
 from unittest import mock
 
 from acp_mux.core import events as ev
+from acp_mux.core.contract import RunOptions
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import SpawnSpec
 from acp_mux.core.prompt import Prompt
@@ -38,8 +39,8 @@ class SpendingAdapter(MemoryAdapter):
         super().__init__("a")
         self.resumed = resumed
 
-    def build_spawn(self, options: object) -> SpawnSpec:
-        self.resumed.append(getattr(options, "session_id", None))  # the session each new process is to resume
+    def build_spawn(self, options: RunOptions) -> SpawnSpec:
+        self.resumed.append(options.session_id)  # the session each new process is to resume
         return SpawnSpec(command="a", args=[])
 
     def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
