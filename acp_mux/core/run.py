@@ -196,6 +196,7 @@ class RunHandle:
         self._terminal_emitted = False
         self._terminal_type: str | None = None
         self._interrupted = False
+        self._prompt_coming = False  # continue_ waits for the process to start: a prompt it has not handed over
         self._exit: ExitStatus | None = None
         self._result_future: asyncio.Future[RunResult] = asyncio.get_running_loop().create_future()
         self._spawned = asyncio.Event()  # the process runs and the adapter's start() went out: input may follow
@@ -245,17 +246,24 @@ class RunHandle:
         self._require_active()
         if isinstance(prompt, str):
             prompt = Prompt.of_text(prompt)
-        await self._until_spawned()
+        if self.state == RunState.INTERRUPTED:  # the last turn's interrupt is over: what comes now is this turn's
+            self.state = RunState.RUNNING
+            self._interrupted = False
+        self._prompt_coming = True
+        try:
+            await self._until_spawned()
+        finally:
+            self._prompt_coming = False
         self._require_active()
-        self._waiting.hold(prompt)  # behind any still waiting for the agent's session: in the order they came
+        # behind any still waiting for the agent's session, in the order they came; an interrupt that came while
+        # the process was starting was this prompt's: it never goes out, its turn ends as interrupted instead
+        withdrawn = self._interrupted
+        self._waiting.hold(prompt, withdrawn=withdrawn)
+        self._busy = not withdrawn
         for refused, exc in self._release():
             if refused is prompt:
                 raise AgentMuxError(ErrorCode.STDIN_NOT_AVAILABLE, str(exc)) from exc
-        self._busy = True
         self._last_activity = asyncio.get_running_loop().time()
-        if self.state == RunState.INTERRUPTED:
-            self.state = RunState.RUNNING
-            self._interrupted = False
         await self._flush()
 
     async def set_mode(self, mode: str) -> bool:
@@ -302,14 +310,23 @@ class RunHandle:
         await self._flush()
 
     async def interrupt(self) -> None:
+        """Stop the current turn. A prompt :meth:`continue_` has not yet handed over (it waits for the process to
+        start) is withdrawn there: nothing of it reaches the agent. Before the process is started and its handshake
+        out nothing can hear an interrupt: the run's first prompt is stopped as soon as it can be (:meth:`_drive`)."""
         self._require_active()
         self.state = RunState.INTERRUPTED
         self._interrupted = True
         self._emit(ev.InterruptedEvent())
-        if not self._waiting.withdraw():  # (a prompt withdrawn before the agent took it: nothing to stop there)
+        if self._spawned.is_set() and not self._prompt_coming:
+            self._deliver_interrupt()
+            await self._flush()
+
+    def _deliver_interrupt(self) -> None:
+        """The interrupt, to whatever holds the turn: the waiting prompts are withdrawn (nothing of them ran), else
+        the adapter interrupts in-protocol, else the process gets SIGINT."""
+        if not self._waiting.withdraw():
             if not self.adapter.interrupt(self.ctx) and self._proc is not None:
                 self._proc.interrupt()
-        await self._flush()
 
     async def abort(self, grace_s: float | None = None) -> None:
         """SIGTERM the process group, SIGKILL after the grace period; a no-op once terminal."""
@@ -534,6 +551,8 @@ class RunHandle:
         try:
             self.adapter.start(self.options, self.ctx)
             self._waiting.after_start(self.options.prompt)
+            if self._interrupted and self.options.prompt is not None:  # interrupted while the process started
+                self._deliver_interrupt()  # (the first prompt's turn; a warm process has none to stop)
             await self._flush()
             self._spawned.set()
             async for lines in proc.line_batches(LINES_PER_BATCH):

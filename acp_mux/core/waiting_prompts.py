@@ -75,9 +75,10 @@ class WaitingPrompts:
     def __len__(self) -> int:
         return len(self._items)
 
-    def hold(self, prompt: Prompt) -> None:
-        """Keep ``prompt`` until the agent takes prompts."""
-        self._items.append(Waiting(prompt))
+    def hold(self, prompt: Prompt, *, withdrawn: bool = False) -> None:
+        """Keep ``prompt`` until the agent takes prompts; ``withdrawn``: a cancel came for it before it could be
+        held (while the agent's process was starting), so it only ends its turn when it would have gone out."""
+        self._items.append(Waiting(prompt, withdrawn))
 
     def has_due(self) -> bool:
         """Something waits to be released (a prompt to send, or a withdrawn one whose turn is to end)."""

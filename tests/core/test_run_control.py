@@ -126,3 +126,72 @@ async def test_the_result_sums_token_usage_with_its_total(tmp_path):
     usage = (await asyncio.wait_for(handle.result(), 10)).token_usage
     assert usage is not None
     assert (usage.input_tokens, usage.output_tokens, usage.thinking_tokens) == (150, 30, 5)
+
+
+class SlowStartAdapter(EchoAdapter):
+    """The echo agent, started only once ``go`` is set (a process still starting, as a warmed agent is when the
+    editor's prompt comes right after session/new). ``handshake``: it takes prompts only once its own handshake
+    came back (an ACP agent's ``session/new``), else at once (claude's stream-json)."""
+
+    def __init__(self, handshake: bool) -> None:
+        super().__init__()
+        self.go = asyncio.Event()
+        self.handshake = handshake
+
+    async def prepare(self, options: RunOptions) -> None:
+        await self.go.wait()
+
+    def start(self, options: RunOptions, ctx: ParseContext) -> None:
+        if self.handshake:
+            ctx.send({"hello": 1})
+
+    def accepts_prompts(self, ctx: ParseContext) -> bool:
+        return not self.handshake or ctx.session_id is not None
+
+    def parse_line(self, line: str, ctx: ParseContext) -> Iterable[ev.BaseEvent]:
+        if line.startswith("echo:") and "hello" in json.loads(line[len("echo:") :]):
+            return ctx.session_start("s-1")
+        return super().parse_line(line, ctx)
+
+
+@pytest.mark.parametrize("handshake", [False, True], ids=["takes-prompts-at-once", "after-its-handshake"])
+async def test_an_interrupt_while_the_process_starts_withdraws_the_prompt_given_meanwhile(tmp_path, handshake):
+    """The editor's prompt reaches a warmed run whose process is still starting, and its cancel comes right behind
+    it (CI caught the prompt going out anyway and its whole answer shown after the cancel): the prompt never
+    reaches the agent, its turn ends interrupted once the agent could have taken it, and the process lives on to
+    answer the next prompt (it was not signalled: nothing of a turn ran there)."""
+    adapter = SlowStartAdapter(handshake)
+    handle = start_run(adapter, RunOptions(agent="echo", cwd=str(tmp_path)))
+    events = handle.events()
+    given = asyncio.ensure_future(handle.continue_("withdrawn"))
+    await asyncio.sleep(0.05)
+    assert not given.done()  # waiting for the process
+    await handle.interrupt()
+    adapter.go.set()
+    await asyncio.wait_for(given, 10)
+    seen = await _until(events, lambda e: e.type == "turn_end")
+    await handle.continue_("next")
+    seen += await _until(events, _said("next"))
+    assert "withdrawn" not in _stops(seen) and not handle.done
+    assert [e.type for e in seen if e.type in ("interrupted", "turn_start", "turn_end")][:3] == [
+        "interrupted",
+        "turn_start",
+        "turn_end",
+    ]
+    await handle.close(5)
+    assert "withdrawn" not in (await asyncio.wait_for(handle.result(), 10)).text
+
+
+async def test_an_interrupt_before_the_process_starts_withdraws_the_runs_first_prompt(tmp_path):
+    """The same for a run started with its prompt (no warm process: after a switch, or from Python): interrupted
+    before its process runs, the prompt waiting for the agent's handshake never goes out, and its turn ends."""
+    adapter = SlowStartAdapter(handshake=True)
+    handle = start_run(adapter, RunOptions(agent="echo", cwd=str(tmp_path), prompt=Prompt.of_text("withdrawn")))
+    events = handle.events()
+    await handle.interrupt()
+    adapter.go.set()
+    seen = await _until(events, lambda e: e.type == "turn_end")
+    await handle.continue_("next")
+    seen += await _until(events, _said("next"))
+    assert "withdrawn" not in _stops(seen) and not handle.done
+    await handle.close(5)
