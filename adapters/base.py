@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Literal, Mapping, Self
 
 from acp_mux.core.process import ExitStatus, SpawnSpec
@@ -259,6 +260,13 @@ class AgentAdapter:
 
     def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
         raise NotImplementedError
+
+    def parse_from(self, lines: Sequence[str], start: int, ctx: ParseContext) -> tuple[Iterable[BaseEvent], int]:
+        """The events of ``lines[start]`` and of as many lines after it as the adapter reads as one (a run of
+        text chunks of one message), with how many lines that was (at least 1). The run parses each burst of
+        output with this; its events are emitted before the next call (a line after the ones taken sees what
+        they did). Default: one line, :meth:`parse_line`."""
+        return self.parse_line(lines[start], ctx), 1
 
     def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
         """Queue the next user turn for a persistent process."""

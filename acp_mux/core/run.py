@@ -588,11 +588,14 @@ class RunHandle:
     def _handle_lines(self, lines: list[str]) -> None:
         """The lines of one burst of output, parsed in order; adjacent deltas of one message go on as one
         (core/delta_join.py). Only deltas wait for the next line: any other event is emitted before the next line
-        is parsed, as when lines came one by one (its handlers may change what the parser sees). In debug mode
-        every event keeps its own native line, so nothing is joined."""
+        is parsed, as when lines came one by one (its handlers may change what the parser sees). The adapter may
+        read several lines as one (``parse_from``: a run of text chunks of one message). In debug mode every event
+        keeps its own native line, so nothing is joined."""
         held: list[BaseEvent] = []  # deltas of the lines so far, not yet emitted
-        for line in lines:
-            events = self._parsed(line)
+        at = 0
+        while at < len(lines):
+            events, taken = self._parsed(lines, at)
+            at += taken
             if not self.options.debug and events and all(event.type in JOINABLE for event in events):
                 held += events
                 continue
@@ -602,22 +605,25 @@ class RunHandle:
         for event in join_adjacent_deltas(held):
             self._emit(event)
 
-    def _parsed(self, line: str) -> list[BaseEvent]:
-        """One native line's events; a line the adapter cannot read costs a warning, never the run."""
+    def _parsed(self, lines: list[str], at: int) -> tuple[list[BaseEvent], int]:
+        """The events of the line at ``at`` (and of the lines after it the adapter read with it), and how many
+        lines that was; a line the adapter cannot read costs a warning, never the run (nor the lines after it)."""
+        line = lines[at]
         try:
-            events = list(self.adapter.parse_line(line, self.ctx))
+            if self.options.debug:  # each event with its own line
+                events, taken = list(self.adapter.parse_line(line, self.ctx)), 1
+            else:
+                parsed, taken = self.adapter.parse_from(lines, at, self.ctx)
+                events = list(parsed)
         except Exception as exc:  # bad agent output never crashes the bridge
             log.debug("parse error on %r", line[:200], exc_info=True)
-            return [
-                ev.DebugEvent(
-                    level="warn", message=f"could not parse agent output ({type(exc).__name__}: {exc}): {line[:200]}"
-                )
-            ]
+            message = f"could not parse agent output ({type(exc).__name__}: {exc}): {line[:200]}"
+            return [ev.DebugEvent(level="warn", message=message)], 1
         if self.options.debug:
             for event in events:
                 if event.raw is None:
                     event.raw = line
-        return events
+        return events, min(max(taken, 1), len(lines) - at)
 
     def _safe_finish(self, status: ExitStatus) -> list[BaseEvent]:
         try:

@@ -56,13 +56,14 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Literal, Self, TypeAlias, TypeVar, cast
 
 from acp_mux import __version__
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, PerRun, try_json
 from acp_mux.adapters.json_rpc_peer import INTERNAL_ERROR, METHOD_NOT_FOUND, JsonRpcPeer, error_message
 from acp_mux.core.contract import ApprovalDecision, RunOptions
+from acp_mux.core.delta_join import MOST_JOINED
 from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.lazy import lazy_module
 from acp_mux.core.interaction import AgentEnd
@@ -162,6 +163,12 @@ class AcpClientAdapter(AgentAdapter):
     # session/resume replays the history before answering, as session/load does (hermes): suppress it likewise.
     resume_replays: ClassVar[bool] = False
     run_type: ClassVar[type[AcpRun]] = AcpRun  # the per-run state start() builds (a subclass adds an agent's fields)
+    # Adjacent plain text chunks of one message, read together, reach on_update as one chunk (parse_from). True
+    # while on_update treats a chunk's text the same whole or split, and nothing else reads lines: an agent whose
+    # hook reads chunk by chunk (a marker or prefix that must begin a chunk) or whose parse_line does more than the
+    # family's sets it False (then every line goes through parse_line). Every class that overrides on_update or
+    # parse_line says which in its own body (tests/adapters/test_text_chunk_runs.py).
+    joins_text_chunks: ClassVar[bool] = True
     capabilities = AgentCapabilities(persistent_process=True)
 
     # ── spawn and handshake ────────────────────────────────────────────────────────────────────────────────────
@@ -464,31 +471,66 @@ class AcpClientAdapter(AgentAdapter):
 
     # ── incoming ───────────────────────────────────────────────────────────────────────────────────────────────
     def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
-        msg = try_json(line)
+        return self._on_message(try_json(line), line, ctx)
+
+    def parse_from(self, lines: Sequence[str], start: int, ctx: ParseContext) -> tuple[Iterable[BaseEvent], int]:
+        """A run of plain text chunks of one message (the bulk of every long reply, often dozens to one read) goes
+        to on_update as one chunk with their joined text, as ``join_adjacent_deltas`` would have joined their
+        events: each line then costs its decoding and a few comparisons, not a handler's work and an event of its
+        own. Up to :data:`MOST_JOINED` characters, like any joined delta; anything else goes line by line."""
+        if not self.joins_text_chunks:
+            return self.parse_line(lines[start], ctx), 1
+        msg = try_json(lines[start])
+        update = _plain_chunk(msg)
+        run = AcpRun.of(ctx)
+        if update is None or run.loading:
+            return self._on_message(msg, lines[start], ctx), 1
+        texts = [_chunk_text(update)]
+        size, taken = len(texts[0]), 1
+        for at in range(start + 1, len(lines)):  # (no slice: each line is looked at once, however long the burst)
+            after = _plain_chunk(try_json(lines[at]))
+            if after is None:
+                break
+            text = _chunk_text(after)
+            same = after["sessionUpdate"] == update["sessionUpdate"] and after.get("messageId") == update.get(
+                "messageId"
+            )
+            if not same or size + len(text) > MOST_JOINED:
+                break
+            texts.append(text)
+            size += len(text)
+            taken += 1
+        if taken > 1:
+            update = {**update, "content": {"type": "text", "text": "".join(texts)}}
+        run.checked = (update, None)
+        return self.on_update(update, ctx), taken
+
+    def _on_message(self, msg: WireObject | None, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
+        """One decoded line (None: not a JSON object) → events."""
         if msg is None:
             return []
         run = AcpRun.of(ctx)
-        params: Any = msg.get("params")  # the parser's edge: proven a plain chunk's below before it is read
-        if "id" not in msg and msg.get("method") == "session/update" and is_plain_text_chunk(params):
+        update = _plain_chunk(msg)
+        if update is not None:
             # the bulk of every reply: a notification (a method, no id) whose params a few lookups prove fit ACP
             # (protocol/plain_chunk.py) goes straight to its handler, as the general path below would send it
             if run.loading:
                 return []
-            update = params["update"]
             run.checked = (update, None)
             return self.on_update(update, ctx)
         kind = run.peer.classify(msg)
         if kind == "response":
             return run.peer.handle_response(msg)
         if kind == "notification":
-            if msg["method"] == "session/update":
+            method = str(msg["method"])  # (the peer classified it: a string method)
+            if method == "session/update":
                 if run.loading:
                     return []  # the agent replays its history: the bridge shows its own record instead
                 update = as_dict(as_dict(msg.get("params")).get("update"))
                 return self._check_update(msg.get("params"), update, run) + self.on_update(update, ctx)
-            if msg["method"] == "elicitation/complete":
+            if method == "elicitation/complete":
                 return self._elicitation_complete(msg.get("params"), run)
-            return self._extension_notification(msg["method"], as_dict(msg.get("params")), ctx)
+            return self._extension_notification(method, as_dict(msg.get("params")), ctx)
         if kind == "request":
             return self._on_request(msg, ctx)
         log.debug("%s sent an invalid JSON-RPC message: %s", self.name, line[:200])
@@ -1285,3 +1327,17 @@ def _named(events: list[BaseEvent], update: WireObject) -> list[BaseEvent]:
                 event.__dict__["message_id"] = message_id
                 event.__pydantic_fields_set__.add("message_id")
     return events
+
+
+def _plain_chunk(msg: WireObject | None) -> WireObject | None:
+    """The update of ``msg`` when it is a ``session/update`` notification proven a plain text chunk
+    (protocol/plain_chunk.py), else None."""
+    if msg is None or "id" in msg or msg.get("method") != "session/update":
+        return None
+    params = msg.get("params")
+    return cast("dict[str, WireObject]", params)["update"] if is_plain_text_chunk(params) else None
+
+
+def _chunk_text(update: WireObject) -> str:
+    """A plain text chunk's text (:func:`_plain_chunk` proved it: a ``content`` of type text with a string)."""
+    return cast("dict[str, str]", update["content"])["text"]

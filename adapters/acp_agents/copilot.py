@@ -92,6 +92,7 @@ class CopilotAdapter(AcpClientAdapter):
     name = "copilot"
     acp_args = ("--acp", "--stdio")
     run_type = CopilotRun
+    joins_text_chunks = False  # its errors and notices are told by a message's first chunk (on_update)
     capabilities = AgentCapabilities(
         persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True
     )

@@ -79,6 +79,7 @@ class CursorAdapter(AcpClientAdapter):
     name = "cursor"
     acp_args = ("acp",)
     run_type = CursorRun
+    joins_text_chunks = False  # parse_line ends the answered question calls before each line cursor sends
     capabilities = AgentCapabilities(
         persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True
     )

@@ -72,6 +72,7 @@ class GeminiAdapter(AcpClientAdapter):
     name = "gemini"
     acp_args = ("--acp",)
     run_type = GeminiRun
+    joins_text_chunks = False  # its mode markers are looked for chunk by chunk (on_update)
     capabilities = AgentCapabilities(
         persistent_process=True,
         supports_images=True,

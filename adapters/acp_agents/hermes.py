@@ -115,6 +115,7 @@ class HermesRun(AcpRun):
 class HermesAdapter(AcpClientAdapter):
     name = "hermes"
     run_type = HermesRun
+    joins_text_chunks = True  # on_update strips a new message's leading blank lines: the same whole or split
     native_fork = True  # it advertises sessionCapabilities.fork: session/fork is forwarded (acp_client)
     resume_replays = True
     capabilities = AgentCapabilities(persistent_process=True, supports_images=True)  # no MCP in its ACP mode

@@ -35,6 +35,7 @@ import asyncio
 import logging
 import os
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Iterable
 
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
@@ -103,6 +104,7 @@ def answered_unasked(setting: str, kind: str) -> bool:
 class OpenclawAdapter(AcpClientAdapter):
     name = "openclaw"
     capabilities = AgentCapabilities(persistent_process=True, supports_images=True)
+    joins_text_chunks = True  # on_update reads session info and tool calls only; exec runs go by parse_from
 
     def __init__(self) -> None:
         self.gateway: Gateway | None = None
@@ -256,6 +258,11 @@ class OpenclawAdapter(AcpClientAdapter):
     # ── exec runs go to the exec adapter ───────────────────────────────────────────────────────────────────────
     def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
         return self.exec.parse_line(line, ctx) if ctx.state.get(_EXEC) else super().parse_line(line, ctx)
+
+    def parse_from(self, lines: Sequence[str], start: int, ctx: ParseContext) -> tuple[Iterable[BaseEvent], int]:
+        if ctx.state.get(_EXEC):
+            return self.exec.parse_line(lines[start], ctx), 1
+        return super().parse_from(lines, start, ctx)
 
     def accepts_prompts(self, ctx: ParseContext) -> bool:
         return self.exec.accepts_prompts(ctx) if ctx.state.get(_EXEC) else super().accepts_prompts(ctx)

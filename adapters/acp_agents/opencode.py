@@ -149,6 +149,7 @@ class OpencodeAdapter(AcpClientAdapter):
     # its log on stderr (WARN and up): the only place its retries of a failing model show (stderr_events)
     acp_args = ("acp", "--print-logs", "--log-level", "WARN")
     run_type = OpencodeRun
+    joins_text_chunks = True  # on_update reads tool calls only: text chunks go to the family's
     native_fork = True  # it advertises sessionCapabilities.fork: session/fork is forwarded (acp_client)
     capabilities = AgentCapabilities(
         persistent_process=True, supports_images=True, supports_mcp_http=True, supports_mcp_sse=True
