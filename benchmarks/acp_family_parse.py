@@ -3,7 +3,8 @@ recorded fixtures (gemini, copilot, hermes, omp, opencode: text, tool calls, pla
 adapter's ``parse_line``, as a run reads them. Medians over rounds, each round a fresh run (no state carried over),
 after one warm-up round (the models build their validators on first use; that cost is the first line's, once).
 Then the same for a 3000-chunk text reply (plain ``agent_message_chunk`` lines, the bulk of every long answer: the
-edge proves their shape without the model, acp_mux/protocol/plain_chunk.py).
+edge proves their shape without the model, acp_mux/protocol/plain_chunk.py), line by line and as the run reads it,
+in bursts of 1 to 64 lines (``parse_from`` reads a run of chunks of one message as one).
 
     .venv/bin/python benchmarks/acp_family_parse.py [--rounds 30]
 """
@@ -91,6 +92,22 @@ def one_round(lines: list[str]) -> float:
     return (time.perf_counter() - start) / len(lines) * 1e6
 
 
+def by_bursts(lines: list[str], burst: int) -> float:
+    """As the run reads a reply that comes ``burst`` lines to a read: ``parse_from`` over each burst (a run of
+    chunks of one message is read as one)."""
+    adapter, ctx = fresh_run()
+    start = time.perf_counter()
+    for first in range(0, len(lines), burst):
+        chunk = lines[first : first + burst]
+        at = 0
+        while at < len(chunk):
+            events, taken = adapter.parse_from(chunk, at, ctx)
+            for _ in events:
+                pass
+            at += taken
+    return (time.perf_counter() - start) / len(lines) * 1e6
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=30)
@@ -100,6 +117,14 @@ def main() -> None:
         times = [one_round(lines) for _ in range(rounds)]
         print(
             f"{len(lines)} {what}, {rounds} rounds: "
+            f"median {statistics.median(times):.1f} µs/line (min {min(times):.1f}, max {max(times):.1f})"
+        )
+    lines = text_reply()
+    for burst in (1, 4, 16, 64):
+        by_bursts(lines, burst)
+        times = [by_bursts(lines, burst) for _ in range(rounds)]
+        print(
+            f"{len(lines)} text chunks read {burst} to a burst (parse_from), {rounds} rounds: "
             f"median {statistics.median(times):.1f} µs/line (min {min(times):.1f}, max {max(times):.1f})"
         )
 
