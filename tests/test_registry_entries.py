@@ -171,7 +171,9 @@ names = st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=12)
 
 @given(key=names.filter(lambda k: k not in ("package", "args", "env")), value=st.from_type(str) | st.booleans())
 def test_no_field_but_package_args_and_env_passes_under_uvx(key, value):
-    assert registry_refuses(_broken(f"distribution.uvx.{key}", value))
+    entry = copy.deepcopy(UVX)
+    entry["distribution"]["uvx"][key] = value  # (set directly: a key may hold the dots _broken splits paths at)
+    assert registry_refuses(entry)
 
 
 @given(key=names.filter(lambda k: k not in ("binary", "npx", "uvx")))
