@@ -13,6 +13,7 @@ whether it joins, in its own class.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -87,36 +88,37 @@ others = st.sampled_from(
 bursts = st.lists(st.one_of(chunks, chunks, chunks, others), max_size=40)
 
 
-def line_by_line(adapter: Any, ctx: ParseContext, lines: list[str]) -> list[BaseEvent]:
-    """What the run emitted before parse_from: each line parsed alone, adjacent deltas joined."""
+def emitted(parsed: Iterator[list[BaseEvent]]) -> list[BaseEvent]:
+    """What the run emits for a burst, given each parse's events in order: adjacent deltas joined, anything else
+    where it came (``RunHandle._handle_lines``)."""
     out: list[BaseEvent] = []
     held: list[BaseEvent] = []
-    for line in lines:
-        events = list(adapter.parse_line(line, ctx))
+    for events in parsed:
         if events and all(e.type in JOINABLE for e in events):
             held += events
             continue
         out += join_adjacent_deltas(held) + events
         held = []
     return out + join_adjacent_deltas(held)
+
+
+def line_by_line(adapter: Any, ctx: ParseContext, lines: list[str]) -> list[BaseEvent]:
+    """What the run emitted before parse_from: each line parsed alone."""
+    return emitted(list(adapter.parse_line(line, ctx)) for line in lines)
 
 
 def by_runs(adapter: Any, ctx: ParseContext, lines: list[str]) -> list[BaseEvent]:
     """The same through parse_from, as the run reads a burst now."""
-    out: list[BaseEvent] = []
-    held: list[BaseEvent] = []
-    at = 0
-    while at < len(lines):
-        parsed, taken = adapter.parse_from(lines, at, ctx)
-        assert 1 <= taken <= len(lines) - at
-        at += taken
-        events = list(parsed)
-        if events and all(e.type in JOINABLE for e in events):
-            held += events
-            continue
-        out += join_adjacent_deltas(held) + events
-        held = []
-    return out + join_adjacent_deltas(held)
+
+    def parses() -> Iterator[list[BaseEvent]]:
+        at = 0
+        while at < len(lines):
+            parsed, taken = adapter.parse_from(lines, at, ctx)
+            assert 1 <= taken <= len(lines) - at
+            at += taken
+            yield list(parsed)
+
+    return emitted(parses())
 
 
 def shape(events: list[BaseEvent]) -> list[tuple[Any, ...]]:
