@@ -189,8 +189,10 @@ async def test_without_a_gateway_the_bridge_falls_back_to_exec_and_says_so(tmp_p
     assert spec.args[:3] == ["agent", "exec", "--json"]
     ctx = make_ctx("openclaw", str(tmp_path))
     adapter.start(options, ctx)
-    for line in json.dumps(EXEC_ENVELOPE, indent=2).splitlines():
-        assert list(adapter.parse_line(line, ctx)) == []
+    lines = json.dumps(EXEC_ENVELOPE, indent=2).splitlines()
+    for at in range(len(lines)):  # read as the run reads a burst: an exec run's lines go to the exec adapter
+        parsed, taken = adapter.parse_from(lines, at, ctx)
+        assert list(parsed) == [] and taken == 1
     events = list(adapter.finish(ExitStatus(0, None), ctx))
     text = "".join(e.delta for e in events if e.type == "text_delta")
     assert "gateway could not start" in text and "no room" in text and "no streaming" in text
