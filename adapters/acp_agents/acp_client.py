@@ -471,7 +471,8 @@ class AcpClientAdapter(AgentAdapter):
 
     # ── incoming ───────────────────────────────────────────────────────────────────────────────────────────────
     def parse_line(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
-        return self._on_message(try_json(line), line, ctx)
+        msg = try_json(line)
+        return self._on_message(msg, _plain_chunk(msg), line, ctx)
 
     def parse_from(self, lines: Sequence[str], start: int, ctx: ParseContext) -> tuple[Iterable[BaseEvent], int]:
         """A run of plain text chunks of one message (the bulk of every long reply, often dozens to one read) goes
@@ -482,9 +483,8 @@ class AcpClientAdapter(AgentAdapter):
             return self.parse_line(lines[start], ctx), 1
         msg = try_json(lines[start])
         update = _plain_chunk(msg)
-        run = AcpRun.of(ctx)
-        if update is None or run.loading:
-            return self._on_message(msg, lines[start], ctx), 1
+        if update is None or AcpRun.of(ctx).loading:
+            return self._on_message(msg, update, lines[start], ctx), 1
         texts = [_chunk_text(update)]
         size, taken = len(texts[0]), 1
         for at in range(start + 1, len(lines)):  # (no slice: each line is looked at once, however long the burst)
@@ -502,22 +502,18 @@ class AcpClientAdapter(AgentAdapter):
             taken += 1
         if taken > 1:
             update = {**update, "content": {"type": "text", "text": "".join(texts)}}
-        run.checked = (update, None)
-        return self.on_update(update, ctx), taken
+        return self._on_plain_chunk(update, ctx), taken
 
-    def _on_message(self, msg: WireObject | None, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
-        """One decoded line (None: not a JSON object) → events."""
+    def _on_message(
+        self, msg: WireObject | None, plain: WireObject | None, line: str, ctx: ParseContext
+    ) -> Iterable[BaseEvent]:
+        """One decoded line (None: not a JSON object) → events; ``plain``: its update when it is a plain text chunk
+        (:func:`_plain_chunk`, found by the caller)."""
         if msg is None:
             return []
+        if plain is not None:
+            return self._on_plain_chunk(plain, ctx)
         run = AcpRun.of(ctx)
-        update = _plain_chunk(msg)
-        if update is not None:
-            # the bulk of every reply: a notification (a method, no id) whose params a few lookups prove fit ACP
-            # (protocol/plain_chunk.py) goes straight to its handler, as the general path below would send it
-            if run.loading:
-                return []
-            run.checked = (update, None)
-            return self.on_update(update, ctx)
         kind = run.peer.classify(msg)
         if kind == "response":
             return run.peer.handle_response(msg)
@@ -600,15 +596,21 @@ class AcpClientAdapter(AgentAdapter):
             return self._forwarded(update, ctx)
         return []  # the agent's echo of the person's words: the editor wrote them
 
+    def _on_plain_chunk(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
+        """The bulk of every reply: a ``session/update`` notification whose params a few lookups prove fit ACP
+        (protocol/plain_chunk.py) goes straight to its handler, with the edge's verdict kept (:meth:`_fits`) as
+        :meth:`_check_update` keeps it for any other; the model is not walked for it."""
+        run = AcpRun.of(ctx)
+        if run.loading:
+            return []  # the agent replays its history: the bridge shows its own record instead
+        run.checked = (update, None)
+        return self.on_update(update, ctx)
+
     def _check_update(self, params: object, update: WireObject, run: AcpRun) -> list[BaseEvent]:
         """The edge for ``session/update``: validated once, where the line is read; the verdict is kept for the
         handlers (:meth:`_fits`). One outside ACP is still shown as far as the handlers can read it, never
-        forwarded as written, and said in the log; one only of a newer kind goes on to the editor. A plain text
-        chunk, the bulk of every reply, is proven to fit by its shape alone (protocol/plain_chunk.py): the model is
-        not walked for it."""
-        if is_plain_text_chunk(params):
-            run.checked = (update, None)
-            return []
+        forwarded as written, and said in the log; one only of a newer kind goes on to the editor. (A plain text
+        chunk never comes here: :meth:`_on_plain_chunk`.)"""
         try:
             wire.parse_params("session/update", params)
             run.checked = (update, None)
