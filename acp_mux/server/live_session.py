@@ -871,8 +871,8 @@ class LiveSession:
         if target not in names:
             await self._answer(handle, question.id, False, reason="The user wants to keep planning.")
             return
+        await self.set_mode(target)  # first: the agent is in the chosen mode before it carries on with the plan
         await self._answer(handle, question.id, True)
-        await self.set_mode(target)
         if self._mode_changed is not None:
             self._mode_changed(target)
 
