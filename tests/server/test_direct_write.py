@@ -18,6 +18,7 @@ import socket
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -140,4 +141,143 @@ async def test_a_slow_client_reads_every_message_whole_and_in_order(transport: s
         sock.close()
     if transport == "pipe":
         os.close(client_end)
+    os.close(in_read)
+
+
+# ── streamed text waits a moment for the text after it (rpc.STREAM_LINGER_S) ──────────────────────────────────────
+class HandOvers:
+    """Records what each hand-over of the connection carried (how many messages), then hands it over."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.sizes: list[int] = []
+        self._conn, self._hand_over = conn, conn._hand_over
+        conn._hand_over = self  # type: ignore[method-assign]
+
+    def __call__(self) -> None:
+        if self._conn._unsent:
+            self.sizes.append(len(self._conn._unsent))
+        self._hand_over()
+
+
+async def _serving(monkeypatch: pytest.MonkeyPatch, linger: float) -> tuple[Connection, HandOvers, SlowReader, Any]:
+    import acp_mux.server.rpc as rpc
+
+    monkeypatch.setattr(rpc, "STREAM_LINGER_S", linger)
+    in_read, in_write = os.pipe()
+    client_end, out_fd = os.pipe()
+    reader = SlowReader(client_end, 0)
+    reader.start()
+    conn = Connection(in_read, out_fd)
+    served = asyncio.ensure_future(conn.serve())
+    await asyncio.sleep(0)
+    hand_overs = HandOvers(conn)
+
+    async def close() -> list[dict[str, Any]]:
+        await conn.drain(timeout=30)
+        os.close(in_write)
+        await served
+        os.close(out_fd)
+        await asyncio.get_running_loop().run_in_executor(None, reader.join, 30)
+        os.close(client_end)
+        os.close(in_read)
+        messages = [json.loads(line) for line in bytes(reader.data).splitlines()]
+        return [message.get("params", message) for message in messages]
+
+    return conn, hand_overs, reader, close
+
+
+async def _turns(n: int) -> None:
+    for _ in range(n):
+        await asyncio.sleep(0)
+
+
+@pytest.mark.asyncio
+async def test_streamed_text_after_streamed_text_waits_and_goes_out_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    conn, hand_overs, _, close = await _serving(monkeypatch, linger=0.3)
+    conn.notify("note", {"n": 0}, streamed=True)  # the first of a stream, after quiet: out at once
+    await _turns(2)
+    assert hand_overs.sizes == [1]
+    for n in range(1, 11):  # the next ones, one per turn of the loop: each waits for the ones after it
+        conn.notify("note", {"n": n}, streamed=True)
+        await _turns(1)
+    assert hand_overs.sizes == [1]
+    await asyncio.sleep(0.6)  # the wait is bounded: they go out without anything else being said
+    assert hand_overs.sizes == [1, 10]
+    assert [m["n"] for m in await close()] == list(range(11))
+
+
+@pytest.mark.asyncio
+async def test_anything_not_streamed_takes_the_waiting_text_out_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    conn, hand_overs, _, close = await _serving(monkeypatch, linger=30.0)
+    conn.notify("note", {"n": 0}, streamed=True)
+    await _turns(2)
+    conn.notify("note", {"n": 1}, streamed=True)
+    conn.notify("note", {"n": 2}, streamed=True)
+    await _turns(2)
+    assert hand_overs.sizes == [1]  # waiting (for up to 30 s here)
+    conn._send({"jsonrpc": "2.0", "id": 7, "result": {"stopReason": "end_turn"}})  # the turn's answer
+    await _turns(2)
+    assert hand_overs.sizes == [1, 3]  # in the order said, without waiting
+    received = await close()
+    assert [m.get("n") for m in received] == [0, 1, 2, None] and received[3]["id"] == 7
+
+
+@pytest.mark.asyncio
+async def test_streamed_text_never_waits_past_the_size_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    import acp_mux.server.rpc as rpc
+
+    conn, hand_overs, _, close = await _serving(monkeypatch, linger=30.0)
+    conn.notify("note", {"n": 0}, streamed=True)
+    await _turns(2)
+    piece = "z" * 500
+    count = 0
+    while not hand_overs.sizes[1:]:
+        count += 1
+        conn.notify("note", {"n": count, "text": piece}, streamed=True)
+        await _turns(2)
+        assert count * 520 < rpc.STREAM_LINGER_BYTES + 2000
+    assert [m["n"] for m in await close()] == list(range(count + 1))
+
+
+@pytest.mark.asyncio
+async def test_streamed_text_after_a_pause_goes_out_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    conn, hand_overs, _, close = await _serving(monkeypatch, linger=0.3)
+    conn.notify("note", {"n": 0}, streamed=True)
+    await _turns(2)
+    await asyncio.sleep(0.4)  # longer than the wait: the stream has paused
+    conn.notify("note", {"n": 1}, streamed=True)
+    await _turns(2)
+    assert hand_overs.sizes == [1, 1]
+    assert [m["n"] for m in await close()] == [0, 1]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("seed", range(4))
+async def test_streamed_and_other_messages_mixed_reach_a_slow_client_whole_and_in_order(seed: int) -> None:
+    """Any mix of streamed text, other messages, sizes and gaps around the real wait: nothing lost or reordered."""
+    in_read, in_write = os.pipe()
+    client_end, out_fd = os.pipe()
+    reader = SlowReader(client_end, seed)
+    reader.start()
+    conn = Connection(in_read, out_fd)
+    served = asyncio.ensure_future(conn.serve())
+    await asyncio.sleep(0)
+    rng = random.Random(seed)
+    said: list[dict[str, object]] = []
+    for index in range(400):
+        message = {"n": index, "text": "y" * rng.choice((0, 10, 300, 2000, 5000))}
+        conn.notify("note", message, streamed=rng.random() < 0.7)
+        said.append(message)
+        gap = rng.random()
+        if gap < 0.3:
+            await asyncio.sleep(0)
+        elif gap < 0.4:
+            await asyncio.sleep(rng.choice((0.0005, 0.001, 0.003)))
+    await conn.drain(timeout=30)
+    os.close(in_write)
+    await served
+    os.close(out_fd)
+    await asyncio.get_running_loop().run_in_executor(None, reader.join, 30)
+    assert [json.loads(line)["params"] for line in bytes(reader.data).splitlines()] == said
+    os.close(client_end)
     os.close(in_read)
