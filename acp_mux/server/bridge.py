@@ -39,8 +39,6 @@ log = logging.getLogger(__name__)
 PROTOCOL_VERSION = 1
 RESOURCE_NOT_FOUND = -32002
 PAGE_SIZE = 50
-# The updates that stream a reply piece by piece: the connection may let one wait a moment for the next.
-STREAMED_TEXT = frozenset({"agent_message_chunk", "agent_thought_chunk"})
 
 
 class AcpServer:
@@ -544,8 +542,7 @@ class AcpServer:
         return session
 
     def _notify(self, session_id: str, update: SessionUpdate) -> None:
-        streamed = update.get("sessionUpdate") in STREAMED_TEXT
-        self.conn.notify("session/update", {"sessionId": session_id, "update": update}, streamed=streamed)
+        self.conn.notify("session/update", {"sessionId": session_id, "update": update})
 
     def _tell(self, session_id: str, update: dict[str, Any]) -> None:
         """An update the bridge itself makes (mode, settings, commands), built as the v1 SessionNotification and

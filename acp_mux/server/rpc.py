@@ -93,11 +93,6 @@ def protect_stdout() -> tuple[int, int]:
 OUTPUT_HIGH_WATER = 8 << 20  # bytes queued for the client before producers wait
 WRITE_BATCH_BYTES = 64 << 10  # messages already queued go out in one write, up to this size (never waits for more)
 OUTPUT_LOW_WATER = 2 << 20  # ... and when they may go on
-# Streamed text that follows streamed text handed over less than this long ago waits this long for the next pieces
-# (a person reading cannot tell 2 ms; an agent streaming a delta every half millisecond would otherwise cost the
-# client one wake-up per delta). Text after a pause, and anything that is not streamed text, never waits.
-STREAM_LINGER_S = 0.002
-STREAM_LINGER_BYTES = 3 << 10  # ... and never past this much waiting (one write the loop can make itself: PIPE_BUF)
 
 
 _TROUBLE = select.POLLERR | select.POLLHUP | select.POLLNVAL
@@ -148,10 +143,6 @@ class Connection:
         # Messages said during this turn of the event loop, handed to the writer thread together when it ends
         # (_hand_over): one wake-up of that thread per burst of events instead of one per message.
         self._unsent: list[bytes] = []
-        self._unsent_bytes = 0
-        self._lingering: asyncio.TimerHandle | None = None  # the hand-over of streamed text waiting for more
-        self._streamed_at = -1.0  # loop time of the last hand-over holding streamed text
-        self._unsent_streamed = False
         self._loop_thread: int | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         # Requests being handled, by id (``_id_key``): what ``$/cancel_request`` can reach.
@@ -189,7 +180,7 @@ class Connection:
         return self._closed.is_set()
 
     # ── outgoing ───────────────────────────────────────────────────────────────────────────────────────────────
-    def _send(self, message: Any, *, streamed: bool = False) -> None:
+    def _send(self, message: Any) -> None:
         if self.on_message is not None:
             self.on_message("out", message)
         if self._output_gone:
@@ -204,31 +195,13 @@ class Connection:
             self._to_writer(data)  # said outside the serving loop (before serve, from another thread): at once
             return
         self._unsent.append(data)
-        self._unsent_bytes += len(data)
-        self._unsent_streamed = self._unsent_streamed or streamed
         if len(self._unsent) == 1:  # the first this turn: the hand-over runs once the turn's work is done
-            if streamed and loop.time() - self._streamed_at < STREAM_LINGER_S:
-                self._lingering = loop.call_later(STREAM_LINGER_S, self._hand_over)
-            else:
-                loop.call_soon(self._hand_over)
-        elif self._lingering is not None and (not streamed or self._unsent_bytes >= STREAM_LINGER_BYTES):
-            self._lingering.cancel()  # what must not wait (or enough text) takes what waits with it, in order
-            self._lingering = None
             loop.call_soon(self._hand_over)
 
     def _hand_over(self) -> None:
-        """What was said since the last hand-over, as one piece, in the order it was said: written here when that
-        cannot block and the writer thread has nothing left to write, else given to the writer thread. Normally
-        once per turn of the loop; streamed text in the middle of a stream waits up to ``STREAM_LINGER_S`` for the
-        text after it (:meth:`_send`)."""
-        if self._lingering is not None:
-            self._lingering.cancel()
-            self._lingering = None
+        """What this turn of the loop said, as one piece, in the order it was said: written here when that cannot
+        block and the writer thread has nothing left to write, else given to the writer thread."""
         unsent, self._unsent = self._unsent, []
-        self._unsent_bytes = 0
-        if self._unsent_streamed and self._loop is not None:
-            self._streamed_at = self._loop.time()
-            self._unsent_streamed = False
         if not unsent:
             return
         data = unsent[0] if len(unsent) == 1 else b"".join(unsent)
@@ -260,10 +233,9 @@ class Connection:
             for waiter in waiters:
                 waiter.cancel()
 
-    def notify(self, method: str, params: dict[str, Any], *, streamed: bool = False) -> None:
-        """``streamed``: a piece of streamed text, which may wait a moment for the next (``STREAM_LINGER_S``)."""
+    def notify(self, method: str, params: dict[str, Any]) -> None:
         if not self.closed:
-            self._send({"jsonrpc": "2.0", "method": method, "params": params}, streamed=streamed)
+            self._send({"jsonrpc": "2.0", "method": method, "params": params})
 
     async def request(self, method: str, params: Mapping[str, object]) -> Any:
         if self.closed:

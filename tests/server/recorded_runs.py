@@ -180,7 +180,7 @@ class Editor:
 
     notification = on_cancel_request = method  # what the bridge registers on its connection: nothing to serve here
 
-    def notify(self, method: str, params: dict[str, Any], *, streamed: bool = False) -> None:
+    def notify(self, method: str, params: dict[str, Any]) -> None:
         if method != "session/update":
             return
         update = params["update"]
