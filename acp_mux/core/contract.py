@@ -51,6 +51,10 @@ class ApprovalDecision:
     reason: str | None = None
     always: bool = False
     updated_input: Any = None
+    # The mode the agent goes on in, for a yes to leaving plan mode. An adapter whose agent takes the mode inside
+    # the answer (Claude: ``updatedPermissions`` setMode) hands it over there, so the agent never acts a moment in
+    # the old mode; the live session also sets it the agent's usual way.
+    mode: str | None = None
 
 
 class Adapter(Protocol):

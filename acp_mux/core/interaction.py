@@ -18,6 +18,7 @@ class Approve:
     detail: str | None = None
     always: bool = False
     updated_input: Any = None
+    mode: str | None = None  # the mode the agent goes on in (leaving plan mode): part of the yes itself
     type: Literal["approve"] = "approve"
 
 

@@ -459,7 +459,9 @@ class RunHandle:
     def _answer(self, item: PendingInteraction, response: InteractionResponse) -> None:
         """Relay an answer through the adapter (queued on the outbox) and record it as an event."""
         if isinstance(response, Approve):
-            decision = ApprovalDecision(approve=True, always=response.always, updated_input=response.updated_input)
+            decision = ApprovalDecision(
+                approve=True, always=response.always, updated_input=response.updated_input, mode=response.mode
+            )
         else:
             decision = ApprovalDecision(approve=False, reason=response.reason, always=response.always)
         approve = decision.approve

@@ -872,7 +872,7 @@ class LiveSession:
             await self._answer(handle, question.id, False, reason="The user wants to keep planning.")
             return
         await self.set_mode(target)  # first: the agent is in the chosen mode before it carries on with the plan
-        await self._answer(handle, question.id, True)
+        await self._answer(handle, question.id, True, mode=target)
         if self._mode_changed is not None:
             self._mode_changed(target)
 
@@ -954,9 +954,10 @@ class LiveSession:
         reason: str | None = None,
         by: str = "user",
         updated_input: dict[str, JsonValue] | None = None,
+        mode: str | None = None,
     ) -> None:
         response = (
-            Approve(always=always, updated_input=updated_input)
+            Approve(always=always, updated_input=updated_input, mode=mode)
             if approve
             else Deny(reason=reason or "The user rejected this action.", always=always)
         )

@@ -281,6 +281,8 @@ class ClaudeAdapter(AgentAdapter):
             updated = decision.updated_input if decision.updated_input is not None else question.input
             if isinstance(updated, dict):  # never send {}: that would run the tool with no arguments
                 response["updatedInput"] = updated
+            if decision.mode is not None:  # leaving plan mode: the chosen mode comes with the yes, in one message
+                response["updatedPermissions"] = [{"type": "setMode", "mode": decision.mode, "destination": "session"}]
             # An "always" answer is never handed to Claude as its own rule (its suggestions are `Bash(mkdir:*)`
             # prefixes or `setMode acceptEdits` for one file): those are wider than the label the person chose. The
             # bridge remembers the rule (translation/permissions.py) and answers Claude's next ask itself.

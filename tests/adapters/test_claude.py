@@ -519,6 +519,24 @@ def test_approval_for_an_unannounced_tool_announces_it_first(adapter: ClaudeAdap
     ]
 
 
+def test_leaving_plan_mode_hands_the_chosen_mode_over_inside_the_yes(adapter: ClaudeAdapter) -> None:
+    """The mode the person picked travels in the allow itself (``updatedPermissions`` setMode for this session), so
+    Claude never takes a step of the plan in plan mode; only that mode, never Claude's own suggestions."""
+    ask = {"subtype": "can_use_tool", "tool_name": "ExitPlanMode", "input": {"plan": "1. write a.txt"},
+           "tool_use_id": "t7", "permission_suggestions": [{"type": "setMode", "mode": "bypassPermissions"}]}  # fmt: skip
+    ctx = make_ctx("claude", CWD)
+    feed(adapter, [INIT, {"type": "control_request", "request_id": "r-7", "request": ask}], ctx)
+    adapter.respond_approval("r-7", ApprovalDecision(approve=True, mode="acceptEdits"), ctx)
+    allow = {
+        "behavior": "allow",
+        "updatedInput": {"plan": "1. write a.txt"},
+        "updatedPermissions": [{"type": "setMode", "mode": "acceptEdits", "destination": "session"}],
+    }
+    assert sent(ctx) == [
+        {"type": "control_response", "response": {"subtype": "success", "request_id": "r-7", "response": allow}}
+    ]
+
+
 def test_a_withdrawn_permission_request_is_denied_by_the_agent(adapter: ClaudeAdapter) -> None:
     """control_cancel_request: the approval ends (spec: every request is granted or denied), nothing is sent back."""
     ask = {"subtype": "can_use_tool", "tool_name": "Bash", "input": {"command": "make"}, "tool_use_id": "t5"}
