@@ -18,7 +18,9 @@ class Approve:
     detail: str | None = None
     always: bool = False
     updated_input: Any = None
-    mode: str | None = None  # the mode the agent goes on in (leaving plan mode): part of the yes itself
+    # The mode the agent goes on in when the question is leaving plan mode (one of the modes offered there), handed
+    # over with the yes; ignored for any other question.
+    mode: str | None = None
     type: Literal["approve"] = "approve"
 
 

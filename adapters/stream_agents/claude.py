@@ -281,7 +281,7 @@ class ClaudeAdapter(AgentAdapter):
             updated = decision.updated_input if decision.updated_input is not None else question.input
             if isinstance(updated, dict):  # never send {}: that would run the tool with no arguments
                 response["updatedInput"] = updated
-            if decision.mode is not None:  # leaving plan mode: the chosen mode comes with the yes, in one message
+            if self._leaves_plan_mode_into(question.tool_name, decision.mode):  # the chosen mode comes with the yes
                 response["updatedPermissions"] = [{"type": "setMode", "mode": decision.mode, "destination": "session"}]
             # An "always" answer is never handed to Claude as its own rule (its suggestions are `Bash(mkdir:*)`
             # prefixes or `setMode acceptEdits` for one file): those are wider than the label the person chose. The
@@ -294,6 +294,12 @@ class ClaudeAdapter(AgentAdapter):
             }
         answer = {"subtype": "success", "request_id": request_id, "response": response}
         ctx.send({"type": "control_response", "response": answer})
+
+    def _leaves_plan_mode_into(self, tool_name: str | None, mode: str | None) -> bool:
+        """Whether a yes carries a mode for Claude: only to ExitPlanMode, and only one of the modes offered there. A
+        yes to anything else never changes Claude's mode, whatever an API caller's ``Approve(mode=...)`` says (no
+        "allow this command" turns into "allow everything")."""
+        return tool_name == "ExitPlanMode" and mode in self.plan_exit_modes
 
     def interrupt(self, ctx: ParseContext) -> bool:
         ClaudeRun.of(ctx).interrupting = True

@@ -537,6 +537,23 @@ def test_leaving_plan_mode_hands_the_chosen_mode_over_inside_the_yes(adapter: Cl
     ]
 
 
+@pytest.mark.parametrize(
+    ("tool", "mode"),
+    [("Bash", "acceptEdits"), ("Bash", "bypassPermissions"), ("ExitPlanMode", "bypassPermissions"), ("Write", "plan")],
+)
+def test_a_yes_changes_claudes_mode_only_when_leaving_plan_mode_into_an_offered_mode(
+    adapter: ClaudeAdapter, tool: str, mode: str
+) -> None:
+    """An ``Approve(mode=...)`` on any other question, or with a mode not offered for leaving plan mode, is a plain
+    yes: one approval never widens into a mode that allows everything after it."""
+    ask = {"subtype": "can_use_tool", "tool_name": tool, "input": {"command": "ls"}, "tool_use_id": "t8"}
+    ctx = make_ctx("claude", CWD)
+    feed(adapter, [INIT, {"type": "control_request", "request_id": "r-8", "request": ask}], ctx)
+    adapter.respond_approval("r-8", ApprovalDecision(approve=True, mode=mode), ctx)
+    (answer,) = sent(ctx)
+    assert answer["response"]["response"] == {"behavior": "allow", "updatedInput": {"command": "ls"}}
+
+
 def test_a_withdrawn_permission_request_is_denied_by_the_agent(adapter: ClaudeAdapter) -> None:
     """control_cancel_request: the approval ends (spec: every request is granted or denied), nothing is sent back."""
     ask = {"subtype": "can_use_tool", "tool_name": "Bash", "input": {"command": "make"}, "tool_use_id": "t5"}
