@@ -275,12 +275,12 @@ class Run:
         if not self._cancelled:
             self._cancelled = True
             self._journal.record(handle.run_id, "user.cancel", {})
-        for interaction in handle.interaction.pending:  # nobody will answer them now: the agent hears "no"
-            await self._respond(handle, interaction.id, Deny(reason="The turn was cancelled."), "cancel")
-        try:
+        try:  # first: an agent whose protocol says how a cancel answers its open questions (ACP: "cancelled") ...
             await handle.interrupt()
         except Exception:  # the process ended meanwhile
             pass
+        for interaction in handle.interaction.pending:  # ... and whatever is still open, nobody will answer: "no"
+            await self._respond(handle, interaction.id, Deny(reason="The turn was cancelled."), "cancel")
         ended, gone = asyncio.ensure_future(self._turn_over.wait()), asyncio.ensure_future(handle.result())
         try:
             await asyncio.wait({ended, gone}, timeout=CANCEL_WAIT_S, return_when=asyncio.FIRST_COMPLETED)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -137,4 +138,42 @@ async def test_the_run_command_prints_the_union_and_asks_nobody_without_a_termin
     assert "approval_request" in kinds and "approval_granted" not in kinds and "approval_denied" in kinds
     assert not (agent.cwd / "notes.txt").exists()
     assert done.returncode in (0, 1), done.stderr[-2000:]  # the agent ends its turn (or stops short) on "no"
+    await no_process_left(agent)
+
+
+@pytest.mark.parametrize("name", ["gemini", "opencode", "omp", "hermes", "copilot"])
+async def test_a_cancel_answers_an_acp_agents_open_question_cancelled(tmp_path: Path, name: str) -> None:
+    """ACP says a client that cancels answers each pending permission request ``cancelled``. From Python, with the
+    callback still deciding when ``run.cancel()`` comes, the real agent hears exactly that for its question (before,
+    it heard its "reject" option first, as if the person had refused), the turn ends ``cancelled`` and nothing was
+    written."""
+    log, wrapper = tmp_path / "lines.jsonl", tmp_path / "bin" / name
+    wrapper.parent.mkdir()
+    recorder = Path(__file__).with_name("line_recorder.py")
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{recorder}" "{log}" "{require_cli(name)}" "$@"\n')
+    wrapper.chmod(0o755)
+    agent = RealAgent(name, wrapper, tmp_path)
+    try:
+        agent.serve(f"{name}_write_edit", delta_delay=0)
+        asked = asyncio.Event()
+        never: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+        async def deciding(request: acp_mux.ApprovalRequest) -> bool:
+            asked.set()
+            return await never
+
+        async with conversation(agent, WRITE_EDIT, approvals=acp_mux.ask(deciding)) as run:
+            reading = asyncio.ensure_future(run.wait())
+            await asyncio.wait_for(asked.wait(), TURN_TIMEOUT)
+            await run.cancel()
+            result = await asyncio.wait_for(reading, TURN_TIMEOUT)
+        assert result.stop_reason == "cancelled", agent.log()[-2000:]
+        records = [json.loads(line) for line in log.read_text().splitlines()]
+        messages = [(r["dir"], json.loads(r["line"])) for r in records if r["line"].startswith("{")]
+        questions = {m["id"] for d, m in messages if d == "out" and m.get("method") == "session/request_permission"}
+        answers = [m["result"] for d, m in messages if d == "in" and m.get("id") in questions and "method" not in m]
+        assert questions and answers and all(a == {"outcome": {"outcome": "cancelled"}} for a in answers), answers
+        assert not (agent.cwd / "notes.txt").exists()
+    finally:
+        agent.close()
     await no_process_left(agent)
