@@ -145,8 +145,8 @@ async def test_the_run_command_prints_the_union_and_asks_nobody_without_a_termin
 async def test_a_cancel_answers_an_acp_agents_open_question_cancelled(tmp_path: Path, name: str) -> None:
     """ACP says a client that cancels answers each pending permission request ``cancelled``. From Python, with the
     callback still deciding when ``run.cancel()`` comes, the real agent hears exactly that for its question (before,
-    it heard its "reject" option first, as if the person had refused), the turn ends ``cancelled`` and nothing was
-    written."""
+    it heard its "reject" option first, as if the person had refused), the turn ends ``cancelled``, nothing was
+    written, and the next prompt is answered."""
     log, wrapper = tmp_path / "lines.jsonl", tmp_path / "bin" / name
     wrapper.parent.mkdir()
     recorder = Path(__file__).with_name("line_recorder.py")
@@ -167,7 +167,17 @@ async def test_a_cancel_answers_an_acp_agents_open_question_cancelled(tmp_path: 
             await asyncio.wait_for(asked.wait(), TURN_TIMEOUT)
             await run.cancel()
             result = await asyncio.wait_for(reading, TURN_TIMEOUT)
-        assert result.stop_reason == "cancelled", agent.log()[-2000:]
+            assert result.stop_reason == "cancelled", agent.log()[-2000:]
+            # and the conversation goes on (hermes: in a new process): the model is asked with the new prompt (its
+            # reply then depends on the tool results in the history) and answers, never "Queued for the next turn"
+            agent.rescript(f"{name}_text", delta_delay=0)
+            await run.continue_("Start again, please.")
+            again = await asyncio.wait_for(run.wait(), TURN_TIMEOUT)
+        assert again.stop_reason == "end_turn" and again.text and "Queued" not in again.text, agent.log()[-2000:]
+        assert agent.server is not None
+        assert any(
+            r["kind"] == "step" and "Start again, please." in json.dumps(r["body"]) for r in agent.server.requests
+        )
         records = [json.loads(line) for line in log.read_text().splitlines()]
         messages = [(r["dir"], json.loads(r["line"])) for r in records if r["line"].startswith("{")]
         questions = {m["id"] for d, m in messages if d == "out" and m.get("method") == "session/request_permission"}
