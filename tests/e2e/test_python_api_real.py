@@ -3,7 +3,8 @@
 The same four things a script needs from any agent: streamed text, a permission answered by a callback (allow and
 reject, checked on disk), cancel mid-stream with the conversation going on, and resume of a stored session (the
 model gets the first turn back). Each agent runs with a private HOME (harness.RealAgent), which is how "nothing
-left running" is checked on the real process table.
+left running" is checked on the real process table. The ACP agents (gemini, opencode, omp, hermes, copilot) are
+driven for what only their protocol says: how a cancel answers the question they have open.
 """
 
 from __future__ import annotations
