@@ -1,30 +1,46 @@
 """What an extra process hop costs a long reply, beside what acp-mux costs: one ACP agent's 3,000-chunk reply
 (the second of a session, "steady") in its own ACP mode, through a bare byte relay (:mod:`byte_relay`: no parsing,
-the floor of any Python proxy), and through acp-mux, subjects taking turns in each round.
+the floor of any Python proxy), and through acp-mux, with the ACP-agents benchmark's own measurement
+(``compare.chunks_once``: every chunk and the joined text checked) and rotation (``acp_agents.rotating``).
 
 ``.venv/bin/python benchmarks/relay_floor.py AGENT [--rounds 5]``
 
-Prints each session (Enter → last chunk; the proxy's own CPU per chunk) and the medians with their ratio to the
-agent's own mode. Where the relay is as slow as acp-mux, the hop is what costs (the agent writes one chunk at a
-time and every chunk wakes one more process); where the relay costs nothing, the difference is acp-mux's own work.
+Prints the medians of the steady reply (Enter → last chunk) with their ratio to the agent's own mode, and the
+proxy's own CPU per chunk. Where the relay is as slow as acp-mux, the hop is what costs (the agent writes one
+chunk at a time and every chunk wakes one more process); where the relay costs nothing, the difference is acp-mux's
+own work.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
-import time
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rawclient import AcpProcess, cpu_times, initialize, new_session, prompt  # noqa: E402
-from subjects import ModelServerProcess, acp_mux_subject, bench_venv, chunks_scenario, own_acp_subject  # noqa: E402
+from acp_agents import rotating  # noqa: E402
+from compare import chunks_once, ok, stat  # noqa: E402
+from rawclient import spread, table  # noqa: E402
+from subjects import ModelServerProcess, Subject, acp_mux_subject, bench_venv, chunks_scenario, own_acp_subject  # noqa: E402
 
 CHUNKS = 3000
-PAUSE_S = 3.0
+RELAY = str(Path(__file__).with_name("byte_relay.py"))
+
+
+def relayed(own: Subject) -> Subject:
+    """The agent's own ACP mode with the byte relay in front of it (same CLI, environment and directories)."""
+    if own.argv_for is None:
+        return replace(own, label="byte relay", kind="floor", argv=[sys.executable, RELAY, *own.argv])
+    argv_for = own.argv_for
+    return replace(own, label="byte relay", kind="floor", argv_for=lambda env: [sys.executable, RELAY, *argv_for(env)])
+
+
+def steady(samples: list[dict[str, Any]], key: str) -> dict[str, float]:
+    return stat([turn for sample in ok(samples) for turn in sample["steady"]], key)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,44 +55,25 @@ def main(argv: list[str] | None = None) -> int:
         own = own_acp_subject(args.agent, workdir, mux) if mux is not None else None
         if mux is None or own is None:
             raise SystemExit(f"{args.agent}: its pinned CLI cannot be installed here")
-        own_argv, own_env = own.command(model.url)
-        subjects = {
-            "own ACP mode": (own_argv, own_env, own.cwd),
-            "byte relay": (
-                [sys.executable, str(Path(__file__).with_name("byte_relay.py")), *own_argv],
-                own_env,
-                own.cwd,
-            ),
-            "acp-mux": (*mux.command(model.url), mux.cwd),
-        }
-        replies: dict[str, list[float]] = {name: [] for name in subjects}
-        names = list(subjects)
-        for round_ in range(args.rounds):
-            for name in names[round_ % 3 :] + names[: round_ % 3]:
-                command, env, cwd = subjects[name]
-                process = AcpProcess(command, env, cwd)
-                try:
-                    initialize(process)
-                    session_id = new_session(process, cwd)
-                    time.sleep(PAUSE_S)
-                    prompt(process, session_id, "go", timeout=300)
-                    before = cpu_times(process.pid).self_s
-                    _, traffic = prompt(process, session_id, "go", timeout=300)
-                    proxy_cpu = cpu_times(process.pid).self_s - before
-                finally:
-                    process.close(wait=3)
-                if traffic.text_deltas != CHUNKS or traffic.last_words_s is None:
-                    raise SystemExit(f"{name}: {traffic.text_deltas} of {CHUNKS} chunks arrived")
-                replies[name].append(traffic.last_words_s * 1000)
-                cpu = "" if name == "own ACP mode" else f", proxy CPU {proxy_cpu * 1e6 / CHUNKS:.0f} µs/chunk"
-                print(f"round {round_ + 1} · {name}: {traffic.last_words_s * 1000:.0f} ms{cpu}", flush=True)
+        subjects = [own, relayed(own), mux]
+        samples = rotating(subjects, args.rounds, lambda s: chunks_once(s, model.url, CHUNKS, 1), "chunks")
     finally:
         model.close()
-    base = statistics.median(replies["own ACP mode"])
-    print(f"\n{args.agent}, a {CHUNKS:,}-chunk reply, steady (median of {args.rounds}):")
-    for name, values in replies.items():
-        median = statistics.median(values)
-        print(f"  {name:13s} {median:7.0f} ms  {median / base:.3f}× (range {min(values):.0f}–{max(values):.0f})")
+    base = steady(samples[own.label], "reply_ms")["median"]
+    rows = []
+    for subject in subjects:
+        reply = steady(samples[subject.label], "reply_ms")
+        cpu = steady(samples[subject.label], "server_cpu_us_per_chunk") if subject is not own else None
+        complete = sum(turn["identical"] for s in ok(samples[subject.label]) for turn in s["steady"])
+        rows.append(
+            [subject.label, spread(reply), reply["median"] / base, spread(cpu) if cpu else "–",
+             f"{complete}/{args.rounds}"]
+        )  # fmt: skip
+    table(
+        f"{args.agent}: a {CHUNKS:,}-chunk reply, steady, Enter → last chunk (ms, median (min–max))",
+        ["subject", "reply", "÷ own", "proxy CPU µs/chunk", "complete"],
+        rows,
+    )
     return 0
 
 
