@@ -29,14 +29,14 @@ TURN_TIMEOUT = 90
 SLOW = 1.0  # seconds the scripted endpoint takes for each count_tokens
 
 
-def recorded_agent(tmp_path: Path, env: dict[str, str]) -> tuple[RealAgent, Path]:
-    """The pinned claude behind a recorder of its stdin and stdout (same clock as the model server's log)."""
-    log, wrapper = tmp_path / "lines.jsonl", tmp_path / "bin" / "claude"
+def recorded_agent(tmp_path: Path, env: dict[str, str], name: str = "claude") -> tuple[RealAgent, Path]:
+    """The pinned CLI ``name`` behind a recorder of its stdin and stdout (same clock as the model server's log)."""
+    log, wrapper = tmp_path / "lines.jsonl", tmp_path / "bin" / name
     wrapper.parent.mkdir()
-    real = require_cli("claude")
+    real = require_cli(name)
     wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{RECORDER}" "{log}" "{real}" "$@"\n')
     wrapper.chmod(0o755)
-    return RealAgent("claude", wrapper, tmp_path, extra_env=env), log
+    return RealAgent(name, wrapper, tmp_path, extra_env=env), log
 
 
 def lines(log: Path) -> list[dict[str, Any]]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -20,6 +19,7 @@ import pytest
 
 import acp_mux
 from tests.e2e.harness import RealAgent, require_cli
+from tests.e2e.test_claude_warm_up import lines, recorded_agent
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
 
@@ -148,12 +148,7 @@ async def test_a_cancel_answers_an_acp_agents_open_question_cancelled(tmp_path: 
     callback still deciding when ``run.cancel()`` comes, the real agent hears exactly that for its question (before,
     it heard its "reject" option first, as if the person had refused), the turn ends ``cancelled``, nothing was
     written, and the next prompt is answered."""
-    log, wrapper = tmp_path / "lines.jsonl", tmp_path / "bin" / name
-    wrapper.parent.mkdir()
-    recorder = Path(__file__).with_name("line_recorder.py")
-    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{recorder}" "{log}" "{require_cli(name)}" "$@"\n')
-    wrapper.chmod(0o755)
-    agent = RealAgent(name, wrapper, tmp_path)
+    agent, log = recorded_agent(tmp_path, {}, name)
     try:
         agent.serve(f"{name}_write_edit", delta_delay=0)
         asked = asyncio.Event()
@@ -179,8 +174,7 @@ async def test_a_cancel_answers_an_acp_agents_open_question_cancelled(tmp_path: 
         assert any(
             r["kind"] == "step" and "Start again, please." in json.dumps(r["body"]) for r in agent.server.requests
         )
-        records = [json.loads(line) for line in log.read_text().splitlines()]
-        messages = [(r["dir"], json.loads(r["line"])) for r in records if r["line"].startswith("{")]
+        messages = [(r["dir"], r["msg"]) for r in lines(log)]
         questions = {m["id"] for d, m in messages if d == "out" and m.get("method") == "session/request_permission"}
         answers = [m["result"] for d, m in messages if d == "in" and m.get("id") in questions and "method" not in m]
         assert questions and answers and all(a == {"outcome": {"outcome": "cancelled"}} for a in answers), answers
