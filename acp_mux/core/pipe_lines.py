@@ -7,6 +7,11 @@ one consumer, so a read costs the consumer one wake-up whatever it carries.
 
 End of output is the same rule as :mod:`acp_mux.core.linger`: EOF, or ``linger`` s of waiting for more once the
 leader exited (a grandchild may hold the pipe open forever), then ``abandon`` closes our end.
+
+Reading stops for two reasons, each its own flag, and the pipe reads again only when neither holds: the consumer
+lags (more than ``high_water`` bytes not yet taken), or the consumer asked for a pause (:meth:`hold`: an agent that
+streams text writes every few hundred microseconds, and each read wakes the bridge for its whole per-read path;
+pausing a moment after a streamed burst lets the next ones arrive as one read).
 """
 
 from __future__ import annotations
@@ -19,17 +24,20 @@ from .lines import LineSplitter
 
 
 class PipeLines:
-    """Lines of one pipe, in order, each once; reading pauses past ``high_water`` bytes not yet taken."""
+    """Lines of one pipe, in order, each once; reading pauses past ``high_water`` bytes not yet taken, and while a
+    :meth:`hold` lasts."""
 
     def __init__(self, high_water: int, pause: Callable[[bool], None]) -> None:
         """``pause(True)`` stops reading the pipe (the kernel's buffer then holds the agent), ``pause(False)``
         resumes it: the bridge's memory stays bounded by a consumer that lags."""
         self._splitter = LineSplitter()
         self._ready: deque[bytes | bytearray] = deque()
-        self._held = 0  # bytes in _ready
+        self._ready_bytes = 0  # bytes in _ready
         self._high_water = high_water
         self._pause = pause
-        self._paused = False
+        self._paused = False  # what _pause was last told
+        self._full = False  # more than high_water bytes wait for the consumer
+        self._holding = False  # the consumer asked for a pause (hold) that has not ended yet
         self._eof = False
         self._waiter: asyncio.Future[None] | None = None
 
@@ -41,11 +49,32 @@ class PipeLines:
         if not lines:
             return
         self._ready.extend(lines)
-        self._held += sum(map(len, lines))
-        if self._held > self._high_water and not self._paused:
-            self._paused = True
-            self._pause(True)
+        self._ready_bytes += sum(map(len, lines))
+        if self._ready_bytes > self._high_water and not self._full:
+            self._full = True
+            self._apply()
         self._wake()
+
+    def hold(self, seconds: float) -> None:
+        """Read nothing more for ``seconds`` (the agent's writes meanwhile wait in the kernel's pipe buffer, and
+        arrive together when reading resumes); lines already read are served as before. A hold already running is
+        not extended: the pipe is read at least once per ``seconds``."""
+        if self._eof or self._holding or seconds <= 0:
+            return
+        self._holding = True
+        self._apply()
+        asyncio.get_running_loop().call_later(seconds, self._end_hold)
+
+    def _end_hold(self) -> None:
+        self._holding = False
+        self._apply()
+
+    def _apply(self) -> None:
+        """Tell the pipe to pause or resume when the two reasons together changed their verdict."""
+        paused = self._full or self._holding
+        if paused != self._paused:
+            self._paused = paused
+            self._pause(paused)
 
     def feed_eof(self) -> None:
         """The pipe closed (or we gave up on it): the unterminated last line, if any, is the last line."""
@@ -53,7 +82,7 @@ class PipeLines:
             return
         if (last := self._splitter.flush()) is not None:
             self._ready.append(last)
-            self._held += len(last)
+            self._ready_bytes += len(last)
         self._eof = True
         self._wake()
 
@@ -80,10 +109,10 @@ class PipeLines:
         while True:
             while self._ready:
                 batch = [self._ready.popleft() for _ in range(min(most, len(self._ready)))]
-                self._held -= sum(map(len, batch))
-                if self._paused and self._held <= self._high_water // 2:
-                    self._paused = False
-                    self._pause(False)
+                self._ready_bytes -= sum(map(len, batch))
+                if self._full and self._ready_bytes <= self._high_water // 2:
+                    self._full = False
+                    self._apply()
                 yield batch
             if self._eof:
                 return

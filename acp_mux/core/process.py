@@ -33,6 +33,11 @@ from .tracker import TRACKER
 log = logging.getLogger(__name__)
 
 CHUNK = 1 << 20  # read size; also the StreamReader limit (pauses at 2x)
+# What one read of the agent's stdout or stderr asks for. asyncio's pipe transport asks for 256 KiB, and os.read
+# allocates what it asks for before it knows what came: above glibc's 128 KiB mmap threshold that is an mmap, a page
+# fault, an mremap and a munmap around every read, four system calls for a 200-byte chunk (strace of a streamed
+# reply). 64 KiB is a whole pipe buffer (Linux's default), served from the heap.
+PIPE_READ_SIZE = 64 * 1024
 DEFAULT_EOF_LINGER = 0.5  # seconds to wait for pipe EOF once the leader exited
 # Dispositions a child must not inherit as SIG_IGN (nohup/`cmd &` set some).
 _RESET_SIGNALS = tuple(
@@ -119,6 +124,12 @@ class AgentProcess:
         decode = self._decode
         async for batch in self._stdout.batches(self._exit.done, lambda: self.eof_linger, self._abandon_stdout, most):
             yield [decode(line) for line in batch]
+
+    def hold_output(self, seconds: float) -> None:
+        """Read no more of stdout for ``seconds`` (see :meth:`PipeLines.hold`): what the agent writes meanwhile
+        waits in the pipe and comes as one read."""
+        if self._stdout is not None:
+            self._stdout.hold(seconds)
 
     def _abandon_stdout(self) -> None:
         """The leader is gone and the pipe stayed silent for ``eof_linger`` s: stop waiting for it."""
@@ -299,6 +310,14 @@ class PipeProcess(AgentProcess):
 
 
 # ---------------------------------------------------------------------- spawn
+def _read_at_most(pipe: asyncio.BaseTransport | None, size: int) -> None:
+    """Make a pipe transport ask for ``size`` bytes a read (see PIPE_READ_SIZE). ``max_size`` is what asyncio's
+    Unix pipe transport reads with (a class attribute, so one instance can differ); a transport without it (another
+    event loop's) is left as it is."""
+    if pipe is not None and isinstance(getattr(pipe, "max_size", None), int):
+        setattr(pipe, "max_size", size)  # noqa: B010 (not in asyncio's typed interface: mypy would refuse pipe.max_size)
+
+
 def resolve_command(spec: SpawnSpec) -> str:
     """Absolute path of the executable, or SpawnError saying what is wrong."""
     if spec.cwd is not None and not os.path.isdir(spec.cwd):
@@ -381,6 +400,8 @@ async def spawn(
             )
         except OSError as e:
             raise spawn_error_from_os(e, path, spec) from e
+        for fd in (1, 2):
+            _read_at_most(transport.get_pipe_transport(fd), PIPE_READ_SIZE)
         proc: AgentProcess = PipeProcess(transport, proto, stderr_tail_bytes=stderr_tail_bytes)
     except BaseException:
         os.close(status_r)

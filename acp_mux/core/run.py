@@ -59,6 +59,14 @@ _ACTIVITY_EXEMPT = frozenset({"debug"})
 # Lines of one burst of agent output handled together (their deltas joined, one flush): bounded so that a flood
 # still reaches the run's buffer, and its backpressure, in steps.
 LINES_PER_BATCH = 256
+# After a burst of output that was streamed text and nothing else, the run reads the agent's output again only this
+# many seconds later (AgentProcess.hold_output): an agent streaming a reply writes every 0.2–0.6 ms, and each read
+# wakes the bridge for its whole per-read path (about 130 µs of CPU on two cores, whatever the read carries), so a
+# 3,000-chunk reply cost 30–40 µs a chunk through opencode and ~150 through hermes. Held, the pieces written
+# meanwhile arrive as one read: ~10 µs a chunk, the cost of a bare byte relay (benchmarks/relay_floor.py). The
+# first text after anything else is read at once (first words are never held), a streamed piece waits at most this
+# long, and a person cannot see 2 ms.
+STREAM_PACE_S = 0.002
 # The events _after_emit follows up (the questions, the busy flag).
 _FOLLOWED_UP = frozenset({"approval_request", "approval_granted", "approval_denied", "turn_end"})
 # The events the run's result is built from (_Accumulator.add): text, turns, cost, tokens, session ids, failures.
@@ -560,7 +568,8 @@ class RunHandle:
             async for lines in proc.line_batches(LINES_PER_BATCH):
                 if self.state == RunState.SPAWNED:
                     self.state = RunState.RUNNING
-                self._handle_lines(lines)
+                if self._handle_lines(lines):
+                    proc.hold_output(STREAM_PACE_S)
                 await self._flush()
                 await self._buffer.room()  # backpressure: a lagging lossless consumer pauses our reading
             self._exit = await proc.wait()
@@ -587,25 +596,31 @@ class RunHandle:
                 self._emit(event)
             await self._flush()
 
-    def _handle_lines(self, lines: list[str]) -> None:
+    def _handle_lines(self, lines: list[str]) -> bool:
         """The lines of one burst of output, parsed in order; adjacent deltas of one message go on as one
         (core/delta_join.py). Only deltas wait for the next line: any other event is emitted before the next line
         is parsed, as when lines came one by one (its handlers may change what the parser sees). The adapter may
         read several lines as one (``parse_from``: a run of text chunks of one message). In debug mode every event
-        keeps its own native line, so nothing is joined."""
+        keeps its own native line, so nothing is joined. True when the burst was streamed deltas and nothing else
+        (then more are likely on their way: see STREAM_PACE_S)."""
         held: list[BaseEvent] = []  # deltas of the lines so far, not yet emitted
+        streamed = True
         at = 0
         while at < len(lines):
             events, taken = self._parsed(lines, at)
             at += taken
-            if not self.options.debug and events and all(event.type in JOINABLE for event in events):
-                held += events
-                continue
+            if events and all(event.type in JOINABLE for event in events):
+                if not self.options.debug:
+                    held += events
+                    continue
+            else:
+                streamed = False
             for event in (*join_adjacent_deltas(held), *events):
                 self._emit(event)
             held = []
         for event in join_adjacent_deltas(held):
             self._emit(event)
+        return streamed
 
     def _parsed(self, lines: list[str], at: int) -> tuple[list[BaseEvent], int]:
         """The events of the line at ``at`` (and of the lines after it the adapter read with it), and how many

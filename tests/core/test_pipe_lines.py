@@ -50,11 +50,18 @@ def cut(data: bytes, points: list[int]) -> list[bytes]:
     tail=LINE,
     points=st.lists(st.integers(min_value=0, max_value=2000), max_size=40),
     yields=st.lists(st.booleans(), max_size=40),
+    holds=st.lists(st.booleans(), max_size=40),
     high_water=st.integers(min_value=1, max_value=200),
     most=st.integers(min_value=1, max_value=8),
 )
 def test_every_line_once_in_order_whatever_the_reads(
-    lines: list[bytes], tail: bytes, points: list[int], yields: list[bool], high_water: int, most: int
+    lines: list[bytes],
+    tail: bytes,
+    points: list[int],
+    yields: list[bool],
+    holds: list[bool],
+    high_water: int,
+    most: int,
 ) -> None:
     data = b"".join(line + b"\n" for line in lines) + tail
     reads = cut(data, points)
@@ -65,16 +72,20 @@ def test_every_line_once_in_order_whatever_the_reads(
         exited: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         consumer = asyncio.ensure_future(taken(feed, exited, most=most, sizes=sizes))
         for i, read in enumerate(reads):
+            if i < len(holds) and holds[i]:  # the consumer asked for a pause (the bytes still come: a test's pipe)
+                feed.hold(0.001)
             feed.feed(read)
             if i < len(yields) and yields[i]:  # sometimes the consumer runs between reads, sometimes not
                 await asyncio.sleep(0)
         feed.feed_eof()
-        return await asyncio.wait_for(consumer, 5)
+        got = await asyncio.wait_for(consumer, 5)
+        await asyncio.sleep(0.01)  # every hold has ended
+        return got
 
     sizes: list[int] = []
     assert asyncio.run(scenario()) == expected(lines, tail)
     assert all(1 <= size <= most for size in sizes)  # never an empty batch, never more than asked
-    # reading pauses and resumes in turn, and is never left paused once everything was taken
+    # reading pauses and resumes in turn, and is never left paused once everything was taken and every hold ended
     assert paused == [True, False] * (len(paused) // 2)
 
 
@@ -127,3 +138,63 @@ def test_eof_ends_the_lines_without_abandoning() -> None:
 
     assert asyncio.run(scenario()) == [b"a", b"b"]
     assert not abandoned
+
+
+def test_a_hold_pauses_reading_for_its_time_and_lines_already_read_are_still_served() -> None:
+    paused: list[bool] = []
+
+    async def scenario() -> None:
+        feed = PipeLines(1 << 20, paused.append)
+        exited: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        feed.feed(b"one\ntwo\n")
+        feed.hold(0.05)
+        assert paused == [True]
+        feed.hold(10)  # a hold already running is not extended
+        batches = feed.batches(exited.done, lambda: 60.0, lambda: None, most=8)
+        assert list(map(bytes, await anext(batches))) == [b"one", b"two"]  # served during the hold
+        assert paused == [True]
+        await asyncio.sleep(0.1)
+        assert paused == [True, False]  # and the pipe is read again once it ends
+        feed.hold(10)
+        assert paused == [True, False, True]
+        await batches.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_reading_resumes_only_when_neither_a_hold_nor_a_lagging_consumer_stops_it() -> None:
+    paused: list[bool] = []
+
+    async def scenario() -> None:
+        feed = PipeLines(10, paused.append)
+        exited: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        feed.hold(0.05)
+        feed.feed(b"0123456789abc\n")  # past the high-water mark while held: still one pause
+        assert paused == [True]
+        batches = feed.batches(exited.done, lambda: 60.0, lambda: None)
+        assert bytes((await anext(batches))[0]) == b"0123456789abc"  # taken: room again, but the hold runs on
+        assert paused == [True]
+        await asyncio.sleep(0.1)
+        assert paused == [True, False]
+        feed.feed(b"0123456789abc\n")  # the consumer lags ...
+        feed.hold(0.01)  # ... and a hold starts and ends meanwhile
+        await asyncio.sleep(0.05)
+        assert paused == [True, False, True]  # the lag alone keeps the pipe paused
+        assert bytes((await anext(batches))[0]) == b"0123456789abc"
+        assert paused == [True, False, True, False]
+        await batches.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_no_hold_after_the_end() -> None:
+    paused: list[bool] = []
+
+    async def scenario() -> None:
+        feed = PipeLines(1 << 20, paused.append)
+        feed.feed_eof()
+        feed.hold(0.01)
+        await asyncio.sleep(0.03)
+
+    asyncio.run(scenario())
+    assert paused == []

@@ -364,3 +364,40 @@ def test_a_run_told_not_to_collect_its_text_keeps_none_of_it():
         acc.add(ev.TextDeltaEvent.lazy(delta, parts))
     acc.add(ev.TurnEndEvent(turn_index=0))
     assert acc.text is None and acc.joined_text() == "" and acc.turns == 1
+
+
+@pytest.mark.parametrize("debug", [False, True])
+async def test_the_run_pauses_its_reading_after_streamed_text_only(tmp_path, monkeypatch, debug):
+    """After a burst whose events were all text deltas the run holds its reading of the agent's output for
+    STREAM_PACE_S (the next pieces then come as one read); after a burst with any other event (a message's start,
+    a tool call, a line it cannot read) it reads on at once. Whatever the bursts, the text is whole and in order."""
+    from acp_mux.core import run as run_module
+    from acp_mux.core.process import PipeProcess
+
+    seen: list[ev.BaseEvent] = []
+    bursts: list[tuple[list[str], list[str], bool]] = []  # (lines, the types of the events they made, held after)
+    handle_lines = run_module.RunHandle._handle_lines
+
+    def recorded(self: Any, batch: list[str]) -> bool:
+        before = len(seen)
+        streamed = handle_lines(self, batch)
+        bursts.append((list(batch), [e.type for e in seen[before:]], streamed))
+        return streamed
+
+    holds: list[float] = []
+    monkeypatch.setattr(run_module.RunHandle, "_handle_lines", recorded)
+    monkeypatch.setattr(PipeProcess, "hold_output", lambda self, seconds: holds.append(seconds))
+    words = [f"w{i} " for i in range(12)]
+    story = lines({"t": "session", "id": "s-1"}, *({"t": "text", "v": w} for w in words[:6]))
+    story += lines({"t": "tool", "id": "t1", "name": "Bash"}, *({"t": "text", "v": w} for w in words[6:]))
+    story += ["not json", *lines({"t": "text", "v": "!"}, {"t": "end"})]
+    handle = start_run(LinesAdapter("emit_lines.py", "--delay", "0.01", *story), options(tmp_path, debug=debug))
+    handle.on("*", seen.append)
+    assert (await handle).text == "".join(words) + "!"
+    assert [line for burst, _, _ in bursts for line in burst] == story
+    for burst, types, streamed in bursts:
+        assert streamed == (
+            bool(types) and all(t in ("text_delta", "thinking_delta", "tool_input_delta") for t in types)
+        ), burst
+    assert holds == [run_module.STREAM_PACE_S] * sum(streamed for _, _, streamed in bursts)
+    assert any(streamed for _, _, streamed in bursts) and not all(streamed for _, _, streamed in bursts)
