@@ -11,7 +11,9 @@ benchmark venv supplies the dependencies). The bundled demo agent streams ``--de
 
 With ``--agent opencode`` (any agent whose pinned CLI is installed) the bridge runs that CLI against the scripted
 model, which answers every prompt with ``--deltas`` text deltas (3,000 by default); the reply's time, Enter → last
-chunk, is reported beside the CPU.
+chunk, is reported beside the CPU. With ``--agent bursts:opencode`` that agent's adapter runs ``burst_agent.py``
+instead, a synthetic ACP agent writing the deltas ``--burst`` lines at a time, ``--gap`` seconds apart: the same
+bursts every time, no CLI and no model server beside the bridge (its CPU per chunk for a given cadence).
 
 Run:  .venv/bin/python benchmarks/ab.py BEFORE_REV AFTER_REV [--rounds 4] [--deltas 50000] [--agent demo]
 """
@@ -52,7 +54,13 @@ def build(rev: str, into: Path, python: Path) -> Path:
 
 
 def per_delta_us(
-    python: Path, site: Path, workdir: Path, deltas: int, agent: str = "demo", model_url: str = ""
+    python: Path,
+    site: Path,
+    workdir: Path,
+    deltas: int,
+    agent: str = "demo",
+    model_url: str = "",
+    bursts: tuple[int, float] = (4, 0.0005),
 ) -> tuple[float, float]:
     """One fresh bridge: session, a warm-up prompt, then one measured turn of ``deltas`` text deltas (the demo's
     "manydeltas", or an agent's reply from the scripted model at ``model_url``): the bridge's own CPU per delta (µs)
@@ -66,14 +74,21 @@ def per_delta_us(
         "ACP_MUX_DEMO_TEXT_DELAY": "0",
         "ACP_MUX_DEMO_DELTAS": str(deltas),
     }
-    if agent != "demo":  # the pinned CLI against the scripted model, as the benchmark runs it
+    if agent.startswith("bursts:"):  # the adapter of that agent, the synthetic agent behind it
+        agent = agent.removeprefix("bursts:")
+        wrapper = workdir / "burst-agent"
+        wrapper.write_text(f"#!/bin/sh\nexec '{python}' '{Path(__file__).with_name('burst_agent.py')}'\n")
+        wrapper.chmod(0o700)
+        env |= {f"ACP_MUX_{agent.upper()}_BIN": str(wrapper), "BURST_CHUNKS": str(deltas)}
+        env |= {"BURST_SIZE": str(bursts[0]), "BURST_GAP": str(bursts[1])}
+    elif agent != "demo":  # the pinned CLI against the scripted model, as the benchmark runs it
         binary = ensure_cli(agent)
         if binary is None:
             raise SystemExit(f"{agent}: its pinned CLI cannot be installed here")
         env = cli_env(agent, model_url, home, cwd=workdir) | {f"ACP_MUX_{agent.upper()}_BIN": str(binary)}
     env |= {"PYTHONPATH": str(site), "ACP_MUX_STATE_DIR": str(workdir / "state")}
     server = AcpProcess([str(python), "-m", "acp_mux", "--agent", agent], env, workdir)
-    ask = "manydeltas" if agent == "demo" else "go"
+    ask = "manydeltas" if agent == "demo" else "go"  # (the synthetic agent answers anything)
     try:
         initialize(server)
         session_id = new_session(server, workdir)
@@ -94,20 +109,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("after")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--deltas", type=int, default=None, help="default 50,000 (demo), 3,000 (an agent)")
-    parser.add_argument("--agent", default="demo", help="demo, or an ACP agent run against the scripted model")
+    parser.add_argument(
+        "--agent", default="demo", help="demo, an ACP agent run against the scripted model, or bursts:AGENT"
+    )
+    parser.add_argument("--burst", type=int, default=4, help="bursts:AGENT: lines per write")
+    parser.add_argument("--gap", type=float, default=0.0005, help="bursts:AGENT: seconds between writes")
     args = parser.parse_args(argv)
     deltas = args.deltas or (50_000 if args.agent == "demo" else 3000)
     python = bench_venv() / "python"
     with tempfile.TemporaryDirectory(prefix="acp-mux-ab-", ignore_cleanup_errors=True) as tmp:
         sites = {rev: build(rev, Path(tmp) / f"build-{n}", python) for n, rev in enumerate((args.before, args.after))}
-        model = ModelServerProcess(chunks_scenario(deltas), Path(tmp), "chunks") if args.agent != "demo" else None
+        scripted = args.agent != "demo" and not args.agent.startswith("bursts:")
+        model = ModelServerProcess(chunks_scenario(deltas), Path(tmp), "chunks") if scripted else None
         samples: dict[str, list[tuple[float, float]]] = {rev: [] for rev in sites}
         try:
             for round_ in range(args.rounds):
                 order = list(sites) if round_ % 2 == 0 else list(reversed(sites))
                 for rev in order:
                     run_dir = Path(tmp) / f"run-{rev}-{round_}"
-                    value = per_delta_us(python, sites[rev], run_dir, deltas, args.agent, model.url if model else "")
+                    url = model.url if model else ""
+                    value = per_delta_us(python, sites[rev], run_dir, deltas, args.agent, url, (args.burst, args.gap))
                     samples[rev].append(value)
                     print(
                         f"  round {round_ + 1}: {rev} {value[0]:.1f} µs/delta, reply {value[1]:.0f} ms "
