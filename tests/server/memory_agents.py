@@ -30,7 +30,6 @@ class MemoryProcess:
         self.on_stderr_line: Any = None
         self._out: asyncio.Queue[str | None] = asyncio.Queue()
         self._exit: ExitStatus | None = None
-        self.holds = 0
 
     def say(self, line: str) -> None:
         """The agent writes ``line`` on its stdout."""
@@ -51,8 +50,7 @@ class MemoryProcess:
             yield batch
 
     def hold_output(self, seconds: float) -> None:
-        """The run asks for a pause in reading after streamed text (lines in memory need none): counted."""
-        self.holds += 1
+        """The run asks for a pause in reading after streamed text: lines in memory cost no wake-up, so none."""
 
     async def write(self, data: str | bytes) -> None:
         """What the run sent the agent (a test's agent overrides this to answer)."""
