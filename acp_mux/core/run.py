@@ -609,12 +609,11 @@ class RunHandle:
         while at < len(lines):
             events, taken = self._parsed(lines, at)
             at += taken
-            if events and all(event.type in JOINABLE for event in events):
-                if not self.options.debug:
-                    held += events
-                    continue
-            else:
-                streamed = False
+            deltas_only = bool(events) and all(event.type in JOINABLE for event in events)
+            streamed = streamed and deltas_only
+            if deltas_only and not self.options.debug:
+                held += events
+                continue
             for event in (*join_adjacent_deltas(held), *events):
                 self._emit(event)
             held = []

@@ -15,7 +15,9 @@ from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.errors import AgentMuxError
 from acp_mux.core.interaction import Approve, Deny
 from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import ExitStatus, SpawnSpec
+from acp_mux.core import run as run_module
+from acp_mux.core.delta_join import JOINABLE
+from acp_mux.core.process import ExitStatus, PipeProcess, SpawnSpec
 from acp_mux.core.process import SpawnError
 from acp_mux.core.run import RunState, start_run
 from acp_mux.adapters.base import AgentAdapter
@@ -371,10 +373,6 @@ async def test_the_run_pauses_its_reading_after_streamed_text_only(tmp_path, mon
     """After a burst whose events were all text deltas the run holds its reading of the agent's output for
     STREAM_PACE_S (the next pieces then come as one read); after a burst with any other event (a message's start,
     a tool call, a line that is not the agent's JSON) it reads on at once. Whatever the bursts, the text is whole and in order."""
-    from acp_mux.core import run as run_module
-    from acp_mux.core.delta_join import JOINABLE
-    from acp_mux.core.process import PipeProcess
-
     seen: list[ev.BaseEvent] = []
     bursts: list[tuple[list[str], list[str], bool]] = []  # (lines, the types of the events they made, held after)
     handle_lines = run_module.RunHandle._handle_lines
