@@ -13,16 +13,16 @@ import logging
 import time
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, AsyncGenerator, AsyncIterator, Callable, Generator, Literal
+from typing import TYPE_CHECKING, Any, AsyncGenerator, AsyncIterator, Callable, Generator, Literal
 
 from acp_mux.core.ids import new_ulid
 
-from acp_mux.core import events as ev
+from acp_mux.core.lazy_events import ev  # the event models load with the first event, after the agent's spawn
 from acp_mux.core.contract import Adapter, ApprovalDecision, RunOptions
 from acp_mux.core.delta_join import JOINABLE, join_adjacent_deltas
 from acp_mux.core.errors import AgentMuxError
 from acp_mux.core.event_buffer import EventBuffer
-from acp_mux.core.events import BaseEvent, ErrorCode, now_ms
+from acp_mux.core.event_codes import ErrorCode, now_ms
 from acp_mux.core.interaction import (
     Approve,
     InteractionChannel,
@@ -36,6 +36,9 @@ from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import AgentProcess, ExitStatus, SpawnError, spawn
 from acp_mux.core.prompt import Prompt
 from acp_mux.core.waiting_prompts import WaitingPrompts
+
+if TYPE_CHECKING:
+    from acp_mux.core.events import BaseEvent
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +75,7 @@ _FOLLOWED_UP = frozenset({"approval_request", "approval_granted", "approval_deni
 # The events the run's result is built from (_Accumulator.add): text, turns, cost, tokens, session ids, failures.
 _RESULT_TYPES = frozenset(
     {"text_delta", "turn_end", "cost", "token_usage", "session_start", "timeout"}
-    | {cls.model_fields["type"].default for cls in ev.CATEGORIES["error"]}
+    | {"auth_error", "rate_limit_error", "context_exceeded", "crash", "error"}  # events.CATEGORIES["error"]
 )
 
 

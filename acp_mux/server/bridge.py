@@ -577,12 +577,12 @@ class AcpServer:
     async def _announce(self, session: LiveSession) -> None:
         """After new/load/resume: the commands the user can type (agent commands are added as the agent reports)."""
         # The answer is out: start the agent and load the event machinery now, while the user types.
-        events = importlib.import_module("acp_mux.core.events")
         session.warm()
         # The run spawns its agent from its own task: one turn of the loop lets that task take its first step (the
         # fork and exec, or its wait for what the agent needs first, openclaw's gateway), so the agent's start of
-        # seconds runs while the schemas below are built, instead of beginning only after them (~65 ms on hermes).
+        # seconds runs while the event models load and the schemas below are built, instead of only after them.
         await asyncio.sleep(0)
+        events = importlib.import_module("acp_mux.core.events")
         events.prepare_turn()  # after the agent's spawn: its start and these schemas share the wait
         wire.warm()  # likewise the validators and serializers of a turn's ACP messages
         commands = getattr(session.adapter, "slash_commands", ())

@@ -398,3 +398,10 @@ async def test_the_run_pauses_its_reading_after_streamed_text_only(tmp_path, mon
         assert streamed == (bool(types) and all(t in JOINABLE for t in types)), burst
     assert holds == [run_module.STREAM_PACE_S] * sum(streamed for _, _, streamed in bursts)
     assert any(streamed for _, _, streamed in bursts) and not all(streamed for _, _, streamed in bursts)
+
+
+def test_the_result_reads_every_error_event() -> None:
+    """The run names the event types its result is built from without importing the event models (they load after
+    the agent's spawn): every error event must be among them, or a failure would be missing from the result."""
+    errors = {cls.model_fields["type"].default for cls in ev.CATEGORIES["error"]}
+    assert errors <= run_module._RESULT_TYPES

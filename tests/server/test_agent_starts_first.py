@@ -1,4 +1,5 @@
-"""Once a session is answered, the agent starts before the bridge builds its turn schemas (issue 26).
+"""Once a session is answered, the agent starts before the bridge loads its event models and builds its turn schemas
+(issue 26).
 
 The bridge spends the person's typing pause on two things: starting the agent (a persistent agent is spawned at
 ``session/new``) and building the pydantic validators a turn will use (``events.prepare_turn``, ``wire.warm``: some
@@ -80,3 +81,46 @@ def test_the_agent_is_spawned_before_the_turn_schemas_are_built(tmp_path: Path, 
 
     asyncio.run(scenario())
     assert recorder.calls == ["spawn", "prepare_turn", "wire.warm"]
+
+
+FRESH_BRIDGE = """
+import asyncio, sys, tempfile
+from pathlib import Path
+from unittest import mock
+from acp_mux.adapters.registry import get_adapter
+from acp_mux.core.process import SpawnError
+from acp_mux.server.bridge import AcpServer
+from acp_mux.server.early_session import EarlySession
+from acp_mux.server.live_session import BridgeConfig
+from acp_mux.server.rpc import Connection
+from acp_mux.server.store import SessionStore
+
+loaded_at_spawn = []
+
+async def spawn(spec, **_):
+    loaded_at_spawn.append("acp_mux.core.events" in sys.modules)
+    raise SpawnError("the test stops here")
+
+async def main(folder):
+    server = AcpServer(Connection(-1, -1), get_adapter("demo"), BridgeConfig(agent="demo"), SessionStore(folder))
+    params = {"cwd": str(folder), "mcpServers": []}
+    with mock.patch("acp_mux.core.run.spawn", spawn):
+        await server.adopt(EarlySession(2, params, "early-1", str(folder), {"sessionId": "early-1"}))
+        await asyncio.sleep(0.05)
+        await server.shutdown()
+
+with tempfile.TemporaryDirectory() as folder:
+    asyncio.run(main(Path(folder)))
+print(loaded_at_spawn)
+"""
+
+
+def test_the_agent_is_spawned_before_the_event_models_load() -> None:
+    """In a fresh interpreter (this one has loaded them): the launcher's session is adopted, and the run spawns its
+    agent before the event models (pydantic classes, tens of milliseconds) are imported: they load while it starts."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", FRESH_BRIDGE], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["[False]"]
