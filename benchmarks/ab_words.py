@@ -58,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--no-own", action="store_true", help="leave out the agent's own ACP mode")
     args = parser.parse_args(argv)
+    if args.before == args.after:
+        parser.error("name two different revisions")
     binary = ensure_cli(args.agent)
     if binary is None:
         raise SystemExit(f"{args.agent}: its pinned CLI cannot be installed here")
