@@ -174,6 +174,10 @@ class AgentAdapter:
     # The agent copies a native session itself when a run asks for it (``RunOptions.fork_session``: a new native
     # session that starts as a copy of ``session_id``): ``session/fork`` then uses it, else hands the turns over.
     native_fork: bool = False
+    # The launcher may start this agent before the bridge has loaded (acp_mux.server.early_agent): its spawn spec is
+    # a function of the run's options alone (no fresh private file in it) and nothing is prepared before it
+    # (``prepare`` is this base's). The run takes that agent only if its own spec is the same (acp_mux.core.prestart).
+    starts_early: bool = False
 
     # ── discovery: the agent's row ─────────────────────────────────────────────────────────────────────────────
 

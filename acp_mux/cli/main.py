@@ -280,6 +280,7 @@ async def serve(
     """Serve until the editor closes stdin or signals us; then leave no agent process behind."""
     from acp_mux.cli.by_hand import terminal_connection
     from acp_mux.server.rpc import Connection, protect_stdout
+    from acp_mux.core import prestart
     from acp_mux.core.tracker import TRACKER
     from acp_mux.server.bridge import AcpServer
     from acp_mux.server.store import SessionStore
@@ -313,6 +314,8 @@ async def serve(
             )
             conn.on_message("out", {"jsonrpc": "2.0", "id": early.session.request_id, "result": early.session.answer})
         await server.adopt(early.session)
+        if prestart.discard():  # the launcher's early agent, which the session's run did not take
+            logging.getLogger("acp_mux").info("the agent started with the launcher was not the run's: ended")
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -326,6 +329,7 @@ async def serve(
         logging.getLogger("acp_mux").error("stopped serving: %r", failure, exc_info=failure)
         print(f"acp-mux: stopped serving after an internal error: {failure!r}", file=sys.stderr)
         status = 1
+    prestart.discard()
     TRACKER.kill_all(grace=0.0)  # the editor is gone: agents must not outlive it
     try:
         await asyncio.wait_for(server.shutdown(), timeout=1.0)

@@ -1,8 +1,11 @@
 """Process layer: spawn agent CLIs in their own process group and talk to them.
 
 Every agent runs on pipes (the spec's PTY mode was dropped: no supported CLI needs a terminal; openclaw, the one
-the spec marked ``requires_pty``, is driven through ``openclaw acp``).  Everything is plain asyncio (no reader
-threads); stdout is split into lines where the pipe's reads arrive (:mod:`acp_mux.core.pipe_lines`).
+the spec marked ``requires_pty``, is driven through ``openclaw acp``).  An agent is started without an event loop
+(:func:`start`: the launcher starts one before the bridge's loop exists, :mod:`acp_mux.core.prestart`) and taken up
+by one (:func:`attach`); :func:`spawn` does both. Reading is plain asyncio (no reader threads); one thread per
+agent waits for its exit, as asyncio's own child watcher does on Python 3.11. stdout is split into lines where the
+pipe's reads arrive (:mod:`acp_mux.core.pipe_lines`).
 Our own stdin/stdout carry JSON-RPC, so a child never inherits them.
 Line splitting is in :mod:`acp_mux.core.lines`, end-of-output in
 :mod:`acp_mux.core.linger`, group signalling in :mod:`acp_mux.core.pgroup`, and the
@@ -18,6 +21,8 @@ import logging
 import os
 import shutil
 import signal
+import subprocess
+import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
@@ -25,6 +30,7 @@ from .linger import LingeringReader
 from .lines import LineSplitter, TailBuffer
 from .pipe_lines import PipeLines
 from . import pgroup
+from . import prestart
 from . import supervision
 from .private import remove_private_files, write_private_files
 from .text import encode
@@ -222,64 +228,106 @@ class AgentProcess:
 
 
 # ------------------------------------------------------------------ pipe mode
-class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
-    """Reports the leader's exit at once; Process.wait() also waits for pipes."""
+class _StdoutProtocol(asyncio.Protocol):
+    """The agent's stdout: each read goes to its lines as it arrives (:class:`PipeLines`), which pause the pipe
+    while too much waits for the consumer."""
 
-    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__(limit=limit, loop=loop)
-        self.exited: asyncio.Future[int] = loop.create_future()
-        # stdout goes to its lines as it arrives (output can come before PipeProcess exists), not to a StreamReader
-        self.out = PipeLines(2 * limit, self._pause_stdout)
+    def __init__(self, limit: int) -> None:
+        self.out = PipeLines(2 * limit, self._pause)
+        self.transport: asyncio.ReadTransport | None = None
+        self.closed = False
+        self.on_closed: Callable[[], None] | None = None
 
-    def _pause_stdout(self, pause: bool) -> None:
-        transport = getattr(self, "_transport", None)
-        pipe = transport.get_pipe_transport(1) if transport else None
-        if isinstance(pipe, asyncio.ReadTransport) and not pipe.is_closing():
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        if isinstance(transport, asyncio.ReadTransport):
+            self.transport = transport
+
+    def _pause(self, pause: bool) -> None:
+        transport = self.transport
+        if transport is not None and not transport.is_closing():
             if pause:
-                pipe.pause_reading()
+                transport.pause_reading()
             else:
-                pipe.resume_reading()
+                transport.resume_reading()
 
-    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
-        if fd == 1 and isinstance(data, bytes):
-            self.out.feed(data)
-        else:
-            super().pipe_data_received(fd, data)
+    def data_received(self, data: bytes) -> None:
+        self.out.feed(data)
 
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if fd == 1:
-            self.out.feed_eof()
-        super().pipe_connection_lost(fd, exc)
-
-    def process_exited(self) -> None:
-        transport = getattr(self, "_transport", None)  # set by asyncio, not declared in its stubs
-        rc = transport.get_returncode() if transport else None
-        if not self.exited.done():
-            self.exited.set_result(-1 if rc is None else rc)
-        super().process_exited()
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self.out.feed_eof()
+        if self.on_closed is not None:
+            self.on_closed()
 
 
 class PipeProcess(AgentProcess):
-    def __init__(self, transport: asyncio.SubprocessTransport, proto: _Protocol, *, stderr_tail_bytes: int) -> None:
-        super().__init__(transport.get_pid(), stderr_tail_bytes=stderr_tail_bytes)
-        self._transport, self._proto = transport, proto
-        proto.exited.add_done_callback(lambda f: self._set_exit(f.result()))
-        assert proto.stdout and proto.stderr and proto.stdin
-        self._stdin = proto.stdin
-        self._stdout = proto.out
-        self._exit.add_done_callback(lambda _f: proto.out.wake())  # a consumer waiting for output starts lingering
-        err = proto.stderr
+    """An agent on three pipes. Its exit is reported by a thread that waits for it, as asyncio's own subprocess
+    support does on Python 3.11; unlike that support, this takes up a process started without an event loop
+    (:func:`start`), so the launcher can start an agent before the bridge's loop exists (:mod:`.prestart`)."""
+
+    def __init__(
+        self,
+        popen: subprocess.Popen[bytes],
+        stdin: asyncio.StreamWriter,
+        stdout: _StdoutProtocol,
+        stderr: asyncio.StreamReader,
+        pipes: dict[int, asyncio.BaseTransport],
+        *,
+        stderr_tail_bytes: int,
+    ) -> None:
+        super().__init__(popen.pid, stderr_tail_bytes=stderr_tail_bytes)
+        self._pipes = pipes
+        self._open_outputs = {2} if stdout.closed else {1, 2}  # both closed and the leader gone: stdin is closed too
+        stdout.on_closed = lambda: self._output_closed(1)
+        self._stdin = stdin
+        self._stdout = stdout.out
+        self._exit.add_done_callback(lambda _f: stdout.out.wake())  # a consumer waiting for output starts lingering
+        self._exit.add_done_callback(lambda _f: self._close_when_done())
         self._stderr = LingeringReader(
-            lambda: err.read(CHUNK), self._exit, lambda: self.eof_linger, lambda: self._close_pipe(2)
+            lambda: stderr.read(CHUNK), self._exit, lambda: self.eof_linger, lambda: self._close_pipe(2)
         )
         self._drain = asyncio.ensure_future(self._drain_stderr())
+        threading.Thread(
+            target=_report_exit, args=(popen, self._loop, self._set_exit), name=f"acp-mux-wait-{popen.pid}", daemon=True
+        ).start()
+
+    @classmethod
+    async def take_up(cls, popen: subprocess.Popen[bytes], *, stderr_tail_bytes: int) -> "PipeProcess":
+        """The running ``popen`` (started with three pipes) on this event loop."""
+        assert popen.stdin and popen.stdout and popen.stderr
+        loop = asyncio.get_running_loop()
+        stdout = _StdoutProtocol(CHUNK)
+        out_pipe, _ = await loop.connect_read_pipe(lambda: stdout, popen.stdout)
+        _read_at_most(out_pipe, PIPE_READ_SIZE)  # before its first read, which the loop's next turn may do
+        stderr = asyncio.StreamReader(limit=CHUNK, loop=loop)
+        err_pipe, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(stderr, loop=loop), popen.stderr
+        )
+        _read_at_most(err_pipe, PIPE_READ_SIZE)
+        # a StreamReaderProtocol is asyncio's public flow-control protocol: it gives the writer its drain()
+        in_pipe, in_proto = await loop.connect_write_pipe(
+            lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader(loop=loop), loop=loop), popen.stdin
+        )
+        stdin = asyncio.StreamWriter(in_pipe, in_proto, None, loop)
+        pipes = {0: in_pipe, 1: out_pipe, 2: err_pipe}
+        return cls(popen, stdin, stdout, stderr, pipes, stderr_tail_bytes=stderr_tail_bytes)
 
     def _abandon_stdout(self) -> None:
         self._close_pipe(1)
 
     def _close_pipe(self, fd: int) -> None:
-        if (pipe := self._transport.get_pipe_transport(fd)) is not None:
+        if (pipe := self._pipes.get(fd)) is not None and not pipe.is_closing():
             pipe.close()
+
+    def _output_closed(self, fd: int) -> None:
+        self._open_outputs.discard(fd)
+        self._close_when_done()
+
+    def _close_when_done(self) -> None:
+        """After the leader's exit and the end of both outputs, close stdin too (what asyncio's subprocess transport
+        did), so nothing of the agent stays open in the bridge."""
+        if self.exited and not self._open_outputs:
+            self._close_pipe(0)
 
     async def _drain_stderr(self) -> None:
         """Always running, so a chatty child never blocks on a full stderr pipe."""
@@ -290,6 +338,7 @@ class PipeProcess(AgentProcess):
                 self._emit_stderr(line)
         if (last := splitter.flush()) is not None:
             self._emit_stderr(last)
+        self._output_closed(2)
 
     async def write(self, data: str | bytes) -> None:
         if isinstance(data, str):
@@ -307,6 +356,15 @@ class PipeProcess(AgentProcess):
             self._stdin.close()
             with contextlib.suppress(OSError):
                 await self._stdin.wait_closed()
+
+
+def _report_exit(
+    popen: subprocess.Popen[bytes], loop: asyncio.AbstractEventLoop, report: Callable[[int], None]
+) -> None:
+    """On its own thread: wait for the leader, then tell the loop its Popen-style return code."""
+    rc = popen.wait()
+    with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits for this exit any more
+        loop.call_soon_threadsafe(report, rc)
 
 
 # ---------------------------------------------------------------------- spawn
@@ -370,52 +428,93 @@ def child_preexec() -> Callable[[], None] | None:
     return reset
 
 
-async def spawn(
-    spec: SpawnSpec, *, stderr_tail_bytes: int = 65536, on_stderr_line: Callable[[str], None] | None = None
-) -> AgentProcess:
-    """Start the agent under a supervisor (:mod:`acp_mux.core.supervisor`) in a new session and process group,
-    and register it.
+@dataclass(eq=False)
+class Started:
+    """An agent started and not yet taken up by an event loop (:func:`start`, then :func:`attach`)."""
 
-    The supervisor ends the agent and what it started if this process dies in any way, even by SIGKILL; it exits the
-    way the agent does, so ``wait()`` reports the agent's own status. ``on_stderr_line`` may also be assigned right
-    after this returns (before the next await) without missing a line.
-    """
+    spec: SpawnSpec
+    path: str  # the executable, resolved
+    popen: subprocess.Popen[bytes]  # the supervisor, the agent's process group leader
+    status_r: int  # where the supervisor reports the agent's start (acp_mux.core.supervision)
+    written: tuple[str, ...]  # the private files written for it, removed when it ends
+
+
+def start(spec: SpawnSpec) -> Started:
+    """Start the agent under a supervisor (:mod:`acp_mux.core.supervisor`) in a new session and process group, on
+    three pipes, without an event loop: :func:`attach` then takes it up on one. The launcher starts an agent this
+    way before the bridge's loop exists (:mod:`acp_mux.core.prestart`); :func:`spawn` does both at once."""
     path = resolve_command(spec)
     written = write_private_files(spec.private_files)
     status_r, status_w = supervision.status_pipe()
     argv = supervision.command(path, list(spec.args), status_w, written)
     try:
-        loop = asyncio.get_running_loop()
-        try:
-            transport, proto = await loop.subprocess_exec(
-                lambda: _Protocol(CHUNK, loop),
-                *argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
-                env=spec.env,
-                cwd=spec.cwd,
-                pass_fds=(supervision.watch_fd(), status_w),
-            )
-        except OSError as e:
-            raise spawn_error_from_os(e, path, spec) from e
-        for fd in (1, 2):
-            _read_at_most(transport.get_pipe_transport(fd), PIPE_READ_SIZE)
-        proc: AgentProcess = PipeProcess(transport, proto, stderr_tail_bytes=stderr_tail_bytes)
-    except BaseException:
+        popen = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            start_new_session=True,
+            env=spec.env,
+            cwd=spec.cwd,
+            pass_fds=(supervision.watch_fd(), status_w),
+        )
+    except BaseException as e:
         os.close(status_r)
         remove_private_files(written)
+        if isinstance(e, OSError):
+            raise spawn_error_from_os(e, path, spec) from e
         raise
     finally:
         os.close(status_w)
-    proc.private_files = written
+    return Started(spec, path, popen, status_r, written)
+
+
+def end(started: Started) -> None:
+    """End an agent :func:`start` started that nothing took up: its whole group at once, its private files, and
+    the supervisor reaped on a thread (nothing waits for it)."""
+    if started.popen.poll() is None:  # not reaped (only this process reaps it): its group is still its own
+        pgroup.killpg(started.popen.pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        os.close(started.status_r)
+    remove_private_files(started.written)
+    threading.Thread(target=started.popen.wait, name=f"acp-mux-reap-{started.popen.pid}", daemon=True).start()
+
+
+async def attach(
+    started: Started, *, stderr_tail_bytes: int = 65536, on_stderr_line: Callable[[str], None] | None = None
+) -> AgentProcess:
+    """Take up an agent :func:`start` started, on the running loop, and register it (:data:`TRACKER`)."""
     try:
-        proc.agent_pid = await supervision.read_status(status_r)
+        proc = await PipeProcess.take_up(started.popen, stderr_tail_bytes=stderr_tail_bytes)
+    except BaseException:
+        end(started)
+        raise
+    proc.private_files = started.written
+    try:
+        proc.agent_pid = await supervision.read_status(started.status_r)
     except supervision.StartFailed as e:
         await proc.wait()
-        raise spawn_error_from_os(OSError(e.errno, e.strerror, path), path, spec) from e
+        raise spawn_error_from_os(OSError(e.errno, e.strerror, started.path), started.path, started.spec) from e
     proc.on_stderr_line = on_stderr_line
     if not proc.exited:
         TRACKER.register(proc)
     return proc
+
+
+async def spawn(
+    spec: SpawnSpec, *, stderr_tail_bytes: int = 65536, on_stderr_line: Callable[[str], None] | None = None
+) -> AgentProcess:
+    """The agent for ``spec``, running under its supervisor and registered: the one the launcher started early for
+    exactly this spec, if there is one (:func:`acp_mux.core.prestart.claim`), else a new one (:func:`start`).
+
+    The supervisor ends the agent and what it started if this process dies in any way, even by SIGKILL; it exits the
+    way the agent does, so ``wait()`` reports the agent's own status. ``on_stderr_line`` may also be assigned right
+    after this returns (before the next await) without missing a line.
+    """
+    started = prestart.claim(spec)
+    if started is not None:
+        log.info("the run takes the agent the launcher started (pid %d)", started.popen.pid)
+    else:
+        started = start(spec)
+    return await attach(started, stderr_tail_bytes=stderr_tail_bytes, on_stderr_line=on_stderr_line)

@@ -253,14 +253,19 @@ def read_first_line(fd: int, data: bytes = b"") -> bytes:
 
 
 def answer_early(
-    argv: list[str], fd_in: int = 0, fd_out: int = 1, meanwhile: Callable[[], Callable[[], None]] | None = None
+    argv: list[str],
+    fd_in: int = 0,
+    fd_out: int = 1,
+    meanwhile: Callable[[], Callable[[], None]] | None = None,
+    on_session: Callable[[EarlySession], object] | None = None,
 ) -> Early | None:
     """Read the editor's first message; when it is an ``initialize`` this module can answer, write the answer to
     ``fd_out``, and do the same for a ``session/new`` right after it. Returns what the server needs to carry on
     (None: nothing was read, the server starts as usual).
 
     ``meanwhile``: started once ``initialize`` is answered, while the next message is awaited (the launcher loads
-    the bridge then); it returns what waits for it to finish, called before this returns."""
+    the bridge then); it returns what waits for it to finish, called before this returns. ``on_session``: called
+    with the answered ``session/new`` before that wait (the launcher starts the session's agent then)."""
     target = serve_target(argv, os.environ)
     if target is None or os.isatty(fd_in):
         return None
@@ -277,6 +282,11 @@ def answer_early(
         finish = meanwhile() if meanwhile is not None else None
         try:
             _answer_session(early, agent, facts, options, fd_in, fd_out)
+            if early.session is not None and on_session is not None:
+                try:
+                    on_session(early.session)
+                except Exception:  # noqa: BLE001 - both answers are written: what was read must reach the server
+                    pass
         finally:
             if finish is not None:
                 finish()

@@ -170,6 +170,7 @@ class AcpClientAdapter(AgentAdapter):
     # parse_line says which in its own body (tests/adapters/test_text_chunk_runs.py).
     joins_text_chunks: ClassVar[bool] = True
     capabilities = AgentCapabilities(persistent_process=True)
+    starts_early = True  # the family's spawn is the binary, its ACP arguments and the environment
 
     # ── spawn and handshake ────────────────────────────────────────────────────────────────────────────────────
     def build_spawn(self, options: RunOptions) -> SpawnSpec:

@@ -73,6 +73,7 @@ class GeminiAdapter(AcpClientAdapter):
     acp_args = ("--acp",)
     run_type = GeminiRun
     joins_text_chunks = False  # its mode markers are looked for chunk by chunk (on_update)
+    starts_early = False  # every spawn has a fresh private debug log (build_spawn)
     capabilities = AgentCapabilities(
         persistent_process=True,
         supports_images=True,

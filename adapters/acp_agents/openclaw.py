@@ -105,6 +105,7 @@ class OpenclawAdapter(AcpClientAdapter):
     name = "openclaw"
     capabilities = AgentCapabilities(persistent_process=True, supports_images=True)
     joins_text_chunks = True  # on_update reads session info and tool calls only; exec runs go by parse_from
+    starts_early = False  # its gateway is prepared first, and the spawn names it
 
     def __init__(self) -> None:
         self.gateway: Gateway | None = None

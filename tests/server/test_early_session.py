@@ -118,7 +118,7 @@ def write(fd, data):
         loaded.append(sorted(m for m in heavy if m in sys.modules))
     return real_write(fd, data)
 os.write = write
-launch.load_bridge_in_background = lambda: (lambda: None)
+launch.load_bridge_in_background = lambda args: (lambda: None)
 code = launch.main(sys.argv[1:])
 print(json.dumps({"code": code, "loaded": loaded}), file=sys.stderr)
 """
