@@ -1,6 +1,7 @@
 """Before/after of one change on an agent's first words: acp-mux at two git revisions and the agent's own ACP mode,
 taking turns, each measured as the benchmark measures first words (``compare.words_once``: session open, 3 s of
-typing, Enter; again for a second prompt).
+typing, Enter; again for a second prompt). ``--pause 0``: the first prompt sent as soon as ``session/new`` is
+answered (a person who pastes one at once).
 
 Why: a change to what the bridge does between answering ``session/new`` and the first prompt (when it starts the
 agent, what it builds meanwhile) shows only in the first prompt's words, and only against the same agent under the
@@ -9,7 +10,7 @@ byte-compiled ``pip install --target``) and run as the benchmark runs acp-mux (`
 installed ``acp-mux`` launcher, the pinned CLI against the scripted model, a private HOME per subject) with that
 directory first on ``PYTHONPATH``; the rounds turn the order by one each time (``acp_agents.rotating``).
 
-Run:  .venv/bin/python benchmarks/ab_words.py BEFORE_REV AFTER_REV --agent hermes [--rounds 6] [--no-own]
+Run:  .venv/bin/python benchmarks/ab_words.py BEFORE_REV AFTER_REV --agent hermes [--rounds 6] [--no-own] [--pause S]
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ab import build  # noqa: E402
 from acp_agents import rotating  # noqa: E402
-from compare import cold_once, ok, words_once  # noqa: E402
+from compare import TYPING_PAUSE_S, cold_once, ok, words_once  # noqa: E402
 from subjects import ModelServerProcess, acp_mux_subject, bench_venv, own_acp_subject, words_scenario  # noqa: E402
 from tests.e2e.clis import ensure_cli  # noqa: E402
 
@@ -36,6 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agent", required=True, help="an ACP-speaking agent whose pinned CLI is installed here")
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--no-own", action="store_true", help="leave out the agent's own ACP mode")
+    parser.add_argument(
+        "--pause", type=float, default=TYPING_PAUSE_S, help="seconds from session/new answered to the first prompt"
+    )
     args = parser.parse_args(argv)
     if args.before == args.after:
         parser.error("name two different revisions")
@@ -56,10 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             for subject in subjects:  # one untimed session each: page cache, first-run files
                 cold_once(subject, server.url)
-            samples = rotating(subjects, args.rounds, lambda s: words_once(s, server.url), "words")
+            samples = rotating(subjects, args.rounds, lambda s: words_once(s, server.url, args.pause), "words")
         finally:
             server.close()
-    print(f"First words 3 s after session/new, {args.agent}, {args.rounds} rounds (ms, median (min–max))")
+    print(f"First words {args.pause:g} s after session/new, {args.agent}, {args.rounds} rounds (ms, median (min–max))")
     medians = {}
     for label, measured in samples.items():
         rows = ok(measured)  # a failed session is recorded as its error

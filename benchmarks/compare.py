@@ -155,13 +155,14 @@ def cold_once(subject: Subject, url: str) -> dict[str, float]:
 
 
 # ── first words ────────────────────────────────────────────────────────────────────────────────────────────────
-def words_once(subject: Subject, url: str) -> dict[str, Any]:
-    """Session open, 3 s of typing, Enter: time to the first words; again for the second prompt; memory after."""
+def words_once(subject: Subject, url: str, pause: float = TYPING_PAUSE_S) -> dict[str, Any]:
+    """Session open, ``pause`` s of typing (3 s), Enter: time to the first words; again for the second prompt (after
+    3 s); memory after."""
     server, session_id, marks = open_session(subject, url)
     try:
         out: dict[str, Any] = dict(marks)
         for turn in (1, 2):
-            time.sleep(TYPING_PAUSE_S)
+            time.sleep(pause if turn == 1 else TYPING_PAUSE_S)
             _, traffic = prompt(server, session_id, "hi", Traffic(keep=True), timeout=TURN_TIMEOUT_S)
             text = "".join(traffic.text_parts)
             if traffic.first_words_s is None or text != WORDS:

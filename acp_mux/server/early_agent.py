@@ -23,17 +23,18 @@ if TYPE_CHECKING:
     from acp_mux.server.early_session import EarlySession
 
 
-def adapter_for(argv: list[str]) -> AgentAdapter | None:
-    """The adapter of the agent ``argv`` serves alone, or None (several agents, another command, no such agent).
-    Importing it is most of what starting the agent costs, so the launcher's loading thread calls this first."""
+def adapter_for(argv: list[str]) -> tuple[AgentAdapter, dict[str, str]] | None:
+    """The adapter of the agent ``argv`` serves alone, with the command line's options that take a value; None for
+    several agents, another command or no such agent. Importing the adapter is most of what starting the agent
+    costs, so the launcher's loading thread calls this first."""
     target = serve_target(argv, os.environ)
     if target is None:
         return None
-    agent, transport, _ = target
+    agent, transport, values = target
     from acp_mux.adapters.registry import get_adapter
 
     try:
-        return get_adapter(agent, transport)
+        return get_adapter(agent, transport), values
     except Exception:  # noqa: BLE001 - an unknown or unsupported agent: the bridge says so to the editor
         return None
 
@@ -47,16 +48,16 @@ def start_agent(argv: list[str], session: EarlySession) -> bool:
 
 
 def _start(argv: list[str], session: EarlySession) -> bool:
-    adapter = adapter_for(argv)
-    if adapter is None or not adapter.starts_early or not adapter.capabilities.persistent_process:
+    found = adapter_for(argv)
+    if found is None:
+        return False
+    adapter, values = found
+    if not adapter.starts_early or not adapter.capabilities.persistent_process:
         return False
     from acp_mux.core import prestart
     from acp_mux.core.contract import RunOptions
     from acp_mux.core.process import start
 
-    target = serve_target(argv, os.environ)
-    assert target is not None  # adapter_for found one
-    _, _, values = target
     extra = argv[argv.index("--") + 1 :] if "--" in argv else []
     servers = session.params.get("mcpServers") or []
     # What AcpServer.adopt and LiveSession._run_options give the session's warm run (the command line's --model,
