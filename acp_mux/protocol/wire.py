@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -96,6 +96,9 @@ def _adapter(method: str, part: Part) -> TypeAdapter[Any] | None:
 
 # The messages of every prompt turn, both directions: what a bridge warms before the first turn (see warm).
 TURN_METHODS: tuple[str, ...] = ("session/prompt", "session/update", "session/request_permission", "session/cancel")
+# Parts of those messages the bridge dumps on their own, each item its own model's serializer: every block of an
+# editor's prompt (AcpServer.prompt hands the session the blocks as dicts).
+DUMPED_ON_THEIR_OWN: tuple[tuple[str, Part, str], ...] = (("session/prompt", "params", "prompt"),)
 
 
 def warm(methods: tuple[str, ...] = TURN_METHODS) -> None:
@@ -103,8 +106,8 @@ def warm(methods: tuple[str, ...] = TURN_METHODS) -> None:
 
     The models build lazily (base.py), and the first ``session/update`` pays some tens of milliseconds for the
     whole SessionUpdate union, the first prompt sent to an agent as much again for its model's serializer
-    (:func:`dump`); the bridge calls this once a session is answered, while the person types, so the first
-    streamed words do not pay for it.
+    (:func:`dump`), and the first prompt from the editor a few for its blocks' (:data:`DUMPED_ON_THEIR_OWN`); the
+    bridge calls this once a session is answered, while the person types, so the first streamed words do not pay.
     """
     for method in methods:
         for part in ("params", "result"):
@@ -115,6 +118,21 @@ def warm(methods: tuple[str, ...] = TURN_METHODS) -> None:
             target = _type_for(method, part)
             if isinstance(target, type) and issubclass(target, AcpModel):
                 target.model_rebuild()  # its own serializer, which dump() uses
+    for method, part, field in DUMPED_ON_THEIR_OWN:
+        target = _type_for(method, part)
+        if method in methods and isinstance(target, type) and issubclass(target, AcpModel):
+            for model in models_within(target.model_fields[field].annotation):
+                model.model_rebuild()
+
+
+def models_within(annotation: object) -> list[type[AcpModel]]:
+    """The models a value of ``annotation`` can be, through lists, unions, ``Annotated`` and type aliases."""
+    value = getattr(annotation, "__value__", None)  # a type alias (``ContentBlock``): what it stands for
+    if value is not None:
+        return models_within(value)
+    if isinstance(annotation, type) and issubclass(annotation, AcpModel):
+        return [annotation]
+    return [model for arg in get_args(annotation) for model in models_within(arg)]
 
 
 def _closest_variants(errors: list[Any]) -> list[Any]:
