@@ -2,11 +2,12 @@
 
 Why not the SDK's server side: importing ``acp`` costs ~0.7 s before ``initialize`` can be answered, and its
 router has traps this bridge must not have (``_meta`` keys splatted over params, no response when a handler is
-cancelled, a non-object line killing the connection, O_NONBLOCK on inherited fds). This module reads and writes
-with one thread each on the real fds, so the event loop never blocks and nothing else can write to the protocol
-stream: :func:`protect_stdout` moves fd 1 aside and points it at stderr for everything else in the process. A small
-message the client's pipe or socket has room for right now is written by the loop itself (:class:`DirectWrite`):
-no thread wake-up per streamed chunk, and still no write that can block.
+cancelled, a non-object line killing the connection, O_NONBLOCK on inherited fds). This module writes with a
+thread on the real fd, so the event loop never blocks and nothing else can write to the protocol stream:
+:func:`protect_stdout` moves fd 1 aside and points it at stderr for everything else in the process. A small message
+the client's pipe or socket has room for right now is written by the loop itself (:class:`DirectWrite`): no thread
+wake-up per streamed chunk, and still no write that can block. Input from a pipe or socket is read by the loop as
+it becomes readable (a read then returns at once); from anything else (a terminal, a file) by a thread.
 Tests drive the server with the SDK's *client* side, which validates every message shape we send.
 """
 
@@ -128,6 +129,46 @@ class DirectWrite:
         if not events & select.POLLOUT or events & _TROUBLE:  # full, or an error for the writer thread to meet
             return False
         return os.write(self.fd, data) == len(data)  # (a pipe write of <= PIPE_BUF bytes is all or nothing)
+
+
+def _pollable(fd: int) -> bool:
+    """Whether ``fd`` is a pipe or a socket (what an event loop can wait on; a terminal or a file it cannot)."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def _read_some(fd: int) -> bytes:
+    """What one read of ``fd`` gives; b"" at its end or on an error (the client is gone either way)."""
+    try:
+        return os.read(fd, 1 << 16)
+    except OSError:
+        return b""
+
+
+class _Lines:
+    """The client's bytes cut into lines, each handed to ``put`` as it completes; at the end an unterminated last
+    line (unless blank), then None."""
+
+    def __init__(self, put: Callable[[bytes | None], object]) -> None:
+        self._put = put
+        self._buffer = bytearray()
+
+    def feed(self, chunk: bytes) -> None:
+        buffer = self._buffer
+        buffer += chunk
+        start = 0
+        while (end := buffer.find(b"\n", start)) != -1:
+            self._put(bytes(buffer[start:end]))
+            start = end + 1
+        del buffer[:start]
+
+    def end(self) -> None:
+        if self._buffer.strip():
+            self._put(bytes(self._buffer))
+        self._put(None)
 
 
 class Connection:
@@ -261,7 +302,9 @@ class Connection:
         self._loop_thread = threading.get_ident()
         self._direct = DirectWrite.of(self._out_fd)
         lines: asyncio.Queue[bytes | None] = asyncio.Queue()
-        threading.Thread(target=self._read_thread, args=(lines,), name="acp-stdin", daemon=True).start()
+        reading_here = _pollable(self._in_fd) and self._read_in_loop(lines)
+        if not reading_here:
+            threading.Thread(target=self._read_thread, args=(lines,), name="acp-stdin", daemon=True).start()
         writer = threading.Thread(target=self._write_thread, name="acp-stdout", daemon=True)
         writer.start()
         try:
@@ -271,6 +314,8 @@ class Connection:
                     break
                 self._dispatch_line(line)
         finally:
+            if reading_here:
+                self._loop.remove_reader(self._in_fd)
             self._closed.set()
             for future in self._pending.values():
                 if not future.done():
@@ -282,28 +327,43 @@ class Connection:
         self._out.put(None)
         await asyncio.get_running_loop().run_in_executor(None, self._writer_done.wait, timeout)
 
-    def _read_thread(self, lines: "asyncio.Queue[bytes | None]") -> None:
+    def _read_in_loop(self, lines: "asyncio.Queue[bytes | None]") -> bool:
+        """Read the client's pipe or socket from the event loop itself, as it becomes readable: a message wakes
+        only the loop, not a reader thread that then wakes the loop (two wake-ups of an idle machine, a few
+        milliseconds on a VM, before every prompt). A read after the fd polled readable returns at once, so the
+        fd's flags stay as they are (never O_NONBLOCK). False: the loop cannot watch this fd (the thread reads)."""
         assert self._loop is not None
-        buffer = bytearray()
-        chunk, self._already_read = self._already_read, b""
-        while True:
-            if not chunk:
-                try:
-                    chunk = os.read(self._in_fd, 1 << 16)
-                except OSError:
-                    chunk = b""
-                if not chunk:
-                    break
-            buffer += chunk
+        cut = _Lines(lines.put_nowait)
+        try:
+            self._loop.add_reader(self._in_fd, self._read_ready, cut)
+        except (OSError, ValueError, NotImplementedError):
+            return False
+        cut.feed(self._take_already_read())
+        return True
+
+    def _read_ready(self, cut: _Lines) -> None:
+        chunk = _read_some(self._in_fd)
+        if chunk:
+            cut.feed(chunk)
+            return
+        assert self._loop is not None
+        self._loop.remove_reader(self._in_fd)
+        cut.end()
+
+    def _read_thread(self, lines: "asyncio.Queue[bytes | None]") -> None:
+        """Read the client's input on a thread (a terminal or file, which the loop cannot watch)."""
+        loop = self._loop
+        assert loop is not None
+        cut = _Lines(lambda line: loop.call_soon_threadsafe(lines.put_nowait, line))
+        chunk = self._take_already_read()
+        while chunk or (chunk := _read_some(self._in_fd)):
+            cut.feed(chunk)
             chunk = b""
-            start = 0
-            while (end := buffer.find(b"\n", start)) != -1:
-                self._loop.call_soon_threadsafe(lines.put_nowait, bytes(buffer[start:end]))
-                start = end + 1
-            del buffer[:start]
-        if buffer.strip():
-            self._loop.call_soon_threadsafe(lines.put_nowait, bytes(buffer))
-        self._loop.call_soon_threadsafe(lines.put_nowait, None)
+        cut.end()
+
+    def _take_already_read(self) -> bytes:
+        chunk, self._already_read = self._already_read, b""
+        return chunk
 
     def _write_thread(self) -> None:
         """Write queued messages in order; what is already queued goes out in one write (one system call per burst of
