@@ -99,6 +99,15 @@ OUTPUT_LOW_WATER = 2 << 20  # ... and when they may go on
 _TROUBLE = select.POLLERR | select.POLLHUP | select.POLLNVAL
 
 
+def _pollable(fd: int) -> bool:
+    """Whether ``fd`` is a pipe or a socket (what an event loop can wait on; a terminal or a file it cannot)."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
 class DirectWrite:
     """Writes from the event loop that cannot block: at most ``PIPE_BUF`` bytes, to a pipe or stream socket that
     ``poll`` says has room now. Why these bounds: a pipe with a free slot takes a write of up to one page whole, and
@@ -114,11 +123,7 @@ class DirectWrite:
     @staticmethod
     def of(fd: int) -> DirectWrite | None:
         """One for ``fd`` if it is a pipe or a socket; None otherwise (or when it cannot be inspected)."""
-        try:
-            mode = os.fstat(fd).st_mode
-        except OSError:
-            return None
-        return DirectWrite(fd) if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) else None
+        return DirectWrite(fd) if _pollable(fd) else None
 
     def write(self, data: bytes) -> bool:
         """Write all of ``data`` now if that cannot block; False (nothing written) otherwise."""
@@ -129,15 +134,6 @@ class DirectWrite:
         if not events & select.POLLOUT or events & _TROUBLE:  # full, or an error for the writer thread to meet
             return False
         return os.write(self.fd, data) == len(data)  # (a pipe write of <= PIPE_BUF bytes is all or nothing)
-
-
-def _pollable(fd: int) -> bool:
-    """Whether ``fd`` is a pipe or a socket (what an event loop can wait on; a terminal or a file it cannot)."""
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 def _read_some(fd: int) -> bytes:
