@@ -45,10 +45,6 @@ CHUNK = 1 << 20  # read size; also the StreamReader limit (pauses at 2x)
 # reply). 64 KiB is a whole pipe buffer (Linux's default), served from the heap.
 PIPE_READ_SIZE = 64 * 1024
 DEFAULT_EOF_LINGER = 0.5  # seconds to wait for pipe EOF once the leader exited
-# Dispositions a child must not inherit as SIG_IGN (nohup/`cmd &` set some).
-_RESET_SIGNALS = tuple(
-    getattr(signal, n) for n in ("SIGINT", "SIGQUIT", "SIGTERM", "SIGHUP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGPIPE")
-)
 
 
 @dataclass(frozen=True)
@@ -413,19 +409,6 @@ def spawn_error_from_os(exc: OSError, path: str, spec: SpawnSpec) -> SpawnError:
     if exc.errno == errno.ENOEXEC:
         return SpawnError(f"cannot execute {path}: exec format error (missing #! line?)", command)
     return SpawnError(f"failed to start {path}: {exc.strerror or exc}", command)
-
-
-def child_preexec() -> Callable[[], None] | None:
-    """Undo SIG_IGN dispositions we would otherwise pass on (None if none)."""
-    ignored = [s for s in _RESET_SIGNALS if signal.getsignal(s) is signal.SIG_IGN]
-    if not ignored:
-        return None
-
-    def reset() -> None:
-        for s in ignored:
-            signal.signal(s, signal.SIG_DFL)
-
-    return reset
 
 
 @dataclass(eq=False)
