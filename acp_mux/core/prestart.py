@@ -40,9 +40,7 @@ def keep(started: Started) -> None:
 def claim(spec: SpawnSpec) -> Started | None:
     """The kept agent when it was started for exactly ``spec``, once; None otherwise. Either way nothing is kept
     afterwards: an agent started for another spec is ended here, before the caller starts its own."""
-    global _kept
-    with _lock:
-        kept, _kept = _kept, None
+    kept = _take()
     if kept is None:
         return None
     if kept.spec == spec:  # one that already ended is the run's to report, as any agent that ends
@@ -54,13 +52,19 @@ def claim(spec: SpawnSpec) -> Started | None:
 
 def discard() -> bool:
     """End the kept agent, if any (no spawn took it); True if there was one."""
-    global _kept
-    with _lock:
-        kept, _kept = _kept, None
+    kept = _take()
     if kept is None:
         return False
     _end(kept)
     return True
+
+
+def _take() -> Started | None:
+    """The kept agent, no longer kept."""
+    global _kept
+    with _lock:
+        kept, _kept = _kept, None
+    return kept
 
 
 def _end(started: Started) -> None:

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any, Awaitable, Callable
 
 from acp_mux.core import text as safe_json
+from acp_mux.core.lines import LineSplitter
 from acp_mux.core.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -145,25 +146,21 @@ def _read_some(fd: int) -> bytes:
 
 
 class _Lines:
-    """The client's bytes cut into lines, each handed to ``put`` as it completes; at the end an unterminated last
-    line (unless blank), then None."""
+    """The client's bytes cut into lines (:class:`LineSplitter`: a line that spans reads is never scanned again),
+    each handed to ``put`` as it completes; at the end an unterminated last line (unless blank), then None."""
 
     def __init__(self, put: Callable[[bytes | None], object]) -> None:
         self._put = put
-        self._buffer = bytearray()
+        self._splitter = LineSplitter()
 
     def feed(self, chunk: bytes) -> None:
-        buffer = self._buffer
-        buffer += chunk
-        start = 0
-        while (end := buffer.find(b"\n", start)) != -1:
-            self._put(bytes(buffer[start:end]))
-            start = end + 1
-        del buffer[:start]
+        for line in self._splitter.feed(chunk):
+            self._put(bytes(line))
 
     def end(self) -> None:
-        if self._buffer.strip():
-            self._put(bytes(self._buffer))
+        last = self._splitter.flush()
+        if last is not None and last.strip():
+            self._put(bytes(last))
         self._put(None)
 
 
