@@ -421,6 +421,20 @@ class EventLogWriter:
             return  # no loop (tools, tests): the caller flushes
         self._timer = loop.call_later(FLUSH_INTERVAL_S, self._flush_soon)
 
+    def flush_soon(self) -> None:
+        """Write what waits at the next turn of the loop instead of after the interval: for a record made just
+        before a quiet moment (the person's prompt, which the agent is then working on). Its interval would end
+        ~200 ms later, which is when a slower agent's first words arrive, and they would wait for the write."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop (tools, tests): the caller flushes
+        if self._timer is not None and not isinstance(self._timer, asyncio.TimerHandle):
+            return  # already due at the next turn
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = loop.call_soon(self._flush_soon)
+
     def _flush_soon(self) -> None:
         self._timer = None
         self.flush(close_fold=False)

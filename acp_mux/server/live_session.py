@@ -344,6 +344,7 @@ class LiveSession:
             self.log.record(run_id, "user.message", {"content": self._turn_blocks, "agent": self.adapter.name})
         if self._turn_marker:
             self.log.record(run_id, "bridge.notice", {"text": self._turn_marker})
+        self.log.flush_soon()  # on the loop's next turn, once the prompt is with the agent (see flush_soon)
 
     # ── one entry for every agent ─────────────────────────────────────────────────────────────────────────────
     def config_options(self) -> list[acp.SessionConfigOption]:

@@ -294,18 +294,23 @@ class Connection:
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self._direct = DirectWrite.of(self._out_fd)
-        lines: asyncio.Queue[bytes | None] = asyncio.Queue()
-        reading_here = _pollable(self._in_fd) and self._read_in_loop(lines)
+        ended = asyncio.Event()
+
+        def take(line: bytes | None) -> None:
+            """A line is handled where it was cut (no hop through a queue and another task: one loop turn less
+            between the editor's prompt and the agent); None: the input ended."""
+            if line is None:
+                ended.set()
+            else:
+                self._dispatch_line(line)
+
+        reading_here = _pollable(self._in_fd) and self._read_in_loop(take)
         if not reading_here:
-            threading.Thread(target=self._read_thread, args=(lines,), name="acp-stdin", daemon=True).start()
+            threading.Thread(target=self._read_thread, args=(take,), name="acp-stdin", daemon=True).start()
         writer = threading.Thread(target=self._write_thread, name="acp-stdout", daemon=True)
         writer.start()
         try:
-            while True:
-                line = await lines.get()
-                if line is None:
-                    break
-                self._dispatch_line(line)
+            await ended.wait()
         finally:
             if reading_here:
                 self._loop.remove_reader(self._in_fd)
@@ -320,13 +325,13 @@ class Connection:
         self._out.put(None)
         await asyncio.get_running_loop().run_in_executor(None, self._writer_done.wait, timeout)
 
-    def _read_in_loop(self, lines: "asyncio.Queue[bytes | None]") -> bool:
+    def _read_in_loop(self, take: Callable[[bytes | None], None]) -> bool:
         """Read the client's pipe or socket from the event loop itself, as it becomes readable: a message wakes
         only the loop, not a reader thread that then wakes the loop (two wake-ups of an idle machine, a few
         milliseconds on a VM, before every prompt). A read after the fd polled readable returns at once, so the
         fd's flags stay as they are (never O_NONBLOCK). False: the loop cannot watch this fd (the thread reads)."""
         assert self._loop is not None
-        cut = _Lines(lines.put_nowait)
+        cut = _Lines(take)
         try:
             self._loop.add_reader(self._in_fd, self._read_ready, cut)
         except (OSError, ValueError, NotImplementedError):
@@ -343,11 +348,11 @@ class Connection:
         self._loop.remove_reader(self._in_fd)
         cut.end()
 
-    def _read_thread(self, lines: "asyncio.Queue[bytes | None]") -> None:
+    def _read_thread(self, take: Callable[[bytes | None], None]) -> None:
         """Read the client's input on a thread (a terminal or file, which the loop cannot watch)."""
         loop = self._loop
         assert loop is not None
-        cut = _Lines(lambda line: loop.call_soon_threadsafe(lines.put_nowait, line))
+        cut = _Lines(lambda line: loop.call_soon_threadsafe(take, line))
         chunk = self._take_already_read()
         while chunk or (chunk := _read_some(self._in_fd)):
             cut.feed(chunk)

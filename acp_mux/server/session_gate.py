@@ -130,6 +130,12 @@ class SessionGate:
     async def _acquire_unless(self, cancel: asyncio.Event) -> bool:
         """The lock, or False when ``cancel`` is set first; the lock is never left held otherwise (also when the
         waiting itself is cancelled)."""
+        if not self._switches and not self._lock.locked():
+            # No switch holds or waits for the lock (a switch counts itself before it asks), no other prompt is
+            # accepted and closing refuses prompts: nobody else wants it, so it is taken at once, without the two
+            # tasks below and the four loop turns they cost between the editor's prompt and the agent.
+            await self._lock.acquire()
+            return True
         acquiring = asyncio.ensure_future(self._lock.acquire())
         cancelled = asyncio.ensure_future(cancel.wait())
         won = False

@@ -34,7 +34,7 @@ from acp_mux.core.settings import read_setting
 from acp_mux.server.private_files import UnsafePath, is_plain_dir, private_dir, read_bytes, remove, write_atomic
 
 if TYPE_CHECKING:
-    from acp_mux.server.event_log import Envelope
+    from acp_mux.server.event_log import Envelope, EventLogWriter
 
 log = logging.getLogger(__name__)
 
@@ -240,7 +240,7 @@ class SessionStore:
         return matches[0] if len(matches) == 1 else None
 
     # ── the event log ──────────────────────────────────────────────────────────────────────────────────────────
-    def event_log(self, session_id: str, **kwargs: Any) -> Any:
+    def event_log(self, session_id: str, **kwargs: Any) -> EventLogWriter:
         """The writer of a session's log (:class:`~acp_mux.server.event_log.EventLogWriter`)."""
         from acp_mux.server.event_log import EventLogWriter
 

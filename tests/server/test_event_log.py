@@ -208,6 +208,30 @@ def test_writes_are_batched_off_the_streaming_path(tmp_path: Path) -> None:
     assert asyncio.run(scenario()) == (0, 50)
 
 
+def test_flush_soon_writes_on_the_next_loop_turn_and_later_events_wait_for_their_own_interval(tmp_path: Path) -> None:
+    """The prompt's record goes out on the loop's next turn (while the agent works on the prompt); what the agent
+    says next starts a fresh interval, so no write falls ~200 ms after the prompt, where slower first words land."""
+    import asyncio
+
+    async def scenario() -> list[int]:
+        log = writer(tmp_path)
+        log.record("run-a", "user.message", {"content": [{"type": "text", "text": "hi"}]})  # arms the interval
+        log.flush_soon()
+        log.flush_soon()  # twice: still one write
+        counts = [len(stored(tmp_path))]
+        await asyncio.sleep(0)
+        counts.append(len(stored(tmp_path)))
+        log.event(stamped(ev.TurnStartEvent(turn_index=0)))
+        for _ in range(3):
+            await asyncio.sleep(0)
+        counts.append(len(stored(tmp_path)))  # the agent's event waits for its own interval
+        await asyncio.sleep(event_log.FLUSH_INTERVAL_S * 2)
+        counts.append(len(stored(tmp_path)))
+        return counts
+
+    assert asyncio.run(scenario()) == [0, 1, 1, 2]
+
+
 def test_prune_leaves_a_gap_marker_that_keeps_each_run_gap_free_from_it(tmp_path: Path) -> None:
     log = writer(tmp_path)
     for turn, run in enumerate(["run-a", "run-a", "run-b"]):

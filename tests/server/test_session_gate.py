@@ -151,3 +151,45 @@ async def test_a_prompt_behind_a_failed_switch_then_a_good_one_runs() -> None:
     with pytest.raises(RpcError):
         await first
     await second
+
+
+@pytest.mark.asyncio
+async def test_a_prompt_on_a_free_gate_is_admitted_in_its_first_step() -> None:
+    """No switch and no other prompt: the turn starts in the prompt's own first step, without tasks of its own to
+    wait for (each of which is a turn of the event loop between the editor's prompt and the agent)."""
+    gate = SessionGate()
+    entered: list[bool] = []
+
+    async def prompt() -> None:
+        async with gate.turn() as started:
+            entered.append(started)
+
+    task = asyncio.ensure_future(prompt())
+    await asyncio.sleep(0)  # one loop turn: the task's first step
+    assert entered == [True]
+    await task
+
+
+@pytest.mark.asyncio
+async def test_a_prompt_behind_a_switch_still_answers_a_cancel_at_once() -> None:
+    gate = SessionGate()
+    release = asyncio.Event()
+
+    async def switch() -> None:
+        async with gate.switch("the switch"):
+            await release.wait()
+
+    switching = asyncio.ensure_future(switch())
+    await asyncio.sleep(0)
+
+    async def prompt() -> bool:
+        async with gate.turn() as started:
+            return started
+
+    waiting = asyncio.ensure_future(prompt())
+    await asyncio.sleep(0)
+    assert gate.cancel_waiting_prompt()
+    assert await waiting is False  # answered while the switch still holds the session
+    assert not switching.done()
+    release.set()
+    await switching
