@@ -29,6 +29,10 @@ class RunOptions:
     mode: str | None = None
     session_id: str | None = None  # the agent's native session to resume
     fork_session: bool = False  # resume ``session_id`` as a new copy (the agent's own fork: AgentAdapter.native_fork)
+    # The id of the native session this run creates (a new one, or a fork's copy), where the agent takes it from us
+    # (claude's ``--session-id``): set by the adapter's ``prepare``; the session is then known before the agent's
+    # first turn reports it.
+    new_session_id: str | None = None
     binary: str | None = None
     env: dict[str, str] | None = None
     extra_args: list[str] = field(default_factory=list)

@@ -140,6 +140,10 @@ class LiveSession:
         self._reasking: set[str] = set()
         self.log = store.event_log(record.session_id)  # every event of every run, and the bridge's side of the turns
         self._turn_run: str | None = None  # the run the current prompt went to
+        self._prompted_run: str | None = None  # the last run a prompt went to (kept between turns)
+        # The native session a run started before any prompt went to it: recorded with its first prompt
+        # (_on_native_session says why).
+        self._unprompted_native: ev.SessionStartEvent | None = None
         self._turn_blocks: list[acp.ContentBlock] = []  # the current prompt as the person wrote it (for the log)
         self._turn_marker: str | None = None  # the agent's name shown before its answer (agent picking)
         self._store_trouble_shown = False  # a store that cannot be written is said once per session, not per turn
@@ -317,6 +321,7 @@ class LiveSession:
         if handle is not None and handle.usable:
             events = handle.events(from_start=False, lossless=True)
             self._log_prompt(handle.run_id, prompt)
+            self._prompt_goes_to(handle.run_id)
             try:
                 await handle.continue_(prompt)
             except Exception as exc:  # the process died between turns: start a fresh one
@@ -329,10 +334,18 @@ class LiveSession:
             if self.handle is not None:
                 await self.handle.abort(0.5)
             handle = self._start_handle(prompt)
+            self._prompt_goes_to(handle.run_id)
             events = handle.events(from_start=True, lossless=True)
             if self._turn_run is None:  # (a prompt that went to a process found dead is not logged twice)
                 self._log_prompt(handle.run_id, prompt)
         return await self._consume(handle, events)
+
+    def _prompt_goes_to(self, run_id: str) -> None:
+        """A prompt is handed to this run: its native session, if it started one before, is now the record's."""
+        self._prompted_run = run_id
+        early, self._unprompted_native = self._unprompted_native, None
+        if early is not None and early.run_id == run_id:
+            self._record_native(early)
 
     def _log_prompt(self, run_id: str, prompt: Prompt) -> None:
         """The person's prompt (as they wrote it, without context the bridge added), and the agent's name shown
@@ -697,7 +710,17 @@ class LiveSession:
         return self.adapter.extra_directory_args(self.record.additional_directories) or []
 
     def _on_native_session(self, event: ev.BaseEvent) -> None:
+        """The agent's own session, kept in the record (what a later load resumes) once a prompt has gone to the
+        run that started it: before that, nothing in it can be resumed (claude answers "No conversation found"
+        for a session named with ``--session-id`` that never had a message), and an unprompted session keeps the
+        record as it was (a fork's copy not yet made is still to be made from the original)."""
         assert isinstance(event, ev.SessionStartEvent)  # registered for session_start only
+        if event.run_id != self._prompted_run:
+            self._unprompted_native = event
+            return
+        self._record_native(event)
+
+    def _record_native(self, event: ev.SessionStartEvent) -> None:
         if self.record.native_fork_from is not None and self.record.native_session_id is None:
             if event.session_id == self.record.native_fork_from:  # never the original's own session as this one's
                 log.warning("%s reported the original session %s for a fork", self.adapter.name, event.session_id)

@@ -40,6 +40,7 @@ import json
 import os
 import re
 import time
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Literal
@@ -113,6 +114,8 @@ class ClaudeRun(PerRun):
     KEY = "claude"
 
     resume_id: str | None = None
+    own_id: str | None = None  # the id this run gave the session it creates (RunOptions.new_session_id)
+    commands_shown: list[tuple[str, str]] = field(default_factory=list)  # the slash commands last announced
     init: dict[str, Any] = field(default_factory=dict)
     initialize: dict[str, Any] = field(default_factory=dict)
     streamed: set[str] = field(default_factory=set)  # message ids seen as stream_event
@@ -235,6 +238,10 @@ class ClaudeAdapter(AgentAdapter):
             args += ["--resume", options.session_id]
             if options.fork_session:  # claude --help: "When resuming, create a new session ID instead of reusing"
                 args.append("--fork-session")
+        if (
+            options.new_session_id
+        ):  # claude --help: "Use a specific session ID for the conversation (must be a valid UUID)"
+            args += ["--session-id", options.new_session_id]
         if options.model and options.model != "default":  # "default" means: let Claude choose
             args += ["--model", options.model]
         if options.mode:
@@ -248,9 +255,18 @@ class ClaudeAdapter(AgentAdapter):
         """``--add-dir`` once per root (claude --help: "Additional directories to allow tool access to")."""
         return [arg for folder in dirs for arg in ("--add-dir", folder)]
 
+    async def prepare(self, options: RunOptions) -> None:
+        """A new conversation, or a fork's copy, gets its id from us (``--session-id``, as claude-agent-acp does):
+        the run can then start its session, and show the editor Claude's slash commands, as soon as Claude answers
+        ``initialize`` (while the person types) instead of with the first prompt's reply, where that work would
+        also take time from Claude's own first request."""
+        if options.new_session_id is None and (not options.session_id or options.fork_session):
+            options.new_session_id = str(uuid.uuid4())
+
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
         st = ClaudeRun.of(ctx)
         st.resume_id = options.session_id
+        st.own_id = options.new_session_id
         if options.cwd and not ctx.cwd:
             ctx.cwd = options.cwd
         # forwardSubagentText: claude forwards a subagent's text blocks too (else only its tool uses and results)
@@ -370,9 +386,10 @@ class ClaudeAdapter(AgentAdapter):
             sid = str(m.get("session_id") or "")
             if not sid:
                 return []
-            events: list[BaseEvent] = ctx.session_start(
-                sid, resumed=bool(st.resume_id) and sid == st.resume_id, commands=self.available_commands(ctx)
-            )
+            events = self._started(ctx, sid)
+            if st.own_id and sid != st.own_id:
+                note = f"claude named its session {sid}, not the id it was given ({st.own_id})"
+                events.append(ev.DebugEvent(level="warn", message=note))
             if not st.announced_init:
                 st.announced_init = True
                 events += [ev.SkillLoadedEvent(skill_name=str(s)) for s in as_list(m.get("skills"))]
@@ -624,9 +641,22 @@ class ClaudeAdapter(AgentAdapter):
         if "commands" in body or "init" in request_id:  # the answer to our initialize
             st.initialize = body
             self._warm_up_step(ctx, body.get("claude_code_version"))  # (2.1.332 says it here; 2.1.197 does not)
+            return self._started(ctx, st.own_id) if st.own_id else []  # before any prompt: see prepare
         elif request_id == st.version_request:
             self._warm_up_step(ctx, body.get("version"))
         return []
+
+    def _started(self, ctx: ParseContext, sid: str) -> list[BaseEvent]:
+        """``session_start`` (once per run: a later call only updates the id), then the slash commands whenever
+        they differ from the ones last announced (the initialize answer's, with descriptions; else init's names)."""
+        st = ClaudeRun.of(ctx)
+        events = ctx.session_start(sid, resumed=bool(st.resume_id) and sid == st.resume_id)
+        commands = self.available_commands(ctx)
+        if commands and commands != st.commands_shown:
+            st.commands_shown = commands
+            listed = [ev.SlashCommand(name=name, description=text) for name, text in commands]
+            events.append(ev.CommandsUpdateEvent(commands=listed))
+        return events
 
     def _warm_up_step(self, ctx: ParseContext, version: object) -> None:
         """The next step of the warm-up once Claude has answered the last one, if no prompt came first: "on" sends

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,7 @@ def bash_turn_prefix(session: str, *, streamed: bool = False) -> list[tuple]:
     deltas = [("tool_input_delta", "toolu_fake_0", part) for part in parts]
     return [
         ("session_start", session, False),
+        ("commands_update",),  # the capture's init names its slash commands
         ("turn_start", 0),
         ("thinking_start",), ("thinking_delta", THOUGHT), ("thinking_stop", THOUGHT),
         ("message_start",), *text, ("message_stop", "Let me run a command."),
@@ -209,6 +211,7 @@ def test_resume_keeps_the_session_id(adapter: ClaudeAdapter) -> None:
     events, ctx = run_capture(adapter, "resume", session_id=sid)
     assert brief(events) == [
         ("session_start", sid, True),
+        ("commands_update",),
         ("turn_start", 0),
         ("message_start",), ("text_delta", FINAL), ("message_stop", FINAL),
         ("token_usage", 11, 17), ("cost", CostRecord(total_usd=0.000288, input_tokens=11, output_tokens=17, cached_tokens=0)),
@@ -225,6 +228,7 @@ def test_auth_error_is_terminal_with_guidance(adapter: ClaudeAdapter) -> None:
     events, _ = run_capture(adapter, "auth-error", exit_code=1)
     assert brief(events) == [
         ("session_start", "f98bd5fc-552e-4579-9a5a-0a93650cd8e3", False),
+        ("commands_update",),
         ("token_usage", 0, 0),
         ("cost", CostRecord(total_usd=0.0, cached_tokens=0)),
         ("auth_error", "Invalid API key · Fix external API key"),
@@ -246,8 +250,8 @@ def test_available_commands(adapter: ClaudeAdapter) -> None:
     init_at = next(i for i, line in enumerate(lines) if '"subtype":"init"' in line)
     events = feed(adapter, lines[: init_at + 1], ctx)
     commands = dict(adapter.available_commands(ctx))
-    start = next(e for e in events if e.type == "session_start")  # the editor learns them with the session
-    assert [(c.name, c.description) for c in start.commands] == list(commands.items())
+    assert types(events)[:2] == ["session_start", "commands_update"]  # the editor learns them with the session
+    assert [(c.name, c.description) for c in events[1].commands] == list(commands.items())
     assert commands["debug"] == "Enable debug logging for this session and help diagnose issues"
     assert "compact" in commands and not {"login", "logout", "cost"} & set(commands)
     ctx = make_ctx("claude", CWD)  # no initialize answer: init's bare names
@@ -1205,3 +1209,58 @@ def test_a_retry_claude_calls_unknown_says_what_is_known(adapter: ClaudeAdapter)
     )
     server = {**retry, "error_status": 500, "error": "server_error"}
     assert next(e for e in feed(adapter, [INIT, server]) if e.type == "retry").reason == "server_error (HTTP 500)"
+
+
+# ── a session known before its first turn (--session-id) ───────────────────────────────────────────────────────
+OWN_ID = "63e7ca41-ab78-46d1-999c-0a4e88747043"  # the id in the 2.1.332 text capture: as if we had given it
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("session_id", "fork", "given"), [(None, False, True), ("old-id", False, False), ("old-id", True, True)]
+)
+async def test_prepare_gives_a_new_session_or_a_forks_copy_its_id(
+    adapter: ClaudeAdapter, session_id: str | None, fork: bool, given: bool
+) -> None:
+    """A new conversation and a fork's copy are named by us (``--session-id``, a UUID, as claude-agent-acp does);
+    a resumed one keeps its own; a second ``prepare`` of the same options keeps the id it chose."""
+    options = RunOptions(agent="claude", cwd=CWD, session_id=session_id, fork_session=fork)
+    await adapter.prepare(options)
+    chosen = options.new_session_id
+    assert (chosen is not None) == given
+    args = adapter.build_spawn(options).args
+    if chosen is None:
+        assert "--session-id" not in args
+        return
+    assert args[args.index("--session-id") + 1] == chosen == str(uuid.UUID(chosen))
+    await adapter.prepare(options)
+    assert options.new_session_id == chosen
+
+
+def test_a_session_named_by_us_starts_with_its_commands_before_the_first_prompt(adapter: ClaudeAdapter) -> None:
+    """2.1.332's real initialize answer: session_start (our id, not resumed) and the slash commands with their
+    descriptions follow at once, while the person types; the first turn's init line (the same id, the same
+    commands) adds neither again, and the turn is ordered as any other."""
+    lines = capture_lines(FIXTURES / "claude" / "2.1.332" / "text.jsonl")
+    ctx = make_ctx("claude", CWD)
+    adapter.start(RunOptions(agent="claude", cwd=CWD, new_session_id=OWN_ID), ctx)
+    early = feed(adapter, lines[:1], ctx)
+    assert brief(early) == [("session_start", OWN_ID, False), ("commands_update",)]
+    listed = {c.name: c.description for c in early[1].commands}
+    assert listed == dict(adapter.available_commands(ctx)) and listed["deep-research"].startswith("Deep research")
+    adapter.send_prompt(Prompt.of_text("Write two hundred numbered lines."), ctx)
+    assert sent(ctx)[-1]["session_id"] == OWN_ID
+    turn = feed(adapter, lines[1:], ctx, exit_code=0)
+    assert "session_start" not in types(turn) and "commands_update" not in types(turn)
+    assert_ordering(early + turn)
+
+
+def test_a_cli_that_names_another_session_is_reported(adapter: ClaudeAdapter) -> None:
+    lines = capture_lines(FIXTURES / "claude" / "2.1.332" / "text.jsonl")
+    ctx = make_ctx("claude", CWD)
+    other = "00000000-0000-4000-8000-000000000000"
+    adapter.start(RunOptions(agent="claude", cwd=CWD, new_session_id=other), ctx)
+    feed(adapter, lines[:1], ctx)
+    turn = feed(adapter, lines[1:3], ctx)
+    warnings = [e.message for e in turn if e.type == "debug"]
+    assert any(OWN_ID in w and other in w for w in warnings) and ctx.session_id == OWN_ID

@@ -44,6 +44,29 @@ async def ask(conn: Any, sid: str, text: str) -> Any:
     return await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block(text)]), 60)
 
 
+async def test_the_agents_own_session_is_recorded_with_the_first_prompt_that_reaches_it(tmp_path: Path) -> None:
+    """The warm agent starts its own session while the person types, but the record keeps it only once a prompt
+    went to that agent: before, nothing in it could be resumed (claude answers "No conversation found" for a
+    session named with --session-id that never had a message), so a reload starts afresh instead of failing."""
+    cwd, state = tmp_path / "project", tmp_path / "state"
+    cwd.mkdir()
+    client = RecordingClient()
+    async with bridge(client, "--agent", "demo", cwd=str(cwd), state_dir=str(state)) as (conn, _):
+        await conn.initialize(protocol_version=1)
+        sid = (await conn.new_session(cwd=str(cwd), mcp_servers=[])).session_id
+        log = state / "sessions" / f"{sid}.events.jsonl"
+        for _ in range(200):  # the warm agent's session_start, in the log by its own timer
+            if log.exists() and '"session_start"' in log.read_text():
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the warm agent never started its session")
+        assert record_of(state, sid)["native_session_id"] is None
+        assert (await ask(conn, sid, "first question")).stop_reason == "end_turn"
+        started = [json.loads(line) for line in log.read_text().splitlines() if '"session_start"' in line]
+        assert record_of(state, sid)["native_session_id"] == started[0]["data"]["sessionId"]
+
+
 async def test_a_fork_in_the_same_agent_is_a_new_session_with_a_copy_and_its_own_native_fork(tmp_path: Path) -> None:
     cwd, state = tmp_path / "project", tmp_path / "state"
     cwd.mkdir()

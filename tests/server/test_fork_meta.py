@@ -5,7 +5,6 @@ never -32603, never a Python message — the original's files do not change, and
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -38,10 +37,11 @@ def opened(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RawBridge
     bridge.initialize()
     session_id = bridge.new_session()
     record = bridge.root / "state" / "sessions" / f"{session_id}.json"
-    # the agent starts warm and its native session is then saved in the record: done before the property runs
-    wait_until(lambda: record.exists() and json.loads(record.read_text()).get("native_session_id"), what="its agent")
+    # the agent starts warm (its native session is kept in the record only with a first prompt, so the record is
+    # written once, at session/new): its start is in the log before the property runs
+    wait_until(record.exists, what="its record")
     log = record.with_name(f"{session_id}.events.jsonl")
-    wait_until(log.exists, what="its agent's start in the log")
+    wait_until(lambda: log.exists() and "session_start" in log.read_text(), what="its agent's start in the log")
     time.sleep(3 * FLUSH_INTERVAL_S)  # the rest of the start-up, flushed by its own timer
     yield bridge, session_id
     assert bridge.close() == 0
