@@ -126,25 +126,28 @@ def test_the_gate_holds_its_rules_under_any_interleaving(sequence: list[tuple[st
     asyncio.run(run(sequence))
 
 
+async def held_switch(gate: SessionGate, release: asyncio.Event, fails: bool = False) -> None:
+    """A switch that holds the session until ``release`` is set, then fails or not."""
+    async with gate.switch("the switch"):
+        await release.wait()
+        if fails:
+            raise RpcError(-32603, "cannot start")
+
+
+async def prompt_started(gate: SessionGate) -> bool:
+    """A prompt's turn: whether it started (False: cancelled while it waited)."""
+    async with gate.turn() as started:
+        return started
+
+
 @pytest.mark.asyncio
 async def test_a_prompt_behind_a_failed_switch_then_a_good_one_runs() -> None:
     gate = SessionGate()
     release = asyncio.Event()
-
-    async def switch(fails: bool) -> None:
-        async with gate.switch("the switch"):
-            await release.wait()
-            if fails:
-                raise RpcError(-32603, "cannot start")
-
-    first, second = asyncio.ensure_future(switch(True)), asyncio.ensure_future(switch(False))
+    first = asyncio.ensure_future(held_switch(gate, release, fails=True))
+    second = asyncio.ensure_future(held_switch(gate, release))
     await asyncio.sleep(0)
-
-    async def prompt() -> bool:
-        async with gate.turn() as started:
-            return started
-
-    waiting = asyncio.ensure_future(prompt())
+    waiting = asyncio.ensure_future(prompt_started(gate))
     await asyncio.sleep(0)
     release.set()
     assert await waiting is True  # the last switch before it succeeded: it runs on that agent
@@ -158,35 +161,18 @@ async def test_a_prompt_on_a_free_gate_is_admitted_in_its_first_step() -> None:
     """No switch and no other prompt: the turn starts in the prompt's own first step, without tasks of its own to
     wait for (each of which is a turn of the event loop between the editor's prompt and the agent)."""
     gate = SessionGate()
-    entered: list[bool] = []
-
-    async def prompt() -> None:
-        async with gate.turn() as started:
-            entered.append(started)
-
-    task = asyncio.ensure_future(prompt())
+    task = asyncio.ensure_future(prompt_started(gate))
     await asyncio.sleep(0)  # one loop turn: the task's first step
-    assert entered == [True]
-    await task
+    assert task.done() and task.result() is True
 
 
 @pytest.mark.asyncio
 async def test_a_prompt_behind_a_switch_still_answers_a_cancel_at_once() -> None:
     gate = SessionGate()
     release = asyncio.Event()
-
-    async def switch() -> None:
-        async with gate.switch("the switch"):
-            await release.wait()
-
-    switching = asyncio.ensure_future(switch())
+    switching = asyncio.ensure_future(held_switch(gate, release))
     await asyncio.sleep(0)
-
-    async def prompt() -> bool:
-        async with gate.turn() as started:
-            return started
-
-    waiting = asyncio.ensure_future(prompt())
+    waiting = asyncio.ensure_future(prompt_started(gate))
     await asyncio.sleep(0)
     assert gate.cancel_waiting_prompt()
     assert await waiting is False  # answered while the switch still holds the session
