@@ -238,9 +238,8 @@ class ClaudeAdapter(AgentAdapter):
             args += ["--resume", options.session_id]
             if options.fork_session:  # claude --help: "When resuming, create a new session ID instead of reusing"
                 args.append("--fork-session")
-        if (
-            options.new_session_id
-        ):  # claude --help: "Use a specific session ID for the conversation (must be a valid UUID)"
+        # claude --help: "--session-id <uuid>  Use a specific session ID for the conversation (must be a valid UUID)"
+        if options.new_session_id:
             args += ["--session-id", options.new_session_id]
         if options.model and options.model != "default":  # "default" means: let Claude choose
             args += ["--model", options.model]
