@@ -6,6 +6,10 @@ the version from the ``initialize`` answer (2.1.332 names it there) or else aski
 so it is warmed by default, right behind its ``initialize`` answer. The
 previously pinned 2.1.197 was not (forced on, it read no prompt until ~14 count_tokens requests were answered); its
 real version answer is replayed in ``tests/adapters/test_claude.py``, which keeps it unwarmed.
+
+Beside the warm-up, also before the first prompt: a new session is named by acp-mux (``--session-id``), so Claude's
+slash commands reach the editor with its ``initialize`` answer; the record keeps that id only once a prompt reached
+Claude (a reload before it starts afresh).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -138,5 +143,48 @@ async def test_a_prompt_right_after_the_warm_up_went_out_waits_for_no_count_toke
         assert user["time"] > warm_up["time"]
         assert model_requests_before(server, "Say your lines.") == []
         assert [r["kind"] for r in server.requests] == ["step"], [r["kind"] for r in server.requests]
+    finally:
+        agent.close()
+
+
+def record_of(agent: RealAgent, session_id: str) -> dict[str, Any]:
+    return json.loads((agent.root / "state" / "sessions" / f"{session_id}.json").read_text())
+
+
+async def test_a_new_sessions_commands_come_before_its_first_prompt_and_a_reload_before_one_starts_afresh(
+    tmp_path: Path,
+) -> None:
+    """The pinned 2.1.332 through acp-mux and the SDK client: the session is named by acp-mux (``--session-id``,
+    a UUID), so Claude's slash commands reach the editor with its ``initialize`` answer, before any prompt. That id
+    is kept in the record only once a prompt reached Claude: a session reopened by another bridge before its first
+    prompt starts Claude afresh and answers (Claude itself cannot resume a session it never wrote); one reopened
+    after a prompt resumes Claude's own session."""
+    agent, log = recorded_agent(tmp_path, {})
+    agent.serve("claude_text", delta_delay=0)
+    try:
+        client = RecordingClient()
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            await until(lambda: client.of("available_commands_update"))
+            commands = {c.name for u in client.of("available_commands_update") for c in u.available_commands}
+            assert {"compact", "code-review"} <= commands and "login" not in commands
+            assert written(log, "user") == []  # before any prompt
+            assert record_of(agent, sid)["native_session_id"] is None
+        reopened = RecordingClient()
+        async with agent.bridge(reopened) as (conn, _):
+            await conn.initialize(protocol_version=1, client_capabilities=None)
+            await conn.load_session(session_id=sid, cwd=str(agent.cwd), mcp_servers=[])
+            result = await ask(conn, sid, "Say your lines.")
+            assert result.stop_reason == "end_turn", agent.log()[-3000:]
+        claude_sid = record_of(agent, sid)["native_session_id"]
+        assert claude_sid and str(uuid.UUID(claude_sid)) == claude_sid
+        assert [r["msg"].get("session_id") for r in lines(log) if r["msg"].get("subtype") == "init"][-1] == claude_sid
+        again = RecordingClient()
+        async with agent.bridge(again) as (conn, _):
+            await conn.initialize(protocol_version=1, client_capabilities=None)
+            await conn.load_session(session_id=sid, cwd=str(agent.cwd), mcp_servers=[])
+            result = await ask(conn, sid, "Say your lines.")
+            assert result.stop_reason == "end_turn", agent.log()[-3000:]
+        assert record_of(agent, sid)["native_session_id"] == claude_sid  # resumed: Claude's own session again
     finally:
         agent.close()
