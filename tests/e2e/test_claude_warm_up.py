@@ -151,6 +151,15 @@ def record_of(agent: RealAgent, session_id: str) -> dict[str, Any]:
     return json.loads((agent.root / "state" / "sessions" / f"{session_id}.json").read_text())
 
 
+async def reopen_and_ask(agent: RealAgent, sid: str) -> None:
+    """Another bridge (another editor window) reopens the session and its prompt is answered."""
+    async with agent.bridge(RecordingClient()) as (conn, _):
+        await conn.initialize(protocol_version=1, client_capabilities=None)
+        await conn.load_session(session_id=sid, cwd=str(agent.cwd), mcp_servers=[])
+        result = await ask(conn, sid, "Say your lines.")
+        assert result.stop_reason == "end_turn", agent.log()[-3000:]
+
+
 async def test_a_new_sessions_commands_come_before_its_first_prompt_and_a_reload_before_one_starts_afresh(
     tmp_path: Path,
 ) -> None:
@@ -170,21 +179,11 @@ async def test_a_new_sessions_commands_come_before_its_first_prompt_and_a_reload
             assert {"compact", "code-review"} <= commands and "login" not in commands
             assert written(log, "user") == []  # before any prompt
             assert record_of(agent, sid)["native_session_id"] is None
-        reopened = RecordingClient()
-        async with agent.bridge(reopened) as (conn, _):
-            await conn.initialize(protocol_version=1, client_capabilities=None)
-            await conn.load_session(session_id=sid, cwd=str(agent.cwd), mcp_servers=[])
-            result = await ask(conn, sid, "Say your lines.")
-            assert result.stop_reason == "end_turn", agent.log()[-3000:]
+        await reopen_and_ask(agent, sid)
         claude_sid = record_of(agent, sid)["native_session_id"]
         assert claude_sid and str(uuid.UUID(claude_sid)) == claude_sid
         assert [r["msg"].get("session_id") for r in lines(log) if r["msg"].get("subtype") == "init"][-1] == claude_sid
-        again = RecordingClient()
-        async with agent.bridge(again) as (conn, _):
-            await conn.initialize(protocol_version=1, client_capabilities=None)
-            await conn.load_session(session_id=sid, cwd=str(agent.cwd), mcp_servers=[])
-            result = await ask(conn, sid, "Say your lines.")
-            assert result.stop_reason == "end_turn", agent.log()[-3000:]
+        await reopen_and_ask(agent, sid)
         assert record_of(agent, sid)["native_session_id"] == claude_sid  # resumed: Claude's own session again
     finally:
         agent.close()
