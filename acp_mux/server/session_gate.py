@@ -133,7 +133,7 @@ class SessionGate:
         if not self._switches and not self._lock.locked():
             # No switch holds or waits for the lock (a switch counts itself before it asks), no other prompt is
             # accepted and closing refuses prompts: nobody else wants it, so it is taken at once, without the two
-            # tasks below and the four loop turns they cost between the editor's prompt and the agent.
+            # tasks below and the three loop turns they cost between the editor's prompt and the agent.
             await self._lock.acquire()
             return True
         acquiring = asyncio.ensure_future(self._lock.acquire())
