@@ -73,20 +73,15 @@ class ParseContext:
         return out
 
     # ── session and turns ──────────────────────────────────────────────────────────────────────────────────────
-    def session_start(
-        self, session_id: str, resumed: bool = False, commands: list[tuple[str, str]] | None = None
-    ) -> list[BaseEvent]:
-        """Emit ``session_start`` once per run; later calls only update the id.
-
-        ``commands`` are the agent's slash commands as ``(name, description)`` pairs, when it reports them.
-        """
+    def session_start(self, session_id: str, resumed: bool = False) -> list[BaseEvent]:
+        """Emit ``session_start`` once per run; later calls only update the id. (An agent's slash commands go as
+        ``commands_update``, which the session sends the editor whenever they come.)"""
         first = self.session_id is None or not self.session_started
         self.session_id = session_id
         if not first:
             return []
         self.session_started = True
-        listed = [ev.SlashCommand(name=n, description=d) for n, d in commands] if commands else None
-        return [ev.SessionStartEvent(session_id=session_id, resumed=resumed, commands=listed)]
+        return [ev.SessionStartEvent(session_id=session_id, resumed=resumed)]
 
     def begin_turn(self) -> list[BaseEvent]:
         if self.in_turn:
