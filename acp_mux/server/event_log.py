@@ -411,9 +411,8 @@ class EventLogWriter:
 
     def _schedule(self) -> None:
         if self._timer is not None:
-            if len(self._pending) >= FLUSH_BATCH and isinstance(self._timer, asyncio.TimerHandle):
-                self._timer.cancel()
-                self._timer = asyncio.get_running_loop().call_soon(self._flush_soon)
+            if len(self._pending) >= FLUSH_BATCH:
+                self.flush_soon()
             return
         try:
             loop = asyncio.get_running_loop()
@@ -422,9 +421,9 @@ class EventLogWriter:
         self._timer = loop.call_later(FLUSH_INTERVAL_S, self._flush_soon)
 
     def flush_soon(self) -> None:
-        """Write what waits at the next turn of the loop instead of after the interval: for a record made just
-        before a quiet moment (the person's prompt, which the agent is then working on). Its interval would end
-        ~200 ms later, which is when a slower agent's first words arrive, and they would wait for the write."""
+        """Write what waits at the next turn of the loop instead of after the interval: when a batch is full, and for
+        a record made just before a quiet moment (the person's prompt, which the agent is then working on), whose
+        interval would end ~200 ms later, when a slower agent's first words arrive and would wait for the write."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
