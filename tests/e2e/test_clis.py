@@ -28,7 +28,7 @@ def script_table(name: str) -> dict[str, str]:
     text = INSTALL_SCRIPT.read_text()
     body = re.search(rf"declare -A {name}=\((.*?)\)[ \t]*(?:#[^\n]*)?\n", text, re.S)
     assert body, name
-    return dict(re.findall(r'\[(\w+)\]="?([^"\s)]+)"?', body.group(1)))
+    return dict(re.findall(r'\[([\w-]+)\]="?([^"\s)]+)"?', body.group(1)))
 
 
 def test_install_script_pins_match_python_pins() -> None:
