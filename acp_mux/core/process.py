@@ -45,6 +45,8 @@ CHUNK = 1 << 20  # read size; also the StreamReader limit (pauses at 2x)
 # reply). 64 KiB is a whole pipe buffer (Linux's default), served from the heap.
 PIPE_READ_SIZE = 64 * 1024
 DEFAULT_EOF_LINGER = 0.5  # seconds to wait for pipe EOF once the leader exited
+# How long past its grace a supervisor told to sweep gets before the group-wide SIGKILL (which ends it too)
+SUPERVISOR_SWEEP_MARGIN_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -99,12 +101,14 @@ class AgentProcess:
         self.pgid = pid  # it leads a new session and process group, which the agent shares
         self.agent_pid = pid  # the agent program itself, once the supervisor reported it
         self.private_files: tuple[str, ...] = ()
+        self.lifeline: int | None = None  # its supervisor's lifeline (acp_mux.core.supervision): how it is stopped
         self.on_stderr_line = None
         self.eof_linger = DEFAULT_EOF_LINGER
         self._loop = asyncio.get_running_loop()
         self._exit: asyncio.Future[ExitStatus] = self._loop.create_future()
         self._exit.add_done_callback(lambda _f: TRACKER.release(self))
         self._exit.add_done_callback(lambda _f: remove_private_files(self.private_files))
+        self._exit.add_done_callback(lambda _f: self._let_go_of_supervisor())
         self._rc: int | None = None
         self._tail = TailBuffer(stderr_tail_bytes)
         self._stdout: PipeLines | None = None  # set by subclasses
@@ -176,6 +180,11 @@ class AgentProcess:
         return pgroup.group_alive(self.pgid)
 
     # --- lifecycle
+    def _let_go_of_supervisor(self) -> None:
+        """The supervisor (the leader) exited, having swept what left the group: its lifeline's end is let go."""
+        if self.lifeline is not None:
+            supervision.stop(self.lifeline)
+
     def _set_exit(self, rc: int) -> None:
         if not self._exit.done():
             self._rc = rc
@@ -195,17 +204,24 @@ class AgentProcess:
         return await asyncio.shield(self._exit)
 
     async def terminate(self, grace: float = 5.0) -> ExitStatus:
-        """SIGTERM the group, SIGKILL whatever is left after ``grace`` s. Idempotent."""
+        """End the agent and everything it started: SIGTERM, SIGKILL whatever is left after ``grace`` s. Idempotent.
+
+        Every stop of an agent comes here (a switch, session/close and delete, the end of a run or of the API's
+        context, a failover switch, a timeout): its supervisor is told to sweep (:func:`supervision.stop`), the one
+        sweep that also finds what left the process group (``setsid``, daemonizing children), the same the bridge's
+        death sets off. The group is signalled here too, for what the supervisor cannot reach (it is gone, or this
+        is not Linux); the group-wide SIGKILL, which would end the supervisor mid-sweep, waits for its sweep."""
         if self._terminating is None:
             self._terminating = asyncio.ensure_future(self._terminate(grace))
         return await asyncio.shield(self._terminating)
 
     async def _terminate(self, grace: float) -> ExitStatus:
+        swept = self.lifeline is not None and supervision.stop(self.lifeline, grace)
         if self.group_alive() or not self.exited:
-            deadline = self._loop.time() + grace
+            deadline = self._loop.time() + grace + (SUPERVISOR_SWEEP_MARGIN_S if swept else 0.0)
             self.send_signal_to_group(signal.SIGTERM)
             self.send_signal_to_group(signal.SIGCONT)  # stopped processes can't die of TERM
-            await asyncio.wait([self._exit], timeout=grace)
+            await asyncio.wait([self._exit], timeout=max(0.0, deadline - self._loop.time()))
             while self.group_alive() and self._loop.time() < deadline:
                 await asyncio.sleep(0.02)
             if self.group_alive() or not self.exited:
@@ -420,6 +436,7 @@ class Started:
     popen: subprocess.Popen[bytes]  # the supervisor, the agent's process group leader
     status_r: int  # where the supervisor reports the agent's start (acp_mux.core.supervision)
     written: tuple[str, ...]  # the private files written for it, removed when it ends
+    lifeline: int  # the write end of its supervisor's lifeline (acp_mux.core.supervision)
 
 
 def start(spec: SpawnSpec) -> Started:
@@ -429,7 +446,8 @@ def start(spec: SpawnSpec) -> Started:
     path = resolve_command(spec)
     written = write_private_files(spec.private_files)
     status_r, status_w = supervision.status_pipe()
-    argv = supervision.command(path, list(spec.args), status_w, written)
+    watch_r, lifeline = supervision.lifeline()
+    argv = supervision.command(path, list(spec.args), watch_r, status_w, written)
     try:
         popen = subprocess.Popen(
             argv,
@@ -440,28 +458,40 @@ def start(spec: SpawnSpec) -> Started:
             start_new_session=True,
             env=spec.env,
             cwd=spec.cwd,
-            pass_fds=(supervision.watch_fd(), status_w),
+            pass_fds=(watch_r, status_w),
         )
     except BaseException as e:
         os.close(status_r)
+        supervision.stop(lifeline)
         remove_private_files(written)
         if isinstance(e, OSError):
             raise spawn_error_from_os(e, path, spec) from e
         raise
     finally:
         os.close(status_w)
-    return Started(spec, path, popen, status_r, written)
+        os.close(watch_r)
+    return Started(spec, path, popen, status_r, written, lifeline)
 
 
 def end(started: Started) -> None:
-    """End an agent :func:`start` started that nothing took up: its whole group at once, its private files, and
-    the supervisor reaped on a thread (nothing waits for it)."""
-    if started.popen.poll() is None:  # not reaped (only this process reaps it): its group is still its own
-        pgroup.killpg(started.popen.pid, signal.SIGKILL)
+    """End an agent :func:`start` started that nothing took up, and everything it started: its supervisor sweeps at
+    once (SIGKILL, :func:`supervision.stop`), its private files go, and the supervisor is reaped on a thread
+    (nothing waits for it), its group SIGKILLed there should it not have ended by itself within a second."""
+    supervision.stop(started.lifeline, 0.0)
     with contextlib.suppress(OSError):
         os.close(started.status_r)
     remove_private_files(started.written)
-    threading.Thread(target=started.popen.wait, name=f"acp-mux-reap-{started.popen.pid}", daemon=True).start()
+    threading.Thread(
+        target=_reap_ended, args=(started.popen,), name=f"acp-mux-reap-{started.popen.pid}", daemon=True
+    ).start()
+
+
+def _reap_ended(popen: subprocess.Popen[bytes]) -> None:
+    try:
+        popen.wait(1.0)
+    except subprocess.TimeoutExpired:  # (not reaped yet, so its group is still its own)
+        pgroup.killpg(popen.pid, signal.SIGKILL)
+        popen.wait()
 
 
 async def attach(
@@ -474,6 +504,7 @@ async def attach(
         end(started)
         raise
     proc.private_files = started.written
+    proc.lifeline = started.lifeline
     try:
         proc.agent_pid = await supervision.read_status(started.status_r)
     except supervision.StartFailed as e:

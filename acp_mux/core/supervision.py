@@ -1,10 +1,13 @@
-"""The bridge's side of :mod:`acp_mux.core.supervisor`: the lifeline pipe, the supervisor's command line, and its
+"""The bridge's side of :mod:`acp_mux.core.supervisor`: the lifelines, the supervisor's command line, and its
 start-up report.
 
-One pipe per bridge process: the bridge keeps the only write end (close-on-exec, never written to), every
-supervisor gets the read end. When the bridge is gone — exit, crash or SIGKILL, the kernel closes its fds in every
-case — each supervisor reads end-of-file and sweeps its agent. :func:`release` does the same on purpose at a normal
-exit, so the normal path and the hard-kill path end agents the same way.
+One lifeline (a pipe) per agent: the supervisor gets the read end, the bridge keeps the only write end
+(close-on-exec, never inherited by anything else). End-of-file on it means "end this agent and everything it
+started", and the supervisor then sweeps its process group and every descendant that left it (``setsid``,
+daemonizing children), which only it can find. The bridge ends one agent this way (:func:`stop`, what every stop
+of an agent comes to: :meth:`acp_mux.core.process.AgentProcess.terminate`), every agent at a normal exit
+(:func:`release`), and the kernel closes every lifeline when the bridge dies however it dies (even SIGKILL): one
+sweep, the supervisor's, for every way an agent ends.
 """
 
 from __future__ import annotations
@@ -20,41 +23,53 @@ SUPERVISOR = str(Path(__file__).with_name("supervisor.py"))
 STATUS_TIMEOUT_S = 15.0
 
 _lock = threading.Lock()
-_pipe: tuple[int, int] | None = None  # (read end for supervisors, write end kept here)
+_held: set[int] = set()  # the write ends of the lifelines of the agents started so far and not yet stopped
 
 
-def watch_fd() -> int:
-    """The read end every supervisor watches (created on first use, again after :func:`release`)."""
-    global _pipe
+def lifeline() -> tuple[int, int]:
+    """A new agent's lifeline: (read end, for its supervisor, write end, kept here until :func:`stop`)."""
+    read_end, write_end = os.pipe()  # both close-on-exec: only pass_fds hands the read end on
     with _lock:
-        if _pipe is None:
-            read_end, write_end = os.pipe()  # both close-on-exec: only pass_fds hands the read end on
-            _pipe = (read_end, write_end)
-        return _pipe[0]
+        _held.add(write_end)
+    return read_end, write_end
 
 
-def release() -> bool:
-    """Close the lifeline: every supervisor started so far ends its agent (and what it started). True if there was
-    one to close."""
-    global _pipe
+def stop(write_end: int, grace: float | None = None) -> bool:
+    """Tell one agent's supervisor to end it and everything it started: SIGTERM, then SIGKILL after ``grace``
+    seconds (the supervisor's own default when None). False when that lifeline was already let go."""
     with _lock:
-        pipe, _pipe = _pipe, None
-    if pipe is None:
-        return False
-    for fd in pipe:
+        if write_end not in _held:
+            return False
+        _held.discard(write_end)
+    try:
+        if grace is not None:
+            os.write(write_end, f"{max(0.0, grace):.3f}\n".encode())  # a few bytes: the pipe always has room
+    except OSError:
+        pass
+    finally:
         try:
-            os.close(fd)
+            os.close(write_end)
         except OSError:
             pass
     return True
 
 
-def command(program: str, args: list[str], status_w: int, remove: tuple[str, ...] = ()) -> list[str]:
-    """The argv that runs ``program args`` under a supervisor reporting on ``status_w``."""
+def release() -> bool:
+    """Let go of every lifeline: every supervisor started so far ends its agent (and what it started). True if there
+    was one to let go."""
+    with _lock:
+        held = list(_held)
+    stopped = [stop(fd) for fd in held]  # every one, not up to the first that was still held
+    return any(stopped)
+
+
+def command(program: str, args: list[str], watch_fd: int, status_w: int, remove: tuple[str, ...] = ()) -> list[str]:
+    """The argv that runs ``program args`` under a supervisor watching ``watch_fd`` (its lifeline's read end) and
+    reporting on ``status_w``."""
     extra: list[str] = []
     for path in remove:
         extra += ["--rm", path]
-    return [sys.executable, "-I", "-S", SUPERVISOR, str(watch_fd()), str(status_w), *extra, "--", program, *args]
+    return [sys.executable, "-I", "-S", SUPERVISOR, str(watch_fd), str(status_w), *extra, "--", program, *args]
 
 
 class StartFailed(OSError):

@@ -11,10 +11,14 @@ through this script, run as ``python -I -S supervisor.py WATCH_FD STATUS_FD [--r
 * it ignores the signals the bridge sends the whole group to interrupt or end the agent (the agent gets them
   directly), reaps children, and when the agent exits it exits the same way (same code, or the same signal), so the
   bridge sees the agent's own exit status;
-* it watches WATCH_FD, the read end of a pipe whose only write end lives in the bridge: end-of-file means the bridge
-  is gone (exited, crashed or SIGKILLed — the kernel closes the pipe in every case). Then it sends SIGTERM to its
-  group and to every descendant that left it, waits briefly, sends SIGKILL, removes the ``--rm`` files (private
-  files such as an MCP config holding secrets) and exits.
+* it watches WATCH_FD, the read end of this agent's lifeline, a pipe whose only write end lives in the bridge:
+  end-of-file means the agent is to end — the bridge stops it (a switch, a close, the end of a run: it may first
+  write the seconds of grace it gives), or the bridge is gone (exited, crashed or SIGKILLed — the kernel closes the
+  pipe in every case). Then it sends SIGTERM to its group and to every descendant that left it, waits (the grace
+  written, else briefly), sends SIGKILL, removes the ``--rm`` files (private files such as an MCP config holding
+  secrets) and exits the way the agent did;
+* when the agent exits by itself, it ends whatever the agent started that left the group before it exits too: once
+  it is gone nothing can find those (its group's members the bridge still can, and ends when it stops the agent).
 
 Why a separate process rather than PR_SET_PDEATHSIG: the death signal reaches only the direct child, fires when the
 forking *thread* exits, and does not exist on macOS; a pipe's end-of-file is portable and also lets the supervisor
@@ -55,7 +59,8 @@ _RESET = (
     "SIGALRM",
     "SIGWINCH",
 )
-SWEEP_GRACE_S = 0.5  # between SIGTERM and SIGKILL once the bridge is gone
+SWEEP_GRACE_S = 0.5  # between SIGTERM and SIGKILL once the bridge is gone (or gave no grace of its own)
+ESCAPED_GRACE_S = 0.3  # between SIGTERM and SIGKILL for what left the group, once the agent exited by itself
 
 
 def _signals(names: tuple[str, ...]) -> list[int]:
@@ -75,9 +80,11 @@ def _subreaper() -> None:
         pass
 
 
-def descendants(root: int) -> list[int]:
-    """Every live descendant of ``root`` (Linux /proc), whatever process group or session it moved to."""
+def descendants(root: int, outside_group: bool = False) -> list[int]:
+    """Every live descendant of ``root`` (Linux /proc), whatever process group or session it moved to; with
+    ``outside_group``, only those no longer in the process group ``root`` leads."""
     children: dict[int, list[int]] = {}
+    groups: dict[int, int] = {}
     try:
         names = os.listdir("/proc")
     except OSError:
@@ -93,13 +100,14 @@ def descendants(root: int) -> list[int]:
         if fields[0] in (b"Z", b"X"):
             continue
         children.setdefault(int(fields[1]), []).append(int(name))
+        groups[int(name)] = int(fields[2])
     found: list[int] = []
     todo = [root]
     while todo:
         for child in children.get(todo.pop(), ()):
             found.append(child)
             todo.append(child)
-    return found
+    return [pid for pid in found if groups.get(pid) != root] if outside_group else found
 
 
 def signal_all(sig: int, me: int) -> None:
@@ -164,14 +172,15 @@ def _exit_like(status: int, paths: list[str]) -> None:
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 
 
-def _sweep(paths: list[str]) -> None:
-    """The bridge is gone: end the agent and everything it started, then go."""
+def _sweep(paths: list[str], agent: int, status: int | None, grace: float) -> None:
+    """The agent is to end (the bridge stopped it, or is gone): end it and everything it started, then go, the way
+    the agent went when it was seen to go (else as SIGKILLed)."""
     me = os.getpid()
     signal_all(signal.SIGTERM, me)
     signal_all(signal.SIGCONT, me)
-    deadline = time.monotonic() + SWEEP_GRACE_S
+    deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
-        _reap(-1)
+        status = _reap(agent) if status is None else (_reap(-1) or status)
         if not descendants(me) and sys.platform.startswith("linux"):
             break
         time.sleep(0.02)
@@ -181,7 +190,33 @@ def _sweep(paths: list[str]) -> None:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
+    if status is not None and sys.platform.startswith("linux"):  # (elsewhere the group may hold what /proc missed)
+        _exit_like(status, paths)
     os.killpg(me, signal.SIGKILL)  # last: this ends us too
+
+
+def _end_escaped(me: int) -> None:
+    """The agent exited by itself: end what it started that left the group (``setsid``, a daemon), which nothing
+    can find once we are gone. Its group's members are left to the bridge, which ends them when it stops the agent."""
+    escaped = descendants(me, outside_group=True)
+    if not escaped:
+        return
+    for sig in (signal.SIGTERM, signal.SIGCONT):
+        for pid in escaped:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+    deadline = time.monotonic() + ESCAPED_GRACE_S
+    while escaped and time.monotonic() < deadline:
+        time.sleep(0.02)
+        _reap(-1)
+        escaped = descendants(me, outside_group=True)
+    for pid in escaped:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def main(argv: list[str]) -> None:
@@ -214,15 +249,20 @@ def main(argv: list[str]) -> None:
         os.write(status_fd, f"err {exc.errno or errno.EIO} {exc.strerror or exc}\n".encode())
         _remove(paths)
         os._exit(127)
-    os.write(status_fd, f"ok {agent}\n".encode())
+    try:
+        os.write(status_fd, f"ok {agent}\n".encode())
+    except OSError:  # nobody reads the report any more: the bridge gave this agent up before it started
+        _sweep(paths, agent, None, 0.0)
     os.close(status_fd)
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # the agent owns the stdio pipes now: we must not keep them open
         os.dup2(null, fd)
     os.close(null)
+    grace = SWEEP_GRACE_S
     while True:
         status = _reap(agent)
         if status is not None:
+            _end_escaped(os.getpid())
             _exit_like(status, paths)
         try:
             ready, _, _ = select.select([watch_fd, wake_r], [], [])
@@ -239,7 +279,20 @@ def main(argv: list[str]) -> None:
             except OSError:
                 data = b""
             if not data:
-                _sweep(paths)
+                _sweep(paths, agent, _reap(agent), grace)
+            grace = _grace(data, grace)
+
+
+def _grace(data: bytes, grace: float) -> float:
+    """The seconds of grace the bridge wrote on the lifeline before closing it (the last number), else ``grace``."""
+    for word in reversed(data.split()):
+        try:
+            value = float(word)
+        except ValueError:
+            continue
+        if 0.0 <= value <= 3600.0:
+            return value
+    return grace
 
 
 if __name__ == "__main__":

@@ -195,8 +195,8 @@ class ScriptedAdapter(AgentAdapter):
         if m.get("kind") == "auth":
             guidance = "Run `acp-mux --agent demo --login`."
             return ctx.close_open() + [ev.AuthErrorEvent(message=message, guidance=guidance)]
-        if m.get("kind") == "rate":
-            return [ev.RateLimitErrorEvent(message=message, retry_after_ms=m.get("retry_after_ms"))]
+        if m.get("kind") in ("rate", "quota"):  # quota: a usage limit the agent will not retry past
+            return [ev.RateLimitErrorEvent(message=message, retry_after_ms=m.get("retry_after_ms"), kind=m["kind"])]
         return [ev.ErrorEvent(code="AGENT_ERROR", message=message, recoverable=True)]
 
     def _on_turn_end(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:

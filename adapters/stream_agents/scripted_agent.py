@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import queue
 import signal
 import subprocess
@@ -210,6 +211,15 @@ def handle_prompt(text: str, cwd: str) -> None:
             emit(type="text", text=f"{'allowed' if allowed else 'denied'}: {command}\n")
             if _interrupted.is_set():
                 break
+    elif lowered.startswith("daemon "):  # starts a sleeper that leaves our session and group, named by the prompt
+        name = text.split(None, 1)[1].strip()
+        sleeper = f"{sys.executable} -c 'import time; time.sleep(300)' {shlex.quote(name)}"
+        tool(
+            "Bash",
+            {"command": f"setsid {name}"},
+            lambda tid: run_command(tid, f"setsid {sleeper} </dev/null >/dev/null 2>&1 &"),
+        )
+        stream_text("Started it in the background.")
     elif "auth" in lowered:
         emit(type="error", kind="auth", message="401 Unauthorized: invalid API key")
         sys.exit(1)
@@ -224,6 +234,8 @@ def handle_prompt(text: str, cwd: str) -> None:
     elif "sigkill" in lowered:  # the agent is killed by a signal mid-answer (an OOM killer, a stray kill -9)
         emit(type="text", text="Working on it...")
         os.kill(os.getpid(), signal.SIGKILL)
+    elif lowered.startswith("quota"):  # a usage limit the agent will not retry past (a handover to another: not)
+        emit(type="error", kind="quota", message="You have hit your usage limit")
     elif "rate" in lowered:
         emit(type="error", kind="rate", message="429 Too Many Requests", retry_after_ms=30000)
     elif "hang" in lowered:
