@@ -15,7 +15,9 @@ itself is built by :func:`initialize_result` for both paths, so the two cannot d
 
 Only the standard library's ``json``, ``os`` and ``sys`` (and ``shlex`` for one string) are imported here. Whatever
 this module does not fully understand (other options, another first message, a malformed one, several agents at
-once) it leaves to the server, unanswered.
+once) it leaves to the server, unanswered; and it answers only params the server's typed edge accepts, decided from
+the server's own models (:mod:`acp_mux.server.early_shapes`), so what it answers is never a yes where the server
+says no (a property test compares the two paths request by request: tests/faults/test_early_answers.py).
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ if TYPE_CHECKING:
     from acp_mux.server.early_session import EarlySession
 
 FACTS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "agent_facts.json")
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 1  # the latest ACP version served
+SUPPORTED_PROTOCOL_VERSIONS = (1,)  # every version served: a request for another is answered with the latest
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # The serve path's options (acp_mux.cli.main.build_parser) that take a value, and those that take none.
 VALUE_OPTIONS = (
@@ -90,7 +93,7 @@ def initialize_result(
     shows what is installed and signed in and the next step (the ACP registry lists only agents that offer one)."""
     methods = [_auth_method(client_caps, command, *login) for login in logins]
     return {
-        "protocolVersion": min(requested, PROTOCOL_VERSION),
+        "protocolVersion": negotiated_version(requested),
         "agentCapabilities": {
             "loadSession": True,
             "promptCapabilities": {
@@ -108,6 +111,12 @@ def initialize_result(
         "authMethods": methods or [_checkup_method(client_caps, command, agent)],
         "agentInfo": {"name": "acp-mux", "title": title, "version": version},
     }
+
+
+def negotiated_version(requested: int) -> int:
+    """ACP's rule: the version the client asked for when it is one served here, else the latest served here (the
+    client then decides whether it can go on). Never a version below the first: 0 is no ACP version to speak."""
+    return requested if requested in SUPPORTED_PROTOCOL_VERSIONS else PROTOCOL_VERSION
 
 
 def _auth_method(
@@ -163,19 +172,15 @@ def _terminal_method(
     }
 
 
-def client_capabilities_or_none(params: dict[str, Any]) -> dict[str, Any] | None:
-    """``clientCapabilities`` when every part the server reads has the type it reads it as; None otherwise (the
-    server then answers with its own error)."""
-    caps = params.get("clientCapabilities")
-    if caps is None:
-        return {}
-    if not isinstance(caps, dict):
-        return None
-    if any(caps.get(key) is not None and not isinstance(caps[key], dict) for key in ("fs", "auth", "_meta")):
-        return None
-    if caps.get("terminal") is not None and not isinstance(caps["terminal"], bool):
-        return None
-    return caps
+def initialize_params_fit(params: dict[str, Any]) -> bool:
+    """Whether the server reads these ``initialize`` params without an error, as its typed edge reads them
+    (:func:`acp_mux.server.editor_edge.parse_request`): fitting the model (:mod:`acp_mux.server.early_shapes`), or
+    fitting once a ``clientInfo`` that does not is left out, which the edge does too."""
+    from acp_mux.server.early_shapes import fits
+
+    if fits("initialize", params):
+        return True
+    return "clientInfo" in params and fits("initialize", {k: v for k, v in params.items() if k != "clientInfo"})
 
 
 # ── the launcher's side ────────────────────────────────────────────────────────────────────────────────────────
@@ -322,9 +327,7 @@ def _answer(data: bytes, agent: str, facts: dict[str, Any], binary: str | None, 
     if message is None:
         return Early(None, None, None, data)
     params = message["params"]
-    client_caps = client_capabilities_or_none(params)
-    if client_caps is None:
-        return Early(None, None, None, data)
+    client_caps = params.get("clientCapabilities") or {}  # (they fit the model: an object, or null)
     from acp_mux import __version__
     from acp_mux.server.self_command import own_command
 
@@ -348,7 +351,9 @@ def _request(line: bytes, method: str) -> dict[str, Any] | None:
     if _SURROGATE_ESCAPE.search(line):
         return None  # the server's parser repairs lone surrogates (acp_mux.core.text); it answers such a line itself
     try:
-        message = json.loads(line)
+        # as strict as the server's parser (acp_mux.core.text.loads) or stricter: UTF-8 only (no BOM, no UTF-16,
+        # which json.loads would guess from bytes), no NaN, Infinity or number that overflows to one
+        message = _STRICT_JSON.decode(line.decode("utf-8"))
     except (ValueError, RecursionError):  # not JSON, or nested too deep to parse: the server answers it
         return None
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or message.get("method") != method:
@@ -363,12 +368,23 @@ def _request(line: bytes, method: str) -> dict[str, Any] | None:
 
 def _initialize_request(line: bytes) -> dict[str, Any] | None:
     message = _request(line, "initialize")
-    if message is None:
-        return None
-    version = message["params"].get("protocolVersion")
-    if not isinstance(version, int) or isinstance(version, bool):
-        return None
+    if message is None or not initialize_params_fit(message["params"]):
+        return None  # the server's -32602 names what does not fit
     return message
+
+
+def _finite(literal: str) -> float:
+    number = float(literal)
+    if number - number != 0.0:  # inf or nan (math is one more import)
+        raise ValueError("not a finite number")
+    return number
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_STRICT_JSON = json.JSONDecoder(parse_float=_finite, parse_constant=_no_constant)
 
 
 # ── the snapshot ───────────────────────────────────────────────────────────────────────────────────────────────

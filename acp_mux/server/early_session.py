@@ -25,11 +25,17 @@ from acp_mux.core.ids import new_ulid
 from acp_mux.core.paths import state_dir_name
 from acp_mux.core.settings import settings_problem
 from acp_mux.server import settings_shapes as shapes
+from acp_mux.server.early_shapes import fits
 from acp_mux.server.param_shapes import mcp_servers_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Mapping
+
+
+# What an omitted field of session/new means, as the server's edge reads it (editor_edge.OMITTED_MEANS, held equal
+# by a test): editors leave out ``mcpServers`` when they have none.
+OMITTED_MEANS: dict[str, Any] = {"mcpServers": []}
 
 
 class EarlySession:
@@ -62,6 +68,8 @@ def answer_new_session(
     ``--agent-bin``, ``--mode`` and ``--model``."""
     environ = os.environ if environ is None else environ
     params = message["params"]
+    if not fits("session/new", {**OMITTED_MEANS, **params}):
+        return None  # the server's -32602 names what does not fit the model
     cwd = params.get("cwd")
     if not isinstance(cwd, str) or "\0" in cwd or not os.path.isabs(cwd) or not os.path.isdir(cwd):
         return None  # the server's -32602 says what is wrong with it
