@@ -11,6 +11,7 @@ with the marker is alive 2 s later, while the bridge itself runs on.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -21,8 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 import acp_mux
+from acp_mux.core.process import SpawnSpec, spawn
 from tests.faults.raw import RawBridge, wait_until
 from tests.procs import pids, read_proc
 from tests.server.client import RecordingClient
@@ -143,3 +147,54 @@ async def test_leaving_the_api_context_ends_what_the_agent_daemonized(tmp_path: 
         assert run.result is not None and run.result.stop_reason == "end_turn", run.result
         await asyncio.to_thread(started_daemon, marker)
     await asyncio.to_thread(assert_gone, marker)
+
+
+# ── the property: any tree of processes, any stop ───────────────────────────────────────────────────────────────
+SPAWN_TREE = Path(__file__).resolve().parents[1] / "fakes" / "programs" / "spawn_tree.py"
+nodes = st.recursive(
+    st.fixed_dictionaries({"setsid": st.booleans(), "ignore_term": st.booleans(), "daemonize": st.booleans()}),
+    lambda inner: st.fixed_dictionaries(
+        {
+            "setsid": st.booleans(),
+            "ignore_term": st.booleans(),
+            "daemonize": st.booleans(),
+            "children": st.lists(inner, min_size=1, max_size=2),
+        }
+    ),
+    max_leaves=3,
+)
+# How the agent ends before the stop: it is stopped while it runs, its stdin is closed (the polite close every stop
+# starts with, after which it exits by itself), or it exits by itself once its tree is up (a one-shot agent's turn)
+endings = st.sampled_from(["running", "stdin", "now"])
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tree=st.lists(nodes, min_size=1, max_size=2), ending=endings, grace=st.sampled_from([0.0, 0.3, 1.0]))
+@example(tree=[{"setsid": True, "ignore_term": False, "daemonize": False}], ending="running", grace=1.0)
+def test_a_stop_ends_every_process_the_agent_started(
+    tree: list[dict[str, Any]], ending: str, grace: float, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Whatever tree of processes the agent started (in its group or out of it, ignoring SIGTERM or not, daemons
+    whose parent exited) and however it got to the stop, nothing of it is alive 2 s after terminate() — the stop
+    every caller ends with (Run.stop, abort, a timeout)."""
+    marker = new_marker()
+    folder = tmp_path_factory.mktemp("tree")
+    exit_when = "never" if ending == "running" else ending
+
+    async def scenario() -> float:
+        spec = SpawnSpec(sys.executable, [str(SPAWN_TREE), json.dumps(tree), marker, str(folder), exit_when])
+        proc = await spawn(spec)
+        lines = proc.lines()
+        ready = await asyncio.wait_for(lines.__anext__(), 30)
+        assert ready.startswith("ready"), ready
+        if ending == "stdin":
+            await proc.close_stdin()
+        if ending != "running":
+            await asyncio.wait_for(proc.wait(), 10)
+        started = time.monotonic()
+        await asyncio.wait_for(proc.terminate(grace), grace + 5)
+        return time.monotonic() - started
+
+    took = asyncio.run(scenario())
+    assert took < grace + 1.5, f"terminate({grace}) took {took:.2f}s"
+    assert_gone(marker)
