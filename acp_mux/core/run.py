@@ -535,7 +535,7 @@ class RunHandle:
             log.exception("run %s failed", self.run_id)
             self._emit_terminal(ev.ErrorEvent(code=ErrorCode.INTERNAL, message=f"acp-mux internal error: {exc}"))
             if self._proc is not None:
-                self._proc.kill()
+                await self._proc.terminate(0)  # the one stop (its supervisor's sweep): also what left the group
             if self.state not in TERMINAL_STATES:
                 self.state = RunState.CRASHED
         finally:

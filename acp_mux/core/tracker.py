@@ -4,6 +4,10 @@
 them all when the bridge exits -- normally (atexit), on SIGTERM/SIGINT, or on
 an uncaught exception.  A group stays tracked after its leader exits for as
 long as anything (a backgrounded grandchild) still lives in it.
+
+Both this and the stop of one agent (:meth:`acp_mux.core.process.AgentProcess.terminate`, what a switch, a close,
+the end of a run and every other stop come to) end agents the same way: they let go of the agents' lifelines
+(:mod:`acp_mux.core.supervision`), and each supervisor sweeps its group and whatever left it (``setsid``, daemons).
 """
 
 from __future__ import annotations
