@@ -36,6 +36,7 @@ ALLOWED: dict[str, str] = {
     "acp_mux/server/bridge.py": "the ACP server's method table: params as the edge dumped them, results built for it",
     "acp_mux/server/early_init.py": "answers initialize/session/new from raw JSON before any model loads (cold start)",
     "acp_mux/server/early_session.py": "the early answers' raw JSON (before any model loads)",
+    "acp_mux/server/early_shapes.py": "raw JSON params checked against the models' JSON schema (before any model loads)",
     "acp_mux/server/params.py": "reads raw request params (the edge before the models)",
     "acp_mux/server/param_shapes.py": "shape checks of raw request params",
     "acp_mux/server/settings_shapes.py": "reads settings JSON an agent or a file gave",
