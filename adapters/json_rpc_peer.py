@@ -90,6 +90,14 @@ class JsonRpcPeer:
         ctx.send(msg)
         return request_id
 
+    def side_request(
+        self, ctx: ParseContext, request_id: str, method: str, params: Any, on_result: ResultCallback | None
+    ) -> None:
+        """A request under a caller's own string id: a side request that must not move the numbering of the
+        conversation's own requests (recorded sessions replay by number). The caller keeps the ids unique."""
+        self.pending[request_id] = _Pending(method, on_result)
+        ctx.send(self._envelope(id=request_id, method=method, params=params))
+
     def notify(self, ctx: ParseContext, method: str, params: Any = None) -> None:
         msg = self._envelope(method=method)
         if params is not None:

@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 import logging
 import shlex
-from typing import TYPE_CHECKING, Any, Iterable, Literal, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, cast
 
 from acp_mux import __version__
 from acp_mux.core.contract import ApprovalDecision, RunOptions
@@ -72,7 +72,9 @@ from acp_mux.adapters.stream_agents.codex_exec import (
 )
 from acp_mux.adapters.json_rpc_peer import INTERNAL_ERROR, METHOD_NOT_FOUND, JsonRpcPeer, error_message
 from acp_mux.adapters.mcp import codex_mcp_config
+from acp_mux.adapters.rpc_agents import codex_commands as commands
 from acp_mux.adapters.rpc_agents import codex_subagents as subagents
+from acp_mux.adapters.rpc_agents.codex_settings import CodexControls, takes_boolean_options
 
 if TYPE_CHECKING:
     from acp_mux.core.events import ApprovalRequestEvent, BaseEvent
@@ -82,6 +84,8 @@ log = logging.getLogger(__name__)
 
 _PLAN_STATUS = {"inProgress": "in_progress", "in_progress": "in_progress", "completed": "completed"}
 CLIENT_INFO = {"name": "acp-mux", "title": "acp-mux", "version": __version__}
+# codex's collaboration (plan) mode and thread/settings/update are experimental API: codex-acp opts in the same way
+CLIENT_CAPABILITIES = {"experimentalApi": True}
 _NO_ROLLOUT = "no rollout found"  # codex's thread/resume error for a thread with no turn on disk
 
 # acp-mux's own preset, offered first and the default, because a new session must ask before it changes anything.
@@ -136,8 +140,12 @@ class CodexAdapter(AgentAdapter):
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
         run = CodexRun.of(ctx)
         run.mode = resolve_app_mode(options.mode) or ASK_MODE.id
+        controls = CodexControls.of(ctx)
+        controls.model = options.model
+        controls.boolean_options = takes_boolean_options(options.client_capabilities)
         on_result = lambda _result, error: self._on_initialized(options, ctx, error)  # noqa: E731
-        self._peer(ctx).request(ctx, "initialize", {"clientInfo": CLIENT_INFO}, on_result)
+        params = {"clientInfo": CLIENT_INFO, "capabilities": CLIENT_CAPABILITIES}
+        self._peer(ctx).request(ctx, "initialize", params, on_result)
 
     def _on_initialized(self, options: RunOptions, ctx: ParseContext, error: dict[str, Any] | None) -> list[BaseEvent]:
         if error is not None:
@@ -158,7 +166,27 @@ class CodexAdapter(AgentAdapter):
         # a fork (RunOptions.fork_session): codex copies the thread itself and answers with the new one
         method = "thread/start" if not resumed else "thread/fork" if options.fork_session else "thread/resume"
         peer.request(ctx, method, params, lambda result, err: self._on_thread(ctx, result, err, method, params))
+        # codex's own models and skills, asked beside the thread: their answers update the editor's options/commands
+        # (under their own ids: the conversation's numbered requests stay as recorded sessions have them)
+        on_models = lambda result, err: self._on_models(ctx, result, err)  # noqa: E731
+        peer.side_request(ctx, "acp-mux-models", "model/list", {}, on_models)
+        on_skills = lambda result, err: [self._commands_event(result if not err else None)]  # noqa: E731
+        peer.side_request(ctx, "acp-mux-skills", "skills/list", {"cwds": [options.cwd]}, on_skills)
         return []
+
+    def _on_models(self, ctx: ParseContext, result: Any, error: dict[str, Any] | None) -> list[BaseEvent]:
+        controls = CodexControls.of(ctx)
+        controls.take_models(result if error is None else None)  # no list: the adapter's fixed one stays
+        events: list[BaseEvent] = []
+        if error is not None:
+            events.append(ev.DebugEvent(level="warn", message=f"codex: model/list failed: {error_message(error)}"))
+        return events + ([event] if (event := controls.options_event()) is not None else [])
+
+    @staticmethod
+    def _commands_event(skills_result: Any) -> BaseEvent:
+        wire = commands.available(skills_result)
+        listed = [ev.SlashCommand(name=c["name"], description=c["description"]) for c in wire]
+        return ev.CommandsUpdateEvent(commands=listed, wire=wire)
 
     def _on_thread(
         self, ctx: ParseContext, result: Any, error: dict[str, Any] | None, method: str, params: dict[str, Any]
@@ -185,7 +213,12 @@ class CodexAdapter(AgentAdapter):
                 events = [ev.ErrorEvent(code=ErrorCode.PROTOCOL_ERROR, message=message)]
             return events
         CodexRun.of(ctx).thread = thread_id
-        return ctx.session_start(thread_id, resumed=resumed)  # the prompts waiting in the run go out next
+        controls = CodexControls.of(ctx)
+        controls.take_thread(result)
+        if controls.unsent:  # chosen in the editor before the thread existed
+            self._send_settings(ctx)
+        events = ctx.session_start(thread_id, resumed=resumed)  # the prompts waiting in the run go out next
+        return events + ([options] if (options := controls.options_event()) is not None else [])
 
     def accepts_prompts(self, ctx: ParseContext) -> bool:
         """The thread exists (until then the run holds the prompts, the first one included)."""
@@ -194,7 +227,11 @@ class CodexAdapter(AgentAdapter):
     def send_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
         if not self.accepts_prompts(ctx):
             raise RuntimeError("codex: a prompt before its thread exists (the run holds those)")
-        self._turn_start(prompt, ctx)
+        command = commands.parse(prompt)
+        if command is not None:
+            self._run_command(command, ctx)
+        else:
+            self._turn_start(prompt, ctx)
 
     def _turn_start(self, prompt: Prompt, ctx: ParseContext) -> None:
         run = CodexRun.of(ctx)
@@ -203,7 +240,10 @@ class CodexAdapter(AgentAdapter):
             run.mode_dirty = False
             approval, sandbox = APP_SERVER_POLICIES[run.mode or ASK_MODE.id]
             params["approvalPolicy"] = approval
-            params["sandboxPolicy"] = SANDBOX_POLICIES[sandbox]
+            params["sandboxPolicy"] = dict(SANDBOX_POLICIES[sandbox])
+            roots = CodexControls.of(ctx).roots
+            if roots and sandbox == "workspace-write":  # the session's extra roots stay writable in the new mode
+                params["sandboxPolicy"]["writableRoots"] = roots
         run.turn_requested = True
         self._peer(ctx).request(ctx, "turn/start", params, lambda result, error: self._on_turn(ctx, result, error))
 
@@ -264,6 +304,119 @@ class CodexAdapter(AgentAdapter):
             run.mode = resolved
             run.mode_dirty = True  # applied by the next turn/start (sticky in codex)
         return True
+
+    def set_model(self, model: str, ctx: ParseContext) -> bool:
+        """In-protocol (thread/settings/update): codex takes it from the next turn, no new process."""
+        CodexControls.of(ctx).choose_model(model)
+        self._apply_settings(ctx)
+        return True
+
+    def set_config_option(self, option_id: str, value: Any, ctx: ParseContext) -> bool:
+        """Reasoning effort, fast mode, collaboration mode (:mod:`codex_settings`); False for anything else."""
+        if not CodexControls.of(ctx).choose(option_id, value):
+            return False
+        self._apply_settings(ctx)
+        return True
+
+    def extra_directory_args(self, dirs: list[str]) -> list[str] | None:
+        """Extra workspace roots become writable roots of codex's workspace-write sandbox (what codex-acp sets),
+        as a global config override of the app-server: codex reports them back in the thread's sandbox, and
+        acp-mux keeps them in the sandbox policy a later mode change sends."""
+        return ["-c", f"sandbox_workspace_write.writable_roots={json.dumps(dirs)}"] if dirs else []
+
+    def _apply_settings(self, ctx: ParseContext) -> None:
+        if CodexRun.of(ctx).thread is None:
+            CodexControls.of(ctx).unsent = True  # sent once the thread exists (_on_thread)
+            return
+        self._send_settings(ctx)
+
+    def _send_settings(self, ctx: ParseContext, then: Callable[[], list[BaseEvent]] | None = None) -> None:
+        """thread/settings/update with every control; codex's answer re-sends the editor's options (and ``then``)."""
+        controls = CodexControls.of(ctx)
+        controls.unsent = False
+        params = controls.settings_update(CodexRun.of(ctx).thread or "")
+
+        def on_result(_result: Any, error: dict[str, Any] | None) -> list[BaseEvent]:
+            events: list[BaseEvent] = []
+            if error is not None:
+                message = f"codex did not take the new settings: {error_message(error)}"
+                events.append(ev.DebugEvent(level="warn", message=message))
+            if (options := controls.options_event()) is not None:
+                events.append(options)
+            return events + (then() if then is not None else [])
+
+        controls.sent += 1
+        request_id = f"acp-mux-settings-{controls.sent}"
+        self._peer(ctx).side_request(ctx, request_id, "thread/settings/update", params, on_result)
+
+    # ── slash commands ─────────────────────────────────────────────────────────────────────────────────────────
+    def _run_command(self, command: commands.Command, ctx: ParseContext) -> None:
+        """A built-in slash command sent as a prompt (:mod:`codex_commands`): a codex turn of its own (compact,
+        review) or one short turn with acp-mux's answer from what codex reports."""
+        run, peer = CodexRun.of(ctx), self._peer(ctx)
+        usage = command.missing_input()
+        if usage is not None:
+            self._answer(ctx, "account/read", {}, lambda _result: usage)
+        elif command.name in commands.TURN_COMMANDS:
+            run.turn_requested = True
+            params: dict[str, Any]
+            if command.name == "compact":
+                method, params = "thread/compact/start", {"threadId": run.thread}
+            else:
+                method, params = "review/start", {"threadId": run.thread, "target": command.review_target()}
+            peer.request(ctx, method, params, lambda result, error: self._on_turn(ctx, result, error))
+        elif command.name == "status":
+            self._answer(ctx, "account/read", {}, lambda result: self._status_text(ctx, result))
+        elif command.name == "skills":
+            self._answer(ctx, "skills/list", {"cwds": [ctx.cwd]}, commands.skills_text)
+        elif command.name == "mcp":
+            self._answer(ctx, "mcpServerStatus/list", {}, commands.mcp_text)
+        elif command.name == "rename":
+            params = {"threadId": run.thread, "name": command.rest}
+            self._answer(ctx, "thread/name/set", params, lambda _result: f"Renamed the session to {command.rest!r}.")
+        elif command.name == "plan":
+            controls = CodexControls.of(ctx)
+            controls.collaboration = "default" if controls.collaboration == "plan" else "plan"
+            text = "Plan mode is on." if controls.collaboration == "plan" else "Plan mode is off."
+            self._send_settings(
+                ctx, then=lambda: ctx.begin_turn() + ctx.text_delta(text) + ctx.end_text() + ctx.end_turn()
+            )
+
+    def _answer(self, ctx: ParseContext, method: str, params: dict[str, Any], text_of: Any) -> None:
+        """One short turn whose answer acp-mux writes from codex's answer to ``method`` (an error is the turn's
+        error, never an ``end_turn``)."""
+
+        def on_result(result: Any, error: dict[str, Any] | None) -> list[BaseEvent]:
+            if error is not None:
+                failure = ev.ErrorEvent(
+                    code=ErrorCode.AGENT_ERROR,
+                    message=f"codex {method} failed: {error_message(error)}",
+                    recoverable=True,
+                )
+                return ctx.begin_turn() + end_failed_turn(ctx, [failure])
+            return ctx.begin_turn() + ctx.text_delta(str(text_of(result))) + ctx.end_text() + ctx.end_turn()
+
+        self._peer(ctx).request(ctx, method, params, on_result)
+
+    def _status_text(self, ctx: ParseContext, account: Any) -> str:
+        run, controls = CodexRun.of(ctx), CodexControls.of(ctx)
+        approval, sandbox = APP_SERVER_POLICIES[run.mode or ASK_MODE.id]
+        used, size = run.context
+        lines = [
+            f"**Model:** {controls.model or 'codex default'}",
+            f"**Reasoning effort:** {controls.current_effort() or 'model default'}",
+            f"**Fast mode:** {'on' if controls.fast else 'off'}",
+            f"**Collaboration mode:** {controls.collaboration}",
+            f"**Directory:** {ctx.cwd}",
+            f"**Approval:** {approval}",
+            f"**Sandbox:** {sandbox}",
+            f"**Account:** {commands.account_text(account)}",
+            f"**Session:** `{run.thread}`",
+            "",
+            f"**Token usage:** {run.usage_total if run.usage_total is not None else 'data not available yet'}",
+            f"**Context window:** {f'{round(100 * used / size)}% used ({used} / {size})' if size else 'data not available yet'}",
+        ]
+        return "  \n".join(lines)
 
     def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
         question = ctx.questions.take(interaction_id)
@@ -506,6 +659,8 @@ class CodexAdapter(AgentAdapter):
             return events + ctx.tool_result(item_id, path) + [ev.FileReadEvent(path=path)]
         if kind == "contextCompaction":
             return [ev.ContextCompactedEvent()]
+        if kind == "exitedReviewMode":  # /review's findings: codex's review text is the turn's answer
+            return ctx.text_delta(as_str(item.get("review"))) + ctx.end_text()
         if kind == "subAgentActivity":
             return subagents.activity(item, ctx)
         if kind == "collabAgentToolCall":

@@ -43,6 +43,18 @@ def options(**kw: Any) -> RunOptions:
     return RunOptions(agent="codex", cwd=CWD, **kw)
 
 
+def conversation(out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What we sent minus the side requests under acp-mux's own ids (model/list, skills/list, settings), which
+    recordings made before them do not have; ``initialize`` without the capabilities they need."""
+    kept = [m for m in out if not str(m.get("id", "")).startswith("acp-mux-")]
+    return [
+        {**m, "params": {k: v for k, v in m["params"].items() if k != "capabilities"}}
+        if m.get("method") == "initialize"
+        else m
+        for m in kept
+    ]
+
+
 def annotations(path: Path) -> list[dict[str, Any]]:
     """What the recording driver wrote to codex's stdin (``# >>> {...}`` or ``# >>> STDIN {...}``)."""
     out = []
@@ -70,7 +82,7 @@ def replay(path: Path, opts: RunOptions | None = None) -> tuple[list[BaseEvent],
             continue
         events += adapter.parse_line(line, ctx)
         out += sent(ctx)
-    return events, out, ctx
+    return events, conversation(out), ctx
 
 
 def exec_run(name: str, exit_code: int = 0, **opts: Any) -> list[BaseEvent]:
@@ -443,11 +455,14 @@ def test_start_runs_the_handshake_step_by_step() -> None:
             "jsonrpc": "2.0",
             "id": 1,
             "method": "initialize",
-            "params": {"clientInfo": {"name": "acp-mux", "title": "acp-mux", "version": "0.1.0"}},
+            "params": {
+                "clientInfo": {"name": "acp-mux", "title": "acp-mux", "version": "0.1.0"},
+                "capabilities": {"experimentalApi": True},
+            },
         }
     ]
     assert feed(adapter, [{"id": 1, "result": {}}], ctx) == []
-    assert sent(ctx) == [
+    assert conversation(sent(ctx)) == [
         {"jsonrpc": "2.0", "method": "initialized"},
         {
             "jsonrpc": "2.0",
@@ -524,7 +539,13 @@ def test_send_prompt_before_the_thread_exists_is_deferred() -> None:
     adapter.send_prompt(Prompt.of_text("early"), ctx)
     assert [m["method"] for m in sent(ctx)] == ["initialize"]
     feed(adapter, [{"id": 1, "result": {}}, {"id": 2, "result": {"thread": {"id": "T1"}}}], ctx)
-    assert [m.get("method") for m in sent(ctx)] == ["initialized", "thread/start", "turn/start"]
+    assert [m.get("method") for m in sent(ctx)] == [
+        "initialized",
+        "thread/start",
+        "model/list",
+        "skills/list",
+        "turn/start",
+    ]
 
 
 def test_send_prompt_with_images() -> None:
@@ -1198,7 +1219,7 @@ def replay_fresh(name: str, *, interrupt_at: str | None = None) -> tuple[list[Ba
             interrupted = adapter.interrupt(ctx)
         out += sent(ctx)
     assert_ordering(events)
-    return events, out, recorded
+    return events, conversation(out), recorded
 
 
 def _thread(recorded: list[dict]) -> str:
