@@ -1058,7 +1058,10 @@ class LiveSession:
     async def set_agent_option(self, option_id: str, value: JsonValue) -> bool:
         """A setting the agent itself offered (not mode or model): passed through to the live agent."""
         handle = self.handle
-        return handle is not None and handle.usable and await handle.set_config_option(option_id, value)
+        if handle is None or not handle.usable or not await handle.set_config_option(option_id, value):
+            return False
+        self.settings.chosen(option_id, value)
+        return True
 
     async def close(self) -> None:
         for task in list(self._side_tasks):

@@ -101,6 +101,13 @@ class SessionSettings:
                 self.extra_options = list(event.config_options)
         return self.config_options() != before
 
+    def chosen(self, option_id: str, value: Any) -> None:
+        """The agent took the editor's value for one of its own options: the answer to ``session/set_config_option``
+        shows it at once (the agent's own report, when it sends one, follows and wins)."""
+        self.extra_options = [
+            {**o, "currentValue": value} if o.get("id") == option_id else o for o in self.extra_options
+        ]
+
     # ── what the editor may ask for ────────────────────────────────────────────────────────────────────────────
     def mode_info(self) -> ModeInfo | None:
         return next((m for m in self.modes if m.id == self.current_mode), self.modes[0] if self.modes else None)

@@ -659,8 +659,6 @@ class CodexAdapter(AgentAdapter):
             return events + ctx.tool_result(item_id, path) + [ev.FileReadEvent(path=path)]
         if kind == "contextCompaction":
             return [ev.ContextCompactedEvent()]
-        if kind == "exitedReviewMode":  # /review's findings: codex's review text is the turn's answer
-            return ctx.text_delta(as_str(item.get("review"))) + ctx.end_text()
         if kind == "subAgentActivity":
             return subagents.activity(item, ctx)
         if kind == "collabAgentToolCall":
