@@ -659,6 +659,8 @@ class CodexAdapter(AgentAdapter):
             return events + ctx.tool_result(item_id, path) + [ev.FileReadEvent(path=path)]
         if kind == "contextCompaction":
             return [ev.ContextCompactedEvent()]
+        if kind == "plan":  # plan mode's proposed plan (``<proposed_plan>``): its text, as codex-acp shows it
+            return ctx.text_delta(as_str(item.get("text")))
         if kind == "subAgentActivity":
             return subagents.activity(item, ctx)
         if kind == "collabAgentToolCall":
