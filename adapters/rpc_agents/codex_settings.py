@@ -60,7 +60,8 @@ class CodexControls(PerRun):
         sandbox = as_dict(answer.get("sandbox"))
         roots = sandbox.get("writableRoots")
         self.roots = [r for r in roots if isinstance(r, str)] if isinstance(roots, list) else []
-        if self.unsent:
+        if self.unsent:  # what the person chose is sent next; only what they could not have chosen is learnt
+            self.model = self.model or as_str(answer.get("model")) or None
             return
         self.model = as_str(answer.get("model")) or self.model
         self.effort = as_str(answer.get("reasoningEffort")) or None
@@ -118,10 +119,11 @@ class CodexControls(PerRun):
         return next((m for m in self.models if m.get("id") == self.model or m.get("model") == self.model), None)
 
     def efforts(self) -> list[str]:
-        return [
-            as_str(as_dict(e).get("reasoningEffort"))
-            for e in as_list(as_dict(self.current()).get("supportedReasoningEfforts"))
-        ]
+        """The current model's reasoning efforts (before the thread says which model runs: any listed model's)."""
+        current = self.current()
+        if current is None and self.model is None:
+            return list(dict.fromkeys(e for m in self.models for e in _efforts(m)))
+        return _efforts(current)
 
     def current_effort(self) -> str | None:
         return self.effort or as_str(as_dict(self.current()).get("defaultReasoningEffort")) or None
@@ -142,7 +144,7 @@ class CodexControls(PerRun):
             )
             for m in self.models
         ]
-        if self.model and self.current() is None:  # a model codex runs but does not list: still the current one
+        if models and self.model and self.current() is None:  # a model codex runs but does not list: still shown
             models.insert(0, ev.SessionModelOption(id=self.model, name=self.model))
         return ev.SessionOptionsEvent(
             models=models or None, current_model=self.model, config_options=self.config_options()
@@ -174,6 +176,10 @@ class CodexControls(PerRun):
         if self.supports_fast():
             options.append(fast_option(self.fast, self.boolean_options))
         return options
+
+
+def _efforts(model: dict[str, Any] | None) -> list[str]:
+    return [as_str(as_dict(e).get("reasoningEffort")) for e in as_list(as_dict(model).get("supportedReasoningEfforts"))]
 
 
 def collaboration_option(current: str) -> dict[str, Any]:
