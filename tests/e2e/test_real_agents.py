@@ -416,7 +416,7 @@ async def test_model_config_option_reaches_the_model_api(switching_agent: RealAg
     server = agent.serve(f"{agent.name}_text", delta_delay=0)
     chosen = {
         "claude": "haiku",
-        "codex": "gpt-5.2-codex",
+        "codex": "gpt-6-luna",  # one codex itself lists (model/list), which the editor is offered
         "gemini": "gemini-3-flash-preview",
         "pi": "fake/other-model",
         "omp": "fake/fake-model-2",

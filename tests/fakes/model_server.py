@@ -187,6 +187,14 @@ def _substitute(obj: Any, variables: dict[str, str]) -> Any:
     return obj
 
 
+def offers_tools(body: dict[str, Any]) -> bool:
+    """A conversation request (the model may call tools), not a helper call: tools in ``tools``, or, for codex's
+    newer models (gpt-5.6+, gpt-6*), in a Responses ``additional_tools`` input item instead."""
+    items = body.get("input")
+    extra = any(isinstance(i, dict) and i.get("type") == "additional_tools" for i in items) if isinstance(items, list) else False  # fmt: skip
+    return bool(body.get("tools")) or extra
+
+
 def first_user_text(body: dict[str, Any]) -> str:
     """The text of a request's first user message, in any wire format (Anthropic/Chat ``messages``, Responses
     ``input``, Gemini ``contents``): where a subagent's request carries its Task prompt."""
@@ -1166,7 +1174,7 @@ class ModelServer:
 
         count, render, build, prefix = _APIS[api]
         marker, script = script_for(self.scenario, body)
-        if body.get("tools"):
+        if offers_tools(body):
             step_no = count(body)
             step = step_for(script, step_no)
             kind, error = "step", step.get("error") or script.get("error")
@@ -1174,7 +1182,7 @@ class ModelServer:
         else:  # helper call (title, summary, ...): fixed short text, never consumes a step
             step_no, kind, error = None, "helper", self.scenario.get("error")
             blocks, tag = [{"text": self.scenario["helper_text"]}], f"fake_helper_{record['seq']}"
-        if error and body.get("tools") and "times" in step:  # a transient failure: only the first `times` requests
+        if error and offers_tools(body) and "times" in step:  # a transient failure: only the first `times` requests
             key = (marker, step_no)
             seen = self._step_failures.get(key, 0)
             self._step_failures[key] = seen + 1
