@@ -66,6 +66,8 @@ ALLOWED: dict[str, str] = {
     "adapters/mcp.py": "MCP server configs as the editor sent them (JSON)",
     "adapters/rpc_agents/codex.py": _NATIVE,
     "adapters/rpc_agents/codex_subagents.py": _NATIVE,
+    "adapters/rpc_agents/codex_settings.py": _NATIVE,  # codex's model/list and thread answers
+    "adapters/rpc_agents/codex_commands.py": _NATIVE,  # codex's skills/list, mcpServerStatus/list, account answers
     "adapters/rpc_agents/pi.py": _NATIVE,
     "adapters/rpc_agents/pi_lines.py": _NATIVE,
     "adapters/rpc_agents/pi_tools.py": _NATIVE,

@@ -30,6 +30,12 @@ Mapping decisions worth knowing:
   bridge keeps the rule and answers codex's next ask itself; a denial is ``decline`` (the turn goes on; ``cancel``
   would end it). Requests we cannot bridge are answered with an error, never left pending.
 - Interrupt is always in-protocol (a signal would kill the app-server and the session with it).
+- codex's own controls (``codex_settings``): its ``model/list`` replaces the fixed model table once answered;
+  reasoning effort, fast mode and collaboration (plan) mode are config options like codex-acp's, sent by
+  ``thread/settings/update`` (experimental API, opted into at ``initialize``). Its slash commands
+  (``codex_commands``) are listed with its skills and carried out when sent as prompts (``review/start``,
+  ``thread/compact/start``, or a short turn acp-mux answers). Side requests use ids of their own (``acp-mux-*``).
+- Extra workspace roots (``additionalDirectories``) are writable roots of the workspace-write sandbox.
 - Subagents (codex's multi-agent, on when the person sets ``features.multi_agent_v2``): a child thread's messages
   become the spawn call's linked events (``codex_subagents``); interrupting the parent interrupts running children.
 """
