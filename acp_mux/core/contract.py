@@ -38,6 +38,9 @@ class RunOptions:
     extra_args: list[str] = field(default_factory=list)
     mcp_servers: list[dict[str, Any]] = field(default_factory=list)
     client_capabilities: dict[str, Any] = field(default_factory=dict)  # what the editor offered (ACP initialize)
+    # The agent's own settings (config options besides mode and model) as the editor last saw or chose them, id →
+    # value: what a process started later (after a restart, a cancel that had to stop it) is started with.
+    agent_options: dict[str, Any] = field(default_factory=dict)
     timeout_s: float | None = None
     inactivity_timeout_s: float | None = None
     grace_period_s: float = 5.0

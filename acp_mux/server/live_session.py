@@ -700,6 +700,7 @@ class LiveSession:
             extra_args=[*self.config.extra_args, *self._extra_directory_args()],
             mcp_servers=self.mcp_servers,
             client_capabilities=self.client_capabilities,
+            agent_options=self.settings.agent_values(),
             collect_text=False,  # the editor got the text as it streamed; a session-long run must not hoard it
             inactivity_timeout_s=self.config.inactivity_timeout_s,
             grace_period_s=TERMINATE_GRACE_S,

@@ -87,8 +87,12 @@ class SessionSettings:
         if event.type == "mode_change":
             self.current_mode = event.mode_id
         else:
-            if event.modes is not None:
-                self.modes = [ModeInfo(id=m.id, name=m.name, description=m.description) for m in event.modes]
+            if event.modes is not None:  # a mode the adapter declared read-only stays so (claude's plan)
+                known = {m.id: m.read_only for m in self.modes}
+                self.modes = [
+                    ModeInfo(id=m.id, name=m.name, description=m.description, read_only=known.get(m.id, False))
+                    for m in event.modes
+                ]
                 self.from_agent = True
             if event.current_mode is not None:
                 self.current_mode = event.current_mode
@@ -122,6 +126,29 @@ class SessionSettings:
 
     def agent_option(self, option_id: Any) -> dict[str, Any] | None:
         return next((o for o in self.extra_options if o.get("id") == option_id), None)
+
+    def agent_values(self) -> dict[str, Any]:
+        """The agent's own settings as shown now (id → current value): what a process started later is given."""
+        return {str(o["id"]): o.get("currentValue") for o in self.extra_options if "id" in o}
+
+    @staticmethod
+    def offers(option: dict[str, Any], value: Any) -> bool:
+        """Whether ``value`` is one the option takes: a boolean for a boolean option, else one of its choices
+        (grouped or flat); an option of a type this version does not know takes anything (its agent decides)."""
+        if option.get("type") == "boolean":
+            return isinstance(value, bool)
+        if option.get("type") != "select":
+            return True
+        choices = [o for o in option.get("options") or () if isinstance(o, dict)]
+        grouped = [c for o in choices if "group" in o for c in o.get("options") or () if isinstance(c, dict)]
+        return any(c.get("value") == value for c in choices + grouped)
+
+    def choose(self, option_id: str, value: Any) -> None:
+        """The editor set one of the agent's settings and the agent took it: shown as current at once (what the
+        agent reports later still wins)."""
+        self.extra_options = [
+            {**o, "currentValue": value} if o.get("id") == option_id else o for o in self.extra_options
+        ]
 
     # ── the ACP shapes ─────────────────────────────────────────────────────────────────────────────────────────
     def modes_state(self) -> dict[str, Any] | None:

@@ -57,6 +57,7 @@ from acp_mux.adapters.mcp import claude_mcp_config
 from acp_mux.adapters.subagent_links import link_to_subagent
 from acp_mux.core.private import private_path
 from acp_mux.core.shapes import as_dict, as_list
+from acp_mux.adapters.stream_agents.claude_settings import ClaudeSettingsRun, spawn_args
 from acp_mux.adapters.stream_agents.claude_tools import (
     CLAUDE_TOOLS,
     approval_action,
@@ -245,6 +246,7 @@ class ClaudeAdapter(AgentAdapter):
             args += ["--model", options.model]
         if options.mode:
             args += ["--permission-mode", options.mode]
+        args += spawn_args(options)  # the editor's effort, Fast mode and ultracode, for a process started later
         args += list(options.extra_args)
         command = self.resolve_binary(options.binary, options.env)
         env = foreground_env(options.env)
@@ -268,6 +270,7 @@ class ClaudeAdapter(AgentAdapter):
         st.own_id = options.new_session_id
         if options.cwd and not ctx.cwd:
             ctx.cwd = options.cwd
+        ClaudeSettingsRun.begin(options, ctx)  # what the editor chose before: read again from the CLI's answer
         # forwardSubagentText: claude forwards a subagent's text blocks too (else only its tool uses and results)
         self._control(ctx, {"subtype": "initialize", "hooks": None, "forwardSubagentText": True})
         if options.prompt is not None:
@@ -322,8 +325,18 @@ class ClaudeAdapter(AgentAdapter):
         return True
 
     def set_mode(self, mode: str, ctx: ParseContext) -> bool:
+        ClaudeSettingsRun.of(ctx).mode = mode
         self._control(ctx, {"subtype": "set_permission_mode", "mode": mode})
         return True
+
+    def set_model(self, model: str, ctx: ParseContext) -> bool:
+        """``set_model`` in place (the CLI's next request uses it); effort, Fast mode and ultracode follow it."""
+        ClaudeSettingsRun.of(ctx).set_model(model, lambda request: self._control(ctx, request))
+        return True
+
+    def set_config_option(self, option_id: str, value: Any, ctx: ParseContext) -> bool:
+        """Claude's own ``effort``, ``fast`` and ``ultracode`` (``apply_flag_settings`` in place)."""
+        return ClaudeSettingsRun.of(ctx).set_option(option_id, value, lambda request: self._control(ctx, request))
 
     def stop_subagent(self, subagent_id: str, ctx: ParseContext) -> bool:
         """``stop_task`` for the subagent a Task call runs, once claude named its task (``task_started``); its Task
@@ -632,7 +645,9 @@ class ClaudeAdapter(AgentAdapter):
         resp = as_dict(m.get("response"))
         request_id = str(resp.get("request_id") or "")
         st = ClaudeRun.of(ctx)
+        settings = ClaudeSettingsRun.of(ctx)
         if resp.get("subtype") == "error":
+            settings.pending.pop(request_id, None)
             if request_id == st.version_request:
                 st.prewarm = "off"  # a CLI that cannot say its version is not trusted with the warm-up
             return [ev.DebugEvent(level="warn", message=f"claude rejected {request_id}: {resp.get('error')}")]
@@ -640,7 +655,10 @@ class ClaudeAdapter(AgentAdapter):
         if "commands" in body or "init" in request_id:  # the answer to our initialize
             st.initialize = body
             self._warm_up_step(ctx, body.get("claude_code_version"))  # (2.1.332 says it here; 2.1.197 does not)
-            return self._started(ctx, st.own_id) if st.own_id else []  # before any prompt: see prepare
+            events = self._started(ctx, st.own_id) if st.own_id else []  # before any prompt: see prepare
+            return events + settings.on_initialize(body, lambda request: self._control(ctx, request), self.modes)
+        elif settings.owns(request_id):
+            return settings.on_answer(request_id)
         elif request_id == st.version_request:
             self._warm_up_step(ctx, body.get("version"))
         return []

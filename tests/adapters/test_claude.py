@@ -63,6 +63,11 @@ THOUGHT = "User said hi. I will run a shell command."
 FINAL = "All done: ran echo, wrote and edited note.txt."
 
 
+def unsettled(events: list) -> list:
+    """The events without Claude's own settings (``session_options``: tests/adapters/test_claude_settings.py)."""
+    return [e for e in events if e.type != "session_options"]
+
+
 @pytest.fixture
 def adapter() -> ClaudeAdapter:
     return ClaudeAdapter()
@@ -73,7 +78,7 @@ def run_capture(adapter: ClaudeAdapter, name: str, *, exit_code: int | None = 0,
     adapter.start(RunOptions(agent="claude", cwd=CWD, **options), ctx)
     ctx.take_outbox()
     events = feed(adapter, capture_lines(CAPTURES / f"claude-{name}.jsonl"), ctx, exit_code=exit_code)
-    return [e for e in events if e.type != "skill_loaded"], ctx
+    return [e for e in events if e.type not in ("skill_loaded", "session_options")], ctx  # (test_claude_settings)
 
 
 def bash_turn_prefix(session: str, *, streamed: bool = False) -> list[tuple]:
@@ -248,7 +253,7 @@ def test_available_commands(adapter: ClaudeAdapter) -> None:
     ctx = make_ctx("claude", CWD)
     lines = capture_lines(CAPTURES / "claude-control-allow.jsonl")
     init_at = next(i for i, line in enumerate(lines) if '"subtype":"init"' in line)
-    events = feed(adapter, lines[: init_at + 1], ctx)
+    events = unsettled(feed(adapter, lines[: init_at + 1], ctx))
     commands = dict(adapter.available_commands(ctx))
     assert types(events)[:2] == ["session_start", "commands_update"]  # the editor learns them with the session
     assert [(c.name, c.description) for c in events[1].commands] == list(commands.items())
@@ -779,8 +784,10 @@ def test_a_session_warmed_without_a_prompt_asks_for_the_context_usage(adapter: C
     assert sent(ctx) == [{**recorded[0], "request": {**recorded[0]["request"], "forwardSubagentText": True}}]
     # what the recorded Claude was sent, with "detail": "summary" (ignored by 2.1.197, answered locally by 2.1.318)
     warm_up = {**recorded[1], "request": {**recorded[1]["request"], "detail": "summary"}}
-    assert feed(adapter, [initialized], ctx) == [] and sent(ctx) == [warm_up] and warm_up["request"] == WARM_UP
-    assert feed(adapter, [initialized], ctx) == [] and sent(ctx) == []  # once
+    assert (
+        unsettled(feed(adapter, [initialized], ctx)) == [] and sent(ctx) == [warm_up] and warm_up["request"] == WARM_UP
+    )
+    assert unsettled(feed(adapter, [initialized], ctx)) == [] and sent(ctx) == []  # once
     # a prompt before the initialize answer: no warm-up behind it
     adapter.start(RunOptions(agent="claude", cwd=CWD, env=WARM), ctx := make_ctx("claude", CWD))
     adapter.send_prompt(Prompt.of_text("quick"), ctx)
@@ -807,7 +814,7 @@ def test_by_default_only_a_cli_that_warms_up_locally_is_warmed(
     initialized = capture_lines(PREWARM / "first_prompt_warmed.jsonl")[0]
     adapter.start(RunOptions(agent="claude", cwd=CWD, env={}), ctx := make_ctx("claude", CWD))
     assert subtypes(ctx) == ["initialize"]
-    assert feed(adapter, [initialized], ctx) == [] and sent(ctx) == [
+    assert unsettled(feed(adapter, [initialized], ctx)) == [] and sent(ctx) == [
         {"type": "control_request", "request_id": "req_2_get_binary_version", "request": {"subtype": "get_binary_version"}}
     ]  # fmt: skip
     assert feed(adapter, [version_answer(version)], ctx) == []
@@ -893,7 +900,7 @@ def test_the_context_usage_answer_adds_nothing_to_the_run(adapter: ClaudeAdapter
     )
     ctx = make_ctx("claude", CWD)
     adapter.start(RunOptions(agent="claude", cwd=CWD, env=WARM), ctx)
-    assert feed(adapter, lines[:1], ctx) == [] and (commands := adapter.available_commands(ctx))
+    assert unsettled(feed(adapter, lines[:1], ctx)) == [] and (commands := adapter.available_commands(ctx))
     assert [m["request"]["subtype"] for m in sent(ctx)] == ["initialize", "get_context_usage"]
     assert feed(adapter, lines[1:2], ctx) == []
     assert adapter.available_commands(ctx) == commands
@@ -923,7 +930,7 @@ def test_a_version_in_the_initialize_answer_decides_at_once(
     answer = json.loads(initialize_answer_332())
     answer["response"]["response"]["claude_code_version"] = version
     adapter.start(RunOptions(agent="claude", cwd=CWD, env={}), ctx := make_ctx("claude", CWD))
-    assert feed(adapter, [json.dumps(answer)], ctx) == []
+    assert unsettled(feed(adapter, [json.dumps(answer)], ctx)) == []
     assert subtypes(ctx) == ["initialize", *(["get_context_usage"] if warmed else [])]
     adapter.send_prompt(Prompt.of_text("hi"), ctx)
     assert subtypes(ctx) == ["user"]
@@ -938,7 +945,9 @@ def test_the_pinned_clis_warm_up_by_default_is_silent_and_keeps_the_commands(ada
     body = json.loads(answer)["response"]["response"]
     assert "categories" in body and "commands" not in body
     adapter.start(RunOptions(agent="claude", cwd=CWD, env={}), ctx := make_ctx("claude", CWD))
-    assert feed(adapter, [initialize_answer_332()], ctx) == [] and (commands := adapter.available_commands(ctx))
+    assert unsettled(feed(adapter, [initialize_answer_332()], ctx)) == [] and (
+        commands := adapter.available_commands(ctx)
+    )
     assert subtypes(ctx) == ["initialize", "get_context_usage"]
     assert feed(adapter, [answer.replace("req_4_", "req_2_")], ctx) == []
     assert adapter.available_commands(ctx) == commands
@@ -1245,7 +1254,7 @@ def test_a_session_named_by_us_starts_with_its_commands_before_the_first_prompt(
     ctx = make_ctx("claude", CWD)
     adapter.start(RunOptions(agent="claude", cwd=CWD, new_session_id=OWN_ID), ctx)
     early = feed(adapter, lines[:1], ctx)
-    assert brief(early) == [("session_start", OWN_ID, False), ("commands_update",)]
+    assert brief(unsettled(early)) == [("session_start", OWN_ID, False), ("commands_update",)]
     listed = {c.name: c.description for c in early[1].commands}
     assert listed == dict(adapter.available_commands(ctx)) and listed["deep-research"].startswith("Deep research")
     adapter.send_prompt(Prompt.of_text("Write two hundred numbered lines."), ctx)
