@@ -212,6 +212,7 @@ class UpdateTranslator:
             update["rawInput"] = cap_value(tool_input)
         if parent is not None:  # a subagent's call, nested under the call that spawned it
             update["_meta"] = {"claudeCode": {"parentToolUseId": parent}, PARENT_META: {"tool_call_id": parent}}
+        _add_agent_meta(update, display)
         return [update]
 
     def _apply_display(
@@ -364,6 +365,7 @@ class UpdateTranslator:
                 update["content"] = content
         if view.subagent:  # the subagent's work is over (done, failed, stopped or cancelled)
             update["_meta"] = {SUBAGENT_META: {"tool_call_id": tool_id, "state": "idle"}}
+        _add_agent_meta(update, display)
         view.status = status
         out.append(update)
         return out
@@ -705,3 +707,17 @@ def _output_text(output: JsonValue) -> str:
         return json.dumps(output, ensure_ascii=False, indent=1)
     except (TypeError, ValueError):
         return str(output)
+
+
+def _add_agent_meta(update: acp.ToolCall | acp.ToolCallUpdate, display: ev.ToolDisplay | None) -> None:
+    """The agent's own ``_meta`` for a call (``display.meta``) beside acp-mux's keys on ``update``: a key both
+    have is merged one level down (``claudeCode`` keeps acp-mux's ``parentToolUseId`` and gains the agent's
+    ``toolName``); long strings in it are capped like ``rawOutput``."""
+    if display is None or not display.meta:
+        return
+    meta: dict[str, JsonValue] = dict(update.get("_meta") or {})
+    for key, value in display.meta.items():
+        mine = meta.get(key)
+        merged = {**value, **mine} if isinstance(mine, dict) and isinstance(value, dict) else mine or value
+        meta[key] = cap_value(merged)
+    update["_meta"] = meta

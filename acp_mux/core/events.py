@@ -244,6 +244,8 @@ class ToolDisplay(BaseModel):
 
     ``content`` holds content blocks to show with the call (text, images, resource links: MCP/ACP
     ``ContentBlock`` shapes, which are agent-neutral); ``terminal_id`` names a client terminal showing its output.
+    ``meta`` is the agent's own ``_meta`` for the call (claude-agent-acp's ``claudeCode`` keys: the tool's own name
+    and response), given to the editor beside acp-mux's own keys on the update that carries it.
     """
 
     model_config = _CONFIG
@@ -253,6 +255,7 @@ class ToolDisplay(BaseModel):
     diffs: list[ToolDiff] | None = None
     content: list[dict[str, Any]] | None = None
     terminal_id: str | None = None
+    meta: dict[str, Any] | None = None
 
 
 class ToolCallStartEvent(BaseEvent):

@@ -58,6 +58,7 @@ from acp_mux.adapters.subagent_links import link_to_subagent
 from acp_mux.core.private import private_path
 from acp_mux.core.shapes import as_dict, as_list
 from acp_mux.adapters.stream_agents.claude_settings import ClaudeSettingsRun, spawn_args
+from acp_mux.adapters.stream_agents.claude_tool_meta import mark_tool_calls
 from acp_mux.adapters.stream_agents.claude_tools import (
     CLAUDE_TOOLS,
     approval_action,
@@ -376,7 +377,7 @@ class ClaudeAdapter(AgentAdapter):
         name = f"_on_{kind}" if isinstance(kind, str) and kind.isidentifier() else ""
         handler: Callable[[dict[str, Any], ParseContext], list[BaseEvent]] | None = getattr(self, name, None)
         if handler is not None:
-            return self._link(handler(msg, ctx), _parent(msg), ctx)
+            return self._link(mark_tool_calls(handler(msg, ctx), msg), _parent(msg), ctx)
         st = ClaudeRun.of(ctx)
         if str(kind) in st.unknown:
             return []

@@ -79,9 +79,10 @@ def test_recorded_subagent_lines_become_linked_events() -> None:
 def test_nested_the_subagents_calls_hang_under_the_task_and_its_text_is_the_tasks_content() -> None:
     updates = acp_valid(nested(recorded()[0]))
     read_call = next(u for u in updates if u["sessionUpdate"] == "tool_call" and u["toolCallId"] == READ)
-    assert read_call["_meta"] == {"claudeCode": {"parentToolUseId": TASK}, PARENT_META: {"tool_call_id": TASK}}
+    nested_meta = {"claudeCode": {"toolName": "Read", "parentToolUseId": TASK}, PARENT_META: {"tool_call_id": TASK}}
+    assert read_call["_meta"] == nested_meta
     task_call = next(u for u in updates if u["sessionUpdate"] == "tool_call" and u["toolCallId"] == TASK)
-    assert "_meta" not in task_call
+    assert task_call["_meta"] == {"claudeCode": {"toolName": "Agent"}}  # its own name only: it hangs under nothing
     assert not any(t in message_text(updates) for t in SUB_TEXTS)
     task_contents = [u["content"] for u in updates if u.get("toolCallId") == TASK and "content" in u]
     assert SUB_TEXTS[0] in task_contents[0][0]["content"]["text"]
