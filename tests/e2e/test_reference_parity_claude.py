@@ -1,7 +1,7 @@
 """Parity with the reference adapter: the editor is shown no less through ``acp-mux --agent claude`` than through
 claude-agent-acp 0.101, both driving the same pinned Claude CLI (2.1.332) against the same scripted model.
 
-One scenario (thinking, text, a shell command, a plan, a write, an edit) runs once through each, each driven by the
+One scenario (thinking, text, a shell command, a plan, a write, an edit, a subagent that reads) runs once through each, each driven by the
 SDK's client declaring ``_meta.terminal_output``, every JSON-RPC line each side wrote recorded raw (the SDK's models
 drop fields they do not know, and a newer reference may add exactly such fields). What each side showed the editor
 is reduced to a set of feature keys: agentCapabilities key paths, config options by id and category, modes, models,
@@ -34,6 +34,11 @@ RECORDER = Path(__file__).with_name("line_recorder.py")
 PROMPT = "Run a command, plan, then create notes.txt with alpha and beta and change beta to gamma."
 TIMEOUT = 120
 CLIENT = acp.schema.ClientCapabilities(field_meta={"terminal_output": True})
+SUBAGENT = {
+    "description": "Check notes",
+    "prompt": "[[subagent:check]] Read notes.txt and say what it holds.",
+    "subagent_type": "general-purpose",
+}
 
 
 def scenario(cwd: Path) -> dict[str, Any]:
@@ -71,9 +76,23 @@ def scenario(cwd: Path) -> dict[str, Any]:
                     }
                 ]
             },
+            {"blocks": [{"tool_use": {"name": "Agent", "input": SUBAGENT}}]},
             {"blocks": [{"text": "Done: notes.txt holds alpha and gamma.", "deltas": 2}]},
         ],
         "done_text": "Nothing left to do.",
+        "scripts": {
+            "[[subagent:check]]": {
+                "steps": [
+                    {
+                        "blocks": [
+                            {"text": "Subagent here, reading the notes."},
+                            {"tool_use": {"name": "Read", "input": {"file_path": notes}}},
+                        ]
+                    },
+                    {"blocks": [{"text": "The notes hold alpha and gamma."}]},
+                ]
+            }
+        },
     }
 
 
@@ -100,6 +119,9 @@ async def drive(command: list[str], env: dict[str, str], cwd: Path, log: Path) -
     ) as (conn, _):
         await conn.initialize(protocol_version=1, client_capabilities=CLIENT)
         session = await conn.new_session(cwd=str(cwd), mcp_servers=[])
+        # claude-agent-acp starts in auto where the model allows it, acp-mux in default (ask): the same mode for both,
+        # so the same calls run (auto's safety check has no model here: it would deny the subagent)
+        await conn.set_session_mode(session_id=session.session_id, mode_id="default")
         for _ in range(100):  # the commands come after the session (both sides), before the prompt
             if client.of("available_commands_update"):
                 break
@@ -173,6 +195,7 @@ async def test_acp_mux_shows_the_editor_everything_claude_agent_acp_shows(tmp_pa
         env = cli_env("claude", srv.url, ref_root / "home", cwd=ref_root / "project")
         env["PATH"] = f"{node}{os.pathsep}{env['PATH']}"
         env["CLAUDE_CODE_EXECUTABLE"] = str(claude)
+        env["CLAUDE_CODE_DISABLE_BACKGROUND_TASKS"] = "1"  # the subagent inside the turn, as acp-mux runs Claude
         await drive([str(reference)], env, ref_root / "project", ref_root / "lines.jsonl")
 
     agent = RealAgent("claude", claude, mux_root)
