@@ -377,7 +377,8 @@ class ClaudeAdapter(AgentAdapter):
         name = f"_on_{kind}" if isinstance(kind, str) and kind.isidentifier() else ""
         handler: Callable[[dict[str, Any], ParseContext], list[BaseEvent]] | None = getattr(self, name, None)
         if handler is not None:
-            return self._link(mark_tool_calls(handler(msg, ctx), msg), _parent(msg), ctx)
+            events = self._link(mark_tool_calls(handler(msg, ctx), msg), _parent(msg), ctx)
+            return events + ClaudeSettingsRun.of(ctx).on_report(msg)
         st = ClaudeRun.of(ctx)
         if str(kind) in st.unknown:
             return []

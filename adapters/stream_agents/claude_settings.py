@@ -95,6 +95,18 @@ class ClaudeSettingsRun(PerRun):
         """The CLI took one of our settings requests: what the editor sees may have changed (a model's options)."""
         return [self.options_event()] if self.pending.pop(request_id, None) is not None else []
 
+    def on_report(self, line: dict[str, Any]) -> list[BaseEvent]:
+        """Fast mode as the CLI reports it on ``system/init`` and each ``result`` (``fast_mode_state``): it may turn
+        it off itself (its rate limit's cooldown stays on). Only while the model has Fast mode: on another model the
+        state says nothing of the person's choice, which comes back with a model that has it (claude-agent-acp)."""
+        state = line.get("fast_mode_state")
+        if line.get("type") not in ("system", "result") or not isinstance(state, str) or not self.known:
+            return []
+        if self.model_info().get("supportsFastMode") is not True or (state != "off") == self.fast:
+            return []
+        self.fast = state != "off"
+        return [self.options_event()]
+
     def owns(self, request_id: str) -> bool:
         return request_id in self.pending
 

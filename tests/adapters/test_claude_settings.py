@@ -223,3 +223,20 @@ def test_a_select_toggle_takes_on_and_off(value: str) -> None:
     settings.apply(event)
     fast = settings.agent_option("fast")
     assert fast is not None and settings.offers(fast, value) and not settings.offers(fast, True)
+
+
+def test_fast_mode_follows_the_cli_s_own_reports() -> None:
+    """``fast_mode_state`` on system/init and result: "off" turns the toggle off, "cooldown" keeps it on; on a model
+    without Fast mode the reports change nothing (the choice comes back with a model that has it)."""
+    adapter = ClaudeAdapter()
+    ctx, _ = started(adapter, model="opus")
+    adapter.set_config_option("fast", "on", ctx)
+
+    def reported(line: dict[str, Any]) -> list[SessionOptionsEvent]:
+        return [e for e in feed(adapter, [line], ctx) if isinstance(e, SessionOptionsEvent)]
+
+    assert reported({"type": "result", "subtype": "success", "fast_mode_state": "cooldown"}) == []
+    (event,) = reported({"type": "system", "subtype": "init", "fast_mode_state": "off"})
+    assert (option(event, "fast") or {})["currentValue"] == "off"
+    adapter.set_model("sonnet", ctx)
+    assert reported({"type": "system", "subtype": "init", "fast_mode_state": "on"}) == []
