@@ -29,6 +29,9 @@ Mapping decisions, each for a reason:
   max_tokens, any other agent error) come just before that prompt's ``turn_end``, so the next prompt still works;
   ``auth_error`` and ``context_exceeded`` end the run (open items are closed first, no ``turn_end`` follows);
   ``error_max_turns`` gives ``turn_end`` then ``turn_limit``.
+* **Claude's own controls come from the CLI** (``claude_settings.py``): its models, ``auto`` mode, effort, Fast mode
+  and ultracode as its ``initialize`` answer lists them, changed in place by control requests; tool calls carry
+  ``_meta.claudeCode`` as claude-agent-acp sends it (``claude_tool_meta.py``).
 * **Cost:** ``total_cost_usd`` and ``modelUsage`` are cumulative for the process (anthropics/claude-code#83239),
   so the ``cost`` event carries the running total and ``token_usage``/``turn_end.cost`` carry this turn's share.
   ``input_tokens`` includes cache reads and writes (OpenAI-style); ``cached_tokens`` is the cache reads.

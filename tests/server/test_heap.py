@@ -47,6 +47,7 @@ def test_the_bridges_runs_do_not_collect_the_text_it_already_streamed() -> None:
         config=SimpleNamespace(model=None, mode=None, binary=None, env=None, extra_args=[], inactivity_timeout_s=None),
         mcp_servers=[],
         client_capabilities={},
+        settings=SimpleNamespace(agent_values=dict),
         _extra_directory_args=list,
     )
     options = LiveSession._run_options(session, None)  # type: ignore[arg-type]
