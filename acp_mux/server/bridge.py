@@ -446,7 +446,6 @@ class AcpServer:
                 raise RpcError(INVALID_PARAMS, f"{value!r} is not a value of config option {config_id!r}")
             if not await session.set_agent_option(str(config_id), value):
                 raise RpcError(INVALID_PARAMS, f"{self.adapter.display_name} is not running; try again in a moment")
-            session.settings.choose(str(config_id), value)
         else:
             raise RpcError(INVALID_PARAMS, f"unknown config option {config_id!r}")
         return answer(v1.SetSessionConfigOptionResponse, {"configOptions": self._config_options(session)})

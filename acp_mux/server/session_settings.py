@@ -143,13 +143,6 @@ class SessionSettings:
         grouped = [c for o in choices if "group" in o for c in o.get("options") or () if isinstance(c, dict)]
         return any(c.get("value") == value for c in choices + grouped)
 
-    def choose(self, option_id: str, value: Any) -> None:
-        """The editor set one of the agent's settings and the agent took it: shown as current at once (what the
-        agent reports later still wins)."""
-        self.extra_options = [
-            {**o, "currentValue": value} if o.get("id") == option_id else o for o in self.extra_options
-        ]
-
     # ── the ACP shapes ─────────────────────────────────────────────────────────────────────────────────────────
     def modes_state(self) -> dict[str, Any] | None:
         return shapes.modes_state(mode_dicts(self.modes), self.current_mode)

@@ -212,7 +212,7 @@ def test_an_option_value_is_checked_and_shown_at_once() -> None:
     assert effort is not None and fast is not None
     assert settings.offers(effort, "high") and not settings.offers(effort, "extreme")
     assert settings.offers(fast, True) and not settings.offers(fast, "on")
-    settings.choose("effort", "high")
+    settings.chosen("effort", "high")
     assert settings.agent_values() == {"effort": "high", "fast": False, "ultracode": False}
 
 
