@@ -80,6 +80,8 @@ async def test_effort_fast_and_the_model_reach_the_model_request(tmp_path: Path)
             assert fast is not None and fast["type"] == "boolean" and fast["category"] == "model_config"
             assert (option(shown, "ultracode") or {}).get("type") == "boolean"
 
+            with pytest.raises(acp.RequestError):  # a level the model does not offer never reaches the CLI
+                await conn.set_config_option(config_id="effort", session_id=sid, value="extreme")
             answer = await conn.set_config_option(config_id="effort", session_id=sid, value="high")
             assert next(o for o in answer.config_options if o.id == "effort").current_value == "high"
             await conn.set_config_option(config_id="fast", session_id=sid, value=True)
