@@ -10,7 +10,7 @@ which takes either spelling.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
 
 __all__ = ["ON", "OFF", "takes_boolean_options", "toggle_option", "toggle_value"]
 
@@ -18,7 +18,7 @@ ON = "on"
 OFF = "off"
 
 
-def takes_boolean_options(client_capabilities: Mapping[str, Any] | None) -> bool:
+def takes_boolean_options(client_capabilities: Mapping[str, object] | None) -> bool:
     """Whether the editor declared ``session.configOptions.boolean`` (present and not null) in its ``initialize``."""
     session = (client_capabilities or {}).get("session")
     options = session.get("configOptions") if isinstance(session, dict) else None
@@ -27,16 +27,16 @@ def takes_boolean_options(client_capabilities: Mapping[str, Any] | None) -> bool
 
 def toggle_option(
     option_id: str, name: str, description: str, category: str, enabled: bool, boolean: bool
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """One on/off setting as an ACP ``SessionConfigOption``: a boolean, or the on/off select fallback."""
-    base = {"id": option_id, "name": name, "description": description, "category": category}
+    base: dict[str, object] = {"id": option_id, "name": name, "description": description, "category": category}
     if boolean:
         return {**base, "type": "boolean", "currentValue": enabled}
     choices = [{"value": ON, "name": "On"}, {"value": OFF, "name": "Off"}]
     return {**base, "type": "select", "currentValue": ON if enabled else OFF, "options": choices}
 
 
-def toggle_value(value: Any) -> bool | None:
+def toggle_value(value: object) -> bool | None:
     """The editor's answer for a toggle (``true``/``false`` or ``"on"``/``"off"``); None for anything else."""
     if isinstance(value, bool):
         return value
