@@ -26,13 +26,26 @@ def takes_boolean_options(client_capabilities: Mapping[str, object] | None) -> b
 
 
 def toggle_option(
-    option_id: str, name: str, description: str, category: str, enabled: bool, boolean: bool
+    option_id: str,
+    name: str,
+    description: str,
+    category: str,
+    enabled: bool,
+    boolean: bool,
+    *,
+    off_first: bool = False,
+    described: tuple[str, str] | None = None,
 ) -> dict[str, object]:
-    """One on/off setting as an ACP ``SessionConfigOption``: a boolean, or the on/off select fallback."""
+    """One on/off setting as an ACP ``SessionConfigOption``: a boolean, or the on/off select fallback (``off_first``:
+    "Off" listed first; ``described``: the on and off choices' descriptions, as the agent's own adapter words them)."""
     base: dict[str, object] = {"id": option_id, "name": name, "description": description, "category": category}
     if boolean:
         return {**base, "type": "boolean", "currentValue": enabled}
-    choices = [{"value": ON, "name": "On"}, {"value": OFF, "name": "Off"}]
+    on: dict[str, str] = {"value": ON, "name": "On"}
+    off: dict[str, str] = {"value": OFF, "name": "Off"}
+    if described is not None:
+        on["description"], off["description"] = described
+    choices = [off, on] if off_first else [on, off]
     return {**base, "type": "select", "currentValue": ON if enabled else OFF, "options": choices}
 
 

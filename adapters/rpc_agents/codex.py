@@ -80,7 +80,8 @@ from acp_mux.adapters.json_rpc_peer import INTERNAL_ERROR, METHOD_NOT_FOUND, Jso
 from acp_mux.adapters.mcp import codex_mcp_config
 from acp_mux.adapters.rpc_agents import codex_commands as commands
 from acp_mux.adapters.rpc_agents import codex_subagents as subagents
-from acp_mux.adapters.rpc_agents.codex_settings import CodexControls, takes_boolean_options
+from acp_mux.adapters.config_toggles import takes_boolean_options
+from acp_mux.adapters.rpc_agents.codex_settings import CodexControls
 
 if TYPE_CHECKING:
     from acp_mux.core.events import ApprovalRequestEvent, BaseEvent

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from acp_mux.adapters.base import PerRun
+from acp_mux.adapters.config_toggles import toggle_option, toggle_value
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.shapes import as_dict, as_list, as_str
 
@@ -75,11 +76,7 @@ class CodexControls(PerRun):
                 return False
             self.effort = str(value)
         elif option_id == FAST_ID:
-            on = (
-                {True: True, False: False, "on": True, "off": False}.get(value)
-                if isinstance(value, (bool, str))
-                else None
-            )
+            on = toggle_value(value)
             if on is None or not self.supports_fast():
                 return False
             self.fast = on
@@ -198,17 +195,8 @@ def collaboration_option(current: str) -> dict[str, Any]:
 
 
 def fast_option(on: bool, boolean: bool) -> dict[str, Any]:
-    """A boolean option for an editor that takes them (``clientCapabilities.session.configOptions.boolean``),
-    otherwise an on/off select, as codex-acp offers it."""
-    base = {"id": FAST_ID, "name": "Fast mode", "description": _FAST_DESCRIPTION, "category": "model_config"}
-    if boolean:
-        return {**base, "type": "boolean", "currentValue": on}
-    choices = [
-        {"value": "off", "name": "Off", "description": "Default speed, normal usage"},
-        {"value": "on", "name": "On", "description": _FAST_DESCRIPTION},
-    ]
-    return {**base, "type": "select", "currentValue": "on" if on else "off", "options": choices}
-
-
-def takes_boolean_options(client_capabilities: dict[str, Any]) -> bool:
-    return as_dict(as_dict(as_dict(client_capabilities).get("session")).get("configOptions")).get("boolean") is not None
+    """codex's Fast mode as codex-acp offers it (a boolean for an editor that takes them, else Off/On)."""
+    described = (_FAST_DESCRIPTION, "Default speed, normal usage")
+    return toggle_option(
+        FAST_ID, "Fast mode", _FAST_DESCRIPTION, "model_config", on, boolean, off_first=True, described=described
+    )
