@@ -4,6 +4,10 @@ An event a subagent's output carries is marked with the call that started that s
 codex's ``spawn_agent`` call), and so is any later event of a tool call the subagent started: its result may come on
 a line (claude) or a notification (codex: the parent's turn end closing it) that names no subagent. One function so
 the two agents cannot drift apart in what the editor is shown as nested.
+
+The ids themselves are the editor's: :class:`CallIds` names every call an agent reports in the conversation it
+comes from, so a subagent's call never takes the id of another call (its parent's Agent call above all), and
+:func:`end_subagent_calls` ends what a subagent left open when it ends.
 """
 
 from __future__ import annotations

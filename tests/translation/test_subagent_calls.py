@@ -172,3 +172,22 @@ def test_the_recordings_really_repeat_the_id(path: Path) -> None:
     text = path.read_text()
     same = "toolu_fake_0_1" if "claude" in str(path) else "call_same"
     assert text.count(f'"id":"{same}"') + text.count(f'"itemId":"{same}"') >= 2
+
+
+@pytest.mark.parametrize("name", ["subagent_write", "subagent_write_same_id"])
+def test_claudes_question_before_the_subagents_own_line_names_the_same_write(name: str) -> None:
+    """claude may ask (``can_use_tool``, naming the subagent by ``agent_id`` only) before the subagent's assistant
+    line with the Write arrives: the recording with those two lines swapped shows one Write, asked about."""
+    lines = capture_lines(FIXTURES / "claude" / "2.1.332" / f"{name}.jsonl")
+    ask = next(i for i, line in enumerate(lines) if '"subtype":"can_use_tool"' in line)
+    use = next(i for i, line in enumerate(lines) if '"name":"Write"' in line and '"type":"assistant"' in line)
+    assert use < ask
+    lines.insert(use, lines.pop(ask))
+    events = feed(ClaudeAdapter(), lines, make_ctx("claude", CLAUDE_CWD), exit_code=0)
+    agent, (write,) = spawn_of(events), calls(events, "Write")
+    assert write.tool_call_id != agent and write.parent_tool_call_id == agent
+    question, tool_call, session = asked(events, ClaudeAdapter.tool_table, CLAUDE_CWD)
+    assert question.tool_call_id == write.tool_call_id and tool_call["kind"] == "edit"
+    assert tool_call["locations"] == [{"path": f"{CLAUDE_CWD}/made.txt"}]
+    assert session == child_session_id(PARENT, agent)
+    assert [end[0] for end in ends(events, write.tool_call_id)] == ["tool_result"]
