@@ -212,6 +212,7 @@ class UpdateTranslator:
         view = ToolView(
             id=tool_id, name=name, spec=spec, kind=_kind(spec.kind), title=self._title(spec, name, tool_input)
         )
+        view.input = tool_input
         self.tools[tool_id] = view
         update: acp.SessionUpdateToolCall = {"sessionUpdate": "tool_call", "toolCallId": tool_id, "title": view.title}
         self._apply_display(view, display, update)
@@ -225,7 +226,7 @@ class UpdateTranslator:
 
     def permission_call(self, tool_id: str) -> acp.ToolCallUpdate:
         """The call a permission question is about, as the editor was shown it: its id, kind, title, the files it
-        touches and its content (the diff of an edit), and, for a subagent's call, the call that started that
+        touches, its content (the diff of an edit) and input, and, for a subagent's call, the call that started that
         subagent (the same ``_meta`` its ``tool_call`` carried). A person answers what they see here: a subagent's
         Write shows its own path and diff, never its parent's Agent call."""
         tool_call: acp.ToolCallUpdate = {"toolCallId": tool_id, "status": "pending"}
@@ -237,6 +238,8 @@ class UpdateTranslator:
             tool_call["content"] = view.content
         if view.locations:
             tool_call["locations"] = view.locations
+        if view.input is not None:  # what runs, as claude-agent-acp shows it too
+            tool_call["rawInput"] = cap_value(view.input)
         if view.parent is not None:
             tool_call["_meta"] = parent_meta(view.parent)
         return tool_call

@@ -77,6 +77,7 @@ def assert_asked_about_the_write(agent: RealAgent, client: sw.SessionRecordingCl
     assert asked["locations"] == [{"path": path}]
     assert asked["content"] == [{"type": "diff", "path": path, "newText": WRITTEN}]  # (None oldText left out)
     assert asked["_meta"][PARENT_META] == {"tool_call_id": starter}
+    assert asked["rawInput"] == write["rawInput"]  # what runs
     assert (agent.cwd / "made.txt").read_text() == WRITTEN  # allowed, and written
 
 

@@ -104,6 +104,7 @@ def test_claudes_subagent_question_names_the_write_its_path_and_diff_in_its_chil
         "kind": "edit",
         "content": [{"type": "diff", "path": path, "newText": WRITTEN, "oldText": None}],
         "locations": [{"path": path}],
+        "rawInput": {"file_path": path, "content": WRITTEN},
         "_meta": {"claudeCode": {"parentToolUseId": agent}, PARENT_META: {"tool_call_id": agent}},
     }
     acp_valid([{"sessionUpdate": "tool_call_update", **tool_call}])
