@@ -52,12 +52,7 @@ def name_calls(msg: dict[str, Any], ctx: ParseContext) -> None:
         _name_task_line(msg, ctx)
         return
     if kind == "control_request":
-        request = as_dict(msg.get("request"))
-        agent_id = request.get("agent_id")
-        owner = ClaudeSubagents.of(ctx).agents.get(agent_id) if isinstance(agent_id, str) else None
-        raw = request.get("tool_use_id")  # it may name the call before the call's own line does
-        if isinstance(raw, str) and raw:
-            request["tool_use_id"] = CallIds.of(ctx).name(owner, raw)
+        _name_asked(as_dict(msg.get("request")), ctx)
         return
     owner = _owner(msg, ctx)
     if kind == "tool_progress":
@@ -72,6 +67,29 @@ def name_calls(msg: dict[str, Any], ctx: ParseContext) -> None:
             _name_use(block, owner, ctx)
         elif "tool_use_id" in block:  # a tool_result, a web search's result
             _refer(block, "tool_use_id", owner, ctx)
+
+
+def _name_asked(request: dict[str, Any], ctx: ParseContext) -> None:
+    """A ``can_use_tool`` request names its call (it may come before the call's own line): in the conversation of
+    the subagent its ``agent_id`` names (or, when claude never named that subagent yet, of the one subagent
+    running), in the session's own without one. A subagent's request whose subagent cannot be told names the call
+    without claiming the id for a conversation, so the call's own line still gets it."""
+    raw = request.get("tool_use_id")
+    if not isinstance(raw, str) or not raw:
+        return
+    agent_id = request.get("agent_id")
+    ids = CallIds.of(ctx)
+    if not isinstance(agent_id, str) or not agent_id:
+        request["tool_use_id"] = ids.name(None, raw)
+        return
+    state = ClaudeSubagents.of(ctx)
+    owner = state.agents.get(agent_id)
+    if owner is None:
+        running = {spawn for spawn in state.spawns.values() if ctx.tool_name(spawn) is not None}
+        owner = running.pop() if len(running) == 1 else None
+        if owner is not None:
+            state.agents[agent_id] = owner
+    request["tool_use_id"] = ids.name(owner, raw) if owner is not None else ids.refer(None, raw)
 
 
 def _owner(msg: dict[str, Any], ctx: ParseContext) -> str | None:

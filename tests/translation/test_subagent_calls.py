@@ -15,6 +15,7 @@ claude 2.1.332 lines: ``tests/fixtures/claude/2.1.332/subagent_write*.jsonl``; c
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -192,3 +193,21 @@ def test_claudes_question_before_the_subagents_own_line_names_the_same_write(nam
     assert tool_call["locations"] == [{"path": f"{CLAUDE_CWD}/made.txt"}]
     assert session == child_session_id(PARENT, agent)
     assert [end[0] for end in ends(events, write.tool_call_id)] == ["tool_result"]
+
+
+@pytest.mark.parametrize("name", ["subagent_write", "subagent_write_same_id"])
+def test_claudes_question_from_a_subagent_never_named_before_goes_to_the_one_running(name: str) -> None:
+    """The question comes first and its ``agent_id`` was never seen (no ``task_started``, no line of the subagent
+    naming it): the one subagent running is the one asking, and the Write is its call, shown once."""
+    lines = capture_lines(FIXTURES / "claude" / "2.1.332" / f"{name}.jsonl")
+    lines = [line for line in lines if '"subtype":"task_started"' not in line]
+    lines = [json.dumps({k: v for k, v in json.loads(line).items() if k != "agent_id"}) if '"type":"assistant"' in line or '"type":"user"' in line else line for line in lines]  # fmt: skip
+    ask = next(i for i, line in enumerate(lines) if '"subtype":"can_use_tool"' in line)
+    first_sub = next(i for i, line in enumerate(lines) if '"parent_tool_use_id": "toolu_fake_0_1"' in line)
+    lines.insert(first_sub, lines.pop(ask))
+    events = feed(ClaudeAdapter(), lines, make_ctx("claude", CLAUDE_CWD), exit_code=0)
+    agent, (write,) = spawn_of(events), calls(events, "Write")
+    assert write.tool_call_id != agent and write.parent_tool_call_id == agent
+    question, tool_call, session = asked(events, ClaudeAdapter.tool_table, CLAUDE_CWD)
+    assert question.tool_call_id == write.tool_call_id and tool_call["kind"] == "edit"
+    assert session == child_session_id(PARENT, agent)
