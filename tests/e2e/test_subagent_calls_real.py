@@ -13,6 +13,7 @@ write was never shown).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -114,3 +115,45 @@ async def test_without_the_capability_the_write_is_nested_and_asked_about_in_the
     assert_asked_about_the_write(agent, client, write, starter)
     assert sw.last_status(updates, write["toolCallId"]) == "completed"
     assert sw.last_status(updates, starter) == "completed"
+
+
+OTHER = "[[subagent:other]]"
+
+
+def two_writers() -> dict[str, Any]:
+    """claude's parent starts two subagents in one message; each writes its own file first, and both writes carry
+    the id of the parent's first Agent call (``toolu_fake_0_1``)."""
+    script = sw.scenario("claude_subagent")
+    second = copy.deepcopy(script["steps"][0]["blocks"][1])
+    second["tool_use"]["input"].update(description="Other notes", prompt=f"{OTHER} Write other.txt.")
+    script["steps"][0]["blocks"].append(second)
+    first_sub = script["scripts"][sw.MARKER]
+    other_sub = copy.deepcopy(first_sub)
+    for sub, name in ((first_sub, "made.txt"), (other_sub, "other.txt")):
+        write = {"name": "Write", "id": "toolu_fake_0_1", "input": {"file_path": "{cwd}/" + name, "content": WRITTEN}}
+        sub["steps"][0]["blocks"][1] = {"tool_use": write}
+    script["scripts"][OTHER] = other_sub
+    return script
+
+
+async def test_two_claude_subagents_at_once_each_asks_about_its_own_write_in_its_own_child(tmp_path: Path) -> None:
+    agent = RealAgent("claude", require_cli("claude"), tmp_path)
+    try:
+        sw.serve(agent, two_writers())
+        client = sw.SessionRecordingClient()
+        wire, sid, _ = await sw.one_turn(agent, "Two subagents.", children=True, client=client)
+    finally:
+        agent.close()
+    parent = wire.updates(sid)
+    for title, name in (("Inspect notes", "made.txt"), ("Other notes", "other.txt")):
+        starter = sw.call_titled(parent, title)
+        child = child_session_id(sid, starter)
+        write = the_write(wire.updates(child))
+        assert write["title"] == f"Write {name}" and write["_meta"][PARENT_META] == {"tool_call_id": starter}
+        (i,) = [i for i, (c, _) in enumerate(client.permissions) if c.tool_call_id == write["toolCallId"]]
+        asked = client.permissions[i][0]
+        assert client.asked_in[i] == child  # its question, in its own child session
+        assert asked.locations is not None and [loc.path for loc in asked.locations] == [str(agent.cwd / name)]
+        assert sw.last_status(wire.updates(child), write["toolCallId"]) == "completed"
+        assert (agent.cwd / name).read_text() == WRITTEN
+    assert len(client.permissions) == 2 and len({c.tool_call_id for c, _ in client.permissions}) == 2

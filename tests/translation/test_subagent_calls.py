@@ -7,7 +7,8 @@ Recorded through acp-mux with the real pinned CLIs against the scripted model (`
 * ``subagent_write_same_id``: the subagent's write carries the id of the call that started it (claude's Agent call
   ``toolu_fake_0_1``, codex's ``spawn_agent`` call ``call_same``), as a model endpoint that numbers calls per
   conversation gives them. Before the fix the subagent's write was never shown and its question was asked about
-  the Agent/spawn call (kind ``think``, content "Subagent here.", no path, no diff), in the parent session.
+  the Agent/spawn call (kind ``think``, content "Subagent here.", no path, no diff), in the parent session;
+* ``subagents_two_writes_same_id`` (claude): two subagents started in one message, both writes under that id.
 
 claude 2.1.332 lines: ``tests/fixtures/claude/2.1.332/subagent_write*.jsonl``; codex 0.169.0 app-server:
 ``tests/fixtures/codex/subagent_write*.jsonl`` (what acp-mux wrote to each: the ``.stdin.jsonl`` beside them).
@@ -211,3 +212,32 @@ def test_claudes_question_from_a_subagent_never_named_before_goes_to_the_one_run
     question, tool_call, session = asked(events, ClaudeAdapter.tool_table, CLAUDE_CWD)
     assert question.tool_call_id == write.tool_call_id and tool_call["kind"] == "edit"
     assert session == child_session_id(PARENT, agent)
+
+
+def test_two_claude_subagents_writing_under_one_repeated_id_each_ask_about_their_own_write() -> None:
+    """``subagents_two_writes_same_id``: the parent starts two subagents in one message (Agent calls
+    ``toolu_fake_0_1`` and ``toolu_fake_0_2``), each writes its own file under the id ``toolu_fake_0_1``."""
+    events = claude_events("subagents_two_writes_same_id")
+    writes = {str(json.loads(w.input_accumulated)["file_path"]).rsplit("/", 1)[-1]: w for w in calls(events, "Write")}
+    assert {name: w.parent_tool_call_id for name, w in writes.items()} == {
+        "made.txt": "toolu_fake_0_1",
+        "other.txt": "toolu_fake_0_2",
+    }
+    assert len({w.tool_call_id for w in writes.values()} | {"toolu_fake_0_1", "toolu_fake_0_2"}) == 4
+    translator, children = (
+        UpdateTranslator(ClaudeAdapter.tool_table, CLAUDE_CWD),
+        ChildSessions(PARENT, CLAUDE_CWD, True),
+    )
+    questions = []
+    for event in events:
+        if isinstance(event, ev.ApprovalRequestEvent) and event.tool_call_id is not None:
+            call = translator.permission_call(event.tool_call_id)
+            questions.append((children.session_of(event.tool_call_id), call["title"], call["_meta"][PARENT_META]))
+        for update in translator.translate(event):
+            children.route(update)  # type: ignore[arg-type]
+    assert sorted(questions) == [
+        (child_session_id(PARENT, "toolu_fake_0_1"), "Write made.txt", {"tool_call_id": "toolu_fake_0_1"}),
+        (child_session_id(PARENT, "toolu_fake_0_2"), "Write other.txt", {"tool_call_id": "toolu_fake_0_2"}),
+    ]
+    for write in writes.values():
+        assert [end[0] for end in ends(events, write.tool_call_id)] == ["tool_result"]
