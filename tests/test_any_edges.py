@@ -73,6 +73,7 @@ ALLOWED: dict[str, str] = {
     "adapters/rpc_agents/pi_tools.py": _NATIVE,
     "adapters/stream_agents/claude.py": _NATIVE,
     "adapters/stream_agents/claude_tools.py": _NATIVE,
+    "adapters/stream_agents/claude_subagents.py": _NATIVE,
     "adapters/stream_agents/codex_exec.py": _NATIVE,
     "adapters/stream_agents/openclaw_exec.py": _NATIVE,
     "adapters/stream_agents/scripted.py": _NATIVE,
