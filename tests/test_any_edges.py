@@ -75,6 +75,7 @@ ALLOWED: dict[str, str] = {
     "adapters/stream_agents/claude_tools.py": _NATIVE,
     "adapters/stream_agents/claude_settings.py": _NATIVE + " (the CLI's initialize answer: its models)",
     "adapters/stream_agents/claude_tool_meta.py": _NATIVE + " (the tool_use_result a user line carries)",
+    "adapters/stream_agents/claude_subagents.py": _NATIVE,
     "adapters/stream_agents/codex_exec.py": _NATIVE,
     "adapters/stream_agents/openclaw_exec.py": _NATIVE,
     "adapters/stream_agents/scripted.py": _NATIVE,

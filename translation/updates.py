@@ -84,6 +84,8 @@ class ToolView:
     agent_title: bool = False  # the agent named the call itself: the tool table's title never replaces it
     subagent: bool = False  # this call runs a subagent (a subagent_spawn named it)
     subagent_text: list[str] = field(default_factory=list)  # what the subagent wrote, block by block
+    locations: list[acp.ToolCallLocation] = field(default_factory=list)  # the files it touches, as last sent
+    parent: str | None = None  # a subagent's call: the call that started that subagent
 
 
 def message_chunk(text: str, message_id: str | None = None) -> acp.SessionUpdateAgentMessageChunk:
@@ -113,6 +115,12 @@ def thought_chunk(text: str, message_id: str | None = None) -> acp.SessionUpdate
 def text_chunk(kind: ChunkKind, text: str, message_id: str | None = None) -> ChunkUpdate:
     """A text chunk of either kind, named by its tag (a replay reads the kind from the log)."""
     return message_chunk(text, message_id) if kind == "agent_message_chunk" else thought_chunk(text, message_id)
+
+
+def parent_meta(parent: str) -> dict[str, JsonValue]:
+    """The ``_meta`` of a subagent's call: the call that started the subagent, as claude-agent-acp writes it
+    (``claudeCode.parentToolUseId``) and as :mod:`acp_mux.translation.child_sessions` reads it (:data:`PARENT_META`)."""
+    return {"claudeCode": {"parentToolUseId": parent}, PARENT_META: {"tool_call_id": parent}}
 
 
 def notice(text: str) -> acp.SessionUpdateAgentMessageChunk:
@@ -204,6 +212,7 @@ class UpdateTranslator:
         view = ToolView(
             id=tool_id, name=name, spec=spec, kind=_kind(spec.kind), title=self._title(spec, name, tool_input)
         )
+        view.input = tool_input
         self.tools[tool_id] = view
         update: acp.SessionUpdateToolCall = {"sessionUpdate": "tool_call", "toolCallId": tool_id, "title": view.title}
         self._apply_display(view, display, update)
@@ -211,9 +220,30 @@ class UpdateTranslator:
         if tool_input is not None:
             update["rawInput"] = cap_value(tool_input)
         if parent is not None:  # a subagent's call, nested under the call that spawned it
-            update["_meta"] = {"claudeCode": {"parentToolUseId": parent}, PARENT_META: {"tool_call_id": parent}}
+            view.parent = parent
+            update["_meta"] = parent_meta(parent)
         _add_agent_meta(update, display)
         return [update]
+
+    def permission_call(self, tool_id: str) -> acp.ToolCallUpdate:
+        """The call a permission question is about, as the editor was shown it: its id, kind, title, the files it
+        touches, its content (the diff of an edit) and input, and, for a subagent's call, the call that started that
+        subagent (the same ``_meta`` its ``tool_call`` carried). A person answers what they see here: a subagent's
+        Write shows its own path and diff, never its parent's Agent call."""
+        tool_call: acp.ToolCallUpdate = {"toolCallId": tool_id, "status": "pending"}
+        view = self.tools.get(tool_id)
+        if view is None:
+            return tool_call
+        tool_call["title"], tool_call["kind"] = view.title, view.kind
+        if view.content:
+            tool_call["content"] = view.content
+        if view.locations:
+            tool_call["locations"] = view.locations
+        if view.input is not None:  # what runs, as claude-agent-acp shows it too
+            tool_call["rawInput"] = cap_value(view.input)
+        if view.parent is not None:
+            tool_call["_meta"] = parent_meta(view.parent)
+        return tool_call
 
     def _apply_display(
         self, view: ToolView, display: ev.ToolDisplay | None, update: acp.ToolCall | acp.ToolCallUpdate
@@ -228,7 +258,9 @@ class UpdateTranslator:
             if _shorten(display.title) != view.title:
                 view.title = update["title"] = _shorten(display.title)
         if display.locations:
-            update["locations"] = [_location(loc.path, loc.line, self.cwd) for loc in display.locations]
+            view.locations = update["locations"] = [
+                _location(loc.path, loc.line, self.cwd) for loc in display.locations
+            ]
         content: list[acp.ToolCallContent] = []
         for diff in display.diffs or ():
             content.append(diff_content(resolve(diff.path, self.cwd), diff.new_text, diff.old_text))
@@ -276,7 +308,7 @@ class UpdateTranslator:
             if view.content:
                 update["content"] = view.content
         if locations:
-            update["locations"] = locations
+            view.locations = update["locations"] = locations
         return [update]
 
     def _on_tool_result(self, e: ev.ToolResultEvent) -> list[Update]:

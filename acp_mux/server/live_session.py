@@ -911,11 +911,7 @@ class LiveSession:
     ) -> object:
         """session/request_permission about an announced tool call; the raw answer, ``None`` if the client failed,
         or ``_WITHDRAWN`` when cancel took the question back (the agent has then been told "no")."""
-        tool_call: acp.ToolCallUpdate = {"toolCallId": tool_id, "status": "pending"}
-        if view is not None:
-            tool_call["title"], tool_call["kind"] = view.title, view.kind
-            if view.content:
-                tool_call["content"] = view.content
+        tool_call = self.translator.permission_call(tool_id)  # its kind, title, files and diff, as shown
         session_id = self._children.session_of(tool_id) if self._children is not None else self.id
         params: acp.RequestPermissionRequest = {"sessionId": session_id, "toolCall": tool_call, "options": options}
         cancelled = asyncio.ensure_future(self._cancel.wait())

@@ -452,6 +452,8 @@ class CodexAdapter(AgentAdapter):
         try:
             if kind == "response":
                 return peer.handle_response(msg)
+            if kind in ("request", "notification"):  # item ids as the editor knows them (a child's may repeat ours)
+                subagents.name_calls(as_dict(msg.get("params")), ctx)
             if kind == "request":
                 params = as_dict(msg.get("params"))
                 if subagents.unheard(params, ctx):

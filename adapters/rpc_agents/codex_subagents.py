@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from acp_mux.adapters.subagent_links import link_to_subagent
+from acp_mux.adapters.subagent_links import CallIds, link_to_subagent
 from acp_mux.adapters.stream_agents.codex_exec import CodexRun, request_usage, shell_begin
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
@@ -49,6 +49,23 @@ def unheard(params: dict[str, Any], ctx: ParseContext) -> bool:
         return False
     spawn_id = spawn_of(params, ctx)
     return spawn_id is None or ctx.tool_name(spawn_id) is None
+
+
+def name_calls(params: dict[str, Any], ctx: ParseContext) -> None:
+    """Rewrite, in place, the item ids a message carries (``item.id``, ``itemId``, legacy ``callId``) to the ids
+    :class:`CallIds` gives them in the thread they come from: codex's item ids are the model's call ids, unique in
+    one thread only, and a child thread whose model numbers its calls afresh would else give its patch the id of
+    the parent's ``spawn_agent`` call (the question about the patch then named the spawn call, and the patch's end
+    ended it). A message of a thread not known as a child is named as the session's own."""
+    owner = spawn_of(params, ctx)
+    ids = CallIds.of(ctx)
+    item = params.get("item")
+    if isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"]:
+        item["id"] = ids.name(owner, item["id"])
+    for key in ("itemId", "callId"):
+        raw = params.get(key)
+        if isinstance(raw, str) and raw:
+            params[key] = ids.name(owner, raw)
 
 
 def spawn_of(params: dict[str, Any], ctx: ParseContext) -> str | None:

@@ -57,13 +57,15 @@ from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart, file_uri_to_path
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, PerRun, try_json
 from acp_mux.adapters.mcp import claude_mcp_config
-from acp_mux.adapters.subagent_links import link_to_subagent
+from acp_mux.adapters.subagent_links import end_subagent_calls, link_to_subagent
+from acp_mux.adapters.stream_agents.claude_subagents import ClaudeSubagents, name_calls
 from acp_mux.core.private import private_path
 from acp_mux.core.shapes import as_dict, as_list
 from acp_mux.adapters.stream_agents.claude_settings import ClaudeSettingsRun, spawn_args
 from acp_mux.adapters.stream_agents.claude_tool_meta import mark_tool_calls
 from acp_mux.adapters.stream_agents.claude_tools import (
     CLAUDE_TOOLS,
+    SUBAGENT_TOOLS,
     approval_action,
     approval_detail,
     risk_for,
@@ -380,6 +382,7 @@ class ClaudeAdapter(AgentAdapter):
         name = f"_on_{kind}" if isinstance(kind, str) and kind.isidentifier() else ""
         handler: Callable[[dict[str, Any], ParseContext], list[BaseEvent]] | None = getattr(self, name, None)
         if handler is not None:
+            name_calls(msg, ctx)  # every call id as the editor knows it (a subagent's may repeat its parent's)
             events = self._link(mark_tool_calls(handler(msg, ctx), msg), _parent(msg), ctx)
             return events + ClaudeSettingsRun.of(ctx).on_report(msg)
         st = ClaudeRun.of(ctx)
@@ -605,6 +608,8 @@ class ClaudeAdapter(AgentAdapter):
         events: list[BaseEvent] = []
         for block in results:
             tool_id = str(block.get("tool_use_id") or "")
+            if ctx.tool_name(tool_id) in SUBAGENT_TOOLS:  # a subagent's end ends the calls it left open
+                events += end_subagent_calls(ctx, tool_id, ClaudeRun.of(ctx).child_tools, not block.get("is_error"))
             events += tool_result(ctx, tool_id, block.get("content"), bool(block.get("is_error")), sidecar)
         return events
 
@@ -623,9 +628,8 @@ class ClaudeAdapter(AgentAdapter):
         # The request must point at an announced tool call: announce it now if the assistant line has not. A
         # subagent's request names it by ``agent_id`` (its task_id), often before its assistant line arrives.
         events = tool_start(ctx, tool_id, name, tool_input) if tool_id else []
-        st = ClaudeRun.of(ctx)
         agent_id = req.get("agent_id")
-        task = next((t for t, task_id in st.tasks.items() if task_id == agent_id), None) if agent_id else None
+        task = ClaudeSubagents.of(ctx).agents.get(agent_id) if isinstance(agent_id, str) else None
         events = self._link(events, task, ctx)
         asked = ev.ApprovalRequestEvent(
             interaction_id=request_id,

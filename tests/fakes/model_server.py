@@ -23,6 +23,7 @@ A scenario is a JSON file (or the equivalent dict)::
             {"thinking": "..."},                    # Anthropic thinking(+signature) / Responses reasoning summary
             {"text": "...", "deltas": 4},           # text split into 4 deltas; or "text": ["a", "b"] (explicit deltas)
             {"tool_use": {"name": "Write", "input": {...}}},  # Anthropic tool_use / Responses function_call
+            {"tool_use": {"name": "Write", "id": "toolu_1", "input": {...}}},  # a fixed call id (default: unique)
             {"tool_use": {"name": "apply_patch", "custom": true, "input": "*** Begin Patch..."}}
             {"tool_use": {"name": "spawn_agent", "namespace": "collaboration", "input": {...}}}  # Responses only
                                                     # Responses custom_tool_call (codex's freeform apply_patch)
@@ -385,7 +386,8 @@ def anthropic_events(blocks: list[dict[str, Any]], msg_id: str, model: str) -> I
         else:
             has_tool = True
             tool = block["tool_use"]
-            start = {"type": "tool_use", "id": f"toolu_{msg_id[4:]}_{index}", "name": tool["name"], "input": {}}
+            tool_id = tool.get("id") or f"toolu_{msg_id[4:]}_{index}"  # a scenario may fix it (e.g. ids that repeat)
+            start = {"type": "tool_use", "id": tool_id, "name": tool["name"], "input": {}}
             deltas = [{"type": "input_json_delta", "partial_json": c} for c in split_json(tool.get("input", {}))]
         yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": start}
         for delta in deltas:
@@ -416,7 +418,7 @@ def anthropic_message(blocks: list[dict[str, Any]], msg_id: str, model: str) -> 
             content.append(
                 {
                     "type": "tool_use",
-                    "id": f"toolu_{msg_id[4:]}_{index}",
+                    "id": tool.get("id") or f"toolu_{msg_id[4:]}_{index}",
                     "name": tool["name"],
                     "input": tool.get("input", {}),
                 }
@@ -495,7 +497,7 @@ def _responses_items(blocks: list[dict[str, Any]], tag: str) -> Iterator[tuple[d
             item = {"type": "message", "id": item_id, "role": "assistant", "status": "completed", "content": [part]}
         else:
             tool = block["tool_use"]
-            call_id = f"call_{tag}_{k}"
+            call_id = tool.get("id") or f"call_{tag}_{k}"
             tool_input = tool.get("input", {})
             if tool.get("custom"):  # freeform "custom" tool (raw string input), e.g. apply_patch in some codex builds
                 item = {
