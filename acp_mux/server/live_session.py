@@ -225,8 +225,9 @@ class LiveSession:
 
     # ── the turn ───────────────────────────────────────────────────────────────────────────────────────────────
     async def prompt(self, blocks: Sequence[object]) -> acp.PromptResponse:
-        """One prompt, after the switches sent before it (so it reaches the agent the person picked last); a
-        cancel while it waits answers ``cancelled`` and nothing reaches any agent."""
+        """One prompt, after the switches and the turns sent before it (so it reaches the agent the person picked
+        last; one sent while a turn runs is queued and runs as the next turn); a cancel while it waits answers
+        ``cancelled`` and nothing reaches any agent."""
         async with self._gate.turn() as started:
             if not started:
                 return {"stopReason": "cancelled"}
@@ -1009,9 +1010,10 @@ class LiveSession:
 
     # ── cancel, modes, close ───────────────────────────────────────────────────────────────────────────────────
     async def cancel(self) -> None:
-        """Interrupt the agent; if the turn has not ended soon, terminate the process group. A prompt still waiting
-        for a switch is answered ``cancelled`` at once."""
-        if self._gate.cancel_waiting_prompt() or not self._gate.turn_running:
+        """Interrupt the agent; if the turn has not ended soon, terminate the process group. Every prompt still
+        waiting (queued behind the turn, or behind a switch) is withdrawn and answered ``cancelled`` at once."""
+        self._gate.withdraw_waiting_prompts()
+        if not self._gate.turn_running:
             return
         if self._turn_run is not None and not self._cancel.is_set():
             self.log.record(self._turn_run, "user.cancel", {})
