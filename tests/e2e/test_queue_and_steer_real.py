@@ -164,3 +164,27 @@ async def test_a_steer_during_claudes_last_step_is_answered_within_the_same_turn
         agent.close()
     steered, asked = carrying(agent, STEERED), carrying(agent, QUEUED)
     assert steered and asked and steered[0] < asked[0], (steered, asked)
+
+
+async def test_pi_takes_a_steer_into_its_running_turn(tmp_path: Path) -> None:
+    """pi's RPC ``steer``: the message reaches the running agent loop, whose next model request carries it, and the
+    queued prompt after it is its own turn."""
+    agent = _agent("pi", tmp_path)
+    try:
+        agent.serve("pi_text", delta_delay=0.01)
+        client = RecordingClient()
+        async with agent.bridge(client) as (conn, _):
+            sid = await agent.session(conn)
+            first = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("Hello.")]))
+            await until(lambda: "Line 010" in client.text(), "the answer's first lines")
+            assert await steer(conn, sid, STEERED) == {"outcome": "injected"}
+            queued = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block(QUEUED)]))
+            seen_at_first_answer: list[str] = []
+            first.add_done_callback(lambda _f: seen_at_first_answer.append(client.text()))
+            results = await asyncio.wait_for(asyncio.gather(first, queued), TIMEOUT)
+            assert [r.stop_reason for r in results] == ["end_turn", "end_turn"], agent.log()[-3000:]
+            assert seen_at_first_answer[0].count("Line 200") == 2  # pi answered the steer within the same turn
+    finally:
+        agent.close()
+    steered, asked = carrying(agent, STEERED), carrying(agent, QUEUED)
+    assert steered and asked and steered[0] < asked[0], (steered, asked)
