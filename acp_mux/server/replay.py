@@ -53,6 +53,14 @@ _STOPS = {"message_stop": "message", "thinking_stop": "thinking"}
 
 
 SNAPSHOT = "file.snapshot"
+STEERED_META = {"acp-mux": {"steered": True}}  # a replayed user message that was steered into a running turn
+
+
+def steered(update: Mapping[str, object]) -> bool:
+    """A user message chunk that was steered into the turn it sits in (:data:`STEERED_META`), not a new prompt."""
+    meta = update.get("_meta")
+    ours = meta.get("acp-mux") if isinstance(meta, dict) else None
+    return isinstance(ours, dict) and ours.get("steered") is True
 
 
 class Snapshots:
@@ -105,10 +113,13 @@ class Replay:
                 for b in (blocks if isinstance(blocks, list) else [])
                 if isinstance(b, dict)  # the prompt's blocks as the editor sent them (validated then)
             ]
-        if kind == "user.steer":  # a message the person put into the running turn: shown where it landed
-            blocks = data.get("content")
+        if kind == "user.steer":  # a message the person put into the running turn: shown where it landed, marked
+            blocks = data.get("content")  # (so a handover reads it as part of that turn, not a turn of its own)
             return [
-                {"sessionUpdate": "user_message_chunk", "content": cast("ContentBlock", b)}
+                cast(
+                    "SessionUpdate",
+                    {"sessionUpdate": "user_message_chunk", "content": b, "_meta": STEERED_META},
+                )
                 for b in (blocks if isinstance(blocks, list) else [])
                 if isinstance(b, dict)
             ]

@@ -16,7 +16,6 @@ Advertised as the reference adapters do: ``_meta.steering.supported`` at the top
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from acp_mux.server.rpc import INVALID_PARAMS, RpcError
 
@@ -29,7 +28,7 @@ PROMPT_REQUIRED = {"outcome": "promptRequired", "reason": "noRunningTurn"}
 @dataclass(frozen=True)
 class SteerRequest:
     session_id: str
-    prompt: list[dict[str, Any]]  # ACP content blocks, as the editor sent them (checked as a prompt's are)
+    prompt: list[dict[str, object]]  # ACP content blocks, as the editor sent them (checked as a prompt's are)
     prompt_required: bool  # idle: answer promptRequired and keep nothing, instead of starting a turn
 
 

@@ -171,3 +171,27 @@ async def test_an_agent_without_steering_says_so_during_its_turn() -> None:
             assert (await asyncio.wait_for(turn, 5))["stopReason"] == "end_turn"
             assert world.handed == ["first"]
             await session.close()
+
+
+def test_a_steered_message_stays_in_its_turn_when_turns_are_handed_over() -> None:
+    """A handover (agent switch, fork fallback, failover) counts turns from the replayed record: a message steered
+    into a turn is part of that turn, not a turn of its own that would shift every later turn's agent."""
+    from acp_mux.server.handoff import turns_from_record
+    from acp_mux.server.replay import STEERED_META
+
+    def chunk(kind: str, text: str, **extra: Any) -> dict[str, Any]:
+        return {"sessionUpdate": kind, "content": {"type": "text", "text": text}, **extra}
+
+    updates = [
+        chunk("user_message_chunk", "first"),
+        chunk("agent_message_chunk", "working"),
+        chunk("user_message_chunk", "steer it", _meta=STEERED_META),
+        chunk("agent_message_chunk", "steered"),
+        chunk("user_message_chunk", "second"),
+        chunk("agent_message_chunk", "done"),
+    ]
+    turns = turns_from_record(updates, ["claude", "codex"])
+    assert [(t.agent, t.user, t.reply) for t in turns] == [
+        ("claude", ["first", "steer it"], ["working", "steered"]),
+        ("codex", ["second"], ["done"]),
+    ]
