@@ -99,6 +99,20 @@ async def test_a_cancel_ends_the_turn_and_withdraws_every_queued_prompt(work):
         assert again.stop_reason == "end_turn" and "You said: hello" in client.text()
 
 
+async def test_closing_the_session_answers_the_running_turn_and_every_queued_prompt(work):
+    client = RecordingClient()
+    async with bridge(client, "--agent", "demo", **work) as (conn, _):
+        sid = await open_session(conn, work["cwd"])
+        first = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("slow please")]))
+        await asyncio.wait_for(words_seen(client), 20)
+        queued = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("queued")]))
+        await asyncio.sleep(0.1)
+        await asyncio.wait_for(conn.close_session(session_id=sid), 20)
+        results = await asyncio.wait_for(asyncio.gather(first, queued), 20)
+        assert [r.stop_reason for r in results] == ["cancelled", "cancelled"]
+        assert "You said: queued" not in client.text()
+
+
 async def test_a_steer_reaches_the_running_turn_and_replays_where_it_landed(work):
     client = RecordingClient()
     async with bridge(client, "--agent", "demo", **work) as (conn, _):
