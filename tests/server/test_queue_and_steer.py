@@ -209,3 +209,24 @@ def test_a_steered_message_stays_in_its_turn_when_turns_are_handed_over() -> Non
         ("claude", ["first", "steer it"], ["working", "steered"]),
         ("codex", ["second"], ["done"]),
     ]
+
+
+async def test_a_switch_is_refused_while_prompts_are_queued_and_the_queue_stays_on_its_agent(tmp_path: Path) -> None:
+    """A switch never lands between a turn and the prompts queued behind it: refused (saying why) while any is
+    accepted, each queued prompt is answered by the agent it was sent to, and the switch works once they ended."""
+    from tests.server.switching_client import current_agent, prompt, switch, switching_bridge
+
+    client = RecordingClient()
+    async with switching_bridge(client, tmp_path, ACP_MUX_DEMO_TEXT_DELAY="0.02") as (conn, _, sid):
+        running = prompt(conn, sid, "please echo tok1 with some more words to stream slowly")
+        await asyncio.wait_for(words_seen(client, "**Scripted alpha:**"), 20)
+        queued = prompt(conn, sid, "please echo tok2")
+        await asyncio.sleep(0.05)
+        with pytest.raises(acp.RequestError) as refused:
+            await asyncio.wait_for(switch(conn, sid, "beta"), 20)
+        assert "a prompt is running" in str(refused.value)
+        results = await asyncio.wait_for(asyncio.gather(running, queued), 30)
+        assert [r.stop_reason for r in results] == ["end_turn", "end_turn"]
+        markers = [u.content.text for u in client.of("agent_message_chunk") if u.content.text.startswith("**")]
+        assert markers == ["**Scripted alpha:** ", "**Scripted alpha:** "]
+        assert current_agent(await asyncio.wait_for(switch(conn, sid, "beta"), 20)) == "beta"
