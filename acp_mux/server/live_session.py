@@ -259,7 +259,9 @@ class LiveSession:
         from acp_mux.server import steering  # deferred: only an editor that steers needs it
 
         handle = self.handle
+        # (a turn being cancelled is ending: a steer then waits for a turn of its own, as with none running)
         running = self._gate.turn_running and handle is not None and self._turn_run == handle.run_id
+        running = running and not self._cancel.is_set()
         if running and handle is not None:
             if not self.adapter.steers:
                 raise RpcError(

@@ -187,7 +187,7 @@ async def test_an_agent_without_steering_says_so_during_its_turn() -> None:
             await session.close()
 
 
-def test_a_steered_message_stays_in_its_turn_when_turns_are_handed_over() -> None:
+async def test_a_steered_message_stays_in_its_turn_when_turns_are_handed_over() -> None:
     """A handover (agent switch, fork fallback, failover) counts turns from the replayed record: a message steered
     into a turn is part of that turn, not a turn of its own that would shift every later turn's agent."""
     from acp_mux.server.handoff import turns_from_record
