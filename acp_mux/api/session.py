@@ -123,6 +123,7 @@ class Run:
         self._queued_error: BaseException | None = None  # a queued prompt that could not start, said at next read
         self._no_turn = asyncio.Event()  # no turn is being read: the next queued prompt may start
         self._reading_from_start = False  # the iteration under way has not read an event yet
+        self._queued_turn = False  # the prompt being sent waited behind a turn (queue())
         self._no_turn.set()
         self._closed = False
         self.result: TurnResult | None = None  # the last finished turn's result
@@ -288,7 +289,11 @@ class Run:
         while self._events is not None:
             self._no_turn.clear()
             await self._no_turn.wait()
-        await self.continue_(prompt)
+        self._queued_turn = True  # logged as queued, as the editor path logs a prompt that waited behind a turn
+        try:
+            await self.continue_(prompt)
+        finally:
+            self._queued_turn = False
 
     def _queued_done(self, waiting: asyncio.Task[None]) -> None:
         if waiting in self._queued:
@@ -421,7 +426,10 @@ class Run:
         return handle
 
     def _log_prompt(self, run_id: str, prompt: Prompt) -> None:
-        self._journal.record(run_id, "user.message", {"content": prompt_to_blocks(prompt), "agent": self.agent})
+        message: dict[str, object] = {"content": prompt_to_blocks(prompt), "agent": self.agent}
+        if self._queued_turn:
+            message["queued"] = True
+        self._journal.record(run_id, "user.message", message)
         if not self._record.title:
             self._record.title = " ".join(prompt.as_text().split())[:80] or None
 

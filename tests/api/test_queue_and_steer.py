@@ -28,7 +28,16 @@ async def test_queued_prompts_run_as_the_next_turns_in_order(work):
         first = await run.wait()
         second = await run.wait()
         third = await run.wait()
+        session_id = run.session_id
     assert first.stop_reason == second.stop_reason == third.stop_reason == "end_turn"
+    messages = [
+        e["data"] for e in SessionStore(Path(work["state_dir"])).envelopes(session_id) if e["type"] == "user.message"
+    ]
+    assert [(m["content"][0]["text"], m.get("queued", False)) for m in messages] == [
+        ("slow", False),
+        ("second", True),
+        ("third", True),
+    ]
     assert "word399" in first.text
     assert second.text.strip() == "You said: second" and third.text.strip() == "You said: third"
 

@@ -79,6 +79,10 @@ async def test_prompts_sent_while_one_runs_are_queued_and_answered_in_order(work
         await conn.initialize(protocol_version=1)
         await conn.load_session(session_id=sid, cwd=work["cwd"], mcp_servers=[])
     assert [u.content.text for u in replay.of("user_message_chunk")] == ["slow please", "queued 0", "queued 1"]
+    from acp_mux.server.store import SessionStore
+
+    logged = [e["data"] for e in SessionStore(Path(work["state_dir"])).envelopes(sid) if e["type"] == "user.message"]
+    assert [m.get("queued", False) for m in logged] == [False, True, True]  # the log says which ones waited
 
 
 async def test_a_cancel_ends_the_turn_and_withdraws_every_queued_prompt(work):
