@@ -293,6 +293,19 @@ class AgentAdapter:
         the agent has no such stop (then only a cancel of the whole turn stops it)."""
         return False
 
+    def steer(self, prompt: Prompt, ctx: ParseContext) -> bool:
+        """Put ``prompt`` into the turn the agent is running now, where the agent reads it at its next step (the
+        person steering it, ``_session/steering``); False when it cannot take one now (no turn of its own is under
+        way yet). An adapter that overrides this steers (:attr:`steers`); the default, for agents without steering,
+        takes none."""
+        return False
+
+    @property
+    def steers(self) -> bool:
+        """Whether this agent takes a message during its turn (its adapter overrides :meth:`steer`): what
+        ``initialize`` advertises (``_meta.steering``) and what a steer during a turn needs."""
+        return type(self).steer is not AgentAdapter.steer
+
     def set_model(self, model: str, ctx: ParseContext) -> bool:
         """Change the model of a live process; False when it needs a restart to apply (the default)."""
         return False

@@ -117,6 +117,14 @@ class Run:
         self._turn_over = asyncio.Event()
         self._cancelled = False
         self._tasks: set[asyncio.Task[None]] = set()
+        # Prompts queued behind the current turn (queue()): each waits in its own task, holding its prompt, and
+        # starts when the one before it has (acp-mux keeps no list of prompts: see core/waiting_prompts.py).
+        self._queued: list[asyncio.Task[None]] = []
+        self._queued_error: BaseException | None = None  # a queued prompt that could not start, said at next read
+        self._no_turn = asyncio.Event()  # no turn is being read: the next queued prompt may start
+        self._reading_from_start = False  # the iteration under way has not read an event yet
+        self._queued_turn = False  # the prompt being sent waited behind a turn (queue())
+        self._no_turn.set()
         self._closed = False
         self.result: TurnResult | None = None  # the last finished turn's result
         self.on_update: Callable[[SessionUpdate], None] | None = None  # the ACP updates an editor would get
@@ -199,10 +207,15 @@ class Run:
         return [p.id for p in handle.interaction.pending] if handle is not None else []
 
     def __aiter__(self) -> Run:
+        self._reading_from_start = True  # an iteration begun between turns may start the first queued prompt's
         return self
 
     async def __anext__(self) -> BaseEvent:
-        """The current turn's next event; the iteration ends after its ``turn_end`` (or when the agent ended)."""
+        """The current turn's next event; the iteration ends after its ``turn_end`` (or when the agent ended). With
+        no turn running and a prompt queued, its turn is the current one (it starts now)."""
+        if self._events is None and self._reading_from_start:
+            await self._next_queued_started()
+        self._reading_from_start = False  # one iteration reads one turn: the next queued one is the next iteration's
         events = self._events
         if events is None:
             raise StopAsyncIteration
@@ -216,7 +229,8 @@ class Run:
         return event
 
     async def wait(self) -> TurnResult:
-        """Read the current turn to its end (answering questions by the policy meanwhile); its result."""
+        """Read the current turn to its end (answering questions by the policy meanwhile); its result. With no turn
+        running and a prompt queued, that prompt's turn."""
         async for _event in self:
             pass
         if self.result is None:
@@ -252,6 +266,69 @@ class Run:
         self._events = handle.events(from_start=True, lossless=True)
         self._log_prompt(handle.run_id, message)
 
+    async def queue(self, prompt: str) -> None:
+        """Send ``prompt`` to run as the next turn, after the current one (at once when none runs); never refused,
+        as an editor's prompt sent during a turn is queued (``agentCapabilities._meta.claudeCode.promptQueueing``).
+        Queued prompts run in the order queued, each once the turn before it has been read to its end (iterate the
+        run, or :meth:`wait`); then iterate again, or :meth:`wait`, for its own turn. :meth:`cancel` withdraws every
+        prompt still queued: nothing of it reaches the agent."""
+        if self._closed or self._log is None:
+            raise AgentMuxError(ErrorCode.RUN_NOT_ACTIVE, "the run is closed (or was never entered with `async with`)")
+        if self._events is None and not self._queued:
+            await self.continue_(prompt)
+            return
+        before = self._queued[-1] if self._queued else None
+        waiting = asyncio.ensure_future(self._start_queued(prompt, before))
+        self._queued.append(waiting)
+        waiting.add_done_callback(self._queued_done)
+
+    async def _start_queued(self, prompt: str, before: asyncio.Task[None] | None) -> None:
+        """One queued prompt: after the one queued before it has started, and once no turn is being read."""
+        if before is not None:
+            await asyncio.wait({before})
+        while self._events is not None:
+            self._no_turn.clear()
+            await self._no_turn.wait()
+        self._queued_turn = True  # logged as queued, as the editor path logs a prompt that waited behind a turn
+        try:
+            await self.continue_(prompt)
+        finally:
+            self._queued_turn = False
+
+    def _queued_done(self, waiting: asyncio.Task[None]) -> None:
+        if waiting in self._queued:
+            self._queued.remove(waiting)
+        if not waiting.cancelled() and waiting.exception() is not None:  # surfaced by the next read of the run
+            self._queued_error = waiting.exception()
+
+    async def _next_queued_started(self) -> None:
+        """With no turn being read: let the first queued prompt start its turn (a failure to start is raised)."""
+        if self._queued:
+            await asyncio.wait({self._queued[0]})
+        failed, self._queued_error = self._queued_error, None
+        if failed is not None:
+            raise failed
+
+    async def steer(self, prompt: str) -> bool:
+        """Put ``prompt`` into the turn the agent is running now: it reads it at its next step (claude, codex, pi and
+        the demo agent; ``_session/steering`` on the editor path). True when the running turn took it; False, with
+        nothing sent, when no turn of the agent's runs (:meth:`queue` it instead). Raises
+        :class:`~acp_mux.AgentMuxError` (``INVALID_STATE_TRANSITION``) for an agent that cannot take a message
+        during its turn."""
+        handle = self._handle
+        if self._events is None or handle is None or not handle.usable:
+            return False
+        if not self._adapter.steers:
+            raise AgentMuxError(
+                ErrorCode.INVALID_STATE_TRANSITION,
+                f"{self._adapter.display_name} cannot take a message during its turn: queue() it as the next turn",
+            )
+        message = Prompt.of_text(prompt)
+        if not await handle.steer(message):
+            return False
+        self._journal.record(handle.run_id, "user.steer", {"content": prompt_to_blocks(message), "agent": self.agent})
+        return True
+
     async def answer(self, interaction_id: str, response: Answer) -> None:
         """Answer a question left pending (``manual()`` approvals): ``Approve()``, ``Deny(reason=...)`` or a bool;
         ``always=True`` remembers the answer for the rest of the session, as the editor's "Always" does."""
@@ -268,7 +345,11 @@ class Run:
 
     async def cancel(self) -> None:
         """Cancel the current turn: the agent is interrupted; if its turn has not ended within a few seconds, its
-        process group is terminated. The turn then ends with stop reason ``cancelled``; the run stays usable."""
+        process group is terminated. The turn then ends with stop reason ``cancelled``; the run stays usable. Every
+        prompt still queued (:meth:`queue`) is withdrawn: it never reaches the agent."""
+        for waiting in list(self._queued):
+            waiting.cancel()
+        self._queued.clear()
         handle = self._handle
         if self._events is None or handle is None or handle.done:
             return
@@ -295,7 +376,7 @@ class Run:
         if self._closed:
             return
         self._closed = True
-        for task in list(self._tasks):
+        for task in [*self._tasks, *self._queued]:
             task.cancel()
         handle, self._handle = self._handle, None
         stopping = asyncio.ensure_future(self._stop(handle))
@@ -345,7 +426,10 @@ class Run:
         return handle
 
     def _log_prompt(self, run_id: str, prompt: Prompt) -> None:
-        self._journal.record(run_id, "user.message", {"content": prompt_to_blocks(prompt), "agent": self.agent})
+        message: dict[str, object] = {"content": prompt_to_blocks(prompt), "agent": self.agent}
+        if self._queued_turn:
+            message["queued"] = True
+        self._journal.record(run_id, "user.message", message)
         if not self._record.title:
             self._record.title = " ".join(prompt.as_text().split())[:80] or None
 
@@ -421,6 +505,7 @@ class Run:
 
     async def _close_events(self) -> None:
         events, self._events = self._events, None
+        self._no_turn.set()  # the next queued prompt may start
         aclose = getattr(events, "aclose", None)
         if aclose is not None:
             await aclose()

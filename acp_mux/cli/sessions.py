@@ -223,6 +223,7 @@ def show_lines(store: SessionStore, record: SessionRecord, warn: Callable[[str],
 _SHOWN_RECORDS = frozenset(
     {
         "user.message",
+        "user.steer",
         "user.command",
         "user.cancel",
         "turn.ended",

@@ -277,6 +277,21 @@ class RunHandle:
         self._last_activity = asyncio.get_running_loop().time()
         await self._flush()
 
+    async def steer(self, prompt: Prompt | str) -> bool:
+        """Put ``prompt`` into the turn the agent is running now (it reads it at its next step: the person steering
+        it); False, with nothing sent, when no turn of the agent's runs (none was asked for, it ended, or its prompt
+        still waits for the agent's session) or the adapter cannot take one now. Nothing is kept: a steer that could
+        not land is its caller's to send as a prompt."""
+        if isinstance(prompt, str):
+            prompt = Prompt.of_text(prompt)
+        if not self.usable or not self._busy or not self._spawned.is_set() or self._waiting.prompt_due():
+            return False
+        if not self.adapter.steer(prompt, self.ctx):
+            return False
+        self._last_activity = asyncio.get_running_loop().time()
+        await self._flush()
+        return True
+
     async def set_mode(self, mode: str) -> bool:
         """Apply a permission mode to the live process; False when the adapter needs a new process for it."""
         self._require_active()

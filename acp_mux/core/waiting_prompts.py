@@ -13,12 +13,16 @@ here there is one list, in arrival order:
   turn is ended (interrupted) when it would have gone out, so its events still follow the agent's session start
   (spec 000: ``session_start`` comes before any turn).
 
-Spec 002's ``queue(prompt, when)`` / ``steer`` (a prompt held for a tool result, a response or a turn's end) are
-not here: no user could reach them (the editor's second prompt during a turn is refused, the Python API's too), so
-they were removed rather than kept as weight (docs/python-api.md).
+What is *not* here, on purpose: a prompt queued behind a running turn (an editor's ``session/prompt`` sent during a
+turn, the Python API's ``Run.queue``). It has not been given to the run yet: it waits as its own pending request
+(at the session's gate, ``acp_mux.server.session_gate``, which keeps only a ticket per prompt) or its own task (the
+API's), holding its prompt, and reaches the run as a turn of its own when the turn before it has ended, so each
+queued turn is logged, answered, cancelled and carried over a limit like any other. Nor is a steered message
+(``RunHandle.steer``): it goes to the agent at once or not at all. Spec 002's ``queue(prompt, when)`` boundaries (a
+tool result, a response) stay removed: nothing reaches them.
 
-The session's gate (``acp_mux.server.session_gate``) orders prompt turns and agent switches for a session but holds
-no prompt; adapters hold none either (tests/test_prompt_owner.py checks both).
+The session's gate orders prompt turns and agent switches for a session but holds no prompt; adapters hold none
+either (tests/test_prompt_owner.py checks both).
 """
 
 from __future__ import annotations

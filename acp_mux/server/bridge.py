@@ -26,6 +26,7 @@ from acp_mux.server.agent_choice import AGENT_OPTION, AgentChoices
 from acp_mux.server.fork import META_KEY
 from acp_mux.server.failover import FAILOVER_OPTION
 from acp_mux.server.store import SessionRecord, SessionStore
+from acp_mux.server import steering
 from acp_mux.translation.child_sessions import split_child_id
 
 if TYPE_CHECKING:
@@ -90,6 +91,7 @@ class AcpServer:
             else:
                 conn.notification(method, handler)
         conn.on_cancel_request("session/prompt", self._cancel_prompt)  # the turn ends as session/cancel ends it
+        conn.method(steering.METHOD, self.steer)  # an extension method (no schema model): its params read there
 
     async def call(self, method: str, params: dict[str, Any]) -> Any:
         """``method`` with these params as the editor's message would run it, through the typed edge: for a caller
@@ -103,12 +105,14 @@ class AcpServer:
         self._initialized(request)
         caps = self.adapter.capabilities
         extra_dirs = takes_extra_directories(self.adapter)
+        steers = self.adapter.steers
         if self.choices is not None:  # any agent may answer: offer what some can take, refuse per agent at prompt time
             from acp_mux.adapters.registry import get_adapter
 
             adapters = [get_adapter(n) for n in self.choices.names]
             every = [a.capabilities for a in adapters] or [caps]
             extra_dirs = any(takes_extra_directories(a) for a in adapters) or extra_dirs
+            steers = any(a.steers for a in adapters) or steers
             caps = type(caps)(
                 supports_images=any(c.supports_images for c in every),
                 supports_audio=any(c.supports_audio for c in every),
@@ -128,7 +132,7 @@ class AcpServer:
         result = initialize_result(
             requested,
             self.client_capabilities,
-            caps_of(caps, extra_dirs, can_sign_out(self.adapter if self.choices is None else None)),
+            caps_of(caps, extra_dirs, can_sign_out(self.adapter if self.choices is None else None), steers),
             logins,
             title,
             own_command(),
@@ -390,6 +394,16 @@ class AcpServer:
         session = self._session(request.session_id)
         result = await session.prompt([wire.dump(block) for block in request.prompt])
         return answer(v1.PromptResponse, result)
+
+    async def steer(self, params: dict[str, Any]) -> dict[str, str]:
+        """``_session/steering``: a message into the running turn (:mod:`acp_mux.server.steering`); its content is
+        checked as a prompt's is."""
+        request = steering.parse(params)
+        session = self._session(request.session_id)
+        typed_prompt = parse_request("session/prompt", {"sessionId": request.session_id, "prompt": request.prompt})
+        assert isinstance(typed_prompt, v1.PromptRequest)
+        blocks = [wire.dump(block) for block in typed_prompt.prompt]
+        return await session.steer(blocks, prompt_required=request.prompt_required)
 
     async def cancel(self, request: v1.CancelNotification) -> None:
         session = self.sessions.get(request.session_id)

@@ -52,6 +52,13 @@ FLAG_OPTIONS = ("--stdio",)
 # The optional session methods the bridge serves (``session/<name>``), advertised under
 # ``agentCapabilities.sessionCapabilities`` as ``{}`` each; a test holds this to the bridge's own method table.
 SESSION_CAPABILITIES = ("list", "delete", "resume", "close", "fork")  # fork: unstable (acp_mux.protocol.unstable)
+# A prompt sent while one runs is queued and runs as the next turn, for every agent (server/session_gate.py): said
+# under the key claude-agent-acp uses (``claudeCode.promptQueueing``, which editors already read) and under acp-mux's
+# own ``_meta`` namespace (the name it gives in ``agentInfo``), for clients that look for a neutral one.
+QUEUEING_META = {"claudeCode": {"promptQueueing": True}, "acp-mux": {"promptQueueing": True}}
+# ``_session/steering`` is served (a message into the running turn), said as claude-agent-acp and codex-acp say it:
+# the initialize result's top-level ``_meta`` (server/steering.py).
+STEERING_META = {"steering": {"supported": True}}
 MAX_FIRST_LINE = 1 << 20  # an initialize is a few hundred bytes; anything longer is the server's problem
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
@@ -86,7 +93,8 @@ def initialize_result(
     agent: tuple[str, str, str] | None = None,
 ) -> dict[str, Any]:
     """The ``initialize`` result. ``caps``: images, audio, embedded_context, mcp_http, mcp_sse, extra_dirs (the agent
-    takes ``additionalDirectories``), logout (``logout`` runs its own sign-out: :mod:`acp_mux.server.sign_out`); ``logins``: one
+    takes ``additionalDirectories``), logout (``logout`` runs its own sign-out: :mod:`acp_mux.server.sign_out`), steering
+    (``_session/steering`` reaches the running turn); ``logins``: one
     (agent, display name, auth hint, --agent-bin or None) per agent with a login of its own; ``command``: how a
     terminal runs this acp-mux again; ``agent``: (name, display name, auth hint) of the one agent served, None
     when any may answer. Without a login to offer, the sign-in offered is ``acp-mux doctor`` in a terminal: it
@@ -107,9 +115,11 @@ def initialize_result(
                 **({"additionalDirectories": {}} if caps.get("extra_dirs") else {}),
             },
             **({"auth": {"logout": {}}} if caps.get("logout") else {}),
+            "_meta": QUEUEING_META,
         },
         "authMethods": methods or [_checkup_method(client_caps, command, agent)],
         "agentInfo": {"name": "acp-mux", "title": title, "version": version},
+        **({"_meta": STEERING_META} if caps.get("steering") else {}),
     }
 
 
@@ -405,7 +415,9 @@ def current_facts() -> dict[str, Any]:
             "login": bool(first.login_args),
             "default_transport": entry.default_transport,
             "transports": {
-                transport: caps_of(adapter.capabilities, takes_extra_directories(adapter), bool(adapter.logout_args))
+                transport: caps_of(
+                    adapter.capabilities, takes_extra_directories(adapter), bool(adapter.logout_args), adapter.steers
+                )
                 for transport, adapter in adapters.items()
             },
             "sessions": {transport: session_facts(adapter) for transport, adapter in adapters.items()},
@@ -425,9 +437,12 @@ def takes_extra_directories(adapter: Any) -> bool:
     return adapter.extra_directory_args(["/"]) is not None
 
 
-def caps_of(capabilities: Any, extra_dirs: bool = False, logout: bool = False) -> dict[str, bool]:
+def caps_of(
+    capabilities: Any, extra_dirs: bool = False, logout: bool = False, steering: bool = False
+) -> dict[str, bool]:
     """The capabilities ``initialize`` reports, from an adapter's :class:`AgentCapabilities`, its hook for extra
-    workspace roots (:func:`takes_extra_directories`) and whether ``logout`` is served for it."""
+    workspace roots (:func:`takes_extra_directories`), whether ``logout`` is served for it and whether it steers
+    (``AgentAdapter.steers``)."""
     return {
         "extra_dirs": extra_dirs,
         "logout": logout,
@@ -436,6 +451,7 @@ def caps_of(capabilities: Any, extra_dirs: bool = False, logout: bool = False) -
         "embedded_context": capabilities.supports_embedded_context,
         "mcp_http": capabilities.supports_mcp_http,
         "mcp_sse": capabilities.supports_mcp_sse,
+        "steering": steering,
     }
 
 

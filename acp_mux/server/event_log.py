@@ -10,7 +10,8 @@ What is stored
     ``type`` being the event's type and ``data`` its wire form without what the envelope already says (``type``,
     ``runId``, ``timestamp``), the session's agent (the session record names it) and the native ``raw`` line.
     Besides the agent's events, the bridge records what happened on its side, under dotted names: ``user.message``
-    (the prompt as the person wrote it, ACP content blocks, and the agent it went to), ``user.cancel``,
+    (the prompt as the person wrote it, ACP content blocks, and the agent it went to; ``queued`` when it waited
+    behind another turn), ``user.steer`` (a message put into the running turn, where it landed), ``user.cancel``,
     ``approval.resolved`` (who answered a question: the person, a remembered rule, a read-only mode, a cancel),
     ``file.snapshot`` (a file's content before an edit, read for the diff the editor was shown), ``bridge.notice``
     (text the bridge itself showed), ``turn.ended`` (the stop reason or error the editor was answered), and

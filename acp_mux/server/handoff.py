@@ -23,6 +23,8 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from acp_mux.server.replay import steered
+
 BUDGET_CHARS = 24_000
 REPLY_CHARS = 4_000
 PERSON_CHARS = 8_000
@@ -50,7 +52,7 @@ def turns_from_record(updates: Iterable[dict[str, Any]], agents: list[str]) -> l
         content = update.get("content")
         text = content.get("text") if isinstance(content, dict) and isinstance(content.get("text"), str) else None
         if kind == "user_message_chunk":
-            if not turns or turns[-1].reply or turns[-1].tools:
+            if not turns or (turns[-1].reply or turns[-1].tools) and not steered(update):  # a steer: the same turn
                 index = len(turns)
                 turns.append(Turn(agent=agents[index] if index < len(agents) else "the agent"))
             if text:

@@ -132,6 +132,8 @@ class LiveSession:
         self._gate = SessionGate()  # the one owner of this session's order: turns and switches, one at a time
         self._replace_before_turn = False  # a mode/model the live agent could not take: a new process next turn
         self._turns = 0  # turns begun: a cancel waits for *its* turn, not for the next prompt the editor sends
+        self._queued = False  # the current turn's prompt waited behind another (logged with it)
+        self._steered_turns: set[asyncio.Future[acp.PromptResponse]] = set()  # turns started by a steer (no request)
         self._cancel = asyncio.Event()
         self._permission_tasks: set[asyncio.Task[None]] = set()
         # The editor's end of each open question: its dialog request, by interaction id (the question itself is the
@@ -225,17 +227,21 @@ class LiveSession:
 
     # ── the turn ───────────────────────────────────────────────────────────────────────────────────────────────
     async def prompt(self, blocks: Sequence[object]) -> acp.PromptResponse:
-        """One prompt, after the switches sent before it (so it reaches the agent the person picked last); a
-        cancel while it waits answers ``cancelled`` and nothing reaches any agent."""
+        """One prompt, after the switches and the turns sent before it (so it reaches the agent the person picked
+        last; one sent while a turn runs is queued and runs as the next turn); a cancel while it waits answers
+        ``cancelled`` and nothing reaches any agent."""
+        queued = self._gate.prompt_accepted  # it waits behind a turn (or a switch): the log says it was queued
         async with self._gate.turn() as started:
             if not started:
                 return {"stopReason": "cancelled"}
+            self._queued = queued
             return await self._prompt(blocks)
 
-    async def _prompt(self, blocks: Sequence[object]) -> acp.PromptResponse:
+    def _to_prompt(self, blocks: Sequence[object]) -> Prompt:
+        """The editor's content blocks for the agent answering now (content it cannot take is refused, -32602)."""
         caps = self.adapter.capabilities
         try:
-            prompt = to_prompt(
+            return to_prompt(
                 blocks,
                 agent=self.adapter.name,
                 images=caps.supports_images,
@@ -244,6 +250,47 @@ class LiveSession:
             )
         except UnsupportedContent as exc:
             raise RpcError(INVALID_PARAMS, str(exc)) from exc
+
+    async def steer(self, blocks: Sequence[object], *, prompt_required: bool = False) -> dict[str, str]:
+        """``_session/steering`` (:mod:`acp_mux.server.steering`): the message goes into the running turn through
+        the adapter's ``steer`` hook, and is logged where it landed (``user.steer``: replayed in its place). With no
+        turn running it starts one of its own, queued like any prompt (or, ``prompt_required``, is left to the
+        editor). Nothing is kept here: a steer either reached the agent or was answered as not sent."""
+        from acp_mux.server import steering  # deferred: only an editor that steers needs it
+
+        handle = self.handle
+        # (a turn being cancelled is ending: a steer then waits for a turn of its own, as with none running)
+        running = self._gate.turn_running and handle is not None and self._turn_run == handle.run_id
+        running = running and not self._cancel.is_set()
+        if running and handle is not None:
+            if not self.adapter.steers:
+                raise RpcError(
+                    INVALID_PARAMS,
+                    f"{self.adapter.display_name} cannot take a message during its turn; send it as a prompt "
+                    "instead: it is queued and runs as the next turn",
+                )
+            prompt = self._to_prompt(blocks)
+            if await handle.steer(prompt):
+                content = prompt_to_blocks(prompt)
+                self.log.record(handle.run_id, "user.steer", {"content": content, "agent": self.adapter.name})
+                self.log.flush_soon()
+                return steering.INJECTED
+        if prompt_required:
+            return steering.PROMPT_REQUIRED
+        self._to_prompt(blocks)  # refused now, in the steer's answer, if the agent cannot take this content
+        turn = asyncio.ensure_future(self.prompt(blocks))
+        self._steered_turns.add(turn)
+        turn.add_done_callback(self._steered_turn_done)
+        return steering.STARTED_NEW_TURN
+
+    def _steered_turn_done(self, turn: asyncio.Future[acp.PromptResponse]) -> None:
+        """A turn a steer started has no request to answer: its end is only logged."""
+        self._steered_turns.discard(turn)
+        if not turn.cancelled() and turn.exception() is not None:
+            log.info("the turn a steer started failed: %s", turn.exception())
+
+    async def _prompt(self, blocks: Sequence[object]) -> acp.PromptResponse:
+        prompt = self._to_prompt(blocks)
         if self.choices is not None and prompt.as_text().strip().split(" ", 1)[0] == "/agent":
             return await self._agent_command(prompt.as_text().strip())
         self._begin_turn()
@@ -354,7 +401,10 @@ class LiveSession:
         if self._resending:  # the prompt sent again at a limit is the same message: kept once, its answer shown
             self.log.record(run_id, "turn.resent", {"agent": self.adapter.name})
         else:
-            self.log.record(run_id, "user.message", {"content": self._turn_blocks, "agent": self.adapter.name})
+            message: dict[str, object] = {"content": self._turn_blocks, "agent": self.adapter.name}
+            if self._queued:
+                message["queued"] = True  # sent while another turn ran: it waited for it (session_gate.py)
+            self.log.record(run_id, "user.message", message)
         if self._turn_marker:
             self.log.record(run_id, "bridge.notice", {"text": self._turn_marker})
         self.log.flush_soon()  # on the loop's next turn, once the prompt is with the agent (see flush_soon)
@@ -1006,9 +1056,10 @@ class LiveSession:
 
     # ── cancel, modes, close ───────────────────────────────────────────────────────────────────────────────────
     async def cancel(self) -> None:
-        """Interrupt the agent; if the turn has not ended soon, terminate the process group. A prompt still waiting
-        for a switch is answered ``cancelled`` at once."""
-        if self._gate.cancel_waiting_prompt() or not self._gate.turn_running:
+        """Interrupt the agent; if the turn has not ended soon, terminate the process group. Every prompt still
+        waiting (queued behind the turn, or behind a switch) is withdrawn and answered ``cancelled`` at once."""
+        self._gate.withdraw_waiting_prompts()
+        if not self._gate.turn_running:
             return
         if self._turn_run is not None and not self._cancel.is_set():
             self.log.record(self._turn_run, "user.cancel", {})

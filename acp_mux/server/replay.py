@@ -3,7 +3,9 @@
 The log holds normalized events, so replay translates them now, with today's translator, through the same
 per-event step as a live turn (:func:`acp_mux.translation.conversation.updates_for_event`). What a replay adds:
 
-* prompts (``user.message``) become ``user_message_chunk``s, as ACP's load asks;
+* prompts (``user.message``, a queued one too: it is logged when its turn starts, so it replays in the order it
+  ran) become ``user_message_chunk``s, as ACP's load asks; so does a message steered into a running turn
+  (``user.steer``), in its place among that turn's events;
 * a message whose deltas the log folded into its ``message_stop`` is shown from that text (one chunk instead of
   many: the same conversation modulo chunk coalescing);
 * agent events are shown only inside a turn — from its ``user.message`` to its ``turn_end`` (or ``turn.ended``) —
@@ -51,6 +53,14 @@ _STOPS = {"message_stop": "message", "thinking_stop": "thinking"}
 
 
 SNAPSHOT = "file.snapshot"
+STEERED_META = {"acp-mux": {"steered": True}}  # a replayed user message that was steered into a running turn
+
+
+def steered(update: Mapping[str, object]) -> bool:
+    """A user message chunk that was steered into the turn it sits in (:data:`STEERED_META`), not a new prompt."""
+    meta = update.get("_meta")
+    ours = meta.get("acp-mux") if isinstance(meta, dict) else None
+    return isinstance(ours, dict) and ours.get("steered") is True
 
 
 class Snapshots:
@@ -102,6 +112,16 @@ class Replay:
                 {"sessionUpdate": "user_message_chunk", "content": cast("ContentBlock", b)}
                 for b in (blocks if isinstance(blocks, list) else [])
                 if isinstance(b, dict)  # the prompt's blocks as the editor sent them (validated then)
+            ]
+        if kind == "user.steer":  # a message the person put into the running turn: shown where it landed, marked
+            blocks = data.get("content")  # (so a handover reads it as part of that turn, not a turn of its own)
+            return [
+                cast(
+                    "SessionUpdate",
+                    {"sessionUpdate": "user_message_chunk", "content": b, "_meta": STEERED_META},
+                )
+                for b in (blocks if isinstance(blocks, list) else [])
+                if isinstance(b, dict)
             ]
         if kind == "bridge.notice":
             text = data.get("text")

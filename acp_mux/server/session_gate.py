@@ -4,51 +4,68 @@ Why one place: a prompt that slipped in while a switch was stopping the old agen
 was answered as an empty end_turn, or an error about a killed agent), and two switches that overlapped each started
 an agent, leaving one running that nothing would ever stop. Here:
 
-* a switch waits for the switches before it, and is refused while a prompt is accepted (running or waiting): a
-  switch never lands in the middle of a turn;
-* a prompt waits for the switches before it, then runs on the agent they left; if one of them failed, the prompt is
-  refused with that reason instead of going to an agent the person did not pick;
-* only one prompt at a time: a second one is refused, as before;
-* a cancel answers a prompt still waiting at once (``cancelled``), without waiting for the switch;
+* a switch waits for the switches before it, and is refused while a prompt is accepted (running or queued): a
+  switch never lands in the middle of a turn, nor between a turn and the prompts queued behind it;
+* a prompt waits for the switches before it, then runs on the agent they left; if the last of them failed, the
+  prompt is refused with that reason instead of going to an agent the person did not pick;
+* a prompt sent while another is accepted is *queued* (never refused): it waits for the turns before it and runs
+  as the next turn, in the order sent, and is answered when its own turn ends;
+* a cancel withdraws every prompt still waiting (each answered ``cancelled`` at once, without waiting for the turn
+  or the switch ahead of it); the running turn is the live session's to interrupt;
 * once the session closes, nothing new is accepted, and closing waits for what runs.
 
-The gate decides admission and order only; it holds no prompt. A prompt admitted goes to the session's run, the one
-owner of prompts waiting to run (``acp_mux.core.waiting_prompts``: e.g. for the agent's own session to open).
+The gate decides admission and order only; it holds no prompt. A waiting prompt is the pending ``session/prompt``
+request itself (its handler waits here with its own arguments; what waits here is a :class:`_Ticket`: a cancel flag
+and the failed switch's error). A prompt admitted goes to the session's run, the one owner of prompts the agent has
+not been given (``acp_mux.core.waiting_prompts``: e.g. for the agent's own session to open).
 """
 
 from __future__ import annotations
 
 import asyncio
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import AsyncIterator
 
 from acp_mux.server.rpc import INVALID_PARAMS, RpcError
 
-PROMPT_RUNNING = "a prompt is already running in this session; cancel it or wait"
 SWITCH_DURING_PROMPT = "a prompt is running: switch agents when it has finished (or cancel it)"
 CLOSED = "this session is closed"
+
+
+@dataclass(eq=False)
+class _Ticket:
+    """One accepted prompt's place in the line: withdrawn by a cancel, or refused by the switch ahead of it."""
+
+    cancel: asyncio.Event = field(default_factory=asyncio.Event)
+    failed: RpcError | None = None
+    admitted: bool = False
 
 
 class SessionGate:
     def __init__(self) -> None:
         self._lock = asyncio.Lock()  # asyncio's lock is fair: waiters get it in the order they asked
-        self._prompt_cancel: asyncio.Event | None = None  # set while a prompt is accepted (waiting or running)
+        self._tickets: list[_Ticket] = []  # prompts accepted (waiting or running), in arrival order
         self._switches = 0  # switches accepted and not finished
         self._no_switch = asyncio.Event()
         self._no_switch.set()
-        self._failed: RpcError | None = None  # a switch failed while a prompt waited behind it
         self._turn_running = False
         self._closed = False
 
     @property
     def prompt_accepted(self) -> bool:
-        """A prompt is running or waiting for the switches before it."""
+        """A prompt is running or waiting (for a switch, or for the turns queued before it)."""
         return self._prompt_arrived()
 
     def _prompt_arrived(self) -> bool:
         """``prompt_accepted`` as a call: after an ``await`` or ``yield`` a prompt may have arrived meanwhile, and a
         type checker keeps a property narrowed across those (it would call the re-check unreachable)."""
-        return self._prompt_cancel is not None
+        return bool(self._tickets)
+
+    @property
+    def waiting_prompts(self) -> int:
+        """Prompts accepted that have not started their turn (queued behind a turn or a switch)."""
+        return sum(1 for ticket in self._tickets if not ticket.admitted)
 
     @property
     def turn_running(self) -> bool:
@@ -68,13 +85,13 @@ class SessionGate:
                 self._refuse_if_closed()
                 try:
                     yield
-                    if self._prompt_arrived():
-                        self._failed = None  # the last switch before the prompt is the one that counts
+                    for ticket in self._tickets:  # the last switch before the prompts is the one that counts
+                        ticket.failed = None
                 except Exception as exc:
-                    if self._prompt_arrived():
-                        message = exc.message if isinstance(exc, RpcError) else str(exc) or type(exc).__name__
-                        code = exc.code if isinstance(exc, RpcError) else -32603
-                        self._failed = RpcError(
+                    message = exc.message if isinstance(exc, RpcError) else str(exc) or type(exc).__name__
+                    code = exc.code if isinstance(exc, RpcError) else -32603
+                    for ticket in self._tickets:  # (every prompt accepted now came after this switch)
+                        ticket.failed = RpcError(
                             code, f"{what} failed, so this prompt was not sent to any agent: {message}"
                         )
                     raise
@@ -85,36 +102,34 @@ class SessionGate:
 
     @asynccontextmanager
     async def turn(self) -> AsyncIterator[bool]:
-        """Hold the session for one prompt turn, after the switches before it. Yields False when a cancel came
-        while it waited (the prompt then answers ``cancelled`` and reaches no agent)."""
+        """Hold the session for one prompt turn, after the switches and turns before it. Yields False when a cancel
+        came while it waited (the prompt then answers ``cancelled`` and reaches no agent)."""
         self._refuse_if_closed()
-        if self.prompt_accepted:
-            raise RpcError(INVALID_PARAMS, PROMPT_RUNNING)
-        cancel = self._prompt_cancel = asyncio.Event()
+        ticket = _Ticket()
+        self._tickets.append(ticket)
         try:
-            if not await self._acquire_unless(cancel):
+            if not await self._acquire_unless(ticket.cancel):
                 yield False
                 return
             try:
-                failed, self._failed = self._failed, None
-                if failed is not None:
-                    raise failed
+                if ticket.failed is not None:
+                    raise ticket.failed
                 self._refuse_if_closed()
-                self._turn_running = True
+                ticket.admitted = self._turn_running = True
                 yield True
             finally:
                 self._turn_running = False
                 self._lock.release()
         finally:
-            self._prompt_cancel = None
-            self._failed = None
+            self._tickets.remove(ticket)
 
-    def cancel_waiting_prompt(self) -> bool:
-        """A cancel for a prompt that has not started yet: it answers ``cancelled`` at once. True if there was one."""
-        if self._prompt_cancel is None or self._turn_running:
-            return False
-        self._prompt_cancel.set()
-        return True
+    def withdraw_waiting_prompts(self) -> int:
+        """A cancel: every prompt that has not started its turn answers ``cancelled`` at once and reaches no agent.
+        How many there were."""
+        waiting = [ticket for ticket in self._tickets if not ticket.admitted and not ticket.cancel.is_set()]
+        for ticket in waiting:
+            ticket.cancel.set()
+        return len(waiting)
 
     async def switches_done(self) -> None:
         """Wait until no switch is under way or queued (what comes next sees the agent they left)."""
@@ -130,7 +145,7 @@ class SessionGate:
     async def _acquire_unless(self, cancel: asyncio.Event) -> bool:
         """The lock, or False when ``cancel`` is set first; the lock is never left held otherwise (also when the
         waiting itself is cancelled)."""
-        if not self._switches and not self._lock.locked():
+        if not self._switches and not self._lock.locked() and len(self._tickets) == 1:
             # No switch holds or waits for the lock (a switch counts itself before it asks), no other prompt is
             # accepted and closing refuses prompts: nobody else wants it, so it is taken at once, without the two
             # tasks below and the three loop turns they cost between the editor's prompt and the agent.

@@ -284,6 +284,23 @@ class CodexAdapter(AgentAdapter):
             run.interrupt_pending = True  # turn/start is in flight: interrupt once its id is known
         return True  # (still in the handshake: nothing runs; the run withdraws the prompts it holds)
 
+    def steer(self, prompt: Prompt, ctx: ParseContext) -> bool:
+        """``turn/steer{threadId, expectedTurnId, input}`` (app-server 0.169.0, as codex-acp sends it): codex reads the
+        message at its running turn's next step. False while the turn's id is not known yet (turn/start in flight)
+        or no turn runs; a refusal (the turn ended meanwhile) is said as a warning."""
+        run = CodexRun.of(ctx)
+        if run.thread is None or not run.turn:
+            return False
+        params = {"threadId": run.thread, "expectedTurnId": run.turn, "input": prompt_input(prompt)}
+
+        def answered(result: Any, error: dict[str, Any] | None) -> list[BaseEvent]:
+            if error is None:
+                return []
+            return [ev.DebugEvent(level="warn", message=f"codex did not take the steer: {error_message(error)}")]
+
+        self._peer(ctx).request(ctx, "turn/steer", params, answered)
+        return True
+
     def stop_subagent(self, subagent_id: str, ctx: ParseContext) -> bool:
         """``turn/interrupt`` on the child thread a spawn call runs (its running turn): that subagent stops, its
         spawn call ends ``interrupted`` and the parent's turn goes on."""

@@ -183,6 +183,19 @@ class PiAdapter(AgentAdapter):
             body["images"] = images
         run.command(ctx, _PROMPT, body)
 
+    def steer(self, prompt: Prompt, ctx: ParseContext) -> bool:
+        """pi's RPC ``steer``: the message is delivered to the running agent loop after its current tool call (pi's
+        ``follow_up`` would wait for the whole run to end: that is a queued prompt, which the session does itself)."""
+        run = PiRun.find(ctx)
+        if run is None:
+            return False
+        body: dict[str, Any] = {"type": "steer", "message": prompt.as_text()}
+        images = [{"type": "image", "data": p.data, "mimeType": p.mime_type} for p in prompt.images]
+        if images:
+            body["images"] = images
+        run.command(ctx, "steer", body)
+        return True
+
     def interrupt(self, ctx: ParseContext) -> bool:
         run = PiRun.find(ctx)
         if run is None:

@@ -211,6 +211,16 @@ def _num(value: Any) -> int:
         return 0
 
 
+@dataclass
+class ClaudeSteers(PerRun):
+    """The steered messages of the running turn claude has not answered yet, by the ``uuid`` each was sent with: a
+    ``result`` whose ``user_message_uuids`` does not name one came before claude read it (a steer during the turn's
+    last step), and claude then runs one more cycle for it, so that result does not end the turn (CLI 2.1.332)."""
+
+    KEY = "claude_steers"
+    unread: set[str] = field(default_factory=set)
+
+
 class ClaudeAdapter(AgentAdapter):
     name = "claude"
     capabilities = AgentCapabilities(
@@ -294,6 +304,30 @@ class ClaudeAdapter(AgentAdapter):
         st.prewarm = "off"  # the prompt does the first-message work itself
         message = {"role": "user", "content": prompt_blocks(prompt)}
         ctx.send({"type": "user", "session_id": ctx.session_id or "", "message": message, "parent_tool_use_id": None})
+
+    def steer(self, prompt: Prompt, ctx: ParseContext) -> bool:
+        """A user message written mid-turn: claude folds it into the running turn at its next step (its next model
+        request carries it), as claude-agent-acp's ``_session/steering`` does through the SDK's same input stream.
+        Its ``uuid`` tells which ``result`` answered it (:class:`ClaudeSteers`)."""
+        message_id = str(uuid.uuid4())
+        ClaudeSteers.of(ctx).unread.add(message_id)
+        message = {"role": "user", "content": prompt_blocks(prompt)}
+        line = {"type": "user", "session_id": ctx.session_id or "", "message": message, "parent_tool_use_id": None}
+        ctx.send({**line, "uuid": message_id})
+        return True
+
+    def _result_before_steer(self, m: dict[str, Any], ctx: ParseContext) -> bool:
+        """This ``result`` ends a cycle that did not read a steered message (a steer during the turn's last step):
+        claude answers the steer in one more cycle, so the turn goes on. An interrupted or failed cycle ends the turn
+        as always (the steers are dropped with it)."""
+        steers = ClaudeSteers.find(ctx)
+        if steers is None or not steers.unread:
+            return False
+        steers.unread -= {str(u) for u in as_list(m.get("user_message_uuids"))}
+        if not steers.unread or ClaudeRun.of(ctx).interrupting or m.get("is_error") or m.get("subtype") != "success":
+            steers.unread.clear()
+            return False
+        return True
 
     def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
         question = ctx.questions.take(interaction_id)
@@ -702,6 +736,8 @@ class ClaudeAdapter(AgentAdapter):
     def _on_result(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         st = ClaudeRun.of(ctx)
         usage_events, turn_cost = self._usage(m, st)
+        if self._result_before_steer(m, ctx):
+            return usage_events  # the steered message's own cycle follows: the turn is not over
         interrupted, st.interrupting = st.interrupting, False
         pending, st.pending_error = st.pending_error, None
         turn_text, st.turn_text = st.turn_text, False

@@ -100,6 +100,10 @@ class ScriptedAdapter(AgentAdapter):
         ctx.send({"type": "interrupt"})
         return True
 
+    def steer(self, prompt: Prompt, ctx: ParseContext) -> bool:
+        ctx.send({"type": "steer", "text": prompt.as_text()})
+        return True
+
     def set_mode(self, mode: str, ctx: ParseContext) -> bool:
         ctx.send({"type": "mode", "mode": mode})
         return True

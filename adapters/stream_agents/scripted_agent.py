@@ -24,6 +24,7 @@ from typing import Any
 _inbox: "queue.Queue[dict[str, Any]]" = queue.Queue()
 _approvals: dict[str, "queue.Queue[bool]"] = {}
 _interrupted = threading.Event()
+_steers: "queue.Queue[str]" = queue.Queue()  # messages put into the running turn ("steer"), read at its next step
 _mode = "default"
 
 # Size knobs for benchmarks/bench.py; unset, the agent behaves exactly as before.
@@ -54,6 +55,8 @@ def _reader() -> None:
             _approvals.setdefault(message.get("id", ""), queue.Queue()).put(bool(message.get("allow")))
         elif kind == "mode":
             _mode = str(message.get("mode", "default"))
+        elif kind == "steer":
+            _steers.put(str(message.get("text", "")))
         else:
             _inbox.put(message)
     _inbox.put({"type": "eof"})
@@ -202,6 +205,8 @@ def scenario_progress(steps: int = 3) -> str:
 
 def handle_prompt(text: str, cwd: str) -> None:
     _interrupted.clear()
+    while not _steers.empty():  # a steer the last turn never read is not this turn's
+        _steers.get()
     lowered = text.lower()
     emit(type="turn_start")
     stop = "end_turn"
@@ -275,6 +280,9 @@ def handle_prompt(text: str, cwd: str) -> None:
             emit(type="text", text=f"word{i} ")
             if pause(0.02):
                 stop = "cancelled"
+                break
+            if not _steers.empty():  # steered: the message changes what the turn does next (it wraps up)
+                emit(type="text", text=f"Steered by: {_steers.get()} ")
                 break
     elif "progress" in lowered:
         stop = scenario_progress()

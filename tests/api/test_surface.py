@@ -47,8 +47,11 @@ def test_every_event_kind_is_in_the_table_and_the_removed_ones_are_gone() -> Non
 
 
 def test_the_removed_runtime_methods_are_gone() -> None:
-    for name in ("send", "approve", "deny", "pause", "resume", "once", "queue", "steer", "off"):
+    for name in ("send", "approve", "deny", "pause", "resume", "once", "queue", "off"):
         assert not hasattr(RunHandle, name), name
+    # steer is back, reachable now (``_session/steering``, ``Run.steer``); a queued prompt waits at the session's
+    # gate or in the API's own task, never in the run, so the run still has no ``queue``
+    assert hasattr(RunHandle, "steer")
     for name in ("approve_all", "deny_all", "on_pending"):
         assert not hasattr(InteractionChannel, name)
     assert "paused" not in {state.value for state in RunState}

@@ -4,11 +4,11 @@ deterministic: the agent is an in-memory process whose session opens only when t
 turns end only when the test says ("reply"), like an ACP agent still answering ``session/new``.
 
 For every sequence: each prompt ends exactly once, with the right answer (``end_turn`` for one that reached an
-agent and was answered, ``cancelled`` for one cancelled before it ended, the gate's refusal for a second prompt
-while one is accepted, the switch's error for one queued behind a switch that failed); what reached the agents did
-so at most once per prompt and in the order sent; a prompt answered ``end_turn`` reached an agent, one refused or
-failed reached none, and one cancelled before it reached an agent never does; and once everything has ended no
-prompt is left waiting anywhere.
+agent and was answered, ``cancelled`` for one cancelled before it ended, the switch's error for one queued behind a
+switch that failed); a prompt sent while others are accepted is queued, never refused, and runs after them; what
+reached the agents did so at most once per prompt and in the order sent; a prompt answered ``end_turn`` reached an
+agent, one failed reached none, and one cancelled before it reached an agent never does (a cancel withdraws every
+queued prompt); and once everything has ended no prompt is left waiting anywhere.
 """
 
 from __future__ import annotations
@@ -148,17 +148,14 @@ async def play(sequence: list[tuple[str, str]], root: Path) -> None:
 
     outcomes: dict[int, asyncio.Task[Any]] = {}
     cancelled_while_accepted: set[int] = set()
-    refused_at_admission: set[int] = set()
+    answered_in_order: list[int] = []  # prompts by the moment their answer came
     background: list[asyncio.Future[None]] = []  # cancels and switches
     withdrawn: set[int] = set()  # cancelled before they were given to an agent
 
     def accepted() -> list[int]:
-        return [i for i, task in outcomes.items() if not task.done() and i not in refused_at_admission]
+        return [i for i, task in outcomes.items() if not task.done()]
 
-    # What the model expects is read the moment each request starts (the session's gate decides then too).
-    async def prompt(index: int) -> dict[str, Any]:
-        if [i for i in accepted() if i != index]:
-            refused_at_admission.add(index)
+    async def prompt(index: int) -> dict[str, Any]:  # queued behind whatever is accepted: never refused
         return await world.session.prompt([{"type": "text", "text": world.prompts[index]}])
 
     async def cancel() -> None:
@@ -173,6 +170,7 @@ async def play(sequence: list[tuple[str, str]], root: Path) -> None:
             if op == "prompt":
                 world.prompts[index] = f"prompt {index}"
                 outcomes[index] = asyncio.ensure_future(prompt(index))
+                outcomes[index].add_done_callback(lambda _t, i=index: answered_in_order.append(i))
             elif op == "cancel":
                 background.append(asyncio.ensure_future(cancel()))
             elif op == "switch":
@@ -200,13 +198,13 @@ async def play(sequence: list[tuple[str, str]], root: Path) -> None:
     assert len(reached) == len(set(reached)), f"a prompt reached an agent twice: {reached}"
     order = [world.prompts[i] for i in sorted(world.prompts)]
     assert reached == [t for t in order if t in reached], f"prompts reached the agents out of order: {reached}"
+    ran = [
+        i for i in answered_in_order if not outcomes[i].exception() and outcomes[i].result()["stopReason"] == "end_turn"
+    ]
+    assert ran == sorted(ran), f"queued prompts were answered out of order: {ran}"
     for index, task in outcomes.items():
         text = world.prompts[index]
         error = task.exception()
-        if index in refused_at_admission:
-            assert isinstance(error, RpcError) and "already running" in error.message, (index, error)
-            assert text not in reached
-            continue
         if error is not None:  # only a switch that failed while the prompt waited behind it refuses it
             assert isinstance(error, RpcError) and "failed, so this prompt was not sent" in error.message, error
             assert BROKEN in error.message and text not in reached

@@ -1,6 +1,7 @@
 """The session gate's rules under every interleaving hypothesis can schedule (in-process, in event-loop steps):
-one holder at a time, in the order sent; a prompt runs only after every switch sent before it, and is refused when
-the last of them failed; a cancel answers only a prompt still waiting; nothing is left held."""
+one holder at a time, in the order sent; a prompt sent while another is accepted is queued, never refused, and runs
+after it; a prompt runs only after every switch sent before it, and is refused when the last of them failed; a
+cancel withdraws every prompt still waiting (and only those); nothing is left held."""
 
 from __future__ import annotations
 
@@ -61,10 +62,7 @@ async def run(sequence: list[tuple[str, bool, int]]) -> None:
         return "ok"
 
     async def prompt(index: int, steps: int) -> str:
-        if pending:
-            expected[index] = "busy"  # one prompt at a time
-        else:
-            pending.append(index)
+        pending.append(index)  # queued behind whatever is accepted: never refused
         before = {i for i in tasks if sequence[i][0] == "switch"}
         outstanding[index] = sorted(before - trace.finished)  # what it queues behind (it is accepted right here)
         try:
@@ -74,10 +72,9 @@ async def run(sequence: list[tuple[str, bool, int]]) -> None:
                 assert before <= trace.finished, "a prompt ran before a switch sent ahead of it had finished"
                 await hold(index, steps)
         except RpcError as exc:
-            return "busy" if "already running" in exc.message else f"error: {exc.message}"
+            return f"error: {exc.message}"
         finally:
-            if pending == [index]:
-                pending.clear()
+            pending.remove(index)
         return "ran"
 
     cancels: dict[int, bool] = {}
@@ -90,11 +87,12 @@ async def run(sequence: list[tuple[str, bool, int]]) -> None:
         elif kind == "prompt":
             tasks[index] = asyncio.ensure_future(prompt(index, steps))
         elif kind == "cancel":
-            waiting = [i for i in pending if i not in trace.started]
-            if waiting:
-                expected[waiting[0]] = "cancelled"
-            cancels[index] = gate.cancel_waiting_prompt()
-            assert cancels[index] == bool(waiting)
+            waiting = [i for i in pending if i not in trace.started and expected.get(i) != "cancelled"]
+            for i in waiting:  # every prompt still waiting is withdrawn, not only the first (each once)
+                expected[i] = "cancelled"
+            withdrawn = gate.withdraw_waiting_prompts()
+            assert withdrawn == len(waiting), (withdrawn, waiting)
+            cancels[index] = bool(withdrawn)
         for _ in range(steps if kind == "wait" else 1):
             await asyncio.sleep(0)
     outcomes = {i: await t for i, t in tasks.items()}
@@ -104,7 +102,7 @@ async def run(sequence: list[tuple[str, bool, int]]) -> None:
         assert outcomes[index] in want.split("/") if want == "ok/failed" else outcomes[index] == want, (index, outcomes)
     assert trace.held == sorted(trace.held), "the gate was not taken in the order sent"
     for index, outcome in outcomes.items():
-        if sequence[index][0] != "prompt" or outcome in ("busy", "cancelled"):
+        if sequence[index][0] != "prompt" or outcome == "cancelled":
             continue
         ahead = outstanding[index]
         last_failed = bool(ahead) and outcomes[ahead[-1]] == "failed"
@@ -174,8 +172,68 @@ async def test_a_prompt_behind_a_switch_still_answers_a_cancel_at_once() -> None
     await asyncio.sleep(0)
     waiting = asyncio.ensure_future(prompt_started(gate))
     await asyncio.sleep(0)
-    assert gate.cancel_waiting_prompt()
+    assert gate.withdraw_waiting_prompts() == 1
     assert await waiting is False  # answered while the switch still holds the session
     assert not switching.done()
     release.set()
     await switching
+
+
+@pytest.mark.asyncio
+async def test_a_prompt_sent_while_one_runs_is_queued_and_runs_next_in_order() -> None:
+    """The old gate refused the second prompt ("already running"); now each waits for the turns before it."""
+    gate = SessionGate()
+    order: list[int] = []
+    release = asyncio.Event()
+
+    async def turn(index: int) -> bool:
+        async with gate.turn() as started:
+            if started:
+                order.append(index)
+                if index == 0:
+                    await release.wait()
+            return started
+
+    tasks = [asyncio.ensure_future(turn(i)) for i in range(3)]
+    await asyncio.sleep(0)
+    assert order == [0] and gate.waiting_prompts == 2 and gate.turn_running
+    release.set()
+    assert await asyncio.gather(*tasks) == [True, True, True]
+    assert order == [0, 1, 2]
+
+
+@pytest.mark.asyncio
+async def test_a_cancel_withdraws_every_queued_prompt_and_leaves_the_running_turn_to_the_session() -> None:
+    gate = SessionGate()
+    release = asyncio.Event()
+
+    async def running() -> bool:
+        async with gate.turn() as started:
+            await release.wait()
+            return started
+
+    first = asyncio.ensure_future(running())
+    await asyncio.sleep(0)
+    queued = [asyncio.ensure_future(prompt_started(gate)) for _ in range(2)]
+    await asyncio.sleep(0)
+    assert gate.withdraw_waiting_prompts() == 2
+    assert await asyncio.gather(*queued) == [False, False]  # answered at once, while the turn still runs
+    assert gate.turn_running and not first.done()
+    release.set()
+    assert await first is True
+    assert not gate.prompt_accepted
+
+
+@pytest.mark.asyncio
+async def test_every_prompt_queued_behind_a_failed_switch_is_refused_with_its_reason() -> None:
+    gate = SessionGate()
+    release = asyncio.Event()
+    switching = asyncio.ensure_future(held_switch(gate, release, fails=True))
+    await asyncio.sleep(0)
+    waiting = [asyncio.ensure_future(prompt_started(gate)) for _ in range(2)]
+    await asyncio.sleep(0)
+    release.set()
+    results = await asyncio.gather(*waiting, return_exceptions=True)
+    assert all(isinstance(r, RpcError) and "failed, so this prompt was not sent" in r.message for r in results)
+    with pytest.raises(RpcError):
+        await switching
