@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from acp_mux.core.lazy_events import ev
+from acp_mux.core.limit_times import wait_text
 
 if TYPE_CHECKING:
     from acp_mux.core.events import AuthErrorEvent, BaseEvent, CrashEvent, ErrorEvent, RateLimitErrorEvent
@@ -72,10 +73,11 @@ def _rate_limited(event: RateLimitErrorEvent) -> TurnOutcome:
     what happened and, when the agent said, when the limit lifts or how long to wait; ``data`` carries the same
     for a client to act on (``limit``: ``quota`` for a usage limit, ``rate`` for any other; ``resetsAt``: epoch
     seconds, from the agent's own field)."""
-    if event.resets_at:
-        wait = f" It resets at {reset_time(event.resets_at)}."
+    when = reset_time(event.resets_at) if event.resets_at else ""
+    if when:
+        wait = f" It resets at {when}."
     else:
-        wait = f" Retry after {event.retry_after_ms / 1000:.0f}s." if event.retry_after_ms else ""
+        wait = f" Retry after {wait_text(event.retry_after_ms)}." if event.retry_after_ms else ""
     what = "Usage limit reached" if event.kind == "quota" else "Rate limited or out of quota"
     message = f"{what}: {event.message.rstrip('. ')}.{wait}"
     data: dict[str, JsonValue] = {"reason": "rate_limited", "limit": event.kind}
@@ -87,10 +89,14 @@ def _rate_limited(event: RateLimitErrorEvent) -> TurnOutcome:
 
 
 def reset_time(epoch_s: int) -> str:
-    """When a limit lifts, in the person's local time with its zone (``15:00 CET``), the date too when not today."""
+    """When a limit lifts, in the person's local time with its zone (``15:00 CET``), the date too when not today;
+    empty when ``epoch_s`` is no time this machine can show (the events hold sane times: this is the last guard)."""
     from datetime import datetime
 
-    when = datetime.fromtimestamp(epoch_s).astimezone()
+    try:
+        when = datetime.fromtimestamp(epoch_s).astimezone()
+    except (OverflowError, OSError, ValueError, TypeError):
+        return ""
     now = datetime.now().astimezone()
     shown = when.strftime("%H:%M %Z") if when.date() == now.date() else when.strftime("%a %d %b %H:%M %Z")
     return shown.strip()

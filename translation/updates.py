@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, cast
 
 from acp_mux.translation.diffs import DiffLike, diff_content, diffs_for, read_existing, relative_title, resolve
 from acp_mux.translation.output import BoundedOutput, cap_text, cap_value
+from acp_mux.core.limit_times import wait_text
 from acp_mux.translation.plans import plan_entries
 
 if TYPE_CHECKING:  # the event classes and the ACP TypedDicts are types only here: no import cost on the hot path
@@ -590,7 +591,7 @@ class UpdateTranslator:
         return [notice(f"\n\n_(context compacted{': ' + e.summary if e.summary else ''})_\n\n")]
 
     def _on_rate_limited(self, e: ev.RateLimitedEvent) -> list[Update]:
-        wait = f" for {e.retry_after_ms / 1000:.0f}s" if e.retry_after_ms else ""
+        wait = f" for {wait_text(e.retry_after_ms)}" if e.retry_after_ms else ""
         return [notice(f"\n\n_(rate limited by the model provider; waiting{wait})_\n\n")]
 
     def _on_retry(self, e: ev.RetryEvent) -> list[Update]:

@@ -439,11 +439,15 @@ class Run:
         payloads, outcome = updates_for_event(
             self._translator, event, login_command=self._adapter.login_command, cancelled=self._cancelled
         )
-        if self.on_update is not None:
-            for payload in payloads:
-                self.on_update(payload)
         if outcome is not None:
             self._outcome = outcome
+        self._follow(event)
+        if self.on_update is not None:  # last: a caller's callback that raises fails the turn (RunHandle), but
+            for payload in payloads:  # the turn's outcome and record are already taken from this event
+                self.on_update(payload)
+
+    def _follow(self, event: BaseEvent) -> None:
+        """What the run keeps from ``event``: the turn's text, the agent's session id and mode, its questions."""
         match event.type:
             case "text_delta":
                 self._text.append(getattr(event, "delta", ""))

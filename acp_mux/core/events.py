@@ -32,12 +32,14 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     TypeAdapter,
     ValidationError,
+    field_validator,
     model_serializer,
 )
 from pydantic.alias_generators import to_camel
 
 from acp_mux.core.event_codes import ErrorCode, now_ms
 from acp_mux.core.joined_text import JoinedText
+from acp_mux.core.limit_times import epoch_seconds, wait_ms
 
 __all__ = [
     "AgentEvent",
@@ -518,6 +520,12 @@ class RateLimitedEvent(BaseEvent):
     type: Literal["rate_limited"] = "rate_limited"
     retry_after_ms: int | None = None
 
+    @field_validator("retry_after_ms", mode="before")
+    @classmethod
+    def _sane_wait(cls, value: object) -> int | None:
+        """The agent's wait is input: a wait of up to a year, else none (``limit_times``)."""
+        return wait_ms(value)
+
 
 class ContextLimitWarningEvent(BaseEvent):
     type: Literal["context_limit_warning"] = "context_limit_warning"
@@ -577,6 +585,18 @@ class RateLimitErrorEvent(BaseEvent):
     retry_after_ms: int | None = None
     kind: Literal["quota", "rate"] = "rate"
     resets_at: int | None = None
+
+    @field_validator("retry_after_ms", mode="before")
+    @classmethod
+    def _sane_wait(cls, value: object) -> int | None:
+        """The agent's wait is input: a wait of up to a year, else none (``limit_times``)."""
+        return wait_ms(value)
+
+    @field_validator("resets_at", mode="before")
+    @classmethod
+    def _sane_reset(cls, value: object) -> int | None:
+        """The agent's reset time is input: epoch seconds of this century (from s, ms or µs), else none."""
+        return epoch_seconds(value)
 
 
 class ContextExceededEvent(BaseEvent):

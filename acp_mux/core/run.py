@@ -206,6 +206,7 @@ class RunHandle:
         self._timeout_kind: str | None = None
         self._terminal_emitted = False
         self._terminal_type: str | None = None
+        self._turn_failed_by_handler = False  # a handler raised in this turn: the turn already ends failed
         self._interrupted = False
         self._prompt_coming = False  # continue_ waits for the process to start: a prompt it has not handed over
         self._exit: ExitStatus | None = None
@@ -419,7 +420,10 @@ class RunHandle:
         if event.type not in _ACTIVITY_EXEMPT:
             self._last_activity = asyncio.get_running_loop().time()
         self._acc.add(event)
-        self._dispatch(event)
+        failed = self._dispatch(event)
+        ends = event.type == "turn_end" or ev.is_terminal_event(event)
+        if failed is not None and ends:  # the failure goes before the end it belongs to
+            self._emit(failed)
         self._buffer.append(event)
         if ev.is_terminal_event(event) and event.type != "interrupted":
             self._terminal_emitted = True
@@ -429,20 +433,33 @@ class RunHandle:
                 # a terminal error halts the run (spec 000 §21): a persistent process must not linger
                 asyncio.get_running_loop().create_task(self._stop_process(self.options.grace_period_s))
         self._after_emit(event)
+        if failed is not None and not ends:
+            self._emit(failed)
+        if event.type == "turn_end":
+            self._turn_failed_by_handler = False
 
     def _emit_terminal(self, event: BaseEvent) -> None:
         if not self._terminal_emitted:
             self._emit(event)
 
-    def _dispatch(self, event: BaseEvent) -> None:
+    def _dispatch(self, event: BaseEvent) -> ev.ErrorEvent | None:
+        """Every handler gets the event, whatever an earlier one did (spec 002 §12.2: keep delivering). A handler that
+        raises fails the turn: what it did not do (a session's outcome, its log, a reply) is missing, so the turn
+        must not look finished. The error event that says so is returned for :meth:`_emit` to place (before the
+        turn's end), once a turn; later failures of the same turn, and a failure handling that error, are logged."""
         handlers = self._handlers.get(event.type, [])
         every = self._handlers.get("*")  # ``on("*", h)``: every event, in emission order (the session's log)
+        failure: ev.ErrorEvent | None = None
         for handler in handlers + every if every else list(handlers):
             try:
                 handler(event)
-            except Exception as exc:  # spec 002 §12.2: report, keep delivering
-                if event.type != "debug":
-                    self._warn(f'Handler error for event "{event.type}": {exc}')
+            except Exception as exc:
+                log.exception("run %s: a handler failed on its %s event", self.run_id, event.type)
+                if failure is None and not self._turn_failed_by_handler:
+                    self._turn_failed_by_handler = True
+                    message = f"acp-mux failed handling the agent's {event.type} event: {type(exc).__name__}: {exc}"
+                    failure = ev.ErrorEvent(code=ErrorCode.INTERNAL, message=message, recoverable=True)
+        return failure
 
     def _warn(self, message: str) -> None:
         self._emit(ev.DebugEvent(level="warn", message=message))
@@ -450,7 +467,9 @@ class RunHandle:
     def _on_overflow(self, dropped: int) -> None:
         log.warning("run %s: event buffer overflow, %d events dropped", self.run_id, dropped)
         warning = self._stamp(ev.DebugEvent(level="warn", message=f"Event buffer overflow: {dropped} events dropped"))
-        self._dispatch(warning)
+        failed = self._dispatch(warning)
+        if failed is not None:  # the buffer is mid-append here: the failure follows on the loop's next turn
+            asyncio.get_running_loop().call_soon(self._emit, failed)
 
     def _after_emit(self, event: BaseEvent) -> None:
         if event.type not in _FOLLOWED_UP:  # one set lookup for the stream of deltas

@@ -283,6 +283,7 @@ class AcpServer:
             forked_from=source.session_id,
             native_fork_from=native,
             failover=source.failover,  # the person's choice for this conversation goes with it
+            entry=source.entry,  # a fork of a session that carried on from a single-agent entry stays in it
         )
         how = "native" if native else "handover"
         try:
@@ -355,7 +356,7 @@ class AcpServer:
             raise p.invalid("session/list: cwd must be an absolute path")
         records = self.store.list(cwd=cwd)
         if self.choices is None:  # this agent's sessions, and those that carried on from it at a limit
-            records = [r for r in records if r.agent == self.adapter.name or self.adapter.name in r.turn_agents]
+            records = [r for r in records if self._of_this_entry(r)]
         cursor = request.cursor
         start = int(cursor) if cursor and cursor.isascii() and cursor.isdigit() and len(cursor) < 10 else 0
         if cursor and not start and cursor != "0":
@@ -540,12 +541,18 @@ class AcpServer:
 
         return get_adapter(name)
 
+    def _of_this_entry(self, record: SessionRecord) -> bool:
+        """A session of this single-agent entry: its agent's, or one that carried on from it at a limit (the entry
+        it was opened in, or, in records written before ``entry`` was kept, a turn its agent answered)."""
+        name = self.adapter.name
+        return record.agent == name or record.entry == name or name in record.turn_agents
+
     def _stored(self, session_id: str) -> SessionRecord:
         record = self.store.get(session_id)
         servable = record is not None and (
             record.agent == self.adapter.name
             or (self.choices is not None and record.agent in self.choices.names)
-            or (self.usable_agents is not None and self.adapter.name in record.turn_agents)  # carried on at a limit
+            or (self.usable_agents is not None and self._of_this_entry(record))  # carried on at a limit
         )
         if record is None or not servable:
             raise RpcError(RESOURCE_NOT_FOUND, f"no {self.adapter.name} session {session_id!r}", {"uri": session_id})

@@ -78,7 +78,8 @@ class Offer:
 
     def text(self) -> str:
         """The question, as the person reads it."""
-        when = f" It resets at {reset_time(self.resets_at)}." if self.resets_at else ""
+        shown = reset_time(self.resets_at) if self.resets_at else ""
+        when = f" It resets at {shown}." if shown else ""
         return (
             f"{self.limited_label} hit its usage limit.{when} Carry on with another agent? The prompt that failed "
             "is sent again to the agent you choose, with the conversation so far."

@@ -607,6 +607,7 @@ class LiveSession:
             turns = len(turns_from_record(folded_conversation(self.history()), []))
             self.record.turn_agents = [self.adapter.name] * turns
             self.record.seen_turns = {self.adapter.name: turns}
+            self.record.entry = self.record.entry or self.adapter.name  # before its first answer, turns are none
         await self._switch_to(name)
 
     async def _resend(self, prompt: Prompt) -> acp.PromptResponse:

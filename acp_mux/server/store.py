@@ -83,6 +83,9 @@ class SessionRecord:
     forked_from: str | None = None
     native_fork_from: str | None = None
     failover: str | None = None  # the session's failover setting (ask, never, an agent); None: ACP_MUX_FAILOVER
+    # The single-agent editor entry (``--agent NAME``) of a session that carried on with another agent at a limit:
+    # it stays listed and loadable there, also when the limit came before that agent answered any turn.
+    entry: str | None = None
 
     @classmethod
     def from_json(cls, data: Any) -> "SessionRecord":

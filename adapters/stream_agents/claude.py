@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Literal
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.interaction import AgentEnd
+from acp_mux.core.limit_times import upcoming_reset
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
@@ -111,6 +112,7 @@ _AUTH_TEXT = re.compile(r"invalid api key|authentication|/login|oauth token|inva
 _CONTEXT_TEXT = re.compile(r"prompt is too long|context (window|length)|too many tokens", re.I)
 _TOKENS_OVER = re.compile(r"(\d[\d,]*)\s*tokens?\s*>\s*(\d[\d,]*)")
 _USAGE_LIMIT = re.compile(r"usage limit reached\|(\d{9,})", re.I)
+_ITS_RESET_TIME = re.compile(r"\s*[·|-]\s*resets\b.*$", re.I | re.S)  # "... 5-hour limit · resets 1:24am (UTC)"
 _TRANSIENT_429 = "not your usage limit"  # claude's own words for a 429 that is not the account's limit
 
 
@@ -207,7 +209,7 @@ def _subagent_text(parent: str, kind: Any, block: dict[str, Any]) -> list[BaseEv
 def _num(value: Any) -> int:
     try:
         return int(value or 0)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # a count is input too: ``1e400`` reads as infinity
         return 0
 
 
@@ -513,7 +515,7 @@ class ClaudeAdapter(AgentAdapter):
     def _on_rate_limit_event(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         info = as_dict(m.get("rate_limit_info"))
         status = info.get("status")
-        resets = _num(info.get("resetsAt"))
+        resets = upcoming_reset(info.get("resetsAt"))  # seconds or milliseconds, maybe past or nonsense: input
         retry_ms = max(resets * 1000 - int(time.time() * 1000), 0) if resets else None
         st = ClaudeRun.of(ctx)
         st.rate_rejected = status == "rejected" and info.get("isUsingOverage") is not True  # (overage: it goes on)
@@ -857,10 +859,13 @@ def classify_error(
         retry = rate_reset_ms
         limit = _USAGE_LIMIT.search(message)
         if limit:
-            retry = max(int(limit.group(1)) * 1000 - int(time.time() * 1000), 0)
+            until = upcoming_reset(limit.group(1))
+            retry = max(until * 1000 - int(time.time() * 1000), 0) if until else None
             message = "Claude usage limit reached"
         quota = (rejected is not None or limit is not None) and _TRANSIENT_429 not in message.lower()
         resets_at = rejected[0] if quota and rejected is not None else None
+        if quota:  # claude's own " · resets <when>" is its reading of the same number (year 58880 from ms): ours
+            message = _ITS_RESET_TIME.sub("", message) or message  # is checked, and said after the message
         return ev.RateLimitErrorEvent(
             message=message, retry_after_ms=retry, kind="quota" if quota else "rate", resets_at=resets_at
         )

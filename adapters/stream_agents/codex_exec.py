@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.lazy_events import ev
+from acp_mux.core.limit_times import upcoming_reset
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import ExitStatus, SpawnSpec
 from acp_mux.core.prompt import file_uri_to_path
@@ -158,7 +159,7 @@ def limit_resets_at(rate_limits: Any) -> int | None:
     """From an ``account/rateLimits/updated`` snapshot: when the used-up window (``usedPercent`` ≥ 100) resets,
     the later one if both are (``primary``/``secondary`` ``resetsAt``, epoch seconds); None while none is used up."""
     resets = [
-        as_int(window.get("resetsAt"))
+        upcoming_reset(window.get("resetsAt"))  # codex says seconds; any other unit or nonsense is input too
         for window in (as_dict(as_dict(rate_limits).get(key)) for key in ("primary", "secondary"))
         if isinstance(window.get("usedPercent"), (int, float)) and window["usedPercent"] >= 100
     ]

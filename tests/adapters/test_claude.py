@@ -356,8 +356,11 @@ def _limited(text: str) -> list:
     ]
 
 
+NOW = int(__import__("time").time())
+
+
 @given(
-    resets=hs.one_of(hs.none(), hs.integers(min_value=1, max_value=4_000_000_000)),
+    resets=hs.one_of(hs.none(), hs.integers(min_value=NOW, max_value=NOW + 300 * 86_400)),
     text=hs.sampled_from([USAGE_LIMIT_TEXT, RATE_LIMIT_TEXT, "API Error: 429 resets 11pm"]),
     status=hs.sampled_from(["rejected", "allowed", "allowed_warning", None]),
 )

@@ -4,6 +4,8 @@ protocol messages: app-server JSON-RPC (``adapters/rpc_agents/codex.py``) and th
 
 from __future__ import annotations
 
+import time
+
 import json
 from pathlib import Path
 from typing import Any
@@ -816,12 +818,11 @@ def test_a_usage_limit_is_a_quota_with_the_reset_time_of_the_used_up_window(kind
     time from the rate-limit snapshot's ``resetsAt``, never from the message's words."""
     error = {"message": "You've hit your usage limit. Try again at 3:04 PM.", "codexErrorInfo": kind}
     notice = {"method": "error", "params": {"threadId": "T1", "turnId": "U1", "willRetry": False, "error": error}}
-    events = _turn(_limits(100.0, 1_900_000_000), notice, status="failed", error=error)
+    resets = int(time.time()) + 3 * 3600
+    events = _turn(_limits(100.0, resets), notice, status="failed", error=error)
     limit = next(e for e in events if e.type == "rate_limit_error")
-    assert (limit.kind, limit.resets_at) == ("quota", 1_900_000_000)
-    below = next(
-        e for e in _turn(_limits(42.0, 1_900_000_000), status="failed", error=error) if e.type == "rate_limit_error"
-    )
+    assert (limit.kind, limit.resets_at) == ("quota", resets)
+    below = next(e for e in _turn(_limits(42.0, resets), status="failed", error=error) if e.type == "rate_limit_error")
     assert (below.kind, below.resets_at) == ("quota", None)  # no window used up: no reset time to tell
 
 

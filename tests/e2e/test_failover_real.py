@@ -179,3 +179,60 @@ async def test_an_editor_with_forms_is_asked_by_a_form_and_codex_carries_on(tmp_
         assert "tests/test_parse.py" in client.text()
     finally:
         agents.close()
+
+
+async def test_claude_limited_with_a_reset_in_milliseconds_ends_with_the_typed_error_and_a_sane_time(
+    tmp_path: Path,
+) -> None:
+    """Issue 39, class 1: a limit's numbers are input. The usage limit's reset comes in milliseconds (claude passes
+    the header's number on as ``resetsAt``): the question names the right time, and "Stop" ends the prompt with
+    the typed rate-limit error, ``resetsAt`` in epoch seconds (before: -32603 "failed to handle session/prompt")."""
+    agents = LimitedClaude("auto", require_cli("claude"), tmp_path)
+    server = agents.serve("failover_claude", delta_delay=0, error="quota", quota_reset_unit="ms")
+    asked: list[Any] = []
+    client = RecordingClient(choose=lambda options, call: asked.append(call) or "failover:stop")
+    try:
+        async with agents.bridge(client) as (conn, _):
+            sid = await agents.session(conn)
+            with pytest.raises(acp.RequestError) as failed:
+                await prompt(conn, sid, FIRST)
+        [limited] = step_requests(server, FIRST, "/messages")
+        resets = limited["resets_at"]  # epoch seconds; the header carried resets * 1000
+        assert failed.value.data is not None and failed.value.data["resetsAt"] == resets, failed.value
+        assert failed.value.data["limit"] == "quota" and "58880" not in str(failed.value)
+        assert reset_time(resets) in str(failed.value)
+        [call] = asked
+        assert "usage limit" in call.title and reset_time(resets) in call.title, call.title
+    finally:
+        agents.close()
+
+
+async def test_limited_at_the_first_prompt_of_a_claude_entry_the_session_stays_in_that_entry(tmp_path: Path) -> None:
+    """Issue 39, class 2: the limit hits the very first prompt of an ``--agent claude`` session (claude never
+    answered, so the session has no claude session of its own); the person carries on with codex. After a restart
+    the session is listed and loaded in the same ``--agent claude`` entry, with codex and the whole turn (before:
+    "no claude session")."""
+    agents = LimitedClaude("claude", require_cli("claude"), tmp_path)
+    agents.serve("failover_claude", delta_delay=0, error="quota")
+    client, asked = carrying_on(agents, "codex")
+    try:
+        async with agents.bridge(client) as (conn, _):
+            sid = await agents.session(conn)
+            first = await prompt(conn, sid, FIRST)
+            assert first.stop_reason == "end_turn", agents.log()[-3000:]
+        assert len(asked) == 1
+        again = RecordingClient()
+        async with agents.bridge(again) as (conn, _):
+            await conn.initialize(protocol_version=1)
+            listed = await conn.list_sessions(cwd=str(agents.cwd))
+            assert [s.session_id for s in listed.sessions] == [sid]
+            loaded = await conn.load_session(session_id=sid, cwd=str(agents.cwd), mcp_servers=[])
+            assert {o.id: o.current_value for o in loaded.config_options}["agent"] == "codex"
+            replayed = again.text()
+            assert "tests/test_parse.py" in replayed, replayed
+            agents.rescript("failover_codex", delta_delay=0)
+            after = await prompt(conn, sid, SECOND)  # the loaded session goes on with codex
+            assert after.stop_reason == "end_turn", agents.log()[-3000:]
+        assert "".join(u.content.text for u in again.of("user_message_chunk")).count(FIRST) == 1
+    finally:
+        agents.close()

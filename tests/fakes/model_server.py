@@ -44,6 +44,7 @@ A scenario is a JSON file (or the equivalent dict)::
      "retry_after": "0",       # value of the retry-after header on 429s
      "error_headers": {...},   # extra headers on every 401/429 (e.g. {"x-should-retry": "false"})
      "quota_reset_s": 7200,    # quota mode: the usage limit resets this many seconds after the request
+     "quota_reset_unit": "ms", # quota mode: the reset time's header in milliseconds (default "s", as the APIs send)
      "helper_text": "...",     # answer to helper requests (no tools)
      "done_text": "...",       # answer once the steps are used up
      "scripts": {"<marker>": {"steps": [...], "done_text": "..."}}}
@@ -119,6 +120,7 @@ DEFAULTS: dict[str, Any] = {
     "retry_after": "0",
     "error_headers": {},
     "quota_reset_s": 7200,
+    "quota_reset_unit": "s",
     "helper_text": "Fake helper reply",
     "done_text": "All done.",
     "model": None,  # echo the requested model unless a scenario pins one
@@ -1200,7 +1202,7 @@ class ModelServer:
             self._update(record, status=status, resets_at=resets if error == "quota" else None)
             headers = {"retry-after": str(self.scenario["retry_after"])} if error == "rate" else {}
             if error == "quota":
-                headers = quota_headers(api, resets)
+                headers = quota_headers(api, resets * 1000 if self.scenario["quota_reset_unit"] == "ms" else resets)
             handler.send_json(status, payload, {**headers, **self.scenario["error_headers"]})
             return
         if not _wants_stream(api, handler.path, body):

@@ -402,3 +402,77 @@ async def test_the_failover_option_is_offered_set_checked_and_kept_with_the_sess
                 await conn.set_config_option(config_id=fo.FAILOVER_OPTION, session_id=sid, value=bad)
     record = json.loads((tmp_path / "state" / "sessions" / f"{sid}.json").read_text())
     assert record["failover"] == "beta"
+
+
+# ── issue 39, class 2: failover from a single-agent entry at any moment ─────────────────────────────────────────
+class StubConnection:
+    """The editor connection an :class:`AcpServer` registers its methods on (called directly here, by ``call``)."""
+
+    def __init__(self) -> None:
+        self.notes: list[tuple[str, Any]] = []
+
+    def method(self, name: str, handler: Any) -> None: ...
+
+    def notification(self, name: str, handler: Any) -> None: ...
+
+    def on_cancel_request(self, name: str, handler: Any) -> None: ...
+
+    def notify(self, method: str, params: Any) -> None:
+        self.notes.append((method, params))
+
+    async def request(self, method: str, params: Any) -> Any:
+        raise AssertionError(f"nothing is asked on load: {method}")
+
+    async def writable(self) -> None: ...
+
+
+async def _entry_after_restart(root: Path, handed: list[tuple[str, str]]) -> tuple[list[str], dict[str, Any]]:
+    """A new ``--agent a`` server on the same store (the bridge restarted): the sessions it lists, and what loading
+    ``s1`` answers."""
+    from acp_mux.server.bridge import AcpServer
+
+    choices = AgentChoices(("a", "b", "c"), root)
+    server = AcpServer(
+        StubConnection(),  # type: ignore[arg-type]
+        InstantAdapter("a", handed),
+        BridgeConfig(agent="a"),
+        SessionStore(root),
+        usable_agents=lambda: choices,
+    )
+    with mock.patch.object(AcpServer, "_adapter_of", lambda self, name: InstantAdapter(name, handed)):
+        listed = await server.call("session/list", {"cwd": str(root)})
+        loaded = await server.call("session/load", {"sessionId": "s1", "cwd": str(root), "mcpServers": []})
+    for session in list(server.sessions.values()):
+        await session.close()
+    return [s["sessionId"] for s in listed["sessions"]], loaded.result
+
+
+@settings(max_examples=25, deadline=None)
+@given(before=st.integers(min_value=0, max_value=2), to=st.sampled_from(["b", "c"]), after=st.booleans())
+def test_a_single_agent_session_that_carried_on_at_any_prompt_stays_listed_and_loadable_in_its_entry(
+    before: int, to: str, after: bool
+) -> None:
+    """The limit hits the ``--agent a`` session's prompt number ``before + 1`` (the very first one included: a never
+    answered anything, so no turn of the record is a's), the person carries on with ``to``; after a restart the
+    ``--agent a`` entry lists the session and loads it, with ``to`` as its agent (before: "no a session")."""
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        world = make_world(root, [picked(f"failover:{to}")], every_agent=False)
+        limited: set[str] = set()
+
+        async def story() -> list[object]:
+            results = []
+            async with live(world, limited):
+                for n in range(before):
+                    results.append(await ask(world, f"earlier {n}"))
+                limited.add("a")
+                results.append(await ask(world, "the one that fails"))
+                if after:
+                    results.append(await ask(world, "and after"))
+            return results
+
+        results = asyncio.run(story())
+        assert all(r == {"stopReason": "end_turn"} for r in results), results
+        listed, loaded = asyncio.run(_entry_after_restart(root, world.handed))
+    assert listed == ["s1"]
+    assert {o["id"]: o["currentValue"] for o in loaded["configOptions"]}["agent"] == to
