@@ -23,7 +23,8 @@ transcripts in ``tests/fixtures/hermes``):
   file does not exist (a patch of a missing file fails without asking), else completed, as hermes went on without
   reporting an error. The diff it asked with stays on the call;
 - a failed model request is no JSON-RPC error: one text chunk "HTTP 401: …" or "API call failed after 1 retries:
-  HTTP 429: …" and ``end_turn`` without usage. That turn becomes a typed auth or rate-limit error;
+  HTTP 429: …" and ``end_turn`` without usage. That turn becomes a typed auth or rate-limit error; a model that
+  cannot be reached ("API call failed after 3 retries: Connection error.") the typed error (``unreachable.py``);
 - text after a tool call starts with "\\n\\n": the bridge starts each message without leading blank lines;
 - a cancel while a question is open breaks hermes: whether the question is answered "cancelled" (ACP) or with
   hermes' own "deny", the prompt fails (-32603 "'NoneType' object has no attribute 'startswith'") and hermes
@@ -51,6 +52,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from acp_mux.adapters.acp_agents import hermes_plugins
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, retry_note
+from acp_mux.adapters.acp_agents.unreachable import unreachable_answer, unreachable_failure
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode
@@ -337,7 +339,12 @@ class HermesAdapter(AcpClientAdapter):
         run = HermesRun.of(ctx)
         text = run.last_text.strip()
         found = _HTTP_FAILURE.match(text)
-        if stop != "end_turn" or run.saw_usage or found is None:
+        if stop != "end_turn" or run.saw_usage:
+            return None
+        unreachable = unreachable_answer(text)  # "API call failed after 3 retries: Connection error."
+        if unreachable is not None:
+            return unreachable_failure(unreachable, ctx)
+        if found is None:
             return None
         return self.failure(
             {"code": int(found.group(1)), "message": text.splitlines()[0]}, ctx, during="session/prompt"

@@ -24,7 +24,10 @@ transcripts in ``tests/fixtures/omp``):
   omp's message, as it is written; the final failure is a JSON-RPC error (a 500) or the "429 …" turn above. The
   HTTP layer's retries are logged by no one, so the bridge starts omp with ``-e omp_extension/http_failures.ts``,
   which logs each retryable failed model answer (status and message only) into that same file: the first of a
-  prompt is shown at once, while omp still retries the request.
+  prompt is shown at once, while omp still retries the request;
+- a model address where nothing answers (ECONNREFUSED) is retried by omp for ~30 s in silence, then ends as a
+  ``refusal`` with the error as text. The extension logs the first request that got no answer; the bridge then
+  cancels omp's prompt and ends the turn with the typed error within a second or two (``unreachable.py``).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from acp_mux.adapters.acp_agents import omp_retries
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, retry_note
+from acp_mux.adapters.acp_agents.unreachable import unreachable_answer, unreachable_failure
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.log_follow import SideLog
@@ -68,6 +72,7 @@ class OmpRun(AcpRun):
     failed_turns: int = 0  # turn attempts of the prompt in flight that failed at the provider (omp's log)
     answer_shown: bool = False  # the prompt's first failed HTTP answer was shown (acp-mux's omp extension)
     prompt_sent_at: float = 0.0  # wall clock when the prompt in flight was sent (omp's log lines carry wall time)
+    unreachable: str = ""  # the prompt's model request got no answer at all (acp-mux's extension): why
 
 
 class OmpAdapter(AcpClientAdapter):
@@ -99,13 +104,16 @@ class OmpAdapter(AcpClientAdapter):
         run = OmpRun.find(ctx)
         if run is None or run.prompt_in_flight is None:
             return []
-        answer = omp_retries.failed_answer(line)
-        found = omp_retries.failed_turn(line) if answer is None else None
-        if answer is None and found is None:
+        unreachable = omp_retries.unreachable(line)
+        answer = omp_retries.failed_answer(line) if unreachable is None else None
+        found = omp_retries.failed_turn(line) if answer is None and unreachable is None else None
+        if answer is None and found is None and unreachable is None:
             return []
         written = omp_retries.logged_at(line)
         if written is not None and written + STAMP_PRECISION_S < run.prompt_sent_at:
             return []  # an earlier prompt's line, read late (the follower polls): not this prompt's failure
+        if unreachable is not None:
+            return self._unreachable(unreachable, run, ctx)
         if answer is not None:
             if run.answer_shown or not omp_retries.retried(answer[0]):
                 return []
@@ -127,9 +135,28 @@ class OmpAdapter(AcpClientAdapter):
         reason = f"the model request failed ({found[1]}); omp tries again"
         return retry_note(ev.RetryEvent(attempt=run.failed_turns, max_attempts=limit, reason=reason), ctx)
 
+    def _unreachable(self, reason: str, run: OmpRun, ctx: ParseContext) -> list[BaseEvent]:
+        """Nothing answered at the model's address: omp would retry in silence for ~30 s, then call the turn a
+        refusal. The turn is over now: omp's prompt is cancelled, and its answer to that becomes the typed error
+        (:meth:`failed_turn`)."""
+        if run.unreachable or run.session_id is None:
+            return []
+        run.unreachable = reason
+        run.peer.notify(ctx, "session/cancel", {"sessionId": run.session_id})
+        return [ev.DebugEvent(level="info", message=f"omp: the model could not be reached ({reason})")]
+
     def before_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
         run = OmpRun.of(ctx)
-        run.failed_turns, run.answer_shown, run.prompt_sent_at = 0, False, time.time()
+        run.failed_turns, run.answer_shown, run.prompt_sent_at, run.unreachable = 0, False, time.time(), ""
+
+    def on_prompt_done(self, result: object, error: WireObject | None, ctx: ParseContext) -> list[BaseEvent]:
+        """omp's answer to the prompt acp-mux cancelled because its model could not be reached (an error, or
+        ``cancelled``) is the typed error; every other answer is the family's."""
+        run = OmpRun.of(ctx)
+        if run.unreachable and error is not None and not run.cancelling:
+            run.prompt_in_flight = None
+            return ctx.begin_turn() + unreachable_failure(run.unreachable, ctx)
+        return super().on_prompt_done(result, error, ctx)
 
     def elicitation_tool_call(self, params: WireObject, ctx: ParseContext) -> WireObject | None:
         message = as_str(params.get("message"))
@@ -150,6 +177,11 @@ class OmpAdapter(AcpClientAdapter):
 
     def failed_turn(self, stop: object, ctx: ParseContext) -> list[BaseEvent] | None:
         run = OmpRun.of(ctx)
+        if run.unreachable and not run.cancelling:  # the turn acp-mux ended: nothing answered at the model's address
+            return unreachable_failure(run.unreachable, ctx)
+        unreachable = unreachable_answer(run.last_text) if not run.saw_usage else None
+        if unreachable is not None and stop in ("end_turn", "refusal"):  # omp's own end of it, ~30 s later
+            return unreachable_failure(unreachable, ctx)
         found = _HTTP_FAILURE.match(run.last_text)
         if stop != "end_turn" or run.saw_usage or found is None:
             return None

@@ -35,6 +35,7 @@ from acp_mux.core.redact import redact
 
 FAILED_TURN = "agent turn ended with provider error"
 FAILED_ANSWER = "acp-mux: model answered with a retryable HTTP error"  # omp_extension/http_failures.ts
+FAILED_CONNECT = "acp-mux: model request got no answer"  # the same extension: nothing answered at the address
 DEFAULT_MAX_RETRIES = 10  # omp's retry.maxRetries when its settings do not say
 MAX_REASON = 300
 RECHECK_S = 2.0  # how often the logs folder is listed again once omp's file is found
@@ -114,6 +115,13 @@ def failed_answer(line: str) -> tuple[int | None, str] | None:
     """(HTTP status, the provider's message) of the line acp-mux's omp extension (``omp_extension/``) logs for a
     model answer omp's HTTP layer will retry; None for any other line."""
     return _logged_failure(line, FAILED_ANSWER, "httpStatus", "httpReason")
+
+
+def unreachable(line: str) -> str | None:
+    """Why a model request got no answer at all (ECONNREFUSED …), from the line acp-mux's omp extension logs for
+    it; None for any other line."""
+    found = _logged_failure(line, FAILED_CONNECT, "httpStatus", "httpReason")
+    return found[1] if found is not None else None
 
 
 def _logged_failure(line: str, message_text: str, status_key: str, reason_key: str) -> tuple[int | None, str] | None:

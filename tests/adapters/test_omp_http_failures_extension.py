@@ -72,7 +72,7 @@ def run_cases(cases: list[dict[str, Any]], folder: Path) -> list[dict[str, Any]]
         [str(bun()), str(script)], input=json.dumps(cases), capture_output=True, text=True, timeout=60, cwd=folder
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    result: list[dict[str, Any]] = json.loads(done.stdout.strip().splitlines()[-1])
+    result: list[dict[str, Any]] = json.loads(done.stdout.strip().split("\n")[-1])  # not splitlines: U+0085
     return result
 
 
@@ -117,11 +117,17 @@ def test_the_caller_gets_what_fetch_gave_and_only_retried_model_answers_are_logg
     results = run_cases(cases, tmp_path_factory.mktemp("omp-ext"))
     assert len(results) == len(cases)
     for sent, got in zip(cases, results):
-        if sent["fails"]:
-            assert got["result"] == {"error": f"connect ECONNREFUSED {sent['url']}"} and got["logged"] == []
+        model = sent["method"].upper() == "POST" and sent["stream"]
+        if sent["fails"]:  # no answer at all: the same error for the caller; a model request's is logged, keyless
+            assert got["result"] == {"error": f"connect ECONNREFUSED {sent['url']}"}
+            if not model:
+                assert got["logged"] == [], (sent, got)
+                continue
+            ((message, context),) = got["logged"]
+            assert message == omp_retries.FAILED_CONNECT and set(context) == {"httpReason"}
+            assert context["httpReason"] == "connect ECONNREFUSED <url>" and sent["key"] not in str(context)
             continue
         assert got["result"] == {"status": sent["status"], "body": sent["body"]}  # untouched, body still readable
-        model = sent["method"].upper() == "POST" and sent["stream"]
         if not (model and sent["status"] in RETRIED):
             assert got["logged"] == [], (sent, got)
             continue

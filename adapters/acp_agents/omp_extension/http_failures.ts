@@ -12,9 +12,14 @@
  * `fetchWithRetry` itself does. What it writes: the status and the provider's first message line (at most 300
  * characters), never a header, URL or request body (which carry keys). Anything going wrong here is swallowed:
  * omp must run as it would without acp-mux.
+ *
+ * A model request that gets no answer at all (nothing listens at the model's address, the name does not resolve)
+ * is written too, as `LOG_UNREACHABLE` with the error's code and first message line (URLs in it replaced): omp
+ * retries those for ~30 s in silence, and then ends the turn as a refusal, with the error as its text.
  */
 
 export const LOG_MESSAGE = "acp-mux: model answered with a retryable HTTP error";
+export const LOG_UNREACHABLE = "acp-mux: model request got no answer";
 const MAX_REASON = 300;
 const MARK = Symbol.for("acp-mux.omp.http-failures");
 
@@ -50,6 +55,17 @@ export function reasonOf(body: string): string {
   return text.trim().split("\n")[0]!.trim().slice(0, MAX_REASON);
 }
 
+/** Why a request got no answer: the error's code and first message line, any URL in it (which may carry a key)
+ * replaced; empty for a request the caller aborted (a cancel is no failure). */
+export function unreachableReason(error: any): string {
+  const name = String(error?.name ?? "");
+  if (name === "AbortError") return "";
+  const code = typeof error?.code === "string" ? error.code : "";
+  const message = String(error?.message ?? error ?? "").split("\n")[0]!.trim();
+  const text = code && !message.includes(code) ? `${code}: ${message}` : message || code || "no answer";
+  return text.replace(/[a-z][a-z0-9+.-]*:\/\/\S*/gi, "<url>").slice(0, MAX_REASON);
+}
+
 export default function (pi: any): void {
   try {
     const log = pi?.logger;
@@ -74,7 +90,14 @@ export default function (pi: any): void {
                   // never in omp's way
                 }
               },
-              () => undefined,
+              (error: any) => {
+                try {
+                  const reason = unreachableReason(error);
+                  if (reason) log.warn(LOG_UNREACHABLE, { httpReason: reason });
+                } catch {
+                  // never in omp's way
+                }
+              },
             );
           }
         } catch {
