@@ -262,6 +262,9 @@ class PermissionRules:
 
     rules: list[tuple[Scope, Decision]] = field(default_factory=list)
     cwd: str | None = None
+    # Rejections given in code (``acp_mux.allow(..., deny=...)``, ``acp-mux run --deny``): no answer given later,
+    # however wide its "always", allows what one of them names.
+    forbidden: list[Scope] = field(default_factory=list)
 
     def scope(self, tool_name: str | None, kind: str, tool_input: JsonValue) -> Scope:
         """What an "always" answer to this call would cover, in this session."""
@@ -271,9 +274,16 @@ class PermissionRules:
         self.rules = [(s, d) for s, d in self.rules if s != scope]
         self.rules.append((scope, decision))
 
+    def forbid(self, scope: Scope) -> None:
+        """Reject what ``scope`` names, whatever is remembered before or after (a deny rule given in code)."""
+        if scope not in self.forbidden:
+            self.forbidden.append(scope)
+
     def match(self, tool_name: str | None, kind: str, tool_input: JsonValue) -> Decision | None:
-        """The remembered decision for this call, or None (ask). The latest matching rule wins."""
+        """The decision for this call, or None (ask): a forbidden scope rejects; else the latest matching rule."""
         scope = self.scope(tool_name, kind, tool_input)
+        if any(_covers(rule, "reject", scope, tool_input) for rule in self.forbidden):
+            return "reject"
         for rule, decision in reversed(self.rules):
             if _covers(rule, decision, scope, tool_input):
                 return decision

@@ -61,8 +61,8 @@ class Approvals:
         rules = PermissionRules(cwd=cwd)
         for text in self.allow_rules:
             rules.remember(parse_rule(text, cwd), "allow")
-        for text in self.deny_rules:  # remembered last: the latest matching rule wins, so deny beats allow
-            rules.remember(parse_rule(text, cwd), "reject")
+        for text in self.deny_rules:  # beats every allow: these, and any "always" answered later
+            rules.forbid(parse_rule(text, cwd))
         return rules
 
 

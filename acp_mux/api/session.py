@@ -154,6 +154,7 @@ class Run:
             if record.native_session_id:
                 record.native_sessions[record.agent] = record.native_session_id
             record.agent, record.native_session_id = agent, record.native_sessions.get(agent) or None
+            record.native_fork_from = None  # the original's agent's fork: this agent is handed the turns instead
         if cwd is not None and os.path.abspath(os.fspath(cwd)) != record.cwd:
             raise ValueError(f"session {record.session_id} belongs to {record.cwd}, not {os.fspath(cwd)}")
         record.mode, record.model = mode or record.mode, model or record.model
@@ -250,19 +251,20 @@ class Run:
         message = Prompt.of_text(prompt)
         self._outcome, self._text, self._cancelled, self.result = None, [], False, None
         self._turn_over.clear()
+        sent = self._agent_turn(message)  # before the person's message is logged: it is no earlier turn
         handle = self._handle
         if handle is not None and handle.usable:
             self._events = handle.events(from_start=False, lossless=True)
             self._log_prompt(handle.run_id, message)
             try:
-                await handle.continue_(message)
+                await handle.continue_(sent)
                 return
             except Exception:  # the process died between turns: a new one resumes the session
                 await self._close_events()
                 await handle.stop(STOP_GRACE_S)
         elif handle is not None:
             await handle.stop(STOP_GRACE_S)
-        handle = self._start(message)
+        handle = self._start(sent)
         self._events = handle.events(from_start=True, lossless=True)
         self._log_prompt(handle.run_id, message)
 
@@ -328,6 +330,34 @@ class Run:
             return False
         self._journal.record(handle.run_id, "user.steer", {"content": prompt_to_blocks(message), "agent": self.agent})
         return True
+
+    def _agent_turn(self, prompt: Prompt) -> Prompt:
+        """What the agent is sent for the person's ``prompt``: as the editor path sends it, the turns of this
+        session it has not seen go before the message (a session another agent answered in an editor, a fork the
+        agent has no copy of); the turn is then counted as this agent's."""
+        from acp_mux.server.handoff import with_missed_turns
+
+        record = self._record
+        upto = len(record.turn_agents)
+        sent = with_missed_turns(
+            prompt, self._conversation, record.turn_agents, record.seen_turns.get(self.agent, 0), upto
+        )
+        if record.turn_agents:  # a session whose turns are counted by agent (an editor's): this one is this agent's
+            record.turn_agents.append(self.agent)
+            record.seen_turns[self.agent] = upto + 1
+        return sent
+
+    def _conversation(self) -> list[dict[str, object]]:
+        """The stored conversation, folded, as the editor path reads it for a handover."""
+        from acp_mux.server.replay import folded_conversation, session_history
+
+        def translator(read_file: Callable[[str], str | None]) -> UpdateTranslator:
+            return UpdateTranslator(self._adapter.tool_table, self._record.cwd, read_file=read_file)
+
+        if self._log is not None:
+            self._log.flush()
+        history = session_history(self._store, self.session_id, translator, self._adapter.login_command)
+        return folded_conversation(history)
 
     async def answer(self, interaction_id: str, response: Answer) -> None:
         """Answer a question left pending (``manual()`` approvals): ``Approve()``, ``Deny(reason=...)`` or a bool;
@@ -411,7 +441,8 @@ class Run:
             prompt=prompt,
             model=record.model,
             mode=record.mode,
-            session_id=record.native_session_id,
+            session_id=record.native_session_id or record.native_fork_from,  # a fork: the agent forks it first
+            fork_session=record.native_session_id is None and record.native_fork_from is not None,
             binary=binary,
             env=env,
             mcp_servers=mcp_servers,
@@ -453,8 +484,7 @@ class Run:
                 self._text.append(getattr(event, "delta", ""))
             case "session_start":
                 native = getattr(event, "session_id", None)
-                if native and native != self._record.native_session_id:
-                    self._record.native_session_id = native
+                if native and self._record.adopt_native(native):
                     self._store.save(self._record)
             case "mode_change":
                 self._record.mode = getattr(event, "mode_id", self._record.mode)

@@ -21,7 +21,10 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+if TYPE_CHECKING:
+    from acp_mux.core.prompt import Prompt
 
 from acp_mux.server.replay import steered
 
@@ -142,3 +145,19 @@ def _cut(text: str, limit: int) -> str:
         return text
     half = limit // 2
     return f"{text[:half]} […{len(text) - limit} characters left out…] {text[-half:]}"
+
+
+def with_missed_turns(
+    prompt: Prompt, conversation: Callable[[], Iterable[dict[str, Any]]], agents: list[str], seen: int, upto: int
+) -> Prompt:
+    """``prompt`` with the turns ``seen`` to ``upto`` of the stored conversation (``conversation()``: the folded
+    updates of the session's log, read only when some turn was missed) put before the person's message: what the
+    agent answering now has not seen (answered by another agent, or copied into a fork it has no copy of). The one
+    handover of the editor path and the Python API."""
+    if seen >= upto:
+        return prompt
+    from acp_mux.core.prompt import Prompt, TextPart
+
+    turns = turns_from_record(conversation(), agents)[seen:upto]
+    context = context_text(turns, message=prompt.as_text())  # the token avoids the new message too
+    return Prompt((TextPart(context), *prompt.parts)) if context else prompt

@@ -21,10 +21,10 @@ from acp_mux.core.settings import SettingError
 from acp_mux.core.interaction import Approve, Deny, PendingInteraction
 from acp_mux.core.lazy_events import ev
 from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
-from acp_mux.core.prompt import Prompt, TextPart
+from acp_mux.core.prompt import Prompt
 from acp_mux.server.agent_choice import AgentChoices
 from acp_mux.server import failover as fo
-from acp_mux.server.handoff import context_text, turns_from_record
+from acp_mux.server.handoff import turns_from_record, with_missed_turns
 from acp_mux.server.heap import release_freed_memory
 from acp_mux.server.replay import folded_conversation
 from acp_mux.server.session_gate import SessionGate
@@ -666,11 +666,7 @@ class LiveSession:
         message. ``seen``: how many turns the agent has seen, when not its count in the record."""
         record = self.record
         seen = record.seen_turns.get(self.adapter.name, 0) if seen is None else seen
-        if seen >= upto:
-            return prompt
-        turns = turns_from_record(folded_conversation(self.history()), record.turn_agents)[seen:upto]
-        context = context_text(turns, message=prompt.as_text())  # the token avoids the new message too
-        return Prompt((TextPart(context), *prompt.parts)) if context else prompt
+        return with_missed_turns(prompt, lambda: folded_conversation(self.history()), record.turn_agents, seen, upto)
 
     def warm(self) -> None:
         """Start the agent now, without a prompt, so the first prompt finds it ready (agents that keep one process
@@ -773,14 +769,10 @@ class LiveSession:
         self._record_native(event)
 
     def _record_native(self, event: ev.SessionStartEvent) -> None:
-        if self.record.native_fork_from is not None and self.record.native_session_id is None:
-            if event.session_id == self.record.native_fork_from:  # never the original's own session as this one's
-                log.warning("%s reported the original session %s for a fork", self.adapter.name, event.session_id)
-                return
-            self.record.native_fork_from = None  # the agent's fork exists: it is this session's from now on
-        if self.record.native_session_id != event.session_id:
-            self.record.native_session_id = event.session_id
+        if self.record.adopt_native(event.session_id):
             self.store.save(self.record)
+        elif self.record.native_fork_from == event.session_id:
+            log.warning("%s reported the original session %s for a fork", self.adapter.name, event.session_id)
 
     # ── what the agent reports outside the turn ────────────────────────────────────────────────────────────────
     def _on_settings(self, event: ev.BaseEvent) -> None:

@@ -87,6 +87,19 @@ class SessionRecord:
     # it stays listed and loadable there, also when the limit came before that agent answered any turn.
     entry: str | None = None
 
+    def adopt_native(self, native: str) -> bool:
+        """``native``, the session the agent reports, as this session's own; True when the record changed. A fork
+        whose agent has not forked yet never takes the original's session (a prompt would reach the original's
+        conversation); once the agent's fork exists, it is this session's (the editor path and the Python API)."""
+        if self.native_fork_from is not None and self.native_session_id is None:
+            if native == self.native_fork_from:
+                return False
+            self.native_fork_from = None
+        if self.native_session_id == native:
+            return False
+        self.native_session_id = native
+        return True
+
     @classmethod
     def from_json(cls, data: Any) -> "SessionRecord":
         """A record from its stored JSON, checking every field's type (ValueError names the first bad one)."""
