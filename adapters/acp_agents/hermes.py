@@ -24,7 +24,7 @@ transcripts in ``tests/fixtures/hermes``):
   reporting an error. The diff it asked with stays on the call;
 - a failed model request is no JSON-RPC error: one text chunk "HTTP 401: …" or "API call failed after 1 retries:
   HTTP 429: …" and ``end_turn`` without usage. That turn becomes a typed auth or rate-limit error; a model that
-  cannot be reached ("API call failed after 3 retries: Connection error.") the typed error (``unreachable.py``);
+  cannot be reached ("API call failed after 3 retries: Connection error.") the typed error (``adapters/unreachable_model.py``);
 - text after a tool call starts with "\\n\\n": the bridge starts each message without leading blank lines;
 - a cancel while a question is open breaks hermes: whether the question is answered "cancelled" (ACP) or with
   hermes' own "deny", the prompt fails (-32603 "'NoneType' object has no attribute 'startswith'") and hermes
@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from acp_mux.adapters.acp_agents import hermes_plugins
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, retry_note
-from acp_mux.adapters.acp_agents.unreachable import unreachable_answer, unreachable_failure
+from acp_mux.adapters.unreachable_model import unreachable_answer, unreachable_failure
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode

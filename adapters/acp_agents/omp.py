@@ -27,7 +27,7 @@ transcripts in ``tests/fixtures/omp``):
   prompt is shown at once, while omp still retries the request;
 - a model address where nothing answers (ECONNREFUSED) is retried by omp for ~30 s in silence, then ends as a
   ``refusal`` with the error as text. The extension logs the first request that got no answer; the bridge then
-  cancels omp's prompt and ends the turn with the typed error within a second or two (``unreachable.py``).
+  cancels omp's prompt and ends the turn with the typed error within a second or two (``adapters/unreachable_model.py``).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from acp_mux.adapters.acp_agents import omp_retries
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, retry_note
-from acp_mux.adapters.acp_agents.unreachable import unreachable_answer, unreachable_failure
+from acp_mux.adapters.unreachable_model import unreachable_answer, unreachable_failure
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.core.lazy_events import ev
 from acp_mux.core.log_follow import SideLog

@@ -68,6 +68,7 @@ from acp_mux.adapters.stream_agents.codex_exec import (
     end_failed_turn,
     limit_resets_at,
     file_events,
+    no_answer,
     normalize_changes,
     plan_tool,
     request_usage,
@@ -82,6 +83,7 @@ from acp_mux.adapters.rpc_agents import codex_commands as commands
 from acp_mux.adapters.rpc_agents import codex_subagents as subagents
 from acp_mux.adapters.config_toggles import takes_boolean_options
 from acp_mux.adapters.rpc_agents.codex_settings import CodexControls
+from acp_mux.adapters.unreachable_model import unreachable_failure
 
 if TYPE_CHECKING:
     from acp_mux.core.events import ApprovalRequestEvent, BaseEvent
@@ -570,6 +572,9 @@ class CodexAdapter(AgentAdapter):
         run.interrupt_pending = run.turn_requested = False
         run.retries = 0
         pending_error, run.turn_error = as_dict(run.turn_error), None
+        unreachable, run.unreachable = run.unreachable, ""
+        if unreachable and status in ("interrupted", "failed"):  # interrupted by us: the model was never reached
+            return unreachable_failure(unreachable, ctx)
         if status == "interrupted":  # the editor's cancel, or codex's own: never a finished turn (end_turn)
             return ctx.close_open("interrupted") + [ev.InterruptedEvent()] + ctx.end_turn()
         if status == "failed":
@@ -586,11 +591,27 @@ class CodexAdapter(AgentAdapter):
         error = as_dict(params.get("error"))
         message = as_str(error.get("message"))
         if params.get("willRetry"):
-            return retry_events(message, ctx, error.get("codexErrorInfo"), as_str(error.get("additionalDetails")))
+            details = as_str(error.get("additionalDetails"))
+            events = retry_events(message, ctx, error.get("codexErrorInfo"), details)
+            return events + self._unreachable(message, details, error.get("codexErrorInfo"), ctx)
         if ctx.in_turn:  # turn/completed{failed} follows with the same error: report it once, there
             CodexRun.of(ctx).turn_error = error
             return []
         return classify_failure(message, error.get("codexErrorInfo"), ctx)
+
+    def _unreachable(self, message: str, details: str, info: Any, ctx: ParseContext) -> list[BaseEvent]:
+        """codex reconnects to a model nothing answers (no HTTP status: the connection itself failed) minutes
+        apart, for many minutes: the turn is interrupted at the first such failure, and its end is the typed error
+        (:meth:`_turn_completed`)."""
+        run = CodexRun.of(ctx)
+        if run.unreachable or not no_answer(message, details, info):
+            return []
+        run.unreachable = details or message or "the connection failed"
+        if run.turn:
+            self._send_interrupt(ctx)
+        else:
+            run.interrupt_pending = True
+        return []
 
     def _usage(self, usage: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         total, last = as_dict(usage.get("total")), as_dict(usage.get("last"))

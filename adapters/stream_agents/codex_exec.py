@@ -91,6 +91,7 @@ class CodexRun(PerRun):
     streamed: set[str] = field(default_factory=set)  # item ids whose text/output arrived as deltas
     shell_started: set[str] = field(default_factory=set)  # command items whose shell_start was emitted
     retries: int = 0  # codex's own reconnect attempts in this turn
+    unreachable: str = ""  # the turn's model request got no answer at all (the turn is being interrupted): why
     context: tuple[int, int] = (0, 0)  # (tokens used, context window) from the last usage report
     plan_seq: int = 0  # plan updates so far (each becomes its own update_plan tool call)
     # app-server
@@ -137,6 +138,20 @@ def _error_info(info: Any) -> tuple[str, int | None]:
         name, body = next(iter(info.items()))
         return str(name), as_int(as_dict(body).get("httpStatusCode"))
     return "", None
+
+
+# codex's words when the connection to the model failed itself (reqwest: nothing listens, no route, no name)
+_NO_ANSWER_RE = re.compile(
+    r"error sending request|connection (?:failed|refused|reset)|tcp connect error|dns error|failed to lookup address",
+    re.I,
+)
+
+
+def no_answer(message: str, details: str, info: Any) -> bool:
+    """Whether a retried error of codex says its model request got no answer at all (no HTTP status: the
+    connection failed), e.g. ``additionalDetails`` "Connection failed: error sending request"."""
+    _name, status = _error_info(info)
+    return status is None and bool(_NO_ANSWER_RE.search(f"{details} {message}"))
 
 
 def classify_failure(message: str, info: Any = None, ctx: ParseContext | None = None) -> list[BaseEvent]:

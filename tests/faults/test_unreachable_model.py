@@ -162,3 +162,52 @@ def test_omps_own_refusal_with_the_connection_error_as_text_is_the_typed_error(r
     assert agent.outcome() == ["error", "turn_end"], agent.events
     [error] = [e for e in agent.events if e.type == "error"]  # not "The agent refused to continue." (a refusal)
     assert error.code == "AGENT_ERROR" and error.message.startswith("The model could not be reached: "), error
+
+
+CODEX_NO_ANSWER = hs.sampled_from(
+    [
+        "Connection failed: error sending request",
+        "error sending request for url (http://127.0.0.1:9/v1/responses)",
+        "tcp connect error: Connection refused (os error 111)",
+        "dns error: failed to lookup address information",
+    ]
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(details=CODEX_NO_ANSWER, status=hs.sampled_from(["interrupted", "failed"]), kind=hs.sampled_from(["", "x"]))
+def test_codex_reconnecting_to_a_model_nothing_answers_is_interrupted_and_ends_typed(
+    details: str, status: str, kind: str
+) -> None:
+    """codex retries a connection that fails for minutes ("Reconnecting... 1/5"): at the first one the turn is
+    interrupted, and its end (whatever codex calls it) is the typed error (before: minutes of retries)."""
+    from tests.adapters.helpers import feed
+    from tests.adapters.test_codex import _started, sent
+
+    adapter, ctx, _ = _started()
+    info = {"responseStreamConnectionFailed": {"httpStatusCode": None}} if kind else None
+    error = {"message": "Reconnecting... 1/5", "codexErrorInfo": info, "additionalDetails": details}
+    started = {"method": "turn/started", "params": {"threadId": "T1", "turn": {"id": "U1"}}}
+    retried = {"method": "error", "params": {"threadId": "T1", "turnId": "U1", "willRetry": True, "error": error}}
+    events = feed(adapter, [started, retried], ctx)
+    assert any(m.get("method") == "turn/interrupt" for m in sent(ctx)), "the turn was not interrupted"
+    done = {"method": "turn/completed", "params": {"threadId": "T1", "turn": {"id": "U1", "status": status}}}
+    events += feed(adapter, [done], ctx)
+    ends = [e.type for e in events if e.type in ("error", "turn_end", "interrupted")]
+    assert ends == ["error", "turn_end"], events
+    [failure] = [e for e in events if e.type == "error"]
+    assert failure.message.startswith("The model could not be reached: "), failure
+
+
+def test_codex_retrying_an_http_error_is_left_to_codex() -> None:
+    """A 500 or 429 codex retries is its own business (the model answered): no interrupt, no made-up failure."""
+    from tests.adapters.helpers import feed
+    from tests.adapters.test_codex import _started, sent
+
+    adapter, ctx, _ = _started()
+    info = {"responseStreamConnectionFailed": {"httpStatusCode": 500}}
+    error = {"message": "Reconnecting... 1/5", "codexErrorInfo": info, "additionalDetails": "500 Internal Server Error"}
+    started = {"method": "turn/started", "params": {"threadId": "T1", "turn": {"id": "U1"}}}
+    retried = {"method": "error", "params": {"threadId": "T1", "turnId": "U1", "willRetry": True, "error": error}}
+    feed(adapter, [started, retried], ctx)
+    assert not any(m.get("method") == "turn/interrupt" for m in sent(ctx))
