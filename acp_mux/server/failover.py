@@ -86,12 +86,20 @@ class Offer:
         )
 
     def permission_options(self) -> list[acp.PermissionOption]:
-        """One option per agent, named ("Carry on with Codex"), then "Stop"."""
+        """ "Stop" first, then one option per agent, named ("Carry on with Codex"); none of an allow kind.
+
+        An editor that approves permission questions by itself (Zed's "always allow tool actions", ``acpx
+        --approve-all``) answers this one too, without the person: it takes the first allow option, or, with none,
+        the first option (acpx), or asks the person. Carrying on approves nothing an agent asked, so no option is
+        an allow, and the first is "Stop": such an editor stops, and only a person's pick carries a prompt to
+        another agent."""
         options: list[acp.PermissionOption] = [
-            {"optionId": f"{_OPTION_PREFIX}{name}", "name": f"Carry on with {label}", "kind": "allow_once"}
+            {"optionId": f"{_OPTION_PREFIX}{STOP}", "name": "Stop", "kind": "reject_once"}
+        ]
+        options += [
+            {"optionId": f"{_OPTION_PREFIX}{name}", "name": f"Carry on with {label}", "kind": "reject_once"}
             for name, label in self.agents
         ]
-        options.append({"optionId": f"{_OPTION_PREFIX}{STOP}", "name": "Stop", "kind": "reject_once"})
         return options
 
     def form(self, session_id: str) -> dict[str, JsonValue]:

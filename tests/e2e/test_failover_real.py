@@ -75,7 +75,7 @@ async def test_claude_at_its_usage_limit_the_person_picks_codex_and_codex_answer
             assert second.stop_reason == "end_turn", agents.log()[-3000:]
             assert len(agent_groups(proc.pid)) == 1  # claude is gone: one agent per session
         [(call, options)] = asked
-        assert [o.name for o in options] == ["Carry on with Codex", "Stop"]
+        assert [o.name for o in options] == ["Stop", "Carry on with Codex"]
         [limited] = step_requests(server, SECOND, "/messages")  # claude was sent the prompt once, and failed
         assert limited["status"] == 429 and limited["resets_at"]
         assert "usage limit" in call.title and reset_time(limited["resets_at"]) in call.title
@@ -137,7 +137,7 @@ async def test_codex_at_its_usage_limit_names_the_reset_time_from_its_rate_limit
             answered = await prompt(conn, sid, FIRST)
             assert answered.stop_reason == "end_turn", agents.log()[-3000:]
         [(call, options)] = asked
-        assert [o.name for o in options] == ["Carry on with Claude Code", "Stop"]
+        assert [o.name for o in options] == ["Stop", "Carry on with Claude Code"]
         [limited] = step_requests(server, FIRST, "/responses")
         assert reset_time(limited["resets_at"]) in call.title, call.title
         [carried] = step_requests(server, FIRST, "/messages")

@@ -172,7 +172,8 @@ async def test_the_person_picks_codex_and_the_failed_prompt_is_answered_by_it(tm
     assert world.handed == [("a", "fix the bug"), ("b", "fix the bug")]  # the same prompt, once, no handover yet
     [(method, params)] = world.editor.asked
     assert method == "session/request_permission"
-    assert [o["name"] for o in params["options"]] == ["Carry on with b", "Carry on with c", "Stop"]
+    assert [o["name"] for o in params["options"]] == ["Stop", "Carry on with b", "Carry on with c"]
+    assert not [o for o in params["options"] if o["kind"].startswith("allow")]  # nothing for an auto-approver
     assert fo.reset_time(RESETS) in params["toolCall"]["title"]  # the reset time, from the agent's field
     assert world.session.adapter.name == "b" and world.session.record.agent == "b"
     assert world.session.record.turn_agents == ["b"]  # the turn is b's: a never saw how it ended
@@ -242,8 +243,8 @@ async def test_a_second_limit_offers_the_agents_left_then_ends_with_the_last_err
     [result] = await run_prompts(world, ["x"], limited={"a", "b", "c"})
     assert isinstance(result, RpcError) and "c is out of quota" in result.message
     assert [[o["optionId"] for o in p["options"]] for _, p in world.editor.asked] == [
-        ["failover:b", "failover:c", "failover:stop"],
-        ["failover:c", "failover:stop"],
+        ["failover:stop", "failover:b", "failover:c"],
+        ["failover:stop", "failover:c"],
     ]
     assert world.handed == [("a", "x"), ("b", "x"), ("c", "x")]  # each agent once
 
@@ -342,7 +343,7 @@ def test_nothing_reaches_another_agent_unless_chosen_and_the_failed_prompt_is_re
             if form
             else [o["optionId"].removeprefix("failover:") for o in params["options"]]
         )
-        assert "a" not in offered and offered[-1] == "stop"  # never the limited agent; always Stop
+        assert "a" not in offered and "stop" in offered  # never the limited agent; always Stop
         pick = person_picked(answer, form, [n for n in offered if n != "stop"])
         if pick is None:
             break
@@ -476,3 +477,69 @@ def test_a_single_agent_session_that_carried_on_at_any_prompt_stays_listed_and_l
         listed, loaded = asyncio.run(_entry_after_restart(root, world.handed))
     assert listed == ["s1"]
     assert {o["id"]: o["currentValue"] for o in loaded["configOptions"]}["agent"] == to
+
+
+# ── issue 39, class 5: an editor that approves permission questions by itself ───────────────────────────────────
+def auto_approver(rule: str) -> Any:
+    """An editor's auto-approval, as real ones do it: acpx ``--approve-all`` (the first allow option, else the
+    first option), Zed's "always allow tool actions" (the first allow option, else the person is asked: here,
+    nobody answers), one that prefers "always", and one that takes the first option whatever it is."""
+
+    def answer(options: list[dict[str, Any]]) -> object:
+        allow = [o for o in options if o["kind"] in ("allow_once", "allow_always")]
+        always = [o for o in options if o["kind"] == "allow_always"]
+        match rule:
+            case "acpx":
+                pick = (allow or options)[0]
+            case "zed":
+                if not allow:
+                    return None  # shown to the person, who does not answer here
+                pick = allow[0]
+            case "always":
+                pick = (always or allow or options)[0]
+            case _:
+                pick = options[0]
+        return picked(pick["optionId"])
+
+    return answer
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rule=st.sampled_from(["acpx", "zed", "always", "first"]),
+    every_agent=st.booleans(),
+    earlier=st.booleans(),
+)
+def test_an_editor_that_approves_by_itself_carries_nothing_to_another_agent(
+    rule: str, every_agent: bool, earlier: bool
+) -> None:
+    """The failover question reaches an auto-approving editor as a permission question: whatever it picks by
+    itself, no other agent is started or given the prompt, and the prompt ends with the limit's typed error."""
+    with tempfile.TemporaryDirectory() as root:
+        world = make_world(Path(root), [], every_agent=every_agent)
+        approve = auto_approver(rule)
+
+        async def editor_request(method: str, params: Any) -> object:
+            world.editor.asked.append((method, dict(params)))
+            return approve(list(params["options"]))
+
+        world.editor.request = editor_request  # type: ignore[method-assign]
+        world.session._request = editor_request  # the session's own reference to the editor
+        texts = ["an earlier prompt", "the one that fails"] if earlier else ["the one that fails"]
+        limited = set() if earlier else {"a"}
+
+        async def story() -> list[object]:
+            results = []
+            async with live(world, limited):
+                for text in texts:
+                    if text == "the one that fails":
+                        limited.add("a")
+                    results.append(await ask(world, text))
+            return results
+
+        results = asyncio.run(story())
+    assert world.editor.asked, "the question was asked"
+    assert {agent for agent, _ in world.handed} == {"a"}, world.handed  # nothing reached b or c
+    assert set(world.spawned) <= {"a"}, world.spawned
+    failed = results[-1]
+    assert isinstance(failed, RpcError) and failed.data is not None and failed.data["limit"] == "quota"
