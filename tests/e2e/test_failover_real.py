@@ -236,3 +236,30 @@ async def test_limited_at_the_first_prompt_of_a_claude_entry_the_session_stays_i
         assert "".join(u.content.text for u in again.of("user_message_chunk")).count(FIRST) == 1
     finally:
         agents.close()
+
+
+async def test_acp_mux_run_reports_claudes_limit_with_a_reset_in_milliseconds_as_a_failed_prompt(
+    tmp_path: Path,
+) -> None:
+    """The same limit through ``acp-mux run`` (the Python API): exit 3 and the typed error with the right time
+    (before: its event handler raised on the millisecond reset, the exception was only logged, and the run
+    printed "stop reason: end_turn" and exited 0)."""
+    import asyncio
+    import sys
+
+    agents = LimitedClaude("claude", require_cli("claude"), tmp_path)
+    server = agents.serve("failover_claude", delta_delay=0, error="quota", quota_reset_unit="ms")
+    try:
+        run = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "acp_mux", "run", "--agent", "claude", FIRST,
+            cwd=str(agents.cwd), env=agents.env(), stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        out, err = await asyncio.wait_for(run.communicate(), 120)
+        [limited] = step_requests(server, FIRST, "/messages")
+        shown = out.decode()
+        assert run.returncode == 3, (run.returncode, shown[-2000:], err.decode()[-2000:])
+        assert "the prompt failed: error -32603: Usage limit reached" in shown, shown[-2000:]
+        assert f"It resets at {reset_time(limited['resets_at'])}." in shown and "58880" not in shown
+    finally:
+        agents.close()
