@@ -356,19 +356,18 @@ def _limited(text: str) -> list:
     ]
 
 
-NOW = int(__import__("time").time())
-
-
 @given(
-    resets=hs.one_of(hs.none(), hs.integers(min_value=NOW, max_value=NOW + 300 * 86_400)),
+    ahead=hs.one_of(hs.none(), hs.integers(min_value=0, max_value=300 * 86_400)),  # a reset still to come (s)
     text=hs.sampled_from([USAGE_LIMIT_TEXT, RATE_LIMIT_TEXT, "API Error: 429 resets 11pm"]),
     status=hs.sampled_from(["rejected", "allowed", "allowed_warning", None]),
 )
 def test_a_limit_is_a_quota_only_when_claude_said_rejected_and_its_reset_is_its_field(
-    resets: int | None, text: str, status: str | None
+    ahead: int | None, text: str, status: str | None
 ) -> None:
     """Whatever the message says, the kind comes from claude's ``rate_limit_event`` (``rejected``) and the reset
-    time only from its ``resetsAt``; claude's own "not your usage limit" is never a quota."""
+    time only from its ``resetsAt``; claude's own "not your usage limit" is never a quota. (Any other reset value:
+    tests/faults/test_limit_numbers.py.)"""
+    resets = None if ahead is None else int(__import__("time").time()) + ahead
     lines = [INIT] + ([_limit_event(status, resets)] if status else []) + _limited(text)
     limit = next(e for e in feed(ClaudeAdapter(), lines) if e.type == "rate_limit_error")
     assert limit.kind == ("quota" if status == "rejected" else "rate")
