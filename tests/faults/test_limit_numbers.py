@@ -207,11 +207,21 @@ def test_the_python_api_reports_a_limit_with_any_reset_value_as_the_typed_failur
     assert sane(result.error.data.get("resetsAt"), time.time())  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("resets", [int(NOW) + 3600, (int(NOW) + 3600) * 1000, 10**30, "soon", -5.5, None])
-def test_acp_mux_run_exits_failed_at_a_limit_whatever_its_reset_value(resets: Any, tmp_path: Path) -> None:
+RUN_RESETS = {  # by name: the values are computed per collection, and xdist's workers must collect the same ids
+    "seconds": lambda: int(time.time()) + 3600,
+    "milliseconds": lambda: (int(time.time()) + 3600) * 1000,
+    "huge": lambda: 10**30,
+    "a word": lambda: "soon",
+    "negative": lambda: -5.5,
+    "absent": lambda: None,
+}
+
+
+@pytest.mark.parametrize("kind", list(RUN_RESETS))
+def test_acp_mux_run_exits_failed_at_a_limit_whatever_its_reset_value(kind: str, tmp_path: Path) -> None:
     """``acp-mux run`` exits 3 (the prompt failed) and says so, for every reset value (before: a millisecond reset
     printed "stop reason: end_turn" and exited 0)."""
-    env = fake_claude_env(resets, tmp_path / "state")
+    env = fake_claude_env(RUN_RESETS[kind](), tmp_path / "state")
     done = subprocess.run(
         [sys.executable, "-m", "acp_mux", "run", "--agent", "claude", "hello"],
         cwd=tmp_path,
