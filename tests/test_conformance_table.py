@@ -1,4 +1,4 @@
-"""The README's conformance table is rendered from docs/conformance.json, which the conformance e2e test checks
+"""The conformance table in docs/conformance.md is rendered from docs/conformance.json, which the conformance e2e test checks
 against the real agents (tests/e2e/test_conformance.py): this keeps the three in step and the table complete."""
 
 from __future__ import annotations

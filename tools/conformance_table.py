@@ -1,13 +1,13 @@
-"""Render the README's conformance table from docs/conformance.json (what the conformance test observed).
+"""Render the conformance table in docs/conformance.md from docs/conformance.json (what the conformance test saw).
 
 docs/conformance.json holds, per agent, the outcome of every stable ACP v1 method asked through acp-mux and the
 capabilities its ``initialize`` advertised, as tests/e2e/test_conformance.py recorded them on the real CLIs (cursor:
 by transcript). That test fails when behaviour and this file disagree, so the table cannot claim what does not run.
 
-    python tools/conformance_table.py            # rewrite the README table from docs/conformance.json
+    python tools/conformance_table.py            # rewrite the docs/conformance.md table from docs/conformance.json
     python tools/conformance_table.py --update   # first merge build/conformance/*.json (a run with
                                                  # ACP_MUX_CONFORMANCE_WRITE=1) into docs/conformance.json
-    python tools/conformance_table.py --check    # exit 1 if the README table is stale
+    python tools/conformance_table.py --check    # exit 1 if the docs/conformance.md table is stale
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ if str(ROOT) not in sys.path:
 from tests.e2e.conformance import CAPABILITIES, EMULATED, METHODS  # noqa: E402
 from tools.generated_block import splice  # noqa: E402
 
-README = ROOT / "README.md"
+TABLE_DOC = ROOT / "docs" / "conformance.md"
 TABLE = ROOT / "docs" / "conformance.json"
 OBSERVED = ROOT / "build" / "conformance"
 AGENTS = ("claude", "codex", "gemini", "copilot", "cursor", "opencode", "pi", "omp", "openclaw", "hermes")
@@ -77,25 +77,25 @@ def update() -> None:
     TABLE.write_text(json.dumps({"agents": ordered}, indent=2, sort_keys=False) + "\n")
 
 
-def readme_with_table(text: str) -> str:
-    return splice(text, BEGIN, END, render(load()), "README.md")
+def doc_with_table(text: str) -> str:
+    return splice(text, BEGIN, END, render(load()), "docs/conformance.md")
 
 
 def stale() -> bool:
-    text = README.read_text()
-    return readme_with_table(text) != text
+    text = TABLE_DOC.read_text()
+    return doc_with_table(text) != text
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--update", action="store_true", help="merge build/conformance/*.json first")
-    parser.add_argument("--check", action="store_true", help="exit 1 if the README table is stale")
+    parser.add_argument("--check", action="store_true", help="exit 1 if the docs/conformance.md table is stale")
     args = parser.parse_args()
     if args.check:
         return 1 if stale() else 0
     if args.update:
         update()
-    README.write_text(readme_with_table(README.read_text()))
+    TABLE_DOC.write_text(doc_with_table(TABLE_DOC.read_text()))
     return 0
 
 

@@ -1,4 +1,4 @@
-"""examples/from_python.py — the README's "From Python" example — runs exactly as written, leaving nothing behind."""
+"""examples/from_python.py — the "From Python" example of docs/python-api.md — runs exactly as written, leaving nothing behind."""
 
 from __future__ import annotations
 
@@ -28,9 +28,9 @@ def test_the_example_runs_as_written(tmp_path: Path) -> None:
 
 
 def test_the_readme_shows_the_example_as_it_is() -> None:
-    """The README's "From Python" block is the example's code (after its docstring), so what a reader copies is what
+    """The "From Python" block of docs/python-api.md is the example's code (after its docstring), so what a reader copies is what
     the test above runs."""
-    readme = (EXAMPLE.parents[1] / "README.md").read_text()
+    readme = (EXAMPLE.parents[1] / "docs" / "python-api.md").read_text()
     section = readme.split("## From Python and scripts", 1)[1].split("\n## ", 1)[0]
     shown = section.split("```python\n", 1)[1].split("```", 1)[0]
     code = EXAMPLE.read_text().split('"""', 2)[2].lstrip("\n")

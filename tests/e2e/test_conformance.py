@@ -2,8 +2,8 @@
 
 Each agent's real CLI (cursor: the replay fake, it cannot be installed) runs behind ``acp-mux --agent NAME`` with
 the SDK client in front, and :func:`tests.e2e.conformance.run_probe` asks it everything an editor can ask. What it
-observed must equal the committed table, docs/conformance.json, which the README's table is rendered from
-(tools/conformance_table.py; tests/test_conformance_table.py keeps the README in step). A change of behaviour
+observed must equal the committed table, docs/conformance.json, which the table in docs/conformance.md is rendered from
+(tools/conformance_table.py; tests/test_conformance_table.py keeps docs/conformance.md in step). A change of behaviour
 fails here; to accept one, run with ``ACP_MUX_CONFORMANCE_WRITE=1`` (it writes build/conformance/NAME.json) and
 then ``python tools/conformance_table.py --update``.
 """

@@ -1,4 +1,4 @@
-"""Fault class 5 (README), class 1 of issue 21: "Always allow" is never wider than its label.
+"""Fault class 5 (docs/faults.md), class 1 of issue 21: "Always allow" is never wider than its label.
 
 The adversary's own classes (wrappers and shells named by a path, shell start-up code, hidden characters, options
 that write files or run programs, paths through symlinks and ``..``, fetch origins) are generated in
