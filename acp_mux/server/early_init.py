@@ -104,12 +104,12 @@ def initialize_result(
         "protocolVersion": negotiated_version(requested),
         "agentCapabilities": {
             "loadSession": True,
-            "promptCapabilities": {
-                "image": caps["images"],
-                "audio": caps["audio"],
-                "embeddedContext": caps["embedded_context"],
-            },
-            "mcpCapabilities": {"http": caps["mcp_http"], "sse": caps["mcp_sse"]},
+            # Only what is offered: an editor may read a flag that is there as offered whatever its value
+            # (agent-shell lists ``"audio": false`` as a capability), so a declined one is left out, never false.
+            "promptCapabilities": _offered(
+                image=caps["images"], audio=caps["audio"], embeddedContext=caps["embedded_context"]
+            ),
+            "mcpCapabilities": _offered(http=caps["mcp_http"], sse=caps["mcp_sse"]),
             "sessionCapabilities": {
                 **{name: {} for name in SESSION_CAPABILITIES},
                 **({"additionalDirectories": {}} if caps.get("extra_dirs") else {}),
@@ -127,6 +127,11 @@ def negotiated_version(requested: int) -> int:
     """ACP's rule: the version the client asked for when it is one served here, else the latest served here (the
     client then decides whether it can go on). Never a version below the first: 0 is no ACP version to speak."""
     return requested if requested in SUPPORTED_PROTOCOL_VERSIONS else PROTOCOL_VERSION
+
+
+def _offered(**flags: bool) -> dict[str, bool]:
+    """The flags that are true: ACP's capability flags default to false, so a false one says nothing."""
+    return {name: True for name, on in flags.items() if on}
 
 
 def _auth_method(

@@ -191,3 +191,23 @@ def test_the_launcher_answers_before_importing_the_bridge_and_the_bridge_carries
     assert answers[3]["result"]["sessions"][0]["sessionId"] == answers[2]["result"]["sessionId"]
     report = json.loads(out.stderr.splitlines()[-1])
     assert report == {"code": 0, "loaded": [[]]}, f"imported before the initialize answer: {report}"
+
+
+def _false_flags(value: object, path: str = "") -> list[str]:
+    if value is False:
+        return [path]
+    if isinstance(value, dict):
+        return [p for key, item in value.items() for p in _false_flags(item, f"{path}.{key}")]
+    return []
+
+
+@pytest.mark.parametrize("agent,transport", SUPPORTED)
+def test_only_offered_capabilities_are_sent(agent: str, transport: str) -> None:
+    """agent-shell lists every capability flag present, ``false`` ones too ("audio" for an agent that takes none):
+    a declined capability is left out, in the launcher's answer (equal to the server's, above)."""
+    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
+    early, written = early_answer(["--agent", agent, "--transport", transport], json.dumps(request).encode() + b"\n")
+    assert early is not None
+    capabilities = json.loads(written)["result"]["agentCapabilities"]
+    assert _false_flags(capabilities) == []
+    assert capabilities["loadSession"] is True
