@@ -229,11 +229,17 @@ def _stdin_is_terminal() -> bool:
 def setup_logging(level: str, log_file: str | None) -> Path | None:
     """stderr and a log file, both with secrets masked at every level; the file is private (0600). Without
     ``log_file`` that is the default log in the state folder (:mod:`acp_mux.cli.log_file`); ``off``: none.
-    Returns the default log's path when it is used."""
+    Returns the default log's path when it is used.
+
+    ``level`` is the file's. stderr gets warnings and worse only, whatever the level: an editor may show every
+    stderr line in the conversation (acp.el turns each one into an error in agent-shell), and DEBUG holds every
+    protocol message, prompts and file contents included, which belong in the private file alone."""
     from acp_mux.cli.log_file import OFF, open_default_log
     from acp_mux.core import redact
 
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    to_stderr = logging.StreamHandler(sys.stderr)
+    to_stderr.setLevel(max(logging.WARNING, getattr(logging, level)))
+    handlers: list[logging.Handler] = [to_stderr]
     default = None
     if log_file and log_file != OFF:
         handlers.append(logging.StreamHandler(_private_log(log_file)))
