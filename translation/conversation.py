@@ -5,6 +5,11 @@ A live turn (``LiveSession._consume``) and ``session/load`` (``acp_mux.server.re
 in old sessions too. Beyond the translator's own mapping it adds what the turn loop used to add by hand: an
 approval's tool call is announced before the question (the editor is never asked about a call it has not seen),
 and a turn-ending event's notice is shown unless the person cancelled (a cancelled turn needs no error text).
+
+A failed turn's error is shown once: live, the prompt's JSON-RPC error carries it and editors show that (a bold
+copy in the conversation as well made every failure appear twice); a replay has no such error, so there the error
+is the conversation's text (``acp_mux.server.replay`` shows it where the turn ended, from ``turn.ended``). Notices of turns that end without an error (the context window
+full, a refusal's words, a reply the agent cut short) stay message chunks: the person reads them nowhere else.
 """
 
 from __future__ import annotations
@@ -42,6 +47,11 @@ def updates_for_event(
     updates = announce_approval(translator, event) if isinstance(event, ev.ApprovalRequestEvent) else []
     updates += translator.translate(event)
     outcome = outcome_for(event, login_command)
-    if outcome is not None and outcome.notice and not cancelled:
+    if outcome is not None and outcome.notice and outcome.error_code is None and not cancelled:
         updates.append(notice(outcome.notice))
     return updates, outcome
+
+
+def failed_turn_text(message: str) -> str:
+    """How a replay shows the error a turn failed with (live, the prompt's JSON-RPC error showed it)."""
+    return f"\n\n**{message}**\n"

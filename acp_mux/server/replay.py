@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Literal, cast
 
 from acp_mux.server.event_log import GAP_PRUNED, LEGACY_TYPE, event_from_envelope
-from acp_mux.translation.conversation import updates_for_event
+from acp_mux.translation.conversation import failed_turn_text, updates_for_event
 from acp_mux.translation.updates import UpdateTranslator, notice, text_chunk
 
 if TYPE_CHECKING:
@@ -131,7 +131,12 @@ class Replay:
             return []
         if kind == "turn.ended":
             self.cancelled = self.in_turn = False
-            return self.translator.close_open_tools("failed")
+            shown = self.translator.close_open_tools("failed")
+            error = data.get("error")
+            message = error.get("message") if isinstance(error, dict) else None
+            if isinstance(message, str) and message:  # live, the prompt's error showed it; here nothing else does
+                shown.append(notice(failed_turn_text(message)))
+            return shown
         if kind.startswith("gap."):
             return [notice(gap_text(kind, data))]
         if "." in kind or not self.in_turn:

@@ -18,6 +18,8 @@ from acp_mux.server.event_log import read_envelopes
 from acp_mux.server.replay import STATE_UPDATES
 from acp_mux.server.rpc import RpcError
 from acp_mux.server.store import SessionStore
+from acp_mux.translation.conversation import failed_turn_text
+from acp_mux.translation.updates import notice
 from tests.server.recorded_runs import fixture_names, load, play
 
 CASES = [(cli, name) for cli in ("claude", "codex") for name in fixture_names(cli)]
@@ -69,7 +71,6 @@ def test_a_recorded_session_is_stored_exported_and_replayed(cli: str, name: str,
 
     async def scenario() -> None:
         session_id, turns, results = await play(cli, name, state, monkeypatch)
-        live = [u for turn in turns for u in turn]
         store = SessionStore(state)
         log = store.log_path(session_id)
         runs = assert_gap_free(log)
@@ -91,8 +92,16 @@ def test_a_recorded_session_is_stored_exported_and_replayed(cli: str, name: str,
         first = export(state, session_id)
         assert first and first == export(state, session_id)
         assert first == log.read_bytes()  # the stored lines are already canonical
-        # replayed by a fresh bridge: the conversation the live turns showed
-        expected = conversation(live)
+        # replayed by a fresh bridge: the conversation the live turns showed, and the error a failed turn's prompt
+        # was answered with, once, where the turn ended (live, the editor showed that error itself)
+        expected = conversation(
+            [
+                update
+                for turn, result in zip(turns, results)
+                for update in turn
+                + ([notice(failed_turn_text(result.message))] if isinstance(result, RpcError) else [])
+            ]
+        )
         assert any(u["sessionUpdate"] == "agent_message_chunk" for u in expected)
         replayed = await load(cli, state, session_id, monkeypatch)
         prompts = [u["content"]["text"] for u in replayed if u["sessionUpdate"] == "user_message_chunk"]

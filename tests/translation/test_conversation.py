@@ -67,6 +67,14 @@ def test_an_approval_is_linked_to_its_call_however_it_is_answered() -> None:
 
 def test_a_turn_ending_notice_is_shown_unless_the_person_cancelled() -> None:
     t = UpdateTranslator(TOOLS, "/p")
-    crash = ev.CrashEvent(exit_code=3, stderr="boom")
-    assert "exited unexpectedly" in step(t, crash)[0]["content"]["text"]
-    assert step(t, crash, cancelled=True) == []
+    full = ev.ContextExceededEvent()
+    assert "context window is full" in step(t, full)[0]["content"]["text"]
+    assert step(t, full, cancelled=True) == []
+
+
+def test_a_failed_turns_error_is_not_also_a_message() -> None:
+    """The prompt's JSON-RPC error shows it (editors do): as a bold chunk too, every failure appeared twice."""
+    t = UpdateTranslator(TOOLS, "/p")
+    for event in (ev.CrashEvent(exit_code=3, stderr="boom"), ev.ErrorEvent(code="X", message="stream broke")):
+        updates, outcome = updates_for_event(t, event, login_command=None, cancelled=False)
+        assert outcome is not None and outcome.error_code is not None and updates == []
