@@ -25,6 +25,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
+# ACP's own code for something named that is not there. acp-mux answers it too for a session whose agent cannot
+# start here (its CLI missing or unusable, or an agent this version cannot run): editors show it, while CodeCompanion
+# shows no -32603 (an internal error) at all, only "Failed to create session".
+RESOURCE_NOT_FOUND = -32002
 
 Kind = Literal["request", "notification", "response", "invalid"]
 

@@ -17,7 +17,7 @@ from acp_mux import __version__
 from acp_mux.protocol import unstable, v1, wire
 from acp_mux.server import params as p
 from acp_mux.server.editor_edge import answer, asking, parse_request, typed
-from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, AfterResponse, Connection, RpcError
+from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, AfterResponse, Connection, RpcError
 from acp_mux.core.ids import new_ulid
 from acp_mux.server.early_init import CHECKUP_METHOD, caps_of, initialize_result, takes_extra_directories
 from acp_mux.server.self_command import own_command
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = 1
-RESOURCE_NOT_FOUND = -32002
 PAGE_SIZE = 50
 
 
@@ -265,7 +264,7 @@ class AcpServer:
         adapter = self._adapter_of(agent)
         problem = adapter.startup_problem(self.config.binary if agent == self.config.agent else None, self.config.env)
         if problem:
-            raise RpcError(INTERNAL_ERROR, problem, {"agent": agent})
+            raise RpcError(RESOURCE_NOT_FOUND, problem, {"agent": agent})
         servers = _mcp_servers(request.mcp_servers)
         roots = self._extra_roots(agent, request.additional_directories)
         live = self.sessions.get(source.session_id)
@@ -477,17 +476,19 @@ class AcpServer:
     def _require_startable(self) -> None:
         """An agent that cannot start fails here, where the editor shows the message (install hint, the
         ``ACP_MUX_<NAME>_BIN`` override, ``acp-mux doctor``), not later as a crashed turn; so does a badly set
-        ``ACP_MUX_*`` setting (:mod:`acp_mux.core.settings`)."""
+        ``ACP_MUX_*`` setting (:mod:`acp_mux.core.settings`). Neither is an internal error (-32603, which
+        CodeCompanion never shows): the agent is "not found" (-32002, ACP's resource_not_found), the setting an
+        invalid parameter (-32602), and the message says what to do."""
         from acp_mux.core.settings import settings_problem
         from acp_mux.server.failover import setting_problem as failover_problem
 
         # a badly set ACP_MUX_* value: refused, never guessed at (ACP_MUX_FAILOVER's agent: one acp-mux runs)
         setting = settings_problem(os.environ) or failover_problem(os.environ)
         if setting:
-            raise RpcError(INTERNAL_ERROR, setting, {"agent": self.adapter.name})
+            raise RpcError(INVALID_PARAMS, setting, {"agent": self.adapter.name})
         problem = self.adapter.startup_problem(self.config.binary, self.config.env)
         if problem:
-            raise RpcError(INTERNAL_ERROR, problem, {"agent": self.adapter.name})
+            raise RpcError(RESOURCE_NOT_FOUND, problem, {"agent": self.adapter.name})
 
     def _live(self, record: SessionRecord, servers: list[dict[str, Any]]) -> LiveSession:
         existing = self.sessions.get(record.session_id)

@@ -20,7 +20,7 @@ from acp_mux.core.contract import RunOptions
 from acp_mux.core.settings import SettingError
 from acp_mux.core.interaction import Approve, Deny, PendingInteraction
 from acp_mux.core.lazy_events import ev
-from acp_mux.server.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
+from acp_mux.server.rpc import INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError
 from acp_mux.core.prompt import Prompt
 from acp_mux.server.agent_choice import AgentChoices
 from acp_mux.server import failover as fo
@@ -446,11 +446,11 @@ class LiveSession:
             adapter = self._adapter_for(name)
         except Exception as exc:  # an agent this version cannot run any more
             raise RpcError(
-                INTERNAL_ERROR, f"{self.choices.label(name)} cannot be used: {exc}", {"agent": name}
+                RESOURCE_NOT_FOUND, f"{self.choices.label(name)} cannot be used: {exc}", {"agent": name}
             ) from exc
         problem = adapter.startup_problem(self.config.binary if name == self.config.agent else None, self.config.env)
         if problem:
-            raise RpcError(INTERNAL_ERROR, problem, {"agent": name})
+            raise RpcError(RESOURCE_NOT_FOUND, problem, {"agent": name})
         await self._stop_handle(SWITCH_GRACE_S)
         record = self.record
         if record.native_session_id:

@@ -32,6 +32,7 @@ from acp_mux.core.jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
+    RESOURCE_NOT_FOUND,
     classify,
     response_error,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "INVALID_REQUEST",
     "METHOD_NOT_FOUND",
     "PARSE_ERROR",
+    "RESOURCE_NOT_FOUND",
     "AfterResponse",
     "Connection",
     "RpcError",

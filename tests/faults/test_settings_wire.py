@@ -37,6 +37,7 @@ def test_a_bad_setting_is_refused_at_start_and_never_acted_on(
     assert "agentCapabilities" in bridge.initialize()  # the editor still gets an answer it can show an error under
     error = error_of(bridge.call("session/new", {"cwd": str(bridge.cwd), "mcpServers": []}, 15))
     assert name in error["message"] and allowed in error["message"], error
+    assert error["code"] == -32602  # an invalid parameter the editor shows, not an internal error (-32603)
     error = error_of(bridge.call("session/load", {"sessionId": sid, "cwd": str(bridge.cwd), "mcpServers": []}, 15))
     assert name in error["message"]
     assert bridge.close() == 0

@@ -52,6 +52,7 @@ def test_unknown_agent_answers_initialize_then_names_the_agents(tmp_path):
     replies = exchange(bridge_argv("--agent", "nosuch"), tmp_path)
     assert replies[1]["result"]["protocolVersion"] == 1
     error = replies[2]["error"]
+    assert error["code"] == -32002  # not found; never -32603, which CodeCompanion does not show
     assert "unknown agent 'nosuch'" in error["message"] and all(name in error["message"] for name in AGENT_NAMES)
 
 
@@ -65,6 +66,7 @@ def test_missing_binary_says_how_to_install_it_and_where_to_point(tmp_path):
     replies = exchange(bridge_argv("--agent", "claude"), tmp_path, env={"PATH": "/nonexistent"})
     assert replies[1]["result"]["authMethods"], "the login is offered even before the agent is installed"
     message = replies[2]["error"]["message"]
+    assert replies[2]["error"]["code"] == -32002 and replies[2]["error"]["data"] == {"agent": "claude"}
     assert "claude not found on PATH" in message
     assert "npm install -g @anthropic-ai/claude-code" in message
     assert "ACP_MUX_CLAUDE_BIN=/path/to/claude" in message and "acp-mux doctor claude" in message
