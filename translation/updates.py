@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol, cast
 
-from acp_mux.translation.diffs import DiffLike, diff_content, diffs_for, read_existing, relative_title, resolve
+from acp_mux.translation.diffs import DiffLike, diffs_for, read_existing, relative_title, resolve
 from acp_mux.translation.output import BoundedOutput, cap_text, cap_value
 from acp_mux.core.limit_times import wait_text
 from acp_mux.translation.plans import plan_entries
@@ -236,10 +236,18 @@ class UpdateTranslator:
         if view is None:
             return tool_call
         tool_call["title"], tool_call["kind"] = view.title, view.kind
+        # complete on its own: an editor may build its dialog from this alone (CodeCompanion shows ``content[0]``
+        # as the diff and names the file from ``locations[0]``; without one it joined its cwd to the diff's
+        # absolute path). The diff comes first, and each diff's file is a location where the call named none.
+        diffs = [item for item in view.content if item["type"] == "diff"]
         if view.content:
-            tool_call["content"] = view.content
-        if view.locations:
-            tool_call["locations"] = view.locations
+            tool_call["content"] = diffs + [item for item in view.content if item["type"] != "diff"]
+        locations = list(view.locations)
+        for diff in diffs:
+            if diff["type"] == "diff" and all(location["path"] != diff["path"] for location in locations):
+                locations.append({"path": diff["path"]})
+        if locations:
+            tool_call["locations"] = locations
         if view.input is not None:  # what runs, as claude-agent-acp shows it too
             tool_call["rawInput"] = cap_value(view.input)
         if view.parent is not None:
@@ -263,8 +271,8 @@ class UpdateTranslator:
                 _location(loc.path, loc.line, self.cwd) for loc in display.locations
             ]
         content: list[acp.ToolCallContent] = []
-        for diff in display.diffs or ():
-            content.append(diff_content(resolve(diff.path, self.cwd), diff.new_text, diff.old_text))
+        if display.diffs:  # the agent's own fragments, put in place in the whole file like the table's (diffs.py)
+            content += diffs_for(display.diffs, self.cwd, read_old_for_new=False, read=self.read_file)
         for block in display.content or ():
             content.append({"type": "content", "content": cast("acp.ContentBlock", cap_value(block))})
         if display.terminal_id:

@@ -43,7 +43,7 @@ async def test_write_edit_turn_streams_text_thoughts_diffs_and_shell(work):
     diffs = [c for u in client.of("tool_call_update") for c in (u.content or []) if c.type == "diff"]
     write, edit = diffs[0], diffs[1]
     assert write.path.endswith("notes.txt") and write.old_text is None and write.new_text == "alpha\nbeta\n"
-    assert (edit.old_text, edit.new_text) == ("beta", "gamma")
+    assert (edit.old_text, edit.new_text) == ("alpha\nbeta\n", "alpha\ngamma\n")  # the whole file, not a fragment
     statuses = {}
     for u in client.of("tool_call_update"):
         if u.status:
@@ -62,6 +62,15 @@ async def test_write_edit_turn_streams_text_thoughts_diffs_and_shell(work):
     for call, options in client.permissions:
         assert call.tool_call_id in shown
         assert sorted(o.kind for o in options) == ["allow_always", "allow_once", "reject_always", "reject_once"]
+    # each question is complete on its own (an editor may build its dialog from it alone): kind, title, the file as
+    # an absolute location, and the change's whole-file diff first
+    notes = str(Path(work["cwd"], "notes.txt"))
+    (write_call, _), (edit_call, _) = client.permissions[:2]
+    for call, before, after in ((write_call, None, "alpha\nbeta\n"), (edit_call, "alpha\nbeta\n", "alpha\ngamma\n")):
+        assert call.kind == "edit" and call.title and "notes.txt" in call.title
+        assert [loc.path for loc in call.locations] == [notes]
+        first = call.content[0]
+        assert first.type == "diff" and first.path == notes and (first.old_text, first.new_text) == (before, after)
 
 
 @pytest.mark.parametrize("option", ["reject_once", "reject_always"])
