@@ -27,6 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+# The demo agent echoes a plain prompt only when asked: the benchmarks time replies, not its write-and-edit tour.
+os.environ.setdefault("SCRIPTED_AGENT_ECHO", "1")
+
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
 # acp-mux writes compact JSON with its keys in this order; other servers' lines are recognised by parsing them.

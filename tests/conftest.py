@@ -15,6 +15,10 @@ settings.register_profile("deterministic", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
+# The bundled demo agent answers a plain prompt with its whole tour (a write and an edit, each asked first): what a
+# person trying an editor should see. The tests use plain prompts as plain turns, so they ask for the echo.
+os.environ.setdefault("SCRIPTED_AGENT_ECHO", "1")
+
 
 import pytest  # noqa: E402
 

@@ -208,3 +208,21 @@ def test_zed_demo_entry_answers_initialize_and_exits_on_eof(tmp_path):
             proc.kill()
             proc.wait()
         proc.stderr.close()
+
+
+def test_no_name_says_acp_mux_twice():
+    """agent-shell shows "<label> Agent @ project", the label being "acp-mux <display name>": the every-agent entry's
+    display name is empty (plain "acp-mux"), none repeats "acp-mux"."""
+    text = _drop_comment_lines(EMACS.read_text(), ";")
+    rows = re.findall(r"\((\w+)\s+(" + _STR + r")\s+\((" + _STR + r"(?:\s+" + _STR + r")*)\)\)", text)
+    names = {symbol: _unquote(name) for symbol, name, _ in rows}
+    assert names["auto"] == "" and '(equal display-name "") "acp-mux"' in text
+    assert not [n for n in names.values() if "acp-mux" in n.lower()]
+
+
+def test_codecompanion_config_needs_interactions_and_respects_declined_images():
+    """CodeCompanion 18 renamed ``strategies`` to ``interactions``; the opencode preset it extends says vision=true,
+    so images are left out for an agent whose session declines them (else their base64 went as text)."""
+    text = NEOVIM.read_text()
+    assert "strategies" not in _drop_comment_lines(text, "--") and "CodeCompanion.nvim 18 or later" in text
+    assert "form_messages" in text and "promptCapabilities" in text and "offered.image" in text

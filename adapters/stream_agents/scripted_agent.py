@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import queue
 import signal
@@ -203,6 +204,17 @@ def scenario_progress(steps: int = 3) -> str:
     return "end_turn"
 
 
+# A plain prompt (no keyword below) shows the whole flow: thoughts, a plan, a write and an edit (each asked first)
+# and a command, so a person trying an editor set-up with "hello" sees everything. Programs that want a plain prompt
+# echoed (the test suite, the benchmarks) set SCRIPTED_AGENT_ECHO=1.
+_ECHO = os.environ.get("SCRIPTED_AGENT_ECHO") == "1"
+
+
+def _said(keyword: str, lowered: str) -> bool:
+    """``keyword`` is a whole word of the prompt ("rate" is not in "generate", nor "auth" in "author")."""
+    return re.search(rf"\b{keyword}\b", lowered) is not None
+
+
 def handle_prompt(text: str, cwd: str) -> None:
     _interrupted.clear()
     while not _steers.empty():  # a steer the last turn never read is not this turn's
@@ -225,57 +237,57 @@ def handle_prompt(text: str, cwd: str) -> None:
             lambda tid: run_command(tid, f"setsid {sleeper} </dev/null >/dev/null 2>&1 &"),
         )
         stream_text("Started it in the background.")
-    elif "auth" in lowered:
+    elif _said("auth", lowered):
         emit(type="error", kind="auth", message="401 Unauthorized: invalid API key")
         sys.exit(1)
-    elif "crash" in lowered:
+    elif _said("crash", lowered):
         sys.stderr.write("panic: the scripted agent fell over\nstack: main.go:42\n")
         sys.stderr.flush()
         emit(type="text", text="About to fail...")
         os._exit(3)
-    elif "modeldown" in lowered:  # the model endpoint fails for good mid-answer, after the agent's own retries
+    elif _said("modeldown", lowered):  # the model endpoint fails for good mid-answer, after the agent's own retries
         stream_text("Here is the first half of")
         emit(type="error", message="500 Internal Server Error from the model API (gave up after 2 retries)")
-    elif "sigkill" in lowered:  # the agent is killed by a signal mid-answer (an OOM killer, a stray kill -9)
+    elif _said("sigkill", lowered):  # the agent is killed by a signal mid-answer (an OOM killer, a stray kill -9)
         emit(type="text", text="Working on it...")
         os.kill(os.getpid(), signal.SIGKILL)
     elif lowered.startswith("quota"):  # a usage limit the agent will not retry past (a handover to another: not)
         emit(type="error", kind="quota", message="You have hit your usage limit")
-    elif "rate" in lowered:
+    elif _said("rate", lowered):
         emit(type="error", kind="rate", message="429 Too Many Requests", retry_after_ms=30000)
-    elif "hang" in lowered:
+    elif _said("hang", lowered):
         emit(type="text", text="Thinking very hard...")
         while not _interrupted.is_set():
             time.sleep(0.05)
         stop = "cancelled"
-    elif "refuse" in lowered:
+    elif _said("refuse", lowered):
         stream_text("I can't help with that.")
         stop = "refusal"
-    elif "overflow" in lowered:
+    elif _said("overflow", lowered):
         stop = "max_tokens"
-    elif "maxturns" in lowered:
+    elif _said("maxturns", lowered):
         stop = "max_turns"
-    elif "garbage" in lowered:
+    elif _said("garbage", lowered):
         sys.stdout.write('not json at all\n{"type": "text", "text": \n[1,2]\n\x00\xff\n')
         sys.stdout.flush()
         emit(type="text", text="Still here.")
-    elif "flood" in lowered:  # as fast as possible: ACP_MUX_DEMO_FLOOD_MB of text in 1 KB deltas
+    elif _said("flood", lowered):  # as fast as possible: ACP_MUX_DEMO_FLOOD_MB of text in 1 KB deltas
         chunk = "x" * 1023 + " "
         for _ in range(int(float(os.environ.get("ACP_MUX_DEMO_FLOOD_MB", "64")) * 1024)):
             emit(type="text", text=chunk)
             if _interrupted.is_set():
                 stop = "cancelled"
                 break
-    elif "manydeltas" in lowered:  # many small deltas as fast as possible: the bridge's per-event cost and memory
+    elif _said("manydeltas", lowered):  # many small deltas as fast as possible: the bridge's per-event cost and memory
         for i in range(_DELTAS):
             emit(type="text", text=f"d{i} ")
             if _interrupted.is_set():
                 stop = "cancelled"
                 break
-    elif "withdraw" in lowered:  # asks, then takes the question back before anyone answers
+    elif _said("withdraw", lowered):  # asks, then takes the question back before anyone answers
         tool("Bash", {"command": "rm -rf build"}, lambda tid: "", withdraw_after=0.5)
         stream_text("Never mind, I found another way.")
-    elif "slow" in lowered:
+    elif _said("slow", lowered):
         for i in range(400):
             emit(type="text", text=f"word{i} ")
             if pause(0.02):
@@ -284,16 +296,18 @@ def handle_prompt(text: str, cwd: str) -> None:
             if not _steers.empty():  # steered: the message changes what the turn does next (it wraps up)
                 emit(type="text", text=f"Steered by: {_steers.get()} ")
                 break
-    elif "progress" in lowered:
+    elif _said("progress", lowered):
         stop = scenario_progress()
-    elif "bigshell" in lowered:
+    elif _said("bigshell", lowered):
         stop = scenario_shell(_BIGSHELL_LINES, _BIGSHELL_DELAY if _BIGSHELL_WIDTH > 0 else 0, _BIGSHELL_WIDTH)
-    elif "shell" in lowered:
+    elif _said("shell", lowered):
         stop = scenario_shell(5, 0.2)
-    elif "write" in lowered or "demo" in lowered:
+    elif _said("write", lowered) or _said("demo", lowered):
         stop = scenario_write(cwd)
-    else:
+    elif _ECHO:
         stop = "cancelled" if stream_text(f"You said: {text}") else "end_turn"
+    else:
+        stop = scenario_write(cwd)
     if _interrupted.is_set():
         stop = "cancelled"
     emit(type="usage", input_tokens=1200, output_tokens=80, cost_usd=0.0042)

@@ -7,7 +7,10 @@
 ;;
 ;; Use: paste this into init.el, or put this file on `load-path' and (require 'acp-mux-agent-shell),
 ;; after agent-shell is installed.  Then `M-x agent-shell' and pick "acp-mux <agent>", or
-;; `M-x acp-mux-agent-shell-start' to be asked for the agent.
+;; `M-x acp-mux-agent-shell-start' to be asked for the agent.  acp-mux keeps sessions, so
+;; agent-shell first asks "Start shell" with a list of this folder's earlier sessions: pick one
+;; to carry on with it, or start a new one (where agent-shell has `agent-shell-session-strategy',
+;; setting it to `new' skips the question).  "acp-mux" (the entry for every agent) serves each agent found here.
 ;;
 ;; `acp-mux' must be on Emacs's `exec-path'; otherwise replace "acp-mux" below with its absolute
 ;; path.  Diagnostics: add "--log-file" "/tmp/acp-mux.log" to an agent's command list.
@@ -29,7 +32,7 @@
   :group 'tools)
 
 (defcustom acp-mux-agent-shell-commands
-  '((auto     "acp-mux"  ("acp-mux" "--agent" "auto"))
+  '((auto     ""         ("acp-mux" "--agent" "auto"))
     (claude   "Claude"   ("acp-mux" "--agent" "claude"))
     (codex    "Codex"    ("acp-mux" "--agent" "codex"))
     (gemini   "Gemini"   ("acp-mux" "--agent" "gemini"))
@@ -66,8 +69,10 @@ They are added to Emacs's own environment, which acp-mux passes on to the agent.
                      :context-buffer buffer)))
 
 (defun acp-mux-agent-shell-make-config (agent display-name argv)
-  "Return an agent-shell config for acp-mux AGENT shown as DISPLAY-NAME, running ARGV."
-  (let ((label (format "acp-mux %s" display-name)))
+  "Return an agent-shell config for acp-mux AGENT shown as DISPLAY-NAME, running ARGV.
+An empty DISPLAY-NAME (the entry for every agent) is shown as plain \"acp-mux\":
+agent-shell adds \"Agent\" itself (\"acp-mux Agent @ project\")."""
+  (let ((label (if (equal display-name "") "acp-mux" (format "acp-mux %s" display-name))))
     (agent-shell-make-agent-config
      :identifier (intern (format "acp-mux-%s" agent))
      :mode-line-name label

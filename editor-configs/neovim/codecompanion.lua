@@ -10,9 +10,17 @@
 -- `acp-mux` must be on Neovim's PATH; otherwise replace "acp-mux" with its absolute path.
 -- Diagnostics: append "--log-file", "/tmp/acp-mux.log" (and "--log-level", "DEBUG") to a command.
 --
+-- Needs CodeCompanion.nvim 18 or later (18.0 renamed `strategies` to `interactions`); checked
+-- with v19.22.0 and Neovim 0.11.4 (docs/editors.md in the acp-mux repository says how).
+--
 -- CodeCompanion has no generic ACP preset, so this extends the small "opencode" preset: it
 -- brings the ACP request handlers and declares authentication done (the agents' own CLIs hold
 -- the login; run `acp-mux --agent NAME --login` in a terminal once).
+--
+-- Images: the preset says vision = true, so the chat offers /image for every command; an
+-- agent that takes no images (the session's promptCapabilities say so: the demo, codex exec,
+-- ...) would get the image's base64 as text. form_messages below leaves images out for those
+-- agents (CodeCompanion warns that the agent does not take images).
 require("codecompanion").setup({
   adapters = {
     acp = {
@@ -34,6 +42,21 @@ require("codecompanion").setup({
             hermes = { "acp-mux", "--agent", "hermes" },
             demo = { "acp-mux", "--agent", "demo" },
             auto = { "acp-mux", "--agent", "auto" },
+          },
+          handlers = {
+            form_messages = function(self, messages, capabilities)
+              local offered = capabilities and capabilities.promptCapabilities or {}
+              if not offered.image then
+                messages = vim.tbl_filter(function(message)
+                  local image = message._meta and message._meta.tag == "image"
+                  if image and not (message._meta and message._meta.sent) then
+                    vim.notify("acp-mux: this agent takes no images; the image is left out", vim.log.levels.WARN)
+                  end
+                  return not image
+                end, messages)
+              end
+              return require("codecompanion.adapters.acp.helpers").form_messages(self, messages, capabilities)
+            end,
           },
         })
       end,

@@ -238,7 +238,7 @@ def test_approve_all_writes_then_edits_the_file(acpx, ws):
         d["path"] == str(ws.project / "notes.txt") and d.get("oldText") is None and d["newText"] == "alpha\nbeta\n"
         for d in diffs
     ), diffs
-    assert any(d.get("oldText") == "beta" and d["newText"] == "gamma" for d in diffs), diffs
+    assert any(d.get("oldText") == "alpha\nbeta\n" and d["newText"] == "alpha\ngamma\n" for d in diffs), diffs
     assert set(run.final_statuses().values()) == {"completed"}, run.final_statuses()
     assert set(run.final_statuses()) == {c["toolCallId"] for c in calls}
 
