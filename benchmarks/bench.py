@@ -622,6 +622,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--json", metavar="OUT", help="where to write every measurement (default benchmarks/results-<full|quick>.json)"
     )
+    parser.add_argument(
+        "--no-doc", action="store_true", help="do not add this run's table to docs/performance.md (it does by default)"
+    )
     args = parser.parse_args(argv)
     mode = "quick" if args.quick else "full"
     json_path = Path(args.json) if args.json else Path(__file__).resolve().with_name(f"results-{mode}.json")
@@ -664,6 +667,11 @@ def main(argv: list[str] | None = None) -> int:
         f"at the end {results['loadavg_end'][0]:.2f}; JSON in {json_path}"
     )
     json_path.write_text(json.dumps(results, indent=1, default=str))
+    if not args.no_doc:  # one table per run, written by the run itself: date, machine, commit, ratios
+        import perf_doc
+
+        perf_doc.add_run(results)
+        print(f"This run's table is now first in {perf_doc.DOC}")
     if incomplete:
         print(f"DELIVERY INCOMPLETE in {len(incomplete)} turn(s): {', '.join(incomplete)}", file=sys.stderr)
         return 1
