@@ -55,7 +55,7 @@ async def test_the_bridge_wire_with_the_sdk_client_fits_the_model_both_ways(tmp_
         f" | tee {shlex.quote(str(mux_log))}"
     )
     client = RecordingClient()
-    env = {"ACP_MUX_STATE_DIR": str(tmp_path / "state"), "PATH": "/usr/bin:/bin"}
+    env = {"ACP_MUX_STATE_DIR": str(tmp_path / "state"), "PATH": "/usr/bin:/bin", "SCRIPTED_AGENT_ECHO": "1"}
     async with acp.spawn_agent_process(
         client, "/bin/sh", "-c", command, env=env, cwd=str(cwd), transport_kwargs={"stderr": None}
     ) as (conn, _):

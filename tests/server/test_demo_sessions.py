@@ -33,7 +33,7 @@ def as_dicts(client: RecordingClient) -> list[dict[str, Any]]:
 
 
 def cli(state_dir: str, *args: str) -> bytes:
-    env = {"ACP_MUX_STATE_DIR": state_dir, "PATH": "/usr/bin:/bin"}
+    env = {"ACP_MUX_STATE_DIR": state_dir, "PATH": "/usr/bin:/bin", "SCRIPTED_AGENT_ECHO": "1"}
     return subprocess.run(
         [sys.executable, "-m", "acp_mux", "sessions", *args], env=env, capture_output=True, check=True, timeout=60
     ).stdout

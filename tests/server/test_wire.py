@@ -20,7 +20,7 @@ class Wire:
     """
 
     def __init__(self, tmp_path: Any, **env: str) -> None:
-        env = {"ACP_MUX_STATE_DIR": str(tmp_path / "state"), "PATH": "/usr/bin:/bin", **env}
+        env = {"ACP_MUX_STATE_DIR": str(tmp_path / "state"), "PATH": "/usr/bin:/bin", "SCRIPTED_AGENT_ECHO": "1", **env}
         self.cwd = tmp_path
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "acp_mux", "--agent", "demo"],
