@@ -133,6 +133,7 @@ def _uvx_env(tmp_path: Path) -> dict[str, str]:
         "UV_PYTHON_DOWNLOADS": "never",
         "UV_NO_CONFIG": "1",
         "ACP_MUX_STATE_DIR": str(tmp_path / "state"),
+        "SCRIPTED_AGENT_ECHO": "1",  # the demo echoes a plain prompt (its tour asks three questions)
     }
     for var in ("SSL_CERT_FILE", "SSL_CERT_DIR", "TMPDIR"):
         if os.environ.get(var):
