@@ -18,6 +18,7 @@ import json
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +28,23 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 import acp_mux
+from acp_mux.adapters import registry
 from acp_mux.api.approvals import ApprovalRequest, decide
 from tests.faults.test_handover_forgery import read_back
 from tests.server.client import RecordingClient
 from tests.server.switching_agents import install
 from tests.server.switching_client import switching_bridge
 
-install()  # alpha, beta, gamma: the scripted agents the editor side switches between (they echo their prompt)
+
+@pytest.fixture(autouse=True, scope="module")
+def scripted_agents() -> Iterator[None]:
+    """alpha, beta, gamma: the scripted agents the editor side switches between (they echo their prompt), in the
+    agent table for this module's tests only (other modules on the same worker must see the real table)."""
+    before = registry.ENTRIES
+    install()
+    yield
+    registry.ENTRIES = before
+
 
 SUBCOMMANDS = hs.sampled_from(["push", "status", "log"])
 ARGUMENTS = hs.lists(hs.sampled_from(["--force", "origin", "main", "-v"]), max_size=2)
