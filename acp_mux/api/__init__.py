@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from acp_mux.api.approvals import ApprovalRequest, Approvals, allow, ask, deny, manual
+from acp_mux.api.compare import Candidate, Comparison, compare
 from acp_mux.api.session import Run, TurnError, TurnResult, query, run
 from acp_mux.core import events
 from acp_mux.core.errors import AgentMuxError
@@ -19,12 +20,15 @@ __all__ = [
     "Approvals",
     "Approve",
     "BaseEvent",
+    "Candidate",
+    "Comparison",
     "Deny",
     "Run",
     "TurnError",
     "TurnResult",
     "allow",
     "ask",
+    "compare",
     "deny",
     "event_to_json",
     "events",
