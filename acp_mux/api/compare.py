@@ -20,6 +20,7 @@ group and removes every copy.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import signal
 import time
@@ -188,7 +189,7 @@ class Comparison:
                 cwd=candidate.copy.cwd,
                 model=self._models.get(candidate.agent),
                 mode=self._modes.get(candidate.agent),
-                approvals=self._candidate_policy(candidate.copy),
+                approvals=self._candidate_policy(candidate.agent, candidate.copy),
                 env=self._env,
                 state_dir=self._folder.path / ".sessions" if self._folder is not None else None,
                 time_limit=self._time_limit,
@@ -222,7 +223,7 @@ class Comparison:
             if isinstance(total, (int, float)) and total > 0:
                 candidate.cost_usd = float(total)
 
-    def _candidate_policy(self, copy: Copy) -> Approvals:
+    def _candidate_policy(self, agent: str, copy: Copy) -> Approvals:
         """The caller's rules and callback, with one addition: a change to files inside the candidate's own copy
         is allowed (the person reviews the whole diff before anything reaches their folder)."""
         person = self._policy
@@ -235,7 +236,8 @@ class Comparison:
                     return Approve()
             if person.callback is None:
                 return Deny(reason="No rule allows this and nobody was asked (acp-mux comparison).")
-            return await _call(person.callback, request)
+            # the person is asked about one of several agents: the title says which
+            return await _call(person.callback, dataclasses.replace(request, title=f"[{agent}] {request.title}"))
 
         return Approvals(person.allow_rules, person.deny_rules, decide)
 

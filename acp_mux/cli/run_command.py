@@ -80,14 +80,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--model", default=None, help="the model to use")
     parser.add_argument("--mode", default=None, help="the agent's permission mode to start in")
     parser.add_argument("--resume", default=None, metavar="ID", help="continue a stored session (acp-mux sessions)")
+    compare = parser.add_argument_group(
+        "several agents on one task",
+        "--compare sends the prompt to 2-4 agents, each in its own copy of --cwd (edits there need no question), "
+        "shows a table and each diff, and applies the change you keep, merged with what changed meanwhile or refused "
+        "naming the files. Exit status: 0 applied (or --pick none), 1 nothing applied, 3 could not run or apply.",
+    )
+    compare.add_argument("--compare", default=None, metavar="A,B[,C,D]", help="the agents, comma-separated")
+    compare.add_argument("--check", default=None, metavar="CMD", help="a command run in each copy afterwards")
+    compare.add_argument("--judge", default=None, metavar="AGENT", help="an agent that reads the diffs and advises")
+    compare.add_argument("--pick", default=None, metavar="AGENT|none", help="which change to keep, without asking")
     return parser
 
 
 def run_turn(argv: Sequence[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(list(argv))
-    if not args.agent and not args.resume:
-        parser.error("--agent NAME is needed (or --resume ID)")
+    if args.compare and (args.agent or args.resume):
+        parser.error("--compare takes the agents itself: no --agent or --resume with it")
+    if not args.compare and (args.check or args.judge or args.pick):
+        parser.error("--check, --judge and --pick go with --compare")
+    if not args.agent and not args.resume and not args.compare:
+        parser.error("--agent NAME is needed (or --resume ID, or --compare A,B)")
     stdin_prompt = args.prompt in ([], ["-"]) and (args.prompt == ["-"] or not _stdin_is_terminal())
     if stdin_prompt:
         prompt = sys.stdin.read()
@@ -97,6 +111,10 @@ def run_turn(argv: Sequence[str]) -> int:
         parser.error("the prompt is empty")
     interactive = _stdin_is_terminal() and not stdin_prompt
     try:
+        if args.compare:
+            from acp_mux.cli.compare_command import compare_turn
+
+            return asyncio.run(compare_turn(args, prompt, interactive))
         return asyncio.run(_turn(args, prompt, interactive))
     except KeyboardInterrupt:
         sys.stdout.write("\n")
