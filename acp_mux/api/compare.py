@@ -119,6 +119,8 @@ class Comparison:
         self._queue: asyncio.Queue[tuple[str, BaseEvent] | None] = asyncio.Queue()
         self._readers: list[asyncio.Task[None]] = []
         self._ended = 0  # candidates whose end marker the stream has read
+        # seconds the comparison itself spent: making the copies, reading the changes, applying the chosen one
+        self.timings: dict[str, float] = {}
         self._finished = False
 
     # ── lifetime ───────────────────────────────────────────────────────────────────────────────────────────────
@@ -138,13 +140,21 @@ class Comparison:
             Run._adapter_for(candidate.agent, None, None, self._env)
         await asyncio.to_thread(compare_copies.sweep_orphans, self._state_dir)
         folder = self._folder = compare_copies.new_compare_folder(self._state_dir, _new_id())
-        for candidate in self.candidates:
-            try:
-                candidate.copy = await asyncio.to_thread(
-                    compare_copies.make_copy, self.cwd, folder.path / candidate.agent, cap=self._cap
-                )
-            except compare_copies.CompareError as exc:  # too large, no git: the same for every candidate
-                raise AgentMuxError(ErrorCode.SPAWN_ERROR, str(exc)) from exc
+        started = time.monotonic()
+        made = await asyncio.gather(  # side by side: git's work and the file copies overlap
+            *(
+                asyncio.to_thread(compare_copies.make_copy, self.cwd, folder.path / c.agent, cap=self._cap)
+                for c in self.candidates
+            ),
+            return_exceptions=True,
+        )
+        self.timings["copies"] = time.monotonic() - started
+        for candidate, copy in zip(self.candidates, made):
+            if isinstance(copy, compare_copies.CompareError):  # too large, no git: the same for every candidate
+                raise AgentMuxError(ErrorCode.SPAWN_ERROR, str(copy)) from copy
+            if isinstance(copy, BaseException):
+                raise copy
+            candidate.copy = copy
         for candidate in self.candidates:
             self._readers.append(asyncio.ensure_future(self._work(candidate)))
 
@@ -250,11 +260,14 @@ class Comparison:
         await asyncio.gather(*self._readers, return_exceptions=True)
         if not self._finished:
             self._finished = True
+            started = time.monotonic()
             for candidate in self.candidates:
                 if candidate.copy is not None:
                     candidate.changes = await asyncio.to_thread(compare_copies.changes, candidate.copy)
-                    if self.check:
-                        await self._run_check(candidate)
+            self.timings["changes"] = time.monotonic() - started
+            for candidate in self.candidates:
+                if candidate.copy is not None and self.check:
+                    await self._run_check(candidate)
             if self.judge:
                 self.recommendation = await self._ask_judge()
         return self.candidates
@@ -349,7 +362,11 @@ class Comparison:
         if not self._finished:
             await self.wait()
         found = candidate.changes or Changes((), "")
-        return await asyncio.to_thread(compare_copies.apply_changes, found, candidate.copy.source_root)
+        started = time.monotonic()
+        try:
+            return await asyncio.to_thread(compare_copies.apply_changes, found, candidate.copy.source_root)
+        finally:
+            self.timings["apply"] = time.monotonic() - started
 
 
 compare = Comparison
