@@ -330,11 +330,18 @@ class AcpServer:
 
     async def _retain_once(self) -> None:
         """Automatic retention, once per bridge, after the first session/new answer and off the event loop
-        (``ACP_MUX_SESSION_MAX_AGE_DAYS`` / ``ACP_MUX_SESSION_MAX_COUNT``); sessions open here are kept."""
+        (``ACP_MUX_SESSION_MAX_AGE_DAYS`` / ``ACP_MUX_SESSION_MAX_COUNT``); sessions open here are kept. The
+        copies of comparisons whose acp-mux is gone are removed then too."""
         if self._retention_done:
             return
         self._retention_done = True
+        from acp_mux.server import compare_copies
         from acp_mux.server.store import retention_from_env
+
+        try:  # the copies of a comparison cut short (a crash, a SIGKILL) go at the next start
+            await asyncio.to_thread(compare_copies.sweep_orphans, self.store.root.parent)
+        except Exception as exc:
+            log.warning("removing the copies of an ended comparison failed: %s", exc)
 
         try:
             max_age, max_count = retention_from_env()

@@ -215,3 +215,33 @@ def test_applying_never_loses_the_persons_change_silently(
         assert result == text(theirs)
     elif theirs == base:
         assert result == text(ours)
+
+
+async def test_the_bridge_removes_the_copies_a_killed_comparison_left_when_it_next_starts(tmp_path: Path) -> None:
+    """A comparison cut short by a SIGKILL leaves its copies; the next acp-mux (an editor's bridge) removes them
+    after its first session/new, and leaves a live comparison's alone."""
+    import asyncio
+
+    from tests.server.client import RecordingClient, bridge
+
+    state = tmp_path / "state"
+    killed = subprocess.Popen(["sleep", "30"])  # stands for the acp-mux process that made the copies
+    orphan = cc.new_compare_folder(state, "orphan")
+    (orphan.path / OWNER).write_text(json.dumps({"pid": killed.pid, "start": cc._process_start(killed.pid)}))
+    (orphan.path / "claude").mkdir()
+    killed.kill()
+    killed.wait()
+    live = cc.new_compare_folder(state, "live")  # owned by this (live) test process
+    project = tmp_path / "project"
+    project.mkdir()
+    async with bridge(RecordingClient(), "--agent", "demo", cwd=str(project), state_dir=str(state)) as (conn, _):
+        await conn.initialize(protocol_version=1)
+        await conn.new_session(cwd=str(project), mcp_servers=[])
+        for _ in range(100):
+            if not orphan.path.exists():
+                break
+            await asyncio.sleep(0.05)
+    assert not orphan.path.exists() and live.path.exists()
+
+
+OWNER = cc.OWNER_FILE
