@@ -138,8 +138,12 @@ class UpdateTranslator:
         terminal_output_meta: bool = False,
         context_window: int = 200_000,
         read_file: Callable[[str], str | None] = read_existing,
+        tables: Callable[[str], ToolTableLike] | None = None,
     ) -> None:
         self.tools_table = tool_table
+        # the tool table of the agent an event names, where a stream mixes agents (a comparison's candidates)
+        self.tables = tables
+        self._event_agent = ""
         self.read_file = read_file  # a file's content before an edit, for diffs (recorded live, replayed from the log)
         self.cwd = cwd
         self.terminal_meta = terminal_output_meta
@@ -154,6 +158,7 @@ class UpdateTranslator:
 
     # ── the dispatcher ─────────────────────────────────────────────────────────────────────────────────────────
     def translate(self, event: ev.BaseEvent) -> list[Update]:
+        self._event_agent = event.agent
         handler: Callable[[ev.BaseEvent], list[Update]] | None = getattr(self, "_on_" + event.type, None)
         return handler(event) if handler is not None else []
 
@@ -206,7 +211,8 @@ class UpdateTranslator:
         """``tool_call``: the editor learns of the tool as soon as the agent starts it."""
         if tool_id in self.tools or tool_id in self._plan_tools:
             return []
-        spec = self.tools_table.lookup(name)
+        table = self.tables(self._event_agent) if self.tables is not None and self._event_agent else self.tools_table
+        spec = table.lookup(name)
         if getattr(spec, "is_plan", False):
             self._plan_tools.add(tool_id)
             return []

@@ -12,7 +12,7 @@ import os
 import signal
 import sys
 import textwrap
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, ENTRIES, AgentNotAvailable, UnknownAgent, get_adapter
 from acp_mux.core.settings import LOG_LEVELS, SettingError, read_setting
@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # types only: the server loads after initialize is answered (
     from acp_mux.adapters.base import AgentAdapter
     from acp_mux.server.agent_choice import AgentChoices
     from acp_mux.server.early_init import Early
+    from acp_mux.server.compare_turn import Ask, Comparison
     from acp_mux.server.live_session import BridgeConfig
 
 
@@ -210,6 +211,7 @@ def main(argv: Sequence[str] | None = None, early: Early | None = None) -> int:
         mode=args.mode,
         extra_args=extra,
         inactivity_timeout_s=args.inactivity_timeout or None,
+        compare=comparison,
     )
     try:
         return asyncio.run(serve(adapter, config, choices, early))
@@ -278,6 +280,14 @@ def _log_protocol(direction: str, message: object) -> None:
     if isinstance(params, dict) and params.get("mcpServers"):
         redact.register(mcp_secrets(params["mcpServers"]))
     logging.getLogger("acp_mux.protocol").debug("%s %s", direction, message)
+
+
+def comparison(agents: list[str], prompt: str, *, ask: Ask, **options: Any) -> Comparison:
+    """``/compare`` in the every-agent entry: the Python API's comparison (the server does not import the API),
+    with the session's question handler as the person's policy; loaded only when a comparison starts."""
+    import acp_mux
+
+    return acp_mux.compare(agents, prompt, approvals=acp_mux.ask(ask), **options)
 
 
 async def serve(

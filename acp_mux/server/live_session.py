@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from acp_mux.core.run import RunHandle
     from acp_mux.protocol import v1_dicts as acp
     from acp_mux.protocol.v1_dicts import JsonValue
+    from acp_mux.server.compare_turn import CandidateRelay, Comparison, ComparisonFactory, Question
     from acp_mux.translation.updates import ToolView
 
     # asks the editor (a method, its params); the editor's answer, read at the edge (editor_edge.asking)
@@ -80,6 +81,9 @@ class BridgeConfig:
     env: dict[str, str] | None = None
     inactivity_timeout_s: float | None = 600.0
     terminal_output_meta: bool = False
+    # ``/compare`` in the every-agent entry: how a comparison is made (the command line hands in the Python API's,
+    # which the server does not import); None: the command is not offered
+    compare: ComparisonFactory | None = None
 
 
 class LiveSession:
@@ -215,6 +219,7 @@ class LiveSession:
             self.record.cwd,
             terminal_output_meta=self.config.terminal_output_meta,
             read_file=read_file,
+            tables=self._tool_table_for,  # a comparison's candidates are shown by their own agents' tables
         )
 
     def _read_for_diff(self, path: str) -> str | None:
@@ -291,8 +296,11 @@ class LiveSession:
 
     async def _prompt(self, blocks: Sequence[object]) -> acp.PromptResponse:
         prompt = self._to_prompt(blocks)
-        if self.choices is not None and prompt.as_text().strip().split(" ", 1)[0] == "/agent":
+        command = prompt.as_text().strip().split(" ", 1)[0] if self.choices is not None else ""
+        if command == "/agent":
             return await self._agent_command(prompt.as_text().strip())
+        if command == "/compare" and self.config.compare is not None:
+            return await self._compare_command(prompt.as_text().strip())
         self._begin_turn()
         self._maybe_title(prompt.as_text())
         ended: dict[str, JsonValue] = {"error": {"code": -32603, "message": "the turn did not end normally"}}
@@ -497,6 +505,165 @@ class LiveSession:
             self._notice(f"Current agent: {self.adapter.name}. Switch with /agent NAME; choose from: {names}.\n")
         self.log.flush()
         return {"stopReason": "end_turn"}
+
+    # ── several agents on one task ────────────────────────────────────────────────────────────────────────────
+    async def _compare_command(self, text: str) -> acp.PromptResponse:
+        """``/compare A B [C D] [--check CMD] [--judge AGENT] PROMPT``: one turn in which every named agent works on
+        the prompt in its own copy of the folder (shown as one call each, nested or as a child session), then the
+        table and diffs, one question (keep which change), and the kept change applied; the conversation then goes
+        on with that agent, which is handed this turn like a switch. Nothing reaches the folder before the pick."""
+        from acp_mux.core.ids import new_ulid
+        from acp_mux.server import compare_turn as ct
+        from acp_mux.server.compare_copies import CompareError
+
+        assert self.choices is not None and self.config.compare is not None
+        try:
+            request = ct.parse_compare(text, self.choices.names)
+        except ValueError as exc:
+            raise RpcError(INVALID_PARAMS, str(exc)) from exc
+        self._begin_turn()
+        run_id = self._turn_run = f"compare-{new_ulid()}"
+        self._turn_blocks = [{"type": "text", "text": text}]
+        self.log.record(run_id, "user.message", {"content": self._turn_blocks, "agent": self.adapter.name})
+        self._maybe_title(request.prompt)
+        relays = {a: ct.CandidateRelay(a, self.choices.label(a), request.prompt, run_id) for a in request.agents}
+        ended: dict[str, JsonValue] = {"error": {"code": -32603, "message": "the comparison did not end normally"}}
+        kept: str | None = None
+        try:
+            comparison = self.config.compare(
+                request.agents,
+                request.prompt,
+                ask=self._compare_question,
+                cwd=self.record.cwd,
+                check=request.check,
+                judge=request.judge,
+                env=self.config.env,
+                state_dir=self.store.root.parent,
+            )
+            async with comparison:
+                for relay in relays.values():
+                    self._show(relay.started())
+                cancelled = await self._follow(comparison, relays)
+                candidates = await comparison.wait()
+                for candidate in candidates:
+                    self._show(relays[candidate.agent].ended(candidate))
+                if cancelled:
+                    ended = {"stopReason": "cancelled"}
+                    return {"stopReason": "cancelled"}
+                self._notice(ct.report(comparison))
+                kept = await self._ask_keep(run_id, candidates)
+                if kept is None:
+                    self._notice("Kept none: your folder is as it was.\n")
+                else:
+                    try:
+                        written = await comparison.apply(kept)
+                    except CompareError as exc:
+                        raise RpcError(INVALID_PARAMS, f"{kept}'s change was not applied: {exc}") from exc
+                    self._notice(f"Kept {kept}'s change: {', '.join(written) or 'no file changed'}.\n")
+            if kept is not None and kept != self.adapter.name:
+                await self._switch_to(kept)  # this turn holds the session: the switch runs in its place
+                self._notice(f"Now talking to {self.adapter.display_name}.\n")
+            self.record.turn_agents.append(self.adapter.name)  # the turn is the kept agent's (or the current one's)
+            ended = {"stopReason": "end_turn"}
+            return {"stopReason": "end_turn"}
+        except RpcError as exc:
+            ended = {"error": {"code": exc.code, "message": exc.message}}
+            raise
+        except Exception as exc:  # a comparison that cannot run here (too large a folder, an agent missing)
+            message = getattr(exc, "message", None) or str(exc)
+            ended = {"error": {"code": INVALID_PARAMS, "message": message}}
+            raise RpcError(INVALID_PARAMS, f"The comparison could not run: {message}") from exc
+        finally:
+            for payload in self.translator.close_open_tools("failed"):
+                self.update(payload)
+            self.log.record(run_id, "turn.ended", ended)
+            self.log.flush()
+            self.store.save(self.record)
+
+    def _show(self, events: list[ev.BaseEvent]) -> None:
+        """Session events the bridge makes (a comparison's): logged, then shown, as an agent's are."""
+        for event in events:
+            self.log.event(event)
+            payloads, _ = updates_for_event(self.translator, event, login_command=None, cancelled=self._cancel.is_set())
+            for payload in payloads:
+                self.update(payload)
+
+    async def _follow(self, comparison: Comparison, relays: Mapping[str, CandidateRelay]) -> bool:
+        """Show every candidate's events as they come; a cancel stops them all. True when cancelled."""
+        stream = comparison.__aiter__()
+        cancel = asyncio.ensure_future(self._cancel.wait())
+        cancelled = False
+        try:
+            while True:
+                step = asyncio.ensure_future(stream.__anext__())
+                await asyncio.wait({step, cancel}, return_when=asyncio.FIRST_COMPLETED)
+                if cancel.done() and not cancelled:
+                    cancelled = True
+                    await comparison.cancel()
+                try:
+                    agent, event = await step
+                except StopAsyncIteration:
+                    return cancelled
+                self._show(relays[agent].relay(event))
+        finally:
+            cancel.cancel()
+
+    async def _compare_question(self, question: Question) -> Approve | Deny:
+        """A candidate's question that the comparison does not answer itself (a command, a fetch): asked in the
+        editor like any agent's, under the session's rules; the tool call it names is the candidate's."""
+        remembered = self.rules.match(question.tool_name, question.kind, question.input)
+        if remembered is not None:
+            return Approve(always=True) if remembered == "allow" else Deny(reason="A rule rejects this.", always=True)
+        scope = question.scope
+        if scope is None:
+            return Deny(reason="acp-mux could not name what this question covers.")
+        options = permission_options(scope)
+        tool_call: acp.ToolCallUpdate = {
+            "toolCallId": f"compare-question:{question.interaction_id}",
+            "title": question.title,
+            "kind": cast("acp.ToolKind", question.kind),
+            "status": "pending",
+            "rawInput": question.input,
+        }
+        params: acp.RequestPermissionRequest = {"sessionId": self.id, "toolCall": tool_call, "options": options}
+        try:
+            raw = await self._request("session/request_permission", params)
+        except Exception as exc:  # the client errored or went away: deny, never approve by accident
+            log.warning("permission request failed: %s", exc)
+            return Deny(reason="The editor did not answer.")
+        answer = decode_outcome(raw, options)
+        if answer.always:
+            self.rules.remember(scope, "allow" if answer.approve else "reject")
+        return Approve(always=answer.always) if answer.approve else Deny(reason="The user rejected this action.")
+
+    async def _ask_keep(self, run_id: str, candidates: Sequence[object]) -> str | None:
+        """The one question after a comparison: which candidate's change to keep (None: keep none)."""
+        from acp_mux.server import compare_turn as ct
+
+        options = ct.pick_options(cast("Sequence[ct.Candidate]", candidates))
+        tool_call: acp.ToolCallUpdate = {
+            "toolCallId": f"compare-pick:{run_id}",
+            "title": "Keep which agent's change? (the diffs are above)",
+            "kind": "edit",
+            "status": "pending",
+        }
+        params: acp.RequestPermissionRequest = {"sessionId": self.id, "toolCall": tool_call, "options": options}
+        request = asyncio.ensure_future(self._request("session/request_permission", params))
+        cancel = asyncio.ensure_future(self._cancel.wait())
+        try:
+            await asyncio.wait({request, cancel}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            cancel.cancel()
+        if not request.done():
+            request.cancel()
+            return None
+        try:
+            raw = request.result()
+        except Exception:
+            return None
+        kept = ct.picked(raw)
+        self.log.record(run_id, "compare.kept", {"agent": kept})
+        return kept
 
     # ── at a usage limit: carry on with another agent ─────────────────────────────────────────────────────────
     @property
@@ -802,6 +969,15 @@ class LiveSession:
                 0,
                 {"name": "agent", "description": f"switch the coding agent ({names})", "input": {"hint": "agent name"}},
             )
+            if self.config.compare is not None:
+                commands.insert(
+                    1,
+                    {
+                        "name": "compare",
+                        "description": "the same prompt to 2-4 agents, each in its own copy; then keep the best",
+                        "input": {"hint": "AGENT AGENT [--check CMD] [--judge AGENT] PROMPT"},
+                    },
+                )
         self._send_update(self.id, {"sessionUpdate": "available_commands_update", "availableCommands": commands})
 
     def _side_task(self, coro: Coroutine[object, object, None]) -> None:
