@@ -204,3 +204,13 @@ async def test_wrong_agent_lists_and_a_folder_over_the_cap_are_refused_before_an
         async with acp_mux.compare(["alpha", "beta"], "x", cwd=person, state_dir=state(tmp_path), max_bytes=1000):
             pass
     assert list((tmp_path / "state" / "compare").iterdir()) == []
+
+
+async def test_a_judge_reads_the_diffs_and_its_recommendation_is_kept(tmp_path: Path, person: Path) -> None:
+    async with acp_mux.compare(
+        ["alpha", "beta"], "write the notes", cwd=person, state_dir=state(tmp_path), judge="demo"
+    ) as comparison:
+        await comparison.wait()
+    assert comparison.recommendation is not None
+    assert "You said:" in comparison.recommendation and "+alpha" in comparison.recommendation  # it read the diffs
+    assert "The judge" not in comparison.recommendation  # it ran, rather than failing

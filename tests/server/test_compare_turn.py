@@ -148,3 +148,41 @@ def test_the_command_line_is_read_as_written() -> None:
     for bad in ("/compare claude", "/compare claude codex --check", '/compare claude codex "unclosed', "/compare"):
         with pytest.raises(ValueError, match="Usage"):
             parse_compare(bad, names)
+
+
+@pytest.mark.asyncio
+async def test_a_killed_bridge_leaves_no_candidate_running_and_the_next_one_removes_the_copies(tmp_path: Path) -> None:
+    import os
+    import signal
+
+    from tests.server.switching_client import agent_groups
+
+    client = RecordingClient(choose=keeping("alpha"))
+    async with switching_bridge(client, tmp_path) as (conn, proc, sid):
+        turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("/compare alpha beta hang")]))
+        for _ in range(200):
+            if len(copies(tmp_path)) == 1 and sum(len(g) for g in agent_groups(proc.pid).values()) >= 2:
+                break
+            await asyncio.sleep(0.05)
+        assert copies(tmp_path), "the comparison never started"
+        candidates = [pid for group in agent_groups(proc.pid).values() for pid in group]
+        os.kill(proc.pid, signal.SIGKILL)
+        turn.cancel()
+    await asyncio.sleep(2.0)
+    alive = [pid for pid in candidates if os.path.exists(f"/proc/{pid}") and b"zombie" not in _state(pid)]
+    assert alive == []
+    assert len(copies(tmp_path)) == 1  # left by the killed bridge ...
+    async with switching_bridge(RecordingClient(), tmp_path) as (_conn2, _, _sid2):
+        for _ in range(100):
+            if not copies(tmp_path):
+                break
+            await asyncio.sleep(0.05)
+    assert copies(tmp_path) == []  # ... removed by the next one
+
+
+def _state(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            return fh.read().lower()
+    except OSError:
+        return b"zombie"
