@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 MIN_AGENTS, MAX_AGENTS = 2, 4
 CHECK_TIMEOUT_S = 600.0  # a check command that runs longer is stopped and counts as failed
 CHECK_OUTPUT_CHARS = 2000  # the tail of the check's output kept per candidate
+JUDGE_TIME_LIMIT_S = 600.0  # a judge that has not answered by then is given up (its process group stopped)
 _EDIT_KINDS = frozenset({"edit", "delete", "move"})
 
 
@@ -308,7 +309,7 @@ class Comparison:
                 approvals=deny(),
                 env=self._env,
                 state_dir=self._folder.path / ".sessions",
-                time_limit=self._time_limit,
+                time_limit=self._time_limit or JUDGE_TIME_LIMIT_S,
             ) as judge:
                 result = await judge.wait()
         except AgentMuxError as exc:
