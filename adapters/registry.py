@@ -124,6 +124,8 @@ class AgentEntry:
     alt_binary: str = ""
     alt_binary_target: str = ""
     status: str = ""  # one line: what works through acp-mux
+    # The agent's own controls an editor gets through acp-mux (read from the agent at session start), for the tables
+    controls: str = ""
     asking: Asking | None = None  # what a new session asks before (None: not supported yet, nothing runs)
 
     def __post_init__(self) -> None:
@@ -196,6 +198,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         login_files=("${CLAUDE_CONFIG_DIR:-~/.claude}/.credentials.json",),
         transports={"stream-json": "acp_mux.adapters.stream_agents.claude:ClaudeAdapter"},
         tested_version="2.1.332",
+        controls="models, modes (with `auto`), effort, Fast mode and ultracode, read from the CLI; its slash commands; steering",
         status="works: permissions (with edited input), interrupt, modes incl. plan (read-only, enforced), "
         "slash commands, MCP servers from session/new",
         asking=Asking(
@@ -221,6 +224,7 @@ _ROWS: tuple[AgentEntry, ...] = (
             "exec": "acp_mux.adapters.stream_agents.codex_exec:CodexExecAdapter",
         },
         tested_version="0.169.0",
+        controls="models (`model/list`), reasoning effort, Fast mode, plan mode; its slash commands (`/review`, `/compact`, `/status`, …); steering; extra roots",
         status="works: approvals for commands and file changes, diffs, plans, usage, interrupt, MCP servers; "
         "`--transport exec` (one `codex exec --json` per turn, no approvals) for a codex without app-server",
         asking=Asking(
@@ -244,6 +248,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         login_files=("~/.gemini/oauth_creds.json",),
         transports={"acp": "acp_mux.adapters.acp_agents.gemini:GeminiAdapter"},
         tested_version="0.61.0",
+        controls="its own modes, models and settings, as it reports them; its slash commands",
         status="works through its own ACP mode: permissions, diffs, plans, modes and models from gemini, "
         "cancel, resume",
         asking=Asking(
@@ -266,6 +271,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         "environment, or use your own model provider with COPILOT_PROVIDER_BASE_URL and COPILOT_PROVIDER_API_KEY.",
         transports={"acp": "acp_mux.adapters.acp_agents.copilot:CopilotAdapter"},
         tested_version="1.0.102",
+        controls="its own modes, models and settings, as it reports them; its slash commands",
         status="works through its own ACP mode (`copilot --acp --stdio`): permissions for edits and commands "
         "(mode agent asks; autopilot and allow_all are never the default), diffs, modes agent/plan/autopilot, "
         "cancel (also while asking), resume through session/load; 401/429 become typed errors; "
@@ -289,6 +295,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         untested="untested against the real CLI: tested against a replayed transcript",
         alt_binary="agent",
         alt_binary_target="cursor-agent",
+        controls="its own modes, models and settings, as it reports them; its slash commands",
         status="untested against the real CLI: tested against a replayed transcript (Cursor's documented ACP "
         "mode): permissions, questions (cursor/ask_question) as choice dialogs, plans and todos, subagent tasks, "
         "cancel, resume; sign-in errors become typed auth errors",
@@ -312,6 +319,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         login_files=("${XDG_DATA_HOME:-~/.local/share}/opencode/auth.json",),
         transports={"acp": "acp_mux.adapters.acp_agents.opencode:OpencodeAdapter"},
         tested_version="1.18.33",
+        controls="its own modes, models and settings, as it reports them; its slash commands",
         status="works through its own ACP mode, started with acp-mux's asking permission rules "
         "(OPENCODE_CONFIG_CONTENT; your config files untouched): permissions for edits, commands and fetches, "
         "diffs, modes build (asks) / plan / allow-all, models, images, cancel, resume; 401/429 become typed errors",
@@ -336,6 +344,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         "or sign in inside pi: its terminal login opens pi, where you type /login.",
         transports={"rpc": "acp_mux.adapters.rpc_agents.pi:PiAdapter"},
         tested_version="0.73.1",
+        controls="its current model; its slash commands; steering",
         status="works through `pi --mode rpc`: permissions from acp-mux's own pi extension (ask, accept edits, "
         "bypass; without it, the session says pi does not ask), diffs, live command output, usage and cost, "
         "models from pi, cancel, resume",
@@ -360,6 +369,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         "environment, add a provider to ~/.omp/agent/models.yml, or sign in with /login in `omp`'s interactive mode.",
         transports={"acp": "acp_mux.adapters.acp_agents.omp:OmpAdapter"},
         tested_version="18.2.3",
+        controls="its own modes, models and settings, as it reports them; its slash commands",
         status="works through its own ACP mode (started with --approval-mode always-ask): permissions for "
         "commands and, through form elicitations, for writes and edits (diffs), modes, model and thinking "
         "settings, images (omp sends them as WebP), cancel, resume; 401/429 become typed errors",
@@ -384,6 +394,7 @@ _ROWS: tuple[AgentEntry, ...] = (
             "exec": "acp_mux.adapters.stream_agents.openclaw_exec:OpenclawExecAdapter",
         },
         tested_version="2026.9.6",
+        controls="its own modes, models and settings, as it reports them; its slash commands",
         status="works through `openclaw acp` on one private gateway per user, shared by every acp-mux window "
         "(loopback, token, its port's listener checked before the token is sent, its own state; stopped "
         "`ACP_MUX_OPENCLAW_GRACE_S` (15) s after the last window leaves, also when windows are killed): "
@@ -418,6 +429,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         login_files=("${HERMES_HOME:-~/.hermes}/auth.json", "${HERMES_HOME:-~/.hermes}/.env"),
         transports={"acp": "acp_mux.adapters.acp_agents.hermes:HermesAdapter"},
         tested_version="0.19.0",
+        controls="its own modes, models and settings, as it reports them; its slash commands",
         status="works through its own ACP mode: questions linked to their tool calls, diffs for edits, "
         "approvals before every command (acp-mux's plugin; dangerous ones also hermes' own), modes and models, images, cancel (also while asking: hermes is restarted), "
         "resume; 401/429 become typed errors; slow first start",
@@ -440,6 +452,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         install_hint="",  # bundled with acp-mux
         auth_hint="No login needed.",
         transports={"scripted": "acp_mux.adapters.stream_agents.scripted:ScriptedAdapter"},
+        controls="modes",
         status="bundled scripted agent: streams text and thoughts, writes and edits a file with permission, "
         "runs a shell command; drives `acp-mux demo` and the bridge's own tests",
         asking=Asking(

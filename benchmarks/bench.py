@@ -1,7 +1,8 @@
 """acp-mux performance benchmark, in one command: the comparison with the reference adapters on the real CLIs
 (``compare.py``), then the bridge's own costs with the bundled demo agent (streaming, memory, delivery).
 
-Run:  .venv/bin/python benchmarks/bench.py [--quick] [--only compare|demo|eventlog|second-window|acp-agents]
+Run:  .venv/bin/python benchmarks/bench.py [--quick]
+      [--only compare|demo|eventlog|second-window|acp-agents|compare-overhead]
       [--agents gemini,opencode] [--json OUT]
 
 The first run installs what it compares, pinned, into ``~/.cache/acp-mux-clis`` (or ``$ACP_MUX_CLI_CACHE``): the agent
@@ -614,7 +615,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs and smaller sizes")
     parser.add_argument(
-        "--only", choices=["compare", "demo", "eventlog", "second-window", "acp-agents"], help="run one part only"
+        "--only",
+        choices=["compare", "demo", "eventlog", "second-window", "acp-agents", "compare-overhead"],
+        help="run one part only",
     )
     parser.add_argument(
         "--agents", metavar="A,B", help="acp-agents: only these ACP-speaking agents (default: all of them)"
@@ -652,6 +655,12 @@ def main(argv: list[str] | None = None) -> int:
             agent_plan = acp_agents.QUICK if args.quick else acp_agents.FULL
             results["acp_agents"] = timed(
                 "ACP agents", lambda: acp_agents.run(workdir / "acp-agents", agent_plan, args.agents)
+            )
+        if args.only in (None, "compare-overhead"):  # several agents on one task: the comparison's own cost
+            from compare_overhead import measure
+
+            results["compare_overhead"] = timed(
+                "comparison overhead", lambda: measure(2_000 if args.quick else 10_000, 3 if args.quick else 5)
             )
         if args.only in (None, "eventlog"):
             from eventlog_cost import bench_event_log

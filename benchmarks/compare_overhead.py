@@ -86,24 +86,30 @@ async def one_run(repo: Path, state: Path) -> dict[str, float]:
     }
 
 
+def measure(files: int = 10_000, runs: int = 5) -> dict[str, object]:
+    """Every run's seconds and their medians (what bench.py keeps in its JSON and docs/performance.md shows)."""
+    scripted_candidates(("alpha", "beta"))
+    with tempfile.TemporaryDirectory(prefix="acp-mux-compare-bench-") as scratch:
+        repo = make_repository(Path(scratch), files)
+        samples = [asyncio.run(one_run(repo, Path(scratch) / "state")) for _ in range(runs)]
+    medians = {key: statistics.median(r[key] for r in samples) for key in samples[0]}
+    print(f"\ncomparison of 2 scripted candidates on a {files}-file git repository, median of {runs} runs")
+    print("| measure | seconds (median) | min | max |\n| --- | --- | --- | --- |")
+    for key, value in medians.items():
+        values = [r[key] for r in samples]
+        print(f"| {key} | {value:.3f} | {min(values):.3f} | {max(values):.3f} |")
+    return {"files": files, "runs": samples, "median": medians}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
-    scripted_candidates(("alpha", "beta"))
-    with tempfile.TemporaryDirectory(prefix="acp-mux-compare-bench-") as scratch:
-        repo = make_repository(Path(scratch), args.files)
-        runs = [asyncio.run(one_run(repo, Path(scratch) / "state")) for _ in range(args.runs)]
-    medians = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
-    print(f"comparison of 2 scripted candidates on a {args.files}-file git repository, median of {args.runs} runs")
-    print("| measure | seconds (median) | min | max |\n| --- | --- | --- | --- |")
-    for key, value in medians.items():
-        values = [r[key] for r in runs]
-        print(f"| {key} | {value:.3f} | {min(values):.3f} | {max(values):.3f} |")
+    found = measure(args.files, args.runs)
     if args.json:
-        args.json.write_text(json.dumps({"files": args.files, "runs": runs, "median": medians}, indent=2))
+        args.json.write_text(json.dumps(found, indent=2))
     return 0
 
 

@@ -32,6 +32,7 @@ def run_table(results: dict[str, Any]) -> str:
         f"Node {m['node']}, load {float(load[0]):.2f} at the start. acp-mux ÷ the agent's own ACP mode "
         "(ratios of medians; lower is better)."
     )
+    head += _compare_overhead(results.get("compare_overhead"))
     rows = (results.get("acp_agents") or {}).get("rows") or []
     if not rows:
         return head + "\n\nNo ACP-agent comparison in this run (see its JSON).\n"
@@ -45,6 +46,18 @@ def run_table(results: dict[str, Any]) -> str:
     skipped = (results.get("acp_agents") or {}).get("skipped") or {}
     tail = "".join(f"\nNot run: {agent} ({reason})." for agent, reason in skipped.items())
     return head + "\n\n" + "\n".join(lines) + "\n" + tail + ("\n" if tail else "")
+
+
+def _compare_overhead(found: object) -> str:
+    """One sentence: what a comparison of agents costs beyond its slowest candidate (benchmarks/compare_overhead.py)."""
+    if not isinstance(found, dict) or not isinstance(found.get("median"), dict):
+        return ""
+    m = found["median"]
+    return (
+        f"\n\nSeveral agents on one task, 2 scripted candidates on a {found.get('files')}-file git repository: "
+        f"{m['overhead_s']:.2f} s beyond the slowest candidate (copies {m['copies_s']:.2f} s, changes "
+        f"{m['changes_s']:.2f} s, apply {m['apply_s']:.3f} s; medians)."
+    )
 
 
 def add_run(results: dict[str, Any], doc: Path = DOC) -> None:

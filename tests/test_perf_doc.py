@@ -58,3 +58,10 @@ def test_the_doc_has_the_marker_and_bench_writes_it() -> None:
     assert perf_doc.MARKER in (REPO / "docs" / "performance.md").read_text()
     bench = (REPO / "benchmarks" / "bench.py").read_text()
     assert "perf_doc.add_run(results)" in bench and "--no-doc" in bench
+
+
+def test_a_runs_table_says_what_a_comparison_of_agents_costs_beyond_its_slowest_candidate() -> None:
+    median = {"copies_s": 1.234, "changes_s": 0.2, "apply_s": 0.001, "slowest_candidate_s": 0.8, "overhead_s": 1.5}
+    text = perf_doc.run_table({**RESULTS, "compare_overhead": {"files": 10000, "runs": [], "median": median}})
+    assert "10000-file git repository: 1.50 s beyond the slowest candidate (copies 1.23 s" in text
+    assert "beyond the slowest" not in perf_doc.run_table(RESULTS)

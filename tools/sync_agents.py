@@ -71,7 +71,10 @@ def _transports(row: AgentEntry) -> str:
 
 def agents_table() -> str:
     """The full table (docs/agents.md): every fact the registry holds per agent."""
-    lines = ["| agent | install | transport | modes | sign-in | asks | status |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| agent | install | transport | modes | sign-in | asks | controls from the agent | status |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for name in (*AGENT_NAMES, DEMO_AGENT):
         row = ENTRIES[name]
         status = row.status or "not yet: `--agent` names it and says so; `doctor` lists it"
@@ -83,6 +86,7 @@ def agents_table() -> str:
             _modes(row),
             _sign_in(row),
             asks,
+            row.controls or "—",
             status,
         ]
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
@@ -108,7 +112,10 @@ def _short_status(row: AgentEntry) -> str:
 
 def short_table() -> str:
     """The README's table: one short line per agent; docs/agents.md holds the rest."""
-    lines = ["| agent | install | sign-in | asks before, by default | status |", "|---|---|---|---|---|"]
+    lines = [
+        "| agent | install | sign-in | asks before, by default | controls from the agent | status |",
+        "|---|---|---|---|---|---|",
+    ]
     for name in (*AGENT_NAMES, DEMO_AGENT):
         row = ENTRIES[name]
         cells = [
@@ -116,6 +123,7 @@ def short_table() -> str:
             row.install_text,
             _sign_in(row),
             _short_asks(row),
+            row.controls or "—",
             f"{_short_status(row)} ([details](docs/agents.md))",
         ]
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
