@@ -26,10 +26,12 @@ from acp_mux.translation.diffs import DiffLike, diffs_for, read_existing, relati
 from acp_mux.translation.output import BoundedOutput, cap_text, cap_value
 from acp_mux.core.limit_times import wait_text
 from acp_mux.translation.plans import plan_entries
+from acp_mux.translation.usage import TurnUsage
 
 if TYPE_CHECKING:  # the event classes and the ACP TypedDicts are types only here: no import cost on the hot path
     from acp_mux.core import events as ev
     from acp_mux.protocol import v1_dicts as acp
+    from acp_mux.protocol.unstable_dicts import Usage
     from acp_mux.protocol.v1_dicts import JsonValue
 
     Update = acp.SessionUpdate
@@ -155,6 +157,7 @@ class UpdateTranslator:
         self._used_tokens = 0
         self._approval_tools: dict[str, str] = {}
         self._agent_usage = False  # the agent reports its context window itself: acp-mux's estimate is not sent
+        self.turn_usage = TurnUsage()  # the tokens of the turn under way, for its prompt response
 
     # ── the dispatcher ─────────────────────────────────────────────────────────────────────────────────────────
     def translate(self, event: ev.BaseEvent) -> list[Update]:
@@ -575,7 +578,14 @@ class UpdateTranslator:
 
     # ── usage ──────────────────────────────────────────────────────────────────────────────────────────────────
     def _on_token_usage(self, e: ev.TokenUsageEvent) -> list[Update]:
-        self._used_tokens = e.input_tokens + (e.cached_tokens or 0) + e.output_tokens
+        """The context used: the request's input (which includes the cached tokens) and output; the turn's tokens
+        add up for the prompt response's ``usage`` (:meth:`take_turn_usage`)."""
+        self.turn_usage.add(e)
+        if e.parent_tool_call_id is not None:  # a subagent's request: spent in the turn, not in this context window
+            return []
+        self._used_tokens = e.input_tokens + e.output_tokens
+        if e.context_window:
+            self.context_window = e.context_window
         if self._agent_usage:
             return []
         return [{"sessionUpdate": "usage_update", "used": self._used_tokens, "size": self.context_window}]
@@ -584,7 +594,7 @@ class UpdateTranslator:
         if self._agent_usage:
             return []
         cost = e.cost
-        used = self._used_tokens or cost.input_tokens + (cost.cached_tokens or 0) + cost.output_tokens
+        used = self._used_tokens or cost.input_tokens + cost.output_tokens
         return [
             {
                 "sessionUpdate": "usage_update",
@@ -593,6 +603,11 @@ class UpdateTranslator:
                 "cost": {"amount": cost.total_usd, "currency": "USD"},
             }
         ]
+
+    def take_turn_usage(self) -> Usage | None:
+        """The tokens the turn spent (ACP ``Usage``), None when none were reported; the next turn counts afresh."""
+        usage, self.turn_usage = self.turn_usage.usage(), TurnUsage()
+        return usage
 
     def _on_context_limit_warning(self, e: ev.ContextLimitWarningEvent) -> list[Update]:
         self.context_window = e.max_tokens or self.context_window

@@ -138,7 +138,12 @@ class TurnEndEvent(BaseEvent):
 
 # ── Text / message streaming (3) ───────────────────────────────────────────────────────────────────────────────
 class MessageStartEvent(BaseEvent):
+    """``message_id`` (an extension): the id every chunk of this message carries (ACP ``messageId``): the agent's own
+    id for the message where it names one, else one the parse context made (a ULID), so an editor can tell one
+    message from the next and a replay shows the same ids as the live turn did."""
+
     type: Literal["message_start"] = "message_start"
+    message_id: str | None = None
 
 
 class _AccumulatingDelta(BaseEvent):
@@ -190,22 +195,28 @@ class _AccumulatingDelta(BaseEvent):
 
 
 class TextDeltaEvent(_AccumulatingDelta):
-    """``message_id`` (an extension): the message this delta belongs to, when the agent names its messages (ACP
-    ``messageId``); a change of id is a new message."""
+    """``message_id`` (an extension): the message this delta belongs to (ACP ``messageId``; see
+    :class:`MessageStartEvent`); a change of id is a new message."""
 
     type: Literal["text_delta"] = "text_delta"
     message_id: str | None = None
 
 
 class MessageStopEvent(BaseEvent):
+    """``message_id``: as on :class:`MessageStartEvent` (the log may keep a message as its stop event alone)."""
+
     type: Literal["message_stop"] = "message_stop"
     text: str
+    message_id: str | None = None
 
 
 # ── Thinking / reasoning (3) ───────────────────────────────────────────────────────────────────────────────────
 class ThinkingStartEvent(BaseEvent):
+    """``message_id``: as on :class:`MessageStartEvent`."""
+
     type: Literal["thinking_start"] = "thinking_start"
     effort: str | None = None
+    message_id: str | None = None
 
 
 class ThinkingDeltaEvent(_AccumulatingDelta):
@@ -216,8 +227,11 @@ class ThinkingDeltaEvent(_AccumulatingDelta):
 
 
 class ThinkingStopEvent(BaseEvent):
+    """``message_id``: as on :class:`MessageStartEvent`."""
+
     type: Literal["thinking_stop"] = "thinking_stop"
     thinking: str
+    message_id: str | None = None
 
 
 # ── Tool calling (5) ───────────────────────────────────────────────────────────────────────────────────────────
@@ -478,11 +492,20 @@ class CostEvent(BaseEvent):
 
 
 class TokenUsageEvent(BaseEvent):
+    """Tokens one model request (or one turn) spent; a turn's events add up. ``input_tokens`` includes the cached
+    ones (OpenAI's convention: ``cached_tokens`` cache reads, ``cache_write_tokens`` (an extension) cache writes,
+    are parts of it), ``output_tokens`` includes the thinking ones. ``total_tokens`` (an extension): the agent's
+    own total where it states one (an ACP agent's ``usage.totalTokens``), else input plus output.
+    ``context_window`` (an extension): the model's context window, where the agent says it with its usage."""
+
     type: Literal["token_usage"] = "token_usage"
     input_tokens: int = 0
     output_tokens: int = 0
     thinking_tokens: int | None = None
     cached_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    total_tokens: int | None = None
+    context_window: int | None = None
 
 
 # ── Interaction / waiting (3) ──────────────────────────────────────────────────────────────────────────────────

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from acp_mux.core.event_codes import now_ms
+from acp_mux.core.ids import new_ulid
 from acp_mux.core.interaction import Questions
 from acp_mux.core.joined_text import JoinedText
 from acp_mux.core.lazy_events import ev
@@ -59,6 +60,8 @@ class ParseContext:
     session_ended: bool = False  # session_end was emitted (once per run)
     _text: JoinedText | None = None  # the open message's text (its deltas share it: spec 000 ``accumulated``)
     _thinking: JoinedText | None = None
+    _text_id: str = ""  # the open message's id (every chunk of it carries it)
+    _thinking_id: str = ""
 
     def __post_init__(self) -> None:
         self.questions = Questions(self.run_id)
@@ -106,39 +109,49 @@ class ParseContext:
         return events
 
     # ── text and thinking ──────────────────────────────────────────────────────────────────────────────────────
-    def text_delta(self, delta: str) -> list[BaseEvent]:
+    def text_delta(self, delta: str, message_id: str | None = None) -> list[BaseEvent]:
+        """A piece of the agent's message. ``message_id``: the agent's own id for the message, where it names one;
+        another id than the open message's begins a new message. Without one, the message gets an id of ours when
+        it begins (:func:`new_message_id`), so every chunk the editor sees names its message."""
         if not delta:
             return []
         events = self.begin_turn() + self.end_thinking()
+        if self._text is not None and message_id is not None and message_id != self._text_id:
+            events += self.end_text()
         if self._text is None:
             self._text = JoinedText()
-            events.append(ev.MessageStartEvent())
+            self._text_id = message_id or new_message_id()
+            events.append(ev.MessageStartEvent(message_id=self._text_id))
         self._text.append(delta)
-        events.append(_text_delta(delta, self._text))
+        events.append(_text_delta(delta, self._text, self._text_id))
         return events
 
     def end_text(self) -> list[BaseEvent]:
         if self._text is None:
             return []
         text, self._text = self._text.text(), None
-        return [ev.MessageStopEvent(text=text)]
+        return [ev.MessageStopEvent(text=text, message_id=self._text_id)]
 
-    def thinking_delta(self, delta: str) -> list[BaseEvent]:
+    def thinking_delta(self, delta: str, message_id: str | None = None) -> list[BaseEvent]:
+        """A piece of the agent's thinking; ``message_id`` as for :meth:`text_delta`."""
         if not delta:
             return []
         events = self.begin_turn() + self.end_text()
+        if self._thinking is not None and message_id is not None and message_id != self._thinking_id:
+            events += self.end_thinking()
         if self._thinking is None:
             self._thinking = JoinedText()
-            events.append(ev.ThinkingStartEvent())
+            self._thinking_id = message_id or new_message_id()
+            events.append(ev.ThinkingStartEvent(message_id=self._thinking_id))
         self._thinking.append(delta)
-        events.append(_thinking_delta(delta, self._thinking))
+        events.append(_thinking_delta(delta, self._thinking, self._thinking_id))
         return events
 
     def end_thinking(self) -> list[BaseEvent]:
         if self._thinking is None:
             return []
         text, self._thinking = self._thinking.text(), None
-        return [ev.ThinkingStopEvent(thinking=text)]
+        return [ev.ThinkingStopEvent(thinking=text, message_id=self._thinking_id)]
 
     # ── tools ──────────────────────────────────────────────────────────────────────────────────────────────────
     def tool_start(
@@ -239,13 +252,19 @@ class ParseContext:
         return events
 
 
-def _text_delta(delta: str, text: JoinedText) -> BaseEvent:
-    event: BaseEvent = ev.TextDeltaEvent.lazy(delta, text)  # ``ev`` is the lazily loaded module (Any to mypy)
+def new_message_id() -> str:
+    """An id for a message the agent did not name: a ULID, unique, made once a message (never once a chunk)."""
+    return new_ulid()
+
+
+def _text_delta(delta: str, text: JoinedText, message_id: str) -> BaseEvent:
+    # ``ev`` is the lazily loaded module (Any to mypy)
+    event: BaseEvent = ev.TextDeltaEvent.lazy(delta, text, message_id=message_id)
     return event
 
 
-def _thinking_delta(delta: str, text: JoinedText) -> BaseEvent:
-    event: BaseEvent = ev.ThinkingDeltaEvent.lazy(delta, text)
+def _thinking_delta(delta: str, text: JoinedText, message_id: str) -> BaseEvent:
+    event: BaseEvent = ev.ThinkingDeltaEvent.lazy(delta, text, message_id=message_id)
     return event
 
 

@@ -43,3 +43,16 @@ AGENT_METHOD_PARAMS: dict[str, Any] = {"session/fork": ForkSessionRequest}
 AGENT_METHOD_RESULTS: dict[str, Any] = {"session/fork": ForkSessionResponse}
 
 __all__ = ["AGENT_METHOD_PARAMS", "AGENT_METHOD_RESULTS", "ForkSessionRequest", "ForkSessionResponse"]
+
+
+class Usage(AcpModel):
+    """``PromptResponse.usage`` (unstable upstream): the tokens of one prompt turn, the shape acp-mux sends
+    (:class:`acp_mux.protocol.unstable_dicts.Usage`) and claude-agent-acp and codex-acp send."""
+
+    total_tokens: Annotated[int, Field(alias="totalTokens", ge=0)]
+    input_tokens: Annotated[int, Field(alias="inputTokens", ge=0)]
+    output_tokens: Annotated[int, Field(alias="outputTokens", ge=0)]
+    thought_tokens: Annotated[int | None, Field(alias="thoughtTokens", ge=0)] = None
+    cached_read_tokens: Annotated[int | None, Field(alias="cachedReadTokens", ge=0)] = None
+    cached_write_tokens: Annotated[int | None, Field(alias="cachedWriteTokens", ge=0)] = None
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None

@@ -22,8 +22,9 @@ What is stored
     of ``data`` before a line is written, so neither the file nor ``acp-mux sessions`` ever holds them.
 
 What is folded (the rule)
-    A run of consecutive deltas of one kind — ``text_delta``, ``thinking_delta``, ``shell_stdout_delta``,
-    ``shell_stderr_delta``, or ``tool_input_delta`` of one tool call — is stored as ONE event of that type whose
+    A run of consecutive deltas of one kind — ``text_delta`` or ``thinking_delta`` of one message (its
+    ``messageId`` kept), ``shell_stdout_delta``, ``shell_stderr_delta``, or ``tool_input_delta`` of one tool call —
+    is stored as ONE event of that type whose
     ``delta`` is their concatenation (``accumulated`` is never stored: it is derivable). When the ``message_stop``
     (or ``thinking_stop``) that ends a message carries exactly that text, the folded deltas are dropped and the stop
     event alone keeps the message's full text, so thousands of deltas cost one line. A folded delta longer than
@@ -165,13 +166,16 @@ def valid_envelope(obj: object) -> TypeGuard[Envelope]:
     )
 
 
-def _delta_of(event: BaseEvent) -> tuple[str, str | None]:
-    """A folded event's text and the tool call it belongs to (a tool's input is folded per call; others None)."""
+def _delta_of(event: BaseEvent) -> tuple[str, str | None, str | None]:
+    """A folded event's text, the tool call it belongs to (a tool's input is folded per call; others None) and the
+    message it belongs to (text and thinking are folded per message: each keeps its ``messageId``; others None)."""
     match event:
-        case ev.TextDeltaEvent() | ev.ThinkingDeltaEvent() | ev.ShellStdoutDeltaEvent() | ev.ShellStderrDeltaEvent():
-            return event.delta, None
+        case ev.TextDeltaEvent() | ev.ThinkingDeltaEvent():
+            return event.delta, None, event.message_id
+        case ev.ShellStdoutDeltaEvent() | ev.ShellStderrDeltaEvent():
+            return event.delta, None, None
         case ev.ToolInputDeltaEvent():
-            return event.delta, event.tool_call_id
+            return event.delta, event.tool_call_id, None
     raise TypeError(f"{event.type} is in FOLDED_TYPES but is no delta event")
 
 
@@ -279,10 +283,13 @@ class _Fold:
     The tail is cut back to its last ``cap/2`` characters only when it reaches twice that, so cutting costs linear
     time rather than a copy per delta; :meth:`text` makes the final cut."""
 
-    __slots__ = ("run_id", "type", "tool_call_id", "timestamp", "head", "tail", "omitted")
+    __slots__ = ("run_id", "type", "tool_call_id", "message_id", "timestamp", "head", "tail", "omitted")
 
-    def __init__(self, run_id: str, event_type: str, tool_call_id: str | None, timestamp: int) -> None:
+    def __init__(
+        self, run_id: str, event_type: str, tool_call_id: str | None, message_id: str | None, timestamp: int
+    ) -> None:
         self.run_id, self.type, self.tool_call_id, self.timestamp = run_id, event_type, tool_call_id, timestamp
+        self.message_id = message_id
         self.head = JoinedText()
         self.tail = JoinedText()
         self.omitted = 0  # characters cut from the front of the tail so far
@@ -372,16 +379,17 @@ class EventLogWriter:
     def event(self, event: BaseEvent) -> None:
         event_type = event.type
         if event_type in FOLDED_TYPES:  # one set lookup for the events that are not deltas
-            delta, tool_call_id = _delta_of(event)
+            delta, tool_call_id, message_id = _delta_of(event)
             fold = self._fold
             if (
                 fold is None
                 or fold.type != event_type
                 or fold.run_id != event.run_id
                 or fold.tool_call_id != tool_call_id
+                or fold.message_id != message_id
             ):
                 self._close_fold()
-                fold = self._fold = _Fold(event.run_id, event_type, tool_call_id, event.timestamp)
+                fold = self._fold = _Fold(event.run_id, event_type, tool_call_id, message_id, event.timestamp)
             fold.add(delta)
             return
         stop = _STOP_OF.get(event_type)
@@ -408,6 +416,8 @@ class EventLogWriter:
         data: dict[str, object] = {"delta": fold.text()}
         if fold.tool_call_id is not None:
             data["toolCallId"] = fold.tool_call_id
+        if fold.message_id is not None:
+            data["messageId"] = fold.message_id
         self._pending.append((fold.run_id, fold.type, fold.timestamp, data))
 
     def _schedule(self) -> None:

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from acp_mux.adapters.base import ModeInfo, ToolTable
     from acp_mux.core.run import RunHandle
     from acp_mux.protocol import v1_dicts as acp
+    from acp_mux.protocol.unstable_dicts import PromptResponseWithUsage, Usage
     from acp_mux.protocol.v1_dicts import JsonValue
     from acp_mux.server.compare_turn import CandidateRelay, Comparison, ComparisonFactory, Question
     from acp_mux.translation.updates import ToolView
@@ -338,6 +339,7 @@ class LiveSession:
         self._cancel.clear()
         self._turn_run = None
         self._limit = None
+        self.translator.take_turn_usage()  # tokens reported between turns are no turn's
 
     def _agent_turn(self, prompt: Prompt, resent: bool = False) -> Prompt:
         """The turns this agent missed (after a switch, or in a fork it has no copy of) go before the person's
@@ -886,11 +888,12 @@ class LiveSession:
         finally:
             flusher.cancel()
             await events.aclose()
+        usage = self.translator.take_turn_usage()  # what the agent said this turn spent (claude-agent-acp's usage)
         if self._cancel.is_set():
-            return {"stopReason": "cancelled"}
+            return with_usage({"stopReason": "cancelled"}, usage)
         if outcome is not None and outcome.error_code is not None:
             raise RpcError(outcome.error_code, outcome.error_message or "agent error", outcome.error_data)
-        return {"stopReason": outcome.stop_reason if outcome else "end_turn"}
+        return with_usage({"stopReason": outcome.stop_reason if outcome else "end_turn"}, usage)
 
     async def _flush_held_output(self) -> None:
         """While a turn runs, let live output the throttle held back through, so a command that goes quiet still
@@ -1307,3 +1310,10 @@ class LiveSession:
     async def switches_done(self) -> None:
         """Wait for the switches sent so far (a setting asked for after a switch is about the agent it chose)."""
         await self._gate.switches_done()
+
+
+def with_usage(response: PromptResponseWithUsage, usage: Usage | None) -> PromptResponseWithUsage:
+    """The prompt's answer with the turn's ``usage`` (unstable ACP) when the agent reported tokens in the turn."""
+    if usage is not None:
+        response["usage"] = usage
+    return response

@@ -7,7 +7,9 @@ per-event step as a live turn (:func:`acp_mux.translation.conversation.updates_f
   ran) become ``user_message_chunk``s, as ACP's load asks; so does a message steered into a running turn
   (``user.steer``), in its place among that turn's events;
 * a message whose deltas the log folded into its ``message_stop`` is shown from that text (one chunk instead of
-  many: the same conversation modulo chunk coalescing);
+  many: the same conversation modulo chunk coalescing), with the ``messageId`` the live chunks carried (the log
+  keeps it on every message event and folded delta; a log older than that names each message after its
+  ``message_start`` envelope, the same ids on every load);
 * agent events are shown only inside a turn — from its ``user.message`` to its ``turn_end`` (or ``turn.ended``) —
   because that is what the live turn showed: what a run emits between turns (its start-up, its exit after the
   editor left) is in the log for the record, not in the conversation;
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
     from acp_mux.server.event_log import Envelope
     from acp_mux.server.store import SessionStore
 
+MESSAGE_ID_PREFIX = "replay-"  # a message from a log without message ids: named after its message_start's event
 STATE_UPDATES = frozenset(
     {"usage_update", "available_commands_update", "current_mode_update", "config_option_update", "session_info_update"}
 )
@@ -95,6 +98,7 @@ class Replay:
         self.cancelled = False
         self.in_turn = False
         self._streamed: dict[str, bool] = {}  # "message"/"thinking" -> a delta of the open one was shown
+        self._message_ids: dict[str, str] = {}  # "message"/"thinking" -> the open one's id
 
     def envelope(self, envelope: Envelope) -> list[SessionUpdate]:
         kind = envelope["type"]
@@ -141,21 +145,26 @@ class Replay:
             return [notice(gap_text(kind, data))]
         if "." in kind or not self.in_turn:
             return []  # a bridge record with nothing to show, or an agent event from between turns
-        return self._event(event_from_envelope(envelope))
+        return self._event(event_from_envelope(envelope), envelope)
 
-    def _event(self, event: BaseEvent) -> list[SessionUpdate]:
+    def _event(self, event: BaseEvent, envelope: Envelope) -> list[SessionUpdate]:
         t = event.type
         extra: list[SessionUpdate] = []
         if t in _STARTS:
-            self._streamed[_STARTS[t]] = False
+            stream = _STARTS[t]
+            self._streamed[stream] = False
+            self._message_ids[stream] = getattr(event, "message_id", None) or _old_message_id(envelope)
         elif t in _DELTAS:
-            self._streamed[_DELTAS[t]] = True
+            stream = _DELTAS[t]
+            self._streamed[stream] = True
+            self._name_message(event, stream)
         elif t in _STOPS:
             stream = _STOPS[t]
+            message_id = self._name_message(event, stream)
             if not self._streamed.get(stream):  # the log kept the message whole in its stop event
                 text = getattr(event, _STREAMS[stream][2], "")
                 if text:
-                    extra.append(text_chunk(_STREAMS[stream][3], text))
+                    extra.append(text_chunk(_STREAMS[stream][3], text, message_id))
             self._streamed[stream] = False
         updates, _ = updates_for_event(
             self.translator, event, login_command=self.login_command, cancelled=self.cancelled
@@ -163,6 +172,23 @@ class Replay:
         if t == "turn_end":
             self.in_turn = False  # the live turn stopped reading here
         return [u for u in extra + updates if u["sessionUpdate"] not in STATE_UPDATES]
+
+    def _name_message(self, event: BaseEvent, stream: str) -> str | None:
+        """The id of the message ``event`` belongs to: its own (the live turn's, from the log), else its message's
+        (a log written before messages had ids: the id its ``message_start`` stands for, the same on every load)."""
+        message_id: str | None = getattr(event, "message_id", None)
+        if not message_id:
+            message_id = self._message_ids.get(stream)
+            if message_id:
+                event.__dict__["message_id"] = message_id
+        return message_id
+
+
+def _old_message_id(envelope: Envelope) -> str:
+    """The id of a message a log older than message ids holds: named after its ``message_start`` envelope."""
+    event_id = envelope.get("event_id")
+    name = event_id if isinstance(event_id, str) and event_id else f"{envelope['run_id']}-{envelope['sequence']}"
+    return MESSAGE_ID_PREFIX + name
 
 
 def gap_text(kind: str, data: Mapping[str, object]) -> str:

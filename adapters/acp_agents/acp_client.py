@@ -131,7 +131,6 @@ class AcpRun(PerRun):
     client_requests: dict[str, tuple[RequestId, str, WireObject]] = field(
         default_factory=dict
     )  # ours → (rpc id, method, params)
-    message_ids: dict[str, str] = field(default_factory=dict)  # chunk kind → the agent's last messageId
     # the update the edge last validated, and its AcpShapeError (or None)
     checked: tuple[object, wire.AcpShapeError | None] = (None, None)
 
@@ -402,16 +401,21 @@ class AcpClientAdapter(AgentAdapter):
         return None
 
     def usage_events(self, body: WireObject, ctx: ParseContext) -> list[BaseEvent]:
-        """Token usage the prompt result carries (``usage``, or agents' own ``_meta``)."""
+        """Token usage the prompt result carries (``usage``, or agents' own ``_meta``). ACP's ``inputTokens`` leaves
+        the cached tokens out, the event's input has them in (events.py): they are added here and taken off again
+        for the editor (translation/usage.py), so the agent's usage reaches it as the agent wrote it."""
         usage = as_dict(body.get("usage"))
         if not usage:
             return []
+        cached, cache_write = as_int(usage.get("cachedReadTokens")), as_int(usage.get("cachedWriteTokens"))
         return [
             ev.TokenUsageEvent(
-                input_tokens=as_count(usage.get("inputTokens")),
+                input_tokens=as_count(usage.get("inputTokens")) + (cached or 0) + (cache_write or 0),
                 output_tokens=as_count(usage.get("outputTokens")),
                 thinking_tokens=as_int(usage.get("thoughtTokens")),
-                cached_tokens=as_int(usage.get("cachedReadTokens")),
+                cached_tokens=cached,
+                cache_write_tokens=cache_write,
+                total_tokens=as_int(usage.get("totalTokens")),
             )
         ]
 
@@ -653,24 +657,10 @@ class AcpClientAdapter(AgentAdapter):
             ]
         text = block_text(content)
         AcpRun.of(ctx).said.append(text)
-        before = self._message_boundary(update, ctx, ctx.end_text)
-        return before + _named(ctx.text_delta(text), update)
+        return ctx.text_delta(text, message_id_of(update))
 
     def _update_agent_thought_chunk(self, update: WireObject, ctx: ParseContext) -> list[BaseEvent]:
-        before = self._message_boundary(update, ctx, ctx.end_thinking)
-        return before + _named(ctx.thinking_delta(block_text(update.get("content"))), update)
-
-    def _message_boundary(
-        self, update: WireObject, ctx: ParseContext, end: Callable[[], list[BaseEvent]]
-    ) -> list[BaseEvent]:
-        """A chunk whose ``messageId`` differs from the last one of its kind begins a new message: the old one ends."""
-        message_id = update.get("messageId")
-        if not isinstance(message_id, str) or not message_id:
-            return []
-        seen = AcpRun.of(ctx).message_ids
-        kind = str(update.get("sessionUpdate"))
-        last, seen[kind] = seen.get(kind), message_id
-        return end() if last is not None and last != message_id else []
+        return ctx.thinking_delta(block_text(update.get("content")), message_id_of(update))
 
     def tool_name_of(self, tool_call: WireObject) -> str:
         """A stable name for an ACP tool call (ACP has none): used by "always" rules and tool tables. Default: its
@@ -1320,16 +1310,11 @@ def _log_failure(what: str) -> OnResult:
     return on_result
 
 
-def _named(events: list[BaseEvent], update: WireObject) -> list[BaseEvent]:
-    """The chunk's deltas carrying its ``messageId`` (the editor groups a message's chunks by it). Set as pydantic's
-    own assignment does (the value and the fields-set mark), without its per-assignment dispatch: once a chunk."""
+def message_id_of(update: WireObject) -> str | None:
+    """The chunk's ``messageId``, when the agent names its message: the parse context keeps it on the message's
+    events (a new id begins a new message; a chunk without one continues the open message or gets an id of ours)."""
     message_id = update.get("messageId")
-    if isinstance(message_id, str) and message_id:
-        for event in events:
-            if isinstance(event, (ev.TextDeltaEvent, ev.ThinkingDeltaEvent)):
-                event.__dict__["message_id"] = message_id
-                event.__pydantic_fields_set__.add("message_id")
-    return events
+    return message_id if isinstance(message_id, str) and message_id else None
 
 
 def _plain_chunk(msg: WireObject | None) -> WireObject | None:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Iterable
 
-from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, retry_note
+from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, message_id_of, retry_note
 from acp_mux.core.lazy_events import ev
 from acp_mux.translation.content import block_text
 from acp_mux.adapters.base import AgentCapabilities
@@ -153,7 +153,7 @@ class GeminiAdapter(AcpClientAdapter):
                 mode = marker.group(1)
                 events = super().on_update({"sessionUpdate": "current_mode_update", "currentModeId": mode}, ctx)
                 rest = _MODE_MARKER.sub("", text)
-                return events + (ctx.text_delta(rest) if rest else [])
+                return events + (ctx.text_delta(rest, message_id_of(update)) if rest else [])
         return super().on_update(update, ctx)
 
     def before_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:

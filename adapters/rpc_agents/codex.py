@@ -513,13 +513,13 @@ class CodexAdapter(AgentAdapter):
             return self._turn_completed(as_dict(params.get("turn")), ctx)
         if method == "item/agentMessage/delta":
             streamed.add(item_id)
-            return ctx.text_delta(as_str(params.get("delta")))
+            return ctx.text_delta(as_str(params.get("delta")), item_id or None)  # the item names the message
         if method in ("item/reasoning/summaryTextDelta", "item/reasoning/textDelta"):
             streamed.add(item_id)
-            return ctx.thinking_delta(as_str(params.get("delta")))
+            return ctx.thinking_delta(as_str(params.get("delta")), item_id or None)
         if method == "item/reasoning/summaryPartAdded":
             index = as_int(params.get("summaryIndex")) or 0
-            return ctx.thinking_delta("\n\n") if index > 0 and item_id in streamed else []
+            return ctx.thinking_delta("\n\n", item_id or None) if index > 0 and item_id in streamed else []
         if method == "item/commandExecution/outputDelta":
             streamed.add(item_id)
             delta = as_str(params.get("delta"))
@@ -623,7 +623,7 @@ class CodexAdapter(AgentAdapter):
         run.usage_total = total_tokens
         if repeated or not ctx.in_turn:  # a repeat, or thread/resume restoring the old totals: nothing new was spent
             return []
-        events: list[BaseEvent] = [request_usage(last)]
+        events: list[BaseEvent] = [request_usage(last, size or None)]
         if size and used / size >= 0.8:
             pct = round(100 * used / size, 1)
             events.append(ev.ContextLimitWarningEvent(used_tokens=used, max_tokens=size, pct_used=pct))
@@ -659,12 +659,13 @@ class CodexAdapter(AgentAdapter):
         streamed = run.streamed
         status = as_str(item.get("status"))
         if kind == "agentMessage":
-            said = [] if item_id in streamed else ctx.text_delta(as_str(item.get("text")))
+            said = [] if item_id in streamed else ctx.text_delta(as_str(item.get("text")), item_id or None)
             return said + ctx.end_text()
         if kind == "reasoning":
             if item_id not in streamed:
                 parts = item.get("summary") or item.get("content") or []
-                return ctx.thinking_delta("\n\n".join(p for p in parts if isinstance(p, str))) + ctx.end_thinking()
+                thought = "\n\n".join(p for p in parts if isinstance(p, str))
+                return ctx.thinking_delta(thought, item_id or None) + ctx.end_thinking()
             return ctx.end_thinking()
         if kind == "commandExecution":
             events = self._item_started(item, ctx) if ctx.tool_name(item_id) is None else []

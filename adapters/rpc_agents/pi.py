@@ -374,23 +374,25 @@ class PiAdapter(AgentAdapter):
     def _usage(self, usage: dict[str, Any], run: PiRun) -> list[BaseEvent]:
         if not usage:
             return []
-        tokens = [as_count(usage.get("input")), as_count(usage.get("output")), as_count(usage.get("cacheRead"))]
+        cache_read, cache_write = as_count(usage.get("cacheRead")), as_count(usage.get("cacheWrite"))
+        # pi counts input without the cache (Anthropic's way); the events count it with (OpenAI's: events.py)
+        tokens = [as_count(usage.get("input")) + cache_read + cache_write, as_count(usage.get("output")), cache_read]
         if not any(tokens):
             return []
         cost = as_dict(usage.get("cost"))
         total = cost.get("total")
         run.cost_usd += float(total) if isinstance(total, (int, float)) else 0.0
         run.tokens = [a + b for a, b in zip(run.tokens, tokens)]
-        events: list[BaseEvent] = []
-        used = tokens[0] + tokens[1] + tokens[2]
-        if run.context_window > 0:  # first, so the usage below is measured against pi's real window
-            events.append(
-                ev.ContextLimitWarningEvent(
-                    used_tokens=used, max_tokens=run.context_window, pct_used=used / run.context_window
-                )
+        stated_total = as_count(usage.get("totalTokens"))
+        return [
+            ev.TokenUsageEvent(
+                input_tokens=tokens[0],
+                output_tokens=tokens[1],
+                cached_tokens=cache_read or None,
+                cache_write_tokens=cache_write or None,
+                total_tokens=stated_total or None,
+                context_window=run.context_window or None,  # the usage is measured against pi's real window
             )
-        return events + [
-            ev.TokenUsageEvent(input_tokens=tokens[0], output_tokens=tokens[1], cached_tokens=tokens[2] or None)
         ]
 
     def _agent_end(self, ctx: ParseContext, run: PiRun) -> list[BaseEvent]:

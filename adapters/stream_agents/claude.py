@@ -182,6 +182,12 @@ def warms_locally(version: object) -> bool:
     return match is not None and tuple(int(g) for g in match.groups()) >= LOCAL_WARM_UP_SINCE
 
 
+def _api_message_id(value: object) -> str | None:
+    """The Anthropic API's id of an assistant message (``msg_…``, the same on its stream events, its whole
+    ``assistant`` line and in the transcript); None for a message without one (its chunks get an id of ours)."""
+    return value if isinstance(value, str) and value and not value.startswith("anon-") else None
+
+
 def _parent(m: dict[str, Any]) -> str | None:
     """The Task tool call a line belongs to (a subagent's output), None for the main agent."""
     parent = m.get("parent_tool_use_id")
@@ -543,6 +549,7 @@ class ClaudeAdapter(AgentAdapter):
         if msg_id is None or t not in ("content_block_start", "content_block_delta", "content_block_stop"):
             return []
         key = (msg_id, _num(sse.get("index")))
+        named = _api_message_id(msg_id)
         if t == "content_block_start":
             block = as_dict(sse.get("content_block"))
             kind = str(block.get("type"))
@@ -552,18 +559,18 @@ class ClaudeAdapter(AgentAdapter):
                 return tool_start(ctx, new_tool, str(block.get("name") or "tool"))
             st.stream_blocks[key] = (kind, None)
             if kind == "text" and block.get("text") and parent is None:
-                return self._text(ctx, str(block["text"]))
+                return self._text(ctx, str(block["text"]), named)
             if kind == "thinking" and block.get("thinking") and parent is None:
-                return ctx.thinking_delta(str(block["thinking"]))
+                return ctx.thinking_delta(str(block["thinking"]), named)
             return []
         kind, tool_id = st.stream_blocks.get(key, ("", None))
         if t == "content_block_delta":
             delta = as_dict(sse.get("delta"))
             dt = delta.get("type")
             if dt == "text_delta" and parent is None:
-                return self._text(ctx, str(delta.get("text") or ""))
+                return self._text(ctx, str(delta.get("text") or ""), named)
             if dt == "thinking_delta" and parent is None:
-                return ctx.thinking_delta(str(delta.get("thinking") or ""))
+                return ctx.thinking_delta(str(delta.get("thinking") or ""), named)
             if dt == "input_json_delta" and tool_id:
                 return ctx.tool_input_delta(tool_id, str(delta.get("partial_json") or ""))
             return []
@@ -591,6 +598,7 @@ class ClaudeAdapter(AgentAdapter):
         if streamed:
             st.whole.add(str(msg.get("id")))
         events: list[BaseEvent] = [] if streamed else self._broken_stream(ctx, parent)
+        named = _api_message_id(msg.get("id"))
         for block in blocks:
             kind = block.get("type")
             if kind in ("tool_use", "server_tool_use", "mcp_tool_use") and block.get("id"):
@@ -602,9 +610,9 @@ class ClaudeAdapter(AgentAdapter):
             elif streamed:
                 continue  # text the stream events already delivered
             elif kind == "text":
-                events += self._text(ctx, str(block.get("text") or "")) + ctx.end_text()
+                events += self._text(ctx, str(block.get("text") or ""), named) + ctx.end_text()
             elif kind == "thinking":
-                events += ctx.thinking_delta(str(block.get("thinking") or "")) + ctx.end_thinking()
+                events += ctx.thinking_delta(str(block.get("thinking") or ""), named) + ctx.end_thinking()
         return events
 
     def _broken_stream(self, ctx: ParseContext, parent: str | None) -> list[BaseEvent]:
@@ -629,10 +637,12 @@ class ClaudeAdapter(AgentAdapter):
         reason = "the response stream broke off; claude asked again without streaming"
         return events + [ev.RetryEvent(attempt=st.broken_streams, max_attempts=0, reason=reason)]
 
-    def _text(self, ctx: ParseContext, text: str) -> list[BaseEvent]:
+    def _text(self, ctx: ParseContext, text: str, message_id: str | None = None) -> list[BaseEvent]:
+        """The reply's text; ``message_id``: the API message it belongs to (``message.id``), the ``messageId`` of
+        its chunks, as claude-agent-acp names them: thinking and text of one API message share it."""
         if text:
             ClaudeRun.of(ctx).turn_text = True
-        return ctx.text_delta(text)
+        return ctx.text_delta(text, message_id)
 
     def _on_user(self, m: dict[str, Any], ctx: ParseContext) -> list[BaseEvent]:
         content = as_dict(m.get("message")).get("content")

@@ -190,13 +190,17 @@ def end_failed_turn(ctx: ParseContext, errors: list[BaseEvent], tool_error: str 
     return events + errors + ctx.end_turn()
 
 
-def request_usage(last: dict[str, Any]) -> BaseEvent:
-    """One model request's usage from app-server's ``tokenUsage.last`` (input includes cached, output reasoning)."""
+def request_usage(last: dict[str, Any], context_window: int | None = None) -> BaseEvent:
+    """One model request's usage from app-server's ``tokenUsage.last`` (input includes cached and cache writes,
+    output reasoning; ``totalTokens`` codex's own total), with the model's context window where codex says it."""
     return ev.TokenUsageEvent(
         input_tokens=as_int(last.get("inputTokens")) or 0,
         output_tokens=as_int(last.get("outputTokens")) or 0,
         thinking_tokens=as_int(last.get("reasoningOutputTokens")),
         cached_tokens=as_int(last.get("cachedInputTokens")),
+        cache_write_tokens=as_int(last.get("cacheWriteInputTokens")),
+        total_tokens=as_int(last.get("totalTokens")),
+        context_window=context_window,
     )
 
 

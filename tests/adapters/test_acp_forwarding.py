@@ -95,7 +95,15 @@ def test_every_chunk_reaches_the_editor_with_its_message_id(
             fields["messageId"] = message_id
         events += agent.feed(update(kind, **fields))
     shown = [u for u in _translated(events) if u["sessionUpdate"] in ("agent_message_chunk", "agent_thought_chunk")]
-    assert [(u["sessionUpdate"], u.get("messageId"), u["content"]["text"]) for u in shown] == chunks
+    assert [(u["sessionUpdate"], u["content"]["text"]) for u in shown] == [(kind, text) for kind, _, text in chunks]
+    for at, (kind, message_id, _) in enumerate(chunks):
+        if message_id is not None:  # the agent's own id, as it wrote it
+            assert shown[at]["messageId"] == message_id
+        elif at and chunks[at - 1][0] == kind:  # no id: the chunk continues the open message, with its id
+            assert shown[at]["messageId"] == shown[at - 1]["messageId"]
+        else:  # no id and no open message of its kind: a new message, with a new id of acp-mux's
+            earlier = {u["messageId"] for u in shown[:at]}
+            assert shown[at]["messageId"] not in earlier | {"m1", "m2", "m3"}
 
 
 def test_a_new_message_id_ends_the_message_before_it(tmp_path: Path) -> None:

@@ -124,8 +124,11 @@ def by_runs(adapter: Any, ctx: ParseContext, lines: list[str]) -> list[BaseEvent
 def shape(events: list[BaseEvent]) -> list[tuple[Any, ...]]:
     """Events with each stream's adjacent deltas merged (where a joined delta is cut may differ, not its text)."""
     out: list[tuple[Any, ...]] = []
+    ids: dict[str, int] = {}  # a message id acp-mux made is random: compared by the order ids first appear in
     for event in events:
         fields = event.model_dump(exclude={"delta", "accumulated_text", "timestamp", "duration_ms"})
+        if fields.get("message_id") is not None:
+            fields["message_id"] = ids.setdefault(fields["message_id"], len(ids))
         key = tuple(sorted((k, repr(v)) for k, v in fields.items()))
         if event.type in JOINABLE and out and out[-1][0] == "delta" and out[-1][1] == key:
             out[-1] = ("delta", key, out[-1][2] + event.delta, event.accumulated_text)  # type: ignore[attr-defined]

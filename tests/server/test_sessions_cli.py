@@ -76,9 +76,13 @@ def test_a_session_written_before_the_event_log_still_loads_and_goes_on(tmp_path
     new_turn(store, "01OLDSESSION", "and now?", "Now with an event log.")
     updates = asyncio.run(loaded(store, "01OLDSESSION"))
     assert updates[:3] == OLD_UPDATES
-    assert updates[3:] == [
+    assert updates[4]["messageId"] and updates[3:] == [  # a message of the new log names its message
         {"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "and now?"}},
-        {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Now with an event log."}},
+        {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": "Now with an event log."},
+            "messageId": updates[4]["messageId"],
+        },
     ]
     code, first = cli(store, "export", "01OLD")
     assert code == 0 and first == cli(store, "export", "01OLDSESSION")[1]

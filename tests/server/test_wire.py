@@ -102,7 +102,7 @@ def test_cancel_withdraws_the_open_permission_dialog(tmp_path) -> None:
         wire.send({"method": "session/cancel", "params": {"sessionId": sid}})  # the dialog stays unanswered
         withdrawn = wire.next(lambda m: m.get("method") == "$/cancel_request")
         assert withdrawn["params"] == {"requestId": asked["id"]}
-        assert wire.next(lambda m: m.get("id") == 3)["result"] == {"stopReason": "cancelled"}
+        assert wire.next(lambda m: m.get("id") == 3)["result"]["stopReason"] == "cancelled"
     finally:
         wire.close()
     assert not (tmp_path / "notes.txt").exists()
@@ -118,12 +118,12 @@ def test_a_question_the_agent_withdraws_closes_the_dialog_and_the_turn_goes_on(t
             lambda m: m.get("method") == "$/cancel_request"
         )  # nobody answered: the agent took it back
         assert withdrawn["params"] == {"requestId": asked["id"]}
-        assert wire.next(lambda m: m.get("id") == 3)["result"] == {"stopReason": "end_turn"}
+        assert wire.next(lambda m: m.get("id") == 3)["result"]["stopReason"] == "end_turn"
         assert "Never mind, I found another way." in agent_text(wire.seen)
         # a late answer to the withdrawn question is harmless
         wire.send({"id": asked["id"], "result": {"outcome": {"outcome": "selected", "optionId": "allow_once"}}})
         wire.prompt(4, sid, "hi")
-        assert wire.next(lambda m: m.get("id") == 4)["result"] == {"stopReason": "end_turn"}
+        assert wire.next(lambda m: m.get("id") == 4)["result"]["stopReason"] == "end_turn"
     finally:
         wire.close()
 
@@ -144,7 +144,7 @@ def test_an_editor_that_stops_reading_pauses_the_agent_instead_of_filling_memory
             time.sleep(3)  # the editor is busy: nothing is read for a while
             stalled = _rss_kib(wire.proc.pid)
         done = wire.next(lambda m: m.get("id") == 3, timeout=60)
-        assert done["result"] == {"stopReason": "end_turn"}
+        assert done["result"]["stopReason"] == "end_turn"
         assert len(agent_text(wire.seen)) == 64 * 1024 * 1024  # every byte arrived, late
         assert stalled - idle < 80 * 1024, (idle, stalled)  # without backpressure: +160 MB and growing
     finally:

@@ -700,20 +700,37 @@ def test_plan_tool_with_input_that_is_not_a_plan_sends_nothing() -> None:
 
 # ── usage and cost ──────────────────────────────────────────────────────────────────────────────────────────────
 def test_token_usage_and_cost_become_usage_updates() -> None:
+    """The input tokens include the cached ones (events.py): the context used counts them once."""
     tr = claude(context_window=100_000)
     usage = ev.TokenUsageEvent(input_tokens=1000, cached_tokens=500, output_tokens=250)
-    assert run(tr, usage) == [{"sessionUpdate": "usage_update", "used": 1750, "size": 100_000}]
+    assert run(tr, usage) == [{"sessionUpdate": "usage_update", "used": 1250, "size": 100_000}]
     cost = ev.CostEvent(cost=ev.CostRecord(total_usd=0.0123, input_tokens=1, output_tokens=1))
     assert run(tr, cost) == [
-        {"sessionUpdate": "usage_update", "used": 1750, "size": 100_000, "cost": {"amount": 0.0123, "currency": "USD"}}
+        {"sessionUpdate": "usage_update", "used": 1250, "size": 100_000, "cost": {"amount": 0.0123, "currency": "USD"}}
     ]
 
 
 def test_cost_without_prior_usage_counts_its_own_tokens() -> None:
     cost = ev.CostEvent(cost=ev.CostRecord(total_usd=1.5, input_tokens=10, cached_tokens=5, output_tokens=2))
     assert run(claude(), cost) == [
-        {"sessionUpdate": "usage_update", "used": 17, "size": 200_000, "cost": {"amount": 1.5, "currency": "USD"}}
+        {"sessionUpdate": "usage_update", "used": 12, "size": 200_000, "cost": {"amount": 1.5, "currency": "USD"}}
     ]
+
+
+def test_the_window_an_agent_reports_with_its_usage_is_the_size() -> None:
+    usage = ev.TokenUsageEvent(input_tokens=120, cached_tokens=20, output_tokens=30, context_window=258_400)
+    assert run(claude(), usage) == [{"sessionUpdate": "usage_update", "used": 150, "size": 258_400}]
+
+
+def test_a_subagents_tokens_count_for_the_turn_but_not_for_the_context_window() -> None:
+    tr = claude()
+    child = ev.TokenUsageEvent(input_tokens=900, output_tokens=9, parent_tool_call_id="task-1")
+    assert run(tr, child) == []
+    assert run(tr, ev.TokenUsageEvent(input_tokens=100, output_tokens=10)) == [
+        {"sessionUpdate": "usage_update", "used": 110, "size": 200_000}
+    ]
+    assert tr.take_turn_usage() == {"totalTokens": 1019, "inputTokens": 1000, "outputTokens": 19}
+    assert tr.take_turn_usage() is None  # the next turn counts afresh
 
 
 def test_context_limit_warning_sets_the_window_for_later_updates() -> None:
