@@ -34,7 +34,8 @@ Mapping decisions, each for a reason:
   ``_meta.claudeCode`` as claude-agent-acp sends it (``claude_tool_meta.py``).
 * **Cost:** ``total_cost_usd`` and ``modelUsage`` are cumulative for the process (anthropics/claude-code#83239),
   so the ``cost`` event carries the running total and ``token_usage``/``turn_end.cost`` carry this turn's share.
-  ``input_tokens`` includes cache reads and writes (OpenAI-style); ``cached_tokens`` is the cache reads.
+  ``input_tokens`` includes cache reads and writes (OpenAI-style); ``cached_tokens`` is the cache reads,
+  ``cache_write_tokens`` the writes (so the prompt response's ``usage`` counts as claude-agent-acp's does).
 """
 
 from __future__ import annotations
@@ -140,7 +141,7 @@ class ClaudeRun(PerRun):
     # (epoch seconds): what types the limit that ends the turn, never the message's text
     rate_rejected: bool = False
     rate_resets_at: int | None = None
-    totals: tuple[float, int, int, int] = (0.0, 0, 0, 0)  # cumulative usd, input, output, cached
+    totals: tuple[float, int, int, int, int] = (0.0, 0, 0, 0, 0)  # cumulative usd, input, output, cached, cache writes
     turn_text: bool = False
     turn_error: bool = False  # this (or the last) turn already reported an error
     terminal: bool = False
@@ -776,30 +777,38 @@ class ClaudeAdapter(AgentAdapter):
     def _usage(self, m: dict[str, Any], st: ClaudeRun) -> tuple[list[BaseEvent], CostRecord]:
         usage = as_dict(m.get("usage"))
         model_usage = [as_dict(v) for v in as_dict(m.get("modelUsage")).values()]
-        prev_usd, prev_in, prev_out, prev_cached = st.totals
+        prev_usd, prev_in, prev_out, prev_cached, prev_written = st.totals
+        window = max((_num(u.get("contextWindow")) for u in model_usage), default=0)
         if model_usage:  # cumulative per process
             cached = sum(_num(u.get("cacheReadInputTokens")) for u in model_usage)
-            tok_in = cached + sum(
-                _num(u.get("inputTokens")) + _num(u.get("cacheCreationInputTokens")) for u in model_usage
-            )
+            written = sum(_num(u.get("cacheCreationInputTokens")) for u in model_usage)
+            tok_in = cached + written + sum(_num(u.get("inputTokens")) for u in model_usage)
             tok_out = sum(_num(u.get("outputTokens")) for u in model_usage)
         else:  # only this query's usage
             turn_cached = _num(usage.get("cache_read_input_tokens"))
-            turn_in = _num(usage.get("input_tokens")) + _num(usage.get("cache_creation_input_tokens")) + turn_cached
+            turn_written = _num(usage.get("cache_creation_input_tokens"))
+            turn_in = _num(usage.get("input_tokens")) + turn_written + turn_cached
             tok_in, tok_out = prev_in + turn_in, prev_out + _num(usage.get("output_tokens"))
-            cached = prev_cached + turn_cached
+            cached, written = prev_cached + turn_cached, prev_written + turn_written
         try:
             usd = float(m.get("total_cost_usd") or 0.0)
         except (TypeError, ValueError):
             usd = prev_usd
         usd = max(usd, prev_usd)
-        st.totals = (usd, tok_in, tok_out, cached)
+        st.totals = (usd, tok_in, tok_out, cached, written)
         d_in, d_out, d_cached = max(tok_in - prev_in, 0), max(tok_out - prev_out, 0), max(cached - prev_cached, 0)
+        d_written = max(written - prev_written, 0)
         turn = ev.CostRecord(
             total_usd=round(usd - prev_usd, 10), input_tokens=d_in, output_tokens=d_out, cached_tokens=d_cached
         )
         total = ev.CostRecord(total_usd=usd, input_tokens=tok_in, output_tokens=tok_out, cached_tokens=cached)
-        usage_event = ev.TokenUsageEvent(input_tokens=d_in, output_tokens=d_out, cached_tokens=d_cached)
+        usage_event = ev.TokenUsageEvent(
+            input_tokens=d_in,
+            output_tokens=d_out,
+            cached_tokens=d_cached,
+            cache_write_tokens=d_written,
+            context_window=window or None,  # the model's window, as claude says it (modelUsage.contextWindow)
+        )
         return [usage_event, ev.CostEvent(cost=total)], turn
 
     def _result_errors(

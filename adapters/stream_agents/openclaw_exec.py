@@ -87,11 +87,14 @@ class OpenclawExecAdapter(AgentAdapter):
         events += ctx.text_delta(text) + ctx.end_text()
         usage = as_dict(envelope.get("usage"))
         if usage:
+            read, written = as_count(usage.get("cacheRead")), as_count(usage.get("cacheWrite"))
             events.append(
-                ev.TokenUsageEvent(
-                    input_tokens=as_count(usage.get("input")),
+                ev.TokenUsageEvent(  # its input leaves the cache out; the event's has it in (events.py)
+                    input_tokens=as_count(usage.get("input")) + read + written,
                     output_tokens=as_count(usage.get("output")),
-                    cached_tokens=as_count(usage.get("cacheRead")) or None,
+                    cached_tokens=read or None,
+                    cache_write_tokens=written or None,
+                    total_tokens=as_count(usage.get("total")) or None,
                 )
             )
             cost = as_dict(usage.get("cost"))

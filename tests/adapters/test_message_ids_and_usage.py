@@ -99,9 +99,10 @@ def test_claudes_turn_usage_is_its_results_usage_with_the_cache_apart() -> None:
     assert usages == [
         {
             "totalTokens": total,
-            "inputTokens": u["input_tokens"] + u["cache_creation_input_tokens"],
+            "inputTokens": u["input_tokens"],
             "outputTokens": u["output_tokens"],
             "cachedReadTokens": cache,
+            "cachedWriteTokens": u["cache_creation_input_tokens"],
         }
     ]
     assert usages[0]["totalTokens"] == 28  # the scripted model server's 11 in, 17 out
