@@ -583,7 +583,7 @@ class UpdateTranslator:
         self.turn_usage.add(e)
         if e.parent_tool_call_id is not None:  # a subagent's request: spent in the turn, not in this context window
             return []
-        self._used_tokens = e.input_tokens + e.output_tokens
+        self._used_tokens = e.context_tokens if e.context_tokens is not None else e.input_tokens + e.output_tokens
         if e.context_window:
             self.context_window = e.context_window
         if self._agent_usage:

@@ -496,7 +496,9 @@ class TokenUsageEvent(BaseEvent):
     ones (OpenAI's convention: ``cached_tokens`` cache reads, ``cache_write_tokens`` (an extension) cache writes,
     are parts of it), ``output_tokens`` includes the thinking ones. ``total_tokens`` (an extension): the agent's
     own total where it states one (an ACP agent's ``usage.totalTokens``), else input plus output.
-    ``context_window`` (an extension): the model's context window, where the agent says it with its usage."""
+    ``context_window`` (an extension): the model's context window, where the agent says it with its usage;
+    ``context_tokens`` (an extension): the tokens its last request filled the window with, where a turn's events
+    sum several requests (claude's turn usage), so the context used is not their sum."""
 
     type: Literal["token_usage"] = "token_usage"
     input_tokens: int = 0
@@ -506,6 +508,7 @@ class TokenUsageEvent(BaseEvent):
     cache_write_tokens: int | None = None
     total_tokens: int | None = None
     context_window: int | None = None
+    context_tokens: int | None = None
 
 
 # ── Interaction / waiting (3) ──────────────────────────────────────────────────────────────────────────────────

@@ -142,6 +142,8 @@ class ClaudeRun(PerRun):
     rate_rejected: bool = False
     rate_resets_at: int | None = None
     totals: tuple[float, int, int, int, int] = (0.0, 0, 0, 0, 0)  # cumulative usd, input, output, cached, cache writes
+    # the main agent's last API message's usage (message_start, then message_delta's counts): the context it filled
+    last_request: dict[str, int] = field(default_factory=dict)
     turn_text: bool = False
     turn_error: bool = False  # this (or the last) turn already reported an error
     terminal: bool = False
@@ -181,6 +183,15 @@ def warms_locally(version: object) -> bool:
     endpoint): a version at or past :data:`LOCAL_WARM_UP_SINCE`. Anything unreadable is not trusted."""
     match = _VERSION.match(version) if isinstance(version, str) else None
     return match is not None and tuple(int(g) for g in match.groups()) >= LOCAL_WARM_UP_SINCE
+
+
+def _note_request_usage(st: ClaudeRun, usage: dict[str, Any]) -> None:
+    """Keep an API message's token counts as they come (a count left out keeps its earlier value): their sum is the
+    context that request filled, what claude-agent-acp reports as ``usage_update.used``."""
+    for key in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"):
+        value = usage.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            st.last_request[key] = value
 
 
 def _api_message_id(value: object) -> str | None:
@@ -545,6 +556,12 @@ class ClaudeAdapter(AgentAdapter):
             started = str(as_dict(sse.get("message")).get("id") or f"anon-{len(st.streamed)}")
             st.current[parent] = started
             st.streamed.add(started)
+            if parent is None:
+                st.last_request = {}
+                _note_request_usage(st, as_dict(as_dict(sse.get("message")).get("usage")))
+            return []
+        if t == "message_delta" and parent is None:
+            _note_request_usage(st, as_dict(sse.get("usage")))  # its output (and any count it restates)
             return []
         msg_id = st.current.get(parent)
         if msg_id is None or t not in ("content_block_start", "content_block_delta", "content_block_stop"):
@@ -808,6 +825,7 @@ class ClaudeAdapter(AgentAdapter):
             cached_tokens=d_cached,
             cache_write_tokens=d_written,
             context_window=window or None,  # the model's window, as claude says it (modelUsage.contextWindow)
+            context_tokens=sum(st.last_request.values()) if st.last_request else None,
         )
         return [usage_event, ev.CostEvent(cost=total)], turn
 

@@ -109,12 +109,14 @@ def test_claudes_turn_usage_is_its_results_usage_with_the_cache_apart() -> None:
     assert_valid_usage(usages[0])
 
 
-def test_claudes_cost_and_window_reach_the_usage_update() -> None:
+@pytest.mark.parametrize("name", ["text", "write_edit_allow"])
+def test_claudes_cost_window_and_last_requests_context_reach_the_usage_update(name: str) -> None:
+    """``used`` is what the last API message filled the context with (11 in + 17 out: message_start's input,
+    message_delta's output), as claude-agent-acp says it, not the turn's requests summed (84 for three)."""
     translator = UpdateTranslator(ClaudeAdapter().tool_table, CWD)
-    updates = [
-        u for e in claude_events("text") for u in translator.translate(e) if u["sessionUpdate"] == "usage_update"
-    ]
-    (result,) = claude_results("text")
+    events = claude_events(name)
+    updates = [u for e in events for u in translator.translate(e) if u["sessionUpdate"] == "usage_update"]
+    (result,) = claude_results(name)
     assert updates[-1] == {
         "sessionUpdate": "usage_update",
         "used": 28,

@@ -94,6 +94,9 @@ async def test_every_chunk_names_its_message_and_the_answer_says_what_the_turn_s
         assert usage["cachedReadTokens"] == one["cachedReadTokens"] * len(steps)
     if agent.name == "codex":
         assert usage["thoughtTokens"] == one["thoughtTokens"] * len(steps)
+    # the context window's use is what the last request filled it with, not the turn's requests summed
+    last = client.of("usage_update")[-1]
+    assert last.used == one["totalTokens"] and last.size > 0, last
 
     if agent.name in ("claude", "codex"):  # session/load shows each message with its live id
         live = named_messages(client.updates)
