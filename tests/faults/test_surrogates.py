@@ -25,12 +25,15 @@ def test_a_lone_surrogate_in_a_prompt_ends_the_turn_and_the_session_goes_on(tmp_
     bridge.initialize()
     sid = bridge.new_session()
     answer = prompt_raw(bridge, sid, "smile \\ud83d and \\udc00 done", "p1")
-    assert answer.get("result") == {"stopReason": "end_turn"}, answer
+    assert answer.get("result", {}).get("stopReason") == "end_turn", answer
     assert "smile \ufffd and \ufffd done" in bridge.text(sid)  # the demo echoes the prompt: replaced, not lost
     # the session log was written (a load replays it) and the next turn works
-    assert bridge.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "again"}]}, 20) == {
-        "stopReason": "end_turn"
-    }
+    assert (
+        bridge.result("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "again"}]}, 20)[
+            "stopReason"
+        ]
+        == "end_turn"
+    )
     log = (tmp_path / "state" / "sessions" / f"{sid}.events.jsonl").read_text(encoding="utf-8")
     prompts = [e["data"] for e in map(json.loads, log.splitlines()) if e["type"] == "user.message"]
     assert "smile \ufffd and" in prompts[0]["content"][0]["text"]
@@ -39,7 +42,7 @@ def test_a_lone_surrogate_in_a_prompt_ends_the_turn_and_the_session_goes_on(tmp_
     bridge.send_bytes((TRUNCATED % ("p3", sid, "hang \\ud800")).encode())
     wait_until(lambda: "Thinking very hard" in bridge.text(sid), what="the hang scenario to start")
     bridge.notify("session/cancel", {"sessionId": sid})
-    assert waiting.get(timeout=10).get("result") == {"stopReason": "cancelled"}
+    assert waiting.get(timeout=10).get("result", {}).get("stopReason") == "cancelled"
     assert bridge.serves()
     assert bridge.close() == 0
     # the session record was written: a new bridge replays the turn, replaced character and all
