@@ -12,7 +12,7 @@ import os
 import signal
 import sys
 import textwrap
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, ENTRIES, AgentNotAvailable, UnknownAgent, get_adapter
 from acp_mux.core.settings import LOG_LEVELS, SettingError, read_setting
@@ -282,12 +282,24 @@ def _log_protocol(direction: str, message: object) -> None:
     logging.getLogger("acp_mux.protocol").debug("%s %s", direction, message)
 
 
-def comparison(agents: list[str], prompt: str, *, ask: Ask, **options: Any) -> Comparison:
+def comparison(
+    agents: list[str],
+    prompt: str,
+    *,
+    ask: Ask,
+    cwd: str,
+    check: str | None,
+    judge: str | None,
+    env: dict[str, str] | None,
+    state_dir: Path,
+) -> Comparison:
     """``/compare`` in the every-agent entry: the Python API's comparison (the server does not import the API),
     with the session's question handler as the person's policy; loaded only when a comparison starts."""
     import acp_mux
 
-    return acp_mux.compare(agents, prompt, approvals=acp_mux.ask(ask), **options)
+    return acp_mux.compare(
+        agents, prompt, approvals=acp_mux.ask(ask), cwd=cwd, check=check, judge=judge, env=env, state_dir=state_dir
+    )
 
 
 async def serve(
