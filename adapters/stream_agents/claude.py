@@ -385,7 +385,8 @@ class ClaudeAdapter(AgentAdapter):
         return True
 
     def set_mode(self, mode: str, ctx: ParseContext) -> bool:
-        ClaudeSettingsRun.of(ctx).mode = mode
+        settings = ClaudeSettingsRun.of(ctx)
+        settings.mode, settings.mode_chosen = mode, True
         self._control(ctx, {"subtype": "set_permission_mode", "mode": mode})
         return True
 

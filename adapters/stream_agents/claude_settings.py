@@ -58,6 +58,9 @@ class ClaudeSettingsRun(PerRun):
     models: list[dict[str, Any]] = field(default_factory=list)  # the CLI's model infos, as it sent them
     model: str = "default"  # the chosen model's option value
     mode: str | None = None
+    # the editor chose a mode in this run (``set_mode``): the CLI's answers to requests sent before it (its initialize
+    # answer names the mode it started in) must not put the old mode back
+    mode_chosen: bool = False
     effort: str | None = None  # None: the CLI's own default
     fast: bool = False
     ultracode: bool = False
@@ -87,7 +90,7 @@ class ClaudeSettingsRun(PerRun):
         if "fast_mode_state" in body:
             self.fast = body.get("fast_mode_state") != "off"  # "cooldown" is still on (claude-agent-acp)
         mode = body.get("current_permission_mode")
-        if isinstance(mode, str) and mode:
+        if isinstance(mode, str) and mode and not self.mode_chosen:
             self.mode = mode
         return [self.options_event(declared)]
 

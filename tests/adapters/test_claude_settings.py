@@ -240,3 +240,16 @@ def test_fast_mode_follows_the_cli_s_own_reports() -> None:
     assert (option(event, "fast") or {})["currentValue"] == "off"
     adapter.set_model("sonnet", ctx)
     assert reported({"type": "system", "subtype": "init", "fast_mode_state": "on"}) == []
+
+
+def test_a_mode_the_editor_chose_before_the_clis_first_answer_is_not_put_back() -> None:
+    """The editor picks plan right after session/new; the CLI's initialize answer, to a request sent before that,
+    still names the mode it started in (default): the session must stay in plan, where nothing is written."""
+    adapter = ClaudeAdapter()
+    ctx = make_ctx("claude", CWD)
+    adapter.start(RunOptions(agent="claude", cwd=CWD, env={"ACP_MUX_CLAUDE_PREWARM": "0"}), ctx)
+    sent(ctx)
+    assert adapter.set_mode("plan", ctx)
+    assert {"subtype": "set_permission_mode", "mode": "plan"} in requests(ctx)
+    (event,) = [e for e in feed(adapter, [answer(ANSWER_332)], ctx) if isinstance(e, SessionOptionsEvent)]
+    assert event.current_mode == "plan"
