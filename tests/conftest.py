@@ -8,6 +8,7 @@ when hunting for new bugs; whatever it finds belongs in a test as an explicit ex
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from hypothesis import settings
 
@@ -36,3 +37,12 @@ def _downloads_only_in_e2e(request: pytest.FixtureRequest, monkeypatch: pytest.M
 
     monkeypatch.setattr(clis, "ensure_cli", refuse)
     monkeypatch.setattr(harness, "ensure_cli", refuse)
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> dict[str, str]:
+    """A fresh project folder and a private state folder: the ``cwd`` and ``state_dir`` most bridge and API tests
+    pass (a module with another shape of ``work`` defines its own, which takes precedence)."""
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    return {"cwd": str(cwd), "state_dir": str(tmp_path / "state")}

@@ -14,13 +14,6 @@ from acp_mux.server.store import SessionStore
 pytestmark = pytest.mark.asyncio
 
 
-@pytest.fixture
-def work(tmp_path: Path) -> dict[str, str]:
-    cwd = tmp_path / "project"
-    cwd.mkdir()
-    return {"cwd": str(cwd), "state_dir": str(tmp_path / "state")}
-
-
 async def test_queued_prompts_run_as_the_next_turns_in_order(work):
     async with acp_mux.run("demo", "slow", **work) as run:
         await run.queue("second")

@@ -20,13 +20,6 @@ from tests.procs import pids, read_proc
 from tests.server.client import RecordingClient, bridge
 
 
-@pytest.fixture
-def work(tmp_path: Path) -> dict[str, str]:
-    cwd = tmp_path / "project"
-    cwd.mkdir()
-    return {"cwd": str(cwd), "state_dir": str(tmp_path / "state")}
-
-
 def agents_in(folder: str) -> list[int]:
     """Live processes whose working folder is ``folder``: the agent and anything it started there."""
     found = []

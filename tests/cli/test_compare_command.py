@@ -28,9 +28,14 @@ def work(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 
 def compare(work: tuple[Path, dict[str, str]], *args: str) -> subprocess.CompletedProcess[str]:
+    return acp_mux_run(work, str(SWITCHING), "run", "--compare", "alpha,beta", *args)
+
+
+def acp_mux_run(work: tuple[Path, dict[str, str]], *argv: str) -> subprocess.CompletedProcess[str]:
+    """``python ARGV...`` in the project folder (the switching agents' launcher, or ``-m acp_mux``)."""
     cwd, env = work
     return subprocess.run(
-        [sys.executable, str(SWITCHING), "run", "--compare", "alpha,beta", *args],
+        [sys.executable, *argv],
         cwd=cwd,
         env=env,
         input="",
@@ -104,24 +109,7 @@ def test_wrong_command_lines_are_refused(work):
     for args in (["--agent", "demo"], ["--resume", "x"]):
         done = compare(work, *args, "hi")
         assert done.returncode == 2 and "--compare takes the agents itself" in done.stderr
-    cwd, env = work
-    alone = subprocess.run(
-        [sys.executable, "-m", "acp_mux", "run", "--agent", "demo", "--pick", "demo", "hi"],
-        cwd=cwd,
-        env=env,
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    alone = acp_mux_run(work, "-m", "acp_mux", "run", "--agent", "demo", "--pick", "demo", "hi")
     assert alone.returncode == 2 and "go with --compare" in alone.stderr
-    one = subprocess.run(
-        [sys.executable, str(SWITCHING), "run", "--compare", "alpha", "hi"],
-        cwd=cwd,
-        env=env,
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    one = acp_mux_run(work, str(SWITCHING), "run", "--compare", "alpha", "hi")
     assert one.returncode == 3 and "2 to 4 different agents" in one.stderr

@@ -18,9 +18,7 @@ import pytest
 
 from acp_mux.translation.child_sessions import child_session_id
 from tests.e2e.subagent_wire import Wire
-from tests.e2e.test_compare_real import PROMPT, environment, ours, person_repository
-from tests.e2e.harness import SCENARIOS
-from tests.fakes.model_server import ModelServer
+from tests.e2e.test_compare_real import PROMPT, ours, two_candidates
 from tests.server.client import RecordingClient
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
@@ -46,13 +44,8 @@ async def open_session(conn: Any, project: Path, children: bool) -> str:
 async def test_compare_in_the_every_agent_entry_keeps_codexs_answer_and_goes_on_with_codex(
     tmp_path: Path, children: bool
 ) -> None:
-    project = person_repository(tmp_path)
-    with (
-        ModelServer(SCENARIOS / "compare_claude.json", delta_delay=0) as claude,
-        ModelServer(SCENARIOS / "compare_codex.json", delta_delay=0) as codex,
-    ):
-        env = {**environment(tmp_path, project, claude, codex), "ACP_MUX_AGENTS": "claude,codex"}
-        env["ACP_MUX_DEFAULT_AGENT"] = "claude"
+    with two_candidates(tmp_path) as (project, both, claude, codex):
+        env = {**both, "ACP_MUX_AGENTS": "claude,codex", "ACP_MUX_DEFAULT_AGENT": "claude"}
         seen_before_pick: list[bool] = []
 
         def choose(options: list[Any], call: Any) -> str | None:

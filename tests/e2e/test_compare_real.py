@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -48,6 +50,18 @@ def environment(root: Path, project: Path, claude: ModelServer, codex: ModelServ
     return env
 
 
+@contextmanager
+def two_candidates(root: Path) -> Iterator[tuple[Path, dict[str, str], ModelServer, ModelServer]]:
+    """The person's repository, and claude and codex each on its own scripted model server: (project, env, claude's
+    server, codex's server)."""
+    project = person_repository(root)
+    with (
+        ModelServer(SCENARIOS / "compare_claude.json", delta_delay=0) as claude,
+        ModelServer(SCENARIOS / "compare_codex.json", delta_delay=0) as codex,
+    ):
+        yield project, environment(root, project, claude, codex), claude, codex
+
+
 def ours(home: Path) -> list[int]:
     marker = f"HOME={home}".encode()
     return [pid for pid in pids() if marker in read_proc(pid, "environ").split(b"\0")]
@@ -63,12 +77,7 @@ async def nothing_left(root: Path) -> None:
 
 
 async def test_claude_and_codex_each_answer_in_its_copy_and_the_pick_lands_exactly(tmp_path: Path) -> None:
-    project = person_repository(tmp_path)
-    with (
-        ModelServer(SCENARIOS / "compare_claude.json", delta_delay=0) as claude,
-        ModelServer(SCENARIOS / "compare_codex.json", delta_delay=0) as codex,
-    ):
-        env = environment(tmp_path, project, claude, codex)
+    with two_candidates(tmp_path) as (project, env, _claude, _codex):
         asked: list[str] = []
 
         def allow_commands(request: acp_mux.ApprovalRequest) -> bool:
@@ -102,12 +111,7 @@ async def test_claude_and_codex_each_answer_in_its_copy_and_the_pick_lands_exact
 
 
 async def test_acp_mux_run_compare_applies_the_pick_on_the_real_clis(tmp_path: Path) -> None:
-    project = person_repository(tmp_path)
-    with (
-        ModelServer(SCENARIOS / "compare_claude.json", delta_delay=0) as claude,
-        ModelServer(SCENARIOS / "compare_codex.json", delta_delay=0) as codex,
-    ):
-        env = environment(tmp_path, project, claude, codex)
+    with two_candidates(tmp_path) as (project, env, _claude, _codex):
         done = await asyncio.to_thread(
             subprocess.run,
             [sys.executable, "-m", "acp_mux", "run", "--compare", "claude,codex", "--pick", "claude", PROMPT]

@@ -18,13 +18,6 @@ from tests.server.switching_client import agent_groups, settled_groups, switchin
 pytestmark = pytest.mark.asyncio
 
 
-@pytest.fixture
-def work(tmp_path: Path) -> dict[str, str]:
-    cwd = tmp_path / "project"
-    cwd.mkdir()
-    return {"cwd": str(cwd), "state_dir": str(tmp_path / "state")}
-
-
 ENV = {"ACP_MUX_AGENTS": "demo"}
 
 

@@ -15,13 +15,6 @@ from tests.server.client import RecordingClient, bridge
 pytestmark = pytest.mark.asyncio
 
 
-@pytest.fixture
-def work(tmp_path: Path) -> dict[str, str]:
-    cwd = tmp_path / "project"
-    cwd.mkdir()
-    return {"cwd": str(cwd), "state_dir": str(tmp_path / "state")}
-
-
 async def start(conn: object, cwd: str, **caps: object) -> str:
     init = await conn.initialize(protocol_version=1, client_capabilities=caps or None)
     assert init.protocol_version == 1

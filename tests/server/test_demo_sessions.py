@@ -21,13 +21,6 @@ from tests.server.test_recorded_sessions import assert_gap_free, conversation
 from tests.server.test_wire import Wire, agent_text
 
 
-@pytest.fixture
-def work(tmp_path: Path) -> dict[str, str]:
-    cwd = tmp_path / "project"
-    cwd.mkdir()
-    return {"cwd": str(cwd), "state_dir": str(tmp_path / "state")}
-
-
 def as_dicts(client: RecordingClient) -> list[dict[str, Any]]:
     return [u.model_dump(mode="json", by_alias=True, exclude_none=True) for u in client.updates]
 

@@ -22,13 +22,6 @@ from tests.server.test_prompt_interleavings import FakeAgentProcess, make_world
 pytestmark = pytest.mark.asyncio
 
 
-@pytest.fixture
-def work(tmp_path: Path) -> dict[str, str]:
-    cwd = tmp_path / "project"
-    cwd.mkdir()
-    return {"cwd": str(cwd), "state_dir": str(tmp_path / "state")}
-
-
 async def open_session(conn: Any, cwd: str) -> str:
     await conn.initialize(protocol_version=1)
     return str((await conn.new_session(cwd=cwd, mcp_servers=[])).session_id)
