@@ -392,14 +392,7 @@ class Run:
             pass
         for interaction in handle.interaction.pending:  # ... and whatever is still open, nobody will answer: "no"
             await self._respond(handle, interaction.id, Deny(reason="The turn was cancelled."), "cancel")
-        ended, gone = asyncio.ensure_future(self._turn_over.wait()), asyncio.ensure_future(handle.result())
-        try:
-            await asyncio.wait({ended, gone}, timeout=CANCEL_WAIT_S, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            ended.cancel()
-            gone.cancel()
-        if not self._turn_over.is_set() and not handle.done:
-            await handle.abort(STOP_GRACE_S)
+        await handle.end_interrupted_turn(self._turn_over.is_set, CANCEL_WAIT_S, STOP_GRACE_S)
 
     async def close(self) -> None:
         """End the conversation: the agent's process group is gone when this returns (also when cancelled)."""

@@ -180,6 +180,11 @@ def _run_error(event: BaseEvent) -> RunError | None:
     return None
 
 
+# how long an interrupted turn whose prompt never reached the agent waits for the agent's session to open (its
+# turn ends then) before the agent counts as stuck and is terminated
+BEFORE_START_WAIT_S = 60.0
+
+
 class RunHandle:
     """Create with :func:`start_run` (needs a running event loop); the process is spawned at once."""
 
@@ -347,6 +352,35 @@ class RunHandle:
         if self._spawned.is_set() and not self._prompt_coming:
             self._deliver_interrupt()
             await self._flush()
+
+    @property
+    def interrupted_before_the_agent(self) -> bool:
+        """The interrupted turn's prompt never reached the agent: it waited for the process to start or for the
+        agent's own session, and was withdrawn there. Its turn ends (interrupted) once the agent's session opens;
+        nothing runs at the agent that a stop would have to end (a slow start is no ignored interrupt)."""
+        if not self._interrupted or self.done:
+            return False
+        starting = not self._spawned.is_set() and self.options.prompt is not None
+        return self._prompt_coming or starting or self._waiting.has_due()
+
+    async def end_interrupted_turn(self, turn_over: Callable[[], bool], wait_s: float, grace_s: float) -> bool:
+        """After :meth:`interrupt`: wait until ``turn_over()`` (the caller's view of its turn), at most ``wait_s``,
+        then terminate the process group as one that ignored the interrupt; True when it had to. A turn whose prompt
+        never reached the agent waits up to :data:`BEFORE_START_WAIT_S` for the agent's session to open instead:
+        the agent is not stopped (and restarted) for being slow to start."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+
+        def in_time() -> bool:
+            limit = BEFORE_START_WAIT_S if self.interrupted_before_the_agent else wait_s
+            return loop.time() - started < limit
+
+        while not turn_over() and not self.done and in_time():
+            await asyncio.sleep(0.05)
+        if turn_over() or self.done:
+            return False
+        await self.abort(grace_s)
+        return True
 
     def _deliver_interrupt(self) -> None:
         """The interrupt, to whatever holds the turn: the waiting prompts are withdrawn (nothing of them ran), else

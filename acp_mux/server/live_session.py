@@ -1243,18 +1243,13 @@ class LiveSession:
             await handle.interrupt()
         except Exception as exc:
             log.debug("interrupt failed: %s", exc)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + CANCEL_INTERRUPT_WAIT_S
         cancelled_turn = self._turns
 
-        def still_running() -> bool:  # the editor may send its next prompt as soon as this turn ends: not ours
-            return self._gate.turn_running and self._turns == cancelled_turn
+        def over() -> bool:  # the editor may send its next prompt as soon as this turn ends: not ours
+            return not (self._gate.turn_running and self._turns == cancelled_turn)
 
-        while still_running() and loop.time() < deadline:
-            await asyncio.sleep(0.05)
-        if still_running() and not handle.done:
-            log.info("agent ignored the interrupt; terminating its process group")
-            await handle.abort(TERMINATE_GRACE_S)
+        if await handle.end_interrupted_turn(over, CANCEL_INTERRUPT_WAIT_S, TERMINATE_GRACE_S):
+            log.info("agent ignored the interrupt; its process group was terminated")
 
     def mode_info(self) -> ModeInfo | None:
         """The session's current mode (``ModeInfo``), or None when the agent has no modes."""

@@ -35,12 +35,18 @@ for (const c of cases) {
   const logged = [];
   const pi = { logger: { warn: (message, context) => logged.push([message, context]) } };
   globalThis.fetch = async (input, init) => {
+    if (c.aborted) throw init.signal.reason;  // omp's cancel: the request aborted with omp's own reason
     if (c.fails) throw new Error("connect ECONNREFUSED " + c.url);
     return new Response(c.body, { status: c.status, headers: c.responseHeaders });
   };
   install(pi);
   if (c.twice) install(pi);
   const init = { method: c.method, headers: c.requestHeaders, body: c.requestBody };
+  if (c.aborted) {
+    const controller = new AbortController();
+    controller.abort(new Error("Interrupted by user"));
+    init.signal = controller.signal;
+  }
   let result;
   try {
     const response = await fetch(c.url, init);
@@ -104,6 +110,7 @@ def case(draw: st.DrawFn) -> dict[str, Any]:
         "body": body,
         "responseHeaders": {"x-echo": key, "retry-after": draw(st.sampled_from(["", "0", "3"]))},
         "fails": draw(st.booleans()) and draw(st.booleans()),
+        "aborted": draw(st.booleans()) and draw(st.booleans()),
         "twice": draw(st.booleans()),
     }
 
@@ -118,6 +125,9 @@ def test_the_caller_gets_what_fetch_gave_and_only_retried_model_answers_are_logg
     assert len(results) == len(cases)
     for sent, got in zip(cases, results):
         model = sent["method"].upper() == "POST" and sent["stream"]
+        if sent["aborted"]:  # the caller's cancel, with any reason: the same error for it, and no failure logged
+            assert got["result"] == {"error": "Interrupted by user"} and got["logged"] == [], (sent, got)
+            continue
         if sent["fails"]:  # no answer at all: the same error for the caller; a model request's is logged, keyless
             assert got["result"] == {"error": f"connect ECONNREFUSED {sent['url']}"}
             if not model:

@@ -78,7 +78,7 @@ async def test_a_cancel_of_a_prompt_waiting_for_the_agents_session_answers_cance
         took = time.monotonic() - asked
         assert result.stop_reason == "cancelled", agent.log()[-2000:]
         assert FIRST not in client.text()  # the withdrawn prompt never reached the agent
-        assert "terminating its process group" not in agent.log()  # nothing ran that needed stopping
+        assert "ignored the interrupt" not in agent.log()  # nothing ran that needed stopping
         after = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("Hello again.")]), 90)
         assert after.stop_reason == "end_turn" and "Line 200" in client.text()
         print(f"\n{agent.name}: a cancel of a prompt waiting for the agent's session answered in {took:.2f} s")

@@ -230,3 +230,41 @@ async def _quietly(switch: Any) -> None:
 def test_every_prompt_ends_once_in_order_with_the_right_answer(sequence: list[tuple[str, str]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         asyncio.run(play(sequence, Path(tmp)))
+
+
+async def test_a_cancelled_prompt_waiting_for_a_slow_agent_session_ends_cancelled_without_stopping_the_agent(
+    tmp_path: Path,
+) -> None:
+    """The agent's session opens long after the cancel (a loaded machine: opencode took over 3 s in CI): the
+    withdrawn prompt's turn ends once it opens, and the agent, which never got the prompt, is not terminated as one
+    that ignored an interrupt."""
+    world = make_world(tmp_path)
+
+    async def fake_spawn(spec: SpawnSpec) -> FakeAgentProcess:
+        world.processes.append(FakeAgentProcess())
+        return world.processes[-1]
+
+    with (
+        mock.patch("acp_mux.core.run.spawn", fake_spawn),
+        mock.patch("acp_mux.server.live_session.CANCEL_INTERRUPT_WAIT_S", 0.05),
+    ):
+        world.session.warm()
+        turn = asyncio.ensure_future(world.session.prompt([{"type": "text", "text": "first"}]))
+        await steps(3)
+        cancel = asyncio.ensure_future(world.session.cancel())
+        await asyncio.sleep(0.3)  # well past the interrupt's wait: the agent's session still opens
+        proc = world.current()
+        assert proc is not None and not proc.exited, "the agent was stopped though the prompt never reached it"
+        proc.open_session()
+        assert (await asyncio.wait_for(turn, 5))["stopReason"] == "cancelled"
+        await asyncio.wait_for(cancel, 5)
+        assert world.handed == [] and not proc.exited
+        after = asyncio.ensure_future(world.session.prompt([{"type": "text", "text": "second"}]))
+        for _ in range(100):
+            proc.reply()
+            await steps(2)
+            if after.done():
+                break
+        assert after.result()["stopReason"] == "end_turn" and world.handed == ["second"]
+        assert world.processes == [proc]  # the same agent answered: nothing was restarted
+        await world.session.close()

@@ -55,11 +55,21 @@ export function reasonOf(body: string): string {
   return text.trim().split("\n")[0]!.trim().slice(0, MAX_REASON);
 }
 
+/** Whether the caller aborted the request: its signal says so whatever the error is (omp aborts a cancelled
+ * turn's request with its own reason, "Interrupted by user", which is no `AbortError`). */
+export function aborted(input: unknown, init: any): boolean {
+  try {
+    return Boolean(init?.signal?.aborted || (input as any)?.signal?.aborted);
+  } catch {
+    return false;
+  }
+}
+
 /** Why a request got no answer: the error's code and first message line, any URL in it (which may carry a key)
  * replaced; empty for a request the caller aborted (a cancel is no failure). */
-export function unreachableReason(error: any): string {
+export function unreachableReason(error: any, wasAborted = false): string {
   const name = String(error?.name ?? "");
-  if (name === "AbortError") return "";
+  if (wasAborted || name === "AbortError") return "";
   const code = typeof error?.code === "string" ? error.code : "";
   const message = String(error?.message ?? error ?? "").split("\n")[0]!.trim();
   const text = code && !message.includes(code) ? `${code}: ${message}` : message || code || "no answer";
@@ -92,7 +102,7 @@ export default function (pi: any): void {
               },
               (error: any) => {
                 try {
-                  const reason = unreachableReason(error);
+                  const reason = unreachableReason(error, aborted(args[0], args[1]));
                   if (reason) log.warn(LOG_UNREACHABLE, { httpReason: reason });
                 } catch {
                   // never in omp's way
