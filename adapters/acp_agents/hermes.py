@@ -72,7 +72,12 @@ _HTTP_FAILURE = re.compile(r"^(?:API call failed after \d+ retries:\s*)?HTTP ([4
 _LOOP = "agent.conversation_loop:"
 _FAILED_ATTEMPT = re.compile(r"API call failed \(attempt \d+/\d+\).*?\bsummary=(.+)$")
 _RETRYING = re.compile(r"Retrying API call in ([\d.]+)s \(attempt (\d+)/(\d+)\)")
+# its one more try after a failure of the connection itself (agent_runtime_helpers, "primary recovery"): printed
+# plainly on stderr, not through its logger, and the only line between the failure and the end of the turn
+_LAST_TRY_MARK = "before one last primary attempt"
+_LAST_TRY = re.compile(r"Transient \S+ on .*? waiting (\d+(?:\.\d+)?)s before one last primary attempt")
 MAX_REASON = 300
+MAX_SHOWN_WAIT_S = 3600.0  # a wait a log line claims, as the note shows it (hermes caps its own at 60 s)
 _SILENT_TITLES = ("write:", "patch")  # hermes' write_file and patch calls: never an update
 _NEWS = ("agent_message_chunk", "agent_thought_chunk", "tool_call")
 MAX_CHECK_BYTES = 5_000_000
@@ -314,7 +319,8 @@ class HermesAdapter(AcpClientAdapter):
     def stderr_events(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
         """hermes retries a failing model unasked and tells only its log: each retry it schedules for the prompt in
         flight becomes a retry note (the failure's summary, the wait). Constant cost: one substring test first."""
-        if _LOOP not in line:
+        last_try = _LAST_TRY_MARK in line
+        if _LOOP not in line and not last_try:
             return ()
         run = HermesRun.find(ctx)
         if run is None or run.prompt_in_flight is None:
@@ -323,16 +329,13 @@ class HermesAdapter(AcpClientAdapter):
         if failed is not None:
             run.failure = failed.group(1).strip()[:MAX_REASON]
             return ()
-        retrying = _RETRYING.search(line)
+        retrying = _LAST_TRY.search(line) if last_try else _RETRYING.search(line)
         if retrying is None:
             return ()
         reason, run.failure = run.failure or "the model request failed", ""
-        retry = ev.RetryEvent(
-            attempt=int(retrying.group(2)),
-            max_attempts=int(retrying.group(3)),
-            reason=reason,
-            delay_ms=int(float(retrying.group(1)) * 1000),
-        )
+        attempt, most = (1, 1) if last_try else (int(retrying.group(2)), int(retrying.group(3)))
+        delay_ms = int(min(float(retrying.group(1)), MAX_SHOWN_WAIT_S) * 1000)
+        retry = ev.RetryEvent(attempt=attempt, max_attempts=most, reason=reason, delay_ms=delay_ms)
         return retry_note(retry, ctx)
 
     def failed_turn(self, stop: object, ctx: ParseContext) -> list[BaseEvent] | None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acp_mux.adapters.acp_agents import hermes_plugins
@@ -202,6 +202,47 @@ def test_each_retry_hermes_schedules_is_a_retry_note_with_the_failures_summary_a
     (retry,) = [e for e in events if e.type == "retry"]  # the last attempt's failure schedules nothing
     assert (retry.attempt, retry.max_attempts, retry.delay_ms) == (1, 3, 2331)
     assert retry.reason == "HTTP 500: The server had an error while processing your request (fake)."
+
+
+# Recorded from hermes 0.19.0 (agent.api_max_retries 1) with nothing listening at the model's address: after the
+# failed attempt it prints (plainly, not through its logger) that it tries once more, 4 s later, then gives up.
+CONNECT_FAILED = (
+    "2026-11-29 02:28:12 [WARNING] agent.conversation_loop: API call failed (attempt 1/1) "
+    f"error_type=APIConnectionError {_TAIL} summary=Connection error."
+)
+LAST_TRY = "🔁 Transient APIConnectionError on custom — rebuilt client, waiting 4s before one last primary attempt."
+
+
+def test_hermes_one_more_try_after_a_connection_failure_is_a_retry_note_at_once() -> None:
+    """Shown when it starts (4.5 s before hermes' own end of the turn: the unreachable model is shown within
+    10 s also on a loaded machine, where hermes took 2.4 s before its first request)."""
+    adapter, ctx = hermes_prompting()
+    events = [e for text in (CONNECT_FAILED, LAST_TRY) for e in adapter.stderr_events(text, ctx)]
+    (retry,) = [e for e in events if e.type == "retry"]
+    assert (retry.attempt, retry.max_attempts, retry.delay_ms) == (1, 1, 4000)
+    assert retry.reason == "Connection error."
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(max_size=200),
+            st.sampled_from([CONNECT_FAILED, LAST_TRY, FAILED_1, RETRYING_1]),
+            st.builds(lambda a, b: a + b, st.sampled_from([LAST_TRY, RETRYING_1, FAILED_1]), st.text(max_size=40)),
+            st.builds(
+                lambda a, n: LAST_TRY.replace("4s", f"{n}s"), st.just(LAST_TRY), st.text("0123456789.e-", max_size=12)
+            ),
+        ),
+        max_size=8,
+    )
+)
+def test_any_stderr_line_of_hermes_never_raises_and_a_note_says_a_sane_wait(lines: list[str]) -> None:
+    adapter, ctx = hermes_prompting()
+    for line in lines:
+        for event in adapter.stderr_events(line, ctx):
+            if event.type == "retry":
+                assert event.delay_ms is None or 0 <= event.delay_ms <= 3_600_000, event
 
 
 def test_hermes_log_lines_outside_a_prompt_say_nothing() -> None:
