@@ -22,8 +22,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-import signal
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +35,7 @@ from acp_mux.core.errors import AgentMuxError
 from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.interaction import Approve, Deny
 from acp_mux.core.paths import state_dir as default_state_dir
+from acp_mux.core.process import ExitStatus, SpawnSpec, spawn
 from acp_mux.server import compare_copies
 from acp_mux.server.compare_copies import Changes, CompareFolder, Copy
 
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 MIN_AGENTS, MAX_AGENTS = 2, 4
 CHECK_TIMEOUT_S = 600.0  # a check command that runs longer is stopped and counts as failed
 CHECK_OUTPUT_CHARS = 2000  # the tail of the check's output kept per candidate
+CHECK_LINES_PER_READ = 256
 JUDGE_TIME_LIMIT_S = 600.0  # a judge that has not answered by then is given up (its process group stopped)
 _EDIT_KINDS = frozenset({"edit", "delete", "move"})
 
@@ -274,27 +276,34 @@ class Comparison:
         return self.candidates
 
     async def _run_check(self, candidate: Candidate) -> None:
+        """The check command in the candidate's copy, started as every agent is (:func:`spawn`: its own group under
+        a supervisor whose lifeline is this process), so it and whatever it starts, also what leaves its group, end
+        with the run, a timeout, or acp-mux killed outright."""
         assert candidate.copy is not None
-        proc = await asyncio.create_subprocess_shell(
-            self.check or "",
-            cwd=candidate.copy.cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-            env=self._env,
-        )
+        script = "exec 2>&1 </dev/null\n" + (self.check or "")  # one stream, in order, as a terminal shows it
+        proc = await spawn(SpawnSpec("/bin/sh", ["-c", script], env=self._env, cwd=str(candidate.copy.cwd)))
+        output: deque[str] = deque()
+        kept = 0
+
+        async def read() -> ExitStatus:
+            nonlocal kept
+            async for batch in proc.line_batches(CHECK_LINES_PER_READ):
+                for line in batch:
+                    output.append(line)
+                    kept += len(line) + 1
+                    while kept - len(output[0]) - 1 >= CHECK_OUTPUT_CHARS:
+                        kept -= len(output.popleft()) + 1
+            return await proc.wait()
+
         try:
-            out, _ = await asyncio.wait_for(proc.communicate(), CHECK_TIMEOUT_S)
-        except (TimeoutError, asyncio.CancelledError):
-            _kill_group(proc.pid)
-            await proc.wait()
+            status = await asyncio.wait_for(read(), CHECK_TIMEOUT_S)
+        except TimeoutError:
             candidate.check_status, candidate.check_output = -1, f"stopped after {CHECK_TIMEOUT_S:.0f} s"
             return
         finally:
-            _kill_group(proc.pid)  # whatever the check left running in its group
-        candidate.check_status = proc.returncode
-        candidate.check_output = out.decode(errors="replace")[-CHECK_OUTPUT_CHARS:]
+            await proc.terminate(0)  # whatever the check left running (its supervisor's sweep)
+        candidate.check_status = status.code if status.code is not None else -1
+        candidate.check_output = "".join(line + "\n" for line in output)[-CHECK_OUTPUT_CHARS:]
 
     async def _ask_judge(self) -> str:
         """One more agent reads the diffs and recommends one; it works in an empty folder and is allowed nothing."""
@@ -377,13 +386,6 @@ compare = Comparison
 def _within(path: str, root: str) -> bool:
     real = os.path.realpath(path)
     return real == root or real.startswith(os.path.realpath(root) + os.sep)
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _new_id() -> str:

@@ -22,7 +22,7 @@ from acp_mux.api.compare import Comparison
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.process import SpawnSpec
 from acp_mux.server import compare_copies
-from tests.procs import pids
+from tests.procs import pid_alive, pids
 from tests.server import switching_agents
 
 
@@ -215,3 +215,29 @@ async def test_a_judge_reads_the_diffs_and_its_recommendation_is_kept(tmp_path: 
     assert recommendation is not None and not recommendation.startswith("The judge")  # it ran, rather than failing
     # the scripted judge takes the task in its prompt ("write the notes") for its own: it is allowed nothing
     assert "I will not write the file" in recommendation
+
+
+async def test_what_a_check_command_starts_ends_with_it_also_what_left_its_group(tmp_path: Path, person: Path) -> None:
+    """The check runs as an agent does (its own group under a supervisor): a child that left the group (``setsid``)
+    is gone once the check is over, and the check's output is kept, its last part, stdout and stderr in order."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    check = (
+        f"setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > {marks}/$(basename $PWD); "
+        "echo out; echo err >&2; seq 1 3000"
+    )
+    async with acp_mux.compare(
+        ["alpha", "beta"], "write the notes", cwd=person, state_dir=state(tmp_path), check=check
+    ) as comparison:
+        candidates = await comparison.wait()
+        assert [c.check_status for c in candidates] == [0, 0]
+        left = [int(p.read_text()) for p in marks.iterdir()]
+        assert len(left) == 2
+        for _ in range(40):
+            if not any(pid_alive(pid) for pid in left):
+                break
+            await asyncio.sleep(0.05)
+        assert not any(pid_alive(pid) for pid in left), "a process the check started outlived it"
+        for candidate in candidates:
+            output = candidate.check_output
+            assert output.endswith("2999\n3000\n") and len(output) <= 2000, output
