@@ -4,16 +4,19 @@ without one, the JSON summary, exit codes — with the bundled scripted agent un
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pexpect
 import pytest
 
 from acp_mux.core.events import parse_event_json
+from tests.procs import pid_alive
 
 SWITCHING = Path(__file__).resolve().parents[1] / "server" / "switching_agents.py"
 
@@ -113,3 +116,35 @@ def test_wrong_command_lines_are_refused(work):
     assert alone.returncode == 2 and "go with --compare" in alone.stderr
     one = acp_mux_run(work, str(SWITCHING), "run", "--compare", "alpha", "hi")
     assert one.returncode == 3 and "2 to 4 different agents" in one.stderr
+
+
+def test_a_check_still_running_when_acp_mux_is_killed_is_gone_2_s_later(work, tmp_path):
+    """SIGKILL of ``acp-mux run --compare --check`` mid-check: the check and what it started (also a child that
+    left its group) are gone within 2 s, as an agent is (the supervisor's lifeline)."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    check = f"setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! $$ > {marks}/$(basename $PWD); sleep 300"
+    cwd, env = work
+    run = subprocess.Popen(
+        [sys.executable, str(SWITCHING), "run", "--compare", "alpha,beta", "--check", check, "write the notes"],
+        cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        for _ in range(600):
+            if any(p.read_text().strip() for p in marks.iterdir()):  # the checks run one after the other
+                break
+            time.sleep(0.05)
+        started = [int(pid) for p in marks.iterdir() for pid in p.read_text().split()]
+        assert len(started) == 2, started  # the check's shell and the child that left its group
+        run.kill()
+        run.wait()
+        deadline = time.monotonic() + 2.0
+        while any(pid_alive(pid) for pid in started) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not [pid for pid in started if pid_alive(pid)], "a check's process outlived acp-mux by 2 s"
+    finally:
+        run.kill()
+        for p in marks.iterdir():
+            for pid in p.read_text().split():
+                with contextlib.suppress(OSError):
+                    os.kill(int(pid), 9)
