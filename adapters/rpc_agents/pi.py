@@ -23,6 +23,9 @@ Turn end is settled, not assumed: a failed model call ends with ``agent_end`` *b
 sends ``get_state``; pi answers it only after its retry decision, so by then either a retry has started (the turn
 goes on) or the turn is over, with the last error typed (auth, rate limit, other).
 
+pi's own controls (its models from ``get_available_models``, its thinking level) are read at start and changed in
+place: :mod:`pi_settings`.
+
 Sessions: ``get_state`` gives ``sessionFile``; that path is the native session id (``--session <path>`` resumes it).
 A session file that is gone starts a new pi session, with a note in the conversation.
 """
@@ -38,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Self
 
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, PerRun, try_json
 from acp_mux.adapters.rpc_agents.pi_lines import Update, line_type, read_update
+from acp_mux.adapters.rpc_agents.pi_settings import THINKING, PiControls, spawn_args
 from acp_mux.adapters.rpc_agents.pi_tools import EDIT_TOOLS, PI_TOOLS, announce, execution_end, execution_update
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode
@@ -99,6 +103,7 @@ class PiRun(PerRun):
     cost_usd: float = 0.0
     tokens: list[int] = field(default_factory=lambda: [0, 0, 0])  # input, output, cache read
     context_window: int = 0
+    controls: PiControls = field(default_factory=PiControls)  # pi's models and thinking level
 
     KEY = "pi_run"
 
@@ -150,6 +155,7 @@ class PiAdapter(AgentAdapter):
             args += ["--session", session]
         if options.model:
             args += ["--model", options.model]
+        args += spawn_args(options)
         return SpawnSpec(command=command, args=[*args, *options.extra_args], env=env, cwd=options.cwd)
 
     def start(self, options: RunOptions, ctx: ParseContext) -> None:
@@ -222,6 +228,16 @@ class PiAdapter(AgentAdapter):
         run.command(ctx, _MODEL, {"type": "set_model", "provider": provider, "modelId": model_id})
         return True
 
+    def set_config_option(self, option_id: str, value: Any, ctx: ParseContext) -> bool:
+        """``thinking_level`` → pi's ``set_thinking_level`` (from the next model request on); a level the current model
+        does not take is refused, as pi would clamp it to another."""
+        run = PiRun.find(ctx)
+        if run is None or option_id != THINKING or not run.controls.choose_level(value):
+            return False
+        run.options.agent_options = {**run.options.agent_options, THINKING: value}
+        run.command(ctx, "thinking", {"type": "set_thinking_level", "level": value})
+        return True
+
     def respond_approval(self, interaction_id: str, decision: ApprovalDecision, ctx: ParseContext) -> None:
         self._answer(ctx, PiRun.of(ctx), ctx.questions.take(interaction_id), decision.approve)
 
@@ -287,7 +303,9 @@ class PiAdapter(AgentAdapter):
         if purpose == _COMMANDS:
             return [] if failed else self._on_commands(data, ctx, run)
         if purpose == _MODELS:
-            return [] if failed else _models_event(data)
+            return [] if failed else run.controls.take_models(data)
+        if purpose == _MODEL and not failed:
+            return run.controls.take_model(data)
         if purpose == _SETTLE:
             return self._settle(ctx, run)
         if purpose in (_PROMPT, _MODEL) and failed:
@@ -311,9 +329,11 @@ class PiAdapter(AgentAdapter):
         model = data.get("model") if isinstance(data.get("model"), dict) else None
         if model:
             window = model.get("contextWindow")
-            run.context_window = window if isinstance(window, int) else 0
-            events.append(ev.SessionOptionsEvent(current_model=_model_id(model)))
-        return events
+            run.context_window = window if isinstance(window, int) and not isinstance(window, bool) else 0
+        return events + run.controls.take_state(data)
+
+    def _on_thinking_level_changed(self, msg: dict[str, Any], ctx: ParseContext, run: PiRun) -> list[BaseEvent]:
+        return run.controls.take_level(msg.get("level"))
 
     def _on_commands(self, data: dict[str, Any], ctx: ParseContext, run: PiRun) -> list[BaseEvent]:
         listed = [c for c in data.get("commands") or () if isinstance(c, dict) and isinstance(c.get("name"), str)]
@@ -534,21 +554,6 @@ def _ungated_note(why: str) -> str:
 
 def _mode(mode: str | None) -> str:
     return mode if mode in (ASK, ACCEPT_EDITS, BYPASS, UNGATED) else ASK
-
-
-def _model_id(model: dict[str, Any]) -> str | None:
-    provider, model_id = model.get("provider"), model.get("id")
-    if isinstance(provider, str) and isinstance(model_id, str):
-        return f"{provider}/{model_id}"
-    return model_id if isinstance(model_id, str) else None
-
-
-def _models_event(data: dict[str, Any]) -> list[BaseEvent]:
-    models = []
-    for model in data.get("models") or ():
-        if isinstance(model, dict) and (model_id := _model_id(model)):
-            models.append(ev.SessionModelOption(id=model_id, name=str(model.get("name") or model_id)))
-    return [ev.SessionOptionsEvent(models=models)] if models else []
 
 
 def _error_kind(text: str) -> str:
