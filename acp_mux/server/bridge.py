@@ -277,6 +277,7 @@ class AcpServer:
             cwd=cwd,
             mode=source.mode if agent == source.agent else None,
             model=source.model if agent == source.agent else None,
+            chosen_options=list(source.chosen_options) if agent == source.agent else [],
             title=f"{source.title} (fork)" if source.title else None,
             additional_directories=roots,
             forked_from=source.session_id,

@@ -14,7 +14,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from collections.abc import AsyncGenerator, Coroutine, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Awaitable, Callable, cast
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, cast
 
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.settings import SettingError
@@ -29,6 +29,7 @@ from acp_mux.server.heap import release_freed_memory
 from acp_mux.server.replay import folded_conversation
 from acp_mux.server.session_gate import SessionGate
 from acp_mux.server.session_settings import SessionSettings
+from acp_mux.server.settings_shapes import stored_options
 from acp_mux.server.store import SessionRecord, SessionStore
 from acp_mux.adapters.base import AgentAdapter
 from acp_mux.translation.permissions import (
@@ -120,6 +121,7 @@ class LiveSession:
         self.settings = SessionSettings.remembered(
             adapter, self._settings_cache, record.mode or config.mode, record.model or config.model
         )
+        self.settings.reopened(record.chosen_options)  # the agent's own settings the person chose (a reopened session)
         self._side_tasks: set[asyncio.Task[None]] = set()  # editor requests made for the agent (fs, terminal)
         self.choices = choices  # set when one editor entry serves every agent: the person picks per session
         self._adapter_for = adapter_for
@@ -471,6 +473,7 @@ class LiveSession:
         self.adapter = adapter
         record.agent, record.native_session_id = name, record.native_sessions.get(name)
         record.mode = record.model = None  # modes and models belong to each agent; it starts in its own default
+        record.chosen_options = []  # so do its own settings
         self.settings = SessionSettings.remembered(
             adapter, self._settings_cache, self.config.mode if name == self.config.agent else None, None
         )
@@ -852,6 +855,9 @@ class LiveSession:
         from acp_mux.core.run import start_run  # deferred until a session exists: run.py (and ulid) slow cold start
 
         handle = self.handle = start_run(self.adapter, self._run_options(prompt))
+        # each process gets the person's choices: at its start (agent_values) where its adapter takes them, else
+        # once it reports each option (_on_settings)
+        self.settings.restoring = {o["id"]: o["currentValue"] for o in self.record.chosen_options}
         handle.on("*", self.log.event)
         handle.on("session_start", self._on_native_session)
         for event_type in ("session_options", "mode_change"):
@@ -948,7 +954,9 @@ class LiveSession:
     def _on_settings(self, event: ev.BaseEvent) -> None:
         assert isinstance(event, (ev.SessionOptionsEvent, ev.ModeChangeEvent))  # registered for these two only
         mode_before = self.settings.current_mode
-        if not self.settings.apply(event):
+        changed = self.settings.apply(event)
+        self._keep_choices(self.settings.to_restore())
+        if not changed:
             return
         self.settings.remember(self.adapter.name, self._settings_cache)
         if self.settings.current_mode != mode_before and self.settings.current_mode:
@@ -957,6 +965,30 @@ class LiveSession:
                 self.id, {"sessionUpdate": "current_mode_update", "currentModeId": self.settings.current_mode}
             )
         self._send_update(self.id, {"sessionUpdate": "config_option_update", "configOptions": self.config_options()})
+
+    def _keep_choices(self, due: dict[str, Any]) -> None:
+        """After an agent report: the person's kept choices it lacks go to it (``due``); the record follows what the
+        session now shows for the options the person chose."""
+        kept = stored_options(self.settings.kept(self.record.chosen_options))
+        if kept != self.record.chosen_options:
+            self.record.chosen_options = kept
+            self.store.save(self.record)
+        handle = self.handle
+        if due and handle is not None:
+            self._side_task(self._restore_choices(handle, due))
+
+    async def _restore_choices(self, handle: RunHandle, due: dict[str, Any]) -> None:
+        restored = False
+        for option_id, value in due.items():
+            if handle is self.handle and handle.usable and await handle.set_config_option(option_id, value):
+                self.settings.chosen(option_id, value)
+                restored = True
+            else:
+                log.info("%s did not take the kept setting %s=%r", self.adapter.name, option_id, value)
+        if restored:
+            self._send_update(
+                self.id, {"sessionUpdate": "config_option_update", "configOptions": self.config_options()}
+            )
 
     def _on_commands(self, event: ev.BaseEvent | None) -> None:
         """The agent's commands (``commands_update``; None: the current adapter's none, after a switch)."""
@@ -1276,6 +1308,8 @@ class LiveSession:
         if handle is None or not handle.usable or not await handle.set_config_option(option_id, value):
             return False
         self.settings.chosen(option_id, value)
+        self.record.chosen_options = stored_options(self.settings.chosen_option(self.record.chosen_options, option_id))
+        self.store.save(self.record)  # kept for a reopened session (session/load, session/resume)
         return True
 
     async def close(self) -> None:

@@ -36,6 +36,9 @@ class SessionSettings:
     current_model: str | None
     extra_options: list[dict[str, Any]] = field(default_factory=list)  # the agent's own settings, passed through
     from_agent: bool = False  # the agent has reported its own (vs. the adapter's declared defaults)
+    # The person's choices kept in the session record, not yet seen in this run's agent: each is given to the agent
+    # once, when it first reports that option (:meth:`to_restore`)
+    restoring: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def remembered(
@@ -111,6 +114,45 @@ class SessionSettings:
         self.extra_options = [
             {**o, "currentValue": value} if o.get("id") == option_id else o for o in self.extra_options
         ]
+
+    # ── the person's choices, kept in the session record ───────────────────────────────────────────────────────
+    def reopened(self, chosen: list[dict[str, Any]]) -> None:
+        """A session reopened with the options the person chose (the record's, already checked): shown as they were
+        until the agent reports its own, given to a process started now (:meth:`agent_values`), and restored in the
+        agent that does not start with them (:meth:`to_restore`)."""
+        known = {o.get("id") for o in self.extra_options}
+        self.extra_options = [*self.extra_options, *(o for o in chosen if o["id"] not in known)]
+        self.restoring = {o["id"]: o["currentValue"] for o in chosen}
+
+    def to_restore(self) -> dict[str, Any]:
+        """After an agent report: the kept choices the agent now offers but does not have (to be set in it), each
+        settled once; a choice the option no longer offers is dropped, one the agent has not reported stays."""
+        due: dict[str, Any] = {}
+        for option_id in list(self.restoring):
+            option = self.agent_option(option_id)
+            if option is None:
+                continue
+            value = self.restoring.pop(option_id)
+            if option.get("currentValue") != value and self.offers(option, value):
+                due[option_id] = value
+        return due
+
+    def kept(self, chosen: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The record's choices brought up to date with what the session shows: a chosen option the agent reports
+        takes its current shape and value (the agent's own change counts: a model without that level), one it does
+        not report now (hidden on this model) or one still being restored is kept as it was."""
+        out = []
+        for stored in chosen:
+            option = self.agent_option(stored["id"])
+            out.append(stored if option is None or stored["id"] in self.restoring else option)
+        return out
+
+    def chosen_option(self, chosen: list[dict[str, Any]], option_id: str) -> list[dict[str, Any]]:
+        """The record's choices with ``option_id`` as the session shows it now (just set by the person)."""
+        self.restoring.pop(option_id, None)  # the person's newer choice wins over the one being restored
+        option = self.agent_option(option_id)
+        rest = [o for o in chosen if o["id"] != option_id]
+        return rest + [option] if option is not None else rest
 
     # ── what the editor may ask for ────────────────────────────────────────────────────────────────────────────
     def mode_info(self) -> ModeInfo | None:

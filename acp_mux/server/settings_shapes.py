@@ -142,3 +142,57 @@ def session_state(session_id: str, settings: dict[str, Any], extra: list[dict[st
     if options:
         state["configOptions"] = options
     return state
+
+
+def stored_options(value: Any) -> list[dict[str, Any]]:
+    """The agent's own config options a session record kept (the person's choices, ACP ``SessionConfigOption``
+    shape), rebuilt from what ACP allows: a record is a file, so anything else in it — an entry that is no option, a
+    select whose current value is not one of its choices, a boolean that is not a bool, acp-mux's own ids (mode,
+    model, agent, failover) — is dropped, never raised on. At most :data:`MAX_STORED_OPTIONS`, each id once."""
+    kept: dict[str, dict[str, Any]] = {}
+    for option in value if isinstance(value, list) else ():
+        rebuilt = _stored_option(option)
+        if rebuilt is not None and rebuilt["id"] not in kept and len(kept) < MAX_STORED_OPTIONS:
+            kept[rebuilt["id"]] = rebuilt
+    return list(kept.values())
+
+
+MAX_STORED_OPTIONS = 32
+_BRIDGE_OPTIONS = ("mode", "model", "agent", "failover")  # kept by the record's own fields, or the bridge's
+
+
+def _stored_option(option: Any) -> dict[str, Any] | None:
+    if not isinstance(option, dict):
+        return None
+    ident, name, kind, current = option.get("id"), option.get("name"), option.get("type"), option.get("currentValue")
+    if not (isinstance(ident, str) and ident and ident not in _BRIDGE_OPTIONS and isinstance(name, str)):
+        return None
+    rebuilt: dict[str, Any] = {"id": ident, "name": name}
+    for key in ("description", "category"):
+        if isinstance(option.get(key), str):
+            rebuilt[key] = option[key]
+    if kind == "boolean":
+        return {**rebuilt, "type": "boolean", "currentValue": current} if isinstance(current, bool) else None
+    if kind != "select" or not isinstance(current, str) or not isinstance(option.get("options"), list):
+        return None
+    choices: list[dict[str, Any]] = []
+    for entry in option["options"]:
+        if isinstance(entry, dict) and "group" in entry:
+            group, label = entry.get("group"), entry.get("name")
+            inner = [c for c in map(_stored_choice, entry.get("options") or ()) if c is not None]
+            if isinstance(group, str) and isinstance(label, str) and isinstance(entry.get("options"), list):
+                choices.append({"group": group, "name": label, "options": inner})
+        elif (choice := _stored_choice(entry)) is not None:
+            choices.append(choice)
+    grouped = any("group" in c for c in choices)
+    if grouped and not all("group" in c for c in choices):  # ACP: either flat choices or groups, never both
+        return None
+    values = [v["value"] for c in choices for v in (c["options"] if "group" in c else [c])]
+    return {**rebuilt, "type": "select", "currentValue": current, "options": choices} if current in values else None
+
+
+def _stored_choice(choice: Any) -> dict[str, Any] | None:
+    if not (isinstance(choice, dict) and isinstance(choice.get("value"), str) and isinstance(choice.get("name"), str)):
+        return None
+    kept = {"value": choice["value"], "name": choice["name"]}
+    return {**kept, "description": choice["description"]} if isinstance(choice.get("description"), str) else kept

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 from acp_mux.core import paths, redact
 from acp_mux.core.settings import read_setting
 from acp_mux.server.private_files import UnsafePath, is_plain_dir, private_dir, read_bytes, remove, write_atomic
+from acp_mux.server.settings_shapes import stored_options
 
 if TYPE_CHECKING:
     from acp_mux.server.event_log import Envelope, EventLogWriter
@@ -86,6 +87,12 @@ class SessionRecord:
     # The single-agent editor entry (``--agent NAME``) of a session that carried on with another agent at a limit:
     # it stays listed and loadable there, also when the limit came before that agent answered any turn.
     entry: str | None = None
+    # The agent's own settings the person chose in this session (effort, Fast mode, a thinking level: every agent's
+    # config options but mode and model, which have their fields above), each as an ACP ``SessionConfigOption``
+    # as last shown, ``currentValue`` the choice: a reopened session shows them at once and gives them to its agent.
+    # Belongs to the session's agent, like mode and model (a switch clears it). Read back through
+    # :func:`~acp_mux.server.settings_shapes.stored_options`: a stored option of a bad shape is dropped.
+    chosen_options: list[dict[str, Any]] = field(default_factory=list)
 
     def adopt_native(self, native: str) -> bool:
         """``native``, the session the agent reports, as this session's own; True when the record changed. A fork
@@ -110,6 +117,9 @@ class SessionRecord:
             if f.name not in data:
                 continue
             value = data[f.name]
+            if f.name == "chosen_options":  # settings, not identity: what is not an option is dropped, never fatal
+                values[f.name] = stored_options(value)
+                continue
             if f.name in ("additional_directories", "turn_agents"):
                 if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
                     raise ValueError(f"{f.name} is not a list of strings")

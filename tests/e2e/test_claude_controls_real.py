@@ -108,3 +108,50 @@ async def test_effort_fast_and_the_model_reach_the_model_request(tmp_path: Path)
             assert "claude: unsupported" not in agent.log()
     finally:
         agent.close()
+
+
+async def test_effort_and_fast_chosen_in_one_bridge_reach_the_model_after_load_and_resume(tmp_path: Path) -> None:
+    """The session record keeps the person's choices: a second bridge that loads the session (and a third that
+    resumes it) shows them in its answer and gives them to its new Claude process."""
+    agent = RealAgent("claude", require_cli("claude"), tmp_path)
+    agent.serve("claude_text")
+    agent.rescript("claude_text", steps=[{"blocks": [{"text": "ok"}]}])
+
+    def chosen(options: Any) -> dict[str, Any]:
+        return {o.id: o.current_value for o in options or ()}
+
+    async def ask(conn: Any, sid: str, text: str) -> dict[str, Any]:
+        reply = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block(text)]), TURN_TIMEOUT)
+        assert reply.stop_reason == "end_turn"
+        body = model_requests(agent)[-1]
+        return {k: body.get(k) for k in ("output_config", "speed")}
+
+    try:
+        client = RecordingClient()
+        async with agent.bridge(client) as (conn, _proc):
+            await conn.initialize(protocol_version=1, client_capabilities=BOOLEAN_OPTIONS)
+            sid = (await conn.new_session(cwd=str(agent.cwd), mcp_servers=[])).session_id
+            await until(lambda: option(options_of(client), "effort"))
+            await conn.set_config_option(config_id="effort", session_id=sid, value="high")
+            await conn.set_config_option(config_id="fast", session_id=sid, value=True)
+            sent = await ask(conn, sid, "hi")
+            assert sent["output_config"]["effort"] == "high" and sent["speed"] == "fast", sent
+
+        client = RecordingClient()
+        async with agent.bridge(client) as (conn, _proc):
+            await conn.initialize(protocol_version=1, client_capabilities=BOOLEAN_OPTIONS)
+            loaded = await conn.load_session(session_id=sid, cwd=str(agent.cwd), mcp_servers=[])
+            assert {"effort": "high", "fast": True}.items() <= chosen(loaded.config_options).items()
+            sent = await ask(conn, sid, "again")
+            assert sent["output_config"]["effort"] == "high" and sent["speed"] == "fast", sent
+            assert {"effort": "high", "fast": True}.items() <= chosen(client.of("config_option_update")[-1].config_options).items()  # fmt: skip
+
+        client = RecordingClient()
+        async with agent.bridge(client) as (conn, _proc):
+            await conn.initialize(protocol_version=1, client_capabilities=BOOLEAN_OPTIONS)
+            resumed = await conn.resume_session(session_id=sid, cwd=str(agent.cwd), mcp_servers=[])
+            assert chosen(resumed.config_options)["effort"] == "high"
+            sent = await ask(conn, sid, "once more")
+            assert sent["output_config"]["effort"] == "high" and sent["speed"] == "fast", sent
+    finally:
+        agent.close()
