@@ -439,6 +439,7 @@ class Run:
             binary=binary,
             env=env,
             mcp_servers=mcp_servers,
+            agent_options={o["id"]: o["currentValue"] for o in record.chosen_options},  # chosen in an editor
             collect_text=False,  # the turn's text is kept per turn here (TurnResult.text), not for the process
             inactivity_timeout_s=inactivity,
             timeout_s=time_limit,

@@ -141,3 +141,24 @@ async def test_an_additional_directory_is_a_writable_root_of_codexs_sandbox(agen
     for body in model_requests(agent.server)[-2:]:
         permissions = json.dumps(body["input"])
         assert "writable roots" in permissions and str(extra) in permissions, permissions[-3000:]
+
+
+async def test_an_effort_chosen_in_one_bridge_is_set_in_codex_after_load(agent: RealAgent) -> None:
+    """codex takes no effort when it starts: the reopened session sets the kept choice in it once codex reports its
+    options (``thread/settings/update``), and the load answer shows it from the session record."""
+    client = RecordingClient()
+    async with agent.bridge(client) as (conn, _):
+        sid = await agent.session(conn)
+        await wait_for(lambda: "reasoning_effort" in options_of(client))
+        await conn.set_config_option(session_id=sid, config_id="reasoning_effort", value="high")
+        assert (await prompt(conn, sid, "First.")).stop_reason == "end_turn"
+        assert model_requests(agent.server)[-1]["reasoning"]["effort"] == "high"
+
+    client = RecordingClient()
+    async with agent.bridge(client) as (conn, _):
+        await conn.initialize(protocol_version=1, client_capabilities=None)
+        loaded = await conn.load_session(session_id=sid, cwd=str(agent.cwd), mcp_servers=[])
+        assert {o.id: o.current_value for o in loaded.config_options or ()}["reasoning_effort"] == "high"
+        assert (await prompt(conn, sid, "Second.")).stop_reason == "end_turn"
+        assert model_requests(agent.server)[-1]["reasoning"]["effort"] == "high"
+    assert options_of(client)["reasoning_effort"]["currentValue"] == "high"

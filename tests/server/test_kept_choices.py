@@ -5,17 +5,25 @@ when the record is read: what is not an ACP config option is dropped, and the re
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acp_mux.core.events import SessionOptionsEvent
+from acp_mux.core.contract import RunOptions
+from acp_mux.core.events import BaseEvent, SessionOptionsEvent
+from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.process import SpawnSpec
 from acp_mux.protocol import v1
+from acp_mux.server.live_session import BridgeConfig, LiveSession
 from acp_mux.server.session_settings import SessionSettings
 from acp_mux.server.store import SessionRecord, SessionStore
+from tests.server.memory_agents import MemoryAdapter, MemoryProcess
 
 
 def effort(value: str, levels: tuple[str, ...] = ("default", "low", "high")) -> dict[str, Any]:
@@ -138,3 +146,72 @@ def test_the_record_keeps_a_choice_while_its_option_is_hidden_and_takes_a_new_on
     assert chosen == [effort("high")]
     settings.apply(SessionOptionsEvent(config_options=[]))  # a model without these options
     assert settings.kept(chosen) == [effort("high")]
+
+
+class OptionsAgent(MemoryProcess):
+    """An agent that reports its effort option (``low``) when it opens, and takes a new value in place."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.set: list[dict[str, Any]] = []
+        self.say("ready")
+        self.say("options:low")
+
+    async def write(self, data: str | bytes) -> None:
+        message = json.loads(data)
+        self.set.append(message)
+        self.say(f"options:{message['effort']}")
+
+
+class OptionsAdapter(MemoryAdapter):
+    def __init__(self) -> None:
+        super().__init__("a")
+        self.started_with: list[dict[str, Any]] = []
+
+    def build_spawn(self, options: RunOptions) -> SpawnSpec:
+        self.started_with.append(dict(options.agent_options))
+        return super().build_spawn(options)
+
+    def set_config_option(self, option_id: str, value: Any, ctx: ParseContext) -> bool:
+        ctx.send({option_id: value})
+        return True
+
+    def parse_other(self, line: str, ctx: ParseContext) -> Iterable[BaseEvent]:
+        value = line.removeprefix("options:")
+        return [SessionOptionsEvent(config_options=[effort(value)])]
+
+
+async def test_a_reopened_session_sets_the_kept_choice_in_an_agent_that_starts_without_it(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    store.save(SessionRecord(session_id="s1", agent="a", cwd=str(tmp_path), chosen_options=[effort("high")]))
+    record = store.get("s1")
+    assert record is not None
+    updates: list[Any] = []
+    adapter, agent = OptionsAdapter(), OptionsAgent()
+    session = LiveSession(
+        record,
+        adapter,
+        BridgeConfig(agent="a"),
+        store,
+        send_update=lambda _sid, payload: updates.append(payload),
+        request=lambda method, params: asyncio.sleep(0),
+    )
+    assert {o["id"]: o["currentValue"] for o in session.config_options()}["effort"] == "high"  # the load answer
+
+    async def spawn(_spec: SpawnSpec) -> OptionsAgent:
+        return agent
+
+    with mock.patch("acp_mux.core.run.spawn", spawn):
+        session.warm()
+        try:
+            for _ in range(200):
+                if agent.set and updates and updates[-1]["configOptions"][-1]["currentValue"] == "high":
+                    break
+                await asyncio.sleep(0.01)
+        finally:
+            await session.close()
+    assert adapter.started_with == [{"effort": "high"}]  # given at start, for an adapter that takes it there
+    assert agent.set == [{"effort": "high"}]  # and set once in the agent that reported "low"
+    assert updates[-1]["configOptions"][-1]["currentValue"] == "high"
+    kept = store.get("s1")
+    assert kept is not None and kept.chosen_options == [effort("high")]
