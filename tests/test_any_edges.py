@@ -69,6 +69,7 @@ ALLOWED: dict[str, str] = {
     "adapters/rpc_agents/codex_settings.py": _NATIVE,  # codex's model/list and thread answers
     "adapters/rpc_agents/codex_commands.py": _NATIVE,  # codex's skills/list, mcpServerStatus/list, account answers
     "adapters/rpc_agents/pi.py": _NATIVE,
+    "adapters/rpc_agents/pi_settings.py": _NATIVE,  # pi's get_available_models and get_state answers
     "adapters/rpc_agents/pi_lines.py": _NATIVE,
     "adapters/rpc_agents/pi_tools.py": _NATIVE,
     "adapters/stream_agents/claude.py": _NATIVE,

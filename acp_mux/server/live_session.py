@@ -14,7 +14,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from collections.abc import AsyncGenerator, Coroutine, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, cast
+from typing import TYPE_CHECKING, Awaitable, Callable, cast
 
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.settings import SettingError
@@ -966,7 +966,7 @@ class LiveSession:
             )
         self._send_update(self.id, {"sessionUpdate": "config_option_update", "configOptions": self.config_options()})
 
-    def _keep_choices(self, due: dict[str, Any]) -> None:
+    def _keep_choices(self, due: dict[str, object]) -> None:
         """After an agent report: the person's kept choices it lacks go to it (``due``); the record follows what the
         session now shows for the options the person chose."""
         kept = stored_options(self.settings.kept(self.record.chosen_options))
@@ -977,7 +977,7 @@ class LiveSession:
         if due and handle is not None:
             self._side_task(self._restore_choices(handle, due))
 
-    async def _restore_choices(self, handle: RunHandle, due: dict[str, Any]) -> None:
+    async def _restore_choices(self, handle: RunHandle, due: dict[str, object]) -> None:
         restored = False
         for option_id, value in due.items():
             if handle is self.handle and handle.usable and await handle.set_config_option(option_id, value):
