@@ -344,7 +344,7 @@ _ROWS: tuple[AgentEntry, ...] = (
         "or sign in inside pi: its terminal login opens pi, where you type /login.",
         transports={"rpc": "acp_mux.adapters.rpc_agents.pi:PiAdapter"},
         tested_version="0.73.1",
-        controls="its current model; its slash commands; steering",
+        controls="its models and thinking level; its slash commands; steering",
         status="works through `pi --mode rpc`: permissions from acp-mux's own pi extension (ask, accept edits, "
         "bypass; without it, the session says pi does not ask), diffs, live command output, usage and cost, "
         "models from pi, cancel, resume",
