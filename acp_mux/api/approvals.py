@@ -106,7 +106,7 @@ async def decide(
     if request.choices:
         if policy.callback is None:
             return Decision(None if policy.manual else Deny(reason="Nobody here to answer the question."), "policy")
-        return Decision(await _call(policy.callback, request), "user")
+        return Decision(await callback_answer(policy.callback, request), "user")
     if read_only_mode is not None and request.kind in MUTATING_KINDS:
         reason = f"{read_only_mode} is read-only: switch modes to let the agent change files or run commands."
         return Decision(Deny(reason=reason), "mode")
@@ -120,14 +120,19 @@ async def decide(
         if policy.manual:
             return Decision(None, "user")
         return Decision(Deny(reason="No rule allows this and nobody was asked (acp-mux approvals policy)."), "policy")
-    answer = await _call(policy.callback, request)
+    answer = await callback_answer(policy.callback, request)
     if answer.always and request.scope is not None:
         rules.remember(request.scope, "allow" if isinstance(answer, Approve) else "reject")
     return Decision(answer, "user")
 
 
-async def _call(callback: Callback, request: ApprovalRequest) -> Approve | Deny:
-    """The callback's answer as Approve/Deny; anything that is not an answer, or an exception, is a denial."""
+async def callback_answer(callback: Callback, request: ApprovalRequest) -> Approve | Deny:
+    """The callback's answer as Approve/Deny; anything that is not an answer, or an exception, is a denial.
+
+    Public because a policy that wraps the person's callback (a comparison's, :mod:`acp_mux.api.compare`, which
+    allows a candidate's edits inside its own copy and asks the person the rest) must read the callback's answer
+    exactly as :func:`decide` does: a callback that returns ``True``, an object, or raises means the same
+    everywhere, and nothing is allowed by accident."""
     try:
         value: object = callback(request)
         if inspect.isawaitable(value):

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acp_mux.api.approvals import Answer, ApprovalRequest, Approvals, _call, deny
+from acp_mux.api.approvals import Answer, ApprovalRequest, Approvals, callback_answer, deny
 from acp_mux.api.session import Run, TurnResult
 from acp_mux.core.errors import AgentMuxError
 from acp_mux.core.event_codes import ErrorCode
@@ -250,7 +250,9 @@ class Comparison:
             if person.callback is None:
                 return Deny(reason="No rule allows this and nobody was asked (acp-mux comparison).")
             # the person is asked about one of several agents: the title says which
-            return await _call(person.callback, dataclasses.replace(request, title=f"[{agent}] {request.title}"))
+            return await callback_answer(
+                person.callback, dataclasses.replace(request, title=f"[{agent}] {request.title}")
+            )
 
         return Approvals(person.allow_rules, person.deny_rules, decide)
 

@@ -56,19 +56,33 @@ if TYPE_CHECKING:
     from acp_mux.protocol.unstable_dicts import PromptResponseWithUsage, Usage
     from acp_mux.protocol.v1_dicts import JsonValue
     from acp_mux.server.compare_turn import CandidateRelay, Comparison, ComparisonFactory, Question
-    from acp_mux.translation.updates import ToolView
+    from acp_mux.translation.permissions import Scope
 
     # asks the editor (a method, its params); the editor's answer, read at the edge (editor_edge.asking)
     AskEditor = Callable[[str, Mapping[str, object]], Awaitable[object]]
 
 log = logging.getLogger(__name__)
 
-_WITHDRAWN = object()  # a permission question taken back (cancel, or the agent withdrew it)
+_WITHDRAWN = object()  # a question taken back by the agent (or by cancel, once the agent has heard "no")
+_CANCELLED = object()  # a question the turn's cancel took back before the person answered
+_RULE_REJECTS = "A rule rejects this."
+_USER_REJECTS = "The user rejected this action."
 _FAILOVER_DIALOG = "failover"  # the key of the failover question among the open dialogs (no agent's question id)
 CANCEL_INTERRUPT_WAIT_S = 3.0  # how long an interrupted agent gets to end its turn before we terminate it
 TERMINATE_GRACE_S = 1.5
 SWITCH_GRACE_S = 0.5  # how long the agent switched away from gets to end by itself (its stdin closed)
 IDLE_FLUSH_S = 0.1
+
+
+@dataclass(frozen=True)
+class EditorQuestion:
+    """Where and about what the editor is asked (``session/request_permission``): the session the question shows
+    in (a subagent's call: its child session), the tool call it names as the editor sees it, and the key its open
+    dialog is kept under (the agent's interaction id), so it can be withdrawn or asked again."""
+
+    session_id: str
+    tool_call: acp.ToolCallUpdate
+    dialog: str
 
 
 @dataclass
@@ -614,15 +628,10 @@ class LiveSession:
             cancel.cancel()
 
     async def _compare_question(self, question: Question) -> Approve | Deny:
-        """A candidate's question that the comparison does not answer itself (a command, a fetch): asked in the
-        editor like any agent's, under the session's rules; the tool call it names is the candidate's."""
-        remembered = self.rules.match(question.tool_name, question.kind, question.input)
-        if remembered is not None:
-            return Approve(always=True) if remembered == "allow" else Deny(reason="A rule rejects this.", always=True)
-        scope = question.scope
-        if scope is None:
-            return Deny(reason="acp-mux could not name what this question covers.")
-        options = permission_options(scope)
+        """A candidate's question that the comparison does not answer itself (a command, a fetch): decided as any
+        agent's (:meth:`_permission_decision`: the session's rules, then the person), named as the candidate's
+        call. Asked in this (the parent) session: the question does not say which of the candidate's calls it is
+        about, so it has no child session to go to."""
         tool_call: acp.ToolCallUpdate = {
             "toolCallId": f"compare-question:{question.interaction_id}",
             "title": question.title,
@@ -630,19 +639,14 @@ class LiveSession:
             "status": "pending",
             "rawInput": question.input,
         }
-        params: acp.RequestPermissionRequest = {"sessionId": self.id, "toolCall": tool_call, "options": options}
-        try:
-            raw = await self._request("session/request_permission", params)
-        except Exception as exc:  # the client errored or went away: deny, never approve by accident
-            log.warning("permission request failed: %s", exc)
-            return Deny(reason="The editor did not answer.")
-        answer = decode_outcome(raw, options)
-        if answer.always:
-            self.rules.remember(scope, "allow" if answer.approve else "reject")
-        return Approve(always=answer.always) if answer.approve else Deny(reason="The user rejected this action.")
+        asked = EditorQuestion(self.id, tool_call, tool_call["toolCallId"])
+        decided = await self._permission_decision(
+            asked, question.tool_name, question.kind, question.input, question.scope
+        )
+        return decided[0] if decided is not None else Deny(reason="The question was withdrawn.")
 
     async def _ask_keep(self, run_id: str, candidates: Sequence[object]) -> str | None:
-        """The one question after a comparison: which candidate's change to keep (None: keep none)."""
+        """The one question after a comparison: which candidate's change to keep (None: keep none, or no answer)."""
         from acp_mux.server import compare_turn as ct
 
         options = ct.pick_options(cast("Sequence[ct.Candidate]", candidates))
@@ -652,19 +656,8 @@ class LiveSession:
             "kind": "edit",
             "status": "pending",
         }
-        params: acp.RequestPermissionRequest = {"sessionId": self.id, "toolCall": tool_call, "options": options}
-        request = asyncio.ensure_future(self._request("session/request_permission", params))
-        cancel = asyncio.ensure_future(self._cancel.wait())
-        try:
-            await asyncio.wait({request, cancel}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            cancel.cancel()
-        if not request.done():
-            request.cancel()
-            return None
-        try:
-            raw = request.result()
-        except Exception:
+        raw = await self._ask_editor(EditorQuestion(self.id, tool_call, tool_call["toolCallId"]), options)
+        if raw is None or raw is _CANCELLED or raw is _WITHDRAWN:
             return None
         kept = ct.picked(raw)
         self.log.record(run_id, "compare.kept", {"agent": kept})
@@ -1098,7 +1091,7 @@ class LiveSession:
         view = self.translator.tools.get(tool_id)
         kind = view.kind if view else "other"
         if question.choices:  # a question, not a permission: no rules, no mode applies
-            await self._ask_choice(handle, question, tool_id, view)
+            await self._ask_choice(handle, question, tool_id)
             return
         mode = self.mode_info()
         if mode is not None and mode.read_only and kind in MUTATING_KINDS:
@@ -1106,28 +1099,50 @@ class LiveSession:
             await self._answer(handle, question.id, False, reason=reason, by="mode")
             return
         if mode is not None and mode.read_only and kind == "switch_mode" and self.adapter.plan_exit_modes:
-            await self._leave_read_only_mode(handle, question, tool_id, view)
-            return
-        remembered = self.rules.match(question.tool_name, kind, question.input)
-        if remembered is not None:
-            await self._answer(handle, question.id, remembered == "allow", always=True, by="rule")
+            await self._leave_read_only_mode(handle, question, tool_id)
             return
         scope = self.rules.scope(question.tool_name, kind, question.input)
+        asked = self._about_call(question.id, tool_id)
+        decided = await self._permission_decision(asked, question.tool_name, kind, question.input, scope)
+        if decided is not None:
+            await self._deliver(handle, question.id, *decided)
+
+    async def _permission_decision(
+        self,
+        asked: EditorQuestion,
+        tool_name: str | None,
+        kind: str,
+        tool_input: JsonValue,
+        scope: Scope | None,
+    ) -> tuple[Approve | Deny, str] | None:
+        """The one permission flow, for the agent's questions and a comparison candidate's alike: a remembered rule
+        answers, else the person is asked with the options ``scope`` names, and an "always" answer is remembered
+        for the session. The answer and who gave it (``rule``, ``user``, ``cancel``, ``policy``); None when the
+        question was withdrawn (there is nothing to answer)."""
+        remembered = self.rules.match(tool_name, kind, tool_input)
+        if remembered is not None:
+            if remembered == "allow":
+                return Approve(always=True), "rule"
+            return Deny(reason=_RULE_REJECTS, always=True), "rule"
+        if scope is None:
+            return Deny(reason="acp-mux could not name what this question covers."), "policy"
         options = permission_options(scope)
-        response = await self._ask_editor(handle, question.id, tool_id, view, options)
+        response = await self._ask_editor(asked, options)
+        if response is _CANCELLED:
+            return Deny(reason="The turn was cancelled."), "cancel"
         if response is _WITHDRAWN:
-            return
+            return None
         answer = decode_outcome(response, options)  # only an option we offered counts; anything else is "no"
         if answer.always:
             self.rules.remember(scope, "allow" if answer.approve else "reject")
-        await self._answer(handle, question.id, answer.approve, always=answer.always)
+        if answer.approve:
+            return Approve(always=answer.always), "user"
+        return Deny(reason=_USER_REJECTS, always=answer.always), "user"
 
-    async def _ask_choice(
-        self, handle: RunHandle, question: PendingInteraction, tool_id: str, view: ToolView | None
-    ) -> None:
+    async def _ask_choice(self, handle: RunHandle, question: PendingInteraction, tool_id: str) -> None:
         """The agent asks the person to pick an answer (cursor/ask_question): one option per choice, or skip."""
         options = choice_options(question.choices or ())
-        response = await self._ask_editor(handle, question.id, tool_id, view, options)
+        response = await self._ask_about_call(handle, question.id, tool_id, options)
         if response is _WITHDRAWN:
             return
         picked = chosen_choice(response, options)
@@ -1136,14 +1151,12 @@ class LiveSession:
             return
         await self._answer(handle, question.id, True, updated_input={"choice": picked})
 
-    async def _leave_read_only_mode(
-        self, handle: RunHandle, question: PendingInteraction, tool_id: str, view: ToolView | None
-    ) -> None:
+    async def _leave_read_only_mode(self, handle: RunHandle, question: PendingInteraction, tool_id: str) -> None:
         """The agent asks to leave plan mode: the user picks the mode to continue in, or keeps planning."""
         names = {m.id: m.name for m in self.settings.modes}
         targets = [(m, names.get(m, m)) for m in self.adapter.plan_exit_modes]
         options = mode_exit_options(targets)
-        response = await self._ask_editor(handle, question.id, tool_id, view, options)
+        response = await self._ask_about_call(handle, question.id, tool_id, options)
         if response is _WITHDRAWN:
             return
         target = chosen_mode(response, options)
@@ -1155,41 +1168,56 @@ class LiveSession:
         if self._mode_changed is not None:
             self._mode_changed(target)
 
-    async def _ask_editor(
-        self,
-        handle: RunHandle,
-        interaction_id: str,
-        tool_id: str,
-        view: ToolView | None,
-        options: list[acp.PermissionOption],
-    ) -> object:
-        """session/request_permission about an announced tool call; the raw answer, ``None`` if the client failed,
-        or ``_WITHDRAWN`` when cancel took the question back (the agent has then been told "no")."""
-        tool_call = self.translator.permission_call(tool_id)  # its kind, title, files and diff, as shown
+    def _about_call(self, interaction_id: str, tool_id: str) -> EditorQuestion:
+        """The agent's question about its announced tool call: in the session the call belongs to (a subagent's
+        child session, for an editor that declared subagents), naming the call as shown (kind, title, files, diff)."""
+        tool_call = self.translator.permission_call(tool_id)
         session_id = self._children.session_of(tool_id) if self._children is not None else self.id
-        params: acp.RequestPermissionRequest = {"sessionId": session_id, "toolCall": tool_call, "options": options}
+        return EditorQuestion(session_id, tool_call, interaction_id)
+
+    async def _ask_about_call(
+        self, handle: RunHandle, interaction_id: str, tool_id: str, options: list[acp.PermissionOption]
+    ) -> object:
+        """:meth:`_ask_editor` about the agent's call; a cancel meanwhile tells the agent "no" (``_WITHDRAWN``)."""
+        response = await self._ask_editor(self._about_call(interaction_id, tool_id), options)
+        if response is _CANCELLED:
+            await self._answer(handle, interaction_id, False, reason="The turn was cancelled.", by="cancel")
+            return _WITHDRAWN
+        return response
+
+    async def _ask_editor(self, asked: EditorQuestion, options: list[acp.PermissionOption]) -> object:
+        """The one way a question reaches the editor (``session/request_permission``), the agent's and a
+        comparison's alike: its dialog is kept open under ``asked.dialog`` (asked again when the editor reopens the
+        session, :meth:`reask_pending`; closed when the agent withdraws it, :meth:`_withdraw_question`) until the
+        person answers or the turn is cancelled. The raw answer; ``None`` if the client failed; ``_CANCELLED`` when
+        cancel took the question back; ``_WITHDRAWN`` when the question was withdrawn."""
+        key = asked.dialog
+        params: acp.RequestPermissionRequest = {
+            "sessionId": asked.session_id,
+            "toolCall": asked.tool_call,
+            "options": options,
+        }
         cancelled = asyncio.ensure_future(self._cancel.wait())
         try:
             while True:  # asked again when the editor reopens the session (``reask_pending``): late answers
                 request = asyncio.ensure_future(self._request("session/request_permission", params))
-                self._dialogs[interaction_id] = request
+                self._dialogs[key] = request
                 try:
                     await asyncio.wait({request, cancelled}, return_when=asyncio.FIRST_COMPLETED)
                 except asyncio.CancelledError:  # the turn is over: close the dialog nobody will read ($/cancel_request)
                     request.cancel()
                     raise
-                if request.cancelled() and interaction_id in self._reasking:
-                    self._reasking.discard(interaction_id)
+                if request.cancelled() and key in self._reasking:
+                    self._reasking.discard(key)
                     continue
                 break
         finally:
             cancelled.cancel()
-            self._dialogs.pop(interaction_id, None)
-            self._reasking.discard(interaction_id)
-        if not request.done():  # cancel took the question back: the agent hears "no", the turn is ending anyway
+            self._dialogs.pop(key, None)
+            self._reasking.discard(key)
+        if not request.done():  # cancel took the question back
             request.cancel()
-            await self._answer(handle, interaction_id, False, reason="The turn was cancelled.", by="cancel")
-            return _WITHDRAWN
+            return _CANCELLED
         if request.cancelled():  # the agent withdrew the question: there is nothing to answer
             return _WITHDRAWN
         try:
@@ -1234,11 +1262,16 @@ class LiveSession:
         response = (
             Approve(always=always, updated_input=updated_input, mode=mode)
             if approve
-            else Deny(reason=reason or "The user rejected this action.", always=always)
+            else Deny(reason=reason or _USER_REJECTS, always=always)
         )
+        await self._deliver(handle, interaction_id, response, by)
+
+    async def _deliver(self, handle: RunHandle, interaction_id: str, response: Approve | Deny, by: str) -> None:
+        """The answer to the agent's question, logged (who decided, once or always) and handed to the run."""
+        always = response.always
         resolved = {
             "interactionId": interaction_id,
-            "decision": "approved" if approve else "denied",
+            "decision": "approved" if isinstance(response, Approve) else "denied",
             "by": by,
             "scope": "always" if always else "once",
         }
