@@ -131,3 +131,28 @@ class RealAgent:
     def log(self) -> str:
         path = self.root / "acp-mux.log"
         return path.read_text(errors="replace") if path.exists() else ""
+
+
+class ClaudeAndCodex(RealAgent):
+    """claude and codex behind one ``acp-mux --agent auto`` (claude first), sharing a private HOME and the scripted
+    model: the every-agent entry, where the person picks and switches the agent inside a session."""
+
+    def env(self) -> dict[str, str]:
+        assert self.server is not None, "serve() first"
+        env = cli_env("codex", self.server.url, self.home, cwd=self.cwd)
+        env.update(cli_env("claude", self.server.url, self.home, cwd=self.cwd))
+        env["ACP_MUX_STATE_DIR"] = str(self.root / "state")
+        env["ACP_MUX_CLAUDE_BIN"] = str(require_cli("claude"))
+        env["ACP_MUX_CODEX_BIN"] = str(require_cli("codex"))
+        env["ACP_MUX_AGENTS"] = "claude,codex"
+        env["ACP_MUX_DEFAULT_AGENT"] = "claude"
+        return env
+
+    @classmethod
+    def at(cls, root: Path) -> ClaudeAndCodex:
+        return cls("auto", require_cli("claude"), root)
+
+
+def current_values(answer: Any) -> dict[str, Any]:
+    """Each config option's current value in an answer that carries ``config_options`` (new, load, set)."""
+    return {o.id: o.current_value for o in answer.config_options}

@@ -20,7 +20,7 @@ import acp
 import pytest
 
 from tests.e2e.harness import RealAgent, require_cli
-from tests.server.client import RecordingClient
+from tests.server.client import RecordingClient, answer_order, reopen, send_prompt, steer
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
 
@@ -29,20 +29,10 @@ QUEUED = "QUEUED-91c2: and then say goodbye"
 TIMEOUT = 90
 
 
-def _agent(name: str, tmp_path: Path) -> RealAgent:
-    return RealAgent(name, require_cli(name), tmp_path)
-
-
-@pytest.fixture(params=["claude", "codex"])
-def steerable(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RealAgent]:
-    real = _agent(request.param, tmp_path)
-    yield real
-    real.close()
-
-
-@pytest.fixture(params=["gemini"])
-def acp_agent(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RealAgent]:
-    real = _agent(request.param, tmp_path)
+@pytest.fixture
+def agent(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RealAgent]:
+    """The real CLI each test names (``parametrize("agent", [...], indirect=True)``), its model server stopped after."""
+    real = RealAgent(request.param, require_cli(request.param), tmp_path)
     yield real
     real.close()
 
@@ -53,14 +43,6 @@ def carrying(agent: RealAgent, text: str) -> list[int]:
     return [i for i, r in enumerate(agent.server.requests) if text in json.dumps(r.get("body"))]
 
 
-async def steer(conn: Any, sid: str, text: str, **meta: Any) -> dict[str, Any]:
-    params: dict[str, Any] = {"sessionId": sid, "prompt": [{"type": "text", "text": text}]}
-    if meta:
-        params["_meta"] = {"steering": meta}
-    answer: dict[str, Any] = await conn._conn.send_request("_session/steering", params)
-    return answer
-
-
 async def until(check: Any, what: str, timeout: float = TIMEOUT) -> None:
     deadline = time.monotonic() + timeout
     while not check():
@@ -68,8 +50,15 @@ async def until(check: Any, what: str, timeout: float = TIMEOUT) -> None:
         await asyncio.sleep(0.05)
 
 
-async def test_steering_reaches_the_running_turn_and_a_queued_prompt_runs_after_it(steerable: RealAgent) -> None:
-    agent = steerable
+async def slow_command_turn(conn: Any, client: RecordingClient, sid: str) -> asyncio.Future[Any]:
+    """The turn whose shell command sleeps a few seconds, once the command runs: a turn surely still running."""
+    first = send_prompt(conn, sid, "Run the slow command.")
+    await until(lambda: any(u.status == "in_progress" for u in client.of("tool_call_update")), "the command")
+    return first
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex"], indirect=True)
+async def test_steering_reaches_the_running_turn_and_a_queued_prompt_runs_after_it(agent: RealAgent) -> None:
     agent.serve(f"{agent.name}_slow_command", delta_delay=0)
     client = RecordingClient(choose=lambda options, call: "allow_once")
     async with agent.bridge(client) as (conn, _):
@@ -77,13 +66,10 @@ async def test_steering_reaches_the_running_turn_and_a_queued_prompt_runs_after_
         assert (init.field_meta or {}).get("steering") == {"supported": True}
         assert (init.agent_capabilities.field_meta or {})["claudeCode"] == {"promptQueueing": True}
         sid = (await conn.new_session(cwd=str(agent.cwd), mcp_servers=[])).session_id
-        first = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("Run the slow command.")]))
-        await until(lambda: any(u.status == "in_progress" for u in client.of("tool_call_update")), "the command")
+        first = await slow_command_turn(conn, client, sid)
         assert await steer(conn, sid, STEERED) == {"outcome": "injected"}
-        queued = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block(QUEUED)]))
-        order: list[str] = []
-        first.add_done_callback(lambda _f: order.append("first"))
-        queued.add_done_callback(lambda _f: order.append("queued"))
+        queued = send_prompt(conn, sid, QUEUED)
+        order = answer_order(first=first, queued=queued)
         results = await asyncio.wait_for(asyncio.gather(first, queued), TIMEOUT)
         assert [r.stop_reason for r in results] == ["end_turn", "end_turn"], agent.log()[-3000:]
         assert order == ["first", "queued"]  # each answered when its own turn ended
@@ -96,24 +82,21 @@ async def test_steering_reaches_the_running_turn_and_a_queued_prompt_runs_after_
     # the session's log replays the steer where it landed, and the queued prompt as its own turn (session/load)
     replay = RecordingClient()
     async with agent.bridge(replay) as (conn, _):
-        await conn.initialize(protocol_version=1)
-        await conn.load_session(session_id=sid, cwd=str(agent.cwd), mcp_servers=[])
+        await reopen(conn, sid, str(agent.cwd))
     said = [u.content.text for u in replay.of("user_message_chunk")]
     assert said == ["Run the slow command.", STEERED, QUEUED], said
 
 
-async def test_a_prompt_sent_while_one_runs_is_answered_after_it(acp_agent: RealAgent) -> None:
-    agent = acp_agent
+@pytest.mark.parametrize("agent", ["gemini"], indirect=True)
+async def test_a_prompt_sent_while_one_runs_is_answered_after_it(agent: RealAgent) -> None:
     agent.serve(f"{agent.name}_text", delta_delay=0.01)
     client = RecordingClient()
     async with agent.bridge(client) as (conn, _):
         sid = await agent.session(conn)
-        first = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("Hello.")]))
+        first = send_prompt(conn, sid, "Hello.")
         await until(lambda: "Line 005" in client.text(), "the first answer")
-        queued = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block(QUEUED)]))
-        order: list[str] = []
-        first.add_done_callback(lambda _f: order.append("first"))
-        queued.add_done_callback(lambda _f: order.append("queued"))
+        queued = send_prompt(conn, sid, QUEUED)
+        order = answer_order(first=first, queued=queued)
         results = await asyncio.wait_for(asyncio.gather(first, queued), TIMEOUT)
         assert [r.stop_reason for r in results] == ["end_turn", "end_turn"], agent.log()[-3000:]
         assert order == ["first", "queued"]
@@ -122,15 +105,14 @@ async def test_a_prompt_sent_while_one_runs_is_answered_after_it(acp_agent: Real
     assert asked and all(carrying(agent, "Hello.")[0] < i for i in asked)
 
 
-async def test_a_cancel_withdraws_the_queued_prompt_on_a_real_agent(steerable: RealAgent) -> None:
-    agent = steerable
+@pytest.mark.parametrize("agent", ["claude", "codex"], indirect=True)
+async def test_a_cancel_withdraws_the_queued_prompt_on_a_real_agent(agent: RealAgent) -> None:
     agent.serve(f"{agent.name}_slow_command", delta_delay=0)
     client = RecordingClient(choose=lambda options, call: "allow_once")
     async with agent.bridge(client) as (conn, _):
         sid = await agent.session(conn)
-        first = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("Run the slow command.")]))
-        await until(lambda: any(u.status == "in_progress" for u in client.of("tool_call_update")), "the command")
-        queued = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block(QUEUED)]))
+        first = await slow_command_turn(conn, client, sid)
+        queued = send_prompt(conn, sid, QUEUED)
         await asyncio.sleep(0.2)
         await conn.cancel(session_id=sid)
         results = await asyncio.wait_for(asyncio.gather(first, queued), TIMEOUT)
@@ -140,51 +122,26 @@ async def test_a_cancel_withdraws_the_queued_prompt_on_a_real_agent(steerable: R
     assert carrying(agent, QUEUED) == []  # withdrawn: it never reached the agent
 
 
-async def test_a_steer_during_claudes_last_step_is_answered_within_the_same_turn(tmp_path: Path) -> None:
-    """Steered while claude streams its final text, the message is read only after that step's ``result``: claude
-    then runs one more cycle for it. That cycle belongs to the steered turn (the ``result`` that names the steer's
-    uuid ends it), not to the prompt queued behind it, which gets its own turn and answer."""
-    agent = _agent("claude", tmp_path)
-    try:
-        agent.serve("claude_text", delta_delay=0.01)
-        client = RecordingClient()
-        async with agent.bridge(client) as (conn, _):
-            sid = await agent.session(conn)
-            first = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("Hello.")]))
-            await until(lambda: "Line 010" in client.text(), "the answer's first lines")
-            assert await steer(conn, sid, STEERED) == {"outcome": "injected"}
-            queued = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block(QUEUED)]))
-            seen_at_first_answer: list[str] = []
-            first.add_done_callback(lambda _f: seen_at_first_answer.append(client.text()))
-            results = await asyncio.wait_for(asyncio.gather(first, queued), TIMEOUT)
-            assert [r.stop_reason for r in results] == ["end_turn", "end_turn"], agent.log()[-3000:]
-            assert seen_at_first_answer[0].count("Line 200") == 2  # the step, then the steer's own cycle
-            assert client.text().count("Line 200") == 3  # then the queued prompt's turn
-    finally:
-        agent.close()
-    steered, asked = carrying(agent, STEERED), carrying(agent, QUEUED)
-    assert steered and asked and steered[0] < asked[0], (steered, asked)
-
-
-async def test_pi_takes_a_steer_into_its_running_turn(tmp_path: Path) -> None:
-    """pi's RPC ``steer``: the message reaches the running agent loop, whose next model request carries it, and the
-    queued prompt after it is its own turn."""
-    agent = _agent("pi", tmp_path)
-    try:
-        agent.serve("pi_text", delta_delay=0.01)
-        client = RecordingClient()
-        async with agent.bridge(client) as (conn, _):
-            sid = await agent.session(conn)
-            first = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("Hello.")]))
-            await until(lambda: "Line 010" in client.text(), "the answer's first lines")
-            assert await steer(conn, sid, STEERED) == {"outcome": "injected"}
-            queued = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block(QUEUED)]))
-            seen_at_first_answer: list[str] = []
-            first.add_done_callback(lambda _f: seen_at_first_answer.append(client.text()))
-            results = await asyncio.wait_for(asyncio.gather(first, queued), TIMEOUT)
-            assert [r.stop_reason for r in results] == ["end_turn", "end_turn"], agent.log()[-3000:]
-            assert seen_at_first_answer[0].count("Line 200") == 2  # pi answered the steer within the same turn
-    finally:
-        agent.close()
+@pytest.mark.parametrize("agent", ["claude", "pi"], indirect=True)
+async def test_a_steer_during_the_last_step_is_answered_within_the_same_turn(agent: RealAgent) -> None:
+    """Steered while the agent streams its final text, the message still belongs to the running turn, and the
+    prompt queued behind it gets its own turn and answer. claude reads it only after that step's ``result`` and
+    then runs one more cycle for it: that cycle belongs to the steered turn (the ``result`` that names the steer's
+    uuid ends it), not to the queued prompt. pi's RPC ``steer`` reaches the running agent loop, whose next model
+    request carries it."""
+    agent.serve(f"{agent.name}_text", delta_delay=0.01)
+    client = RecordingClient()
+    async with agent.bridge(client) as (conn, _):
+        sid = await agent.session(conn)
+        first = send_prompt(conn, sid, "Hello.")
+        await until(lambda: "Line 010" in client.text(), "the answer's first lines")
+        assert await steer(conn, sid, STEERED) == {"outcome": "injected"}
+        queued = send_prompt(conn, sid, QUEUED)
+        seen_at_first_answer: list[str] = []
+        first.add_done_callback(lambda _f: seen_at_first_answer.append(client.text()))
+        results = await asyncio.wait_for(asyncio.gather(first, queued), TIMEOUT)
+        assert [r.stop_reason for r in results] == ["end_turn", "end_turn"], agent.log()[-3000:]
+        assert seen_at_first_answer[0].count("Line 200") == 2  # the step, then the steer's own cycle
+        assert client.text().count("Line 200") == 3  # then the queued prompt's turn
     steered, asked = carrying(agent, STEERED), carrying(agent, QUEUED)
     assert steered and asked and steered[0] < asked[0], (steered, asked)

@@ -14,14 +14,15 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import acp
 import pytest
 
-from tests.e2e.clis import cli_env
-from tests.e2e.harness import RealAgent, require_cli
+from tests.e2e.harness import ClaudeAndCodex, RealAgent, current_values, require_cli
 from tests.fakes.model_server import ModelServer
 from tests.faults.test_stop_sweeps import assert_gone, marked
 from tests.server.client import RecordingClient
@@ -52,9 +53,18 @@ def daemon_scenario(marker: str) -> dict[str, Any]:
     }
 
 
-def serve(agent: RealAgent, marker: str) -> ModelServer:
+@contextmanager
+def leaving_a_sleeper(agent: RealAgent) -> Iterator[str]:
+    """``agent`` served the scenario whose Bash command leaves a setsid sleeper behind; yields the sleeper's marker.
+    On the way out (whatever happened) the model server stops and no sleeper may be left."""
+    marker = f"acp-mux-mark-{uuid.uuid4().hex}"
     agent.server = ModelServer(daemon_scenario(marker), variables={"cwd": str(agent.cwd)}, delta_delay=0)
-    return agent.server.start()
+    agent.server.start()
+    try:
+        yield marker
+    finally:
+        agent.close()
+        assert_gone(marker, 0)
 
 
 async def wait_for_daemon(marker: str) -> None:
@@ -65,64 +75,37 @@ async def wait_for_daemon(marker: str) -> None:
     assert os.getsid(pid) == pid, "the sleeper left claude's session"
 
 
-class ClaudeAndCodex(RealAgent):
-    """claude and codex behind one ``acp-mux --agent auto`` (claude first), sharing the scripted model."""
-
-    def env(self) -> dict[str, str]:
-        assert self.server is not None
-        env = cli_env("codex", self.server.url, self.home, cwd=self.cwd)
-        env.update(cli_env("claude", self.server.url, self.home, cwd=self.cwd))
-        env["ACP_MUX_STATE_DIR"] = str(self.root / "state")
-        env["ACP_MUX_CLAUDE_BIN"] = str(require_cli("claude"))
-        env["ACP_MUX_CODEX_BIN"] = str(require_cli("codex"))
-        env["ACP_MUX_AGENTS"] = "claude,codex"
-        env["ACP_MUX_DEFAULT_AGENT"] = "claude"
-        return env
-
-
-async def daemon_turn(conn: Any, sid: str, marker: str) -> None:
+async def daemon_turn(agent: RealAgent, conn: Any, marker: str) -> str:
+    """A new session whose one turn starts the sleeper; its id, once the sleeper runs."""
+    sid = await agent.session(conn)
     answer = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("Start it.")]), TIMEOUT)
     assert answer.stop_reason == "end_turn"
     await wait_for_daemon(marker)
+    return sid
 
 
 async def test_session_close_ends_what_claude_started_with_setsid(tmp_path: Path) -> None:
-    marker = f"acp-mux-mark-{uuid.uuid4().hex}"
     agent = RealAgent("claude", require_cli("claude"), tmp_path)
-    serve(agent, marker)
-    try:
+    with leaving_a_sleeper(agent) as marker:
         async with agent.bridge(RecordingClient()) as (conn, _):
-            sid = await agent.session(conn)
-            await daemon_turn(conn, sid, marker)
+            sid = await daemon_turn(agent, conn, marker)
             await conn.close_session(session_id=sid)
             await asyncio.to_thread(assert_gone, marker)
-    finally:
-        agent.close()
-        assert_gone(marker, 0)
 
 
 async def test_a_switch_to_codex_ends_what_claude_started_with_setsid(tmp_path: Path) -> None:
-    marker = f"acp-mux-mark-{uuid.uuid4().hex}"
-    agents = ClaudeAndCodex("auto", require_cli("claude"), tmp_path)
-    serve(agents, marker)
-    try:
+    agents = ClaudeAndCodex.at(tmp_path)
+    with leaving_a_sleeper(agents) as marker:
         async with agents.bridge(RecordingClient()) as (conn, _):
-            await conn.initialize(protocol_version=1)
-            sid = (await conn.new_session(cwd=str(agents.cwd), mcp_servers=[])).session_id
-            await daemon_turn(conn, sid, marker)
+            sid = await daemon_turn(agents, conn, marker)
             answer = await conn.set_config_option(config_id="agent", session_id=sid, value="codex")
-            assert {o.id: o.current_value for o in answer.config_options}["agent"] == "codex"
+            assert current_values(answer)["agent"] == "codex"
             await asyncio.to_thread(assert_gone, marker)
-    finally:
-        agents.close()
-        assert_gone(marker, 0)
 
 
 async def test_the_end_of_acp_mux_run_ends_what_claude_started_with_setsid(tmp_path: Path) -> None:
-    marker = f"acp-mux-mark-{uuid.uuid4().hex}"
     agent = RealAgent("claude", require_cli("claude"), tmp_path)
-    serve(agent, marker)
-    try:
+    with leaving_a_sleeper(agent) as marker:
         command = [sys.executable, "-m", "acp_mux", "run", "--agent", "claude", "--json"]
         command += ["--allow", f"execute:{daemon_command(marker)}", "Start it."]
         run = subprocess.Popen(
@@ -143,6 +126,3 @@ async def test_the_end_of_acp_mux_run_ends_what_claude_started_with_setsid(tmp_p
         assert run.returncode == 0, err[-2000:]
         assert seen, f"the sleeper never ran: {out[-2000:]}"
         await asyncio.to_thread(assert_gone, marker)
-    finally:
-        agent.close()
-        assert_gone(marker, 0)

@@ -82,14 +82,22 @@ def assert_asked_about_the_write(agent: RealAgent, client: sw.SessionRecordingCl
     assert (agent.cwd / "made.txt").read_text() == WRITTEN  # allowed, and written
 
 
+async def write_turn(
+    agent: RealAgent, repeated: bool, children: bool
+) -> tuple[Any, str, sw.SessionRecordingClient, str]:
+    """One turn in which the subagent writes made.txt (the person allows it): the wire, the session, the client
+    (its questions) and the id of the call that started the subagent."""
+    title = serve_write(agent, repeated)
+    client = sw.SessionRecordingClient()
+    wire, sid, _ = await sw.one_turn(agent, "Make a file with a subagent.", children=children, client=client)
+    return wire, sid, client, sw.call_titled(wire.updates(sid), title)
+
+
 @pytest.mark.parametrize("repeated", [False, True], ids=["unique", "repeated"])
 async def test_with_the_capability_the_write_and_its_question_are_in_the_child_session(
     agent: RealAgent, repeated: bool
 ) -> None:
-    title = serve_write(agent, repeated)
-    client = sw.SessionRecordingClient()
-    wire, sid, _ = await sw.one_turn(agent, "Make a file with a subagent.", children=True, client=client)
-    starter = sw.call_titled(wire.updates(sid), title)
+    wire, sid, client, starter = await write_turn(agent, repeated, children=True)
     child = child_session_id(sid, starter)
     write = the_write(wire.updates(child))  # the write is a call of the child session
     assert write["_meta"][PARENT_META] == {"tool_call_id": starter}
@@ -104,11 +112,8 @@ async def test_with_the_capability_the_write_and_its_question_are_in_the_child_s
 async def test_without_the_capability_the_write_is_nested_and_asked_about_in_the_parent(
     agent: RealAgent, repeated: bool
 ) -> None:
-    title = serve_write(agent, repeated)
-    client = sw.SessionRecordingClient()
-    wire, sid, _ = await sw.one_turn(agent, "Make a file with a subagent.", children=False, client=client)
+    wire, sid, client, starter = await write_turn(agent, repeated, children=False)
     updates = wire.updates(sid)
-    starter = sw.call_titled(updates, title)
     write = the_write(updates)
     assert write["_meta"][PARENT_META] == {"tool_call_id": starter}
     assert {m["sessionId"] for m in wire.messages} == {sid} and client.asked_in == [sid]

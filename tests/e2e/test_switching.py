@@ -17,29 +17,13 @@ from typing import Any
 import acp
 import pytest
 
-from tests.e2e.clis import cli_env
-from tests.e2e.harness import RealAgent, require_cli
+from tests.e2e.harness import ClaudeAndCodex, current_values
 from tests.server.client import RecordingClient
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
 
 TIMEOUT = 90
 FIRST, SECOND, THIRD = "Please create notes.txt.", "Now change beta to gamma.", "What did codex do?"
-
-
-class TwoAgents(RealAgent):
-    """claude and codex behind one ``acp-mux --agent auto``, sharing a private HOME and the scripted model."""
-
-    def env(self) -> dict[str, str]:
-        assert self.server is not None
-        env = cli_env("codex", self.server.url, self.home, cwd=self.cwd)
-        env.update(cli_env("claude", self.server.url, self.home, cwd=self.cwd))
-        env["ACP_MUX_STATE_DIR"] = str(self.root / "state")
-        env["ACP_MUX_CLAUDE_BIN"] = str(require_cli("claude"))
-        env["ACP_MUX_CODEX_BIN"] = str(require_cli("codex"))
-        env["ACP_MUX_AGENTS"] = "claude,codex"
-        env["ACP_MUX_DEFAULT_AGENT"] = "claude"
-        return env
 
 
 def allow_always_once(options: list[Any], call: Any) -> str:
@@ -57,7 +41,7 @@ async def prompt(conn: Any, sid: str, text: str) -> Any:
 
 
 async def test_switching_agents_keeps_one_conversation_one_policy_and_each_native_session(tmp_path: Path) -> None:
-    agents = TwoAgents("auto", require_cli("claude"), tmp_path)
+    agents = ClaudeAndCodex.at(tmp_path)
     server = agents.serve("switch_claude_write", delta_delay=0)
     client = RecordingClient(choose=allow_always_once)
     try:
@@ -76,7 +60,7 @@ async def test_switching_agents_keeps_one_conversation_one_policy_and_each_nativ
 
             agents.rescript("switch_codex_edit", delta_delay=0)
             answer = await conn.set_config_option(config_id="agent", session_id=sid, value="codex")
-            assert {o.id: o.current_value for o in answer.config_options}["agent"] == "codex"
+            assert current_values(answer)["agent"] == "codex"
             await conn.set_config_option(config_id="mode", session_id=sid, value="read-only")  # codex asks here
             second = await prompt(conn, sid, SECOND)
             assert second.stop_reason == "end_turn", agents.log()[-3000:]
@@ -105,7 +89,7 @@ async def test_switching_agents_keeps_one_conversation_one_policy_and_each_nativ
         marks = [shown.find("**Claude Code:**"), shown.find("**Codex:**"), shown.rfind("**Claude Code:**")]
         assert -1 not in marks and marks[0] < marks[1] < marks[2], shown
         # the agent active last comes back, and the bridge's /agent command is offered
-        assert {o.id: o.current_value for o in loaded.config_options}["agent"] == "claude"
+        assert current_values(loaded)["agent"] == "claude"
         offered = lambda: {c.name for u in second_client.of("available_commands_update") for c in u.available_commands}  # noqa: E731
         for _ in range(100):  # announced right after the answer
             if "agent" in offered():

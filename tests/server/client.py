@@ -78,3 +78,31 @@ async def bridge(
         **connection,
     ) as (conn, proc):
         yield conn, proc
+
+
+def send_prompt(conn: Any, sid: str, text: str) -> asyncio.Future[Any]:
+    """``session/prompt`` with one text block, sent now and answered later: for a prompt sent while a turn runs."""
+    return asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block(text)]))
+
+
+def answer_order(**turns: asyncio.Future[Any]) -> list[str]:
+    """The names of ``turns`` (prompts sent), appended as each is answered: the order the editor heard them end."""
+    order: list[str] = []
+    for name, turn in turns.items():
+        turn.add_done_callback(lambda _t, n=name: order.append(n))
+    return order
+
+
+async def steer(conn: Any, sid: str, text: str, **steering: Any) -> Any:
+    """``_session/steering`` (the SDK has no method for it): ``text`` into the running turn; ``steering`` is its
+    ``_meta.steering`` (``idleBehavior``)."""
+    params: dict[str, Any] = {"sessionId": sid, "prompt": [{"type": "text", "text": text}]}
+    if steering:
+        params["_meta"] = {"steering": steering}
+    return await conn._conn.send_request("_session/steering", params)
+
+
+async def reopen(conn: Any, sid: str, cwd: str) -> Any:
+    """A new connection's ``initialize`` then ``session/load`` of ``sid``: the client records the replay."""
+    await conn.initialize(protocol_version=1)
+    return await conn.load_session(session_id=sid, cwd=cwd, mcp_servers=[])

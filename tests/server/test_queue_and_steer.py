@@ -16,7 +16,7 @@ import pytest
 
 from acp_mux.core.process import SpawnSpec
 from acp_mux.server.rpc import RpcError
-from tests.server.client import RecordingClient, bridge
+from tests.server.client import RecordingClient, answer_order, bridge, reopen, send_prompt, steer
 from tests.server.test_prompt_interleavings import FakeAgentProcess, make_world
 
 pytestmark = pytest.mark.asyncio
@@ -27,16 +27,16 @@ async def open_session(conn: Any, cwd: str) -> str:
     return str((await conn.new_session(cwd=cwd, mcp_servers=[])).session_id)
 
 
-async def steer(conn: Any, sid: str, text: str, **steering: Any) -> Any:
-    params: dict[str, Any] = {"sessionId": sid, "prompt": [{"type": "text", "text": text}]}
-    if steering:
-        params["_meta"] = {"steering": steering}
-    return await conn._conn.send_request("_session/steering", params)
-
-
 async def words_seen(client: RecordingClient, word: str = "word3 ") -> None:
     while word not in client.text():
         await asyncio.sleep(0.01)
+
+
+async def slow_turn(conn: Any, client: RecordingClient, sid: str) -> asyncio.Future[Any]:
+    """The demo agent's ``slow`` turn (400 words), once its first words are shown: a turn surely running."""
+    turn = send_prompt(conn, sid, "slow please")
+    await asyncio.wait_for(words_seen(client), 20)
+    return turn
 
 
 async def test_initialize_advertises_queueing_and_steering_as_the_reference_adapters_do(work):
@@ -53,14 +53,9 @@ async def test_prompts_sent_while_one_runs_are_queued_and_answered_in_order(work
     client = RecordingClient()
     async with bridge(client, "--agent", "demo", **work) as (conn, _):
         sid = await open_session(conn, work["cwd"])
-        first = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("slow please")]))
-        await asyncio.wait_for(words_seen(client), 20)
-        queued = [
-            asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block(f"queued {i}")])) for i in range(2)
-        ]
-        answered: list[str] = []
-        for name, task in [("first", first), ("q0", queued[0]), ("q1", queued[1])]:
-            task.add_done_callback(lambda _t, n=name: answered.append(n))
+        first = await slow_turn(conn, client, sid)
+        queued = [send_prompt(conn, sid, f"queued {i}") for i in range(2)]
+        answered = answer_order(first=first, q0=queued[0], q1=queued[1])
         results = await asyncio.wait_for(asyncio.gather(first, *queued), 30)
         assert [r.stop_reason for r in results] == ["end_turn"] * 3
         assert answered == ["first", "q0", "q1"]
@@ -69,8 +64,7 @@ async def test_prompts_sent_while_one_runs_are_queued_and_answered_in_order(work
         # the log keeps each queued prompt as its own turn, in the order they ran
         replay = RecordingClient()
     async with bridge(replay, "--agent", "demo", **work) as (conn, _):
-        await conn.initialize(protocol_version=1)
-        await conn.load_session(session_id=sid, cwd=work["cwd"], mcp_servers=[])
+        await reopen(conn, sid, work["cwd"])
     assert [u.content.text for u in replay.of("user_message_chunk")] == ["slow please", "queued 0", "queued 1"]
     from acp_mux.server.store import SessionStore
 
@@ -82,11 +76,8 @@ async def test_a_cancel_ends_the_turn_and_withdraws_every_queued_prompt(work):
     client = RecordingClient()
     async with bridge(client, "--agent", "demo", **work) as (conn, _):
         sid = await open_session(conn, work["cwd"])
-        first = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("slow please")]))
-        await asyncio.wait_for(words_seen(client), 20)
-        queued = [
-            asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block(f"queued {i}")])) for i in range(2)
-        ]
+        first = await slow_turn(conn, client, sid)
+        queued = [send_prompt(conn, sid, f"queued {i}") for i in range(2)]
         await asyncio.sleep(0.1)
         await conn.cancel(session_id=sid)
         results = await asyncio.wait_for(asyncio.gather(first, *queued), 20)
@@ -100,9 +91,8 @@ async def test_closing_the_session_answers_the_running_turn_and_every_queued_pro
     client = RecordingClient()
     async with bridge(client, "--agent", "demo", **work) as (conn, _):
         sid = await open_session(conn, work["cwd"])
-        first = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("slow please")]))
-        await asyncio.wait_for(words_seen(client), 20)
-        queued = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("queued")]))
+        first = await slow_turn(conn, client, sid)
+        queued = send_prompt(conn, sid, "queued")
         await asyncio.sleep(0.1)
         await asyncio.wait_for(conn.close_session(session_id=sid), 20)
         results = await asyncio.wait_for(asyncio.gather(first, queued), 20)
@@ -114,16 +104,14 @@ async def test_a_steer_reaches_the_running_turn_and_replays_where_it_landed(work
     client = RecordingClient()
     async with bridge(client, "--agent", "demo", **work) as (conn, _):
         sid = await open_session(conn, work["cwd"])
-        turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("slow please")]))
-        await asyncio.wait_for(words_seen(client), 20)
+        turn = await slow_turn(conn, client, sid)
         assert await steer(conn, sid, "wrap it up") == {"outcome": "injected"}
         result = await asyncio.wait_for(turn, 20)
         assert result.stop_reason == "end_turn"
         assert "Steered by: wrap it up" in client.text() and "word399" not in client.text()
     replay = RecordingClient()
     async with bridge(replay, "--agent", "demo", **work) as (conn, _):
-        await conn.initialize(protocol_version=1)
-        await conn.load_session(session_id=sid, cwd=work["cwd"], mcp_servers=[])
+        await reopen(conn, sid, work["cwd"])
     kinds = [(u.session_update, u.content.text) for u in replay.updates if u.session_update.endswith("_chunk")]
     steered_at = kinds.index(("user_message_chunk", "wrap it up"))
     assert kinds[0] == ("user_message_chunk", "slow please")

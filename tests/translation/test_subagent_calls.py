@@ -66,6 +66,14 @@ def spawn_of(events: list[BaseEvent]) -> str:
     return next(e.subagent_id for e in events if isinstance(e, ev.SubagentSpawnEvent))
 
 
+def spawn_and_write(events: list[BaseEvent], tool: str) -> tuple[str, ev.ToolCallStartEvent]:
+    """The call that started the subagent, and the subagent's one ``tool`` call: a call of its own (never the
+    starting call, whatever id the model gave it), linked to the starting call."""
+    spawn, (write,) = spawn_of(events), calls(events, tool)
+    assert write.tool_call_id != spawn and write.parent_tool_call_id == spawn
+    return spawn, write
+
+
 def calls(events: list[BaseEvent], name: str) -> list[ev.ToolCallStartEvent]:
     return [e for e in events if isinstance(e, ev.ToolCallStartEvent) and e.tool_name == name]
 
@@ -83,9 +91,7 @@ def ends(events: list[BaseEvent], tool_id: str) -> list[tuple[str, Any]]:
 @pytest.mark.parametrize("name", ["subagent_write", "subagent_write_same_id"])
 def test_claudes_subagent_write_is_its_own_call_linked_to_the_agent_call(name: str) -> None:
     events = claude_events(name)
-    agent = spawn_of(events)
-    (write,) = calls(events, "Write")
-    assert write.tool_call_id != agent and write.parent_tool_call_id == agent
+    agent, write = spawn_and_write(events, "Write")
     assert ends(events, agent) and ends(events, agent)[0][0] == "tool_result"  # once, with the subagent's report
     assert "Subagent hand-back" in str(ends(events, agent)[0][1])
     assert [end[0] for end in ends(events, write.tool_call_id)] == ["tool_result"]  # the write ended, completed
@@ -94,7 +100,7 @@ def test_claudes_subagent_write_is_its_own_call_linked_to_the_agent_call(name: s
 @pytest.mark.parametrize("name", ["subagent_write", "subagent_write_same_id"])
 def test_claudes_subagent_question_names_the_write_its_path_and_diff_in_its_child_session(name: str) -> None:
     events = claude_events(name)
-    agent, (write,) = spawn_of(events), calls(events, "Write")
+    agent, write = spawn_and_write(events, "Write")
     path = f"{CLAUDE_CWD}/made.txt"
     question, tool_call, session = asked(events, ClaudeAdapter.tool_table, CLAUDE_CWD)
     assert question.tool_call_id == write.tool_call_id and question.parent_tool_call_id == agent
@@ -134,9 +140,7 @@ def statuses(updates: list[dict[str, Any]], tool_id: str) -> list[str]:
 @pytest.mark.parametrize("name", ["subagent_write", "subagent_write_same_id"])
 def test_codexs_subagent_patch_is_its_own_call_and_its_question_names_it(name: str) -> None:
     events = codex_events(name)
-    spawn = spawn_of(events)
-    (patch,) = calls(events, "apply_patch")
-    assert patch.tool_call_id != spawn and patch.parent_tool_call_id == spawn
+    spawn, patch = spawn_and_write(events, "apply_patch")
     path = f"{CODEX_CWD}/made.txt"
     question, tool_call, session = asked(events, CodexAdapter.tool_table, CODEX_CWD)
     assert question.tool_call_id == patch.tool_call_id and question.parent_tool_call_id == spawn
@@ -177,6 +181,15 @@ def test_the_recordings_really_repeat_the_id(path: Path) -> None:
     assert text.count(f'"id":"{same}"') + text.count(f'"itemId":"{same}"') >= 2
 
 
+def claudes_write_asked_in_its_child(events: list[BaseEvent]) -> tuple[ev.ToolCallStartEvent, dict[str, Any]]:
+    """claude's subagent Write, a call of its own, and the one question, asked about it in its child session."""
+    agent, write = spawn_and_write(events, "Write")
+    question, tool_call, session = asked(events, ClaudeAdapter.tool_table, CLAUDE_CWD)
+    assert question.tool_call_id == write.tool_call_id and tool_call["kind"] == "edit"
+    assert session == child_session_id(PARENT, agent)
+    return write, tool_call
+
+
 @pytest.mark.parametrize("name", ["subagent_write", "subagent_write_same_id"])
 def test_claudes_question_before_the_subagents_own_line_names_the_same_write(name: str) -> None:
     """claude may ask (``can_use_tool``, naming the subagent by ``agent_id`` only) before the subagent's assistant
@@ -187,12 +200,8 @@ def test_claudes_question_before_the_subagents_own_line_names_the_same_write(nam
     assert use < ask
     lines.insert(use, lines.pop(ask))
     events = feed(ClaudeAdapter(), lines, make_ctx("claude", CLAUDE_CWD), exit_code=0)
-    agent, (write,) = spawn_of(events), calls(events, "Write")
-    assert write.tool_call_id != agent and write.parent_tool_call_id == agent
-    question, tool_call, session = asked(events, ClaudeAdapter.tool_table, CLAUDE_CWD)
-    assert question.tool_call_id == write.tool_call_id and tool_call["kind"] == "edit"
+    write, tool_call = claudes_write_asked_in_its_child(events)
     assert tool_call["locations"] == [{"path": f"{CLAUDE_CWD}/made.txt"}]
-    assert session == child_session_id(PARENT, agent)
     assert [end[0] for end in ends(events, write.tool_call_id)] == ["tool_result"]
 
 
@@ -207,11 +216,7 @@ def test_claudes_question_from_a_subagent_never_named_before_goes_to_the_one_run
     first_sub = next(i for i, line in enumerate(lines) if '"parent_tool_use_id": "toolu_fake_0_1"' in line)
     lines.insert(first_sub, lines.pop(ask))
     events = feed(ClaudeAdapter(), lines, make_ctx("claude", CLAUDE_CWD), exit_code=0)
-    agent, (write,) = spawn_of(events), calls(events, "Write")
-    assert write.tool_call_id != agent and write.parent_tool_call_id == agent
-    question, tool_call, session = asked(events, ClaudeAdapter.tool_table, CLAUDE_CWD)
-    assert question.tool_call_id == write.tool_call_id and tool_call["kind"] == "edit"
-    assert session == child_session_id(PARENT, agent)
+    claudes_write_asked_in_its_child(events)
 
 
 def test_two_claude_subagents_writing_under_one_repeated_id_each_ask_about_their_own_write() -> None:
