@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,21 @@ async def slow_command_turn(conn: Any, client: RecordingClient, sid: str) -> asy
     return first
 
 
+@asynccontextmanager
+async def long_answer_running(
+    agent: RealAgent, shown: str
+) -> AsyncIterator[tuple[Any, RecordingClient, str, asyncio.Future[Any]]]:
+    """The agent answering "Hello." with 200 numbered lines (its ``_text`` scenario), once ``shown`` is on screen:
+    the connection, the client, the session, and the prompt's answer to come."""
+    agent.serve(f"{agent.name}_text", delta_delay=0.01)
+    client = RecordingClient()
+    async with agent.bridge(client) as (conn, _):
+        sid = await agent.session(conn)
+        first = send_prompt(conn, sid, "Hello.")
+        await until(lambda: shown in client.text(), f"{shown} in the answer")
+        yield conn, client, sid, first
+
+
 @pytest.mark.parametrize("agent", ["claude", "codex"], indirect=True)
 async def test_steering_reaches_the_running_turn_and_a_queued_prompt_runs_after_it(agent: RealAgent) -> None:
     agent.serve(f"{agent.name}_slow_command", delta_delay=0)
@@ -89,12 +105,7 @@ async def test_steering_reaches_the_running_turn_and_a_queued_prompt_runs_after_
 
 @pytest.mark.parametrize("agent", ["gemini"], indirect=True)
 async def test_a_prompt_sent_while_one_runs_is_answered_after_it(agent: RealAgent) -> None:
-    agent.serve(f"{agent.name}_text", delta_delay=0.01)
-    client = RecordingClient()
-    async with agent.bridge(client) as (conn, _):
-        sid = await agent.session(conn)
-        first = send_prompt(conn, sid, "Hello.")
-        await until(lambda: "Line 005" in client.text(), "the first answer")
+    async with long_answer_running(agent, "Line 005") as (conn, client, sid, first):
         queued = send_prompt(conn, sid, QUEUED)
         order = answer_order(first=first, queued=queued)
         results = await asyncio.wait_for(asyncio.gather(first, queued), TIMEOUT)
@@ -129,12 +140,7 @@ async def test_a_steer_during_the_last_step_is_answered_within_the_same_turn(age
     then runs one more cycle for it: that cycle belongs to the steered turn (the ``result`` that names the steer's
     uuid ends it), not to the queued prompt. pi's RPC ``steer`` reaches the running agent loop, whose next model
     request carries it."""
-    agent.serve(f"{agent.name}_text", delta_delay=0.01)
-    client = RecordingClient()
-    async with agent.bridge(client) as (conn, _):
-        sid = await agent.session(conn)
-        first = send_prompt(conn, sid, "Hello.")
-        await until(lambda: "Line 010" in client.text(), "the answer's first lines")
+    async with long_answer_running(agent, "Line 010") as (conn, client, sid, first):
         assert await steer(conn, sid, STEERED) == {"outcome": "injected"}
         queued = send_prompt(conn, sid, QUEUED)
         seen_at_first_answer: list[str] = []
