@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -32,11 +34,17 @@ async def words_seen(client: RecordingClient, word: str = "word3 ") -> None:
         await asyncio.sleep(0.01)
 
 
-async def slow_turn(conn: Any, client: RecordingClient, sid: str) -> asyncio.Future[Any]:
-    """The demo agent's ``slow`` turn (400 words), once its first words are shown: a turn surely running."""
-    turn = send_prompt(conn, sid, "slow please")
-    await asyncio.wait_for(words_seen(client), 20)
-    return turn
+@asynccontextmanager
+async def slow_turn(
+    client: RecordingClient, work: dict[str, str]
+) -> AsyncIterator[tuple[Any, str, asyncio.Future[Any]]]:
+    """A bridge on the demo agent, a session, and its ``slow`` turn (400 words) once the first words are shown: a
+    turn surely running. The connection, the session, and the turn's answer to come."""
+    async with bridge(client, "--agent", "demo", **work) as (conn, _):
+        sid = await open_session(conn, work["cwd"])
+        turn = send_prompt(conn, sid, "slow please")
+        await asyncio.wait_for(words_seen(client), 20)
+        yield conn, sid, turn
 
 
 async def test_initialize_advertises_queueing_and_steering_as_the_reference_adapters_do(work):
@@ -51,9 +59,7 @@ async def test_initialize_advertises_queueing_and_steering_as_the_reference_adap
 
 async def test_prompts_sent_while_one_runs_are_queued_and_answered_in_order(work):
     client = RecordingClient()
-    async with bridge(client, "--agent", "demo", **work) as (conn, _):
-        sid = await open_session(conn, work["cwd"])
-        first = await slow_turn(conn, client, sid)
+    async with slow_turn(client, work) as (conn, sid, first):
         queued = [send_prompt(conn, sid, f"queued {i}") for i in range(2)]
         answered = answer_order(first=first, q0=queued[0], q1=queued[1])
         results = await asyncio.wait_for(asyncio.gather(first, *queued), 30)
@@ -74,9 +80,7 @@ async def test_prompts_sent_while_one_runs_are_queued_and_answered_in_order(work
 
 async def test_a_cancel_ends_the_turn_and_withdraws_every_queued_prompt(work):
     client = RecordingClient()
-    async with bridge(client, "--agent", "demo", **work) as (conn, _):
-        sid = await open_session(conn, work["cwd"])
-        first = await slow_turn(conn, client, sid)
+    async with slow_turn(client, work) as (conn, sid, first):
         queued = [send_prompt(conn, sid, f"queued {i}") for i in range(2)]
         await asyncio.sleep(0.1)
         await conn.cancel(session_id=sid)
@@ -89,9 +93,7 @@ async def test_a_cancel_ends_the_turn_and_withdraws_every_queued_prompt(work):
 
 async def test_closing_the_session_answers_the_running_turn_and_every_queued_prompt(work):
     client = RecordingClient()
-    async with bridge(client, "--agent", "demo", **work) as (conn, _):
-        sid = await open_session(conn, work["cwd"])
-        first = await slow_turn(conn, client, sid)
+    async with slow_turn(client, work) as (conn, sid, first):
         queued = send_prompt(conn, sid, "queued")
         await asyncio.sleep(0.1)
         await asyncio.wait_for(conn.close_session(session_id=sid), 20)
@@ -102,9 +104,7 @@ async def test_closing_the_session_answers_the_running_turn_and_every_queued_pro
 
 async def test_a_steer_reaches_the_running_turn_and_replays_where_it_landed(work):
     client = RecordingClient()
-    async with bridge(client, "--agent", "demo", **work) as (conn, _):
-        sid = await open_session(conn, work["cwd"])
-        turn = await slow_turn(conn, client, sid)
+    async with slow_turn(client, work) as (conn, sid, turn):
         assert await steer(conn, sid, "wrap it up") == {"outcome": "injected"}
         result = await asyncio.wait_for(turn, 20)
         assert result.stop_reason == "end_turn"

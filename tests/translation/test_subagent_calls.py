@@ -74,6 +74,19 @@ def spawn_and_write(events: list[BaseEvent], tool: str) -> tuple[str, ev.ToolCal
     return spawn, write
 
 
+def asked_about_the_write(
+    events: list[BaseEvent], tool: str, table: Any, cwd: str
+) -> tuple[str, ev.ToolCallStartEvent, ev.ApprovalRequestEvent, dict[str, Any]]:
+    """The subagent's one ``tool`` call (:func:`spawn_and_write`) and the run's one question: about that call as
+    the editor sees it (an edit, valid ACP), asked in the subagent's child session."""
+    spawn, write = spawn_and_write(events, tool)
+    question, tool_call, session = asked(events, table, cwd)
+    assert question.tool_call_id == tool_call["toolCallId"] == write.tool_call_id and tool_call["kind"] == "edit"
+    acp_valid([{"sessionUpdate": "tool_call_update", **tool_call}])
+    assert session == child_session_id(PARENT, spawn)  # asked in the subagent's child session
+    return spawn, write, question, tool_call
+
+
 def calls(events: list[BaseEvent], name: str) -> list[ev.ToolCallStartEvent]:
     return [e for e in events if isinstance(e, ev.ToolCallStartEvent) and e.tool_name == name]
 
@@ -100,10 +113,9 @@ def test_claudes_subagent_write_is_its_own_call_linked_to_the_agent_call(name: s
 @pytest.mark.parametrize("name", ["subagent_write", "subagent_write_same_id"])
 def test_claudes_subagent_question_names_the_write_its_path_and_diff_in_its_child_session(name: str) -> None:
     events = claude_events(name)
-    agent, write = spawn_and_write(events, "Write")
+    agent, write, question, tool_call = asked_about_the_write(events, "Write", ClaudeAdapter.tool_table, CLAUDE_CWD)
     path = f"{CLAUDE_CWD}/made.txt"
-    question, tool_call, session = asked(events, ClaudeAdapter.tool_table, CLAUDE_CWD)
-    assert question.tool_call_id == write.tool_call_id and question.parent_tool_call_id == agent
+    assert question.parent_tool_call_id == agent
     assert (question.tool_name, question.input) == ("Write", {"file_path": path, "content": WRITTEN})
     assert tool_call == {
         "toolCallId": write.tool_call_id,
@@ -115,8 +127,6 @@ def test_claudes_subagent_question_names_the_write_its_path_and_diff_in_its_chil
         "rawInput": {"file_path": path, "content": WRITTEN},
         "_meta": {"claudeCode": {"parentToolUseId": agent}, PARENT_META: {"tool_call_id": agent}},
     }
-    acp_valid([{"sessionUpdate": "tool_call_update", **tool_call}])
-    assert session == child_session_id(PARENT, agent)  # asked in the subagent's child session
 
 
 def test_claudes_repeated_id_leaves_the_agent_call_whole_and_the_write_named_apart() -> None:
@@ -140,16 +150,12 @@ def statuses(updates: list[dict[str, Any]], tool_id: str) -> list[str]:
 @pytest.mark.parametrize("name", ["subagent_write", "subagent_write_same_id"])
 def test_codexs_subagent_patch_is_its_own_call_and_its_question_names_it(name: str) -> None:
     events = codex_events(name)
-    spawn, patch = spawn_and_write(events, "apply_patch")
+    spawn, patch, question, tool_call = asked_about_the_write(events, "apply_patch", CodexAdapter.tool_table, CODEX_CWD)
     path = f"{CODEX_CWD}/made.txt"
-    question, tool_call, session = asked(events, CodexAdapter.tool_table, CODEX_CWD)
-    assert question.tool_call_id == patch.tool_call_id and question.parent_tool_call_id == spawn
-    assert tool_call["toolCallId"] == patch.tool_call_id and tool_call["kind"] == "edit"
+    assert question.parent_tool_call_id == spawn
     assert tool_call["content"] == [{"type": "diff", "path": path, "newText": WRITTEN, "oldText": None}]
     assert tool_call["locations"] == [{"path": path}]
     assert tool_call["_meta"][PARENT_META] == {"tool_call_id": spawn}
-    acp_valid([{"sessionUpdate": "tool_call_update", **tool_call}])
-    assert session == child_session_id(PARENT, spawn)
     assert ends(events, patch.tool_call_id) == [("tool_result", f"added {path}")]
     assert ends(events, spawn) == [("tool_result", "The notes hold hello.")]  # the child's words end it, once
 
@@ -181,15 +187,6 @@ def test_the_recordings_really_repeat_the_id(path: Path) -> None:
     assert text.count(f'"id":"{same}"') + text.count(f'"itemId":"{same}"') >= 2
 
 
-def claudes_write_asked_in_its_child(events: list[BaseEvent]) -> tuple[ev.ToolCallStartEvent, dict[str, Any]]:
-    """claude's subagent Write, a call of its own, and the one question, asked about it in its child session."""
-    agent, write = spawn_and_write(events, "Write")
-    question, tool_call, session = asked(events, ClaudeAdapter.tool_table, CLAUDE_CWD)
-    assert question.tool_call_id == write.tool_call_id and tool_call["kind"] == "edit"
-    assert session == child_session_id(PARENT, agent)
-    return write, tool_call
-
-
 @pytest.mark.parametrize("name", ["subagent_write", "subagent_write_same_id"])
 def test_claudes_question_before_the_subagents_own_line_names_the_same_write(name: str) -> None:
     """claude may ask (``can_use_tool``, naming the subagent by ``agent_id`` only) before the subagent's assistant
@@ -200,7 +197,7 @@ def test_claudes_question_before_the_subagents_own_line_names_the_same_write(nam
     assert use < ask
     lines.insert(use, lines.pop(ask))
     events = feed(ClaudeAdapter(), lines, make_ctx("claude", CLAUDE_CWD), exit_code=0)
-    write, tool_call = claudes_write_asked_in_its_child(events)
+    _, write, _, tool_call = asked_about_the_write(events, "Write", ClaudeAdapter.tool_table, CLAUDE_CWD)
     assert tool_call["locations"] == [{"path": f"{CLAUDE_CWD}/made.txt"}]
     assert [end[0] for end in ends(events, write.tool_call_id)] == ["tool_result"]
 
@@ -216,7 +213,7 @@ def test_claudes_question_from_a_subagent_never_named_before_goes_to_the_one_run
     first_sub = next(i for i, line in enumerate(lines) if '"parent_tool_use_id": "toolu_fake_0_1"' in line)
     lines.insert(first_sub, lines.pop(ask))
     events = feed(ClaudeAdapter(), lines, make_ctx("claude", CLAUDE_CWD), exit_code=0)
-    claudes_write_asked_in_its_child(events)
+    asked_about_the_write(events, "Write", ClaudeAdapter.tool_table, CLAUDE_CWD)
 
 
 def test_two_claude_subagents_writing_under_one_repeated_id_each_ask_about_their_own_write() -> None:
