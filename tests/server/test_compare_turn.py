@@ -125,6 +125,30 @@ async def test_cancel_stops_every_candidate_answers_cancelled_and_leaves_no_copy
 
 
 @pytest.mark.asyncio
+async def test_a_cancel_takes_back_a_candidates_open_question_and_answers_cancelled(tmp_path: Path) -> None:
+    """Each candidate's command question is asked in the editor like the agent's own, named for its candidate; a
+    cancel while they are open takes them back, asks nothing more, and the turn answers ``cancelled`` with no copy
+    left."""
+    client = RecordingClient(hold_permissions=True)
+    async with switching_bridge(client, tmp_path) as (conn, _, sid):
+        turn = asyncio.ensure_future(
+            conn.prompt(session_id=sid, prompt=[acp.text_block("/compare alpha beta write the notes")])
+        )
+        for _ in range(TIMEOUT * 10):  # each candidate asks about its command, both at once
+            if len(client.permissions) == 2:
+                break
+            await asyncio.sleep(0.1)
+        titles = sorted(call.title.split("]")[0] for call, _ in client.permissions)
+        assert titles == ["[alpha", "[beta"]
+        assert all(call.tool_call_id.startswith("compare-question:") for call, _ in client.permissions)
+        await conn.cancel(session_id=sid)
+        result = await asyncio.wait_for(turn, 10)
+    assert result.stop_reason == "cancelled"
+    assert len(client.permissions) == 2  # nothing more was asked after the cancel
+    assert copies(tmp_path) == []
+
+
+@pytest.mark.asyncio
 async def test_a_wrong_command_is_a_clear_error_and_the_session_goes_on(tmp_path: Path) -> None:
     client = RecordingClient()
     async with switching_bridge(client, tmp_path) as (conn, _, sid):
