@@ -15,8 +15,8 @@ import acp
 import pytest
 
 from acp_mux.translation.stop_reasons import reset_time
-from tests.e2e.harness import require_cli
-from tests.e2e.test_switching import TwoAgents, prompt
+from tests.e2e.harness import ClaudeAndCodex, require_cli
+from tests.e2e.test_switching import prompt
 from tests.e2e.test_switching_handover import agent_groups, strings
 from tests.faults.test_handover_forgery import read_back
 from tests.server.client import RecordingClient
@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
 FIRST, SECOND = "Where is the parser?", "And where are its tests?"
 
 
-class LimitedClaude(TwoAgents):
+class LimitedClaude(ClaudeAndCodex):
     """claude and codex behind one acp-mux, claude signed in as a claude.ai subscriber (an OAuth token instead of an
     API key): only then does claude (2.1.197 and the pinned 2.1.332) read the unified rate-limit headers and report a usage limit as one."""
 

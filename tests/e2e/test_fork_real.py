@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import RealAgent, require_cli
-from tests.e2e.test_switching import TwoAgents, prompt, request_with
+from tests.e2e.harness import ClaudeAndCodex, RealAgent, require_cli
+from tests.e2e.test_switching import prompt, request_with
 from tests.e2e.test_switching_handover import strings
 from tests.faults.test_handover_forgery import read_back
 from tests.server.client import RecordingClient
@@ -59,7 +59,7 @@ def claude_answers(agent: RealAgent) -> tuple[Any, Path]:
 
 
 async def test_a_claude_session_forked_into_codex_carries_claudes_turn(tmp_path: Path) -> None:
-    agents = TwoAgents("auto", require_cli("claude"), tmp_path)
+    agents = ClaudeAndCodex("auto", require_cli("claude"), tmp_path)
     require_cli("codex")
     server, state = claude_answers(agents)
     client = RecordingClient()
@@ -97,7 +97,7 @@ async def test_a_claude_session_forked_into_codex_carries_claudes_turn(tmp_path:
 async def test_a_fork_in_the_same_agent_is_the_agents_own_fork_with_the_history(tmp_path: Path, name: str) -> None:
     """claude (in an every-agent session, whose fork stays in claude): ``--resume ID --fork-session``; codex:
     app-server thread/fork; opencode, omp, hermes: ACP session/fork, forwarded."""
-    agent = TwoAgents("auto", require_cli(name), tmp_path) if name == "claude" else RealAgent(name, require_cli(name), tmp_path)  # fmt: skip
+    agent = ClaudeAndCodex("auto", require_cli(name), tmp_path) if name == "claude" else RealAgent(name, require_cli(name), tmp_path)  # fmt: skip
     server, state = claude_answers(agent)
     client = RecordingClient()
     try:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import acp_mux
-from tests.e2e.harness import require_cli
+from tests.e2e.harness import ClaudeAndCodex, require_cli
 from tests.e2e.test_fork_real import (
     CLAUDE_SAID,
     FIRST,
@@ -25,7 +25,7 @@ from tests.e2e.test_fork_real import (
     first_turn,
     record_of,
 )
-from tests.e2e.test_switching import TwoAgents, request_with
+from tests.e2e.test_switching import request_with
 from tests.faults.test_handover_forgery import read_back
 from tests.e2e.test_switching_handover import strings
 from tests.server.client import RecordingClient
@@ -33,7 +33,7 @@ from tests.server.client import RecordingClient
 pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
 
 
-async def python_turn(agents: TwoAgents, session_id: str, words: str) -> acp_mux.TurnResult:
+async def python_turn(agents: ClaudeAndCodex, session_id: str, words: str) -> acp_mux.TurnResult:
     async with acp_mux.run(None, words, resume=session_id, env=agents.env(), state_dir=agents.root / "state") as run:
         return await run.wait()
 
@@ -43,7 +43,7 @@ async def test_python_resumes_an_editors_fork_with_the_conversation_the_editor_w
     tmp_path: Path, into: str | None
 ) -> None:
     require_cli("codex")
-    agents = TwoAgents("auto", require_cli("claude"), tmp_path)
+    agents = ClaudeAndCodex("auto", require_cli("claude"), tmp_path)
     server, state = claude_answers(agents)
     client = RecordingClient()
     try:

@@ -11,8 +11,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from tests.e2e.harness import require_cli
-from tests.e2e.test_switching import TwoAgents, prompt
+from tests.e2e.harness import ClaudeAndCodex, require_cli
+from tests.e2e.test_switching import prompt
 from tests.faults.test_handover_forgery import read_back
 from tests.procs import parent_of, pids
 from tests.server.client import RecordingClient
@@ -50,7 +50,7 @@ def agent_groups(bridge_pid: int) -> set[int]:
 
 
 async def test_a_forged_reply_reaches_the_next_agent_only_as_quoted_data(tmp_path: Path) -> None:
-    agents = TwoAgents("auto", require_cli("claude"), tmp_path)
+    agents = ClaudeAndCodex("auto", require_cli("claude"), tmp_path)
     server = agents.serve("switch_claude_forged", delta_delay=0)
     client = RecordingClient()
     try:
