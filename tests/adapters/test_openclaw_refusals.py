@@ -221,6 +221,13 @@ def test_a_refusal_written_before_the_prompt_was_sent_is_not_its_failure(before:
     assert agent.cancels() == 0
     agent.ends(answer)
     assert "error" not in agent.outcome(), agent.events
+    sent = agent.prompt()  # the next prompt: the same late line is ignored, its own refusal is not
+    agent.log(line("older-run", sent - before))
+    assert agent.cancels() == 0
+    agent.log(line("new-run", sent + before / 100))
+    assert agent.cancels() == 1
+    agent.ends(answer)
+    assert agent.outcome() == ["error", "turn_end"], agent.events
 
 
 @settings(max_examples=60, deadline=None)
@@ -234,7 +241,11 @@ def test_a_refusal_while_the_person_cancels_is_a_cancel(after: float, answer: st
     assert agent.cancels() == 1  # the person's, none of ours
     agent.ends(answer)
     assert agent.outcome() == (["interrupted", "turn_end"] if answer == "cancelled" else ["turn_end"]), agent.events
-    assert "error" not in agent.outcome()
+    sent = agent.prompt()  # the next prompt is no cancel: its own refusal ends it typed
+    agent.log(line("run-2", sent + after))
+    assert agent.cancels() == 1
+    agent.ends(answer)
+    assert agent.outcome() == ["error", "turn_end"], agent.events
 
 
 @settings(max_examples=60, deadline=None)
