@@ -48,7 +48,7 @@ from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.adapters.acp_agents.openclaw_asks import gate_loaded
 from acp_mux.adapters.stream_agents.openclaw_exec import OpenclawExecAdapter
 from acp_mux.adapters.acp_agents.openclaw_gateway import Endpoint, Gateway, GatewayError, PortNotOurs, gateway_for
-from acp_mux.adapters.acp_agents.openclaw_refusals import Refusal, refusal
+from acp_mux.adapters.acp_agents.openclaw_refusals import Refusal, model_call, names_session, refusal
 from acp_mux.adapters.acp_agents.openclaw_retries import retry_events
 from acp_mux.adapters.unreachable_model import unreachable_failure
 from acp_mux.core.lazy_events import ev
@@ -89,8 +89,9 @@ class OpenclawRun(AcpRun):
 
     prompt_sent_at: float = 0.0  # wall clock when the prompt in flight was sent (the gateway's log has wall time)
     unreachable: str = ""  # the prompt's model request got no answer at all (the gateway's log): why
-    # gateway run ids whose refusals are not the prompt in flight's: seen before it was sent, while the person
-    # cancelled, or already taken for an earlier prompt (a late line of theirs must never end a later prompt)
+    # gateway run ids whose refusals are not the prompt in flight's: another session's (acp-mux's gateway plugin
+    # names each model call's session), seen before it was sent, while the person cancelled, or already taken for
+    # an earlier prompt (a late line of theirs must never end a later prompt)
     spent_runs: dict[str, None] = field(default_factory=dict)
 
 
@@ -269,6 +270,11 @@ class OpenclawAdapter(AcpClientAdapter):
         run = OpenclawRun.find(ctx)
         if ctx.state.get(_EXEC) or run is None:
             return []
+        call = model_call(line)
+        if call is not None:  # acp-mux's gateway plugin names a model call's session: another's run is not ours
+            if run.session_id is not None and not names_session(call[1], run.session_id):
+                self._spend(run, call[0])
+            return []
         found = refusal(line)
         if found is not None:
             return self._refused(found, run, ctx)
@@ -278,8 +284,9 @@ class OpenclawAdapter(AcpClientAdapter):
 
     def _refused(self, found: Refusal, run: OpenclawRun, ctx: ParseContext) -> list[BaseEvent]:
         """Nothing answered at the model's address: OpenClaw would retry in silence for ~60 s. When the line is the
-        prompt in flight's (written after it was sent, by a run not spent, not while the person cancels), the turn
-        is over now: openclaw's prompt is cancelled, and its answer to that becomes the typed error."""
+        prompt in flight's (written after it was sent, by a run not spent nor another session's, not while the
+        person cancels), the turn is over now: openclaw's prompt is cancelled, and its answer to that becomes the
+        typed error."""
         current = (
             run.prompt_in_flight is not None
             and not run.cancelling
@@ -287,15 +294,20 @@ class OpenclawAdapter(AcpClientAdapter):
             and found.at + STAMP_PRECISION_S >= run.prompt_sent_at
             and found.run_id not in run.spent_runs
         )
+        self._spend(run, found.run_id)  # its later lines (OpenClaw ending the cancelled run) are no news either
         if not current or run.unreachable:
-            run.spent_runs[found.run_id] = None
-            while len(run.spent_runs) > MAX_SPENT_RUNS:
-                del run.spent_runs[next(iter(run.spent_runs))]
             return []
-        run.spent_runs[found.run_id] = None  # its later lines (OpenClaw ending the cancelled run) are not news
         run.unreachable = found.reason
         run.peer.notify(ctx, "session/cancel", {"sessionId": run.session_id})
         return [ev.DebugEvent(level="info", message=f"openclaw: the model could not be reached ({found.reason})")]
+
+    @staticmethod
+    def _spend(run: OpenclawRun, run_id: str) -> None:
+        """``run_id``'s refusals are never the prompt in flight's (the oldest of many is forgotten: bounded memory)."""
+        run.spent_runs.pop(run_id, None)
+        run.spent_runs[run_id] = None
+        while len(run.spent_runs) > MAX_SPENT_RUNS:
+            del run.spent_runs[next(iter(run.spent_runs))]
 
     def on_prompt_done(self, result: object, error: WireObject | None, ctx: ParseContext) -> list[BaseEvent]:
         """openclaw's answer to the prompt acp-mux cancelled because its model could not be reached (an error, or

@@ -11,9 +11,10 @@ eight times over ~60 s; ``openclaw acp`` forwards nothing meanwhile. Each failed
 (``builtin-openclaw-*.mjs``; the ``error=`` text is OpenClaw's own fixed wording for a transport failure,
 ``formatTransportErrorCopy``). Only the three wordings that mean no answer came at all count (refused, no DNS, no
 route); an interrupted connection or a bare "network connection error" may have followed part of an answer, and
-OpenClaw's own retries are for those. The line names the run, not the session: the adapter keeps a run id once it
-has been taken (or seen before its prompt, or while the person cancelled), so a late line of an earlier run never
-ends a later prompt.
+OpenClaw's own retries are for those. The line names the run, not the session: acp-mux's plugin in the gateway
+(``openclaw_plugin/acp-mux-asks.mjs``) logs each model call's run and session key (:func:`model_call`), so a run of
+another session is never taken for this one's; and the adapter keeps a run id once it has been taken (or seen before
+its prompt, or while the person cancelled), so a late line of an earlier run never ends a later prompt.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ _LINE = re.compile(
     r"embedded run agent end: runId=([\w.:-]{1,100}) isError=true model=(\S{1,200}) provider=(\S{1,100}) "
     r"error=LLM request failed: (" + "|".join(re.escape(text) for text in NO_ANSWER) + r")(?: rawError=.*)?$"
 )
+
+CALL_MARK = "acp-mux-asks: model call runId="
+_CALL = re.compile(r"\[plugins\] acp-mux-asks: model call runId=([\w.:@-]{1,200}) sessionKey=([\w.:@-]{1,200})$")
 
 
 @dataclass(frozen=True)
@@ -59,3 +63,18 @@ def refusal(line: str) -> Refusal | None:
     except ValueError:  # a well-shaped but impossible date (month 13)
         return None
     return Refusal(run_id=run_id, reason=f"{NO_ANSWER[wording]} ({provider}/{model})", at=at)
+
+
+def model_call(line: str) -> tuple[str, str] | None:
+    """(run id, session key) of the line acp-mux's gateway plugin logs when a model call starts; None for any other
+    line."""
+    if CALL_MARK not in line:
+        return None
+    found = _CALL.search(line.rstrip("\r\n"))
+    return (found.group(1), found.group(2)) if found is not None else None
+
+
+def names_session(key: str, session_id: str | None) -> bool:
+    """Whether the gateway's session key ``key`` (``agent:main:acp-bridge:<uuid>``) is the ACP session ``session_id``
+    (the uuid, or the key itself once the session is named by it)."""
+    return bool(session_id) and (key == session_id or key.endswith(":" + str(session_id)))

@@ -1,7 +1,8 @@
 """Issue 39, class 6, openclaw: a model address where nothing answers. OpenClaw 2026.9.6 retries it ~60 s with
 nothing over ACP; its gateway's log says so at the first attempt. Only such a line of the prompt in flight (written
-after it was sent, by a run no earlier prompt or cancel spent, not while the person cancels) ends the turn: openclaw's
-prompt is cancelled once and the turn ends with the typed error. Every other line, of any shape, is ignored and
+after it was sent, by a run no earlier prompt or cancel spent and that acp-mux's gateway plugin did not name as
+another session's, not while the person cancels) ends the turn: openclaw's prompt is cancelled once and the turn
+ends with the typed error. Every other line, of any shape, is ignored and
 never raises. The adapter is driven over synthetic ACP; the real CLI is in tests/e2e/test_unreachable_model.py.
 """
 
@@ -18,7 +19,7 @@ from hypothesis import strategies as hs
 
 from acp_mux.adapters.acp_agents.openclaw import OpenclawAdapter
 from acp_mux.adapters.acp_agents.openclaw_gateway import Endpoint, Gateway
-from acp_mux.adapters.acp_agents.openclaw_refusals import NO_ANSWER, refusal
+from acp_mux.adapters.acp_agents.openclaw_refusals import NO_ANSWER, model_call, refusal
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.process import SpawnSpec
@@ -119,6 +120,26 @@ def test_a_cut_or_spliced_refusal_line_is_none(cut: int, junk: str) -> None:
         assert refusal(REAL[:cut]) is None
     found = refusal(REAL[:cut] + junk + REAL[cut:])
     assert found is None or found.reason.startswith("connection refused by the provider endpoint ("), found
+
+
+def call_line(run_id: str, key: str, at: float = 1795919159.4) -> str:
+    """The line acp-mux's gateway plugin (openclaw_plugin/acp-mux-asks.mjs) logs when a model call starts."""
+    stamp = datetime.fromtimestamp(at, timezone.utc).isoformat(timespec="milliseconds")
+    return f"{stamp} [plugins] acp-mux-asks: model call runId={run_id} sessionKey={key}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(run_id=hs.from_regex(r"[\w.:@-]{1,60}", fullmatch=True), key=hs.from_regex(r"[\w.:@-]{1,60}", fullmatch=True))
+def test_the_plugins_model_call_line_names_its_run_and_session(run_id: str, key: str) -> None:
+    assert model_call(call_line(run_id, key)) == (run_id, key)
+    assert refusal(call_line(run_id, key)) is None
+    assert model_call(line(run_id, 1795919159.4)) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(hs.one_of(hs.text(max_size=300), hs.sampled_from([*OTHERS, REAL])))
+def test_no_other_line_is_a_model_call_or_raises(text: str) -> None:
+    assert model_call(text) is None
 
 
 # ── the turn ───────────────────────────────────────────────────────────────────────────────────────────────────
@@ -281,3 +302,20 @@ def test_once_unreachable_openclaws_retry_lines_are_no_retry_notes() -> None:
     agent.log(line("run-1", sent + 1))
     agent.log(OTHERS[1])
     assert [e.type for e in agent.events if e.type == "retry"] == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(after=hs.floats(0.0, 30.0), other=hs.sampled_from(["agent:main:acp-bridge:T", "T", "agent:main:main"]))
+def test_a_refusal_of_a_run_the_plugin_named_as_another_sessions_ends_nothing(after: float, other: str) -> None:
+    """Two sessions turn at once through the shared gateway: the other one's refusal is not this prompt's; a run the
+    plugin names as this session's (by its gateway key) still ends it."""
+    agent = Openclaw()
+    sent = agent.prompt()
+    agent.log(call_line("their-run", other))
+    agent.log(line("their-run", sent + after))
+    assert agent.cancels() == 0
+    agent.log(call_line("our-run", "agent:main:acp-bridge:S"))
+    agent.log(line("our-run", sent + after + 1))
+    assert agent.cancels() == 1
+    agent.ends("cancelled")
+    assert agent.outcome() == ["error", "turn_end"], agent.events
