@@ -13,7 +13,9 @@ eight times over ~60 s; ``openclaw acp`` forwards nothing meanwhile. Each failed
 route); an interrupted connection or a bare "network connection error" may have followed part of an answer, and
 OpenClaw's own retries are for those. The line names the run, not the session: acp-mux's plugin in the gateway
 (``openclaw_plugin/acp-mux-asks.mjs``) logs each model call's run and session key (:func:`model_call`), so a run of
-another session is never taken for this one's; and the adapter keeps a run id once it has been taken (or seen before
+another session is never taken for this one's (a gateway without the plugin, ``ACP_MUX_OPENCLAW_ASK=bypass`` and a
+config that keeps it out, names none: then any refusal written during the prompt is taken, as the retry notes are);
+and the adapter keeps a run id once it has been taken (or seen before
 its prompt, or while the person cancelled), so a late line of an earlier run never ends a later prompt.
 """
 

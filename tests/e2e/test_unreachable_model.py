@@ -8,7 +8,7 @@ Measured before the fix (2026-11-28): claude 0.9 s, codex 1.1 s, gemini 2.2 s, p
 34 s of silence. After (2026-11-29 00:39 UTC, load ~5 on 2 cores; shown / typed error): claude 1.0 / 1.0 s, codex
 0.9 / 0.9 s, gemini 2.2 / 2.2 s, copilot 3.0 / 25 s, opencode 6.5 / 71 s (its own five retries, each shown), pi
 1.5 / 1.5 s, omp 2.2 / 2.2 s, hermes 8.6 / 8.6 s; openclaw 29 / 90 s before acp-mux read its gateway's log for the
-refusal (it retries ~60 s in silence), after: see the report in docs/faults.md.
+refusal (it retries ~60 s in silence); after (2026-11-29 02:30-02:38 UTC, three runs): 0.6-1.7 / 1.7-2.5 s.
 
 openclaw's session first answers one prompt while the server listens: the first turn of its gateway spends 7-16 s
 of CPU on lazy set-up before it asks the model at all (``openclaw_gateway.py``), which is no unreachable model. After
