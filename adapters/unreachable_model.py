@@ -1,9 +1,9 @@
 """A model that cannot be reached is a failure like any other: the turn ends with the typed error, at once.
 
 Agents that retry a model nothing answers (nothing listens at its address) go on in silence or for minutes: omp
-18.2.3 ~30 s without a word, codex 0.169.0 reconnects again and again, minutes apart. Their adapters stop the turn
-at the first request that got no answer at all (not an HTTP error: those the agents' own retries are for) and end
-it with :func:`unreachable_failure`.
+18.2.3 ~30 s without a word, codex 0.169.0 reconnects again and again, minutes apart, openclaw 2026.9.6 ~60 s (only
+its gateway's log says so). Their adapters stop the turn at the first request that got no answer at all (not an
+HTTP error: those the agents' own retries are for) and end it with :func:`unreachable_failure`.
 
 hermes 0.19.0 ends such a turn ``end_turn`` with "API call failed after 3 retries: Connection error." as its whole
 answer (in its own ACP mode too); omp 18.2.3 ends it as a ``refusal`` whose text is the error ("ECONNREFUSED:

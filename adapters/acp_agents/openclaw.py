@@ -26,6 +26,9 @@ What is only openclaw's (the family does the rest, ``acp_client.py``; the gatewa
   approximate and carries no cost.
 - A run that fails at the provider (401, 429) ends as ``end_turn`` with no text; the gateway's log line for the
   session names the error, so :meth:`failed_turn` turns it into the typed failure.
+- A model address where nothing answers is retried by OpenClaw for ~60 s with nothing over ACP. The gateway's log
+  says so at the first attempt (``openclaw_refusals.py``); the bridge then cancels openclaw's prompt and ends the
+  turn with the typed error (``adapters/unreachable_model.py``), as it does for omp.
 """
 
 from __future__ import annotations
@@ -35,7 +38,9 @@ import asyncio
 import logging
 import os
 import sys
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable
 
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
@@ -43,7 +48,10 @@ from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.adapters.acp_agents.openclaw_asks import gate_loaded
 from acp_mux.adapters.stream_agents.openclaw_exec import OpenclawExecAdapter
 from acp_mux.adapters.acp_agents.openclaw_gateway import Endpoint, Gateway, GatewayError, PortNotOurs, gateway_for
+from acp_mux.adapters.acp_agents.openclaw_refusals import Refusal, model_call, names_session, refusal
 from acp_mux.adapters.acp_agents.openclaw_retries import retry_events
+from acp_mux.adapters.unreachable_model import unreachable_failure
+from acp_mux.core.lazy_events import ev
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.log_follow import SideLog
 from acp_mux.core.parse_context import ParseContext
@@ -71,6 +79,20 @@ GATE_MISSING = (
 )
 GATE_WAIT_S = 60.0  # the gateway listens before it has loaded its plugins: the gate's marker may follow a little later
 _DIFFS = "openclaw_previewed_diffs"  # ctx.state: tool call id -> the diff the gate's question showed
+STAMP_PRECISION_S = 0.001  # the gateway's log times are in whole milliseconds
+MAX_SPENT_RUNS = 64  # run ids of refusals that are not the prompt in flight's, remembered (oldest forgotten)
+
+
+@dataclass
+class OpenclawRun(AcpRun):
+    """The family's run state, plus what a model nobody answers needs (``OpenclawRun.of(ctx)``)."""
+
+    prompt_sent_at: float = 0.0  # wall clock when the prompt in flight was sent (the gateway's log has wall time)
+    unreachable: str = ""  # the prompt's model request got no answer at all (the gateway's log): why
+    # gateway run ids whose refusals are not the prompt in flight's: another session's (acp-mux's gateway plugin
+    # names each model call's session), seen before it was sent, while the person cancelled, or already taken for
+    # an earlier prompt (a late line of theirs must never end a later prompt)
+    spent_runs: dict[str, None] = field(default_factory=dict)
 
 
 def ask_setting(env: dict[str, str] | os._Environ[str] | None) -> str:
@@ -103,6 +125,7 @@ def answered_unasked(setting: str, kind: str) -> bool:
 
 class OpenclawAdapter(AcpClientAdapter):
     name = "openclaw"
+    run_type = OpenclawRun
     capabilities = AgentCapabilities(persistent_process=True, supports_images=True)
     joins_text_chunks = True  # on_update reads session info and tool calls only; exec runs go by parse_from
     starts_early = False  # its gateway is prepared first, and the spawn names it
@@ -229,29 +252,87 @@ class OpenclawAdapter(AcpClientAdapter):
 
     # ── failures only the gateway's log tells ──────────────────────────────────────────────────────────────────
     def before_prompt(self, prompt: Prompt, ctx: ParseContext) -> None:
+        run = OpenclawRun.of(ctx)
+        run.prompt_sent_at, run.unreachable = time.time(), ""
         if self.gateway is not None:
-            self.gateway.take_failure(AcpRun.of(ctx).session_id or "")  # an older turn's failure is not this one's
+            self.gateway.take_failure(run.session_id or "")  # an older turn's failure is not this one's
 
     def side_logs(self, spec: SpawnSpec, agent_pid: int) -> list[SideLog]:
         """The shared gateway's log, where OpenClaw's own retries of a failing model show (``openclaw_retries.py``):
-        each becomes a retry note while a prompt of this run is out."""
+        each becomes a retry note while a prompt of this run is out; a request nothing answered ends the turn
+        (``openclaw_refusals.py``)."""
         gateway = self.gateway
         if gateway is None or spec.args[:1] == ["agent"]:  # an exec run has no gateway
             return []
         return [SideLog(find=lambda: str(gateway.log_path), events=self._gateway_log_events)]
 
     def _gateway_log_events(self, line: str, ctx: ParseContext) -> list[BaseEvent]:
-        run = AcpRun.find(ctx)
-        if ctx.state.get(_EXEC) or run is None or run.prompt_in_flight is None:
+        run = OpenclawRun.find(ctx)
+        if ctx.state.get(_EXEC) or run is None:
+            return []
+        call = model_call(line)
+        if call is not None:  # acp-mux's gateway plugin names a model call's session: another's run is not ours
+            if run.session_id is not None and not names_session(call[1], run.session_id):
+                self._spend(run, call[0])
+            return []
+        found = refusal(line)
+        if found is not None:
+            return self._refused(found, run, ctx)
+        if run.prompt_in_flight is None or run.unreachable:  # once unreachable, its retries are no news
             return []
         return retry_events(line, ctx)
 
+    def _refused(self, found: Refusal, run: OpenclawRun, ctx: ParseContext) -> list[BaseEvent]:
+        """Nothing answered at the model's address: OpenClaw would retry in silence for ~60 s. When the line is the
+        prompt in flight's (written after it was sent, by a run not spent nor another session's, not while the
+        person cancels), the turn is over now: openclaw's prompt is cancelled, and its answer to that becomes the
+        typed error."""
+        current = (
+            run.prompt_in_flight is not None
+            and not run.cancelling
+            and run.session_id is not None
+            and found.at + STAMP_PRECISION_S >= run.prompt_sent_at
+            and found.run_id not in run.spent_runs
+        )
+        self._spend(run, found.run_id)  # its later lines (OpenClaw ending the cancelled run) are no news either
+        if not current or run.unreachable:
+            return []
+        run.unreachable = found.reason
+        run.peer.notify(ctx, "session/cancel", {"sessionId": run.session_id})
+        return [ev.DebugEvent(level="info", message=f"openclaw: the model could not be reached ({found.reason})")]
+
+    @staticmethod
+    def _spend(run: OpenclawRun, run_id: str) -> None:
+        """``run_id``'s refusals are never the prompt in flight's (the oldest of many is forgotten: bounded memory)."""
+        run.spent_runs.pop(run_id, None)
+        run.spent_runs[run_id] = None
+        while len(run.spent_runs) > MAX_SPENT_RUNS:
+            del run.spent_runs[next(iter(run.spent_runs))]
+
+    def on_prompt_done(self, result: object, error: WireObject | None, ctx: ParseContext) -> list[BaseEvent]:
+        """openclaw's answer to the prompt acp-mux cancelled because its model could not be reached (an error, or
+        ``cancelled``) is the typed error; every other answer is the family's."""
+        run = OpenclawRun.of(ctx)
+        if run.unreachable and error is not None and not run.cancelling:
+            run.prompt_in_flight = None
+            return ctx.begin_turn() + self._unreachable_end(run, ctx)
+        return super().on_prompt_done(result, error, ctx)
+
+    def _unreachable_end(self, run: OpenclawRun, ctx: ParseContext) -> list[BaseEvent]:
+        if self.gateway is not None:
+            self.gateway.take_failure(run.session_id or "")  # the cancelled run's own end is not a second failure
+        return unreachable_failure(run.unreachable, ctx)
+
     def failed_turn(self, stop: object, ctx: ParseContext) -> list[BaseEvent] | None:
         """openclaw's bridge ends a failed run (the provider's 401 or 429) as ``end_turn`` with no text; the
-        gateway's log names the session and the error, so the turn becomes the typed failure it was."""
+        gateway's log names the session and the error, so the turn becomes the typed failure it was. A turn
+        acp-mux ended because nothing answered at the model's address is that typed error, whatever the stop."""
+        run = OpenclawRun.of(ctx)
+        if run.unreachable and not run.cancelling:
+            return self._unreachable_end(run, ctx)
         if stop != "end_turn" or self.gateway is None:
             return None
-        message = self.gateway.take_failure(AcpRun.of(ctx).session_id or "")
+        message = self.gateway.take_failure(run.session_id or "")
         if message is None:
             return None
         return self.failure({"message": message}, ctx, during="session/prompt")

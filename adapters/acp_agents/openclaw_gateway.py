@@ -91,6 +91,7 @@ from acp_mux.adapters.acp_agents.openclaw_registry import (
     write_registration,
 )
 from acp_mux.adapters.acp_agents.openclaw_asks import gateway_overrides
+from acp_mux.adapters.acp_agents.openclaw_refusals import names_session
 from acp_mux.core.log_follow import LogFollower
 from acp_mux.core.paths import state_dir
 from acp_mux.core.private import ensure_private_dir, shared_private_dir
@@ -285,7 +286,7 @@ class Gateway:
         taken. The log is read up to its end first: the turn's end may come before the next poll would."""
         self._read_log()
         for key in list(self.failures):
-            if session and (key == session or key.endswith(":" + session)):
+            if names_session(key, session):
                 return self.failures.pop(key)
         return None
 

@@ -12,6 +12,9 @@
  *
  * It fails closed: no socket for the session, a broken connection, an answer that is not exactly
  * {"allow": true}: the call is blocked and the model is told why. It never decides anything itself.
+ *
+ * On the side it logs each model call's run id and session key (`nameModelCall`), so acp-mux can tell which
+ * session a model request nobody answered belongs to (OpenClaw's own line names only the run).
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -85,6 +88,17 @@ function ask(path, question, signal) {
   });
 }
 
+// Name each model call's session in the gateway's log. OpenClaw logs a model request nobody answered ("embedded run
+// agent end: runId=… error=LLM request failed: connection refused …") by its run only; this line lets acp-mux tell
+// whether that run is the prompt it has in flight or another session's (openclaw_refusals.py). Ids only, no content.
+const SAFE_ID = /^[\w.:@-]{1,200}$/;
+function nameModelCall(api, event, ctx) {
+  const runId = event?.runId ?? ctx?.runId;
+  const sessionKey = event?.sessionKey ?? ctx?.sessionKey;
+  if (typeof runId === "string" && SAFE_ID.test(runId) && typeof sessionKey === "string" && SAFE_ID.test(sessionKey))
+    api.logger?.info?.(`acp-mux-asks: model call runId=${runId} sessionKey=${sessionKey}`);
+}
+
 export default {
   id: "acp-mux-asks",
   name: "acp-mux permission gate",
@@ -92,6 +106,7 @@ export default {
   register(api) {
     api.logger?.info?.("acp-mux-asks: file-changing tools ask the editor through acp-mux");
     markLoaded();
+    api.on("model_call_started", (event, ctx) => nameModelCall(api, event, ctx));
     api.on("before_tool_call", async (event, ctx) => {
       const tool = String(event?.toolName ?? "");
       if (READ_ONLY.has(tool) || OWN_APPROVALS.has(tool)) return undefined;
