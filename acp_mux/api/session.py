@@ -26,10 +26,11 @@ from acp_mux.core.errors import AgentMuxError
 from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.interaction import Approve, Deny
 from acp_mux.core.prompt import Prompt
+from acp_mux.server.fork_fallback import fallback_prompt, fell_back
 from acp_mux.server.store import SessionRecord, SessionStore
 from acp_mux.translation.content import prompt_to_blocks
 from acp_mux.translation.conversation import approval_tool_id, updates_for_event
-from acp_mux.translation.stop_reasons import TurnOutcome
+from acp_mux.translation.stop_reasons import TurnOutcome, outcome_for
 from acp_mux.translation.updates import UpdateTranslator
 
 if TYPE_CHECKING:
@@ -251,10 +252,12 @@ class Run:
         message = Prompt.of_text(prompt)
         self._outcome, self._text, self._cancelled, self.result = None, [], False, None
         self._turn_over.clear()
-        sent = self._agent_turn(message)  # before the person's message is logged: it is no earlier turn
+        # both before the person's message is logged: it is no earlier turn
+        fallback = fallback_prompt(self._record, message, self._conversation)  # if the agent's own fork fails
+        sent = self._agent_turn(message)
         handle = self._handle
         if handle is not None and handle.usable:
-            self._events = handle.events(from_start=False, lossless=True)
+            self._events = self._turn_events(handle.events(from_start=False, lossless=True), fallback)
             self._log_prompt(handle.run_id, message)
             try:
                 await handle.continue_(sent)
@@ -265,7 +268,7 @@ class Run:
         elif handle is not None:
             await handle.stop(STOP_GRACE_S)
         handle = self._start(sent)
-        self._events = handle.events(from_start=True, lossless=True)
+        self._events = self._turn_events(handle.events(from_start=True, lossless=True), fallback)
         self._log_prompt(handle.run_id, message)
 
     async def queue(self, prompt: str) -> None:
@@ -435,7 +438,7 @@ class Run:
             model=record.model,
             mode=record.mode,
             session_id=record.native_session_id or record.native_fork_from,  # a fork: the agent forks it first
-            fork_session=record.native_session_id is None and record.native_fork_from is not None,
+            fork_session=record.native_fork_pending,
             binary=binary,
             env=env,
             mcp_servers=mcp_servers,
@@ -449,6 +452,60 @@ class Run:
         handle.on("*", self._journal.event)
         handle.on("*", self._on_event)
         return handle
+
+    def _turn_events(self, events: AsyncIterator[BaseEvent], fallback: Prompt | None) -> AsyncIterator[BaseEvent]:
+        """The turn's events; those of a fork's turn that may yet fall back (``fallback``) pass through
+        :meth:`_falling_back`, every other turn's come straight from the run."""
+        return events if fallback is None else self._falling_back(events, fallback)
+
+    async def _falling_back(self, events: AsyncIterator[BaseEvent], fallback: Prompt) -> AsyncIterator[BaseEvent]:
+        """A turn in a fork whose agent has not made its own fork yet. When that fork fails (the run fails before the
+        agent started its session), the turn is not over, as on the editor path (:mod:`acp_mux.server.fork_fallback`):
+        the line saying so goes to the log, to ``on_update`` and, as a ``debug`` event (level ``warn``), to the
+        caller in place of the failure, which is held back (it is in the log); then the events of ``fallback``, the
+        message again with the conversation so far handed over, to a new session of the agent. Any other failure is
+        passed on as it came."""
+        login = self._adapter.login_command
+        held: list[BaseEvent] = []  # from the first failure while the agent's fork is not made yet
+        try:
+            async for event in events:
+                outcome = outcome_for(event, login) if not held and self._record.native_fork_pending else None
+                if held or (outcome is not None and outcome.error_code is not None):
+                    held.append(event)
+                else:
+                    yield event
+        finally:
+            await _aclose(events)
+        failed = (
+            bool(held) and not self._cancelled and self._outcome is not None and self._outcome.error_code is not None
+        )
+        said = fell_back(self._record, self._store, self._adapter) if failed else None
+        if said is None:
+            for event in held:
+                yield event
+            return
+        from acp_mux.core.events import DebugEvent
+        from acp_mux.translation.updates import notice
+
+        failed_run = self._handle
+        run_id = failed_run.run_id if failed_run is not None else ""
+        self._journal.record(run_id, "bridge.notice", {"text": said})
+        if self.on_update is not None:
+            self.on_update(notice(said))
+        if failed_run is not None:
+            await failed_run.stop(STOP_GRACE_S)
+        if self._cancelled or self._closed:  # cancelled meanwhile: the turn ends cancelled, nothing more is sent
+            return
+        self._outcome = None
+        self._turn_over.clear()
+        # the new run is started before the caller hears of it, so a cancel from then on reaches it
+        retry = self._start(fallback).events(from_start=True, lossless=True)
+        try:
+            yield DebugEvent(level="warn", message=said.strip(), run_id=run_id, agent=self.agent)
+            async for event in retry:
+                yield event
+        finally:
+            await _aclose(retry)
 
     def _log_prompt(self, run_id: str, prompt: Prompt) -> None:
         message: dict[str, object] = {"content": prompt_to_blocks(prompt), "agent": self.agent}
@@ -534,9 +591,8 @@ class Run:
     async def _close_events(self) -> None:
         events, self._events = self._events, None
         self._no_turn.set()  # the next queued prompt may start
-        aclose = getattr(events, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        if events is not None:
+            await _aclose(events)
 
     # ── questions ──────────────────────────────────────────────────────────────────────────────────────────────
     async def _approve(self, handle: RunHandle, event: ApprovalRequestEvent) -> None:
@@ -596,6 +652,13 @@ class Run:
                 raise
             return  # settled meanwhile (the agent withdrew it, or the run ended)
         self._journal.record(handle.run_id, "approval.resolved", resolved)
+
+
+async def _aclose(events: AsyncIterator[BaseEvent]) -> None:
+    """Close a stream of events (a run's, or a turn's that may fall back) so its run stops feeding it."""
+    aclose = getattr(events, "aclose", None)
+    if aclose is not None:
+        await aclose()
 
 
 run = Run

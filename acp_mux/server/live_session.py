@@ -24,6 +24,7 @@ from acp_mux.server.rpc import INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError
 from acp_mux.core.prompt import Prompt
 from acp_mux.server.agent_choice import AgentChoices
 from acp_mux.server import failover as fo
+from acp_mux.server.fork_fallback import fallback_prompt, fell_back
 from acp_mux.server.handoff import turns_from_record, with_missed_turns
 from acp_mux.server.heap import release_freed_memory
 from acp_mux.server.replay import folded_conversation
@@ -323,10 +324,8 @@ class LiveSession:
         ended: dict[str, JsonValue] = {"error": {"code": -32603, "message": "the turn did not end normally"}}
         self._turn_blocks, self._turn_marker = prompt_to_blocks(prompt), None
         written = prompt  # as the person wrote it: what is sent again if another agent carries on at a limit
-        # the agent's own fork may yet fail: then the whole conversation so far is handed over (computed now,
-        # before this turn is logged, so the handover never holds the person's new message as an earlier turn)
-        forking = self.record.native_fork_from is not None and self.record.native_session_id is None
-        fallback = self._with_missed_turns(prompt, len(self.record.turn_agents), seen=0) if forking else prompt
+        # the agent's own fork may yet fail: then the whole conversation so far is handed over (fork_fallback)
+        fallback = fallback_prompt(self.record, prompt, lambda: folded_conversation(self.history()))
         prompt = self._agent_turn(prompt)
         try:
             try:
@@ -377,13 +376,16 @@ class LiveSession:
             record.seen_turns[self.adapter.name] = len(record.turn_agents)
         return prompt
 
-    async def _first_run(self, prompt: Prompt, fallback: Prompt) -> acp.PromptResponse:
-        """The turn; in a fork whose agent's own fork fails, once more with the copied turns handed over."""
+    async def _first_run(self, prompt: Prompt, fallback: Prompt | None) -> acp.PromptResponse:
+        """The turn; in a fork whose agent's own fork fails, once more with the copied turns handed over, said in
+        the conversation and the log (:mod:`acp_mux.server.fork_fallback`, as the Python API does)."""
         try:
             return await self._run_turn(prompt)
         except RpcError:
-            if not self._native_fork_failed():
+            said = fell_back(self.record, self.store, self.adapter) if fallback is not None else None
+            if fallback is None or said is None:
                 raise
+            self._notice(said)
             return await self._run_turn(fallback)
 
     async def _run_turn(self, prompt: Prompt) -> acp.PromptResponse:
@@ -807,30 +809,12 @@ class LiveSession:
             run_id = f"bridge-{new_ulid()}"
         self.log.record(run_id, "bridge.notice", {"text": text})
 
-    def _native_fork_failed(self) -> bool:
-        """After a failed turn: was it the agent's own fork of the original that failed (its first run, the fork
-        never made)? Then the fork falls back to the handover, says so in the conversation and the log, and the
-        caller runs the prompt once more with the copied turns before it."""
-        record = self.record
-        if record.native_fork_from is None or record.native_session_id is not None:
-            return False
-        log.warning(
-            "%s could not fork session %s; handing the conversation over", self.adapter.name, record.native_fork_from
-        )
-        record.native_fork_from = None
-        self.store.save(record)
-        self._notice(
-            f"\n[acp-mux: {self.adapter.display_name} could not fork its own session; the conversation so far is "
-            "handed over to a new one instead.]\n"
-        )
-        return True
-
-    def _with_missed_turns(self, prompt: Prompt, upto: int, seen: int | None = None) -> Prompt:
+    def _with_missed_turns(self, prompt: Prompt, upto: int) -> Prompt:
         """The turns this agent has not seen among the first ``upto`` (answered by others since it last spoke, or
         all of them when it is new here, or copied into a fork it has no native copy of), put before the person's
-        message. ``seen``: how many turns the agent has seen, when not its count in the record."""
+        message."""
         record = self.record
-        seen = record.seen_turns.get(self.adapter.name, 0) if seen is None else seen
+        seen = record.seen_turns.get(self.adapter.name, 0)
         return with_missed_turns(prompt, lambda: folded_conversation(self.history()), record.turn_agents, seen, upto)
 
     def warm(self) -> None:
@@ -910,7 +894,7 @@ class LiveSession:
             model=self.record.model or self.config.model,
             mode=self.record.mode or self.config.mode,
             session_id=self.record.native_session_id or self.record.native_fork_from,
-            fork_session=self.record.native_session_id is None and self.record.native_fork_from is not None,
+            fork_session=self.record.native_fork_pending,
             binary=self.config.binary,
             env=self.config.env,
             extra_args=[*self.config.extra_args, *self._extra_directory_args()],

@@ -94,11 +94,16 @@ class SessionRecord:
     # :func:`~acp_mux.server.settings_shapes.stored_options`: a stored option of a bad shape is dropped.
     chosen_options: list[dict[str, Any]] = field(default_factory=list)
 
+    @property
+    def native_fork_pending(self) -> bool:
+        """A fork whose agent has not made its own fork of ``native_fork_from`` yet: its next run makes it."""
+        return self.native_fork_from is not None and self.native_session_id is None
+
     def adopt_native(self, native: str) -> bool:
         """``native``, the session the agent reports, as this session's own; True when the record changed. A fork
         whose agent has not forked yet never takes the original's session (a prompt would reach the original's
         conversation); once the agent's fork exists, it is this session's (the editor path and the Python API)."""
-        if self.native_fork_from is not None and self.native_session_id is None:
+        if self.native_fork_pending:
             if native == self.native_fork_from:
                 return False
             self.native_fork_from = None
