@@ -472,6 +472,8 @@ class Run:
                 outcome = outcome_for(event, login) if not held and self._record.native_fork_pending else None
                 if held or (outcome is not None and outcome.error_code is not None):
                     held.append(event)
+                    if event.type == "turn_end":  # a live process's stream goes on past the turn: the turn ends here
+                        break
                 else:
                     yield event
         finally:

@@ -42,7 +42,9 @@ def fell_back(record: SessionRecord, store: SessionStore, adapter: AgentAdapter)
     """After a failed turn: was it the agent's own fork of the original that failed (the record still names the
     session to fork and has none of the agent's own)? Then the fork gives up the agent's fork for good (saved: the
     next run starts a new session, and the turns it is handed count as seen), and the line the conversation and the
-    log show is returned; the caller shows it and sends the fallback prompt once. None: the failure is the turn's."""
+    log show is returned; the caller shows it, stops the run that failed (it may live on: claude answers the error
+    and waits for the next prompt, still set to fork) and sends the fallback prompt once, to a new run. None: the
+    failure is the turn's."""
     if not record.native_fork_pending:
         return None
     log.warning("%s could not fork session %s; handing the conversation over", adapter.name, record.native_fork_from)

@@ -386,6 +386,7 @@ class LiveSession:
             if fallback is None or said is None:
                 raise
             self._notice(said)
+            await self._stop_handle(SWITCH_GRACE_S)  # alive still (claude answers the error and waits): no fork here
             return await self._run_turn(fallback)
 
     async def _run_turn(self, prompt: Prompt) -> acp.PromptResponse:

@@ -329,8 +329,18 @@ def main() -> None:
     threading.Thread(target=_reader, daemon=True).start()
     forked = bool(args.resume) and args.fork_session
     if forked and os.environ.get("SCRIPTED_AGENT_FORK_FAILS"):  # as claude when the session to fork is gone
-        print(f"No conversation found with session ID: {args.resume}", file=sys.stderr)
-        raise SystemExit(1)
+        gone = f"No conversation found with session ID: {args.resume}"
+        if os.environ["SCRIPTED_AGENT_FORK_FAILS"] != "answer":  # at once, as a claude run with the prompt given
+            print(gone, file=sys.stderr)
+            raise SystemExit(1)
+        while True:  # "answer": as claude's live process, each prompt answered with the error, the process waiting
+            message = _inbox.get()
+            if message.get("type") == "eof":
+                return
+            if message.get("type") == "prompt":
+                emit(type="turn_start")
+                emit(type="error", message=gone)
+                emit(type="turn_end", stop="end_turn")
     session = str(uuid.uuid4()) if forked or not args.resume else args.resume
     emit(type="ready", session=session, resumed=bool(args.resume) and not forked)
     while True:

@@ -30,7 +30,6 @@ from tests.server.switching_client import switching_bridge
 
 pytestmark = pytest.mark.asyncio
 
-FAILS = {"SCRIPTED_AGENT_FORK_FAILS": "1"}
 SAYS = "could not fork its own session; the conversation so far is handed over to a new one instead."
 
 
@@ -43,10 +42,10 @@ def scripted_agents() -> Iterator[None]:
     registry.ENTRIES = before
 
 
-async def editor_reply(root: Path, session_id: str, text: str) -> str:
+async def editor_reply(root: Path, session_id: str, text: str, fails: str) -> str:
     """The editor path's answer in the fork, its agent's own fork failing: the text the editor is shown."""
     client = RecordingClient()
-    async with switching_bridge(client, root, **FAILS) as (conn, _, _new):
+    async with switching_bridge(client, root, SCRIPTED_AGENT_FORK_FAILS=fails) as (conn, _, _new):
         await conn.load_session(session_id=session_id, cwd=str(root / "project"), mcp_servers=[])
         start = len(client.updates)
         answer = await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[acp.text_block(text)]), 60)
@@ -70,15 +69,18 @@ def record_of(root: Path, session_id: str) -> dict[str, Any]:
     return json.loads((root / "state" / "sessions" / f"{session_id}.json").read_text())
 
 
+@pytest.mark.parametrize("fails", ["1", "answer"])
 async def test_resume_of_a_fork_whose_agent_cannot_fork_hands_the_conversation_over_as_the_editor_does(
-    tmp_path: Path,
+    tmp_path: Path, fails: str
 ) -> None:
+    """The agent's fork fails as claude's does: its run exits at once ("1"), or its process answers the prompt with
+    the error and waits for the next ("answer")."""
     root, twin = tmp_path / "root", tmp_path / "twin"
     root.mkdir()
     fork, _ = await editor_story(root, before=2, switch=False, fork_to=None)  # claude-like: the agent's own fork
     assert record_of(root, fork)["native_fork_from"] and not record_of(root, fork)["native_session_id"]
     shutil.copytree(root, twin)
-    by_editor = await editor_reply(twin, fork, "and from here?")
+    by_editor = await editor_reply(twin, fork, "and from here?", fails)
 
     updates: list[Any] = []
     events: list[Any] = []
@@ -88,7 +90,7 @@ async def test_resume_of_a_fork_whose_agent_cannot_fork_hands_the_conversation_o
         resume=fork,
         state_dir=root / "state",
         binary=sys.executable,
-        env={**os.environ, **FAILS},
+        env={**os.environ, "SCRIPTED_AGENT_FORK_FAILS": fails},
     ) as run:
         run.on_update = updates.append  # the ACP updates an editor would get
         async for event in run:

@@ -200,10 +200,13 @@ async def test_a_single_agent_entry_refuses_a_fork_into_another_agent(tmp_path: 
         assert same.session_id != sid
 
 
-async def test_a_native_fork_that_fails_falls_back_to_the_handover_and_says_so(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fails", ["1", "answer"])
+async def test_a_native_fork_that_fails_falls_back_to_the_handover_and_says_so(tmp_path: Path, fails: str) -> None:
+    """The agent's fork fails as claude's does: its run exits at once ("1"), or its live process answers the prompt
+    with the error and waits for the next ("answer": the fallback goes to a new process, not to that one)."""
     state = tmp_path / "state"
     client = RecordingClient()
-    async with switching_bridge(client, tmp_path, SCRIPTED_AGENT_FORK_FAILS="1") as (conn, _, sid):
+    async with switching_bridge(client, tmp_path, SCRIPTED_AGENT_FORK_FAILS=fails) as (conn, _, sid):
         assert (await ask(conn, sid, "the first turn")).stop_reason == "end_turn"
         fid = (await conn.fork_session(session_id=sid, cwd=str(tmp_path / "project"))).session_id
         start = len(client.updates)
