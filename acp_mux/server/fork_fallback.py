@@ -14,7 +14,7 @@ line its own way and runs the prompt again.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from acp_mux.server.handoff import with_missed_turns
 
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 
 def fallback_prompt(
-    record: SessionRecord, prompt: Prompt, conversation: Callable[[], Iterable[dict[str, Any]]]
+    record: SessionRecord, prompt: Prompt, conversation: Callable[[], Iterable[dict[str, object]]]
 ) -> Prompt | None:
     """Before a turn of a fork whose agent has not made its own fork yet: what is sent instead if that fork fails,
     the person's ``prompt`` with every turn so far handed over (``conversation()``: the session's folded log). None
