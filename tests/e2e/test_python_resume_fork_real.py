@@ -85,7 +85,7 @@ async def test_a_fork_whose_claude_cannot_fork_hands_the_conversation_over_from_
     the editor (server/fork_fallback.py; before, the Python turn failed with claude's error): claude is handed the
     earlier turn, once, as quoted data; the fork gets a new claude session of its own; the conversation and the log
     say the fork fell back."""
-    agents = TwoAgents("auto", require_cli("claude"), tmp_path)
+    agents = ClaudeAndCodex("auto", require_cli("claude"), tmp_path)
     server, state = claude_answers(agents)
     try:
         async with agents.bridge(RecordingClient()) as (conn, _):
