@@ -40,10 +40,11 @@ def test_the_bridges_runs_do_not_collect_the_text_it_already_streamed() -> None:
     from types import SimpleNamespace
 
     from acp_mux.server.live_session import LiveSession
+    from acp_mux.server.store import SessionRecord
 
     session = SimpleNamespace(
         adapter=SimpleNamespace(name="demo"),
-        record=SimpleNamespace(cwd="/tmp", model=None, mode=None, native_session_id=None, native_fork_from=None),
+        record=SessionRecord(session_id="s", agent="demo", cwd="/tmp"),
         config=SimpleNamespace(model=None, mode=None, binary=None, env=None, extra_args=[], inactivity_timeout_s=None),
         mcp_servers=[],
         client_capabilities={},
