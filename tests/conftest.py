@@ -2,7 +2,9 @@
 
 Hypothesis runs derandomized by default: every run (and CI) tries the same examples, so a red run is reproducible
 and a green one does not turn red by chance. ``HYPOTHESIS_PROFILE=explore`` searches afresh (random examples each run)
-when hunting for new bugs; whatever it finds belongs in a test as an explicit example.
+when hunting for new bugs; whatever it finds belongs in a test as an explicit example. No example has a deadline:
+the tests are about behaviour, and a loaded machine (CI runs two workers beside the agents) makes a 200 ms budget
+fail a correct example (timings are the benchmarks' business).
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from pathlib import Path
 
 from hypothesis import settings
 
-settings.register_profile("deterministic", derandomize=True, database=None)
-settings.register_profile("explore", derandomize=False)
+settings.register_profile("deterministic", derandomize=True, database=None, deadline=None)
+settings.register_profile("explore", derandomize=False, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 # The bundled demo agent answers a plain prompt with its whole tour (a write and an edit, each asked first): what a
