@@ -1,4 +1,4 @@
-"""The rooms import one way, there are no load-time import cycles, and only ``acp_mux`` is installed.
+"""The rooms import one way, there is no import cycle of any kind between files, and only ``acp_mux`` is installed.
 
 Rooms: cli → api → server → adapters / translation → core, and protocol (the typed ACP edge) on the side: it imports
 nothing of ours, and server, adapters, translation and cli may import it (core may not: core knows no ACP).
@@ -12,10 +12,12 @@ kind of import counts (tests/import_graph.py says which and how they are read): 
 strings, and any string that is exactly the name of a module of ours (``sys.modules[...]``, ``-m`` targets).
 
 Imports under ``TYPE_CHECKING`` count for the rooms: a type naming a higher room is still a dependency on it, and
-mypy follows it. They do not count for cycles, and neither do imports inside functions or through the lazy helper:
-none of them runs while the importing module loads, so none can leave a module half-loaded, and moving an import
-there is exactly how a load-time cycle is broken. (Today the only such cycles are type-only: adapters.base ↔
-adapters.registry, core.interaction ↔ core.run, core.process ↔ core.tracker, each a type annotation pointing back.)
+mypy follows it. Every import counts for cycles too, at load, under ``TYPE_CHECKING``, inside a function or through
+the lazy helper: a lazy import keeps a module from being seen half-loaded, but two files that need each other are
+still one piece a reader cannot take apart. A lower module states what it needs of a higher one as a Protocol
+(the adapter contract of the run, the tracker of a process, the launcher's slot of a started agent). Only a module
+named by a string (a registry row's ``"module:Class"``) is data for the cycle check: the registry names every
+adapter, and every adapter reads its own row. A failure draws the circle (a → b → a) and lists each import in it.
 
 Run: ``.venv/bin/python -m pytest -q tests/test_rooms.py``. A failure names the file, line, import and rule.
 """
@@ -36,6 +38,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.import_graph import (
+    EVERY_KIND,
     Families,
     Graph,
     Rooms,
@@ -77,7 +80,7 @@ ROOMS = Rooms(
         "acp_mux.api": "api",
         "acp_mux.cli": "cli",
     },
-    exact={"acp_mux": "package", "acp_mux.__main__": "main"},
+    exact={"acp_mux": "package", "acp_mux.version": "package", "acp_mux.__main__": "main"},
     allowed={
         "core": frozenset(),
         "protocol": frozenset(),
@@ -100,9 +103,9 @@ ALLOWED_PROBLEMS: dict[tuple[str, str], str] = {
     # The lazy helper itself: it imports whatever name its callers give it. Those callers' string literals are
     # read and checked as imports (``lazy_module("acp_mux.core.events")``), so nothing escapes through here.
     ("acp_mux/core/lazy.py", "importlib.import_module(self.__name)"): "the lazy helper; its callers are checked",
-    # get_adapter imports the registry row's "module:Class" target; every such string in the registry is read and
-    # checked as an import of acp_mux.adapters.registry (deferred), so its targets are seen.
-    ("adapters/registry.py", "importlib.import_module(module_name)"): "registry targets are checked as strings",
+    # get_adapter (adapters/base.py) imports the registry row's "module:Class" target; every such string in the
+    # registry is read and checked as an import of acp_mux.adapters.registry (deferred), so its targets are seen.
+    ("adapters/base.py", "importlib.import_module(module_name)"): "registry targets are checked as strings",
 }
 ALLOWED_ROOM_VIOLATIONS: dict[tuple[str, str], str] = {}
 
@@ -182,8 +185,10 @@ def test_events_are_loaded_lazily_through_the_one_typed_stand_in() -> None:
     assert sorted(left) == [], "use: from acp_mux.core.lazy_events import ev"
 
 
-def test_no_module_level_import_cycles() -> None:
-    assert [v.message(ROOT) for v in cycle_violations(real_graph(), ROOT)] == []
+def test_no_import_cycles_of_any_kind() -> None:
+    """No two files depend on each other, however late one import runs (load, type, in a function, lazy)."""
+    messages = [v.message(ROOT) for v in cycle_violations(real_graph(), ROOT, EVERY_KIND)]
+    assert messages == [], "\n".join(messages)
 
 
 def test_allow_lists_are_not_stale() -> None:
@@ -202,7 +207,6 @@ def test_the_real_tree_is_read_in_full() -> None:
         for imp in graph.imports
     )
     assert ("acp_mux.server.bridge", "acp_mux.core.events", "deferred") in by_kind  # import_module in a function
-    assert ("acp_mux.core.tracker", "acp_mux.core.process", "type") in by_kind  # relative, under TYPE_CHECKING
     assert (
         "acp_mux.adapters.registry",
         "acp_mux.adapters.stream_agents.claude",
@@ -248,7 +252,11 @@ def check(root: Path, files: dict[str, str]) -> list[str]:
     """Every rule's failures for a synthetic tree, as messages."""
     make_tree(root, files)
     graph = tree_graph(root)
-    found = problems_as_violations(graph, root) + room_violations(graph, ROOMS, root) + cycle_violations(graph, root)
+    found = (
+        problems_as_violations(graph, root)
+        + room_violations(graph, ROOMS, root)
+        + cycle_violations(graph, root, EVERY_KIND)
+    )
     return [v.message(root) for v in found]
 
 
@@ -447,12 +455,29 @@ def test_a_cycle_through_a_package_import_is_reported(tmp_path: Path) -> None:
         "from .lazy import lazy_module\na = lazy_module('acp_mux.core.a')\n",
     ],
 )
-def test_a_cycle_broken_by_a_lazy_or_type_only_import_is_not_one(tmp_path: Path, breaker: str) -> None:
+def test_a_cycle_through_a_lazy_type_only_or_in_function_import_is_one(tmp_path: Path, breaker: str) -> None:
+    """Not a load-time cycle (none of these imports runs while b loads), and still two files that need each other:
+    reported, with the circle drawn."""
     make_tree(tmp_path, {"acp_mux/core/a.py": "from acp_mux.core import b\n", "acp_mux/core/b.py": breaker})
     graph = tree_graph(tmp_path)
-    assert cycle_violations(graph, tmp_path) == []
-    assert [c for c, _ in cycles(graph, frozenset({"load", "type", "deferred"}))] == [
-        ["acp_mux.core.a", "acp_mux.core.b"]
+    assert cycle_violations(graph, tmp_path) == []  # the load-only view sees none
+    messages = [v.message(tmp_path) for v in cycle_violations(graph, tmp_path, EVERY_KIND)]
+    assert len(messages) == 1, messages
+    assert "acp_mux.core.a → acp_mux.core.b → acp_mux.core.a" in messages[0]
+    assert "acp_mux/core/a.py:1" in messages[0] and "acp_mux/core/b.py:" in messages[0]
+
+
+def test_a_module_named_by_a_registry_row_makes_no_cycle(tmp_path: Path) -> None:
+    """A ``"module:Class"`` string is data (the registry's rows name the adapters that read them): counted for the
+    rooms, not for cycles."""
+    make_tree(
+        tmp_path,
+        {"adapters/a.py": "ROW = 'acp_mux.adapters.b:B'\n", "adapters/b.py": "from acp_mux.adapters.a import ROW\n"},
+    )
+    graph = tree_graph(tmp_path)
+    assert cycle_violations(graph, tmp_path, EVERY_KIND) == []
+    assert [c for c, _ in cycles(graph, EVERY_KIND, counts=lambda imp: True)] == [
+        ["acp_mux.adapters.a", "acp_mux.adapters.b"]
     ]
 
 
