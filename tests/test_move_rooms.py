@@ -109,3 +109,9 @@ def test_an_import_written_in_a_string_of_code_follows_too() -> None:
         'code = (\n    "from acp_mux.core.events import union as ev\\n"\n'
         '    "from acp_mux.core import ids; from acp_mux.core.run import handle as run\\n"\n)\n'
     )
+
+
+def test_each_fix_follows_a_move_of_the_table() -> None:
+    """A fix is applied only in the run that makes its move; one naming no move would never be applied."""
+    sources = {old for old, _ in move_rooms.MOVES}
+    assert all(len(fix) == 4 and fix[0] in sources for fix in move_rooms.FIXES)
