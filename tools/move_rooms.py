@@ -108,6 +108,7 @@ MOVES: list[tuple[str, str]] = [
     # server/branches: failover, fork, compare
     (f"{S}/failover.py", f"{S}/branches/failover.py"),
     (f"{S}/fork.py", f"{S}/branches/fork.py"),
+    (f"{S}/fork_fallback.py", f"{S}/branches/fork_fallback.py"),
     (f"{S}/compare_copies.py", f"{S}/branches/compare_copies.py"),
     (f"{S}/compare_turn.py", f"{S}/branches/compare_turn.py"),
     # the launcher's fast path: one room (core/process/prestart stays with the process layer that claims from it)
