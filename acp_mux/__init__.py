@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from acp_mux.version import __version__
 
 __all__ = [
     "AgentMuxError",

@@ -11,8 +11,10 @@ in, stdin control messages out) and bidirectional protocol agents (JSON-RPC or A
 from __future__ import annotations
 
 import os
+import importlib
 import shutil
 from dataclasses import dataclass, field
+from functools import cache
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Literal, Mapping, Self
 
@@ -22,7 +24,15 @@ from acp_mux.core.log_follow import SideLog
 from acp_mux.core.parse_context import ParseContext
 from acp_mux.core.prompt import Prompt
 from acp_mux.core import text as safe_json
-from acp_mux.adapters.registry import ENTRIES, AgentEntry, locate_binary, missing_binary_help
+from acp_mux.adapters.registry import (
+    AGENT_NAMES,
+    ENTRIES,
+    AgentEntry,
+    AgentNotAvailable,
+    entry,
+    locate_binary,
+    missing_binary_help,
+)
 
 if TYPE_CHECKING:
     from acp_mux.core.events import BaseEvent
@@ -359,3 +369,22 @@ class UnavailableAdapter(AgentAdapter):
 
     def startup_problem(self, override: str | None = None, env: dict[str, str] | None = None) -> str | None:
         return self.reason
+
+
+@cache
+def get_adapter(name: str, transport: str | None = None) -> AgentAdapter:
+    """The adapter for ``name``; ``transport`` picks an alternative one (e.g. codex ``exec``, where the installed
+    codex has no ``app-server``)."""
+    row = entry(name)  # UnknownAgent for a name the registry does not know
+    if not row.supported:
+        supported = ", ".join(n for n in AGENT_NAMES if ENTRIES[n].supported)
+        raise AgentNotAvailable(f"acp-mux does not support {name} yet (supported now: {supported})")
+    chosen = transport or row.default_transport
+    target = row.transports.get(chosen or "")
+    if target is None:
+        raise AgentNotAvailable(f"{name} has no transport {transport!r} (choose: {', '.join(row.transports)})")
+    module_name, _, class_name = target.partition(":")
+    adapter_class = getattr(importlib.import_module(module_name), class_name)
+    if not (isinstance(adapter_class, type) and issubclass(adapter_class, AgentAdapter)):
+        raise TypeError(f"registry row {name}/{chosen}: {target} is not an AgentAdapter")
+    return adapter_class()

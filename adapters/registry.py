@@ -9,18 +9,13 @@ Adapters are imported on first use, so starting the bridge for one agent never i
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 import shutil
 import sys
 from dataclasses import dataclass, field
-from functools import cache
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Mapping
-
-if TYPE_CHECKING:
-    from acp_mux.adapters.base import AgentAdapter
+from typing import Mapping
 
 
 ASKABLE = ("writes", "edits", "commands", "fetches")  # what an agent can ask the person before, in this order
@@ -488,27 +483,6 @@ class UnknownAgent(LookupError):
 
 class AgentNotAvailable(LookupError):
     """A known agent this version cannot run: no adapter yet, or no such transport."""
-
-
-@cache
-def get_adapter(name: str, transport: str | None = None) -> AgentAdapter:
-    """The adapter for ``name``; ``transport`` picks an alternative one (e.g. codex ``exec``, where the installed
-    codex has no ``app-server``)."""
-    row = entry(name)
-    if not row.supported:
-        supported = ", ".join(n for n in AGENT_NAMES if ENTRIES[n].supported)
-        raise AgentNotAvailable(f"acp-mux does not support {name} yet (supported now: {supported})")
-    chosen = transport or row.default_transport
-    target = row.transports.get(chosen or "")
-    if target is None:
-        raise AgentNotAvailable(f"{name} has no transport {transport!r} (choose: {', '.join(row.transports)})")
-    module_name, _, class_name = target.partition(":")
-    from acp_mux.adapters.base import AgentAdapter  # deferred: base imports this module while it loads
-
-    adapter_class = getattr(importlib.import_module(module_name), class_name)
-    if not (isinstance(adapter_class, type) and issubclass(adapter_class, AgentAdapter)):
-        raise TypeError(f"registry row {name}/{chosen}: {target} is not an AgentAdapter")
-    return adapter_class()
 
 
 def locate_binary(

@@ -36,9 +36,10 @@ import importlib.util
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Literal, Mapping
+from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, Sequence
 
 When = Literal["load", "type", "deferred"]
+EVERY_KIND: frozenset[When] = frozenset({"load", "type", "deferred"})
 
 # Functions that import the module named by their first argument. ``lazy_module`` (acp_mux/core/lazy.py) imports on
 # first attribute read, so a call to it is deferred even at module level.
@@ -361,15 +362,53 @@ def strongly_connected(edges: Mapping[str, Iterable[str]]) -> list[list[str]]:
     return sorted(found)
 
 
-def cycles(graph: Graph, kinds: frozenset[When] = frozenset({"load"})) -> list[tuple[list[str], list[Import]]]:
-    """Import cycles over the imports of the given kinds: each as (its modules, the imports that close it).
+def named_by_string(imp: Import) -> bool:
+    """A module named by a string literal that is no import call (a registry row's ``"module:Class"``, a
+    ``sys.modules`` key, a ``-m`` target): data that names a module, resolved by whoever reads it."""
+    return imp.text[:1] in ("'", '"')
+
+
+def counts_for_cycles(imp: Import) -> bool:
+    """Every import statement and import call counts for cycles (at load, under ``TYPE_CHECKING``, in a function,
+    through the lazy helper), since each is a dependency one way; a module merely named by a string does not: the
+    registry's rows name every adapter, and every adapter reads its own row."""
+    return not named_by_string(imp)
+
+
+def cycle_path(component: Sequence[str], edges: Mapping[str, Iterable[str]]) -> list[str]:
+    """One circle through the component, as modules in import order, the first repeated at the end (a → b → a)."""
+    members = set(component)
+    start = component[0]
+    parent: dict[str, str] = {}
+    queue = [start]
+    while queue:  # breadth first: the shortest way from start back to start
+        node = queue.pop(0)
+        for child in sorted(edges.get(node, ())):
+            if child not in members:
+                continue
+            if child == start:
+                path = [node]
+                while path[-1] != start:
+                    path.append(parent[path[-1]])
+                return [start, *reversed(path[:-1]), start] if len(path) > 1 else [start, node, start]
+            if child not in parent:
+                parent[child] = node
+                queue.append(child)
+    return [*component, start]
+
+
+def cycles(
+    graph: Graph, kinds: frozenset[When] = frozenset({"load"}), counts: Callable[[Import], bool] = counts_for_cycles
+) -> list[tuple[list[str], list[Import]]]:
+    """Import cycles over the imports of the given kinds (and that ``counts``): each as (its modules, the imports
+    that close it).
 
     Only ``load`` imports by default: a cycle of them means a module can be seen half-loaded depending on which one
-    is imported first. An import inside a function or under ``TYPE_CHECKING`` does not run while its module loads,
-    which is exactly how such a cycle is broken, so counting those would report every cycle that has been fixed."""
+    is imported first. With every kind (:data:`EVERY_KIND`), what tests/test_rooms.py requires, a cycle is any two
+    modules that depend on each other, however late one of the imports runs: the rooms stay a one-way house."""
     edges: dict[str, set[str]] = {}
     for imp in graph.imports:
-        if imp.when in kinds:
+        if imp.when in kinds and counts(imp):
             for target in graph.targets(imp):
                 if target != imp.source:
                     edges.setdefault(imp.source, set()).add(target)
@@ -380,6 +419,7 @@ def cycles(graph: Graph, kinds: frozenset[When] = frozenset({"load"})) -> list[t
             imp
             for imp in graph.imports
             if imp.when in kinds
+            and counts(imp)
             and imp.source in members
             and any(t in members and t != imp.source for t in graph.targets(imp))
         ]
@@ -461,12 +501,20 @@ def room_violations(graph: Graph, rooms: Rooms, root: Path) -> list[Violation]:
 
 
 def cycle_violations(graph: Graph, root: Path, kinds: frozenset[When] = frozenset({"load"})) -> list[Violation]:
-    """One violation per import cycle, at its first closing import, listing every import that closes it."""
+    """One violation per import cycle, at its first closing import: one circle drawn out (a → b → a), then every
+    import that closes it (file, line, statement, kind)."""
     found = []
     for component, closing in cycles(graph, kinds):
         first = min(closing, key=lambda i: (str(i.path), i.line))
-        where = "; ".join(f"{i.path.relative_to(root)}:{i.line} `{i.text}`" for i in closing)
-        rule = f"import cycle between {', '.join(component)} (break one with a lazy import): {where}"
+        edges: dict[str, set[str]] = {}
+        for imp in closing:
+            edges.setdefault(imp.source, set()).update(t for t in graph.targets(imp) if t in component)
+        circle = " → ".join(cycle_path(component, edges))
+        where = "; ".join(f"{i.path.relative_to(root)}:{i.line} `{i.text}` ({i.when})" for i in closing)
+        rule = (
+            f"import cycle between {', '.join(component)}: {circle} (break it: the lower module states what it needs "
+            f"as a Protocol, or the shared piece moves below both): {where}"
+        )
         found.append(Violation(first.path, first.line, first.text, rule, ("cycle", " ".join(component))))
     return found
 

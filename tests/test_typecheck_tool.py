@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -24,11 +25,17 @@ rest = st.lists(segment, min_size=1, max_size=4).map(lambda parts: "/".join(part
 
 
 def test_every_file_of_the_package_is_in_the_view_and_maps_back_to_itself() -> None:
-    """Walk the real view: each .py under build/typecheck/acp_mux is a link to the very file real_path names."""
+    """Walk the committed view (not rebuilt here: plain `mypy` reads it as the clone has it): each .py under
+    typecheck/acp_mux is a link to the very file real_path names, and every file of the package is in it."""
     dirs = typecheck.package_dirs(ROOT / "pyproject.toml")
     assert dirs == {"acp_mux.adapters": "adapters", "acp_mux.translation": "translation"}
-    view = ROOT / "build" / "typecheck"
-    typecheck.build_view(view, typecheck.view_links(ROOT, dirs))
+    view = ROOT / typecheck.VIEW
+    links = typecheck.view_links(ROOT, dirs)
+    stale = sorted(p.name for p in (view / "acp_mux").iterdir() if Path("acp_mux", p.name) not in links)
+    assert stale == [], "links to nothing of the package: remove them (python tools/typecheck.py does)"
+    for inside, target in links.items():
+        assert (view / inside).is_symlink(), f"{inside}: run python tools/typecheck.py and `git add typecheck`"
+        assert (view / inside).resolve() == target.resolve(), inside
     seen: set[Path] = set()
     for dirpath, _dirs, files in os.walk(view / "acp_mux", followlinks=True):
         for name in files:
@@ -41,6 +48,16 @@ def test_every_file_of_the_package_is_in_the_view_and_maps_back_to_itself() -> N
             seen.add(real.resolve())
     sources = {p.resolve() for top in ("acp_mux", "adapters", "translation") for p in (ROOT / top).rglob("*.py")}
     assert sources == seen, "files the view misses: " + ", ".join(sorted(map(str, sources - seen)))
+
+
+def test_plain_mypy_reads_the_whole_package_through_the_view() -> None:
+    """What a contributor types first, `mypy` with no arguments, checks the whole package as it installs: its
+    config names the package and finds it through the view, never the bare folders (where adapters/ is a stray)."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
+    assert config["mypy_path"] == typecheck.VIEW
+    assert config["packages"] == [typecheck.PACKAGE]
+    assert "files" not in config and "modules" not in config
+    assert ".venv/bin/mypy\n" in (ROOT / ".ci" / "run").read_text()  # CI runs the very same command
 
 
 @given(mapping, rest)

@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
-from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, ENTRIES, AgentEntry, get_adapter  # noqa: E402
+from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, ENTRIES, AgentEntry  # noqa: E402
+from acp_mux.adapters.base import get_adapter  # noqa: E402
 from tools.generated_block import splice  # noqa: E402
 
 README = ROOT / "README.md"

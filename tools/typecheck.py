@@ -1,12 +1,14 @@
 """Type-check the whole import name ``acp_mux`` with mypy, as it installs: adapters/ and translation/ included.
 
 setuptools installs the top-level folders adapters/ and translation/ as ``acp_mux.adapters`` and
-``acp_mux.translation`` ([tool.setuptools.package-dir] in pyproject.toml). mypy has no package-dir mapping: run
-plainly, it sees ``adapters`` as a package of its own, so ``from acp_mux.adapters import base`` cannot be followed
-and half the package goes unchecked. This tool builds a view of the installed layout out of symlinks
-(``build/typecheck/acp_mux/``: every entry of acp_mux/ plus one link per package-dir entry), runs mypy on
-``-p acp_mux`` from there with the project's own [tool.mypy] config, and rewrites the paths mypy reports back to the
-real files, so an editor or a person can jump to them.
+``acp_mux.translation`` ([tool.setuptools.package-dir] in pyproject.toml). mypy has no package-dir mapping: given
+the folders, it sees ``adapters`` as a package of its own, so ``from acp_mux.adapters import base`` cannot be
+followed and half the package goes unchecked. So the repository holds a view of the installed layout made of
+symlinks (``typecheck/acp_mux/``: every entry of acp_mux/ plus one link per package-dir entry), and [tool.mypy] in
+pyproject.toml points plain ``mypy`` at it (``mypy_path = "typecheck"``, ``packages = ["acp_mux"]``): ``mypy`` with
+no arguments checks the whole package, and is the command CI runs. This tool keeps the view in step with the tree
+(a new folder of acp_mux/ gets its link; ``git add typecheck`` commits it), runs the same check, and rewrites the
+paths mypy reports back to the real files, so an editor or a person can jump to them; plus filters and baselines.
 
     python tools/typecheck.py                        # every error, exit 1 when there is one
     python tools/typecheck.py adapters/rpc_agents    # the whole package is checked; only errors under these paths
@@ -32,6 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "acp_mux"
+VIEW = "typecheck"  # the committed view of the installed layout, which plain `mypy` reads ([tool.mypy] mypy_path)
 # mypy's report lines: `path:line: severity: text` (with `--show-column-numbers`, `path:line:col:`); the summary line
 # ("Found 3 errors in 2 files") and blank lines match nothing.
 REPORT_LINE = re.compile(r"^(?P<path>[^:\n]+\.pyi?):(?P<rest>\d+:.*)$")
@@ -131,7 +134,7 @@ def relative_to_root(arg: str, root: Path) -> str:
         return Path(arg).as_posix()
 
 
-def run_mypy(view: Path, config: Path, extra: Sequence[str]) -> tuple[int, list[str]]:
+def run_mypy(view: Path, config: Path, extra: Sequence[str], cache: Path) -> tuple[int, list[str]]:
     """mypy over ``-p acp_mux`` in the view with the project's config; its exit status and output lines."""
     command = [
         sys.executable,
@@ -140,7 +143,7 @@ def run_mypy(view: Path, config: Path, extra: Sequence[str]) -> tuple[int, list[
         "--config-file",
         str(config),
         "--cache-dir",
-        str(view / ".mypy_cache"),
+        str(cache),
         "--no-error-summary",
         "--no-pretty",
         "-p",
@@ -174,7 +177,7 @@ def over_baseline(counts: Mapping[str, int], allowed: Mapping[str, int]) -> list
 def main(argv: Sequence[str] | None = None, root: Path = ROOT) -> int:
     """Check, print the mapped report, and exit 1 on errors (or on errors beyond the baseline), 2 if mypy broke.
 
-    ``root`` is the project (its pyproject.toml, acp_mux/ and mapped folders); the view lives in its build/."""
+    ``root`` is the project (its pyproject.toml, acp_mux/ and mapped folders); the view is its typecheck/."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument(
         "paths", nargs="*", help="show only errors in these files or folders (the whole package is still checked)"
@@ -186,9 +189,9 @@ def main(argv: Sequence[str] | None = None, root: Path = ROOT) -> int:
     args = parser.parse_args(argv)
 
     dirs = package_dirs(root / "pyproject.toml")
-    view = root / "build" / "typecheck"
+    view = root / VIEW
     build_view(view, view_links(root, dirs))
-    status, output = run_mypy(view, root / "pyproject.toml", args.mypy_arg)
+    status, output = run_mypy(view, root / "pyproject.toml", args.mypy_arg, root / "build" / "mypy-cache")
     if status not in (0, 1):
         print("\n".join(output), file=sys.stderr)
         return 2

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, AsyncIterator, Callable, Coroutine, Sequence, cast
 
-from acp_mux.adapters.registry import AgentNotAvailable, UnknownAgent, get_adapter
+from acp_mux.adapters.registry import AgentNotAvailable, UnknownAgent
+from acp_mux.adapters.base import get_adapter
 from acp_mux.api.approvals import Answer, ApprovalRequest, Approvals, decide, deny
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.errors import AgentMuxError

@@ -20,12 +20,7 @@ import re
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Mapping, Sequence
-
-if TYPE_CHECKING:
-    from pathlib import Path
-
-    from acp_mux.server.agent_choice import AgentChoices
+from typing import Literal, Mapping, Sequence
 
 TIMEOUT_S = 5.0
 State = Literal["runs", "cannot run", "not verified"]
@@ -94,48 +89,3 @@ def check_all(paths: Sequence[str], env: Mapping[str, str] | None = None) -> lis
         return []
     with ThreadPoolExecutor(max_workers=len(paths)) as pool:
         return list(pool.map(lambda path: check(path, env), paths))
-
-
-def runnable_agents(
-    names: Sequence[str],
-    env: Mapping[str, str] | None = None,
-    state_dir: Path | None = None,
-    *,
-    check_missing: bool = True,
-) -> tuple[str, ...]:
-    """The agents among ``names`` that are supported, found and not proven unable to run, in the given order: what
-    ``--agent auto`` offers (the same check ``doctor`` shows). With ``state_dir``, a verdict from the last day is
-    reused while nothing it depended on changed (:mod:`acp_mux.cli.health_cache`); ``check_missing=False`` then
-    runs no CLI at all (an agent without a stored verdict is offered, not yet verified)."""
-    import os
-
-    from acp_mux.adapters.registry import ENTRIES, locate_binary
-
-    env = os.environ if env is None else env
-    found = [
-        (name, path)
-        for name in names
-        if name in ENTRIES and ENTRIES[name].supported
-        for path in [locate_binary(ENTRIES[name], None, env)[0]]
-        if path
-    ]
-    paths = [path for _, path in found]
-    if state_dir is None:
-        verdicts = check_all(paths, env)
-    else:
-        from acp_mux.cli.health_cache import cached_check_all
-
-        verdicts = cached_check_all(paths, env, state_dir, check_missing=check_missing)
-    return tuple(name for (name, _), health in zip(found, verdicts, strict=True) if health.offered)
-
-
-def usable_here() -> AgentChoices:
-    """The agents ``doctor`` finds usable here, from its stored verdicts only (no CLI is run while the editor
-    waits): what ``--agent auto`` offers, and what a single-agent session may carry on with at a usage limit."""
-    from acp_mux.server.agent_choice import AgentChoices
-    from acp_mux.server.store import state_dir
-
-    root = state_dir()
-    return AgentChoices.discover(
-        root, runnable=lambda names: runnable_agents(names, state_dir=root, check_missing=False)
-    )

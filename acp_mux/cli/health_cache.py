@@ -9,7 +9,9 @@ that ``PATH`` finds (an engine error goes away when a newer node is installed). 
 The file (``agent-health.json`` in the state folder) is read as any state file is: only a regular file of this
 user, size-capped (:mod:`acp_mux.core.state_files`), and whatever it holds is checked entry by entry: an entry
 that is not exactly what this module writes is ignored, never trusted. It is replaced whole
-(:func:`acp_mux.core.own_files.write_atomic`), 0600.
+(:func:`acp_mux.core.own_files.write_atomic`), 0600. What ``--agent auto`` offers is decided from these verdicts
+(:func:`runnable_agents`, :func:`usable_here`), here rather than in :mod:`acp_mux.cli.health`, which this module
+reads: the two never import each other both ways.
 """
 
 from __future__ import annotations
@@ -20,9 +22,12 @@ import os
 import shutil
 import time
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from acp_mux.cli.health import CANNOT_RUN, NOT_VERIFIED, RUNS, Health, State, check_all
+
+if TYPE_CHECKING:
+    from acp_mux.server.agent_choice import AgentChoices
 
 FILE = "agent-health.json"
 FRESH_S = 24 * 3600
@@ -114,3 +119,46 @@ def cached_check_all(
         found.update(fresh)
         remember(state_dir, fresh, env, moment)
     return [found[path] for path in paths]
+
+
+def runnable_agents(
+    names: Sequence[str],
+    env: Mapping[str, str] | None = None,
+    state_dir: Path | None = None,
+    *,
+    check_missing: bool = True,
+) -> tuple[str, ...]:
+    """The agents among ``names`` that are supported, found and not proven unable to run, in the given order: what
+    ``--agent auto`` offers (the same check ``doctor`` shows). With ``state_dir``, a verdict from the last day is
+    reused while nothing it depended on changed (this cache); ``check_missing=False`` then
+    runs no CLI at all (an agent without a stored verdict is offered, not yet verified)."""
+    import os
+
+    from acp_mux.adapters.registry import ENTRIES, locate_binary
+
+    env = os.environ if env is None else env
+    found = [
+        (name, path)
+        for name in names
+        if name in ENTRIES and ENTRIES[name].supported
+        for path in [locate_binary(ENTRIES[name], None, env)[0]]
+        if path
+    ]
+    paths = [path for _, path in found]
+    if state_dir is None:
+        verdicts = check_all(paths, env)
+    else:
+        verdicts = cached_check_all(paths, env, state_dir, check_missing=check_missing)
+    return tuple(name for (name, _), health in zip(found, verdicts, strict=True) if health.offered)
+
+
+def usable_here() -> AgentChoices:
+    """The agents ``doctor`` finds usable here, from its stored verdicts only (no CLI is run while the editor
+    waits): what ``--agent auto`` offers, and what a single-agent session may carry on with at a usage limit."""
+    from acp_mux.server.agent_choice import AgentChoices
+    from acp_mux.server.store import state_dir
+
+    root = state_dir()
+    return AgentChoices.discover(
+        root, runnable=lambda names: runnable_agents(names, state_dir=root, check_missing=False)
+    )

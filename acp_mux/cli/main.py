@@ -14,7 +14,8 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING, Sequence
 
-from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, ENTRIES, AgentNotAvailable, UnknownAgent, get_adapter
+from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, ENTRIES, AgentNotAvailable, UnknownAgent
+from acp_mux.adapters.base import get_adapter
 from acp_mux.core.settings import LOG_LEVELS, SettingError, read_setting
 
 if TYPE_CHECKING:  # types only: the server loads after initialize is answered (acp_mux.cli.launch)
@@ -157,7 +158,7 @@ def main(argv: Sequence[str] | None = None, early: Early | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.version:
-        from acp_mux import __version__
+        from acp_mux.version import __version__
 
         print(f"acp-mux {__version__}")
         return 0
@@ -174,7 +175,7 @@ def main(argv: Sequence[str] | None = None, early: Early | None = None) -> int:
         return 2
     choices: AgentChoices | None = None
     if multi:  # one editor entry for every agent: the person picks one per session
-        from acp_mux.cli.health import usable_here
+        from acp_mux.cli.health_cache import usable_here
 
         # doctor's health check decides too, from its stored verdicts only: a CLI proven unable to run is not offered,
         # and no CLI is run while the editor waits
@@ -319,7 +320,7 @@ async def serve(
     conn = connection(proto_in, proto_out, early.leftover if early is not None else b"")
     if logging.getLogger().isEnabledFor(logging.DEBUG):
         conn.on_message = _log_protocol
-    from acp_mux.cli.health import usable_here
+    from acp_mux.cli.health_cache import usable_here
 
     server = AcpServer(conn, adapter, config, SessionStore(), choices, usable_agents=usable_here)
     if early is not None and early.params is not None:  # answered by the launcher before this server existed

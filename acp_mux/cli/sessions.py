@@ -239,7 +239,7 @@ _SHOWN_RECORDS = frozenset(
 def _tool_table(agent: str) -> ToolTable:
     """The agent's tool table (titles, kinds) when its adapter loads here, else a neutral one."""
     try:
-        from acp_mux.adapters.registry import get_adapter
+        from acp_mux.adapters.base import get_adapter
 
         return get_adapter(agent).tool_table
     except Exception:

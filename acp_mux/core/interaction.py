@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Iterator, Literal, Mapping, TypeAlias
+from typing import TYPE_CHECKING, Any, Iterator, Literal, Mapping, Protocol, TypeAlias
 
 from acp_mux.core.errors import AgentMuxError
 from acp_mux.core.event_codes import ErrorCode, now_ms
 
 if TYPE_CHECKING:
     from acp_mux.core.events import ApprovalRequestEvent
-    from acp_mux.core.run import RunHandle
+
+
+class AnsweringRun(Protocol):
+    """What the channel needs of its run (:class:`acp_mux.core.run.RunHandle`), stated here so the run, which
+    builds the channel, is never imported back."""
+
+    def _require_active(self) -> None: ...
+    async def _deliver_response(self, item: PendingInteraction, response: InteractionResponse) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -151,7 +158,7 @@ class InteractionChannel:
     """The person's view of the run's open questions (:class:`Questions`, the one record of each), with explicit
     answers (the run's owner gives them: the session, or the Python API's policy)."""
 
-    def __init__(self, handle: "RunHandle", questions: Questions) -> None:
+    def __init__(self, handle: AnsweringRun, questions: Questions) -> None:
         self._handle = handle
         self._questions = questions
 

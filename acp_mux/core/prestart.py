@@ -17,13 +17,24 @@ of one agent never run side by side over the same state). An agent no spawn aske
 from __future__ import annotations
 
 import logging
+import subprocess
 import threading
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from .process import SpawnSpec, Started
+from typing import Protocol
 
 log = logging.getLogger(__name__)
+
+
+class Started(Protocol):
+    """What this slot needs of a started agent (:class:`acp_mux.core.process.Started`), stated here so the process
+    layer, which claims from the slot, is never imported back."""
+
+    @property
+    def spec(self) -> object: ...  # compared with the claiming spawn's SpawnSpec
+    @property
+    def popen(self) -> subprocess.Popen[bytes]: ...
+    def end(self) -> None: ...
+
+
 _lock = threading.Lock()
 _kept: Started | None = None
 
@@ -34,10 +45,10 @@ def keep(started: Started) -> None:
     with _lock:
         previous, _kept = _kept, started
     if previous is not None:
-        _end(previous)
+        previous.end()
 
 
-def claim(spec: SpawnSpec) -> Started | None:
+def claim(spec: object) -> Started | None:
     """The kept agent when it was started for exactly ``spec``, once; None otherwise. Either way nothing is kept
     afterwards: an agent started for another spec is ended here, before the caller starts its own."""
     kept = _take()
@@ -46,7 +57,7 @@ def claim(spec: SpawnSpec) -> Started | None:
     if kept.spec == spec:  # one that already ended is the run's to report, as any agent that ends
         return kept
     log.info("the agent the launcher started (pid %d) is not the run's: ended", kept.popen.pid)
-    _end(kept)
+    kept.end()
     return None
 
 
@@ -55,7 +66,7 @@ def discard() -> bool:
     kept = _take()
     if kept is None:
         return False
-    _end(kept)
+    kept.end()
     return True
 
 
@@ -65,9 +76,3 @@ def _take() -> Started | None:
     with _lock:
         kept, _kept = _kept, None
     return kept
-
-
-def _end(started: Started) -> None:
-    from .process import end
-
-    end(started)

@@ -438,6 +438,10 @@ class Started:
     written: tuple[str, ...]  # the private files written for it, removed when it ends
     lifeline: int  # the write end of its supervisor's lifeline (acp_mux.core.supervision)
 
+    def end(self) -> None:
+        """:func:`end` this agent (what the launcher's slot calls: :mod:`acp_mux.core.prestart`)."""
+        end(self)
+
 
 def start(spec: SpawnSpec) -> Started:
     """Start the agent under a supervisor (:mod:`acp_mux.core.supervisor`) in a new session and process group, on
@@ -526,9 +530,10 @@ async def spawn(
     way the agent does, so ``wait()`` reports the agent's own status. ``on_stderr_line`` may also be assigned right
     after this returns (before the next await) without missing a line.
     """
-    started = prestart.claim(spec)
-    if started is not None:
-        log.info("the run takes the agent the launcher started (pid %d)", started.popen.pid)
+    kept = prestart.claim(spec)
+    if isinstance(kept, Started):  # the slot holds only what start() returned
+        log.info("the run takes the agent the launcher started (pid %d)", kept.popen.pid)
+        started = kept
     else:
         started = start(spec)
     return await attach(started, stderr_tail_bytes=stderr_tail_bytes, on_stderr_line=on_stderr_line)

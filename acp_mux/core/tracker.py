@@ -18,13 +18,23 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from . import supervision
 from .pgroup import group_alive, killpg
 
-if TYPE_CHECKING:
-    from .process import AgentProcess
+
+class AgentProcess(Protocol):
+    """What the tracker reads of an agent process (:class:`acp_mux.core.process.AgentProcess`), stated here so the
+    tracker, which the process layer loads, never imports it back."""
+
+    @property
+    def pid(self) -> int: ...
+    @property
+    def pgid(self) -> int: ...
+    @property
+    def exited(self) -> bool: ...
+
 
 _WATCH_FIRST = 0.1  # s until the first emptiness check of a leaderless group
 _WATCH_MAX = 1.0  # poll interval cap; bounds how stale a leaderless entry gets

@@ -13,7 +13,7 @@ import logging
 import os
 from typing import TYPE_CHECKING, Any, Callable
 
-from acp_mux import __version__
+from acp_mux.version import __version__
 from acp_mux.protocol import unstable, v1, wire
 from acp_mux.server import params as p
 from acp_mux.server.editor_edge import answer, asking, parse_request, typed
@@ -106,7 +106,7 @@ class AcpServer:
         extra_dirs = takes_extra_directories(self.adapter)
         steers = self.adapter.steers
         if self.choices is not None:  # any agent may answer: offer what some can take, refuse per agent at prompt time
-            from acp_mux.adapters.registry import get_adapter
+            from acp_mux.adapters.base import get_adapter
 
             adapters = [get_adapter(n) for n in self.choices.names]
             every = [a.capabilities for a in adapters] or [caps]
@@ -546,7 +546,7 @@ class AcpServer:
     def _adapter_of(self, name: str) -> AgentAdapter:
         if name == self.adapter.name:
             return self.adapter
-        from acp_mux.adapters.registry import get_adapter
+        from acp_mux.adapters.base import get_adapter
 
         return get_adapter(name)
 

@@ -31,7 +31,7 @@ def adapter_for(argv: list[str]) -> tuple[AgentAdapter, dict[str, str]] | None:
     if target is None:
         return None
     agent, transport, values = target
-    from acp_mux.adapters.registry import get_adapter
+    from acp_mux.adapters.base import get_adapter
 
     try:
         return get_adapter(agent, transport), values

@@ -343,7 +343,7 @@ def _answer(data: bytes, agent: str, facts: dict[str, Any], binary: str | None, 
         return Early(None, None, None, data)
     params = message["params"]
     client_caps = params.get("clientCapabilities") or {}  # (they fit the model: an object, or null)
-    from acp_mux import __version__
+    from acp_mux.version import __version__
     from acp_mux.server.self_command import own_command
 
     result = initialize_result(
@@ -405,7 +405,8 @@ _STRICT_JSON = json.JSONDecoder(parse_float=_finite, parse_constant=_no_constant
 # ── the snapshot ───────────────────────────────────────────────────────────────────────────────────────────────
 def current_facts() -> dict[str, Any]:
     """The facts as the registry and the adapters state them now (imports every adapter: tests and tools only)."""
-    from acp_mux.adapters.registry import ENTRIES, get_adapter
+    from acp_mux.adapters.registry import ENTRIES
+    from acp_mux.adapters.base import get_adapter
 
     out: dict[str, Any] = {}
     for name in ENTRIES:

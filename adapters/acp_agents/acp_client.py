@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Literal, Self, TypeAlias, TypeVar, cast
 
-from acp_mux import __version__
+from acp_mux.version import __version__
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, PerRun, try_json
 from acp_mux.adapters.json_rpc_peer import INTERNAL_ERROR, METHOD_NOT_FOUND, JsonRpcPeer, error_message
 from acp_mux.core.contract import ApprovalDecision, RunOptions

@@ -47,7 +47,7 @@ import logging
 import shlex
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, cast
 
-from acp_mux import __version__
+from acp_mux.version import __version__
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.event_codes import ErrorCode
 from acp_mux.core.interaction import AgentEnd

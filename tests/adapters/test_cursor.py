@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_mux.adapters.registry import get_adapter
+from acp_mux.adapters.base import get_adapter
 from acp_mux.core.contract import ApprovalDecision, RunOptions
 from acp_mux.core.prompt import Prompt, TextPart
 from tests.adapters.helpers import AsTheRunDrives, make_ctx, sent

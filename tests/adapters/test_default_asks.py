@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from acp_mux.adapters.rpc_agents.codex import APP_SERVER_POLICIES, ASK_MODE, CodexAdapter, resolve_app_mode
 from acp_mux.adapters.stream_agents.codex_exec import _MODE_ALIASES
-from acp_mux.adapters.registry import ASKABLE, DEMO_AGENT, ENTRIES, Asking, get_adapter
+from acp_mux.adapters.registry import ASKABLE, DEMO_AGENT, ENTRIES, Asking
+from acp_mux.adapters.base import get_adapter
 from acp_mux.server import settings_shapes as shapes
 from acp_mux.server.session_settings import mode_dicts
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_mux.adapters.base import AgentAdapter
+from acp_mux.adapters.base import AgentAdapter, get_adapter
 from acp_mux.adapters.registry import (
     AGENT_NAMES,
     DEMO_AGENT,
@@ -16,7 +16,6 @@ from acp_mux.adapters.registry import (
     UnknownAgent,
     entry,
     expand_path,
-    get_adapter,
     locate_binary,
     missing_binary_help,
 )

@@ -3,7 +3,7 @@ and (claude) which ``result`` ends a steered turn. The real CLIs are in tests/e2
 
 from __future__ import annotations
 
-from acp_mux.adapters.registry import get_adapter
+from acp_mux.adapters.base import get_adapter
 from acp_mux.adapters.rpc_agents.codex import CodexAdapter, CodexRun
 from acp_mux.adapters.rpc_agents.pi import PiAdapter
 from acp_mux.adapters.stream_agents.claude import ClaudeAdapter

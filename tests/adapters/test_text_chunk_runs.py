@@ -21,7 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
-from acp_mux.adapters.registry import ENTRIES, get_adapter
+from acp_mux.adapters.registry import ENTRIES
+from acp_mux.adapters.base import get_adapter
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.delta_join import JOINABLE, MOST_JOINED, join_adjacent_deltas
 from acp_mux.core.events import BaseEvent

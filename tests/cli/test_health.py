@@ -9,7 +9,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_mux.cli.health import CANNOT_RUN, NOT_VERIFIED, RUNS, check, judge, runnable_agents
+from acp_mux.cli.health import CANNOT_RUN, NOT_VERIFIED, RUNS, check, judge
+from acp_mux.cli.health_cache import runnable_agents
 
 FAILURE_WORDS = re.compile(
     r"\b(error|unavailable|unsupported|not supported|no such file|not found|requires?|cannot|"

@@ -10,8 +10,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acp_mux.cli.health import CANNOT_RUN, NOT_VERIFIED, RUNS, runnable_agents
-from acp_mux.cli.health_cache import FILE, FRESH_S, cached_check_all, load
+from acp_mux.cli.health import CANNOT_RUN, NOT_VERIFIED, RUNS
+from acp_mux.cli.health_cache import FILE, FRESH_S, cached_check_all, load, runnable_agents
 
 
 def counting_cli(directory: Path, name: str, output: str, status: int = 0) -> Path:

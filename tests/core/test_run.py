@@ -21,7 +21,7 @@ from acp_mux.core.process import ExitStatus, PipeProcess, SpawnSpec
 from acp_mux.core.process import SpawnError
 from acp_mux.core.run import RunState, start_run
 from acp_mux.adapters.base import AgentAdapter
-from acp_mux.adapters.registry import get_adapter
+from acp_mux.adapters.base import get_adapter
 
 PROGRAMS = Path(__file__).parent.parent / "fakes" / "programs"
 

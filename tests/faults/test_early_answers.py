@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from acp_mux.adapters.registry import get_adapter
+from acp_mux.adapters.base import get_adapter
 from acp_mux.server import early_init, early_session, early_shapes, editor_edge
 from acp_mux.server.bridge import AcpServer
 from acp_mux.server.live_session import BridgeConfig, LiveSession

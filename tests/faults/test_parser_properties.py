@@ -27,7 +27,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acp_mux.adapters.registry import ENTRIES, get_adapter
+from acp_mux.adapters.registry import ENTRIES
+from acp_mux.adapters.base import get_adapter
 from acp_mux.core import events as ev
 from acp_mux.core.contract import RunOptions
 from acp_mux.core.process import ExitStatus

@@ -200,7 +200,7 @@ class Editor:
 
 
 def server_for(cli: str, state: Path, editor: Editor) -> AcpServer:
-    from acp_mux.adapters.registry import get_adapter
+    from acp_mux.adapters.base import get_adapter
 
     server = AcpServer(editor, get_adapter(cli), BridgeConfig(agent=cli, binary=sys.executable), SessionStore(state))  # type: ignore[arg-type]
     editor.server = server

@@ -87,7 +87,7 @@ FRESH_BRIDGE = """
 import asyncio, sys, tempfile
 from pathlib import Path
 from unittest import mock
-from acp_mux.adapters.registry import get_adapter
+from acp_mux.adapters.base import get_adapter
 from acp_mux.core.process import SpawnError
 from acp_mux.server.bridge import AcpServer
 from acp_mux.server.early_session import EarlySession

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_mux.adapters.registry import ENTRIES, get_adapter
+from acp_mux.adapters.registry import ENTRIES
+from acp_mux.adapters.base import get_adapter
 from acp_mux.server.agent_choice import AgentChoices
 from acp_mux.server.bridge import AcpServer
 from acp_mux.server.early_init import CHECKUP_METHOD

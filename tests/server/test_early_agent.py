@@ -21,7 +21,8 @@ from pathlib import Path
 import acp
 import pytest
 
-from acp_mux.adapters.registry import ENTRIES, get_adapter
+from acp_mux.adapters.registry import ENTRIES
+from acp_mux.adapters.base import get_adapter
 from tests.procs import pids, read_proc
 from tests.server.client import RecordingClient, bridge
 

@@ -16,7 +16,8 @@ import threading
 
 import pytest
 
-from acp_mux.adapters.registry import ENTRIES, get_adapter
+from acp_mux.adapters.registry import ENTRIES
+from acp_mux.adapters.base import get_adapter
 from acp_mux.server import early_init
 from acp_mux.server.editor_edge import parse_request
 from acp_mux.server.bridge import AcpServer

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from acp_mux.adapters.registry import ENTRIES, get_adapter
+from acp_mux.adapters.registry import ENTRIES
+from acp_mux.adapters.base import get_adapter
 from tests.server.test_early_init import early_answer
 
 SUPPORTED = [(name, transport) for name in ENTRIES if ENTRIES[name].supported for transport in ENTRIES[name].transports]

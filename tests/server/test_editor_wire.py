@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acp_mux.adapters.registry import get_adapter
+from acp_mux.adapters.base import get_adapter
 from acp_mux.protocol import v1, wire
 from acp_mux.server.bridge import AcpServer
 from acp_mux.server.early_init import SESSION_CAPABILITIES

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_mux.adapters.registry import get_adapter
+from acp_mux.adapters.base import get_adapter
 from acp_mux.server.bridge import AcpServer
 from acp_mux.server.live_session import BridgeConfig
 from acp_mux.server.rpc import INVALID_PARAMS, Connection, RpcError

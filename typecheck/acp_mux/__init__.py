@@ -1,0 +1,1 @@
+../../acp_mux/__init__.py
