@@ -26,7 +26,7 @@ rest = st.lists(segment, min_size=1, max_size=4).map(lambda parts: "/".join(part
 
 def test_every_file_of_the_package_is_in_the_view_and_maps_back_to_itself() -> None:
     """Walk the committed view (not rebuilt here: plain `mypy` reads it as the clone has it): each .py under
-    typecheck/acp_mux is a link to the very file real_path names, and every file of the package is in it."""
+    tools/typecheck_view/acp_mux is a link to the very file real_path names, and every file of the package is in it."""
     dirs = typecheck.package_dirs(ROOT / "pyproject.toml")
     assert dirs == {"acp_mux.adapters": "adapters", "acp_mux.translation": "translation"}
     view = ROOT / typecheck.VIEW

@@ -16,7 +16,7 @@ One deterministic pass over the tree git tracks, driven by the tables below:
   rewritten the same way, so code written against the old place (on another branch) follows;
 - ``FIXES``: the few literal texts that name a moved file by its bare name (``with_name("openclaw_keeper.py")``);
 - ``NEW_PACKAGES``: the ``__init__.py`` each new folder gets (its docstring says what the room holds); pyproject's
-  ``packages`` list gains them, and tools/typecheck.py's view (typecheck/acp_mux) gains a link for a new top folder.
+  ``packages`` list gains them, and tools/typecheck.py's view (tools/typecheck_view/acp_mux) gains a link for a new top folder.
 
 Safe to run again: a move whose source is gone and whose target exists is already done and is skipped, and only the
 moves done in this run are rewritten, so a second run does nothing. A module of acp_mux/core or acp_mux/server that

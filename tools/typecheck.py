@@ -4,10 +4,10 @@ setuptools installs the top-level folders adapters/ and translation/ as ``acp_mu
 ``acp_mux.translation`` ([tool.setuptools.package-dir] in pyproject.toml). mypy has no package-dir mapping: given
 the folders, it sees ``adapters`` as a package of its own, so ``from acp_mux.adapters import base`` cannot be
 followed and half the package goes unchecked. So the repository holds a view of the installed layout made of
-symlinks (``typecheck/acp_mux/``: every entry of acp_mux/ plus one link per package-dir entry), and [tool.mypy] in
-pyproject.toml points plain ``mypy`` at it (``mypy_path = "typecheck"``, ``packages = ["acp_mux"]``): ``mypy`` with
+symlinks (``tools/typecheck_view/acp_mux/``: every entry of acp_mux/ plus one link per package-dir entry), and [tool.mypy] in
+pyproject.toml points plain ``mypy`` at it (``mypy_path = "tools/typecheck_view"``, ``packages = ["acp_mux"]``): ``mypy`` with
 no arguments checks the whole package, and is the command CI runs. This tool keeps the view in step with the tree
-(a new folder of acp_mux/ gets its link; ``git add typecheck`` commits it), runs the same check, and rewrites the
+(a new folder of acp_mux/ gets its link; ``git add tools/typecheck_view`` commits it), runs the same check, and rewrites the
 paths mypy reports back to the real files, so an editor or a person can jump to them; plus filters and baselines.
 
     python tools/typecheck.py                        # every error, exit 1 when there is one
@@ -34,7 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "acp_mux"
-VIEW = "typecheck"  # the committed view of the installed layout, which plain `mypy` reads ([tool.mypy] mypy_path)
+VIEW = "tools/typecheck_view"  # the committed view of the installed layout, which plain `mypy` reads ([tool.mypy] mypy_path)
 # mypy's report lines: `path:line: severity: text` (with `--show-column-numbers`, `path:line:col:`); the summary line
 # ("Found 3 errors in 2 files") and blank lines match nothing.
 REPORT_LINE = re.compile(r"^(?P<path>[^:\n]+\.pyi?):(?P<rest>\d+:.*)$")

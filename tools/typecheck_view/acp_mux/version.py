@@ -1,0 +1,1 @@
+../../../acp_mux/version.py

@@ -1,1 +1,0 @@
-../../acp_mux/__init__.py

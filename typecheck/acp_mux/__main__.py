@@ -1,1 +1,0 @@
-../../acp_mux/__main__.py
