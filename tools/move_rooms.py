@@ -127,6 +127,7 @@ MOVES: list[tuple[str, str]] = [
     ("adapters/acp_agents/openclaw_asks.py", f"{OC}/asks.py"),
     ("adapters/acp_agents/openclaw_retries.py", f"{OC}/retries.py"),
     ("adapters/acp_agents/openclaw_registry.py", f"{OC}/registry.py"),
+    ("adapters/acp_agents/openclaw_refusals.py", f"{OC}/refusals.py"),
     ("adapters/acp_agents/openclaw_plugin", f"{OC}/plugin"),
     ("adapters/stream_agents/openclaw_exec.py", f"{OC}/exec_transport.py"),
 ]
@@ -193,7 +194,7 @@ FIXES: list[tuple[str, str, str, str]] = [
 ]
 
 # Inside openclaw's package, its files name each other by bare file name (``openclaw_gateway.py``, :mod:`openclaw_asks`)
-OPENCLAW_BARE = re.compile(r"(?<![\w/.])openclaw_(keeper|gateway|relay|asks|retries|registry|exec)(\.py\b|`)")
+OPENCLAW_BARE = re.compile(r"(?<![\w/.])openclaw_(keeper|gateway|relay|asks|retries|refusals|registry|exec)(\.py\b|`)")
 OPENCLAW_NEW = {"exec": "exec_transport"}
 
 NEW_PACKAGES: dict[str, str] = {
@@ -220,7 +221,8 @@ NEW_PACKAGES: dict[str, str] = {
     "starts the session's agent before the bridge loads (``early_agent``), then hands over to the command line.",
     OC: "OpenClaw, one package: the adapter over ``openclaw acp`` (``adapter``), the private gateway it talks to\n"
     "(``gateway``, kept alive by ``keeper``), the gate plugin's asks (``asks``, ``plugin/``) and their ``relay``,\n"
-    "retries of a turn the gateway dropped (``retries``), the agent registry it keeps (``registry``), and the\n"
+    "retries of a turn the gateway dropped (``retries``), a model nothing answers (``refusals``), the agent\n"
+    "registry it keeps (``registry``), and the\n"
     "one-shot ``openclaw agent exec`` transport (``exec_transport``).",
 }
 
@@ -461,13 +463,18 @@ def add_packages_to_pyproject(new_packages: Iterable[str]) -> None:
 
 
 def unmapped() -> list[str]:
-    """Files of core/ and server/ (top level) that no table names: left where they are."""
+    """Files of core/ and server/ (top level), and openclaw's modules, that no table names: left where they are."""
     mapped = {old for old, _ in MOVES} | STAYS
     found = []
     for folder in (C, S):
         for entry in sorted((ROOT / folder).iterdir()):
             rel = entry.relative_to(ROOT).as_posix()
             if entry.is_file() and entry.suffix in (".py", ".json") and rel not in mapped:
+                found.append(rel)
+    for folder in ("adapters/acp_agents", "adapters/stream_agents"):  # openclaw's package gathers all of it
+        for entry in sorted((ROOT / folder).glob("openclaw_*")):
+            rel = entry.relative_to(ROOT).as_posix()
+            if rel not in mapped and (entry.suffix == ".py" or entry.is_dir()):
                 found.append(rel)
     return found
 
