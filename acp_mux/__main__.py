@@ -1,3 +1,3 @@
-from acp_mux.cli.launch import main
+from acp_mux.launcher.entry import main
 
 raise SystemExit(main())

@@ -18,12 +18,12 @@ from functools import cache
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Literal, Mapping, Self
 
-from acp_mux.core.process import ExitStatus, SpawnSpec
-from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.log_follow import SideLog
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.prompt import Prompt
-from acp_mux.core import text as safe_json
+from acp_mux.core.process.spawn import ExitStatus, SpawnSpec
+from acp_mux.core.run.contract import ApprovalDecision, RunOptions
+from acp_mux.core.run.log_follow import SideLog
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.run.prompt import Prompt
+from acp_mux.core.text import safe as safe_json
 from acp_mux.adapters.registry import (
     AGENT_NAMES,
     ENTRIES,
@@ -35,7 +35,7 @@ from acp_mux.adapters.registry import (
 )
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.events.union import BaseEvent
 
 ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"]
 
@@ -184,9 +184,9 @@ class AgentAdapter:
     # The agent copies a native session itself when a run asks for it (``RunOptions.fork_session``: a new native
     # session that starts as a copy of ``session_id``): ``session/fork`` then uses it, else hands the turns over.
     native_fork: bool = False
-    # The launcher may start this agent before the bridge has loaded (acp_mux.server.early_agent): its spawn spec is
+    # The launcher may start this agent before the bridge has loaded (acp_mux.launcher.early_agent): its spawn spec is
     # a function of the run's options alone (no fresh private file in it) and nothing is prepared before it
-    # (``prepare`` is this base's). The run takes that agent only if its own spec is the same (acp_mux.core.prestart).
+    # (``prepare`` is this base's). The run takes that agent only if its own spec is the same (acp_mux.core.process.prestart).
     starts_early: bool = False
 
     # ── discovery: the agent's row ─────────────────────────────────────────────────────────────────────────────
@@ -267,7 +267,7 @@ class AgentAdapter:
 
     def accepts_prompts(self, ctx: ParseContext) -> bool:
         """The readiness hook: whether the agent takes a prompt now (its own session exists). The run, which owns
-        every prompt not yet given to the agent (``acp_mux.core.waiting_prompts``), asks before each write to the
+        every prompt not yet given to the agent (``acp_mux.core.run.waiting_prompts``), asks before each write to the
         agent and calls :meth:`send_prompt` only once this is true, so no adapter keeps a list of its own. Default:
         at once (the agent reads its first prompt from the command line or stdin)."""
         return True

@@ -16,11 +16,11 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal
 
-from acp_mux.core import jsonrpc
-from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.text import jsonrpc
+from acp_mux.core.run.parse_context import ParseContext
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.events.union import BaseEvent
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -117,7 +117,7 @@ class JsonRpcPeer:
     # ── incoming ───────────────────────────────────────────────────────────────────────────────────────────────
     @staticmethod
     def classify(msg: Any) -> MessageKind:
-        """What a decoded message is (one rule for both ends of the bridge: ``acp_mux.core.jsonrpc``), tolerant of
+        """What a decoded message is (one rule for both ends of the bridge: ``acp_mux.core.text.jsonrpc``), tolerant of
         a missing ``jsonrpc`` field (codex omits it)."""
         return jsonrpc.classify(msg, strict=False).kind
 

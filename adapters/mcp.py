@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from acp_mux.core.shapes import as_dict, as_list
+from acp_mux.core.text.shapes import as_dict, as_list
 
 __all__ = ["mcp_servers_by_name", "claude_mcp_config", "codex_mcp_config", "codex_exec_mcp", "mcp_secrets"]
 

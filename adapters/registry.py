@@ -385,8 +385,8 @@ _ROWS: tuple[AgentEntry, ...] = (
         "config or in the agent's environment (keys `openclaw onboard` keeps in OpenClaw's own state are not seen "
         "by acp-mux's private gateway).",
         transports={
-            "acp": "acp_mux.adapters.acp_agents.openclaw:OpenclawAdapter",
-            "exec": "acp_mux.adapters.stream_agents.openclaw_exec:OpenclawExecAdapter",
+            "acp": "acp_mux.adapters.acp_agents.openclaw.adapter:OpenclawAdapter",
+            "exec": "acp_mux.adapters.acp_agents.openclaw.exec_transport:OpenclawExecAdapter",
         },
         tested_version="2026.9.6",
         controls="its own modes, models and settings, as it reports them; its slash commands",

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from acp_mux.adapters.base import PerRun
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import BaseEvent
-    from acp_mux.core.parse_context import ParseContext
+    from acp_mux.core.events.union import BaseEvent
+    from acp_mux.core.run.parse_context import ParseContext
 
 
 def link_to_subagent(events: list[BaseEvent], parent: str | None, child_tools: dict[str, str]) -> list[BaseEvent]:

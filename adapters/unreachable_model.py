@@ -18,12 +18,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from acp_mux.core.event_codes import ErrorCode
-from acp_mux.core.lazy_events import ev
+from acp_mux.core.events.codes import ErrorCode
+from acp_mux.core.events.lazy_events import ev
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import BaseEvent
-    from acp_mux.core.parse_context import ParseContext
+    from acp_mux.core.events.union import BaseEvent
+    from acp_mux.core.run.parse_context import ParseContext
 
 MAX_ANSWER = 300
 _UNREACHABLE = re.compile(

@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.run.parse_context import ParseContext
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 AGENTS = ("gemini", "copilot", "hermes", "omp", "opencode")

@@ -128,11 +128,11 @@ def ready_bridge(workdir: Path, terminal_output: bool = False, **knobs: str) -> 
 
 WATCHED_IMPORTS = (
     "asyncio",
-    "acp_mux.server.bridge",
-    "acp_mux.server.live_session",
-    "acp_mux.core.events",
+    "acp_mux.server.sessions.bridge",
+    "acp_mux.server.sessions.live_session",
+    "acp_mux.core.events.union",
     "pydantic",
-    "acp_mux.core.run",
+    "acp_mux.core.run.handle",
 )
 
 

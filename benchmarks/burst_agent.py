@@ -4,7 +4,7 @@
 
 Why: a real CLI's reply time and the scripted model's pacing move by ±15 % between runs on two cores; this agent
 writes the same bursts every time, so the bridge's CPU per chunk for a given burst size and cadence (the two things
-that decide it: see ``acp_mux.core.run.STREAM_PACE_S``) can be compared across builds (``ab.py --agent
+that decide it: see ``acp_mux.core.run.handle.STREAM_PACE_S``) can be compared across builds (``ab.py --agent
 bursts:opencode``).
 """
 

@@ -35,7 +35,7 @@ def serve_instrumented(argv: list[str], lossy: bool) -> int:
     """The bridge itself, with EventBuffer.append wrapped to record drops and keep a handle on the buffers."""
     import atexit
 
-    import acp_mux.core.event_buffer as event_buffer
+    import acp_mux.core.events.buffer as event_buffer
     from acp_mux.cli.main import main
 
     buffers: list[Any] = []

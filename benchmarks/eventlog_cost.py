@@ -18,8 +18,8 @@ from rawclient import table
 
 
 def _turn(deltas: int, tools: int, output_lines: int) -> list[Any]:
-    from acp_mux.core import events as ev
-    from acp_mux.core.joined_text import JoinedText
+    from acp_mux.core.events import union as ev
+    from acp_mux.core.text.joined_text import JoinedText
 
     events: list[Any] = [ev.TurnStartEvent(turn_index=0), ev.MessageStartEvent()]
     parts = JoinedText()
@@ -46,7 +46,7 @@ def _turn(deltas: int, tools: int, output_lines: int) -> list[Any]:
 
 def bench_event_log(deltas: int = 20_000, tools: int = 50, output_lines: int = 400, repeats: int = 5) -> dict[str, Any]:
     from acp_mux.adapters.stream_agents.scripted import TOOLS
-    from acp_mux.server.event_log import EventLogWriter
+    from acp_mux.server.records.event_log import EventLogWriter
     from acp_mux.translation.updates import UpdateTranslator
 
     events = _turn(deltas, tools, output_lines)

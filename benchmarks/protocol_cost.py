@@ -114,7 +114,7 @@ def main() -> None:
         "import acp_mux.protocol.v1": import_ms("acp_mux.protocol.v1"),
         "import acp_mux.protocol.wire": import_ms("acp_mux.protocol.wire"),
         "import acp.schema (the SDK's generated models)": import_ms("acp.schema"),
-        "import acp_mux.server.bridge (for scale)": import_ms("acp_mux.server.bridge"),
+        "import acp_mux.server.sessions.bridge (for scale)": import_ms("acp_mux.server.sessions.bridge"),
     }
     for name, (fastest, median) in rows.items():
         print(f"{name:55s} {fastest:7.1f} ms fastest, {median:7.1f} ms median")

@@ -360,7 +360,7 @@ class OpenclawAcp:
     def argv(self, env: dict[str, str]) -> list[str]:
         import asyncio
 
-        from acp_mux.adapters.acp_agents.openclaw_gateway import Gateway
+        from acp_mux.adapters.acp_agents.openclaw.gateway import Gateway
 
         gateway = Gateway(self.binary, env)
         endpoint = asyncio.run(gateway.ready())

@@ -3,7 +3,7 @@
 Why a checker of its own: the rooms (cli → server → adapters / translation → core, protocol on the side) only stay
 one way if every kind of import is seen, not just ``import acp_mux.x``. A room can reach another room by a relative
 import (``from ..server import y``), through the package (``from acp_mux import server``), inside a function, under
-``if TYPE_CHECKING:``, or by a string the lazy helper imports on first use (``lazy_module("acp_mux.server.bridge")``).
+``if TYPE_CHECKING:``, or by a string the lazy helper imports on first use (``lazy_module("acp_mux.server.sessions.bridge")``).
 All of them are read here and resolved to a module of ours, so the rules in test_rooms.py hold for all of them.
 
 What counts as an import (each one becomes an :class:`Import` with the file and line it was written on):
@@ -18,8 +18,8 @@ What counts as an import (each one becomes an :class:`Import` with the file and 
   for a later import, ``-m acp_mux.x`` for a child process: a dependency on that module's room all the same).
   Dotted text that names no module of ours (a logger name such as ``acp_mux.wire``) is not read as an import.
 
-The parent packages an import loads implicitly are not edges: ``import acp_mux.core.events`` is one
-edge, to ``acp_mux.core.events``.
+The parent packages an import loads implicitly are not edges: ``import acp_mux.core.events.union`` is one
+edge, to ``acp_mux.core.events.union``.
 
 When an import runs decides whether it can make a load-time cycle (see :func:`cycles`):
 
@@ -41,7 +41,7 @@ from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, Sequence
 When = Literal["load", "type", "deferred"]
 EVERY_KIND: frozenset[When] = frozenset({"load", "type", "deferred"})
 
-# Functions that import the module named by their first argument. ``lazy_module`` (acp_mux/core/lazy.py) imports on
+# Functions that import the module named by their first argument. ``lazy_module`` (acp_mux/core/events/lazy.py) imports on
 # first attribute read, so a call to it is deferred even at module level.
 IMPORTING_CALLS = frozenset({"import_module", "__import__"})
 LAZY_CALLS = frozenset({"lazy_module"})

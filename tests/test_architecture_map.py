@@ -2,8 +2,8 @@
 
 The map is how a newcomer walks the house; a path that moved and a map that did not would send them to a room that is
 not there. Named in backticks: a path from the repository root (``adapters/base.py``, ``tests/test_rooms.py``), one
-under ``acp_mux/`` (``server/early_init.py``), or a bare file name in a bullet that opens with its folder
-(``- `acp_mux/core/` — `events/union.py` ...``); a dotted module name (``acp_mux.core.events.union``) must name a
+under ``acp_mux/`` (``launcher/early_init.py``), or a bare file name in a bullet that opens with its folder
+(``- `acp_mux/core/` — `events/union.py` ...``); a dotted module name (``acp_mux.core.events.union.union``) must name a
 module or package of ours (a name after it, such as a class, is not checked).
 """
 

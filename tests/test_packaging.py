@@ -45,7 +45,10 @@ def test_the_distribution_name_can_be_registered_and_keeps_the_command():
     assert re.sub(r"[-_.]+", "", PROJECT["name"].lower()) != "acpmux"
     # Both names start the launcher (answers initialize, then imports main): `acp-mux` for people, the distribution's
     # own name for `uvx acp-multiplexer` (the ACP registry runs the executable named after the package).
-    assert PROJECT["scripts"] == {"acp-mux": "acp_mux.cli.launch:main", PROJECT["name"]: "acp_mux.cli.launch:main"}
+    assert PROJECT["scripts"] == {
+        "acp-mux": "acp_mux.launcher.entry:main",
+        PROJECT["name"]: "acp_mux.launcher.entry:main",
+    }
     assert PROJECT["version"] == __version__
     assert PROJECT["license"] == "MIT" and (ROOT / "LICENSE").is_file()  # an SPDX expression, not a table
 

@@ -1,13 +1,13 @@
-"""One owner for prompts waiting to run: the run (``RunHandle``, through ``acp_mux.core.waiting_prompts``).
+"""One owner for prompts waiting to run: the run (``RunHandle``, through ``acp_mux.core.run.waiting_prompts``).
 
 Read from the source, over every module of the installed name (acp_mux with adapters/ and translation/ mapped in):
 
-* no module but ``core/waiting_prompts.py`` keeps a collection of prompts as state: a class field or ``self.``
+* no module but ``core/run/waiting_prompts.py`` keeps a collection of prompts as state: a class field or ``self.``
   attribute whose type holds ``Prompt`` inside a container (``list[Prompt]``, ``tuple[str, Prompt]``...). mypy
   strict makes every such container carry its type, so a new list of waiting prompts cannot hide unannotated;
-* only ``core/run.py`` makes a ``WaitingPrompts``: one per run, no second keeper elsewhere (an adapter, the
+* only ``core/run/handle.py`` makes a ``WaitingPrompts``: one per run, no second keeper elsewhere (an adapter, the
   session's gate, the live session);
-* the session's gate (``server/session_gate.py``) orders turns and switches and holds no prompt at all.
+* the session's gate (``server/sessions/session_gate.py``) orders turns and switches and holds no prompt at all.
 
 The detector itself is tried on sources that break the rule (a hypothesis test builds them), so it cannot pass
 by seeing nothing.
@@ -31,9 +31,9 @@ PACKAGES = {
     "acp_mux.adapters": ROOT / "adapters",
     "acp_mux.translation": ROOT / "translation",
 }
-OWNER = "acp_mux.core.waiting_prompts"
-RUN = "acp_mux.core.run"
-GATE = "acp_mux.server.session_gate"
+OWNER = "acp_mux.core.run.waiting_prompts"
+RUN = "acp_mux.core.run.handle"
+GATE = "acp_mux.server.sessions.session_gate"
 
 
 _names = annotation_names

@@ -9,7 +9,7 @@ The launcher (the ``acp-mux`` entry point and what answers ``initialize`` before
 command line it hands over to; the server and the command line read its answers (``initialize_result``, ``Early``). Every
 kind of import counts (tests/import_graph.py says which and how they are read): absolute and relative statements,
 ``from acp_mux import server``, imports inside functions, strings handed to ``importlib.import_module`` /
-``__import__`` / the lazy helper (``lazy_module("acp_mux.core.events")``), the registry's ``"module:Class"``
+``__import__`` / the lazy helper (``lazy_module("acp_mux.core.events.union")``), the registry's ``"module:Class"``
 strings, and any string that is exactly the name of a module of ours (``sys.modules[...]``, ``-m`` targets).
 
 Imports under ``TYPE_CHECKING`` count for the rooms: a type naming a higher room is still a dependency on it, and
@@ -104,8 +104,8 @@ ROOMS = Rooms(
 # match something (test_allow_lists_are_not_stale), so a fixed one is removed, and anything new fails.
 ALLOWED_PROBLEMS: dict[tuple[str, str], str] = {
     # The lazy helper itself: it imports whatever name its callers give it. Those callers' string literals are
-    # read and checked as imports (``lazy_module("acp_mux.core.events")``), so nothing escapes through here.
-    ("acp_mux/core/lazy.py", "importlib.import_module(self.__name)"): "the lazy helper; its callers are checked",
+    # read and checked as imports (``lazy_module("acp_mux.core.events.union")``), so nothing escapes through here.
+    ("acp_mux/core/events/lazy.py", "importlib.import_module(self.__name)"): "the lazy helper; its callers are checked",
     # get_adapter (adapters/base.py) imports the registry row's "module:Class" target; every such string in the
     # registry is read and checked as an import of acp_mux.adapters.registry (deferred), so its targets are seen.
     ("adapters/base.py", "importlib.import_module(module_name)"): "registry targets are checked as strings",
@@ -168,23 +168,23 @@ def test_the_family_rule_sees_the_real_cross_family_imports() -> None:
     assert ("acp_mux.adapters.rpc_agents.codex", "acp_mux.adapters.stream_agents.codex_exec") in across
 
 
-# Modules that still hold their own ``ev = lazy_module("acp_mux.core.events")`` (Any to mypy): each switches to the
-# one line ``from acp_mux.core.lazy_events import ev`` and leaves this set; nothing may join it.
-LAZY_EVENTS_NOT_YET_TYPED = {"acp_mux.adapters.acp_agents.openclaw_retries"}
+# Modules that still hold their own ``ev = lazy_module("acp_mux.core.events.union")`` (Any to mypy): each switches to the
+# one line ``from acp_mux.core.events.lazy_events import ev`` and leaves this set; nothing may join it.
+LAZY_EVENTS_NOT_YET_TYPED = {"acp_mux.adapters.acp_agents.openclaw.retries"}
 
 
 def test_events_are_loaded_lazily_through_the_one_typed_stand_in() -> None:
-    """Only ``acp_mux.core.lazy_events`` holds ``lazy_module("acp_mux.core.events")``: a module with a stand-in of its
+    """Only ``acp_mux.core.events.lazy_events`` holds ``lazy_module("acp_mux.core.events.union")``: a module with a stand-in of its
     own would build events mypy reads as Any."""
     graph = real_graph()
     holders = {
         imp.source
         for imp in graph.imports
-        if imp.when == "deferred" and "lazy_module" in imp.text and graph.target(imp) == "acp_mux.core.events"
+        if imp.when == "deferred" and "lazy_module" in imp.text and graph.target(imp) == "acp_mux.core.events.union"
     }
-    assert "acp_mux.core.lazy_events" in holders  # the rule reads the real stand-in, so it would see another
-    left = holders - {"acp_mux.core.lazy_events"} - LAZY_EVENTS_NOT_YET_TYPED
-    assert sorted(left) == [], "use: from acp_mux.core.lazy_events import ev"
+    assert "acp_mux.core.events.lazy_events" in holders  # the rule reads the real stand-in, so it would see another
+    left = holders - {"acp_mux.core.events.lazy_events"} - LAZY_EVENTS_NOT_YET_TYPED
+    assert sorted(left) == [], "use: from acp_mux.core.events.lazy_events import ev"
 
 
 def test_no_import_cycles_of_any_kind() -> None:
@@ -203,18 +203,24 @@ def test_the_real_tree_is_read_in_full() -> None:
     """Guards the checker against reading nothing: the tree's known imports of every kind are in the graph."""
     graph = real_graph()
     by_kind = {(imp.source, graph.target(imp), imp.when) for imp in graph.imports}
-    assert ("acp_mux.core.lazy_events", "acp_mux.core.events", "deferred") in by_kind  # lazy_module string
-    assert any(  # `from acp_mux.core import events as ev` under TYPE_CHECKING: what mypy sees instead
-        imp.source == "acp_mux.core.lazy_events" and imp.when == "type" and "acp_mux.core.events" in graph.targets(imp)
+    assert ("acp_mux.core.events.lazy_events", "acp_mux.core.events.union", "deferred") in by_kind  # lazy_module string
+    assert any(  # `from acp_mux.core.events import union as ev` under TYPE_CHECKING: what mypy sees instead
+        imp.source == "acp_mux.core.events.lazy_events"
+        and imp.when == "type"
+        and "acp_mux.core.events.union" in graph.targets(imp)
         for imp in graph.imports
     )
-    assert ("acp_mux.server.bridge", "acp_mux.core.events", "deferred") in by_kind  # import_module in a function
+    assert (
+        "acp_mux.server.sessions.bridge",
+        "acp_mux.core.events.union",
+        "deferred",
+    ) in by_kind  # import_module in a function
     assert (
         "acp_mux.adapters.registry",
         "acp_mux.adapters.stream_agents.claude",
         "deferred",
     ) in by_kind  # "module:Class"
-    assert ("acp_mux.__main__", "acp_mux.cli.launch", "load") in by_kind
+    assert ("acp_mux.__main__", "acp_mux.launcher.entry", "load") in by_kind
     assert len(graph.modules) > 90 and {ROOMS.room_of(m) for m in graph.modules} == set(ROOMS.allowed)
 
 
@@ -235,7 +241,7 @@ def make_tree(root: Path, files: dict[str, str]) -> None:
     base = {"acp_mux/__init__.py": "", "acp_mux/__main__.py": "from acp_mux.cli.a import x\n"}
     for _, folder in ROOM_PACKAGE.values():
         base |= {f"{folder}/__init__.py": "", f"{folder}/a.py": "x = 1\n", f"{folder}/b.py": "y = 2\n"}
-    # a stand-in for the lazy helper, named apart from the real one (acp_mux/core/lazy.py) so a move of that leaves it
+    # a stand-in for the lazy helper, named apart from the real one (acp_mux/core/events/lazy.py) so a move of that leaves it
     base["acp_mux/core/lazy_helper.py"] = "def lazy_module(name):\n    return name\n"
     for rel, source in (base | files).items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -236,8 +236,8 @@ def expected() -> dict[Path, str]:
 
 def early_facts() -> dict[Path, str]:
     """The snapshot of agent facts that lets ``initialize`` be answered before the bridge is imported
-    (``acp_mux/server/early_init.py``): an agent missing from it is answered later, by the server."""
-    from acp_mux.server import early_init
+    (``acp_mux/launcher/early_init.py``): an agent missing from it is answered later, by the server."""
+    from acp_mux.launcher import early_init
 
     return {Path(early_init.FACTS_FILE): early_init.facts_text()}
 

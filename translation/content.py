@@ -3,7 +3,7 @@
 Used by the server (prompts in, replay out), by agents that speak ACP themselves (the prompt goes back out as ACP
 blocks, losslessly) and by translation. Nothing is dropped silently: an image for a text-only agent is an error that
 names the agent and the block. ``file:`` URIs are percent-decoded in one place
-(:func:`acp_mux.core.prompt.file_uri_to_path`).
+(:func:`acp_mux.core.run.prompt.file_uri_to_path`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
-from acp_mux.core.prompt import AudioPart, ImagePart, Part, Prompt, ResourcePart, TextPart, file_uri_to_path
+from acp_mux.core.run.prompt import AudioPart, ImagePart, Part, Prompt, ResourcePart, TextPart, file_uri_to_path
 
 if TYPE_CHECKING:
     from acp_mux.protocol import v1_dicts as acp

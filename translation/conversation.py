@@ -1,6 +1,6 @@
 """One event of a turn → the updates the editor sees, the same way in a live turn and in a replay of the log.
 
-A live turn (``LiveSession._consume``) and ``session/load`` (``acp_mux.server.replay``) both call
+A live turn (``LiveSession._consume``) and ``session/load`` (``acp_mux.server.records.replay``) both call
 :func:`updates_for_event`, so a stored session replays through today's translation, and a fix in translation shows
 in old sessions too. Beyond the translator's own mapping it adds what the turn loop used to add by hand: an
 approval's tool call is announced before the question (the editor is never asked about a call it has not seen),
@@ -8,7 +8,7 @@ and a turn-ending event's notice is shown unless the person cancelled (a cancell
 
 A failed turn's error is shown once: live, the prompt's JSON-RPC error carries it and editors show that (a bold
 copy in the conversation as well made every failure appear twice); a replay has no such error, so there the error
-is the conversation's text (``acp_mux.server.replay`` shows it where the turn ended, from ``turn.ended``). Notices of turns that end without an error (the context window
+is the conversation's text (``acp_mux.server.records.replay`` shows it where the turn ended, from ``turn.ended``). Notices of turns that end without an error (the context window
 full, a refusal's words, a reply the agent cut short) stay message chunks: the person reads them nowhere else.
 """
 
@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from acp_mux.core.lazy_events import ev
+from acp_mux.core.events.lazy_events import ev
 from acp_mux.translation.stop_reasons import TurnOutcome, outcome_for
 from acp_mux.translation.updates import UpdateTranslator, notice
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import ApprovalRequestEvent, BaseEvent
+    from acp_mux.core.events.union import ApprovalRequestEvent, BaseEvent
     from acp_mux.protocol.v1_dicts import SessionUpdate
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.limit_times import wait_text
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.events.limit_times import wait_text
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import AuthErrorEvent, BaseEvent, CrashEvent, ErrorEvent, RateLimitErrorEvent
+    from acp_mux.core.events.union import AuthErrorEvent, BaseEvent, CrashEvent, ErrorEvent, RateLimitErrorEvent
     from acp_mux.protocol.v1_dicts import JsonValue, StopReason
 
 AUTH_REQUIRED = -32000

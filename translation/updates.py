@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Literal, Protocol, cast
 
 from acp_mux.translation.diffs import DiffLike, diffs_for, read_existing, relative_title, resolve
 from acp_mux.translation.output import BoundedOutput, cap_text, cap_value
-from acp_mux.core.limit_times import wait_text
+from acp_mux.core.events.limit_times import wait_text
 from acp_mux.translation.plans import plan_entries
 from acp_mux.translation.usage import TurnUsage
 
 if TYPE_CHECKING:  # the event classes and the ACP TypedDicts are types only here: no import cost on the hot path
-    from acp_mux.core import events as ev
+    from acp_mux.core.events import union as ev
     from acp_mux.protocol import v1_dicts as acp
     from acp_mux.protocol.unstable_dicts import Usage
     from acp_mux.protocol.v1_dicts import JsonValue

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from acp_mux.core import events as ev
+    from acp_mux.core.events import union as ev
     from acp_mux.protocol.unstable_dicts import Usage
 
 

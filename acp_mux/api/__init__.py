@@ -9,10 +9,10 @@ from __future__ import annotations
 from acp_mux.api.approvals import ApprovalRequest, Approvals, allow, ask, deny, manual
 from acp_mux.api.compare import Candidate, Comparison, compare
 from acp_mux.api.session import Run, TurnError, TurnResult, query, run
-from acp_mux.core import events
-from acp_mux.core.errors import AgentMuxError
-from acp_mux.core.events import BaseEvent, event_to_json, parse_event, parse_event_json
-from acp_mux.core.interaction import Approve, Deny
+from acp_mux.core.events import union as events
+from acp_mux.core.events.errors import AgentMuxError
+from acp_mux.core.events.union import BaseEvent, event_to_json, parse_event, parse_event_json
+from acp_mux.core.run.interaction import Approve, Deny
 
 __all__ = [
     "AgentMuxError",

@@ -15,7 +15,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Awaitable, Callable, TypeAlias
 
-from acp_mux.core.interaction import Approve, Deny
+from acp_mux.core.run.interaction import Approve, Deny
 from acp_mux.translation.permissions import MUTATING_KINDS, PermissionRules, Scope
 from acp_mux.translation.rule_text import parse_rule
 

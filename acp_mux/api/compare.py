@@ -3,7 +3,7 @@ folder, then a table to compare them and the chosen one's change brought back (`
 
 Why here, on :class:`~acp_mux.api.session.Run`: each candidate is an ordinary conversation with one agent — the
 same typed events, permission rules, typed errors and process-group stops as any run — only its folder is a private
-copy (:mod:`acp_mux.server.compare_copies`). What the comparison adds is the copies, the interleaved stream, the
+copy (:mod:`acp_mux.server.branches.compare_copies`). What the comparison adds is the copies, the interleaved stream, the
 measures (stop reason, wall time, tokens and cost, files and lines changed, an optional check command's exit
 status in each copy, an optional judge's reading of the diffs) and the way back.
 
@@ -31,16 +31,16 @@ from typing import TYPE_CHECKING
 
 from acp_mux.api.approvals import Answer, ApprovalRequest, Approvals, callback_answer, deny
 from acp_mux.api.session import Run, TurnResult
-from acp_mux.core.errors import AgentMuxError
-from acp_mux.core.event_codes import ErrorCode
-from acp_mux.core.interaction import Approve, Deny
-from acp_mux.core.paths import state_dir as default_state_dir
-from acp_mux.core.process import ExitStatus, SpawnSpec, spawn
-from acp_mux.server import compare_copies
-from acp_mux.server.compare_copies import Changes, CompareFolder, Copy
+from acp_mux.core.events.errors import AgentMuxError
+from acp_mux.core.events.codes import ErrorCode
+from acp_mux.core.run.interaction import Approve, Deny
+from acp_mux.core.files.paths import state_dir as default_state_dir
+from acp_mux.core.process.spawn import ExitStatus, SpawnSpec, spawn
+from acp_mux.server.branches import compare_copies
+from acp_mux.server.branches.compare_copies import Changes, CompareFolder, Copy
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.events.union import BaseEvent
 
 MIN_AGENTS, MAX_AGENTS = 2, 4
 CHECK_TIMEOUT_S = 600.0  # a check command that runs longer is stopped and counts as failed
@@ -366,7 +366,7 @@ class Comparison:
 
     async def apply(self, agent: str) -> list[str]:
         """Bring ``agent``'s change into the folder the comparison started from, merged with whatever changed
-        there meanwhile; the paths written. Raises :class:`~acp_mux.server.compare_copies.ApplyConflict` (nothing
+        there meanwhile; the paths written. Raises :class:`~acp_mux.server.branches.compare_copies.ApplyConflict` (nothing
         written) when a file changed on both sides and does not merge."""
         candidate = next((c for c in self.candidates if c.agent == agent), None)
         if candidate is None or candidate.copy is None:

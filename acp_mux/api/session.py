@@ -1,6 +1,6 @@
 """A conversation with one agent, driven from Python: :func:`run` (a handle), :func:`query` (one turn's events).
 
-Why it is built on :class:`~acp_mux.core.run.RunHandle` and not on the ACP server: a script wants the typed events
+Why it is built on :class:`~acp_mux.core.run.handle.RunHandle` and not on the ACP server: a script wants the typed events
 themselves, not ``session/update`` payloads. What the editor path adds around a handle is reused, not rewritten:
 the turn's outcome (stop reason or typed error) comes from the same translation (``updates_for_event``), the tool
 kind a permission rule sees from the same translator, the rules from :mod:`acp_mux.translation.permissions`, and
@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, AsyncIterator, Callable, Coroutine, Sequence, 
 from acp_mux.adapters.registry import AgentNotAvailable, UnknownAgent
 from acp_mux.adapters.base import get_adapter
 from acp_mux.api.approvals import Answer, ApprovalRequest, Approvals, decide, deny
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.errors import AgentMuxError
-from acp_mux.core.event_codes import ErrorCode
-from acp_mux.core.interaction import Approve, Deny
-from acp_mux.core.prompt import Prompt
-from acp_mux.server.fork_fallback import fallback_prompt, fell_back
-from acp_mux.server.store import SessionRecord, SessionStore
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.events.errors import AgentMuxError
+from acp_mux.core.events.codes import ErrorCode
+from acp_mux.core.run.interaction import Approve, Deny
+from acp_mux.core.run.prompt import Prompt
+from acp_mux.server.branches.fork_fallback import fallback_prompt, fell_back
+from acp_mux.server.records.store import SessionRecord, SessionStore
 from acp_mux.translation.content import prompt_to_blocks
 from acp_mux.translation.conversation import approval_tool_id, updates_for_event
 from acp_mux.translation.stop_reasons import TurnOutcome, outcome_for
@@ -36,12 +36,12 @@ from acp_mux.translation.updates import UpdateTranslator
 
 if TYPE_CHECKING:
     from acp_mux.adapters.base import AgentAdapter
-    from acp_mux.core.events import ApprovalRequestEvent, BaseEvent
-    from acp_mux.core.interaction import PendingInteraction
-    from acp_mux.core.run import RunHandle
+    from acp_mux.core.events.union import ApprovalRequestEvent, BaseEvent
+    from acp_mux.core.run.interaction import PendingInteraction
+    from acp_mux.core.run.handle import RunHandle
     from acp_mux.protocol.v1_dicts import SessionUpdate
     from acp_mux.protocol.v1_dicts import JsonValue
-    from acp_mux.server.event_log import EventLogWriter
+    from acp_mux.server.records.event_log import EventLogWriter
 
 CANCEL_WAIT_S = 3.0  # how long an interrupted agent gets to end its turn before its process group is terminated
 STOP_GRACE_S = 1.5  # SIGTERM → SIGKILL
@@ -120,7 +120,7 @@ class Run:
         self._cancelled = False
         self._tasks: set[asyncio.Task[None]] = set()
         # Prompts queued behind the current turn (queue()): each waits in its own task, holding its prompt, and
-        # starts when the one before it has (acp-mux keeps no list of prompts: see core/waiting_prompts.py).
+        # starts when the one before it has (acp-mux keeps no list of prompts: see core/run/waiting_prompts.py).
         self._queued: list[asyncio.Task[None]] = []
         self._queued_error: BaseException | None = None  # a queued prompt that could not start, said at next read
         self._no_turn = asyncio.Event()  # no turn is being read: the next queued prompt may start
@@ -339,7 +339,7 @@ class Run:
         """What the agent is sent for the person's ``prompt``: as the editor path sends it, the turns of this
         session it has not seen go before the message (a session another agent answered in an editor, a fork the
         agent has no copy of); the turn is then counted as this agent's."""
-        from acp_mux.server.handoff import with_missed_turns
+        from acp_mux.server.sessions.handoff import with_missed_turns
 
         record = self._record
         upto = len(record.turn_agents)
@@ -353,7 +353,7 @@ class Run:
 
     def _conversation(self) -> list[dict[str, object]]:
         """The stored conversation, folded, as the editor path reads it for a handover."""
-        from acp_mux.server.replay import folded_conversation, session_history
+        from acp_mux.server.records.replay import folded_conversation, session_history
 
         def translator(read_file: Callable[[str], str | None]) -> UpdateTranslator:
             return UpdateTranslator(self._adapter.tool_table, self._record.cwd, read_file=read_file)
@@ -428,7 +428,9 @@ class Run:
 
     # ── the turn ───────────────────────────────────────────────────────────────────────────────────────────────
     def _start(self, prompt: Prompt) -> RunHandle:
-        from acp_mux.core.run import start_run  # deferred like the editor path's: run.py loads with the first turn
+        from acp_mux.core.run.handle import (
+            start_run,
+        )  # deferred like the editor path's: run.py loads with the first turn
 
         mcp_servers, env, binary, inactivity, time_limit = self._options
         record = self._record
@@ -461,7 +463,7 @@ class Run:
 
     async def _falling_back(self, events: AsyncIterator[BaseEvent], fallback: Prompt) -> AsyncIterator[BaseEvent]:
         """A turn in a fork whose agent has not made its own fork yet. When that fork fails (the run fails before the
-        agent started its session), the turn is not over, as on the editor path (:mod:`acp_mux.server.fork_fallback`):
+        agent started its session), the turn is not over, as on the editor path (:mod:`acp_mux.server.branches.fork_fallback`):
         the line saying so goes to the log, to ``on_update`` and, as a ``debug`` event (level ``warn``), to the
         caller in place of the failure, which is held back (it is in the log); then the events of ``fallback``, the
         message again with the conversation so far handed over, to a new session of the agent. Any other failure is
@@ -487,7 +489,7 @@ class Run:
             for event in held:
                 yield event
             return
-        from acp_mux.core.events import DebugEvent
+        from acp_mux.core.events.union import DebugEvent
         from acp_mux.translation.updates import notice
 
         failed_run = self._handle

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from acp_mux.server.rpc import Connection
+    from acp_mux.server.wire.rpc import Connection
 
 
 def hint(agent: str, log: Path | None) -> str:
@@ -47,7 +47,7 @@ def looks_typed(line: bytes) -> bool:
 
 def terminal_connection(in_fd: int, out_fd: int, already_read: bytes = b"") -> Connection:
     """A connection that also says, on stderr, why a typed line got a parse error."""
-    from acp_mux.server.rpc import Connection
+    from acp_mux.server.wire.rpc import Connection
 
     class TerminalConnection(Connection):
         def _dispatch_line(self, line: bytes) -> None:

@@ -26,7 +26,7 @@ from acp_mux.cli.demo import FAILED, FINISHED, STOPPED_SHORT, LineReader, _color
 if TYPE_CHECKING:
     from acp_mux.api import ApprovalRequest, Approve, Comparison, Deny
     from acp_mux.api.compare import Candidate
-    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.events.union import BaseEvent
 
 NONE = "none"
 
@@ -136,7 +136,7 @@ async def _ask_pick(candidates: list[Candidate], reader: LineReader) -> str:
 
 
 async def _apply(comparison: Comparison, candidates: list[Candidate], pick: str | None, as_json: bool) -> int:
-    from acp_mux.server.compare_copies import CompareError
+    from acp_mux.server.branches.compare_copies import CompareError
 
     out = sys.stderr if as_json else sys.stdout
     if pick == NONE:

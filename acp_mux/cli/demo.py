@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Sequence, TypeAlias, cast
 
 from acp_mux.cli.plain_client import PlainClient
 from acp_mux.cli.terminal import field, fill
-from acp_mux.core.visible import visible
+from acp_mux.core.text.visible import visible
 
 if TYPE_CHECKING:  # the SDK loads only when the demo runs (it is no dependency of the bridge's start-up path)
     import acp

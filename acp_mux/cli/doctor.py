@@ -29,7 +29,7 @@ from acp_mux.adapters.registry import (
 from acp_mux.cli.health import CANNOT_RUN, RUNS, Health, check_all
 from acp_mux.cli.health_cache import remember
 from acp_mux.cli.terminal import field, fill
-from acp_mux.core.paths import state_dir
+from acp_mux.core.files.paths import state_dir
 from acp_mux.core.settings import settings_problem
 
 READY, NO_SIGN_IN, NOT_VERIFIED, CANNOT_RUN_STATE, NOT_FOUND, UNSUPPORTED = (
@@ -201,7 +201,7 @@ def run_doctor(argv: Sequence[str]) -> int:
         )
     )
     print(fill(f"The bridge's log: {default_log_path()} (another with --log-file or ACP_MUX_LOG)"))
-    from acp_mux.server.failover import setting_problem as failover_problem
+    from acp_mux.server.branches.failover import setting_problem as failover_problem
 
     # every new session would fail with this: say it here too
     setting = settings_problem(os.environ) or failover_problem(os.environ)

@@ -7,9 +7,9 @@ that ``PATH`` finds (an engine error goes away when a newer node is installed). 
 *fingerprint*; any change, or a day passing, asks again. ``doctor`` always asks afresh and stores what it found.
 
 The file (``agent-health.json`` in the state folder) is read as any state file is: only a regular file of this
-user, size-capped (:mod:`acp_mux.core.state_files`), and whatever it holds is checked entry by entry: an entry
+user, size-capped (:mod:`acp_mux.core.files.state_files`), and whatever it holds is checked entry by entry: an entry
 that is not exactly what this module writes is ignored, never trusted. It is replaced whole
-(:func:`acp_mux.core.own_files.write_atomic`), 0600. What ``--agent auto`` offers is decided from these verdicts
+(:func:`acp_mux.core.files.own_files.write_atomic`), 0600. What ``--agent auto`` offers is decided from these verdicts
 (:func:`runnable_agents`, :func:`usable_here`), here rather than in :mod:`acp_mux.cli.health`, which this module
 reads: the two never import each other both ways.
 """
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from acp_mux.cli.health import CANNOT_RUN, NOT_VERIFIED, RUNS, Health, State, check_all
 
 if TYPE_CHECKING:
-    from acp_mux.server.agent_choice import AgentChoices
+    from acp_mux.server.sessions.agent_choice import AgentChoices
 
 FILE = "agent-health.json"
 FRESH_S = 24 * 3600
@@ -54,7 +54,7 @@ def fingerprint(path: str, env: Mapping[str, str]) -> str:
 
 def load(state_dir: Path) -> dict[str, dict[str, Any]]:
     """The stored verdicts by fingerprint; entries of any other shape are dropped (an empty map when unreadable)."""
-    from acp_mux.core.state_files import read_state_file
+    from acp_mux.core.files.state_files import read_state_file
 
     try:
         data = json.loads(read_state_file(state_dir / FILE))
@@ -75,7 +75,7 @@ def load(state_dir: Path) -> dict[str, dict[str, Any]]:
 
 def save(state_dir: Path, entries: Mapping[str, Mapping[str, Any]]) -> None:
     """Replace the file with ``entries``; a state folder that cannot be written only means asking again next time."""
-    from acp_mux.core.own_files import write_atomic
+    from acp_mux.core.files.own_files import write_atomic
 
     try:
         state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -155,8 +155,8 @@ def runnable_agents(
 def usable_here() -> AgentChoices:
     """The agents ``doctor`` finds usable here, from its stored verdicts only (no CLI is run while the editor
     waits): what ``--agent auto`` offers, and what a single-agent session may carry on with at a usage limit."""
-    from acp_mux.server.agent_choice import AgentChoices
-    from acp_mux.server.store import state_dir
+    from acp_mux.server.sessions.agent_choice import AgentChoices
+    from acp_mux.server.records.store import state_dir
 
     root = state_dir()
     return AgentChoices.discover(

@@ -4,9 +4,9 @@ Why a default: editors hide a bridge's stderr (most show only "server exited"), 
 failure is lost by the time anyone looks. Every bridge writes warnings and errors (and with ``--log-level DEBUG``
 every protocol message) here unless ``--log-file`` / ``ACP_MUX_LOG`` names another file, or ``off``.
 
-Private: the folder is made 0700 (:func:`acp_mux.core.private.ensure_private_dir`, which refuses a folder that is
+Private: the folder is made 0700 (:func:`acp_mux.core.files.private.ensure_private_dir`, which refuses a folder that is
 not ours alone) and the file is opened as our own regular file, 0600, never through a symlink and never waiting on
-a FIFO planted at its name (:func:`acp_mux.core.own_files.open_own`). A log that cannot be opened so is skipped
+a FIFO planted at its name (:func:`acp_mux.core.files.own_files.open_own`). A log that cannot be opened so is skipped
 with one line on stderr; the bridge runs on.
 
 Rotated: when the file would pass :data:`MAX_BYTES` it becomes ``acp-mux.log.1`` (the older ones move up to
@@ -24,7 +24,7 @@ import os
 from pathlib import Path
 from typing import Mapping
 
-from acp_mux.core.paths import state_dir
+from acp_mux.core.files.paths import state_dir
 
 MAX_BYTES = 5 * 1024 * 1024
 BACKUPS = 3
@@ -44,7 +44,7 @@ class RotatingLog(logging.StreamHandler):  # type: ignore[type-arg]
         super().__init__(self._open())
 
     def _open(self) -> object:
-        from acp_mux.core.own_files import open_own
+        from acp_mux.core.files.own_files import open_own
 
         fd = open_own(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         return os.fdopen(fd, "a", encoding="utf-8", errors="replace", buffering=1)
@@ -85,7 +85,7 @@ def open_default_log(env: Mapping[str, str] | None = None) -> RotatingLog | None
     """The default log's handler, its folder made private first; None (and why, on stderr) when it cannot be had."""
     import sys
 
-    from acp_mux.core.private import ensure_private_dir
+    from acp_mux.core.files.private import ensure_private_dir
 
     path = default_log_path(env)
     try:

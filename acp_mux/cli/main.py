@@ -18,15 +18,15 @@ from acp_mux.adapters.registry import AGENT_NAMES, DEMO_AGENT, ENTRIES, AgentNot
 from acp_mux.adapters.base import get_adapter
 from acp_mux.core.settings import LOG_LEVELS, SettingError, read_setting
 
-if TYPE_CHECKING:  # types only: the server loads after initialize is answered (acp_mux.cli.launch)
+if TYPE_CHECKING:  # types only: the server loads after initialize is answered (acp_mux.launcher.entry)
     from pathlib import Path
     from typing import TextIO
 
     from acp_mux.adapters.base import AgentAdapter
-    from acp_mux.server.agent_choice import AgentChoices
-    from acp_mux.server.early_init import Early
-    from acp_mux.server.compare_turn import Ask, Comparison
-    from acp_mux.server.live_session import BridgeConfig
+    from acp_mux.server.sessions.agent_choice import AgentChoices
+    from acp_mux.launcher.early_init import Early
+    from acp_mux.server.branches.compare_turn import Ask, Comparison
+    from acp_mux.server.sessions.live_session import BridgeConfig
 
 
 def _agents_line() -> str:
@@ -145,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, early: Early | None = None) -> int:
-    """``early``: what the launcher already read (and maybe answered) from the editor (``acp_mux.cli.launch``)."""
+    """``early``: what the launcher already read (and maybe answered) from the editor (``acp_mux.launcher.entry``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("doctor", "sessions", "demo", "run"):
         from acp_mux.cli.commands import run_command
@@ -203,7 +203,7 @@ def main(argv: Sequence[str] | None = None, early: Early | None = None) -> int:
         from acp_mux.cli.by_hand import hint
 
         print(hint(args.agent, log_path), file=sys.stderr)
-    from acp_mux.server.live_session import BridgeConfig
+    from acp_mux.server.sessions.live_session import BridgeConfig
 
     config = BridgeConfig(
         agent=args.agent,
@@ -238,7 +238,7 @@ def setup_logging(level: str, log_file: str | None) -> Path | None:
     stderr line in the conversation (acp.el turns each one into an error in agent-shell), and DEBUG holds every
     protocol message, prompts and file contents included, which belong in the private file alone."""
     from acp_mux.cli.log_file import OFF, open_default_log
-    from acp_mux.core import redact
+    from acp_mux.core.text import redact
 
     to_stderr = logging.StreamHandler(sys.stderr)
     to_stderr.setLevel(max(logging.WARNING, getattr(logging, level)))
@@ -275,7 +275,7 @@ def _log_protocol(direction: str, message: object) -> None:
     """The DEBUG protocol log: MCP env values and headers in a message are registered as secrets before it is
     written, so they are masked in this line and in every later one."""
     from acp_mux.adapters.mcp import mcp_secrets
-    from acp_mux.core import redact
+    from acp_mux.core.text import redact
 
     params = message.get("params") if isinstance(message, dict) else None
     if isinstance(params, dict) and params.get("mcpServers"):
@@ -308,11 +308,11 @@ async def serve(
 ) -> int:
     """Serve until the editor closes stdin or signals us; then leave no agent process behind."""
     from acp_mux.cli.by_hand import terminal_connection
-    from acp_mux.server.rpc import Connection, protect_stdout
-    from acp_mux.core import prestart
-    from acp_mux.core.tracker import TRACKER
-    from acp_mux.server.bridge import AcpServer
-    from acp_mux.server.store import SessionStore
+    from acp_mux.server.wire.rpc import Connection, protect_stdout
+    from acp_mux.core.process import prestart
+    from acp_mux.core.process.tracker import TRACKER
+    from acp_mux.server.sessions.bridge import AcpServer
+    from acp_mux.server.records.store import SessionStore
 
     connection = terminal_connection if _stdin_is_terminal() else Connection  # asked before fd 0 is moved
     proto_in, proto_out = protect_stdout()

@@ -7,7 +7,7 @@ way ``session/load`` replays it; ``export ID`` writes the log's envelopes as can
 every run: stored ids and times, fixed key order); ``prune`` applies retention by age, count and log length. An ID
 may be given by any unique prefix. Corrupt lines and records are skipped with a warning on stderr, never fatal.
 Everything printed is stored text from agents and models: control characters (ESC sequences, carriage returns, bidi
-overrides) are printed as ``\\uXXXX`` escapes (:mod:`acp_mux.core.visible`); only the newlines and tabs of a message
+overrides) are printed as ``\\uXXXX`` escapes (:mod:`acp_mux.core.text.visible`); only the newlines and tabs of a message
 body are kept as layout.
 """
 
@@ -19,10 +19,10 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TextIO
 
-from acp_mux.core.shapes import as_dict
-from acp_mux.core.visible import visible
-from acp_mux.server.event_log import LEGACY_TYPE, envelope_line
-from acp_mux.server.store import SessionRecord, SessionStore
+from acp_mux.core.text.shapes import as_dict
+from acp_mux.core.text.visible import visible
+from acp_mux.server.records.event_log import LEGACY_TYPE, envelope_line
+from acp_mux.server.records.store import SessionRecord, SessionStore
 from acp_mux.translation.stored_updates import read_update
 
 if TYPE_CHECKING:
@@ -176,8 +176,8 @@ def export_lines(store: SessionStore, session_id: str, warn: Callable[[str], Non
 
 # ── show ───────────────────────────────────────────────────────────────────────────────────────────────────────
 def show_lines(store: SessionStore, record: SessionRecord, warn: Callable[[str], None] | None = None) -> Iterator[str]:
-    from acp_mux.core.events import EVENT_TYPES
-    from acp_mux.server.replay import Replay, Snapshots
+    from acp_mux.core.events.union import EVENT_TYPES
+    from acp_mux.server.records.replay import Replay, Snapshots
     from acp_mux.translation.updates import UpdateTranslator
 
     yield f"# {visible(record.title or '(untitled)')}"
@@ -360,7 +360,7 @@ def _content_text(item: v1.ToolCallContent) -> str:
 def _prune(store: SessionStore, out: TextIO, args: argparse.Namespace) -> int:
     if args.older_than is None and args.keep is None and args.max_events is None:
         from acp_mux.core.settings import SettingError
-        from acp_mux.server.store import retention_from_env
+        from acp_mux.server.records.store import retention_from_env
 
         try:
             args.older_than, args.keep = retention_from_env()

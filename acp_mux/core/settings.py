@@ -59,7 +59,7 @@ _AGENT_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}", re.ASCII)
 
 def _failover(text: str) -> str:
     """``ask``, ``never`` or an agent's name (always carry on with it at a usage limit). Only its shape is checked
-    here (core knows no agents); the server refuses a name that is no agent's (:mod:`acp_mux.server.failover`)."""
+    here (core knows no agents); the server refuses a name that is no agent's (:mod:`acp_mux.server.branches.failover`)."""
     if text in ("ask", "never") or _AGENT_NAME.fullmatch(text):
         return text
     raise ValueError(text)

@@ -62,22 +62,22 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Literal, Se
 from acp_mux.version import __version__
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, PerRun, try_json
 from acp_mux.adapters.json_rpc_peer import INTERNAL_ERROR, METHOD_NOT_FOUND, JsonRpcPeer, error_message
-from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.delta_join import MOST_JOINED
-from acp_mux.core.event_codes import ErrorCode
-from acp_mux.core.lazy import lazy_module
-from acp_mux.core.interaction import AgentEnd
-from acp_mux.core.joined_text import JoinedText
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import ExitStatus, SpawnSpec
-from acp_mux.core.prompt import Prompt
-from acp_mux.core.shapes import as_count, as_dict, as_int, as_list, as_str
+from acp_mux.core.run.contract import ApprovalDecision, RunOptions
+from acp_mux.core.text.delta_join import MOST_JOINED
+from acp_mux.core.events.codes import ErrorCode
+from acp_mux.core.events.lazy import lazy_module
+from acp_mux.core.run.interaction import AgentEnd
+from acp_mux.core.text.joined_text import JoinedText
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import ExitStatus, SpawnSpec
+from acp_mux.core.run.prompt import Prompt
+from acp_mux.core.text.shapes import as_count, as_dict, as_int, as_list, as_str
 from acp_mux.protocol.plain_chunk import is_plain_text_chunk
 from acp_mux.translation.content import block_text, prompt_to_blocks
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import BaseEvent, PlanEntry, ToolDisplay
+    from acp_mux.core.events.union import BaseEvent, PlanEntry, ToolDisplay
     from acp_mux.protocol import wire
     from acp_mux.protocol import v1_dicts as acp
     from acp_mux.protocol.v1_dicts import ContentBlock, PermissionOption, RequestId
@@ -793,7 +793,7 @@ class AcpClientAdapter(AgentAdapter):
         self, rpc_id: RequestId, params: acp.RequestPermissionRequest, ctx: ParseContext
     ) -> list[BaseEvent]:
         """Hook: ``session/request_permission``. Default: announce the tool call if the editor has not seen it and
-        ask the person (:class:`~acp_mux.core.events.ApprovalRequestEvent`); the answer comes back through
+        ask the person (:class:`~acp_mux.core.events.union.ApprovalRequestEvent`); the answer comes back through
         :meth:`respond_approval`. An agent retitles the question, answers it itself where the person's setting
         says so (openclaw, hermes), or makes its call ready first (opencode), then calls this default."""
         tool_call = as_dict(params.get("toolCall"))

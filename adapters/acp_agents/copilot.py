@@ -47,19 +47,19 @@ from typing import TYPE_CHECKING, Iterable
 
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.base import AgentCapabilities, try_json
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.prompt import Prompt
-from acp_mux.core.private import private_dir, shared_private_dir
-from acp_mux.core.shapes import as_dict, as_list
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.run.prompt import Prompt
+from acp_mux.core.files.private import private_dir, shared_private_dir
+from acp_mux.core.text.shapes import as_dict, as_list
 from acp_mux.translation.content import block_text
 
 if TYPE_CHECKING:
     from acp_mux.adapters.acp_agents.acp_client import WireObject
     from acp_mux.protocol import v1_dicts as acp
     from acp_mux.protocol.v1_dicts import RequestId
-    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.events.union import BaseEvent
 
 
 MODE_URL = "https://agentclientprotocol.com/protocol/session-modes#"

@@ -39,17 +39,17 @@ from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, pla
 from acp_mux.adapters.base import AgentCapabilities
 from acp_mux.adapters.json_rpc_peer import error_message
 from acp_mux.adapters.registry import locate_binary
-from acp_mux.core.contract import ApprovalDecision
-from acp_mux.core.interaction import AgentEnd
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.shapes import as_dict, as_list, as_str
+from acp_mux.core.run.contract import ApprovalDecision
+from acp_mux.core.run.interaction import AgentEnd
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.text.shapes import as_dict, as_list, as_str
 
 if TYPE_CHECKING:
     from acp_mux.adapters.acp_agents.acp_client import WireObject
     from acp_mux.protocol import v1_dicts as acp
     from acp_mux.protocol.v1_dicts import RequestId
-    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.events.union import BaseEvent
 
 log = logging.getLogger(__name__)
 

@@ -33,19 +33,19 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Iterable
 
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, message_id_of, retry_note
-from acp_mux.core.lazy_events import ev
+from acp_mux.core.events.lazy_events import ev
 from acp_mux.translation.content import block_text
 from acp_mux.adapters.base import AgentCapabilities
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.log_follow import SideLog
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.prompt import Prompt
-from acp_mux.core.private import private_path
-from acp_mux.core.process import SpawnSpec
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.run.log_follow import SideLog
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.run.prompt import Prompt
+from acp_mux.core.files.private import private_path
+from acp_mux.core.process.spawn import SpawnSpec
 
 if TYPE_CHECKING:
     from acp_mux.adapters.acp_agents.acp_client import WireObject
-    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.events.union import BaseEvent
 
 
 _MODE_MARKER = re.compile(r"^\s*\[MODE_UPDATE\]\s*(\S+)[^\n]*\n?", re.M)

@@ -42,7 +42,7 @@ transcripts in ``tests/fixtures/hermes``):
 
 from __future__ import annotations
 
-from acp_mux.core.shapes import as_dict, as_list, as_str
+from acp_mux.core.text.shapes import as_dict, as_list, as_str
 import logging
 import os
 import re
@@ -54,16 +54,16 @@ from acp_mux.adapters.acp_agents import hermes_plugins
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, retry_note
 from acp_mux.adapters.unreachable_model import unreachable_answer, unreachable_failure
 from acp_mux.adapters.base import AgentCapabilities
-from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.event_codes import ErrorCode
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.run.contract import ApprovalDecision, RunOptions
+from acp_mux.core.events.codes import ErrorCode
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.run.parse_context import ParseContext
 
 if TYPE_CHECKING:
     from acp_mux.adapters.acp_agents.acp_client import WireObject
     from acp_mux.protocol import v1_dicts as acp
     from acp_mux.protocol.v1_dicts import RequestId
-    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.events.union import BaseEvent
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ folder (nothing of hermes is lost) plus ``acp-mux-asks``, a copy of our plugin w
 backend``, and starts hermes with ``HERMES_BUNDLED_PLUGINS`` pointing there. The person's config, home and
 project are untouched, and their own disable list still applies (hermes honours ``plugins.disabled`` first).
 
-The overlay lives in the bridge's private folder (0700, ours, removed at exit: :func:`acp_mux.core.private.
+The overlay lives in the bridge's private folder (0700, ours, removed at exit: :func:`acp_mux.core.files.private.
 private_dir`), made fresh once per bundled folder.
 """
 
@@ -22,7 +22,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from acp_mux.core.private import private_dir
+from acp_mux.core.files.private import private_dir
 
 log = logging.getLogger(__name__)
 

@@ -32,7 +32,7 @@ transcripts in ``tests/fixtures/omp``):
 
 from __future__ import annotations
 
-from acp_mux.core.shapes import as_str
+from acp_mux.core.text.shapes import as_str
 import os
 import re
 import time
@@ -44,15 +44,15 @@ from acp_mux.adapters.acp_agents import omp_retries
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, retry_note
 from acp_mux.adapters.unreachable_model import unreachable_answer, unreachable_failure
 from acp_mux.adapters.base import AgentCapabilities
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.log_follow import SideLog
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import SpawnSpec
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.run.log_follow import SideLog
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import SpawnSpec
 
 if TYPE_CHECKING:
     from acp_mux.adapters.acp_agents.acp_client import WireObject
-    from acp_mux.core.events import BaseEvent
-    from acp_mux.core.prompt import Prompt
+    from acp_mux.core.events.union import BaseEvent
+    from acp_mux.core.run.prompt import Prompt
 
 
 # "401 Incorrect API key …", "429 Rate limit reached …": omp's whole answer when the provider refused the request.

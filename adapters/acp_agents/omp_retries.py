@@ -31,7 +31,7 @@ import time
 from datetime import datetime
 from typing import Any, Callable, Mapping
 
-from acp_mux.core.redact import redact
+from acp_mux.core.text.redact import redact
 
 FAILED_TURN = "agent turn ended with provider error"
 FAILED_ANSWER = "acp-mux: model answered with a retryable HTTP error"  # omp_extension/http_failures.ts

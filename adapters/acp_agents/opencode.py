@@ -39,7 +39,7 @@ transcripts in ``tests/fixtures/opencode``, opencode 1.18.33):
 
 from __future__ import annotations
 
-from acp_mux.core.shapes import as_dict, as_str
+from acp_mux.core.text.shapes import as_dict, as_str
 import json
 import logging
 import os
@@ -49,16 +49,16 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun, tool_display
 from acp_mux.adapters.base import AgentCapabilities
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.run.parse_context import ParseContext
 
 if TYPE_CHECKING:
     from acp_mux.adapters.acp_agents.acp_client import WireObject
     from acp_mux.protocol import v1_dicts as acp
     from acp_mux.protocol.v1_dicts import RequestId
-    from acp_mux.core.events import BaseEvent
-    from acp_mux.core.prompt import Prompt
+    from acp_mux.core.events.union import BaseEvent
+    from acp_mux.core.run.prompt import Prompt
 
 
 log = logging.getLogger(__name__)

@@ -48,14 +48,14 @@ import shlex
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, cast
 
 from acp_mux.version import __version__
-from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.event_codes import ErrorCode
-from acp_mux.core.interaction import AgentEnd
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import ExitStatus, SpawnSpec
-from acp_mux.core.prompt import ImagePart, Prompt, file_uri_to_path
-from acp_mux.core.shapes import as_dict, as_int, as_str
+from acp_mux.core.run.contract import ApprovalDecision, RunOptions
+from acp_mux.core.events.codes import ErrorCode
+from acp_mux.core.run.interaction import AgentEnd
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import ExitStatus, SpawnSpec
+from acp_mux.core.run.prompt import ImagePart, Prompt, file_uri_to_path
+from acp_mux.core.text.shapes import as_dict, as_int, as_str
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, try_json
 from acp_mux.adapters.stream_agents.codex_exec import (
     CODEX_TOOLS,
@@ -86,7 +86,7 @@ from acp_mux.adapters.rpc_agents.codex_settings import CodexControls
 from acp_mux.adapters.unreachable_model import unreachable_failure
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import ApprovalRequestEvent, BaseEvent
+    from acp_mux.core.events.union import ApprovalRequestEvent, BaseEvent
 
 
 log = logging.getLogger(__name__)

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from acp_mux.core.prompt import Prompt
-from acp_mux.core.shapes import as_dict, as_list, as_str
+from acp_mux.core.run.prompt import Prompt
+from acp_mux.core.text.shapes import as_dict, as_list, as_str
 
 # name → (description, input hint or None): codex-acp 2.6's words
 BUILTINS: dict[str, tuple[str, str | None]] = {

@@ -22,8 +22,8 @@ from typing import Any
 
 from acp_mux.adapters.base import PerRun
 from acp_mux.adapters.config_toggles import toggle_option, toggle_value
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.shapes import as_dict, as_list, as_str
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.text.shapes import as_dict, as_list, as_str
 
 EFFORT_ID = "reasoning_effort"
 FAST_ID = "fast-mode"

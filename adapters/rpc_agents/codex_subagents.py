@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from acp_mux.adapters.subagent_links import CallIds, link_to_subagent
 from acp_mux.adapters.stream_agents.codex_exec import CodexRun, request_usage, shell_begin
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.shapes import as_dict, as_int, as_str
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.text.shapes import as_dict, as_int, as_str
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.events.union import BaseEvent
 
 ItemHandler = Callable[[dict[str, Any], ParseContext], "list[BaseEvent]"]
 SPAWN_TOOL = "spawn_agent"

@@ -43,17 +43,17 @@ from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, Per
 from acp_mux.adapters.rpc_agents.pi_lines import Update, line_type, read_update
 from acp_mux.adapters.rpc_agents.pi_settings import THINKING, PiControls, spawn_args
 from acp_mux.adapters.rpc_agents.pi_tools import EDIT_TOOLS, PI_TOOLS, announce, execution_end, execution_update
-from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.event_codes import ErrorCode
-from acp_mux.core.interaction import AgentEnd, PendingInteraction
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import SpawnSpec
-from acp_mux.core.prompt import Prompt
-from acp_mux.core.shapes import as_count, as_dict
+from acp_mux.core.run.contract import ApprovalDecision, RunOptions
+from acp_mux.core.events.codes import ErrorCode
+from acp_mux.core.run.interaction import AgentEnd, PendingInteraction
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import SpawnSpec
+from acp_mux.core.run.prompt import Prompt
+from acp_mux.core.text.shapes import as_count, as_dict
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.events.union import BaseEvent
 
 
 EXTENSION_DIR = Path(__file__).resolve().parent / "pi_extension"

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from acp_mux.core.shapes import as_count, as_dict, as_list, as_str
+from acp_mux.core.text.shapes import as_count, as_dict, as_list, as_str
 
 _DECODER = json.JSONDecoder()
 _TYPE_HEAD = re.compile(r'\{"type":"(\w+)"')

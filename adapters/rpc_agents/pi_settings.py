@@ -22,12 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.shapes import as_dict, as_list, as_str
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.text.shapes import as_dict, as_list, as_str
 
 if TYPE_CHECKING:
-    from acp_mux.core.contract import RunOptions
-    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.run.contract import RunOptions
+    from acp_mux.core.events.union import BaseEvent
 
 __all__ = ["LEVELS", "THINKING", "PiControls", "model_id", "spawn_args", "thinking_levels"]
 

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from acp_mux.adapters.base import DiffSpec, PerRun, ToolSpec, ToolTable
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.run.parse_context import ParseContext
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.events.union import BaseEvent
 
 
 READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls"})

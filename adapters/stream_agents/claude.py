@@ -49,20 +49,20 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Literal
 
-from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.event_codes import ErrorCode
-from acp_mux.core.interaction import AgentEnd
-from acp_mux.core.limit_times import upcoming_reset
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import ExitStatus, SpawnSpec
-from acp_mux.core.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart, file_uri_to_path
+from acp_mux.core.run.contract import ApprovalDecision, RunOptions
+from acp_mux.core.events.codes import ErrorCode
+from acp_mux.core.run.interaction import AgentEnd
+from acp_mux.core.events.limit_times import upcoming_reset
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import ExitStatus, SpawnSpec
+from acp_mux.core.run.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart, file_uri_to_path
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, ModeInfo, PerRun, try_json
 from acp_mux.adapters.mcp import claude_mcp_config
 from acp_mux.adapters.subagent_links import end_subagent_calls, link_to_subagent
 from acp_mux.adapters.stream_agents.claude_subagents import ClaudeSubagents, name_calls
-from acp_mux.core.private import private_path
-from acp_mux.core.shapes import as_dict, as_list
+from acp_mux.core.files.private import private_path
+from acp_mux.core.text.shapes import as_dict, as_list
 from acp_mux.adapters.stream_agents.claude_settings import ClaudeSettingsRun, spawn_args
 from acp_mux.adapters.stream_agents.claude_tool_meta import mark_tool_calls
 from acp_mux.adapters.stream_agents.claude_tools import (
@@ -77,7 +77,7 @@ from acp_mux.adapters.stream_agents.claude_tools import (
 )
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import BaseEvent, CostRecord
+    from acp_mux.core.events.union import BaseEvent, CostRecord
 
 
 __all__ = ["ClaudeAdapter", "AUTH_GUIDANCE"]

@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 from acp_mux.adapters.base import ModeInfo, PerRun
 from acp_mux.adapters.config_toggles import takes_boolean_options, toggle_option, toggle_value
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.shapes import as_list
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.text.shapes import as_list
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.events.union import BaseEvent
 
 __all__ = ["ClaudeSettingsRun", "AUTO_MODE", "EFFORT", "FAST", "ULTRACODE", "spawn_args"]
 

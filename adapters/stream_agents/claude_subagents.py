@@ -22,8 +22,8 @@ from typing import Any
 from acp_mux.adapters.base import PerRun
 from acp_mux.adapters.stream_agents.claude_tools import SUBAGENT_TOOLS
 from acp_mux.adapters.subagent_links import CallIds
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.shapes import as_dict, as_list
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.text.shapes import as_dict, as_list
 
 _TOOL_USES = ("tool_use", "server_tool_use", "mcp_tool_use")
 

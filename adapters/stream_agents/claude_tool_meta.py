@@ -4,18 +4,18 @@ PostToolUse hooks, which the stream-json ``user`` line carries as ``tool_use_res
 
 An editor made for claude-agent-acp reads the real tool name there (the title is for people, the kind is coarse)
 and the structured response (a command's stdout/stderr, a write's file path and patch). The keys ride on the events'
-:class:`~acp_mux.core.events.ToolDisplay` ``meta``, the agent-neutral place for an agent's own ``_meta``.
+:class:`~acp_mux.core.events.union.ToolDisplay` ``meta``, the agent-neutral place for an agent's own ``_meta``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.shapes import as_dict, as_list
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.text.shapes import as_dict, as_list
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.events.union import BaseEvent
 
 __all__ = ["mark_tool_calls"]
 

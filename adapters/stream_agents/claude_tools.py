@@ -18,14 +18,14 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from acp_mux.core.event_codes import now_ms
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.shapes import as_list
+from acp_mux.core.events.codes import now_ms
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.text.shapes import as_list
 from acp_mux.adapters.base import DiffSpec, PerRun, ToolKind, ToolSpec, ToolTable
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.events.union import BaseEvent
 
 
 __all__ = [

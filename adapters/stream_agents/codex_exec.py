@@ -29,14 +29,14 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.event_codes import ErrorCode
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.limit_times import upcoming_reset
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import ExitStatus, SpawnSpec
-from acp_mux.core.prompt import file_uri_to_path
-from acp_mux.core.shapes import as_dict, as_int, as_list, as_str
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.events.codes import ErrorCode
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.events.limit_times import upcoming_reset
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import ExitStatus, SpawnSpec
+from acp_mux.core.run.prompt import file_uri_to_path
+from acp_mux.core.text.shapes import as_dict, as_int, as_list, as_str
 from acp_mux.adapters.base import (
     AgentAdapter,
     AgentCapabilities,
@@ -51,7 +51,7 @@ from acp_mux.adapters.json_rpc_peer import JsonRpcPeer
 from acp_mux.adapters.mcp import codex_exec_mcp
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.events.union import BaseEvent
 
 
 AUTH_GUIDANCE = "Set OPENAI_API_KEY or run `codex login`"

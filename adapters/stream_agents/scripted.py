@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
-from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.interaction import AgentEnd
-from acp_mux.core.lazy_events import ev
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import SpawnSpec
-from acp_mux.core.prompt import Prompt
+from acp_mux.core.run.contract import ApprovalDecision, RunOptions
+from acp_mux.core.run.interaction import AgentEnd
+from acp_mux.core.events.lazy_events import ev
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import SpawnSpec
+from acp_mux.core.run.prompt import Prompt
 from acp_mux.adapters.base import (
     AgentAdapter,
     AgentCapabilities,
@@ -27,7 +27,7 @@ from acp_mux.adapters.base import (
 )
 
 if TYPE_CHECKING:
-    from acp_mux.core.events import BaseEvent
+    from acp_mux.core.events.union import BaseEvent
 
 
 TOOLS = ToolTable(

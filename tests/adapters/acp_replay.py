@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.prompt import Prompt
+from acp_mux.core.run.contract import ApprovalDecision, RunOptions
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.run.prompt import Prompt
 from tests.fixtures.acp_transcripts import load, process_entries
 from tests.adapters.helpers import assert_ordering
 

@@ -12,12 +12,12 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.events import BaseEvent
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import ExitStatus
-from acp_mux.core.prompt import Prompt
-from acp_mux.core.waiting_prompts import WaitingPrompts
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.events.union import BaseEvent
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import ExitStatus
+from acp_mux.core.run.prompt import Prompt
+from acp_mux.core.run.waiting_prompts import WaitingPrompts
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -96,8 +96,8 @@ def feed(
 
 
 class AsTheRunDrives:
-    """An adapter with the run's part in its prompts played as :class:`~acp_mux.core.run.RunHandle` plays it (with
-    the same :class:`~acp_mux.core.waiting_prompts.WaitingPrompts`), for tests that feed it lines without a process:
+    """An adapter with the run's part in its prompts played as :class:`~acp_mux.core.run.handle.RunHandle` plays it (with
+    the same :class:`~acp_mux.core.run.waiting_prompts.WaitingPrompts`), for tests that feed it lines without a process:
     the first prompt and any sent before the agent takes prompts wait, go out after the line that made it ready
     (their withdrawn turns' events follow that line's), and a cancel before then withdraws them. Everything else
     is the adapter's own (attributes pass through)."""
@@ -156,7 +156,7 @@ def assert_ordering(events: list[BaseEvent]) -> None:
     thinking are bracketed; each tool call goes start → deltas → ready (once) → result|error (once); an approval
     request names an announced tool call; nothing but diagnostics follows a terminal error.
     """
-    from acp_mux.core.events import is_terminal_event
+    from acp_mux.core.events.union import is_terminal_event
 
     sessions = 0
     turn: int | None = None

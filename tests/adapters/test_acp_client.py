@@ -12,10 +12,10 @@ import pytest
 
 from acp_mux.adapters.acp_agents.acp_client import choose_option, local_read, rule_input, session_options
 from acp_mux.adapters.acp_agents.gemini import GeminiAdapter
-from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import ExitStatus
-from acp_mux.core.prompt import Prompt
+from acp_mux.core.run.contract import ApprovalDecision, RunOptions
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import ExitStatus
+from acp_mux.core.run.prompt import Prompt
 from acp_mux.translation.updates import UpdateTranslator
 from tests.adapters.helpers import AsTheRunDrives, assert_ordering, sent, types
 

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.prompt import Prompt
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.run.prompt import Prompt
 from acp_mux.protocol import wire
 from acp_mux.translation.content import UnsupportedContent, to_prompt
 from acp_mux.translation.updates import UpdateTranslator
@@ -65,7 +65,7 @@ def test_an_editors_prompt_reaches_an_acp_agent_field_for_field(tmp_path: Path, 
 
 
 def test_context_acp_mux_adds_is_built_and_the_editors_blocks_stay_whole(tmp_path: Path) -> None:
-    from acp_mux.core.prompt import TextPart
+    from acp_mux.core.run.prompt import TextPart
 
     link = {"type": "resource_link", "name": "a", "uri": "file:///a", "title": "A", "size": 3, "_meta": {"k": 1}}
     prompt = to_prompt([link], agent="gemini", images=True, audio=True, embedded=True)
@@ -165,7 +165,7 @@ def test_usage_titles_and_newer_kinds_reach_the_editor_as_the_agent_wrote_them(
 
 
 def test_once_the_agent_reports_its_window_acp_mux_sends_no_estimate_of_its_own() -> None:
-    from acp_mux.core import events as ev
+    from acp_mux.core.events import union as ev
 
     translator = UpdateTranslator(_NoTools(), "/")
     usage = ev.TokenUsageEvent(input_tokens=10, output_tokens=5)
@@ -265,7 +265,7 @@ def test_an_agents_plan_reaches_the_editor_as_it_wrote_it(tmp_path: Path, plan: 
 def test_an_agents_commands_reach_the_editor_as_it_wrote_them(tmp_path: Path, commands: dict[str, Any]) -> None:
     from types import SimpleNamespace
 
-    from acp_mux.server.live_session import LiveSession
+    from acp_mux.server.sessions.live_session import LiveSession
 
     agent = _agent(tmp_path)
     events = agent.feed(line({"method": "session/update", "params": {"sessionId": "s", "update": commands}}))

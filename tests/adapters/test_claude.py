@@ -16,12 +16,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from acp_mux.core import events as ev
-from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.interaction import AgentEnd
-from acp_mux.core.events import CostRecord, is_terminal_event
-from acp_mux.core.process import ExitStatus
-from acp_mux.core.prompt import ImagePart, Prompt, ResourcePart, TextPart
+from acp_mux.core.events import union as ev
+from acp_mux.core.run.contract import ApprovalDecision, RunOptions
+from acp_mux.core.run.interaction import AgentEnd
+from acp_mux.core.events.union import CostRecord, is_terminal_event
+from acp_mux.core.process.spawn import ExitStatus
+from acp_mux.core.run.prompt import ImagePart, Prompt, ResourcePart, TextPart
 from acp_mux.adapters.stream_agents.claude import (
     AUTH_GUIDANCE,
     BACKGROUND_ENV,

@@ -12,9 +12,9 @@ import pytest
 from acp_mux.adapters.base import ModeInfo
 from acp_mux.adapters.config_toggles import takes_boolean_options, toggle_value
 from acp_mux.adapters.stream_agents.claude import ClaudeAdapter
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.events import SessionModeOption, SessionOptionsEvent
-from acp_mux.server.session_settings import SessionSettings
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.events.union import SessionModeOption, SessionOptionsEvent
+from acp_mux.server.sessions.session_settings import SessionSettings
 from tests.adapters.helpers import FIXTURES, capture_lines, feed, make_ctx, sent
 
 CWD = "/tmp/claude-settings"

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.events import BaseEvent
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import ExitStatus
-from acp_mux.core.prompt import ImagePart, Prompt, TextPart
+from acp_mux.core.run.contract import ApprovalDecision, RunOptions
+from acp_mux.core.events.union import BaseEvent
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import ExitStatus
+from acp_mux.core.run.prompt import ImagePart, Prompt, TextPart
 from acp_mux.adapters.base import DiffSpec
 from acp_mux.adapters.rpc_agents.codex import CodexAdapter, prompt_input
 from acp_mux.adapters.stream_agents.codex_exec import (

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.events import BaseEvent, CommandsUpdateEvent, SessionOptionsEvent
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.prompt import Prompt
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.events.union import BaseEvent, CommandsUpdateEvent, SessionOptionsEvent
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.run.prompt import Prompt
 from acp_mux.adapters.rpc_agents.codex import CodexAdapter
 from tests.adapters.helpers import AsTheRunDrives, feed, make_ctx, sent, types
 

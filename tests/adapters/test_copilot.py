@@ -17,8 +17,8 @@ from acp_mux.adapters.acp_agents.copilot import (
     held_is_failure,
     short_mode_id,
 )
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.run.parse_context import ParseContext
 from tests.adapters import acp_replay
 from tests.adapters.acp_replay import Replay, replay
 from tests.adapters.helpers import assert_ordering
@@ -292,7 +292,7 @@ def _started(
     _feed(adapter, ctx, {"jsonrpc": "2.0", "id": 2, "result": body})
     if new_session is None:
         ctx.take_outbox()
-        from acp_mux.core.prompt import Prompt
+        from acp_mux.core.run.prompt import Prompt
 
         adapter.send_prompt(Prompt.of_text("hi"), ctx)
         ctx.take_outbox()

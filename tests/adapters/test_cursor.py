@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acp_mux.adapters.base import get_adapter
-from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.prompt import Prompt, TextPart
+from acp_mux.core.run.contract import ApprovalDecision, RunOptions
+from acp_mux.core.run.prompt import Prompt, TextPart
 from tests.adapters.helpers import AsTheRunDrives, make_ctx, sent
 
 CWD = "/nonexistent/project"

@@ -17,8 +17,8 @@ from acp_mux.adapters.rpc_agents.codex import APP_SERVER_POLICIES, ASK_MODE, Cod
 from acp_mux.adapters.stream_agents.codex_exec import _MODE_ALIASES
 from acp_mux.adapters.registry import ASKABLE, DEMO_AGENT, ENTRIES, Asking
 from acp_mux.adapters.base import get_adapter
-from acp_mux.server import settings_shapes as shapes
-from acp_mux.server.session_settings import mode_dicts
+from acp_mux.server.wire import settings_shapes as shapes
+from acp_mux.server.sessions.session_settings import mode_dicts
 
 SUPPORTED = [name for name, row in ENTRIES.items() if row.supported]
 # codex's modes that run something without asking, and every name that reaches them

@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 from acp_mux.adapters.acp_agents import omp_retries
 from acp_mux.adapters.acp_agents.gemini import GeminiAdapter, max_attempts, retry_line
 from acp_mux.adapters.acp_agents.omp import OmpAdapter, OmpRun
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import SpawnSpec
-from acp_mux.core.prompt import Prompt
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import SpawnSpec
+from acp_mux.core.run.prompt import Prompt
 from tests.adapters.helpers import AsTheRunDrives
 
 GEMINI_500 = (
@@ -345,7 +345,7 @@ def test_omp_failed_answers_outside_a_prompt_or_never_retried_say_nothing(tmp_pa
 
 def test_a_known_secret_in_the_providers_message_is_masked(tmp_path: Path) -> None:
     """A provider's error text may quote a key; a key acp-mux knows never reaches the note (nor the store)."""
-    from acp_mux.core import redact
+    from acp_mux.core.text import redact
 
     secret = "sk-h10-very-secret-value"
     redact.register([secret])

@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from acp_mux.adapters.acp_agents import hermes_plugins
 from acp_mux.adapters.acp_agents.hermes import NOT_ASKING, HermesAdapter, plugin_command
-from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.prompt import Prompt
+from acp_mux.core.run.contract import ApprovalDecision, RunOptions
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.run.prompt import Prompt
 from tests.adapters.acp_replay import Replay, replay
 from tests.adapters.helpers import AsTheRunDrives, assert_ordering
 from tests.fixtures.acp_transcripts import fixture_names

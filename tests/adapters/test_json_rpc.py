@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from acp_mux.core.events import DebugEvent
-from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.events.union import DebugEvent
+from acp_mux.core.run.parse_context import ParseContext
 from acp_mux.adapters.json_rpc_peer import METHOD_NOT_FOUND, JsonRpcPeer, error_message
 
 

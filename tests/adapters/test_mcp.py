@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from acp_mux.core.contract import RunOptions
+from acp_mux.core.run.contract import RunOptions
 from acp_mux.adapters.rpc_agents.codex import CodexAdapter
 from acp_mux.adapters.stream_agents.codex_exec import CodexExecAdapter
 from acp_mux.adapters.mcp import claude_mcp_config, codex_exec_mcp, codex_mcp_config, mcp_secrets, mcp_servers_by_name

@@ -19,9 +19,9 @@ from acp_mux.adapters.acp_agents.copilot import CopilotAdapter
 from acp_mux.adapters.acp_agents.opencode import OpencodeAdapter
 from acp_mux.adapters.rpc_agents.codex import CodexAdapter
 from acp_mux.adapters.stream_agents.claude import ClaudeAdapter
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.events import BaseEvent
-from acp_mux.core.prompt import Prompt
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.events.union import BaseEvent
+from acp_mux.core.run.prompt import Prompt
 from acp_mux.protocol.unstable import Usage
 from acp_mux.translation.updates import UpdateTranslator
 from tests.adapters.acp_replay import replay

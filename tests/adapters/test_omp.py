@@ -11,8 +11,8 @@ import pytest
 
 from acp_mux.adapters.acp_agents.acp_client import approval_form
 from acp_mux.adapters.acp_agents.omp import OmpAdapter, elicited_call
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.run.parse_context import ParseContext
 from tests.adapters.acp_replay import Replay, replay
 from tests.adapters.helpers import assert_ordering
 from tests.fixtures.acp_transcripts import fixture_names

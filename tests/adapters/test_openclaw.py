@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 
 from acp_mux.adapters.acp_agents.acp_client import AcpRun
-from acp_mux.adapters.acp_agents.openclaw import OpenclawAdapter
-from acp_mux.adapters.stream_agents.openclaw_exec import OpenclawExecAdapter
-from acp_mux.adapters.acp_agents.openclaw_gateway import Endpoint, Gateway, GatewayError, gateway_config, user_config
-from acp_mux.adapters.acp_agents.openclaw_registry import process_start
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.process import ExitStatus
-from acp_mux.core.prompt import Prompt
+from acp_mux.adapters.acp_agents.openclaw.adapter import OpenclawAdapter
+from acp_mux.adapters.acp_agents.openclaw.exec_transport import OpenclawExecAdapter
+from acp_mux.adapters.acp_agents.openclaw.gateway import Endpoint, Gateway, GatewayError, gateway_config, user_config
+from acp_mux.adapters.acp_agents.openclaw.registry import process_start
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.process.spawn import ExitStatus
+from acp_mux.core.run.prompt import Prompt
 from tests.adapters.helpers import FIXTURES, make_ctx
 from tests.adapters.test_openclaw_shared_gateway import install_fake
 
@@ -167,7 +167,7 @@ async def test_the_acp_process_reaches_the_gateway_by_url_and_token_file(tmp_pat
         endpoint = adapter.gateway.endpoint
         assert spec.args[:3] == [
             "-m",
-            "acp_mux.adapters.acp_agents.openclaw_relay",
+            "acp_mux.adapters.acp_agents.openclaw.relay",
             str(fake_openclaw),
         ]  # the gate's relay
         assert spec.args[3:] == ["acp", "--url", endpoint.url, "--token-file", str(endpoint.token_file)]

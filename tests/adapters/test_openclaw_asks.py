@@ -24,7 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from acp_mux.adapters.acp_agents.acp_client import AcpRun
-from acp_mux.adapters.acp_agents.openclaw import (
+from acp_mux.adapters.acp_agents.openclaw.adapter import (
     ACCEPT_EDITS,
     ASK,
     ASK_ENV,
@@ -34,7 +34,7 @@ from acp_mux.adapters.acp_agents.openclaw import (
     answered_unasked,
     ask_setting,
 )
-from acp_mux.adapters.acp_agents.openclaw_asks import (
+from acp_mux.adapters.acp_agents.openclaw.asks import (
     ASK_ID_PREFIX,
     PLUGIN_DIR,
     allowed,
@@ -46,9 +46,9 @@ from acp_mux.adapters.acp_agents.openclaw_asks import (
     registration_path,
     session_name,
 )
-from acp_mux.adapters.acp_agents.openclaw_gateway import Endpoint, gateway_config
-from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.process import SpawnError
+from acp_mux.adapters.acp_agents.openclaw.gateway import Endpoint, gateway_config
+from acp_mux.core.run.contract import ApprovalDecision, RunOptions
+from acp_mux.core.process.spawn import SpawnError
 from tests.adapters.helpers import make_ctx, sent
 
 JSON = st.recursive(
@@ -278,7 +278,7 @@ class RelayUnderTest:
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "acp_mux.adapters.acp_agents.openclaw_relay",
+            "acp_mux.adapters.acp_agents.openclaw.relay",
             str(self.fake),
             str(self.seen),
             stdin=asyncio.subprocess.PIPE,
@@ -452,7 +452,7 @@ async def test_without_the_gate_no_turn_runs_and_the_person_is_told_why(
     from tests.adapters.test_openclaw import FAKE_OPENCLAW, env_for
 
     monkeypatch.setattr(
-        "acp_mux.adapters.acp_agents.openclaw.GATE_WAIT_S", 0.5
+        "acp_mux.adapters.acp_agents.openclaw.adapter.GATE_WAIT_S", 0.5
     )  # how long a new gateway has to load it
 
     fake = tmp_path / "bin" / "openclaw"
@@ -515,7 +515,7 @@ def test_the_relay_reads_a_stdin_epoll_refuses_and_ends_with_its_child(tmp_path:
     source.write_text('{"jsonrpc": "2.0", "method": "x"}\n')
     with open(os.devnull if stdin == "devnull" else source, "rb") as fh:
         out = subprocess.run(
-            [sys.executable, "-m", "acp_mux.adapters.acp_agents.openclaw_relay", "cat"],
+            [sys.executable, "-m", "acp_mux.adapters.acp_agents.openclaw.relay", "cat"],
             stdin=fh,
             capture_output=True,
             timeout=30,

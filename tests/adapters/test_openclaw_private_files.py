@@ -23,11 +23,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acp_mux.adapters.acp_agents import openclaw_keeper, openclaw_relay
-from acp_mux.adapters.acp_agents.openclaw_gateway import Endpoint, Gateway, GatewayError, _private_dir, private_tmp_dir
-from acp_mux.adapters.acp_agents.openclaw_registry import LEASE, LOCK, REGISTRY, Registration, open_lock_file
-from acp_mux.core import own_files
-from acp_mux.core.own_files import NotOurFile, open_own
+from acp_mux.adapters.acp_agents.openclaw import keeper as openclaw_keeper, relay as openclaw_relay
+from acp_mux.adapters.acp_agents.openclaw.gateway import Endpoint, Gateway, GatewayError, _private_dir, private_tmp_dir
+from acp_mux.adapters.acp_agents.openclaw.registry import LEASE, LOCK, REGISTRY, Registration, open_lock_file
+from acp_mux.core.files import own_files
+from acp_mux.core.files.own_files import NotOurFile, open_own
 from tests.adapters.test_openclaw_asks import RelayUnderTest
 from tests.adapters.test_openclaw_shared_gateway import env_for, install_fake, starts
 
@@ -342,7 +342,7 @@ async def test_the_relay_neither_hangs_on_nor_writes_through_a_planted_registrat
     """A whole relay: a FIFO where its session's registration goes is replaced by the registration (the gate can
     ask); a FIFO put there while it runs does not hold up its exit."""
     relay = RelayUnderTest(tmp_path)
-    from acp_mux.adapters.acp_agents.openclaw_asks import registration_path
+    from acp_mux.adapters.acp_agents.openclaw.asks import registration_path
 
     registration = registration_path(str(relay.state), "uuid-1")
     registration.parent.mkdir(mode=0o700)

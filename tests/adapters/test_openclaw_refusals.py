@@ -17,13 +17,13 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from acp_mux.adapters.acp_agents.openclaw import OpenclawAdapter
-from acp_mux.adapters.acp_agents.openclaw_gateway import Endpoint, Gateway
-from acp_mux.adapters.acp_agents.openclaw_refusals import NO_ANSWER, model_call, refusal
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import SpawnSpec
-from acp_mux.core.prompt import Prompt
+from acp_mux.adapters.acp_agents.openclaw.adapter import OpenclawAdapter
+from acp_mux.adapters.acp_agents.openclaw.gateway import Endpoint, Gateway
+from acp_mux.adapters.acp_agents.openclaw.refusals import NO_ANSWER, model_call, refusal
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import SpawnSpec
+from acp_mux.core.run.prompt import Prompt
 
 NOWHERE = Path("/nonexistent/acp-mux-test")
 # The line as 2026.9.6 wrote it for a refused connection (tests/e2e/test_unreachable_model.py, gateway.out).

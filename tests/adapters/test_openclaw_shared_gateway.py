@@ -20,10 +20,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_mux.adapters.acp_agents import openclaw_gateway, openclaw_keeper, openclaw_registry, openclaw_retries
+from acp_mux.adapters.acp_agents.openclaw import (
+    gateway as openclaw_gateway,
+    keeper as openclaw_keeper,
+    registry as openclaw_registry,
+    retries as openclaw_retries,
+)
 from acp_mux.adapters.acp_agents.loopback_owner import listener_owned_by, parse_listeners
-from acp_mux.adapters.acp_agents.openclaw_gateway import GRACE_ENV, Gateway, GatewayError, PortNotOurs, grace_seconds
-from acp_mux.adapters.acp_agents.openclaw_registry import (
+from acp_mux.adapters.acp_agents.openclaw.gateway import GRACE_ENV, Gateway, GatewayError, PortNotOurs, grace_seconds
+from acp_mux.adapters.acp_agents.openclaw.registry import (
     LEASE,
     REGISTRY,
     Registration,
@@ -31,7 +36,7 @@ from acp_mux.adapters.acp_agents.openclaw_registry import (
     read_registration,
     write_registration,
 )
-from acp_mux.adapters.acp_agents.openclaw_retries import retry_events
+from acp_mux.adapters.acp_agents.openclaw.retries import retry_events
 from tests.adapters.helpers import make_ctx
 
 # A stand-in for `openclaw gateway run --port N`: appends one line per start to FAKE_GATEWAY_STARTS, takes a while

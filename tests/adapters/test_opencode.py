@@ -19,9 +19,9 @@ from acp_mux.adapters.acp_agents.opencode import (
     permission_config,
     stream_error,
 )
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.prompt import Prompt
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.run.prompt import Prompt
 from tests.adapters.acp_replay import Replay, replay
 from tests.adapters.helpers import AsTheRunDrives
 from tests.fixtures.acp_transcripts import fixture_names

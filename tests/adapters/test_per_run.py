@@ -16,8 +16,8 @@ from acp_mux.adapters.base import PerRun
 from acp_mux.adapters.stream_agents.codex_exec import CodexRun
 from acp_mux.adapters.acp_agents.gemini import GeminiAdapter, GeminiRun
 from acp_mux.adapters.json_rpc_peer import JsonRpcPeer
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.run.parse_context import ParseContext
 
 
 @dataclass

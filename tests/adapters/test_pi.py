@@ -10,9 +10,9 @@ import pytest
 
 from acp_mux.adapters.rpc_agents.pi import GATE, GATE_ENV, LOADER, PiAdapter, PiRun
 from acp_mux.adapters.rpc_agents.pi_lines import read_update
-from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.events import BaseEvent
-from acp_mux.core.prompt import Prompt
+from acp_mux.core.run.contract import ApprovalDecision, RunOptions
+from acp_mux.core.events.union import BaseEvent
+from acp_mux.core.run.prompt import Prompt
 from tests.adapters.helpers import (
     FIXTURES,
     assert_ordering,

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from acp_mux.adapters.rpc_agents.pi import PiAdapter, PiRun
 from acp_mux.adapters.rpc_agents.pi_settings import PiControls, thinking_levels
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.events import BaseEvent, SessionOptionsEvent
-from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.events.union import BaseEvent, SessionOptionsEvent
+from acp_mux.core.run.parse_context import ParseContext
 from tests.adapters.helpers import make_ctx, sent
 
 CWD = "/work/project"

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_mux.core.contract import ApprovalDecision
+from acp_mux.core.run.contract import ApprovalDecision
 from tests.adapters.test_acp_client import GEMINI_OPTIONS, SID, Agent, line
 
 ASKS = range(4)

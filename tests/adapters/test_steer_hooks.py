@@ -7,8 +7,8 @@ from acp_mux.adapters.base import get_adapter
 from acp_mux.adapters.rpc_agents.codex import CodexAdapter, CodexRun
 from acp_mux.adapters.rpc_agents.pi import PiAdapter
 from acp_mux.adapters.stream_agents.claude import ClaudeAdapter
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.prompt import Prompt
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.run.prompt import Prompt
 from tests.adapters.helpers import feed, make_ctx, sent, types
 
 

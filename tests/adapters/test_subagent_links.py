@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from acp_mux.adapters.subagent_links import link_to_subagent
-from acp_mux.core.events import BaseEvent, TextDeltaEvent, ToolCallStartEvent, ToolResultEvent
+from acp_mux.core.events.union import BaseEvent, TextDeltaEvent, ToolCallStartEvent, ToolResultEvent
 
 IDS = st.sampled_from(["a", "b", "c", "task1", "task2"])
 

@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 from acp_mux.adapters.acp_agents.acp_client import AcpClientAdapter, AcpRun
 from acp_mux.adapters.registry import ENTRIES
 from acp_mux.adapters.base import get_adapter
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.delta_join import JOINABLE, MOST_JOINED, join_adjacent_deltas
-from acp_mux.core.events import BaseEvent
-from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.text.delta_join import JOINABLE, MOST_JOINED, join_adjacent_deltas
+from acp_mux.core.events.union import BaseEvent
+from acp_mux.core.run.parse_context import ParseContext
 
 SID = "s-1"
 JOINING = ("family", "omp", "hermes", "opencode")

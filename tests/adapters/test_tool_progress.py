@@ -10,7 +10,7 @@ server's tools finish at once), so the lines here are built from those shapes.
 from __future__ import annotations
 
 from acp_mux.adapters.stream_agents.claude import ClaudeAdapter
-from acp_mux.core.contract import RunOptions
+from acp_mux.core.run.contract import RunOptions
 from tests.adapters.helpers import brief, feed, make_ctx
 from tests.adapters.test_codex import _n, _turn
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acp_mux.api.approvals import ApprovalRequest, Approvals, decide
-from acp_mux.core.interaction import Approve, Deny
+from acp_mux.core.run.interaction import Approve, Deny
 from acp_mux.translation.rule_text import parse_rule
 
 CWD = "/work/project"

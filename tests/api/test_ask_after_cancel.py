@@ -13,7 +13,7 @@ from unittest import mock
 
 import acp_mux
 from acp_mux.api.session import CANCEL_WAIT_S, Run
-from acp_mux.core.process import SpawnSpec
+from acp_mux.core.process.spawn import SpawnSpec
 from tests.server.memory_agents import AsksAgainAdapter, AsksAgainAgent, MemoryProcess
 
 
@@ -35,7 +35,7 @@ async def test_no_question_after_the_cancel_reaches_the_callback(tmp_path: Path)
 
     with (
         mock.patch.object(Run, "_adapter_for", staticmethod(lambda *_args: AsksAgainAdapter("a"))),
-        mock.patch("acp_mux.core.run.spawn", spawn),
+        mock.patch("acp_mux.core.run.handle.spawn", spawn),
     ):
         policy = acp_mux.ask(callback, allow=("execute:echo step-2",))
         async with acp_mux.run("a", "go", cwd=tmp_path, approvals=policy, state_dir=tmp_path / "state") as run:
@@ -108,7 +108,7 @@ async def test_a_cancel_answers_an_acp_agents_open_question_cancelled_as_acp_say
 
     with (
         mock.patch.object(Run, "_adapter_for", staticmethod(lambda *_args: GeminiAdapter())),
-        mock.patch("acp_mux.core.run.spawn", spawn),
+        mock.patch("acp_mux.core.run.handle.spawn", spawn),
     ):
         policy = acp_mux.ask(callback)
         async with acp_mux.run("gemini", "go", cwd=tmp_path, approvals=policy, state_dir=tmp_path / "state") as run:

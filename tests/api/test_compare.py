@@ -19,9 +19,9 @@ import pytest
 import acp_mux
 from acp_mux.adapters import base, registry
 from acp_mux.api.compare import Comparison
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.process import SpawnSpec
-from acp_mux.server import compare_copies
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.process.spawn import SpawnSpec
+from acp_mux.server.branches import compare_copies
 from tests.procs import pid_alive, pids
 from tests.server import switching_agents
 

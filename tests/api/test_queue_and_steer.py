@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import acp_mux
-from acp_mux.server.store import SessionStore
+from acp_mux.server.records.store import SessionStore
 
 pytestmark = pytest.mark.asyncio
 

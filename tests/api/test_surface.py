@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from acp_mux.core import events as ev
-from acp_mux.core.interaction import InteractionChannel
-from acp_mux.core.run import RunHandle, RunState
+from acp_mux.core.events import union as ev
+from acp_mux.core.run.interaction import InteractionChannel
+from acp_mux.core.run.handle import RunHandle, RunState
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "python-api.md").read_text()
 REMOVED_KINDS = {

@@ -15,7 +15,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from acp_mux.core.events import parse_event_json
+from acp_mux.core.events.union import parse_event_json
 from tests.procs import pid_alive
 
 SWITCHING = Path(__file__).resolve().parents[1] / "server" / "switching_agents.py"

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acp_mux.cli.log_file import RotatingLog, default_log_path, open_default_log
-from acp_mux.core.own_files import NotOurFile
+from acp_mux.core.files.own_files import NotOurFile
 
 
 def record(text: str) -> logging.LogRecord:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from acp_mux.core.events import UnknownEvent, parse_event_json
+from acp_mux.core.events.union import UnknownEvent, parse_event_json
 from acp_mux.cli.run_command import RUN_EXIT_CODES, build_parser
 
 

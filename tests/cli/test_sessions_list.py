@@ -16,9 +16,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from acp_mux.cli.sessions import agents_of, run_sessions, when
-from acp_mux.core.visible import visible
-from acp_mux.server.event_log import EventLogWriter
-from acp_mux.server.store import SessionRecord, SessionStore
+from acp_mux.core.text.visible import visible
+from acp_mux.server.records.event_log import EventLogWriter
+from acp_mux.server.records.store import SessionRecord, SessionStore
 
 
 def store_with(tmp_path: Path, *records: dict) -> SessionStore:

@@ -2,7 +2,7 @@
 
 pydantic (and with it the typed ACP model and the event classes) costs more than the interpreter's own start, and
 ``initialize`` needs only the agents' facts, so the launcher answers it with the standard library
-(:mod:`acp_mux.server.early_init`) and imports the bridge — which validates everything after ``initialize`` with
+(:mod:`acp_mux.launcher.early_init`) and imports the bridge — which validates everything after ``initialize`` with
 the typed model — on a thread meanwhile. Each case runs the real entry point (``acp-mux``: the launcher) in a fresh
 interpreter with an import hook that notes when the first heavy module starts to load, answers one ``initialize``
 on stdio, and the test compares that moment with the moment the answer arrived (one monotonic clock for both
@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-HEAVY = ("pydantic", "acp_mux.core.events", "acp_mux.protocol.v1")
+HEAVY = ("pydantic", "acp_mux.core.events.union", "acp_mux.protocol.v1")
 
 PROBE = f"""
 import json, sys, time
@@ -36,7 +36,7 @@ class Watch:
 
 
 sys.meta_path.insert(0, Watch())
-from acp_mux.cli.launch import main
+from acp_mux.launcher.entry import main
 code = main(sys.argv[1:])
 print(json.dumps({{"code": code, "first": first}}), file=sys.stderr)
 """

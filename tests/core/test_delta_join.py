@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_mux.core import delta_join
-from acp_mux.core import events as ev
-from acp_mux.core.delta_join import join_adjacent_deltas
-from acp_mux.core.joined_text import JoinedText
+from acp_mux.core.text import delta_join
+from acp_mux.core.events import union as ev
+from acp_mux.core.text.delta_join import join_adjacent_deltas
+from acp_mux.core.text.joined_text import JoinedText
 
 # one step of a burst: a delta of stream 0-2 (two text messages, one thinking), or another event between deltas
 STEP = st.one_of(

@@ -8,7 +8,7 @@ import gc
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_mux.core.event_buffer import EventBuffer
+from acp_mux.core.events.buffer import EventBuffer
 
 
 async def test_ordinary_iterators_lose_the_oldest_past_the_high_water_mark() -> None:

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from acp_mux.core import events as ev
-from acp_mux.core.joined_text import JoinedText
+from acp_mux.core.events import union as ev
+from acp_mux.core.text.joined_text import JoinedText
 
 SAMPLES: dict[str, dict[str, Any]] = {
     "session_start": {"sessionId": "s1", "resumed": True, "forkedFrom": "s0"},
@@ -186,7 +186,7 @@ def test_the_schemas_a_turn_uses_can_be_built_before_the_first_prompt():
     import sys
 
     code = (
-        "from acp_mux.core import events as ev\n"
+        "from acp_mux.core.events import union as ev\n"
         "built = lambda: [type(c.__dict__.get('__pydantic_validator__')).__name__ == 'SchemaValidator'"
         " for c in ev.TURN_EVENT_CLASSES]\n"
         "before = built(); ev.prepare_turn(); print(any(before), all(built()))\n"

@@ -7,8 +7,8 @@ import gc
 import json
 import weakref
 
-from acp_mux.core.joined_text import PIECE_DELTAS, JoinedText
-from acp_mux.core.parse_context import ParseContext
+from acp_mux.core.text.joined_text import PIECE_DELTAS, JoinedText
+from acp_mux.core.run.parse_context import ParseContext
 
 
 def test_every_offset_gives_the_text_as_it_was_then_across_joins() -> None:

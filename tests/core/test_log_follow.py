@@ -1,4 +1,4 @@
-"""The log follower (acp_mux/core/log_follow.py): every appended line once, in order, in bounded memory, from any
+"""The log follower (acp_mux/core/run/log_follow.py): every appended line once, in order, in bounded memory, from any
 file it is pointed at — also one a local attacker planted or cut into odd pieces."""
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from acp_mux.adapters.base import AgentAdapter
-from acp_mux.core import events as ev
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.log_follow import LogFollower, SideLog, follow
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import SpawnSpec
-from acp_mux.core.run import start_run
+from acp_mux.core.events import union as ev
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.run.log_follow import LogFollower, SideLog, follow
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import SpawnSpec
+from acp_mux.core.run.handle import start_run
 
 LINE_TEXT = st.text(st.characters(blacklist_characters="\n\r", blacklist_categories=("Cs",)), max_size=80)
 

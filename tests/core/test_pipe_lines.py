@@ -8,7 +8,7 @@ from collections.abc import Callable
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_mux.core.pipe_lines import PipeLines
+from acp_mux.core.process.pipe_lines import PipeLines
 
 LINE = st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"."))
 

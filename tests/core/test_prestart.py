@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_mux.core import pgroup, prestart
-from acp_mux.core.process import SpawnSpec, attach, spawn, start
+from acp_mux.core.process import pgroup, prestart
+from acp_mux.core.process.spawn import SpawnSpec, attach, spawn, start
 from tests.procs import pid_alive
 
 PROGS = Path(__file__).resolve().parents[1] / "fakes" / "programs"

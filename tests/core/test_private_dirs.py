@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acp_mux.core import private
+from acp_mux.core.files import private
 
 OTHER_UID = 54321
 
@@ -153,7 +153,7 @@ def test_copilots_tmpdir_is_a_folder_of_ours_never_a_planted_one(temp_root: Path
     """copilot keeps node's compile cache under its TMPDIR: a folder of ours, never one planted at its name (or
     at the fixed folder above it), and the person's own TMPDIR is left alone."""
     from acp_mux.adapters.acp_agents.copilot import CopilotAdapter
-    from acp_mux.core.contract import RunOptions
+    from acp_mux.core.run.contract import RunOptions
 
     fixed = temp_root / f"acp-mux-{os.getuid()}"
     fixed.mkdir(mode=0o700)
@@ -171,7 +171,7 @@ def test_copilots_tmpdir_is_a_folder_of_ours_never_a_planted_one(temp_root: Path
 
 def test_copilots_tmpdir_is_made_private_when_nothing_is_there(temp_root: Path) -> None:
     from acp_mux.adapters.acp_agents.copilot import CopilotAdapter
-    from acp_mux.core.contract import RunOptions
+    from acp_mux.core.run.contract import RunOptions
 
     env = CopilotAdapter().build_spawn(RunOptions(agent="copilot", cwd="/p", env={"PATH": "/bin"})).env
     assert env is not None and env["TMPDIR"] == str(temp_root / f"acp-mux-{os.getuid()}" / "copilot-tmp")

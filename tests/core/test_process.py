@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from acp_mux.core.lines import LineSplitter, TailBuffer
-from acp_mux.core.process import AgentProcess, ExitStatus, ProcessInputClosed, SpawnError, SpawnSpec, spawn
-from acp_mux.core.tracker import TRACKER
+from acp_mux.core.process.lines import LineSplitter, TailBuffer
+from acp_mux.core.process.spawn import AgentProcess, ExitStatus, ProcessInputClosed, SpawnError, SpawnSpec, spawn
+from acp_mux.core.process.tracker import TRACKER
 from tests.procs import pid_alive, pid_state
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -318,7 +318,7 @@ async def test_tracker_forgets_group_once_it_is_empty(procs) -> None:
 
 _LEADERLESS_HOST = """
 import asyncio, sys
-from acp_mux.core.process import SpawnSpec, spawn
+from acp_mux.core.process.spawn import SpawnSpec, spawn
 
 async def main():
     proc = await spawn(SpawnSpec(sys.executable, [sys.argv[1], "--grandchild",

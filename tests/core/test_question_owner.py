@@ -1,4 +1,4 @@
-"""One owner for every open question: ``Questions`` (acp_mux/core/interaction.py) holds a permission or elicitation
+"""One owner for every open question: ``Questions`` (acp_mux/core/run/interaction.py) holds a permission or elicitation
 question from the agent's ask to the person's answer; the interaction channel shows the same records, adapters
 hold nothing of it, and the session keeps only the editor's end (its dialog request).
 
@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 
 from tests.annotation_names import annotation_names
 
-from acp_mux.core import events as ev
-from acp_mux.core.interaction import AgentEnd, PendingInteraction, Questions, approval_question
+from acp_mux.core.events import union as ev
+from acp_mux.core.run.interaction import AgentEnd, PendingInteraction, Questions, approval_question
 
 ROOT = Path(__file__).resolve().parents[2]
-OWNER = "acp_mux/core/interaction.py"
+OWNER = "acp_mux/core/run/interaction.py"
 SOURCES = sorted(
     path
     for folder in ("acp_mux", "adapters", "translation")
@@ -34,7 +34,7 @@ QUESTION_TYPES = {"PendingInteraction", "AgentEnd", "ApprovalRequestEvent", "Inp
 # Stores keyed by an interaction id outside the owner, and why each holds no question.
 KEYED_BY_QUESTION = {
     # The editor's end of a question: its session/request_permission request, nothing of the question.
-    ("acp_mux/server/live_session.py", "self._dialogs"),
+    ("acp_mux/server/sessions/live_session.py", "self._dialogs"),
     # The tool call an answer moves on, rebuilt from the event stream: a stored session's replay has no run, so the
     # link cannot be read from a live question there.
     ("translation/updates.py", "self._approval_tools"),
@@ -82,8 +82,10 @@ def test_only_the_owner_builds_question_records() -> None:
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name | ast.Attribute)
         and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) in builders
-        and not (name == "acp_mux/core/run.py" and isinstance(node.func, ast.Name) and node.func.id != "Questions")
-        and not (name == "acp_mux/core/parse_context.py" and _call_name(node) == "Questions")
+        and not (
+            name == "acp_mux/core/run/handle.py" and isinstance(node.func, ast.Name) and node.func.id != "Questions"
+        )
+        and not (name == "acp_mux/core/run/parse_context.py" and _call_name(node) == "Questions")
     ]
     assert found == [], f"question records built outside {OWNER} (and the run/context that hand them over): {found}"
 
@@ -134,12 +136,12 @@ def test_the_former_copies_are_gone() -> None:
     from acp_mux.adapters.acp_agents.acp_client import AcpRun
     from acp_mux.adapters.acp_agents.cursor import CursorRun
     from acp_mux.adapters.rpc_agents.pi import PiRun
-    from acp_mux.core.parse_context import ParseContext
+    from acp_mux.core.run.parse_context import ParseContext
 
     fields = {cls.__name__: set(getattr(cls, "__dataclass_fields__", {})) for cls in (AcpRun, CursorRun, PiRun)}
     assert "asks" not in fields["AcpRun"] and "asked" not in fields["CursorRun"] and "questions" not in fields["PiRun"]
     assert "approvals" not in ParseContext.__dataclass_fields__
-    assert "_open_questions" not in (ROOT / "acp_mux/server/live_session.py").read_text()
+    assert "_open_questions" not in (ROOT / "acp_mux/server/sessions/live_session.py").read_text()
 
 
 # ── the owner's behaviour ─────────────────────────────────────────────────────────────────────────────────────
@@ -209,7 +211,7 @@ class _Handle:
 async def test_the_channel_shows_and_answers_the_owners_records() -> None:
     """The interaction channel lists the very records the adapter registered (no copy) and hands the record, agent
     end included, to the answer; a question closed by the agent (withdrawn) is gone from the person's list."""
-    from acp_mux.core.interaction import Approve, InteractionChannel
+    from acp_mux.core.run.interaction import Approve, InteractionChannel
 
     questions = Questions("run")
     handle = _Handle(questions)

@@ -10,16 +10,16 @@ from typing import Any, Iterable
 
 import pytest
 
-from acp_mux.core import events as ev
-from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.errors import AgentMuxError
-from acp_mux.core.interaction import Approve, Deny
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core import run as run_module
-from acp_mux.core.delta_join import JOINABLE
-from acp_mux.core.process import ExitStatus, PipeProcess, SpawnSpec
-from acp_mux.core.process import SpawnError
-from acp_mux.core.run import RunState, start_run
+from acp_mux.core.events import union as ev
+from acp_mux.core.run.contract import ApprovalDecision, RunOptions
+from acp_mux.core.events.errors import AgentMuxError
+from acp_mux.core.run.interaction import Approve, Deny
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.run import handle as run_module
+from acp_mux.core.text.delta_join import JOINABLE
+from acp_mux.core.process.spawn import ExitStatus, PipeProcess, SpawnSpec
+from acp_mux.core.process.spawn import SpawnError
+from acp_mux.core.run.handle import RunState, start_run
 from acp_mux.adapters.base import AgentAdapter
 from acp_mux.adapters.base import get_adapter
 
@@ -91,7 +91,7 @@ async def test_completed_run_keeps_the_ordering_contract(tmp_path):
     seen = [e async for e in handle]
     result = await handle
     types = [e.type for e in seen if e.type not in ("debug", "log")]
-    # "Hel" and "lo" arrive as two deltas, or as one when both lines came in one read (core/delta_join.py)
+    # "Hel" and "lo" arrive as two deltas, or as one when both lines came in one read (core/text/delta_join.py)
     types = [t for i, t in enumerate(types) if not (t == "text_delta" and types[i - 1] == "text_delta")]
     assert types == [
         "session_start",
@@ -303,7 +303,7 @@ async def test_a_line_the_adapter_cannot_read_costs_itself_only_and_keeps_its_pl
 
 
 async def test_buffer_high_water_mark_drops_with_a_warning(tmp_path):
-    # a tool call between texts: deltas of one burst would otherwise be joined into a few events (core/delta_join.py)
+    # a tool call between texts: deltas of one burst would otherwise be joined into a few events (core/text/delta_join.py)
     many = [
         json.dumps(line)
         for i in range(300)
@@ -321,7 +321,7 @@ async def test_buffer_high_water_mark_drops_with_a_warning(tmp_path):
 
 
 async def test_scripted_agent_persistent_turns_and_in_protocol_interrupt(tmp_path):
-    from acp_mux.core.prompt import Prompt
+    from acp_mux.core.run.prompt import Prompt
 
     adapter = get_adapter("demo")
     handle = start_run(adapter, RunOptions(agent="demo", cwd=str(tmp_path), prompt=Prompt.of_text("hello one")))
@@ -344,8 +344,8 @@ async def test_scripted_agent_persistent_turns_and_in_protocol_interrupt(tmp_pat
 
 def test_the_runs_text_is_kept_joined_not_one_string_per_delta():
     """A persistent agent's run lasts the whole session: its text must not cost a string object per delta."""
-    from acp_mux.core.joined_text import PIECE_DELTAS, JoinedText
-    from acp_mux.core.run import _Accumulator
+    from acp_mux.core.text.joined_text import PIECE_DELTAS, JoinedText
+    from acp_mux.core.run.handle import _Accumulator
 
     acc = _Accumulator()
     parts = JoinedText()
@@ -359,8 +359,8 @@ def test_the_runs_text_is_kept_joined_not_one_string_per_delta():
 
 def test_a_run_told_not_to_collect_its_text_keeps_none_of_it():
     """The bridge reads the text from the events; its session-long run must not hold every word as well."""
-    from acp_mux.core.joined_text import JoinedText
-    from acp_mux.core.run import _Accumulator
+    from acp_mux.core.text.joined_text import JoinedText
+    from acp_mux.core.run.handle import _Accumulator
 
     acc = _Accumulator(collect_text=False)
     parts = JoinedText()

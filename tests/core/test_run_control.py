@@ -19,12 +19,12 @@ from typing import Any, AsyncIterator, Callable, Iterable
 import pytest
 
 from acp_mux.adapters.base import AgentAdapter
-from acp_mux.core import events as ev
-from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import SpawnSpec
-from acp_mux.core.prompt import Prompt
-from acp_mux.core.run import RunHandle, start_run
+from acp_mux.core.events import union as ev
+from acp_mux.core.run.contract import ApprovalDecision, RunOptions
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import SpawnSpec
+from acp_mux.core.run.prompt import Prompt
+from acp_mux.core.run.handle import RunHandle, start_run
 
 PROGRAMS = Path(__file__).parent.parent / "fakes" / "programs"
 pytestmark = pytest.mark.asyncio

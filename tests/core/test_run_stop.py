@@ -11,11 +11,11 @@ from typing import Iterable
 import pytest
 
 from acp_mux.adapters.base import AgentAdapter
-from acp_mux.core import events as ev
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import SpawnSpec
-from acp_mux.core.run import RunHandle, start_run
+from acp_mux.core.events import union as ev
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import SpawnSpec
+from acp_mux.core.run.handle import RunHandle, start_run
 from tests.procs import pid_alive
 
 pytestmark = pytest.mark.asyncio

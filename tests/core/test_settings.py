@@ -94,7 +94,7 @@ def test_failover_takes_ask_never_or_an_agent_name_and_nothing_else(raw: str) ->
     read as some agent or as "ask"; a name that is no agent's (``auto``) is refused by the server, which knows the
     agents (core knows none)."""
     from acp_mux.adapters.registry import ENTRIES
-    from acp_mux.server.failover import session_default, setting_problem
+    from acp_mux.server.branches.failover import session_default, setting_problem
 
     name = "ACP_MUX_FAILOVER"
     text = raw.strip()

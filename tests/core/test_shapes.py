@@ -1,4 +1,4 @@
-"""acp_mux.core.shapes: whatever JSON an agent prints, each reader returns exactly its type (a parser trusts it)."""
+"""acp_mux.core.text.shapes: whatever JSON an agent prints, each reader returns exactly its type (a parser trusts it)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_mux.core.shapes import as_count, as_dict, as_int, as_list, as_str
+from acp_mux.core.text.shapes import as_count, as_dict, as_int, as_list, as_str
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(),

@@ -1,4 +1,4 @@
-"""The run's one keeper of waiting prompts (``acp_mux.core.waiting_prompts``), tried by hypothesis with prompts held
+"""The run's one keeper of waiting prompts (``acp_mux.core.run.waiting_prompts``), tried by hypothesis with prompts held
 for the agent's session, cancels, and the agent's session opening, in any order:
 
 * a prompt goes to the agent at most once, only once the agent takes prompts, and never after a cancel withdrew it;
@@ -15,9 +15,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.prompt import Prompt
-from acp_mux.core.waiting_prompts import WaitingPrompts
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.run.prompt import Prompt
+from acp_mux.core.run.waiting_prompts import WaitingPrompts
 
 
 class Agent:

@@ -11,7 +11,7 @@ from typing import Any, Iterator
 import pytest
 from acp.schema import AllowedOutcome, RequestPermissionResponse
 
-from acp_mux.server.store import SessionStore
+from acp_mux.server.records.store import SessionStore
 from tests.e2e.harness import RealAgent, require_cli
 from tests.e2e.test_real_agents import WRITE_EDIT, prompt
 from tests.server.client import RecordingClient

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_mux.adapters.acp_agents.openclaw_gateway import GRACE_ENV, private_tmp_dir
+from acp_mux.adapters.acp_agents.openclaw.gateway import GRACE_ENV, private_tmp_dir
 from tests.e2e.harness import RealAgent, require_cli
 from tests.e2e.test_openclaw import FIRST_TURN_TIMEOUT
 from tests.e2e.test_real_agents import assert_no_process_left, prompt

@@ -24,8 +24,8 @@ from pathlib import Path
 import acp
 import pytest
 
-from acp_mux.adapters.acp_agents.openclaw_gateway import GRACE_ENV
-from acp_mux.adapters.acp_agents.openclaw_registry import Registration, read_registration
+from acp_mux.adapters.acp_agents.openclaw.gateway import GRACE_ENV
+from acp_mux.adapters.acp_agents.openclaw.registry import Registration, read_registration
 from tests.e2e.harness import RealAgent, require_cli
 from tests.e2e.test_openclaw import FIRST_TURN_TIMEOUT, TURN_TIMEOUT
 from tests.e2e.test_real_agents import assert_no_process_left, prompt
@@ -80,7 +80,7 @@ async def first_registration(root: Path, timeout: float) -> Registration:
 
 
 def keepers(agent: RealAgent) -> list[int]:
-    return [pid for pid in agent.processes() if b"openclaw_keeper" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    return [pid for pid in agent.processes() if b"openclaw/keeper.py" in Path(f"/proc/{pid}/cmdline").read_bytes()]
 
 
 async def test_two_windows_share_one_gateway_no_hostile_port_gets_the_token_and_killing_both_ends_it(

@@ -1,6 +1,6 @@
 """A prompt the editor sends the moment ``session/new`` answers, before the ACP agent has opened its own session
 (the bridge warms the agent at session/new; its ``initialize`` and ``session/new`` are still under way): the run holds
-it (acp_mux/core/waiting_prompts.py) and it goes out right after the agent's session opens, answered in full. A cancel
+it (acp_mux/core/run/waiting_prompts.py) and it goes out right after the agent's session opens, answered in full. A cancel
 sent right behind it answers ``cancelled`` without the agent being signalled, and the session goes on.
 
 Also measured (printed with ``-s``): the seconds from the prompt to its first words, right after session/new and

@@ -120,7 +120,7 @@ async def test_the_run_command_prints_the_union_and_asks_nobody_without_a_termin
     import subprocess
     import sys
 
-    from acp_mux.core.events import UnknownEvent, parse_event_json
+    from acp_mux.core.events.union import UnknownEvent, parse_event_json
 
     agent.serve(f"{agent.name}_write_edit", delta_delay=0)
     done = await asyncio.to_thread(

@@ -82,7 +82,7 @@ async def test_a_fork_whose_claude_cannot_fork_hands_the_conversation_over_from_
 ) -> None:
     """The original's claude session file gone from the private HOME before the fork's first turn: claude's own fork
     (``--resume ID --fork-session``) fails with "No conversation found", and the turn falls back, from Python as in
-    the editor (server/fork_fallback.py; before, the Python turn failed with claude's error): claude is handed the
+    the editor (server/branches/fork_fallback.py; before, the Python turn failed with claude's error): claude is handed the
     earlier turn, once, as quoted data; the fork gets a new claude session of its own; the conversation and the log
     say the fork fell back."""
     agents = ClaudeAndCodex("auto", require_cli("claude"), tmp_path)

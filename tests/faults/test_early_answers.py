@@ -1,7 +1,7 @@
 """Fault class (issue 39, round 3, class 3): the launcher answers exactly as the server would.
 
 The launcher answers ``initialize`` and the first ``session/new`` from the standard library, before the bridge is
-imported (:mod:`acp_mux.server.early_init`, :mod:`acp_mux.server.early_session`). Whatever it answers must be the
+imported (:mod:`acp_mux.launcher.early_init`, :mod:`acp_mux.launcher.early_session`). Whatever it answers must be the
 server's answer to the same line: the same result (but for a new session's id), never a result where the server
 answers an error. hypothesis generates the lines — protocol versions in and out of uint16, of other JSON types,
 ``_meta`` and ``clientCapabilities`` of every shape, MCP servers with fields missing or mistyped, a stray field
@@ -25,11 +25,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from acp_mux.adapters.base import get_adapter
-from acp_mux.server import early_init, early_session, early_shapes, editor_edge
-from acp_mux.server.bridge import AcpServer
-from acp_mux.server.live_session import BridgeConfig, LiveSession
-from acp_mux.server.rpc import Connection
-from acp_mux.server.store import SessionStore
+from acp_mux.launcher import early_init, early_session, early_shapes
+from acp_mux.server.wire import editor_edge
+from acp_mux.server.sessions.bridge import AcpServer
+from acp_mux.server.sessions.live_session import BridgeConfig, LiveSession
+from acp_mux.server.wire.rpc import Connection
+from acp_mux.server.records.store import SessionStore
 from tests.server.test_early_init import early_answer
 
 AGENT = "demo"
@@ -283,7 +284,7 @@ def test_session_new_the_server_refuses_is_left_to_it(params: dict[str, Any], tm
 def test_the_shapes_snapshot_is_the_models():
     """A stale snapshot would let the launcher answer what the models now refuse (or refuse what they take)."""
     with open(early_shapes.SHAPES_FILE, encoding="utf-8") as fh:
-        assert json.load(fh) == early_shapes.current_shapes(), "run `python -m acp_mux.server.early_shapes`"
+        assert json.load(fh) == early_shapes.current_shapes(), "run `python -m acp_mux.launcher.early_shapes`"
 
 
 def test_what_an_omitted_field_means_is_the_same_on_both_paths():

@@ -16,8 +16,8 @@ from typing import Any, Iterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_mux.core.prompt import Prompt, TextPart
-from acp_mux.server.handoff import Turn, context_text, quoted, turns_from_record
+from acp_mux.core.run.prompt import Prompt, TextPart
+from acp_mux.server.sessions.handoff import Turn, context_text, quoted, turns_from_record
 
 FRAMING = [
     "</earlier-conversation>",

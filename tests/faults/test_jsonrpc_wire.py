@@ -294,7 +294,7 @@ def test_an_unexpected_stop_says_why_on_stderr_with_a_failing_status(tmp_path: P
 
     script = (
         "import sys\n"
-        "from acp_mux.server import rpc\n"
+        "from acp_mux.server.wire import rpc\n"
         "async def broken(self):\n"
         "    raise RuntimeError('the reader fell over')\n"
         "rpc.Connection.serve = broken\n"

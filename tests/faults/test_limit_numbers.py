@@ -26,8 +26,8 @@ from hypothesis import strategies as hs
 import acp_mux
 from acp_mux.adapters.stream_agents.claude import ClaudeAdapter
 from acp_mux.adapters.stream_agents.codex_exec import limit_resets_at
-from acp_mux.core import events as ev
-from acp_mux.server import failover as fo
+from acp_mux.core.events import union as ev
+from acp_mux.server.branches import failover as fo
 from acp_mux.translation.stop_reasons import outcome_for, reset_time
 from tests.adapters.helpers import feed
 

@@ -29,10 +29,10 @@ from hypothesis import strategies as st
 
 from acp_mux.adapters.registry import ENTRIES
 from acp_mux.adapters.base import get_adapter
-from acp_mux.core import events as ev
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.process import ExitStatus
-from acp_mux.core.prompt import Prompt, TextPart
+from acp_mux.core.events import union as ev
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.process.spawn import ExitStatus
+from acp_mux.core.run.prompt import Prompt, TextPart
 from tests.adapters.helpers import assert_ordering, make_ctx
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

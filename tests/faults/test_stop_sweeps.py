@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import acp_mux
-from acp_mux.core.process import SpawnSpec, spawn
+from acp_mux.core.process.spawn import SpawnSpec, spawn
 from tests.faults.raw import RawBridge, wait_until
 from tests.procs import pids, read_proc
 from tests.server.client import RecordingClient

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_mux.core import text
-from acp_mux.core.jsonrpc import classify
+from acp_mux.core.text import safe as text
+from acp_mux.core.text.jsonrpc import classify
 
 _any_char = st.characters(codec=None)  # includes lone surrogates
 _values = st.recursive(

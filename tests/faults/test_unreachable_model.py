@@ -20,9 +20,9 @@ from hypothesis import strategies as hs
 from acp_mux.adapters.acp_agents.hermes import HermesAdapter
 from acp_mux.adapters.acp_agents.omp import OmpAdapter
 from acp_mux.adapters.acp_agents.omp_retries import FAILED_CONNECT
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.prompt import Prompt
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.run.prompt import Prompt
 
 REASONS = hs.sampled_from(
     [

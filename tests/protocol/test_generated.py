@@ -104,7 +104,7 @@ def test_method_tables_are_read_from_the_schema_envelopes() -> None:
 # the answers come from the launcher alone) and notes which protocol modules were loaded as each answer was written.
 PROBE = """
 import json, os, sys
-import acp_mux.cli.launch as launch
+import acp_mux.launcher.entry as launch
 watched = ("acp_mux.protocol", "acp_mux.protocol.v1", "acp_mux.protocol.wire", "pydantic")
 loaded = []
 real_write = os.write

@@ -13,7 +13,7 @@ import acp.schema
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_mux.core import events as ev
+from acp_mux.core.events import union as ev
 from acp_mux.protocol import unstable
 from acp_mux.translation.usage import TurnUsage
 

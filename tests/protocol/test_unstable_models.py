@@ -48,7 +48,7 @@ def test_the_copy_matches_the_upstream_mirror_where_present() -> None:
 
 
 def test_the_advertised_capability_is_the_schemas_empty_object() -> None:
-    from acp_mux.server.early_init import SESSION_CAPABILITIES
+    from acp_mux.launcher.early_init import SESSION_CAPABILITIES
 
     assert "fork" in SESSION_CAPABILITIES  # advertised as {} like the others (initialize_result)
     assert UPSTREAM["$defs"]["SessionForkCapabilities"]["type"] == "object"

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from acp_mux.adapters.base import AgentAdapter, AgentCapabilities, PerRun, ToolSpec, ToolTable
-from acp_mux.core import events as ev
-from acp_mux.core.contract import ApprovalDecision, RunOptions
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import ExitStatus, SpawnSpec
-from acp_mux.core.prompt import Prompt
+from acp_mux.core.events import union as ev
+from acp_mux.core.run.contract import ApprovalDecision, RunOptions
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import ExitStatus, SpawnSpec
+from acp_mux.core.run.prompt import Prompt
 
 
 class MemoryProcess:

@@ -16,13 +16,13 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from acp_mux.core import events as ev
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.interaction import Approve, Questions, approval_question
-from acp_mux.core.prompt import Prompt
-from acp_mux.server.bridge import AcpServer
-from acp_mux.server.live_session import BridgeConfig
-from acp_mux.server.store import SessionStore
+from acp_mux.core.events import union as ev
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.run.interaction import Approve, Questions, approval_question
+from acp_mux.core.run.prompt import Prompt
+from acp_mux.server.sessions.bridge import AcpServer
+from acp_mux.server.sessions.live_session import BridgeConfig
+from acp_mux.server.records.store import SessionStore
 from tests.adapters.helpers import FIXTURES, capture_lines, feed, make_ctx
 
 CWD = "/work/project"  # the recordings' cwd (it need not exist: diffs read as new files, live and replayed)
@@ -210,8 +210,8 @@ def server_for(cli: str, state: Path, editor: Editor) -> AcpServer:
 async def play(cli: str, name: str, state: Path, monkeypatch: Any) -> tuple[str, list[list[dict[str, Any]]], list[Any]]:
     """A new session, then each recorded run as one prompt. Returns the session id, the updates the editor saw
     during each prompt, and each prompt's result (or the RpcError it raised)."""
-    import acp_mux.core.run as run_module
-    from acp_mux.server.rpc import RpcError
+    import acp_mux.core.run.handle as run_module
+    from acp_mux.server.wire.rpc import RpcError
 
     _recorded_cwd_is_fine(monkeypatch)
     runs = runs_of(cli, name)
@@ -254,6 +254,6 @@ async def load(cli: str, state: Path, session_id: str, monkeypatch: Any) -> list
 
 def _recorded_cwd_is_fine(monkeypatch: Any) -> None:
     """The recordings ran in /work/project, which need not exist here; the bridge checks cwds exist."""
-    import acp_mux.server.bridge as bridge_module
+    import acp_mux.server.sessions.bridge as bridge_module
 
     monkeypatch.setattr(bridge_module, "_require_cwd", lambda cwd: cwd)

@@ -45,8 +45,8 @@ if __name__ == "__main__":  # the bridge; it imports the agents below from this 
     raise SystemExit(main(sys.argv[1:]))
 
 from acp_mux.adapters.stream_agents.scripted import ScriptedAdapter  # noqa: E402
-from acp_mux.core.contract import RunOptions  # noqa: E402
-from acp_mux.core.process import SpawnSpec  # noqa: E402
+from acp_mux.core.run.contract import RunOptions  # noqa: E402
+from acp_mux.core.process.spawn import SpawnSpec  # noqa: E402
 
 
 class _Switchable(ScriptedAdapter):

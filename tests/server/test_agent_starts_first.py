@@ -21,12 +21,12 @@ from unittest import mock
 
 import pytest
 
-from acp_mux.core.process import SpawnSpec
-from acp_mux.server.bridge import AcpServer
-from acp_mux.server.early_session import EarlySession
-from acp_mux.server.live_session import BridgeConfig
-from acp_mux.server.rpc import Connection
-from acp_mux.server.store import SessionStore
+from acp_mux.core.process.spawn import SpawnSpec
+from acp_mux.server.sessions.bridge import AcpServer
+from acp_mux.launcher.early_session import EarlySession
+from acp_mux.server.sessions.live_session import BridgeConfig
+from acp_mux.server.wire.rpc import Connection
+from acp_mux.server.records.store import SessionStore
 from tests.server.memory_agents import MemoryAdapter, MemoryProcess
 
 
@@ -71,8 +71,8 @@ def test_the_agent_is_spawned_before_the_turn_schemas_are_built(tmp_path: Path, 
 
     async def scenario() -> None:
         with (
-            mock.patch("acp_mux.core.run.spawn", recorder.spawn),
-            mock.patch("acp_mux.core.events.prepare_turn", recorder.schema("prepare_turn")),
+            mock.patch("acp_mux.core.run.handle.spawn", recorder.spawn),
+            mock.patch("acp_mux.core.events.union.prepare_turn", recorder.schema("prepare_turn")),
             mock.patch("acp_mux.protocol.wire.warm", recorder.schema("wire.warm")),
         ):
             await _open(server, tmp_path, how)
@@ -88,23 +88,23 @@ import asyncio, sys, tempfile
 from pathlib import Path
 from unittest import mock
 from acp_mux.adapters.base import get_adapter
-from acp_mux.core.process import SpawnError
-from acp_mux.server.bridge import AcpServer
-from acp_mux.server.early_session import EarlySession
-from acp_mux.server.live_session import BridgeConfig
-from acp_mux.server.rpc import Connection
-from acp_mux.server.store import SessionStore
+from acp_mux.core.process.spawn import SpawnError
+from acp_mux.server.sessions.bridge import AcpServer
+from acp_mux.launcher.early_session import EarlySession
+from acp_mux.server.sessions.live_session import BridgeConfig
+from acp_mux.server.wire.rpc import Connection
+from acp_mux.server.records.store import SessionStore
 
 loaded_at_spawn = []
 
 async def spawn(spec, **_):
-    loaded_at_spawn.append("acp_mux.core.events" in sys.modules)
+    loaded_at_spawn.append("acp_mux.core.events.union" in sys.modules)
     raise SpawnError("the test stops here")
 
 async def main(folder):
     server = AcpServer(Connection(-1, -1), get_adapter("demo"), BridgeConfig(agent="demo"), SessionStore(folder))
     params = {"cwd": str(folder), "mcpServers": []}
-    with mock.patch("acp_mux.core.run.spawn", spawn):
+    with mock.patch("acp_mux.core.run.handle.spawn", spawn):
         await server.adopt(EarlySession(2, params, "early-1", str(folder), {"sessionId": "early-1"}))
         await asyncio.sleep(0.05)
         await server.shutdown()

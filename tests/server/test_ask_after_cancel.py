@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from acp_mux.core.process import SpawnSpec
-from acp_mux.server.live_session import BridgeConfig, LiveSession
-from acp_mux.server.store import SessionRecord, SessionStore
+from acp_mux.core.process.spawn import SpawnSpec
+from acp_mux.server.sessions.live_session import BridgeConfig, LiveSession
+from acp_mux.server.records.store import SessionRecord, SessionStore
 from tests.server.memory_agents import AsksAgainAdapter, AsksAgainAgent
 
 
@@ -49,7 +49,7 @@ async def test_a_question_asked_after_the_cancel_is_answered_no_without_asking_t
     async def spawn(_spec: SpawnSpec) -> AsksAgainAgent:
         return agent
 
-    with mock.patch("acp_mux.core.run.spawn", spawn):
+    with mock.patch("acp_mux.core.run.handle.spawn", spawn):
         session.warm()
         try:
             turn = asyncio.ensure_future(session.prompt([{"type": "text", "text": "go"}]))

@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 
 from acp_mux.adapters.registry import ENTRIES
 from acp_mux.adapters.base import get_adapter
-from acp_mux.server.agent_choice import AgentChoices
-from acp_mux.server.bridge import AcpServer
-from acp_mux.server.early_init import CHECKUP_METHOD
-from acp_mux.server.live_session import BridgeConfig
-from acp_mux.server.rpc import RpcError
+from acp_mux.server.sessions.agent_choice import AgentChoices
+from acp_mux.server.sessions.bridge import AcpServer
+from acp_mux.launcher.early_init import CHECKUP_METHOD
+from acp_mux.server.sessions.live_session import BridgeConfig
+from acp_mux.server.wire.rpc import RpcError
 
 SUPPORTED = sorted(name for name in ENTRIES if ENTRIES[name].supported)
 CLIENTS = [{}, {"auth": {"terminal": True}}, {"_meta": {"terminal-auth": True}}]

@@ -1,4 +1,4 @@
-"""The copies a comparison gives each candidate, and the way back from the chosen one (acp_mux.server.compare_copies).
+"""The copies a comparison gives each candidate, and the way back from the chosen one (acp_mux.server.branches.compare_copies).
 
 What a person relies on: their folder and repository are never written while candidates work; each copy holds
 exactly what they see (the commit, their uncommitted and untracked work, not what they ignore); the chosen change
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acp_mux.server import compare_copies as cc
+from acp_mux.server.branches import compare_copies as cc
 
 
 def git(repo: Path, *args: str) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 import acp
 import pytest
 
-from acp_mux.server.compare_turn import KEEP_NONE, parse_compare
+from acp_mux.server.branches.compare_turn import KEEP_NONE, parse_compare
 from tests.server.client import RecordingClient
 from tests.server.switching_client import switching_bridge
 

@@ -14,8 +14,8 @@ from typing import Any
 import acp
 import pytest
 
-from acp_mux.server.event_log import read_envelopes
-from acp_mux.server.store import SessionStore
+from acp_mux.server.records.event_log import read_envelopes
+from acp_mux.server.records.store import SessionStore
 from tests.server.client import RecordingClient, bridge
 from tests.server.test_recorded_sessions import assert_gap_free, conversation
 from tests.server.test_wire import Wire, agent_text

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from acp_mux.server.rpc import Connection
+from acp_mux.server.wire.rpc import Connection
 
 
 def request(n: int) -> bytes:

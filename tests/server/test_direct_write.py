@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_mux.server.rpc import Connection, DirectWrite
+from acp_mux.server.wire.rpc import Connection, DirectWrite
 
 
 def _fill(fd: int) -> None:

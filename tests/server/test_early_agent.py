@@ -80,7 +80,7 @@ def test_every_agent_the_launcher_may_start_spawns_the_same_from_the_same_option
     the launcher's agent is always ended unused) and that nothing is prepared before the spawn (the launcher does not
     prepare). Each such adapter, over options that each change one thing the command line sets."""
     from acp_mux.adapters.base import AgentAdapter
-    from acp_mux.core.contract import RunOptions
+    from acp_mux.core.run.contract import RunOptions
 
     early = []
     for name, row in ENTRIES.items():

@@ -1,6 +1,6 @@
 """The launcher answers ``initialize`` before importing the bridge, and its answer is the server's, byte for byte.
 
-The early answer is built from a snapshot of the adapters' facts (``acp_mux/server/agent_facts.json``); these tests
+The early answer is built from a snapshot of the adapters' facts (``acp_mux/launcher/agent_facts.json``); these tests
 keep the snapshot true to the adapters, the answer equal to the server's for every agent, and everything the
 launcher does not fully understand left to the server, unread or handed over intact.
 """
@@ -18,10 +18,10 @@ import pytest
 
 from acp_mux.adapters.registry import ENTRIES
 from acp_mux.adapters.base import get_adapter
-from acp_mux.server import early_init
-from acp_mux.server.editor_edge import parse_request
-from acp_mux.server.bridge import AcpServer
-from acp_mux.server.live_session import BridgeConfig
+from acp_mux.launcher import early_init
+from acp_mux.server.wire.editor_edge import parse_request
+from acp_mux.server.sessions.bridge import AcpServer
+from acp_mux.server.sessions.live_session import BridgeConfig
 
 SUPPORTED = [(name, transport) for name in ENTRIES if ENTRIES[name].supported for transport in ENTRIES[name].transports]
 CLIENTS = [None, {"fs": {"readTextFile": True}, "terminal": True}, {"auth": {"terminal": True}}]
@@ -33,7 +33,7 @@ def test_the_snapshot_states_what_the_adapters_state() -> None:
         snapshot = json.load(fh)
     current = early_init.current_facts()
     stale = {name for name in snapshot if snapshot[name] != current.get(name)}
-    assert not stale, f"stale facts for {sorted(stale)}: run `python -m acp_mux.server.early_init`"
+    assert not stale, f"stale facts for {sorted(stale)}: run `python -m acp_mux.launcher.early_init`"
 
 
 def early_answer(argv: list[str], first: bytes) -> tuple[early_init.Early | None, bytes]:
@@ -159,7 +159,7 @@ def test_serve_command_lines_it_understands(monkeypatch) -> None:
 
 PROBE = """
 import json, os, sys
-heavy = ("asyncio", "pydantic", "acp_mux.adapters", "acp_mux.server.bridge", "acp_mux.cli.main", "logging")
+heavy = ("asyncio", "pydantic", "acp_mux.adapters", "acp_mux.server.sessions.bridge", "acp_mux.cli.main", "logging")
 loaded_at_answer = []
 real_write = os.write
 def write(fd, data):
@@ -167,7 +167,7 @@ def write(fd, data):
         loaded_at_answer.append(sorted(m for m in heavy if m in sys.modules))
     return real_write(fd, data)
 os.write = write
-from acp_mux.cli.launch import main
+from acp_mux.launcher.entry import main
 code = main(sys.argv[1:])
 print(json.dumps({"code": code, "loaded": loaded_at_answer}), file=sys.stderr)
 """

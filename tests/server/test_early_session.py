@@ -110,8 +110,8 @@ def test_the_launcher_answers_it_before_importing_the_bridge(tmp_path: Path) -> 
     then adopts the session: listed, its record private, and a prompt in it answered by the agent."""
     probe = """
 import json, os, sys
-import acp_mux.cli.launch as launch
-heavy = ("asyncio", "pydantic", "acp_mux.adapters", "acp_mux.server.bridge", "acp_mux.cli.main", "logging")
+import acp_mux.launcher.entry as launch
+heavy = ("asyncio", "pydantic", "acp_mux.adapters", "acp_mux.server.sessions.bridge", "acp_mux.cli.main", "logging")
 loaded = []
 real_write = os.write
 def write(fd, data):

@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 
 from acp_mux.adapters.base import get_adapter
 from acp_mux.protocol import v1, wire
-from acp_mux.server.bridge import AcpServer
-from acp_mux.server.early_init import SESSION_CAPABILITIES
-from acp_mux.server.editor_edge import asking, parse_request
-from acp_mux.server.live_session import BridgeConfig
-from acp_mux.server.rpc import INVALID_PARAMS, RpcError
+from acp_mux.server.sessions.bridge import AcpServer
+from acp_mux.launcher.early_init import SESSION_CAPABILITIES
+from acp_mux.server.wire.editor_edge import asking, parse_request
+from acp_mux.server.sessions.live_session import BridgeConfig
+from acp_mux.server.wire.rpc import INVALID_PARAMS, RpcError
 from tests.faults.raw import RawBridge
 
 PYTHON_LEAKS = ("Traceback", "object has no attribute", "KeyError", "TypeError", "AttributeError", "NoneType")
@@ -40,8 +40,8 @@ BASELINE = {
 
 def _server() -> AcpServer:
     """A server with a connection that is never served: enough for what initialize and the method table say."""
-    from acp_mux.server.rpc import Connection
-    from acp_mux.server.store import SessionStore
+    from acp_mux.server.wire.rpc import Connection
+    from acp_mux.server.records.store import SessionStore
 
     return AcpServer(
         Connection(-1, -1), get_adapter("demo"), BridgeConfig(agent="demo"), SessionStore.__new__(SessionStore)
@@ -169,7 +169,7 @@ def test_logout_where_the_agent_has_no_sign_out_is_refused_in_words() -> None:
 
 @pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "demo"])
 def test_logout_is_advertised_exactly_where_it_is_served(agent: str) -> None:
-    from acp_mux.server.early_init import caps_of, initialize_result, takes_extra_directories
+    from acp_mux.launcher.early_init import caps_of, initialize_result, takes_extra_directories
 
     adapter = get_adapter(agent)
     caps = caps_of(adapter.capabilities, takes_extra_directories(adapter), bool(adapter.logout_args))
@@ -239,7 +239,7 @@ async def _serve_pipes(lines: list[dict[str, Any]], setup: Any, wait: float = 0.
     import json
     import os
 
-    from acp_mux.server.rpc import Connection
+    from acp_mux.server.wire.rpc import Connection
 
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()

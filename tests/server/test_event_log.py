@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from acp_mux.core import events as ev
-from acp_mux.core.joined_text import JoinedText
-from acp_mux.server import event_log
-from acp_mux.server.event_log import (
+from acp_mux.core.events import union as ev
+from acp_mux.core.text.joined_text import JoinedText
+from acp_mux.server.records import event_log
+from acp_mux.server.records.event_log import (
     EventLogWriter,
     envelope_line,
     legacy_envelopes,

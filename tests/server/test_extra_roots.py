@@ -18,10 +18,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from acp_mux.adapters.base import get_adapter
-from acp_mux.server.bridge import AcpServer
-from acp_mux.server.live_session import BridgeConfig
-from acp_mux.server.rpc import INVALID_PARAMS, Connection, RpcError
-from acp_mux.server.store import SessionStore
+from acp_mux.server.sessions.bridge import AcpServer
+from acp_mux.server.sessions.live_session import BridgeConfig
+from acp_mux.server.wire.rpc import INVALID_PARAMS, Connection, RpcError
+from acp_mux.server.records.store import SessionStore
 
 
 @pytest.fixture(autouse=True)

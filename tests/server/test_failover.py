@@ -23,15 +23,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_mux.core import events as ev
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import SpawnSpec
-from acp_mux.core.prompt import Prompt
-from acp_mux.server import failover as fo
-from acp_mux.server.agent_choice import AgentChoices
-from acp_mux.server.live_session import BridgeConfig, LiveSession
-from acp_mux.server.rpc import RpcError
-from acp_mux.server.store import SessionRecord, SessionStore
+from acp_mux.core.events import union as ev
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import SpawnSpec
+from acp_mux.core.run.prompt import Prompt
+from acp_mux.server.branches import failover as fo
+from acp_mux.server.sessions.agent_choice import AgentChoices
+from acp_mux.server.sessions.live_session import BridgeConfig, LiveSession
+from acp_mux.server.wire.rpc import RpcError
+from acp_mux.server.records.store import SessionRecord, SessionStore
 from tests.faults.test_handover_forgery import read_back
 from tests.server.client import RecordingClient
 from tests.server.memory_agents import MemoryAdapter, MemoryProcess
@@ -134,7 +134,7 @@ async def live(world: World, limited: set[str], transient: bool = False) -> Asyn
         world.spawned.append(spec.command)
         return InstantAgent(spec.command, limited, transient)
 
-    with mock.patch("acp_mux.core.run.spawn", fake_spawn):
+    with mock.patch("acp_mux.core.run.handle.spawn", fake_spawn):
         world.session.warm()
         try:
             yield
@@ -430,7 +430,7 @@ class StubConnection:
 async def _entry_after_restart(root: Path, handed: list[tuple[str, str]]) -> tuple[list[str], dict[str, Any]]:
     """A new ``--agent a`` server on the same store (the bridge restarted): the sessions it lists, and what loading
     ``s1`` answers."""
-    from acp_mux.server.bridge import AcpServer
+    from acp_mux.server.sessions.bridge import AcpServer
 
     choices = AgentChoices(("a", "b", "c"), root)
     server = AcpServer(

@@ -1,4 +1,4 @@
-"""The copy a fork starts from (acp_mux/server/fork.py), tried hard: whatever the turns say, the fork's handed-over
+"""The copy a fork starts from (acp_mux/server/branches/fork.py), tried hard: whatever the turns say, the fork's handed-over
 record is exactly the original's completed turns before the fork — never a turn still running then, never what the
 original got after — and the original's files are the same bytes after the fork and after the turns that follow.
 And whatever ``_meta`` an editor sends, the agent is picked or the fork refused with -32602, nothing else."""
@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from acp_mux.adapters.base import ToolTable
-from acp_mux.server.fork import META_KEY, completed_part, copy_conversation, fork_agent
-from acp_mux.server.handoff import context_text, turns_from_record
-from acp_mux.server.replay import folded_conversation, session_history
-from acp_mux.server.rpc import INVALID_PARAMS, RpcError
-from acp_mux.server.store import SessionRecord, SessionStore
+from acp_mux.server.branches.fork import META_KEY, completed_part, copy_conversation, fork_agent
+from acp_mux.server.sessions.handoff import context_text, turns_from_record
+from acp_mux.server.records.replay import folded_conversation, session_history
+from acp_mux.server.wire.rpc import INVALID_PARAMS, RpcError
+from acp_mux.server.records.store import SessionRecord, SessionStore
 from acp_mux.translation.updates import UpdateTranslator
 from tests.faults.test_handover_forgery import read_back
 

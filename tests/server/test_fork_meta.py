@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acp_mux.server.event_log import FLUSH_INTERVAL_S
-from acp_mux.server.fork import META_KEY
+from acp_mux.server.records.event_log import FLUSH_INTERVAL_S
+from acp_mux.server.branches.fork import META_KEY
 from tests.faults.raw import RawBridge, wait_until
 from tests.server.test_editor_wire import PYTHON_LEAKS
 

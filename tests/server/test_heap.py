@@ -7,7 +7,7 @@ import platform
 
 import pytest
 
-from acp_mux.server import heap
+from acp_mux.server.sessions import heap
 
 
 @pytest.fixture(autouse=True)
@@ -39,8 +39,8 @@ def test_the_bridges_runs_do_not_collect_the_text_it_already_streamed() -> None:
     """A session's run can live for the whole session: RunResult.text would hold every word the agent said."""
     from types import SimpleNamespace
 
-    from acp_mux.server.live_session import LiveSession
-    from acp_mux.server.store import SessionRecord
+    from acp_mux.server.sessions.live_session import LiveSession
+    from acp_mux.server.records.store import SessionRecord
 
     session = SimpleNamespace(
         adapter=SimpleNamespace(name="demo"),

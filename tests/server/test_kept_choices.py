@@ -15,14 +15,14 @@ from unittest import mock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.events import BaseEvent, SessionOptionsEvent
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import SpawnSpec
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.events.union import BaseEvent, SessionOptionsEvent
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import SpawnSpec
 from acp_mux.protocol import v1
-from acp_mux.server.live_session import BridgeConfig, LiveSession
-from acp_mux.server.session_settings import SessionSettings
-from acp_mux.server.store import SessionRecord, SessionStore
+from acp_mux.server.sessions.live_session import BridgeConfig, LiveSession
+from acp_mux.server.sessions.session_settings import SessionSettings
+from acp_mux.server.records.store import SessionRecord, SessionStore
 from tests.server.memory_agents import MemoryAdapter, MemoryProcess
 
 
@@ -201,7 +201,7 @@ async def test_a_reopened_session_sets_the_kept_choice_in_an_agent_that_starts_w
     async def spawn(_spec: SpawnSpec) -> OptionsAgent:
         return agent
 
-    with mock.patch("acp_mux.core.run.spawn", spawn):
+    with mock.patch("acp_mux.core.run.handle.spawn", spawn):
         session.warm()
         try:
             for _ in range(200):

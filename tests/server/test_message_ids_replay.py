@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from acp_mux.core import events as ev
-from acp_mux.server.event_log import EventLogWriter, read_envelopes
-from acp_mux.server.replay import replay_updates
+from acp_mux.core.events import union as ev
+from acp_mux.server.records.event_log import EventLogWriter, read_envelopes
+from acp_mux.server.records.replay import replay_updates
 from acp_mux.translation.updates import UpdateTranslator
 from tests.server.recorded_runs import load, play
 

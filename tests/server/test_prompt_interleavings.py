@@ -24,14 +24,14 @@ from unittest import mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_mux.core import events as ev
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import SpawnSpec
-from acp_mux.core.prompt import Prompt
-from acp_mux.server.agent_choice import AgentChoices
-from acp_mux.server.live_session import BridgeConfig, LiveSession
-from acp_mux.server.rpc import RpcError
-from acp_mux.server.store import SessionRecord, SessionStore
+from acp_mux.core.events import union as ev
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import SpawnSpec
+from acp_mux.core.run.prompt import Prompt
+from acp_mux.server.sessions.agent_choice import AgentChoices
+from acp_mux.server.sessions.live_session import BridgeConfig, LiveSession
+from acp_mux.server.wire.rpc import RpcError
+from acp_mux.server.records.store import SessionRecord, SessionStore
 from tests.server.memory_agents import MemoryAdapter, MemoryProcess
 
 BROKEN = "broken"  # an agent whose switch fails (it cannot start here)
@@ -163,7 +163,7 @@ async def play(sequence: list[tuple[str, str]], root: Path) -> None:
         withdrawn.update(i for i in accepted() if world.prompts[i] not in world.handed)
         await world.session.cancel()
 
-    with mock.patch("acp_mux.core.run.spawn", fake_spawn):
+    with mock.patch("acp_mux.core.run.handle.spawn", fake_spawn):
         world.session.warm()
         for index, (op, arg) in enumerate(sequence):
             proc = world.current()
@@ -245,8 +245,8 @@ async def test_a_cancelled_prompt_waiting_for_a_slow_agent_session_ends_cancelle
         return world.processes[-1]
 
     with (
-        mock.patch("acp_mux.core.run.spawn", fake_spawn),
-        mock.patch("acp_mux.server.live_session.CANCEL_INTERRUPT_WAIT_S", 0.05),
+        mock.patch("acp_mux.core.run.handle.spawn", fake_spawn),
+        mock.patch("acp_mux.server.sessions.live_session.CANCEL_INTERRUPT_WAIT_S", 0.05),
     ):
         world.session.warm()
         turn = asyncio.ensure_future(world.session.prompt([{"type": "text", "text": "first"}]))

@@ -16,8 +16,8 @@ from unittest import mock
 import acp
 import pytest
 
-from acp_mux.core.process import SpawnSpec
-from acp_mux.server.rpc import RpcError
+from acp_mux.core.process.spawn import SpawnSpec
+from acp_mux.server.wire.rpc import RpcError
 from tests.server.client import RecordingClient, answer_order, bridge, reopen, send_prompt, steer
 from tests.server.test_prompt_interleavings import FakeAgentProcess, make_world
 
@@ -72,7 +72,7 @@ async def test_prompts_sent_while_one_runs_are_queued_and_answered_in_order(work
     async with bridge(replay, "--agent", "demo", **work) as (conn, _):
         await reopen(conn, sid, work["cwd"])
     assert [u.content.text for u in replay.of("user_message_chunk")] == ["slow please", "queued 0", "queued 1"]
-    from acp_mux.server.store import SessionStore
+    from acp_mux.server.records.store import SessionStore
 
     logged = [e["data"] for e in SessionStore(Path(work["state_dir"])).envelopes(sid) if e["type"] == "user.message"]
     assert [m.get("queued", False) for m in logged] == [False, True, True]  # the log says which ones waited
@@ -152,7 +152,7 @@ async def test_an_agent_without_steering_says_so_during_its_turn() -> None:
             world.processes.append(FakeAgentProcess())
             return world.processes[-1]
 
-        with mock.patch("acp_mux.core.run.spawn", fake_spawn):
+        with mock.patch("acp_mux.core.run.handle.spawn", fake_spawn):
             session = world.session
             session.warm()
             for _ in range(5):
@@ -175,8 +175,8 @@ async def test_an_agent_without_steering_says_so_during_its_turn() -> None:
 async def test_a_steered_message_stays_in_its_turn_when_turns_are_handed_over() -> None:
     """A handover (agent switch, fork fallback, failover) counts turns from the replayed record: a message steered
     into a turn is part of that turn, not a turn of its own that would shift every later turn's agent."""
-    from acp_mux.server.handoff import turns_from_record
-    from acp_mux.server.replay import STEERED_META
+    from acp_mux.server.sessions.handoff import turns_from_record
+    from acp_mux.server.records.replay import STEERED_META
 
     def chunk(kind: str, text: str, **extra: Any) -> dict[str, Any]:
         return {"sessionUpdate": kind, "content": {"type": "text", "text": text}, **extra}

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from acp_mux.cli.sessions import run_sessions
-from acp_mux.server.event_log import read_envelopes
-from acp_mux.server.replay import STATE_UPDATES
-from acp_mux.server.rpc import RpcError
-from acp_mux.server.store import SessionStore
+from acp_mux.server.records.event_log import read_envelopes
+from acp_mux.server.records.replay import STATE_UPDATES
+from acp_mux.server.wire.rpc import RpcError
+from acp_mux.server.records.store import SessionStore
 from acp_mux.translation.conversation import failed_turn_text
 from acp_mux.translation.updates import notice
 from tests.server.recorded_runs import fixture_names, load, play

@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from acp_mux.adapters.base import ToolTable
-from acp_mux.core import events as ev
-from acp_mux.core.run import _Accumulator
-from acp_mux.server.replay import replay_updates
+from acp_mux.core.events import union as ev
+from acp_mux.core.run.handle import _Accumulator
+from acp_mux.server.records.replay import replay_updates
 from acp_mux.translation.stop_reasons import outcome_for
 from acp_mux.translation.updates import UpdateTranslator
 

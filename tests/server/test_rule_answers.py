@@ -9,7 +9,7 @@ from pathlib import Path
 import acp
 import pytest
 
-from acp_mux.server.store import SessionStore
+from acp_mux.server.records.store import SessionStore
 from tests.server.client import RecordingClient, bridge
 
 pytestmark = pytest.mark.asyncio

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_mux.server.rpc import RpcError
-from acp_mux.server.session_gate import SessionGate
+from acp_mux.server.wire.rpc import RpcError
+from acp_mux.server.sessions.session_gate import SessionGate
 
 ops = st.lists(
     st.one_of(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from acp_mux.core.events import SessionOptionsEvent
-from acp_mux.server.session_settings import SessionSettings
+from acp_mux.core.events.union import SessionOptionsEvent
+from acp_mux.server.sessions.session_settings import SessionSettings
 
 
 def effort(value: str) -> dict[str, object]:

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from acp_mux.cli.sessions import run_sessions
-from acp_mux.server.event_log import EventLogWriter
-from acp_mux.server.store import SessionRecord, SessionStore
+from acp_mux.server.records.event_log import EventLogWriter
+from acp_mux.server.records.store import SessionRecord, SessionStore
 from tests.server.recorded_runs import Editor, server_for
 
 OLD_RECORD = {  # a record as the bridge wrote it before the event log

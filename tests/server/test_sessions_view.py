@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from acp_mux.cli.sessions import _TextView, run_sessions
-from acp_mux.server.store import SessionStore
+from acp_mux.server.records.store import SessionStore
 from tests.server.test_sessions_cli import OLD_RECORD
 
 KINDS = ["user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan"]

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acp_mux.cli.sessions import run_sessions
-from acp_mux.core.visible import visible
-from acp_mux.server.event_log import read_envelopes
-from acp_mux.server.store import SessionRecord, SessionStore
+from acp_mux.core.text.visible import visible
+from acp_mux.server.records.event_log import read_envelopes
+from acp_mux.server.records.store import SessionRecord, SessionStore
 
 CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 HOSTILE = ["\x1b[2J", "\x1b]0;owned\x07", "\r", "\x9b31m", "\u202e", "\u2066", "\x00", "\x7f", "\x1bP", "\u2028"]

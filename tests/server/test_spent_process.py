@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Iterable
 from unittest import mock
 
-from acp_mux.core import events as ev
-from acp_mux.core.contract import RunOptions
-from acp_mux.core.parse_context import ParseContext
-from acp_mux.core.process import SpawnSpec
-from acp_mux.core.prompt import Prompt
-from acp_mux.server.live_session import BridgeConfig, LiveSession
-from acp_mux.server.store import SessionRecord, SessionStore
+from acp_mux.core.events import union as ev
+from acp_mux.core.run.contract import RunOptions
+from acp_mux.core.run.parse_context import ParseContext
+from acp_mux.core.process.spawn import SpawnSpec
+from acp_mux.core.run.prompt import Prompt
+from acp_mux.server.sessions.live_session import BridgeConfig, LiveSession
+from acp_mux.server.records.store import SessionRecord, SessionStore
 from tests.server.memory_agents import MemoryAdapter, MemoryProcess
 
 
@@ -71,7 +71,7 @@ async def test_the_prompt_after_a_spent_process_goes_to_a_new_one_that_resumes_t
         send_update=lambda _sid, _payload: None,
         request=lambda _method, _params: None,
     )
-    with mock.patch("acp_mux.core.run.spawn", spawn):
+    with mock.patch("acp_mux.core.run.handle.spawn", spawn):
         session.warm()
         try:
             first = await session.prompt([{"type": "text", "text": "long reply"}])

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from acp_mux.core.settings import SettingError
-from acp_mux.server.event_log import read_envelopes
-from acp_mux.server.store import SessionRecord, SessionStore, retention_from_env, valid_session_id
+from acp_mux.server.records.event_log import read_envelopes
+from acp_mux.server.records.store import SessionRecord, SessionStore, retention_from_env, valid_session_id
 
 
 @pytest.fixture

@@ -22,11 +22,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from acp_mux.cli.sessions import run_sessions
-from acp_mux.core import redact
-from acp_mux.core.state_files import NotAStateFile, read_state_file
-from acp_mux.server import settings_shapes
-from acp_mux.server.agent_choice import AgentChoices
-from acp_mux.server.store import SessionRecord, SessionStore
+from acp_mux.core.text import redact
+from acp_mux.core.files.state_files import NotAStateFile, read_state_file
+from acp_mux.server.wire import settings_shapes
+from acp_mux.server.sessions.agent_choice import AgentChoices
+from acp_mux.server.records.store import SessionRecord, SessionStore
 
 OTHER_UID = 54321
 
@@ -108,7 +108,7 @@ def test_a_special_file_where_the_event_log_should_be_is_skipped_at_once(tmp_pat
 
 
 def test_an_overlong_line_is_skipped_and_the_lines_after_it_are_read(tmp_path: Path, monkeypatch) -> None:
-    from acp_mux.server import event_log
+    from acp_mux.server.records import event_log
 
     monkeypatch.setattr(event_log, "MAX_LINE_BYTES", 1000)
     store = SessionStore(tmp_path / "state")
@@ -152,7 +152,7 @@ def test_a_store_that_cannot_be_written_never_raises(tmp_path: Path, how: str, m
     if how == "file_where_folder":
         (tmp_path / "state").write_text("a file where the state folder should be\n")
     else:
-        from acp_mux.server import store as store_module
+        from acp_mux.server.records import store as store_module
 
         def full(path: Path, data: bytes) -> None:
             raise OSError(errno.ENOSPC, "No space left on device")
@@ -266,7 +266,7 @@ def test_without_secrets_the_log_lines_are_unchanged(tmp_path: Path, forget_secr
 
 
 def test_remembered_settings_are_written_past_a_fifo_at_the_old_temp_name(tmp_path: Path) -> None:
-    from acp_mux.server.session_settings import SessionSettings
+    from acp_mux.server.sessions.session_settings import SessionSettings
 
     cache = tmp_path / "agents"
     cache.mkdir(mode=0o700)

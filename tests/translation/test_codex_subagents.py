@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acp_mux.adapters.rpc_agents.codex import CodexAdapter
-from acp_mux.core import events as ev
-from acp_mux.core.events import BaseEvent
+from acp_mux.core.events import union as ev
+from acp_mux.core.events.union import BaseEvent
 from acp_mux.translation.child_sessions import ChildSessions, child_session_id, split_child_id
 from acp_mux.translation.updates import PARENT_META, UpdateTranslator
 from tests.adapters.helpers import feed, sent

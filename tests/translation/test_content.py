@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from acp_mux.core.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart
+from acp_mux.core.run.prompt import AudioPart, ImagePart, Prompt, ResourcePart, TextPart
 from acp_mux.translation.content import UnsupportedContent, prompt_to_blocks, to_prompt
 
 ALL = {"images": True, "audio": True, "embedded": True}
@@ -140,7 +140,7 @@ def test_replayed_blocks_are_valid_acp_content() -> None:
 
 
 # ── the codec's other directions and file URIs ─────────────────────────────────────────────────────────────────
-from acp_mux.core.prompt import file_uri_to_path, path_to_file_uri  # noqa: E402
+from acp_mux.core.run.prompt import file_uri_to_path, path_to_file_uri  # noqa: E402
 from acp_mux.translation.content import block_text  # noqa: E402
 
 

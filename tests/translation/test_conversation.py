@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from acp_mux.adapters.stream_agents.scripted import TOOLS
-from acp_mux.core import events as ev
+from acp_mux.core.events import union as ev
 from acp_mux.translation.conversation import updates_for_event
 from acp_mux.translation.stop_reasons import outcome_for
 from acp_mux.translation.updates import UpdateTranslator

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from acp_mux.adapters.stream_agents.scripted import TOOLS as SCRIPTED_TOOLS
-from acp_mux.core import events as ev
+from acp_mux.core.events import union as ev
 from acp_mux.translation.updates import UpdateTranslator
 from tests.translation.helpers import acp_valid
 

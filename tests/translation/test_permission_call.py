@@ -5,7 +5,7 @@ joins its own cwd to the diff's absolute path)."""
 from __future__ import annotations
 
 from acp_mux.adapters.stream_agents.scripted import TOOLS
-from acp_mux.core import events as ev
+from acp_mux.core.events import union as ev
 from acp_mux.translation.updates import UpdateTranslator
 
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from acp_mux.core import events as ev
+from acp_mux.core.events import union as ev
 from acp_mux.translation.stop_reasons import reset_time, AUTH_REQUIRED, INTERNAL_ERROR, TurnOutcome, outcome_for
 
 LOGIN = "acp-mux --agent codex --login"

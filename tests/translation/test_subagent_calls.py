@@ -24,8 +24,8 @@ import pytest
 
 from acp_mux.adapters.rpc_agents.codex import CodexAdapter
 from acp_mux.adapters.stream_agents.claude import ClaudeAdapter
-from acp_mux.core import events as ev
-from acp_mux.core.events import BaseEvent
+from acp_mux.core.events import union as ev
+from acp_mux.core.events.union import BaseEvent
 from acp_mux.translation.child_sessions import ChildSessions, child_session_id
 from acp_mux.translation.updates import PARENT_META, UpdateTranslator
 from tests.adapters.helpers import FIXTURES, capture_lines, feed, make_ctx

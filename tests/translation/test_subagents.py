@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acp_mux.adapters.stream_agents.claude import ClaudeAdapter
-from acp_mux.core import events as ev
-from acp_mux.core.events import BaseEvent
+from acp_mux.core.events import union as ev
+from acp_mux.core.events.union import BaseEvent
 from acp_mux.translation.child_sessions import (
     ChildSessions,
     child_session_id,
@@ -236,8 +236,8 @@ def test_any_interleaving_keeps_every_link_and_no_child_text_reaches_the_main_re
 
 def test_the_event_log_keeps_the_tree(tmp_path: Path) -> None:
     """Stored and read back, the events replay the same nesting (session/load shows what the live turn did)."""
-    from acp_mux.server.event_log import EventLogWriter, read_envelopes
-    from acp_mux.server.replay import replay_updates
+    from acp_mux.server.records.event_log import EventLogWriter, read_envelopes
+    from acp_mux.server.records.replay import replay_updates
 
     events, _ = recorded()
     for i, e in enumerate(events):

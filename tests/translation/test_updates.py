@@ -1,6 +1,6 @@
 """UpdateTranslator: normalized events → exact ACP ``session/update`` payloads (wire-form dicts).
 
-Events are the real pydantic models from ``acp_mux.core.events``; tool kinds, titles, locations and diffs come from the
+Events are the real pydantic models from ``acp_mux.core.events.union``; tool kinds, titles, locations and diffs come from the
 adapters' real tool tables (Claude's, Codex's, the scripted demo's). Every payload is also validated with the ACP
 SDK's schema (``helpers.acp_valid``).
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from acp_mux.core import events as ev
+from acp_mux.core.events import union as ev
 from acp_mux.adapters.stream_agents.claude_tools import CLAUDE_TOOLS
 from acp_mux.adapters.stream_agents.codex_exec import CODEX_TOOLS
 from acp_mux.adapters.stream_agents.scripted import TOOLS as SCRIPTED_TOOLS

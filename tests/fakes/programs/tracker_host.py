@@ -4,7 +4,7 @@ usage: tracker_host.py MODE [setsid]   (MODE: normal | sigterm | exception | sig
                                        leaves the agent's session and group)
 
 Spawns `hang.py --grandchild --ignore-term --grandchild-ignore-term` via
-acp_mux.core.process.spawn, prints "pids <leader> <grandchild>", then:
+acp_mux.core.process.spawn.spawn, prints "pids <leader> <grandchild>", then:
 normal -> returns (atexit cleans up); sigterm / sigkill -> prints "waiting" and
 sleeps until signalled (nothing of ours runs after a SIGKILL: the supervisor must
 clean up); exception -> raises RuntimeError uncaught.
@@ -15,8 +15,8 @@ import asyncio
 import os
 import sys
 
-from acp_mux.core.process import SpawnSpec, spawn
-from acp_mux.core.tracker import TRACKER
+from acp_mux.core.process.spawn import SpawnSpec, spawn
+from acp_mux.core.process.tracker import TRACKER
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
