@@ -214,3 +214,34 @@ def assert_ordering(events: list[BaseEvent]) -> None:
             assert tid is None or tid in tools, f"{where}: approval for unannounced tool {tid}"
         if is_terminal_event(e) and t != "interrupted":  # as the runtime: a persistent agent goes on after a cancel
             terminal = t
+
+
+class AcpWire:
+    """An ACP-family adapter fed as the run feeds it, without a process: what it sent the agent (parsed), the
+    events it made, and the agent's side of the handshake (:meth:`open_session`) written by the test."""
+
+    def __init__(self, adapter: Any, ctx: ParseContext) -> None:
+        self.adapter, self.ctx = adapter, ctx
+        self.sent: list[dict[str, Any]] = []
+        self.events: list[Any] = []
+
+    def open_session(self) -> None:
+        """The agent answers ``initialize`` and ``session/new`` (its session is ``S``)."""
+        self.flush()
+        self.answer("initialize", {"protocolVersion": 1, "agentCapabilities": {"loadSession": True}})
+        self.answer("session/new", {"sessionId": "S"})
+
+    def flush(self) -> None:
+        self.sent += [json.loads(chunk) for chunk in self.ctx.take_outbox()]
+
+    def feed(self, message: dict[str, Any]) -> None:
+        self.events += list(self.adapter.parse_line(json.dumps({"jsonrpc": "2.0", **message}), self.ctx))
+        self.flush()
+
+    def request(self, method: str) -> dict[str, Any] | None:
+        return next((m for m in self.sent if m.get("method") == method and "id" in m), None)
+
+    def answer(self, method: str, result: dict[str, Any]) -> None:
+        request = self.request(method)
+        assert request is not None, (method, self.sent)
+        self.feed({"id": request["id"], "result": result})

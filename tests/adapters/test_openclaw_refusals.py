@@ -8,11 +8,9 @@ never raises. The adapter is driven over synthetic ACP; the real CLI is in tests
 
 from __future__ import annotations
 
-import json
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as hs
@@ -24,6 +22,7 @@ from acp_mux.core.run.contract import RunOptions
 from acp_mux.core.run.parse_context import ParseContext
 from acp_mux.core.process.spawn import SpawnSpec
 from acp_mux.core.run.prompt import Prompt
+from tests.adapters.helpers import AcpWire
 
 NOWHERE = Path("/nonexistent/acp-mux-test")
 # The line as 2026.9.6 wrote it for a refused connection (tests/e2e/test_unreachable_model.py, gateway.out).
@@ -143,22 +142,18 @@ def test_no_other_line_is_a_model_call_or_raises(text: str) -> None:
 
 
 # ── the turn ───────────────────────────────────────────────────────────────────────────────────────────────────
-class Openclaw:
+class Openclaw(AcpWire):
     """The adapter with an ACP run to the gateway (its session open), what it sent openclaw and its events."""
 
     def __init__(self) -> None:
-        self.adapter = OpenclawAdapter()
-        self.adapter.gateway = Gateway("openclaw", {}, root=NOWHERE)
-        self.ctx = ParseContext(run_id="t", agent="openclaw", cwd="/tmp")
+        adapter = OpenclawAdapter()
+        adapter.gateway = Gateway("openclaw", {}, root=NOWHERE)
+        super().__init__(adapter, ParseContext(run_id="t", agent="openclaw", cwd="/tmp"))
         options = RunOptions(agent="openclaw", cwd="/tmp", env={"ACP_MUX_OPENCLAW_ASK": "ask"})
-        self.adapter._endpoints[id(options)] = Endpoint("ws://127.0.0.1:1", NOWHERE, NOWHERE, NOWHERE)
-        self.adapter.start(options, self.ctx)
-        [self.side] = self.adapter.side_logs(SpawnSpec(command="python3", args=["-m", "relay", "openclaw"]), 4242)
-        self.sent: list[dict[str, Any]] = []
-        self.events: list[Any] = []
-        self.flush()
-        self.answer("initialize", {"protocolVersion": 1, "agentCapabilities": {"loadSession": True}})
-        self.answer("session/new", {"sessionId": "S"})
+        adapter._endpoints[id(options)] = Endpoint("ws://127.0.0.1:1", NOWHERE, NOWHERE, NOWHERE)
+        adapter.start(options, self.ctx)
+        [self.side] = adapter.side_logs(SpawnSpec(command="python3", args=["-m", "relay", "openclaw"]), 4242)
+        self.open_session()
 
     def prompt(self) -> float:
         self.sent.clear()
@@ -167,21 +162,6 @@ class Openclaw:
         self.flush()
         assert self.request("session/prompt") is not None
         return time.time()
-
-    def flush(self) -> None:
-        self.sent += [json.loads(chunk) for chunk in self.ctx.take_outbox()]
-
-    def feed(self, message: dict[str, Any]) -> None:
-        self.events += list(self.adapter.parse_line(json.dumps({"jsonrpc": "2.0", **message}), self.ctx))
-        self.flush()
-
-    def request(self, method: str) -> dict[str, Any] | None:
-        return next((m for m in self.sent if m.get("method") == method and "id" in m), None)
-
-    def answer(self, method: str, result: dict[str, Any]) -> None:
-        request = self.request(method)
-        assert request is not None, (method, self.sent)
-        self.feed({"id": request["id"], "result": result})
 
     def ends(self, answer: str) -> None:
         if answer == "error":

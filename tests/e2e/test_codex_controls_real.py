@@ -18,7 +18,8 @@ from typing import Any
 import acp
 import pytest
 
-from tests.e2e.harness import RealAgent, require_cli
+from tests.e2e.controls import noting, options_of, wait_for
+from tests.e2e.harness import RealAgent, current_values, require_cli
 from tests.fakes.model_server import ModelServer, load_scenario
 from tests.server.client import RecordingClient
 
@@ -29,28 +30,9 @@ PLAN_MARK = "<collaboration_mode># Plan Mode"
 
 @pytest.fixture
 def agent(tmp_path: Path) -> Iterator[RealAgent]:
-    real = RealAgent("codex", require_cli("codex"), tmp_path)
-    real.server = ModelServer({"steps": [{"blocks": [{"text": "Noted."}]}], "done_text": "Noted."}, delta_delay=0)
-    real.server.start()
+    real = noting(RealAgent("codex", require_cli("codex"), tmp_path))
     yield real
     real.close()
-
-
-def plain(option: Any) -> dict[str, Any]:
-    return option.model_dump(by_alias=True, exclude_none=True)
-
-
-def options_of(client: RecordingClient) -> dict[str, Any]:
-    """The config options the editor was shown last, by id (as plain dicts)."""
-    updates = client.of("config_option_update")
-    return {o["id"]: o for o in map(plain, updates[-1].config_options if updates else [])}
-
-
-async def wait_for(predicate: Any, timeout: float = 60) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.1)
 
 
 def model_requests(server: ModelServer) -> list[dict[str, Any]]:
@@ -75,7 +57,7 @@ async def test_the_editor_sees_codexs_models_and_its_choices_reach_the_model(age
         assert shown["collaboration_mode"]["currentValue"] == "default"
 
         answer = await conn.set_config_option(session_id=sid, config_id="reasoning_effort", value="high")
-        assert {o["id"]: o["currentValue"] for o in map(plain, answer.config_options)}["reasoning_effort"] == "high"
+        assert current_values(answer)["reasoning_effort"] == "high"
         await conn.set_config_option(session_id=sid, config_id="fast-mode", value="on")
         await conn.set_config_option(session_id=sid, config_id="collaboration_mode", value="plan")
         assert (await prompt(conn, sid, "Plan it.")).stop_reason == "end_turn"

@@ -18,7 +18,8 @@ from typing import Any
 import acp
 import pytest
 
-from tests.e2e.harness import RealAgent, require_cli
+from tests.e2e.controls import noting, options_of, wait_for
+from tests.e2e.harness import RealAgent, current_values, require_cli
 from tests.fakes.model_server import ModelServer
 from tests.server.client import RecordingClient
 
@@ -39,28 +40,9 @@ class PiWithEffort(RealAgent):
 
 @pytest.fixture
 def agent(tmp_path: Path) -> Iterator[RealAgent]:
-    real = PiWithEffort("pi", require_cli("pi"), tmp_path)
-    real.server = ModelServer({"steps": [{"blocks": [{"text": "Noted."}]}], "done_text": "Noted."}, delta_delay=0)
-    real.server.start()
+    real = noting(PiWithEffort("pi", require_cli("pi"), tmp_path))
     yield real
     real.close()
-
-
-def plain(option: Any) -> dict[str, Any]:
-    return option.model_dump(by_alias=True, exclude_none=True)
-
-
-def options_of(client: RecordingClient) -> dict[str, Any]:
-    """The config options the editor was shown last, by id (as plain dicts)."""
-    updates = client.of("config_option_update")
-    return {o["id"]: o for o in map(plain, updates[-1].config_options if updates else [])}
-
-
-async def wait_for(predicate: Any, timeout: float = 60) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.1)
 
 
 def pi_lists(agent: RealAgent) -> list[str]:
@@ -96,14 +78,14 @@ async def test_the_editor_sees_pis_models_and_its_choices_reach_the_model(agent:
         assert [o["value"] for o in level["options"]] == ["off", "minimal", "low", "medium", "high"]
 
         answer = await conn.set_config_option(session_id=sid, config_id="thinking_level", value="high")
-        assert {o["id"]: o["currentValue"] for o in map(plain, answer.config_options)}["thinking_level"] == "high"
+        assert current_values(answer)["thinking_level"] == "high"
         assert (await prompt(conn, sid, "Think hard.")).stop_reason == "end_turn"
         first = chat_requests(agent.server)[-1]
         assert (first["model"], first.get("reasoning_effort")) == ("fake-model", "high")
 
         await conn.set_config_option(session_id=sid, config_id="model", value="fake/other-model")
         answer = await conn.set_config_option(session_id=sid, config_id="thinking_level", value="low")
-        now = {o["id"]: o["currentValue"] for o in map(plain, answer.config_options)}
+        now = current_values(answer)
         assert (now["model"], now["thinking_level"]) == ("fake/other-model", "low")
         assert (await prompt(conn, sid, "Now lightly.")).stop_reason == "end_turn"
         second = chat_requests(agent.server)[-1]

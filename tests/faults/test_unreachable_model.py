@@ -23,6 +23,7 @@ from acp_mux.adapters.acp_agents.omp_retries import FAILED_CONNECT
 from acp_mux.core.run.contract import RunOptions
 from acp_mux.core.run.parse_context import ParseContext
 from acp_mux.core.run.prompt import Prompt
+from tests.adapters.helpers import AcpWire
 
 REASONS = hs.sampled_from(
     [
@@ -36,35 +37,17 @@ REASONS = hs.sampled_from(
 )
 
 
-class Agent:
+class Agent(AcpWire):
     """One adapter with its session open, a prompt in flight, and what it sent the agent."""
 
     def __init__(self, adapter: Any) -> None:
-        self.adapter, self.sent, self.events = adapter, [], []
-        self.ctx = ParseContext(run_id="t", agent=adapter.name, cwd="/tmp")
+        super().__init__(adapter, ParseContext(run_id="t", agent=adapter.name, cwd="/tmp"))
         self.options = RunOptions(agent=adapter.name, cwd="/tmp")
         adapter.start(self.options, self.ctx)
-        self.flush()
-        self.answer("initialize", {"protocolVersion": 1, "agentCapabilities": {"loadSession": True}})
-        self.answer("session/new", {"sessionId": "S"})
+        self.open_session()
         adapter.send_prompt(Prompt.of_text("Say hello."), self.ctx)
         self.flush()
         assert self.request("session/prompt") is not None
-
-    def flush(self) -> None:
-        self.sent += [json.loads(chunk) for chunk in self.ctx.take_outbox()]
-
-    def feed(self, message: dict[str, Any]) -> None:
-        self.events += list(self.adapter.parse_line(json.dumps({"jsonrpc": "2.0", **message}), self.ctx))
-        self.flush()
-
-    def request(self, method: str) -> dict[str, Any] | None:
-        return next((m for m in self.sent if m.get("method") == method and "id" in m), None)
-
-    def answer(self, method: str, result: dict[str, Any]) -> None:
-        request = self.request(method)
-        assert request is not None, (method, self.sent)
-        self.feed({"id": request["id"], "result": result})
 
     def says(self, text: str) -> None:
         update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
