@@ -232,13 +232,19 @@ class AcpServer:
         await self._announce(session)
         await self._retain_once()
 
-    async def load_session(self, request: v1.LoadSessionRequest) -> AfterResponse:
+    def _reopen(self, request: v1.LoadSessionRequest | v1.ResumeSessionRequest) -> LiveSession:
+        """The stored session ``session/load`` or ``session/resume`` names, live in the folder and with the extra
+        roots and MCP servers this request gives (also when it is open already)."""
         self._require_startable()
         record = self._stored(request.session_id)
         record.cwd = _require_cwd(request.cwd)
         roots = self._extra_roots(record.agent, request.additional_directories)
         session = self._live(record, _mcp_servers(request.mcp_servers))
-        session.record.additional_directories = record.additional_directories = roots  # also when already open
+        session.record.additional_directories = record.additional_directories = roots
+        return session
+
+    async def load_session(self, request: v1.LoadSessionRequest) -> AfterResponse:
+        session = self._reopen(request)
         for session_id, update in session.routed_history():  # ACP: replay everything (from the log), then answer
             self.conn.notify("session/update", {"sessionId": session_id, "update": update})
         return AfterResponse(
@@ -246,12 +252,7 @@ class AcpServer:
         )
 
     async def resume_session(self, request: v1.ResumeSessionRequest) -> AfterResponse:
-        self._require_startable()
-        record = self._stored(request.session_id)
-        record.cwd = _require_cwd(request.cwd)
-        roots = self._extra_roots(record.agent, request.additional_directories)
-        session = self._live(record, _mcp_servers(request.mcp_servers))
-        session.record.additional_directories = record.additional_directories = roots  # also when already open
+        session = self._reopen(request)
         state = answer(v1.ResumeSessionResponse, self._session_state(session))
         return AfterResponse(state, lambda: self._reopened(session))
 
