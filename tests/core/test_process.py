@@ -401,3 +401,34 @@ async def test_tracker_cleans_up_when_host_dies(mode: str) -> None:
         for pid in (leader, gpid):  # never leave orphans behind, even on failure
             if pid and not pid_dead(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+SWEEP_RACE = """
+import os, subprocess, sys, time
+from acp_mux.core.process import supervisor
+child = subprocess.Popen(["true"])  # (kept: a collected Popen would reap it)
+agent = child.pid
+while open(f"/proc/{agent}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+    time.sleep(0.01)  # the agent has ended and is not reaped yet
+real_reap, calls = supervisor._reap, []
+def reap(pid):  # the first look finds it still running: it ends just after, before /proc is read
+    calls.append(pid)
+    return None if len(calls) == 1 else real_reap(pid)
+supervisor._reap = reap
+supervisor.signal_all = lambda sig, me: None
+supervisor.descendants = lambda root, outside_group=False: []
+supervisor._exit_like = lambda status, paths: (print("exits like the agent", os.waitstatus_to_exitcode(status)), sys.exit(0))
+supervisor.os.killpg = lambda pid, sig: (print("kills itself"), sys.exit(0))
+supervisor._sweep([], agent, None, 1.0)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sweep reads /proc")
+def test_the_sweep_reports_how_the_agent_went_when_it_ended_between_its_reap_and_the_look_at_proc() -> None:
+    """The supervisor's sweep: an agent that ends between the sweep's reap and its look at /proc (which skips an
+    unreaped process) is reaped once more, so the bridge sees how it went, not a SIGKILL of the supervisor (CI saw
+    a child SIGTERM ended reported as SIGKILLed)."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", SWEEP_RACE], capture_output=True, text=True, timeout=30)
+    assert done.stdout.strip() == "exits like the agent 0", done.stdout + done.stderr

@@ -184,6 +184,8 @@ def _sweep(paths: list[str], agent: int, status: int | None, grace: float) -> No
         if not descendants(me) and sys.platform.startswith("linux"):
             break
         time.sleep(0.02)
+    if status is None:  # it may have ended between the reap and the look at /proc (which skips the unreaped)
+        status = _reap(agent)
     _remove(paths)
     for pid in descendants(me):
         try:
