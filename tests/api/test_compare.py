@@ -30,9 +30,9 @@ class _Signing(switching_agents._Switchable):
     """The scripted agent, whose start first writes ``signature.txt`` with its name into its folder."""
 
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
-        spec = super().build_spawn(options)
-        script = f'echo {self.name} > signature.txt; exec "$0" "$@"'
-        return dataclasses.replace(spec, command="/bin/sh", args=["-c", script, spec.command, *spec.args])
+        return switching_agents.through_shell(
+            super().build_spawn(options), f'echo {self.name} > signature.txt; exec "$0" "$@"'
+        )
 
 
 class Alpha(_Signing):

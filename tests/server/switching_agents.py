@@ -49,14 +49,16 @@ from acp_mux.core.run.contract import RunOptions  # noqa: E402
 from acp_mux.core.process.spawn import SpawnSpec  # noqa: E402
 
 
+def through_shell(spec: SpawnSpec, script: str) -> SpawnSpec:
+    """``spec`` run by ``/bin/sh -c script``, in which ``"$0" "$@"`` is the agent's own command line."""
+    return dataclasses.replace(spec, command="/bin/sh", args=["-c", script, spec.command, *spec.args])
+
+
 class _Switchable(ScriptedAdapter):
     def build_spawn(self, options: RunOptions) -> SpawnSpec:
         spec = super().build_spawn(options)
         linger = os.environ.get("SWITCH_TEST_SLOW_EXIT_S")
-        if not linger:
-            return spec
-        script = f'"$0" "$@"; sleep {float(linger)}'
-        return dataclasses.replace(spec, command="/bin/sh", args=["-c", script, spec.command, *spec.args])
+        return through_shell(spec, f'"$0" "$@"; sleep {float(linger)}') if linger else spec
 
 
 class Alpha(_Switchable):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import acp
@@ -20,6 +21,13 @@ from tests.server.client import RecordingClient
 from tests.server.switching_client import switching_bridge
 
 TIMEOUT = 60
+
+
+async def settled(check: Callable[[], object], seconds: float) -> None:
+    """Wait until ``check()`` holds or ``seconds`` have passed; the test asserts what it needs afterwards."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not check() and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.05)
 
 
 def keeping(agent: str | None) -> Any:
@@ -53,11 +61,8 @@ async def test_each_candidate_works_in_its_copy_and_the_kept_change_lands_and_th
 
     client = RecordingClient(choose=watching)
     async with switching_bridge(client, tmp_path) as (conn, _, sid):
-        for _ in range(100):  # the commands come once the agent's warm start shows them
-            commands = [c.name for u in client.of("available_commands_update") for c in u.available_commands]
-            if commands:
-                break
-            await asyncio.sleep(0.05)
+        await settled(lambda: client.of("available_commands_update"), 5)  # once the agent's warm start shows them
+        commands = [c.name for u in client.of("available_commands_update") for c in u.available_commands]
         assert "compare" in commands
         result = await asyncio.wait_for(
             conn.prompt(session_id=sid, prompt=[acp.text_block("/compare alpha beta write the notes")]), TIMEOUT
@@ -113,10 +118,12 @@ async def test_cancel_stops_every_candidate_answers_cancelled_and_leaves_no_copy
     client = RecordingClient(choose=keeping("alpha"))
     async with switching_bridge(client, tmp_path) as (conn, _, sid):
         turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("/compare alpha beta hang")]))
-        for _ in range(100):
-            if len(copies(tmp_path)) == 1 and any(u.tool_call_id == "compare:beta" for u in client.of("tool_call")):
-                break
-            await asyncio.sleep(0.1)
+        await settled(
+            lambda: (
+                len(copies(tmp_path)) == 1 and any(u.tool_call_id == "compare:beta" for u in client.of("tool_call"))
+            ),
+            10,
+        )
         await asyncio.sleep(0.5)
         await conn.cancel(session_id=sid)
         result = await asyncio.wait_for(turn, TIMEOUT)
@@ -134,10 +141,9 @@ async def test_a_cancel_takes_back_a_candidates_open_question_and_answers_cancel
         turn = asyncio.ensure_future(
             conn.prompt(session_id=sid, prompt=[acp.text_block("/compare alpha beta write the notes")])
         )
-        for _ in range(TIMEOUT * 10):  # each candidate asks about its command, both at once
-            if len(client.permissions) == 2:
-                break
-            await asyncio.sleep(0.1)
+        await settled(
+            lambda: len(client.permissions) == 2, TIMEOUT
+        )  # each candidate asks about its command, both at once
         titles = sorted(call.title.split("]")[0] for call, _ in client.permissions)
         assert titles == ["[alpha", "[beta"]
         assert all(call.tool_call_id.startswith("compare-question:") for call, _ in client.permissions)
@@ -184,10 +190,9 @@ async def test_a_killed_bridge_leaves_no_candidate_running_and_the_next_one_remo
     client = RecordingClient(choose=keeping("alpha"))
     async with switching_bridge(client, tmp_path) as (conn, proc, sid):
         turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("/compare alpha beta hang")]))
-        for _ in range(200):
-            if len(copies(tmp_path)) == 1 and sum(len(g) for g in agent_groups(proc.pid).values()) >= 2:
-                break
-            await asyncio.sleep(0.05)
+        await settled(
+            lambda: len(copies(tmp_path)) == 1 and sum(len(g) for g in agent_groups(proc.pid).values()) >= 2, 10
+        )
         assert copies(tmp_path), "the comparison never started"
         candidates = [pid for group in agent_groups(proc.pid).values() for pid in group]
         os.kill(proc.pid, signal.SIGKILL)
@@ -197,10 +202,7 @@ async def test_a_killed_bridge_leaves_no_candidate_running_and_the_next_one_remo
     assert alive == []
     assert len(copies(tmp_path)) == 1  # left by the killed bridge ...
     async with switching_bridge(RecordingClient(), tmp_path) as (_conn2, _, _sid2):
-        for _ in range(100):
-            if not copies(tmp_path):
-                break
-            await asyncio.sleep(0.05)
+        await settled(lambda: not copies(tmp_path), 5)
     assert copies(tmp_path) == []  # ... removed by the next one
 
 
